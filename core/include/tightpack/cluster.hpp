@@ -1,0 +1,136 @@
+// The cluster as the scheduler sees it: nodes as columns (allocatable,
+// requested, non-zero requested, pod counts) that scan at memory speed, static
+// node attributes interned, and the bound pods kept per node for preemption.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "tightpack/error.hpp"
+#include "tightpack/model.hpp"
+#include "tightpack/string_pool.hpp"
+
+namespace tightpack {
+
+using NodeIndex = uint32_t;
+
+struct HostPort {
+  std::string ip;        // "0.0.0.0" when unset
+  std::string protocol;  // "TCP" when unset
+  int32_t port = 0;
+  bool operator==(const HostPort&) const = default;
+};
+
+// What a pod takes from a node: the real requests the filter and
+// BalancedAllocation see, the non-zero cpu/memory the other scores see.
+struct PodUsage {
+  int64_t cpu = 0;  // millicores
+  int64_t memory = 0;
+  int64_t ephemeral = 0;
+  int64_t nz_cpu = 0;
+  int64_t nz_memory = 0;
+  std::vector<std::pair<uint32_t, int64_t>> scalars;  // (cluster scalar index, amount)
+  std::vector<std::pair<std::string, int64_t>> unknown_scalars;  // no node offers these
+  std::vector<HostPort> host_ports;
+};
+
+// What taking some pods off a node gives back: the victims of a preemption
+// what-if, applied to the columns without changing them.
+struct Relief {
+  int64_t cpu = 0, memory = 0, ephemeral = 0, pods = 0;
+  std::vector<std::pair<uint32_t, int64_t>> scalars;
+  std::vector<HostPort> ports;
+};
+
+struct BoundPod {
+  std::string key;  // namespace/name
+  int32_t priority = 0;
+  PodUsage usage;
+};
+
+struct ImageState {
+  int64_t size = 0;
+  int64_t num_nodes = 0;
+};
+
+class Cluster {
+ public:
+  // Bound pods whose node is missing, and finished pods, are left out, as the
+  // scheduler cache leaves them out.
+  static Result<Cluster> build(std::vector<Node> nodes, const std::vector<Pod>& pods);
+
+  size_t size() const { return nodes_.size(); }
+  const Node& node(NodeIndex i) const { return nodes_[i]; }
+  const std::string& name(NodeIndex i) const { return nodes_[i].name; }
+  NodeIndex find(std::string_view name) const;  // size() when absent
+
+  // Computes what `pod` takes, resolving resource names to this cluster's columns.
+  PodUsage usage_of(const Pod& pod) const;
+
+  void place(NodeIndex n, BoundPod pod);
+  // Removes the pods at the given positions of pods_on(n).
+  void remove(NodeIndex n, const std::vector<size_t>& positions);
+  // What removing them would give back, without removing them.
+  Relief relief_of(NodeIndex n, const std::vector<size_t>& positions) const;
+
+  const std::vector<BoundPod>& pods_on(NodeIndex n) const { return pods_[n]; }
+  const std::vector<HostPort>& used_ports(NodeIndex n) const { return ports_[n]; }
+
+  // Columns.
+  const std::vector<int64_t>& alloc_cpu() const { return alloc_cpu_; }
+  const std::vector<int64_t>& alloc_memory() const { return alloc_mem_; }
+  const std::vector<int64_t>& alloc_ephemeral() const { return alloc_eph_; }
+  const std::vector<int64_t>& allowed_pods() const { return allowed_pods_; }
+  const std::vector<int64_t>& req_cpu() const { return req_cpu_; }
+  const std::vector<int64_t>& req_memory() const { return req_mem_; }
+  const std::vector<int64_t>& req_ephemeral() const { return req_eph_; }
+  const std::vector<int64_t>& nz_cpu() const { return nz_cpu_; }
+  const std::vector<int64_t>& nz_memory() const { return nz_mem_; }
+  const std::vector<int64_t>& pod_count() const { return pod_count_; }
+  size_t scalar_count() const { return scalar_names_.size(); }
+  const std::string& scalar_name(uint32_t s) const { return scalar_names_[s]; }
+  uint32_t scalar_index(std::string_view name) const;  // UINT32_MAX when no node has it
+  const std::vector<int64_t>& alloc_scalar(uint32_t s) const { return alloc_scalar_[s]; }
+  const std::vector<int64_t>& req_scalar(uint32_t s) const { return req_scalar_[s]; }
+  bool has_scalar(uint32_t s, NodeIndex n) const { return has_scalar_[s][n] != 0; }
+
+  // Static attributes, interned.
+  uint32_t taint_set(NodeIndex n) const { return taint_set_[n]; }
+  size_t taint_set_count() const { return taint_sets_.size(); }
+  const std::vector<Taint>& taints_of_set(uint32_t set) const { return taint_sets_[set]; }
+  const std::vector<StrId>& images(NodeIndex n) const { return images_[n]; }
+  const ImageState* image_state(StrId image) const;
+  const StringPool& strings() const { return strings_; }
+
+  // Bound pods that use inter-pod affinity: the engine cannot score or filter
+  // around them yet.
+  size_t pods_with_pod_affinity() const { return pods_with_pod_affinity_; }
+  std::string first_pod_with_pod_affinity() const { return first_pod_with_pod_affinity_; }
+
+ private:
+  void add_usage(NodeIndex n, const PodUsage& u, int sign);
+
+  std::vector<Node> nodes_;
+  std::unordered_map<std::string, NodeIndex> by_name_;
+  StringPool strings_;
+
+  std::vector<int64_t> alloc_cpu_, alloc_mem_, alloc_eph_, allowed_pods_;
+  std::vector<int64_t> req_cpu_, req_mem_, req_eph_, nz_cpu_, nz_mem_, pod_count_;
+  std::vector<std::string> scalar_names_;
+  std::vector<std::vector<int64_t>> alloc_scalar_, req_scalar_;
+  std::vector<std::vector<uint8_t>> has_scalar_;
+
+  std::vector<uint32_t> taint_set_;
+  std::vector<std::vector<Taint>> taint_sets_;
+  std::vector<std::vector<StrId>> images_;
+  std::unordered_map<StrId, ImageState> image_states_;
+
+  std::vector<std::vector<BoundPod>> pods_;
+  std::vector<std::vector<HostPort>> ports_;
+  size_t pods_with_pod_affinity_ = 0;
+  std::string first_pod_with_pod_affinity_;
+};
+
+}  // namespace tightpack

@@ -1,0 +1,36 @@
+// The one decoder of Kubernetes JSON, used by the native and the wasm build.
+// Unknown fields are ignored (as the API's own clients do); a wrong type or a
+// malformed quantity is an error carrying its JSON path.
+#pragma once
+
+#include <boost/json/value.hpp>
+#include <string_view>
+#include <vector>
+
+#include "tightpack/error.hpp"
+#include "tightpack/json_path.hpp"
+#include "tightpack/model.hpp"
+
+namespace tightpack {
+
+// Parses JSON text; the error names the line and column.
+Result<boost::json::value> parse_json(std::string_view text);
+
+Result<Node> decode_node(const boost::json::value& v, const JsonPath& path);
+Result<Pod> decode_pod(const boost::json::value& v, const JsonPath& path);
+
+struct ClusterObjects {
+  std::vector<Node> nodes;
+  std::vector<Pod> pods;
+};
+
+// Accepts a v1 List (as `kubectl get nodes,pods -A -o json` prints it), a
+// NodeList or PodList, a single Node or Pod, or {"nodes": [...], "pods": [...]}.
+// Objects of other kinds in a List are skipped.
+Status decode_objects(const boost::json::value& v, const JsonPath& path, ClusterObjects& out);
+
+// Resource amount in the scheduler's unit for that resource: millicores for
+// cpu, the plain value for everything else.
+Result<int64_t> resource_amount(std::string_view resource, const boost::json::value& quantity);
+
+}  // namespace tightpack

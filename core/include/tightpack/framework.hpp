@@ -1,0 +1,136 @@
+// One scheduling decision, run as kube-scheduler's framework runs it: PreFilter,
+// Filter (plugins in profile order, first failure per node), PreScore, Score,
+// NormalizeScore, weights, and on failure the FitError message with
+// DefaultPreemption's verdict.
+//
+// A PodPlan compiles a pod against a cluster and a profile once: tolerations,
+// selectors and image locality do not change when pods are placed, so their
+// per-node verdicts are computed once and every later decision for the same
+// pod (or its replicas) only looks at what placements change.
+#pragma once
+
+#include <array>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tightpack/cluster.hpp"
+#include "tightpack/error.hpp"
+#include "tightpack/model.hpp"
+#include "tightpack/plugins/node_resources_fit.hpp"
+#include "tightpack/profile.hpp"
+
+namespace tightpack {
+
+enum class Code : uint8_t { Success, Unschedulable, UnschedulableAndUnresolvable };
+
+struct NodeStatus {
+  Code code = Code::Success;
+  Plugin plugin = Plugin::kCount;
+  int16_t taint = -1;  // TaintToleration: index of the untolerated taint
+  bool ok() const { return code == Code::Success; }
+};
+
+// The score plugins the engine models, in the order results list them.
+inline constexpr std::array<Plugin, 5> kScorePlugins = {
+    Plugin::TaintToleration, Plugin::NodeAffinity, Plugin::NodeResourcesFit,
+    Plugin::NodeResourcesBalancedAllocation, Plugin::ImageLocality};
+
+struct ScoreRow {
+  std::array<int64_t, kScorePlugins.size()> weighted{};  // normalised score × weight
+  int64_t total = 0;
+};
+
+class PodPlan {
+ public:
+  // Errors when the pod needs a plugin the engine does not model yet
+  // (inter-pod affinity, topology spread, volumes), or when bound pods with
+  // inter-pod affinity could change its placement.
+  static Result<PodPlan> make(const Cluster& cluster, const Profile& profile, const Pod& pod);
+
+  const Profile& profile() const { return *profile_; }
+  const std::string& key() const { return key_; }
+  int32_t priority() const { return priority_; }
+  bool preempt_never() const { return preempt_never_; }
+  const PodUsage& usage() const { return usage_; }
+
+  // Filter verdict of a node in the cluster's current state; `relief` takes
+  // pods off the node first (preemption what-ifs).
+  NodeStatus filter(const Cluster& c, NodeIndex n, const Relief* relief = nullptr) const;
+  // kube-scheduler's reasons for a verdict.
+  std::vector<std::string> reasons(const Cluster& c, NodeIndex n, const NodeStatus& status,
+                                   const Relief* relief = nullptr) const;
+
+  // PreFilter outcome: nodes outside the metadata.name restriction are not filtered.
+  bool prefilter_conflict() const { return prefilter_conflict_; }
+  bool in_prefilter_set(NodeIndex n) const { return in_set_.empty() || in_set_[n]; }
+
+  // Raw (pre-normalisation) scores.
+  int64_t taint_raw(const Cluster& c, NodeIndex n) const { return taint_raw_by_set_[c.taint_set(n)]; }
+  int64_t affinity_raw(NodeIndex n) const { return affinity_raw_.empty() ? 0 : affinity_raw_[n]; }
+  int64_t image_score(NodeIndex n) const { return image_score_.empty() ? 0 : image_score_[n]; }
+  int64_t fit_score(const Cluster& c, NodeIndex n) const;
+  int64_t balanced_score(const Cluster& c, NodeIndex n) const;
+  bool balanced_skipped() const { return balanced_skip_; }
+
+  // The placed copy of this pod.
+  BoundPod bound(std::string key) const { return BoundPod{std::move(key), priority_, usage_}; }
+
+  struct Impl;
+
+ private:
+  PodPlan() = default;
+
+  const Profile* profile_ = nullptr;
+  std::string key_;
+  int32_t priority_ = 0;
+  bool preempt_never_ = false;
+  std::string node_name_;
+  PodUsage usage_;
+  std::vector<Toleration> tolerations_;
+  bool tolerates_unschedulable_ = false;
+  bool prefilter_conflict_ = false;
+  std::vector<uint8_t> in_set_;
+  std::vector<NodeStatus> static_status_;      // per node: verdict of the filters that ignore pods
+  std::vector<int64_t> taint_raw_by_set_;      // per taint set
+  std::vector<int64_t> affinity_raw_;          // per node, empty when the pod has no preferences
+  std::vector<int64_t> image_score_;           // per node, empty when ImageLocality is off
+  std::vector<int64_t> fit_pod_request_;       // per profile.fit.resources entry
+  std::vector<int64_t> balanced_pod_request_;  // per profile.balanced_resources entry
+  bool balanced_skip_ = false;
+  plugins::FitRequest fit_request_;
+};
+
+struct Preemption {
+  // Whether evicting lower-priority pods could make room on some node.
+  bool helps = false;
+  // The PostFilter message (without "preemption: "), empty when it helps.
+  std::string message;
+};
+
+struct Decision {
+  std::string pod;
+  size_t num_all_nodes = 0;
+  bool prefilter_rejected = false;
+  std::vector<NodeIndex> filtered;     // nodes the filters ran on (all, or the PreFilter set)
+  std::vector<NodeStatus> statuses;    // aligned with `filtered`
+  std::vector<NodeIndex> feasible;
+  std::vector<ScoreRow> scores;        // aligned with `feasible`
+  std::vector<NodeIndex> top;          // highest total, sorted by node name
+  std::optional<NodeIndex> chosen;     // the smallest name in `top`
+  std::string message;                 // the FailedScheduling text when nothing fits
+  std::optional<Preemption> preemption;
+};
+
+// Filters and scores every node (kube-scheduler samples only from 100 nodes
+// on; predictions and conformance look at all of them).
+Decision decide(const PodPlan& plan, const Cluster& cluster);
+
+// DefaultPreemption's PostFilter verdict for a decision where nothing fits.
+Preemption evaluate_preemption(const PodPlan& plan, const Cluster& cluster, const Decision& d);
+
+// The "0/N nodes are available: …" message of a decision where nothing fits.
+std::string fit_error_message(const PodPlan& plan, const Cluster& cluster, const Decision& d);
+
+}  // namespace tightpack

@@ -1,0 +1,130 @@
+// The Kubernetes objects the engine reads, reduced to what scheduling needs.
+// Plain value types: the decoder (decode.hpp) is the only producer.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tightpack {
+
+// Resource amounts in the scheduler's integer units: millicores for "cpu",
+// bytes or counts for everything else. Sorted by name; a key that is present
+// with value 0 differs from an absent key (the non-zero defaults care).
+using ResourceList = std::vector<std::pair<std::string, int64_t>>;
+
+const int64_t* find_resource(const ResourceList& list, std::string_view name);
+void set_resource(ResourceList& list, std::string_view name, int64_t value);
+void add_resources(ResourceList& into, const ResourceList& other);
+void max_resources(ResourceList& into, const ResourceList& other);
+
+using Labels = std::vector<std::pair<std::string, std::string>>;  // sorted by key
+
+const std::string* find_label(const Labels& labels, std::string_view key);
+
+struct Taint {
+  std::string key;
+  std::string value;
+  std::string effect;  // NoSchedule, PreferNoSchedule, NoExecute
+};
+
+struct Toleration {
+  std::string key;
+  std::string op;  // "", Equal, Exists
+  std::string value;
+  std::string effect;  // "" means every effect
+  std::optional<int64_t> seconds;
+
+  bool tolerates(const Taint& taint) const;  // v1.Toleration.ToleratesTaint
+};
+
+bool tolerations_tolerate(const std::vector<Toleration>& tolerations, const Taint& taint);
+
+struct NodeSelectorRequirement {
+  std::string key;
+  std::string op;  // In, NotIn, Exists, DoesNotExist, Gt, Lt
+  std::vector<std::string> values;
+};
+
+struct NodeSelectorTerm {
+  std::vector<NodeSelectorRequirement> match_expressions;
+  std::vector<NodeSelectorRequirement> match_fields;
+  bool empty() const { return match_expressions.empty() && match_fields.empty(); }
+};
+
+struct PreferredSchedulingTerm {
+  int32_t weight = 0;
+  NodeSelectorTerm preference;
+};
+
+struct NodeAffinity {
+  // requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms, when set.
+  std::optional<std::vector<NodeSelectorTerm>> required;
+  std::vector<PreferredSchedulingTerm> preferred;
+};
+
+struct ContainerPort {
+  int32_t container_port = 0;
+  int32_t host_port = 0;
+  std::string protocol;  // "" means TCP
+  std::string host_ip;   // "" means 0.0.0.0
+};
+
+struct Container {
+  std::string name;
+  std::string image;
+  ResourceList requests;  // after API defaulting: limits fill absent requests
+  ResourceList limits;
+  std::vector<ContainerPort> ports;
+  bool restart_always = false;  // an init container with restartPolicy: Always (a sidecar)
+};
+
+struct Pod {
+  std::string ns = "default";
+  std::string name;
+  std::string uid;
+  Labels labels;
+  std::string node_name;
+  std::string scheduler_name;
+  std::string phase;
+  std::vector<Container> containers;
+  std::vector<Container> init_containers;
+  ResourceList overhead;
+  ResourceList pod_requests;  // spec.resources (pod-level), after defaulting from limits
+  Labels node_selector;
+  std::vector<Toleration> tolerations;
+  NodeAffinity node_affinity;
+  int32_t priority = 0;
+  bool preempt_never = false;
+  std::string nominated_node_name;
+  // Features the engine does not model yet; a pod using one is refused with a
+  // message instead of being scored wrongly.
+  bool has_pod_affinity = false;
+  bool has_pod_anti_affinity = false;
+  bool has_topology_spread = false;
+  bool has_claim_volumes = false;
+  std::string creation_timestamp;
+  std::vector<std::pair<std::string, std::string>> annotations;
+
+  std::string key() const { return ns + "/" + name; }
+  bool terminated() const { return phase == "Succeeded" || phase == "Failed"; }
+};
+
+struct ContainerImage {
+  std::vector<std::string> names;
+  int64_t size_bytes = 0;
+};
+
+struct Node {
+  std::string name;
+  Labels labels;
+  std::vector<Taint> taints;
+  bool unschedulable = false;
+  ResourceList allocatable;  // status.allocatable, defaulted from status.capacity
+  ResourceList capacity;
+  std::vector<ContainerImage> images;
+};
+
+}  // namespace tightpack

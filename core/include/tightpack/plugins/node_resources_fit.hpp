@@ -1,0 +1,90 @@
+// NodeResourcesFit: the filter (fitsRequest) and the three scoring strategies
+// of the resource allocation scorer, in kube-scheduler's integer arithmetic.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tightpack/cluster.hpp"
+#include "tightpack/profile.hpp"
+
+namespace tightpack::plugins {
+
+// A pod's requests as the filter checks them; scalar resources sorted by name.
+struct FitRequest {
+  int64_t cpu = 0, memory = 0, ephemeral = 0;
+  struct Scalar {
+    std::string name;
+    uint32_t index;  // cluster scalar index, UINT32_MAX when no node offers it
+    int64_t amount;
+    bool ignored;    // ignoredResources / ignoredResourceGroups
+  };
+  std::vector<Scalar> scalars;
+  bool requests_nothing() const;
+};
+
+FitRequest fit_request(const Cluster& cluster, const PodUsage& usage, const FitArgs& args);
+
+
+// Calls on_insufficient(reason) for each resource that does not fit, in
+// kube-scheduler's order (pods, cpu, memory, ephemeral-storage, scalars), and
+// stops early when it returns false. Returns whether everything fits.
+template <class OnInsufficient>
+bool check_fit(const Cluster& c, NodeIndex n, const FitRequest& r, const Relief* relief,
+               OnInsufficient&& on_insufficient);
+
+bool fits(const Cluster& c, NodeIndex n, const FitRequest& r, const Relief* relief = nullptr);
+std::vector<std::string> fit_reasons(const Cluster& c, NodeIndex n, const FitRequest& r,
+                                     const Relief* relief = nullptr);
+
+// Per-resource scores and the weighted combination of each strategy.
+int64_t least_requested_score(int64_t requested, int64_t capacity);
+int64_t most_requested_score(int64_t requested, int64_t capacity);
+int64_t broken_linear(const std::vector<ShapePoint>& shape, int64_t utilization);
+
+// The node's score under `args`, given per-resource (requested incl. the pod,
+// allocatable) pairs; a pair with allocatable 0 is skipped.
+int64_t resource_allocation_score(const FitArgs& args, const int64_t* requested, const int64_t* allocatable,
+                                  size_t count);
+
+// ------------------------------------------------------------------ impl
+
+template <class OnInsufficient>
+bool check_fit(const Cluster& c, NodeIndex n, const FitRequest& r, const Relief* relief,
+               OnInsufficient&& on_insufficient) {
+  bool ok = true;
+  auto report = [&](const std::string& reason) {
+    ok = false;
+    return on_insufficient(reason);
+  };
+  int64_t pods = c.pod_count()[n] - (relief ? relief->pods : 0);
+  if (pods + 1 > c.allowed_pods()[n] && !report("Too many pods")) return false;
+  if (r.requests_nothing()) return ok;
+  int64_t cpu_used = c.req_cpu()[n] - (relief ? relief->cpu : 0);
+  if (r.cpu > 0 && r.cpu > c.alloc_cpu()[n] - cpu_used && !report("Insufficient cpu")) return false;
+  int64_t mem_used = c.req_memory()[n] - (relief ? relief->memory : 0);
+  if (r.memory > 0 && r.memory > c.alloc_memory()[n] - mem_used && !report("Insufficient memory")) return false;
+  int64_t eph_used = c.req_ephemeral()[n] - (relief ? relief->ephemeral : 0);
+  if (r.ephemeral > 0 && r.ephemeral > c.alloc_ephemeral()[n] - eph_used &&
+      !report("Insufficient ephemeral-storage")) {
+    return false;
+  }
+  for (const auto& s : r.scalars) {
+    if (s.amount == 0 || s.ignored) continue;
+    int64_t free = 0;
+    if (s.index != UINT32_MAX) {
+      int64_t used = c.req_scalar(s.index)[n];
+      if (relief) {
+        for (const auto& [idx, v] : relief->scalars) {
+          if (idx == s.index) used -= v;
+        }
+      }
+      free = c.alloc_scalar(s.index)[n] - used;
+    }
+    if (s.amount > free && !report("Insufficient " + s.name)) return false;
+  }
+  return ok;
+}
+
+}  // namespace tightpack::plugins

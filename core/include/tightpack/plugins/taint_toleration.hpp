@@ -1,0 +1,31 @@
+// TaintToleration: the filter (NoSchedule and NoExecute taints must be
+// tolerated) and the score (count of untolerated PreferNoSchedule taints,
+// normalised in reverse).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tightpack/model.hpp"
+
+namespace tightpack::plugins {
+
+// Index of the first NoSchedule/NoExecute taint no toleration tolerates, or -1
+// (v1helper.FindMatchingUntoleratedTaint with DoNotScheduleTaintsFilterFunc).
+int first_untolerated_taint(const std::vector<Taint>& taints, const std::vector<Toleration>& tolerations);
+
+std::string untolerated_taint_reason(const Taint& taint);
+
+// Tolerations with effect PreferNoSchedule or empty (getAllTolerationPreferNoSchedule).
+std::vector<Toleration> prefer_no_schedule_tolerations(const std::vector<Toleration>& tolerations);
+
+// countIntolerableTaintsPreferNoSchedule, given the tolerations above.
+int64_t intolerable_prefer_no_schedule(const std::vector<Taint>& taints,
+                                       const std::vector<Toleration>& prefer_tolerations);
+
+// NodeUnschedulable: a cordoned node admits a pod that tolerates the
+// node.kubernetes.io/unschedulable:NoSchedule taint.
+bool tolerates_unschedulable(const std::vector<Toleration>& tolerations);
+
+}  // namespace tightpack::plugins

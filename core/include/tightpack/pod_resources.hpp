@@ -1,0 +1,26 @@
+// What a pod asks of a node, computed as kube-scheduler computes it
+// (resourcehelper.PodRequests): containers summed; init containers as a maximum
+// over their phases, with restartable init containers (sidecars) running on
+// beside later ones and the app containers; pod-level spec.resources overriding
+// the container sum for cpu and memory; spec.overhead added.
+#pragma once
+
+#include <cstdint>
+
+#include "tightpack/model.hpp"
+
+namespace tightpack {
+
+inline constexpr int64_t kDefaultMilliCpuRequest = 100;                // schedutil.DefaultMilliCPURequest
+inline constexpr int64_t kDefaultMemoryRequest = 200LL * 1024 * 1024;  // schedutil.DefaultMemoryRequest
+
+// The real requests (fitting, BalancedAllocation). With `non_zero`, every
+// container that omits a cpu or memory request counts 100m / 200Mi for it: the
+// view the other resource scores use.
+ResourceList pod_requests(const Pod& pod, bool non_zero);
+
+// Resource name classes of k8s.io/kubernetes/pkg/scheduler/util and v1helper.
+bool is_extended_resource(std::string_view name);
+bool is_scalar_resource(std::string_view name);  // tracked in NodeInfo.ScalarResources
+
+}  // namespace tightpack

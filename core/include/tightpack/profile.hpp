@@ -1,0 +1,113 @@
+// Scheduling profiles, read from kube-scheduler's own KubeSchedulerConfiguration
+// (kubescheduler.config.k8s.io/v1) with its defaulting, plugin-set merging and
+// MultiPoint expansion, so that a reader who knows the file format gets the
+// plugins, order and weights kube-scheduler would run.
+#pragma once
+
+#include <boost/json/value.hpp>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tightpack/error.hpp"
+#include "tightpack/json_path.hpp"
+
+namespace tightpack {
+
+// In-tree plugins a configuration may name. The first eight are modelled; the
+// others are no-ops for pods that do not use their feature, and a pod that uses
+// it is refused with a message (see framework.hpp).
+enum class Plugin : uint8_t {
+  NodeUnschedulable,
+  NodeName,
+  TaintToleration,
+  NodeAffinity,
+  NodePorts,
+  NodeResourcesFit,
+  NodeResourcesBalancedAllocation,
+  ImageLocality,
+  VolumeRestrictions,
+  NodeVolumeLimits,
+  EBSLimits,
+  GCEPDLimits,
+  AzureDiskLimits,
+  VolumeBinding,
+  VolumeZone,
+  PodTopologySpread,
+  InterPodAffinity,
+  DynamicResources,
+  DefaultPreemption,
+  PrioritySort,
+  SchedulingGates,
+  DefaultBinder,
+  kCount,
+};
+
+const char* plugin_name(Plugin p);
+
+enum class ScoringStrategy : uint8_t { LeastAllocated, MostAllocated, RequestedToCapacityRatio };
+
+const char* strategy_name(ScoringStrategy s);
+
+struct ResourceSpec {
+  std::string name;
+  int64_t weight = 1;
+};
+
+struct ShapePoint {
+  int64_t utilization = 0;  // 0..100
+  int64_t score = 0;        // 0..10, as configured
+};
+
+struct FitArgs {
+  ScoringStrategy strategy = ScoringStrategy::LeastAllocated;
+  std::vector<ResourceSpec> resources{{"cpu", 1}, {"memory", 1}};
+  std::vector<ShapePoint> shape;  // RequestedToCapacityRatio only
+  std::vector<std::string> ignored_resources;
+  std::vector<std::string> ignored_resource_groups;
+};
+
+struct ScorePluginEntry {
+  Plugin plugin;
+  int64_t weight;
+};
+
+struct Profile {
+  std::string scheduler_name = "default-scheduler";
+  std::vector<Plugin> filters;           // enabled Filter plugins, in run order
+  std::vector<ScorePluginEntry> scores;  // enabled Score plugins, in run order
+  bool preemption = true;                // DefaultPreemption at PostFilter
+  FitArgs fit;
+  std::vector<ResourceSpec> balanced_resources{{"cpu", 1}, {"memory", 1}};
+  int32_t percentage_of_nodes_to_score = 0;  // 0: kube-scheduler's adaptive default
+
+  bool filter_enabled(Plugin p) const;
+  int64_t score_weight(Plugin p) const;  // 0 when the plugin does not score
+};
+
+struct SchedulerConfiguration {
+  std::vector<Profile> profiles;
+  int32_t percentage_of_nodes_to_score = 0;
+
+  const Profile* find(std::string_view scheduler_name) const;
+};
+
+// Decodes a KubeSchedulerConfiguration document (already parsed from YAML or
+// JSON). Unknown fields, unknown plugins and invalid plugin arguments are errors
+// that name the field, as kube-scheduler's strict decoding and validation are.
+Result<SchedulerConfiguration> decode_scheduler_configuration(const boost::json::value& doc,
+                                                              const JsonPath& path);
+
+// kube-scheduler's default profile (no configuration file).
+Profile default_profile();
+
+// The profiles of the configuration files shipped in config/, built in so that
+// the engine answers the same in the browser; tests check that the files and
+// these agree.
+extern const char* const kDefaultSchedulerConfig;      // config/default-scheduler.json
+extern const char* const kZ2jhUserSchedulerConfig;     // config/z2jh-user-scheduler.json
+
+// Encodes a profile for explanations: plugin lists, weights, NodeResourcesFit args.
+boost::json::value encode_profile(const Profile& profile);
+
+}  // namespace tightpack

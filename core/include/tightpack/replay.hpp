@@ -1,0 +1,45 @@
+// The conformance interface: scenarios in the format of shared/corpus
+// (profile, nodes, bound pods, incoming pods) in, kube-scheduler's decisions
+// out. The native `tightpack replay` and the wasm build both call this, so
+// their output is the same bytes.
+#pragma once
+
+#include <boost/json/value.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tightpack/error.hpp"
+#include "tightpack/framework.hpp"
+#include "tightpack/model.hpp"
+#include "tightpack/profile.hpp"
+
+namespace tightpack {
+
+struct Scenario {
+  std::string profile_name;
+  Profile profile;
+  std::vector<Node> nodes;
+  std::vector<Pod> pods;
+  std::vector<Pod> incoming;  // replicas already expanded to <name>-<i>
+};
+
+// Resolves a scenario profile: "default", "most-allocated" (the zero-to-jupyterhub
+// user-scheduler), "rtc", or an object naming one of them with overrides
+// (scoringStrategy, scoreWeights, disabledScore, schedulerConfig).
+Result<Profile> resolve_scenario_profile(const boost::json::value& spec, const JsonPath& path,
+                                         std::string& name);
+
+// Accepts a corpus line ({"scenario": …, "expected": …}) or a bare scenario.
+Result<Scenario> decode_scenario(const boost::json::value& doc);
+
+// Schedules the incoming pods one after another and encodes the decisions.
+boost::json::value run_scenario(const Scenario& scenario);
+
+// One decision as the corpus encodes it.
+boost::json::object encode_decision(const PodPlan& plan, const Cluster& cluster, const Decision& d);
+
+// Text in, one JSON document out: {"profile": …, "results": […]} or {"error": "…"}.
+std::string replay_text(std::string_view scenario_json);
+
+}  // namespace tightpack

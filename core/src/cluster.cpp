@@ -1,0 +1,189 @@
+#include "tightpack/cluster.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "tightpack/pod_resources.hpp"
+
+namespace tightpack {
+namespace {
+
+int64_t amount(const ResourceList& list, std::string_view name) {
+  const int64_t* v = find_resource(list, name);
+  return v ? *v : 0;
+}
+
+}  // namespace
+
+Result<Cluster> Cluster::build(std::vector<Node> nodes, const std::vector<Pod>& pods) {
+  Cluster c;
+  const size_t n = nodes.size();
+  c.nodes_ = std::move(nodes);
+  for (NodeIndex i = 0; i < n; ++i) {
+    if (!c.by_name_.emplace(c.nodes_[i].name, i).second) {
+      return Error{"", "duplicate node " + quote_value(c.nodes_[i].name)};
+    }
+  }
+  // Scalar resources: every name a node offers or a bound pod asks for.
+  std::map<std::string, uint32_t> scalars;
+  for (const auto& node : c.nodes_) {
+    for (const auto& [name, v] : node.allocatable) {
+      if (is_scalar_resource(name)) scalars.emplace(name, 0);
+    }
+  }
+  for (const auto& pod : pods) {
+    for (const auto& [name, v] : pod_requests(pod, false)) {
+      if (is_scalar_resource(name)) scalars.emplace(name, 0);
+    }
+  }
+  for (auto& [name, idx] : scalars) {
+    idx = static_cast<uint32_t>(c.scalar_names_.size());
+    c.scalar_names_.push_back(name);
+  }
+  auto column = [n] { return std::vector<int64_t>(n, 0); };
+  c.alloc_cpu_ = column(), c.alloc_mem_ = column(), c.alloc_eph_ = column(), c.allowed_pods_ = column();
+  c.req_cpu_ = column(), c.req_mem_ = column(), c.req_eph_ = column();
+  c.nz_cpu_ = column(), c.nz_mem_ = column(), c.pod_count_ = column();
+  c.alloc_scalar_.assign(scalars.size(), column());
+  c.req_scalar_.assign(scalars.size(), column());
+  c.has_scalar_.assign(scalars.size(), std::vector<uint8_t>(n, 0));
+  c.taint_set_.resize(n);
+  c.images_.resize(n);
+  c.pods_.resize(n);
+  c.ports_.resize(n);
+  std::map<std::vector<std::string>, uint32_t> taint_set_ids;
+  for (NodeIndex i = 0; i < n; ++i) {
+    const Node& node = c.nodes_[i];
+    c.alloc_cpu_[i] = amount(node.allocatable, "cpu");
+    c.alloc_mem_[i] = amount(node.allocatable, "memory");
+    c.alloc_eph_[i] = amount(node.allocatable, "ephemeral-storage");
+    c.allowed_pods_[i] = amount(node.allocatable, "pods");
+    for (const auto& [name, v] : node.allocatable) {
+      auto it = scalars.find(name);
+      if (it == scalars.end()) continue;
+      c.alloc_scalar_[it->second][i] = v;
+      c.has_scalar_[it->second][i] = 1;
+    }
+    std::vector<std::string> taint_key;
+    for (const auto& t : node.taints) {
+      taint_key.push_back(t.key);
+      taint_key.push_back(t.value);
+      taint_key.push_back(t.effect);
+    }
+    auto [it, inserted] = taint_set_ids.emplace(taint_key, static_cast<uint32_t>(c.taint_sets_.size()));
+    if (inserted) c.taint_sets_.push_back(node.taints);
+    c.taint_set_[i] = it->second;
+    auto& images = c.images_[i];
+    for (const auto& image : node.images) {
+      for (const auto& name : image.names) {
+        StrId id = c.strings_.intern(name);
+        if (std::find(images.begin(), images.end(), id) != images.end()) continue;
+        images.push_back(id);
+        auto [st, first] = c.image_states_.try_emplace(id);
+        if (first) st->second.size = image.size_bytes;
+        ++st->second.num_nodes;
+      }
+    }
+    std::sort(images.begin(), images.end());
+  }
+  for (const auto& pod : pods) {
+    if (pod.terminated() || pod.node_name.empty()) continue;
+    NodeIndex at = c.find(pod.node_name);
+    if (at == c.size()) continue;
+    if (pod.has_pod_affinity || pod.has_pod_anti_affinity) {
+      if (c.pods_with_pod_affinity_++ == 0) c.first_pod_with_pod_affinity_ = pod.key();
+    }
+    c.place(at, BoundPod{pod.key(), pod.priority, c.usage_of(pod)});
+  }
+  return c;
+}
+
+NodeIndex Cluster::find(std::string_view name) const {
+  auto it = by_name_.find(std::string(name));
+  return it == by_name_.end() ? static_cast<NodeIndex>(size()) : it->second;
+}
+
+uint32_t Cluster::scalar_index(std::string_view name) const {
+  auto it = std::lower_bound(scalar_names_.begin(), scalar_names_.end(), name);
+  if (it == scalar_names_.end() || *it != name) return UINT32_MAX;
+  return static_cast<uint32_t>(it - scalar_names_.begin());
+}
+
+PodUsage Cluster::usage_of(const Pod& pod) const {
+  PodUsage u;
+  ResourceList real = pod_requests(pod, false);
+  ResourceList non_zero = pod_requests(pod, true);
+  u.cpu = amount(real, "cpu");
+  u.memory = amount(real, "memory");
+  u.ephemeral = amount(real, "ephemeral-storage");
+  u.nz_cpu = amount(non_zero, "cpu");
+  u.nz_memory = amount(non_zero, "memory");
+  for (const auto& [name, v] : real) {
+    if (!is_scalar_resource(name)) continue;
+    uint32_t s = scalar_index(name);
+    if (s == UINT32_MAX) {
+      u.unknown_scalars.emplace_back(name, v);
+    } else {
+      u.scalars.emplace_back(s, v);
+    }
+  }
+  for (const auto& c : pod.containers) {
+    for (const auto& p : c.ports) {
+      if (p.host_port <= 0) continue;
+      u.host_ports.push_back(HostPort{p.host_ip.empty() ? "0.0.0.0" : p.host_ip,
+                                      p.protocol.empty() ? "TCP" : p.protocol, p.host_port});
+    }
+  }
+  return u;
+}
+
+void Cluster::add_usage(NodeIndex n, const PodUsage& u, int sign) {
+  req_cpu_[n] += sign * u.cpu;
+  req_mem_[n] += sign * u.memory;
+  req_eph_[n] += sign * u.ephemeral;
+  nz_cpu_[n] += sign * u.nz_cpu;
+  nz_mem_[n] += sign * u.nz_memory;
+  pod_count_[n] += sign;
+  for (const auto& [s, v] : u.scalars) req_scalar_[s][n] += sign * v;
+}
+
+void Cluster::place(NodeIndex n, BoundPod pod) {
+  add_usage(n, pod.usage, +1);
+  for (const auto& p : pod.usage.host_ports) ports_[n].push_back(p);
+  pods_[n].push_back(std::move(pod));
+}
+
+void Cluster::remove(NodeIndex n, const std::vector<size_t>& positions) {
+  std::vector<size_t> sorted = positions;
+  std::sort(sorted.rbegin(), sorted.rend());
+  for (size_t pos : sorted) {
+    BoundPod& pod = pods_[n][pos];
+    add_usage(n, pod.usage, -1);
+    for (const auto& p : pod.usage.host_ports) {
+      auto it = std::find(ports_[n].begin(), ports_[n].end(), p);
+      if (it != ports_[n].end()) ports_[n].erase(it);
+    }
+    pods_[n].erase(pods_[n].begin() + static_cast<std::ptrdiff_t>(pos));
+  }
+}
+
+Relief Cluster::relief_of(NodeIndex n, const std::vector<size_t>& positions) const {
+  Relief r;
+  for (size_t pos : positions) {
+    const PodUsage& u = pods_[n][pos].usage;
+    r.cpu += u.cpu;
+    r.memory += u.memory;
+    r.ephemeral += u.ephemeral;
+    r.pods += 1;
+    for (const auto& s : u.scalars) r.scalars.push_back(s);
+    for (const auto& p : u.host_ports) r.ports.push_back(p);
+  }
+  return r;
+}
+
+const ImageState* Cluster::image_state(StrId image) const {
+  auto it = image_states_.find(image);
+  return it == image_states_.end() ? nullptr : &it->second;
+}
+
+}  // namespace tightpack

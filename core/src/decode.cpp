@@ -1,0 +1,468 @@
+#include "tightpack/decode.hpp"
+
+#include <algorithm>
+
+#include "json_read.hpp"
+#include "tightpack/quantity.hpp"
+
+namespace tightpack {
+
+using namespace json_read;
+
+Result<json::value> parse_json(std::string_view text) {
+  json::parse_options opts;
+  opts.max_depth = 128;
+  json::stream_parser parser({}, opts);
+  boost::system::error_code ec;
+  parser.write(text.data(), text.size(), ec);
+  if (!ec) parser.finish(ec);
+  if (!ec) return parser.release();
+  // Locate the failure as a line and column for the person who wrote the file.
+  json::stream_parser probe({}, opts);
+  boost::system::error_code ignored;
+  size_t consumed = probe.write_some(text.data(), text.size(), ignored);
+  size_t line = 1, col = 1;
+  for (size_t i = 0; i < consumed; ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  std::string where = text.empty() ? "empty input"
+                                   : "line " + std::to_string(line) + " column " + std::to_string(col);
+  return Error{"", "invalid JSON at " + where + ": " + ec.message()};
+}
+
+Result<int64_t> resource_amount(std::string_view resource, const json::value& v) {
+  std::string text;
+  if (v.is_string()) {
+    text = std::string(v.get_string());
+  } else if (v.is_int64() || v.is_uint64() || v.is_double()) {
+    text = json::serialize(v);  // Quantity also unmarshals bare JSON numbers
+  } else {
+    return Error{"", std::string("expected a quantity, got ") + kind_name(v)};
+  }
+  auto q = Quantity::parse(text);
+  if (!q) return q.error();
+  if (q->negative()) return Error{"", "quantity " + quote_value(text) + " must not be negative"};
+  return resource == "cpu" ? q->milli_value() : q->value();
+}
+
+namespace {
+
+Fail read_resources(const json::object& o, std::string_view key, const JsonPath& path,
+                    ResourceList& out) {
+  const json::value* v = member(o, key);
+  if (!v) return std::nullopt;
+  JsonPath p = path.field(key);
+  const json::object* m = nullptr;
+  TP_TRY(as_object(*v, p, m));
+  out.clear();
+  for (const auto& kv : *m) {
+    auto amount = resource_amount(kv.key(), kv.value());
+    if (!amount) return Error{p.field(kv.key()).str(), amount.error().message};
+    out.emplace_back(std::string(kv.key()), *amount);
+  }
+  std::sort(out.begin(), out.end());
+  return std::nullopt;
+}
+
+// API defaulting (SetDefaults_ResourceRequirements): a limit without a request
+// makes the request equal to the limit.
+void default_requests_from_limits(ResourceList& requests, const ResourceList& limits) {
+  for (const auto& [name, value] : limits) {
+    if (!find_resource(requests, name)) set_resource(requests, name, value);
+  }
+}
+
+Fail read_resource_requirements(const json::object& o, const JsonPath& path, ResourceList& requests,
+                                ResourceList& limits) {
+  const json::value* v = member(o, "resources");
+  if (!v) return std::nullopt;
+  JsonPath p = path.field("resources");
+  const json::object* r = nullptr;
+  TP_TRY(as_object(*v, p, r));
+  TP_TRY(read_resources(*r, "requests", p, requests));
+  TP_TRY(read_resources(*r, "limits", p, limits));
+  default_requests_from_limits(requests, limits);
+  return std::nullopt;
+}
+
+Fail read_container(const json::value& v, const JsonPath& path, Container& c) {
+  const json::object* o = nullptr;
+  TP_TRY(as_object(v, path, o));
+  TP_TRY(read_string(*o, "name", path, c.name));
+  TP_TRY(read_string(*o, "image", path, c.image));
+  TP_TRY(read_resource_requirements(*o, path, c.requests, c.limits));
+  std::string restart_policy;
+  TP_TRY(read_string(*o, "restartPolicy", path, restart_policy));
+  c.restart_always = restart_policy == "Always";
+  if (const json::value* ports = member(*o, "ports")) {
+    JsonPath pp = path.field("ports");
+    const json::array* a = nullptr;
+    TP_TRY(as_array(*ports, pp, a));
+    for (size_t i = 0; i < a->size(); ++i) {
+      JsonPath ip = pp.index(static_cast<int64_t>(i));
+      const json::object* po = nullptr;
+      TP_TRY(as_object((*a)[i], ip, po));
+      ContainerPort port;
+      TP_TRY(read_int(*po, "containerPort", ip, port.container_port));
+      TP_TRY(read_int(*po, "hostPort", ip, port.host_port));
+      TP_TRY(read_string(*po, "protocol", ip, port.protocol));
+      TP_TRY(read_string(*po, "hostIP", ip, port.host_ip));
+      c.ports.push_back(std::move(port));
+    }
+  }
+  return std::nullopt;
+}
+
+Fail read_containers(const json::object& o, std::string_view key, const JsonPath& path,
+                     std::vector<Container>& out) {
+  const json::value* v = member(o, key);
+  if (!v) return std::nullopt;
+  JsonPath p = path.field(key);
+  const json::array* a = nullptr;
+  TP_TRY(as_array(*v, p, a));
+  out.resize(a->size());
+  for (size_t i = 0; i < a->size(); ++i) {
+    TP_TRY(read_container((*a)[i], p.index(static_cast<int64_t>(i)), out[i]));
+  }
+  return std::nullopt;
+}
+
+Fail read_requirements(const json::object& o, std::string_view key, const JsonPath& path,
+                       std::vector<NodeSelectorRequirement>& out) {
+  const json::value* v = member(o, key);
+  if (!v) return std::nullopt;
+  JsonPath p = path.field(key);
+  const json::array* a = nullptr;
+  TP_TRY(as_array(*v, p, a));
+  for (size_t i = 0; i < a->size(); ++i) {
+    JsonPath ip = p.index(static_cast<int64_t>(i));
+    const json::object* ro = nullptr;
+    TP_TRY(as_object((*a)[i], ip, ro));
+    NodeSelectorRequirement r;
+    TP_TRY(read_string(*ro, "key", ip, r.key));
+    TP_TRY(read_string(*ro, "operator", ip, r.op));
+    if (const json::value* values = member(*ro, "values")) {
+      JsonPath vp = ip.field("values");
+      const json::array* va = nullptr;
+      TP_TRY(as_array(*values, vp, va));
+      for (size_t j = 0; j < va->size(); ++j) {
+        if (!(*va)[j].is_string()) return type_error(vp.index(static_cast<int64_t>(j)), "a string", (*va)[j]);
+        r.values.emplace_back((*va)[j].get_string());
+      }
+    }
+    out.push_back(std::move(r));
+  }
+  return std::nullopt;
+}
+
+Fail read_term(const json::value& v, const JsonPath& path, NodeSelectorTerm& term) {
+  const json::object* o = nullptr;
+  TP_TRY(as_object(v, path, o));
+  TP_TRY(read_requirements(*o, "matchExpressions", path, term.match_expressions));
+  TP_TRY(read_requirements(*o, "matchFields", path, term.match_fields));
+  return std::nullopt;
+}
+
+bool non_empty_array(const json::object& o, std::string_view key) {
+  const json::value* v = member(o, key);
+  return v && v->is_array() && !v->get_array().empty();
+}
+
+Fail read_affinity(const json::object& spec, const JsonPath& path, Pod& pod) {
+  const json::value* v = member(spec, "affinity");
+  if (!v) return std::nullopt;
+  JsonPath p = path.field("affinity");
+  const json::object* aff = nullptr;
+  TP_TRY(as_object(*v, p, aff));
+  for (auto [key, flag] : {std::pair{"podAffinity", &pod.has_pod_affinity},
+                           std::pair{"podAntiAffinity", &pod.has_pod_anti_affinity}}) {
+    if (const json::value* pa = member(*aff, key)) {
+      const json::object* pao = nullptr;
+      TP_TRY(as_object(*pa, p.field(key), pao));
+      *flag = non_empty_array(*pao, "requiredDuringSchedulingIgnoredDuringExecution") ||
+              non_empty_array(*pao, "preferredDuringSchedulingIgnoredDuringExecution");
+    }
+  }
+  const json::value* na = member(*aff, "nodeAffinity");
+  if (!na) return std::nullopt;
+  JsonPath np = p.field("nodeAffinity");
+  const json::object* nao = nullptr;
+  TP_TRY(as_object(*na, np, nao));
+  if (const json::value* req = member(*nao, "requiredDuringSchedulingIgnoredDuringExecution")) {
+    JsonPath rp = np.field("requiredDuringSchedulingIgnoredDuringExecution");
+    const json::object* ro = nullptr;
+    TP_TRY(as_object(*req, rp, ro));
+    auto& terms = pod.node_affinity.required.emplace();
+    if (const json::value* tv = member(*ro, "nodeSelectorTerms")) {
+      JsonPath tp = rp.field("nodeSelectorTerms");
+      const json::array* ta = nullptr;
+      TP_TRY(as_array(*tv, tp, ta));
+      terms.resize(ta->size());
+      for (size_t i = 0; i < ta->size(); ++i) {
+        TP_TRY(read_term((*ta)[i], tp.index(static_cast<int64_t>(i)), terms[i]));
+      }
+    }
+  }
+  if (const json::value* pref = member(*nao, "preferredDuringSchedulingIgnoredDuringExecution")) {
+    JsonPath pp = np.field("preferredDuringSchedulingIgnoredDuringExecution");
+    const json::array* pa = nullptr;
+    TP_TRY(as_array(*pref, pp, pa));
+    for (size_t i = 0; i < pa->size(); ++i) {
+      JsonPath ip = pp.index(static_cast<int64_t>(i));
+      const json::object* po = nullptr;
+      TP_TRY(as_object((*pa)[i], ip, po));
+      PreferredSchedulingTerm t;
+      TP_TRY(read_int(*po, "weight", ip, t.weight));
+      if (const json::value* pv = member(*po, "preference")) {
+        TP_TRY(read_term(*pv, ip.field("preference"), t.preference));
+      }
+      pod.node_affinity.preferred.push_back(std::move(t));
+    }
+  }
+  return std::nullopt;
+}
+
+Fail read_tolerations(const json::object& spec, const JsonPath& path, std::vector<Toleration>& out) {
+  const json::value* v = member(spec, "tolerations");
+  if (!v) return std::nullopt;
+  JsonPath p = path.field("tolerations");
+  const json::array* a = nullptr;
+  TP_TRY(as_array(*v, p, a));
+  for (size_t i = 0; i < a->size(); ++i) {
+    JsonPath ip = p.index(static_cast<int64_t>(i));
+    const json::object* o = nullptr;
+    TP_TRY(as_object((*a)[i], ip, o));
+    Toleration t;
+    TP_TRY(read_string(*o, "key", ip, t.key));
+    TP_TRY(read_string(*o, "operator", ip, t.op));
+    TP_TRY(read_string(*o, "value", ip, t.value));
+    TP_TRY(read_string(*o, "effect", ip, t.effect));
+    if (member(*o, "tolerationSeconds")) {
+      int64_t s = 0;
+      TP_TRY(read_int(*o, "tolerationSeconds", ip, s));
+      t.seconds = s;
+    }
+    out.push_back(std::move(t));
+  }
+  return std::nullopt;
+}
+
+// Volumes whose scheduling plugins (VolumeBinding, VolumeZone, VolumeRestrictions,
+// NodeVolumeLimits) the engine does not model.
+bool volume_needs_volume_plugins(const json::object& vol) {
+  for (const char* key : {"persistentVolumeClaim", "ephemeral", "gcePersistentDisk",
+                          "awsElasticBlockStore", "azureDisk", "rbd", "iscsi", "csi", "cinder"}) {
+    if (member(vol, key)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+Result<Pod> decode_pod(const json::value& v, const JsonPath& path) {
+  const json::object* o = nullptr;
+  Pod pod;
+  auto run = [&]() -> Fail {
+    TP_TRY(as_object(v, path, o));
+    if (const json::value* mv = member(*o, "metadata")) {
+      JsonPath mp = path.field("metadata");
+      const json::object* m = nullptr;
+      TP_TRY(as_object(*mv, mp, m));
+      TP_TRY(read_string(*m, "name", mp, pod.name));
+      TP_TRY(read_string(*m, "namespace", mp, pod.ns));
+      if (pod.ns.empty()) pod.ns = "default";
+      TP_TRY(read_string(*m, "uid", mp, pod.uid));
+      TP_TRY(read_string(*m, "creationTimestamp", mp, pod.creation_timestamp));
+      TP_TRY(read_string_map(*m, "labels", mp, pod.labels));
+      TP_TRY(read_string_map(*m, "annotations", mp, pod.annotations));
+    }
+    if (const json::value* sv = member(*o, "spec")) {
+      JsonPath sp = path.field("spec");
+      const json::object* s = nullptr;
+      TP_TRY(as_object(*sv, sp, s));
+      TP_TRY(read_string(*s, "nodeName", sp, pod.node_name));
+      TP_TRY(read_string(*s, "schedulerName", sp, pod.scheduler_name));
+      TP_TRY(read_int(*s, "priority", sp, pod.priority));
+      std::string policy;
+      TP_TRY(read_string(*s, "preemptionPolicy", sp, policy));
+      pod.preempt_never = policy == "Never";
+      TP_TRY(read_containers(*s, "containers", sp, pod.containers));
+      TP_TRY(read_containers(*s, "initContainers", sp, pod.init_containers));
+      TP_TRY(read_resources(*s, "overhead", sp, pod.overhead));
+      ResourceList pod_limits;
+      TP_TRY(read_resource_requirements(*s, sp, pod.pod_requests, pod_limits));
+      TP_TRY(read_string_map(*s, "nodeSelector", sp, pod.node_selector));
+      TP_TRY(read_tolerations(*s, sp, pod.tolerations));
+      TP_TRY(read_affinity(*s, sp, pod));
+      pod.has_topology_spread = non_empty_array(*s, "topologySpreadConstraints");
+      if (const json::value* vols = member(*s, "volumes")) {
+        const json::array* va = nullptr;
+        TP_TRY(as_array(*vols, sp.field("volumes"), va));
+        for (const auto& vol : *va) {
+          if (vol.is_object() && volume_needs_volume_plugins(vol.get_object())) pod.has_claim_volumes = true;
+        }
+      }
+    }
+    if (const json::value* stv = member(*o, "status")) {
+      JsonPath stp = path.field("status");
+      const json::object* st = nullptr;
+      TP_TRY(as_object(*stv, stp, st));
+      TP_TRY(read_string(*st, "phase", stp, pod.phase));
+      TP_TRY(read_string(*st, "nominatedNodeName", stp, pod.nominated_node_name));
+    }
+    return std::nullopt;
+  };
+  if (auto fail = run()) return *fail;
+  return pod;
+}
+
+Result<Node> decode_node(const json::value& v, const JsonPath& path) {
+  Node node;
+  auto run = [&]() -> Fail {
+    const json::object* o = nullptr;
+    TP_TRY(as_object(v, path, o));
+    if (const json::value* mv = member(*o, "metadata")) {
+      JsonPath mp = path.field("metadata");
+      const json::object* m = nullptr;
+      TP_TRY(as_object(*mv, mp, m));
+      TP_TRY(read_string(*m, "name", mp, node.name));
+      TP_TRY(read_string_map(*m, "labels", mp, node.labels));
+    }
+    if (node.name.empty()) return value_error(path.field("metadata").field("name"), "a node needs a name");
+    if (const json::value* sv = member(*o, "spec")) {
+      JsonPath sp = path.field("spec");
+      const json::object* s = nullptr;
+      TP_TRY(as_object(*sv, sp, s));
+      TP_TRY(read_bool(*s, "unschedulable", sp, node.unschedulable));
+      if (const json::value* tv = member(*s, "taints")) {
+        JsonPath tp = sp.field("taints");
+        const json::array* a = nullptr;
+        TP_TRY(as_array(*tv, tp, a));
+        for (size_t i = 0; i < a->size(); ++i) {
+          JsonPath ip = tp.index(static_cast<int64_t>(i));
+          const json::object* to = nullptr;
+          TP_TRY(as_object((*a)[i], ip, to));
+          Taint t;
+          TP_TRY(read_string(*to, "key", ip, t.key));
+          TP_TRY(read_string(*to, "value", ip, t.value));
+          TP_TRY(read_string(*to, "effect", ip, t.effect));
+          node.taints.push_back(std::move(t));
+        }
+      }
+    }
+    if (const json::value* stv = member(*o, "status")) {
+      JsonPath stp = path.field("status");
+      const json::object* st = nullptr;
+      TP_TRY(as_object(*stv, stp, st));
+      TP_TRY(read_resources(*st, "capacity", stp, node.capacity));
+      if (member(*st, "allocatable")) {
+        TP_TRY(read_resources(*st, "allocatable", stp, node.allocatable));
+      } else {
+        node.allocatable = node.capacity;  // SetDefaults_NodeStatus
+      }
+      if (const json::value* iv = member(*st, "images")) {
+        JsonPath ip = stp.field("images");
+        const json::array* a = nullptr;
+        TP_TRY(as_array(*iv, ip, a));
+        for (size_t i = 0; i < a->size(); ++i) {
+          JsonPath ep = ip.index(static_cast<int64_t>(i));
+          const json::object* io = nullptr;
+          TP_TRY(as_object((*a)[i], ep, io));
+          ContainerImage image;
+          TP_TRY(read_int(*io, "sizeBytes", ep, image.size_bytes));
+          if (const json::value* nv = member(*io, "names")) {
+            const json::array* na = nullptr;
+            TP_TRY(as_array(*nv, ep.field("names"), na));
+            for (size_t j = 0; j < na->size(); ++j) {
+              if (!(*na)[j].is_string()) {
+                return type_error(ep.field("names").index(static_cast<int64_t>(j)), "a string", (*na)[j]);
+              }
+              image.names.emplace_back((*na)[j].get_string());
+            }
+          }
+          node.images.push_back(std::move(image));
+        }
+      }
+    }
+    return std::nullopt;
+  };
+  if (auto fail = run()) return *fail;
+  return node;
+}
+
+namespace {
+
+Fail decode_into(const json::value& item, const JsonPath& path, std::string_view kind,
+                 ClusterObjects& out) {
+  if (kind == "Node") {
+    auto n = decode_node(item, path);
+    if (!n) return n.error();
+    out.nodes.push_back(std::move(*n));
+  } else if (kind == "Pod") {
+    auto p = decode_pod(item, path);
+    if (!p) return p.error();
+    out.pods.push_back(std::move(*p));
+  }
+  return std::nullopt;
+}
+
+Fail decode_items(const json::value& v, const JsonPath& path, std::string_view default_kind,
+                  ClusterObjects& out) {
+  const json::array* a = nullptr;
+  TP_TRY(as_array(v, path, a));
+  for (size_t i = 0; i < a->size(); ++i) {
+    JsonPath ip = path.index(static_cast<int64_t>(i));
+    const json::object* o = nullptr;
+    TP_TRY(as_object((*a)[i], ip, o));
+    std::string kind(default_kind);
+    TP_TRY(read_string(*o, "kind", ip, kind));
+    if (kind.empty()) return value_error(ip.field("kind"), "an item of a v1 List needs a kind");
+    TP_TRY(decode_into((*a)[i], ip, kind, out));
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Status decode_objects(const json::value& v, const JsonPath& path, ClusterObjects& out) {
+  auto run = [&]() -> Fail {
+    const json::object* o = nullptr;
+    TP_TRY(as_object(v, path, o));
+    std::string kind;
+    TP_TRY(read_string(*o, "kind", path, kind));
+    if (kind == "Node" || kind == "Pod") return decode_into(v, path, kind, out);
+    if (kind == "List" || kind == "NodeList" || kind == "PodList") {
+      std::string item_kind = kind == "List" ? "" : kind.substr(0, kind.size() - 4);
+      if (const json::value* items = member(*o, "items")) {
+        TP_TRY(decode_items(*items, path.field("items"), item_kind, out));
+      }
+      return std::nullopt;
+    }
+    if (!kind.empty()) {
+      return value_error(path.field("kind"), "expected a List, NodeList, PodList, Node or Pod, got " +
+                                                 quote_value(kind));
+    }
+    bool any = false;
+    if (const json::value* nodes = member(*o, "nodes")) {
+      any = true;
+      TP_TRY(decode_items(*nodes, path.field("nodes"), "Node", out));
+    }
+    if (const json::value* pods = member(*o, "pods")) {
+      any = true;
+      TP_TRY(decode_items(*pods, path.field("pods"), "Pod", out));
+    }
+    if (!any) {
+      return value_error(path, "expected a Kubernetes List (kind, items) or an object with nodes and pods");
+    }
+    return std::nullopt;
+  };
+  if (auto fail = run()) return *fail;
+  return Ok{};
+}
+
+}  // namespace tightpack

@@ -1,0 +1,89 @@
+// FitError.Error() and DefaultPreemption's verdict for the message part after
+// "preemption:".
+#include <algorithm>
+#include <map>
+
+#include "tightpack/framework.hpp"
+
+namespace tightpack {
+namespace {
+
+// "N reason" per distinct reason, sorted as strings (so "10 …" before "2 …").
+std::string reason_histogram(const std::map<std::string, int64_t>& counts) {
+  std::vector<std::string> parts;
+  for (const auto& [reason, count] : counts) parts.push_back(std::to_string(count) + " " + reason);
+  std::sort(parts.begin(), parts.end());
+  std::string out;
+  for (const auto& p : parts) {
+    if (!out.empty()) out += ", ";
+    out += p;
+  }
+  return out;
+}
+
+std::string nodes_available(size_t num_all_nodes, const std::map<std::string, int64_t>& counts) {
+  std::string msg = "0/" + std::to_string(num_all_nodes) + " nodes are available:";
+  std::string histogram = reason_histogram(counts);
+  if (!histogram.empty()) msg += " " + histogram + ".";
+  return msg;
+}
+
+}  // namespace
+
+// Evaluator.Preempt up to the choice of candidates: every node where preemption
+// might help (not rejected as UnschedulableAndUnresolvable, including nodes the
+// PreFilter left out) is tried without its lower-priority pods.
+Preemption evaluate_preemption(const PodPlan& plan, const Cluster& c, const Decision& d) {
+  Preemption p;
+  if (plan.preempt_never()) {
+    p.message = "not eligible due to preemptionPolicy=Never.";
+    return p;
+  }
+  std::vector<const NodeStatus*> status(c.size(), nullptr);
+  for (size_t j = 0; j < d.filtered.size(); ++j) status[d.filtered[j]] = &d.statuses[j];
+  std::map<std::string, int64_t> counts;
+  for (NodeIndex n = 0; n < c.size(); ++n) {
+    if (status[n] && status[n]->code == Code::UnschedulableAndUnresolvable) {
+      ++counts["Preemption is not helpful for scheduling"];
+      continue;
+    }
+    std::vector<size_t> victims;
+    const auto& pods = c.pods_on(n);
+    for (size_t k = 0; k < pods.size(); ++k) {
+      if (pods[k].priority < plan.priority()) victims.push_back(k);
+    }
+    if (victims.empty()) {
+      ++counts["No preemption victims found for incoming pod"];
+      continue;
+    }
+    Relief relief = c.relief_of(n, victims);
+    NodeStatus s = plan.filter(c, n, &relief);
+    if (s.ok()) {
+      p.helps = true;
+      p.message.clear();
+      return p;
+    }
+    for (const auto& r : plan.reasons(c, n, s, &relief)) ++counts[r];
+  }
+  p.message = nodes_available(c.size(), counts);
+  return p;
+}
+
+std::string fit_error_message(const PodPlan& plan, const Cluster& c, const Decision& d) {
+  std::string msg;
+  if (d.prefilter_rejected) {
+    msg = "0/" + std::to_string(d.num_all_nodes) + " nodes are available: " +
+          plan.reasons(c, 0, d.statuses.front()).front() + ".";
+  } else {
+    std::map<std::string, int64_t> counts;
+    for (size_t j = 0; j < d.filtered.size(); ++j) {
+      if (d.statuses[j].ok()) continue;
+      for (const auto& r : plan.reasons(c, d.filtered[j], d.statuses[j])) ++counts[r];
+    }
+    msg = nodes_available(d.num_all_nodes, counts);
+  }
+  if (d.preemption && !d.preemption->message.empty()) msg += " preemption: " + d.preemption->message + ".";
+  return msg;
+}
+
+}  // namespace tightpack

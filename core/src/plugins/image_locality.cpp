@@ -1,0 +1,49 @@
+#include "tightpack/plugins/image_locality.hpp"
+
+#include <algorithm>
+
+#include "tightpack/plugins/normalize.hpp"
+
+namespace tightpack::plugins {
+namespace {
+
+constexpr int64_t kMb = 1024 * 1024;
+constexpr int64_t kMinThreshold = 23 * kMb;
+constexpr int64_t kMaxContainerThreshold = 1000 * kMb;
+
+}  // namespace
+
+std::string normalized_image_name(std::string_view image) {
+  auto colon = image.rfind(':');
+  auto slash = image.rfind('/');
+  bool has_tag = colon != std::string_view::npos && (slash == std::string_view::npos || colon > slash);
+  return has_tag ? std::string(image) : std::string(image) + ":latest";
+}
+
+// The app containers only, as the shared corpus (kube-scheduler 1.26) scores
+// them. Upstream counts init containers' images too since v1.28; see
+// docs/conformance.md for why the engine follows the corpus here.
+std::vector<StrId> pod_images(const Cluster& cluster, const Pod& pod) {
+  std::vector<StrId> out;
+  for (const auto& c : pod.containers) out.push_back(cluster.strings().find(normalized_image_name(c.image)));
+  return out;
+}
+
+int64_t image_locality_score(const Cluster& cluster, NodeIndex n, const std::vector<StrId>& images) {
+  const auto& held = cluster.images(n);
+  const auto total_nodes = static_cast<double>(cluster.size());
+  int64_t sum = 0;
+  for (StrId image : images) {
+    if (image == kNoStr || !std::binary_search(held.begin(), held.end(), image)) continue;
+    const ImageState* state = cluster.image_state(image);
+    // scaledImageScore computes in float64; the same IEEE operations here.
+    double spread = static_cast<double>(state->num_nodes) / total_nodes;
+    sum += static_cast<int64_t>(static_cast<double>(state->size) * spread);
+  }
+  int64_t max_threshold = kMaxContainerThreshold * static_cast<int64_t>(images.size());
+  sum = std::clamp(sum, kMinThreshold, std::max(max_threshold, kMinThreshold));
+  if (max_threshold <= kMinThreshold) return 0;
+  return kMaxNodeScore * (sum - kMinThreshold) / (max_threshold - kMinThreshold);
+}
+
+}  // namespace tightpack::plugins

@@ -1,0 +1,314 @@
+#include "tightpack/replay.hpp"
+
+#include <boost/json.hpp>
+
+#include "json_read.hpp"
+#include "tightpack/decode.hpp"
+
+namespace tightpack {
+
+using namespace json_read;
+
+namespace {
+
+json::object& first_profile(json::value& config) {
+  return config.as_object()["profiles"].as_array()[0].as_object();
+}
+
+json::array& score_list(json::object& profile, const char* which) {
+  json::value& plugins = profile["plugins"];
+  if (!plugins.is_object()) plugins = json::object{};
+  json::value& score = plugins.as_object()["score"];
+  if (!score.is_object()) score = json::object{};
+  json::value& list = score.as_object()[which];
+  if (!list.is_array()) list = json::array{};
+  return list.as_array();
+}
+
+bool is_named(const json::value& entry, std::string_view name) {
+  if (!entry.is_object()) return false;
+  const json::value* n = entry.as_object().if_contains("name");
+  return n && n->is_string() && n->get_string() == name;
+}
+
+void erase_named(json::array& list, std::string_view name) {
+  for (auto it = list.begin(); it != list.end();) {
+    if (is_named(*it, name)) {
+      it = list.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+bool contains_named(const json::array& list, std::string_view name) {
+  for (const auto& e : list) {
+    if (is_named(e, name)) return true;
+  }
+  return false;
+}
+
+json::object* fit_args(json::object& profile) {
+  json::value& configs = profile["pluginConfig"];
+  if (!configs.is_array()) configs = json::array{};
+  for (auto& c : configs.as_array()) {
+    if (is_named(c, "NodeResourcesFit")) {
+      json::value& args = c.as_object()["args"];
+      if (!args.is_object()) args = json::object{};
+      return &args.as_object();
+    }
+  }
+  configs.as_array().push_back(json::object{{"name", "NodeResourcesFit"}, {"args", json::object{}}});
+  return &configs.as_array().back().as_object()["args"].as_object();
+}
+
+Result<json::value> base_config(std::string_view name, const JsonPath& path) {
+  if (name == "default") return parse_json(kDefaultSchedulerConfig);
+  if (name == "most-allocated") return parse_json(kZ2jhUserSchedulerConfig);
+  if (name == "rtc") {
+    auto config = parse_json(kDefaultSchedulerConfig);
+    if (!config) return config;
+    (*fit_args(first_profile(*config)))["scoringStrategy"] = json::parse(R"({
+      "type": "RequestedToCapacityRatio",
+      "resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}],
+      "requestedToCapacityRatio": {"shape": [{"utilization": 0, "score": 0}, {"utilization": 100, "score": 10}]}})");
+    return config;
+  }
+  return Error{path.str(), "unknown profile " + quote_value(name) + " (default, most-allocated, rtc)"};
+}
+
+}  // namespace
+
+Result<Profile> resolve_scenario_profile(const json::value& spec, const JsonPath& path, std::string& name) {
+  json::value config;
+  auto run = [&]() -> Fail {
+    if (spec.is_string()) {
+      name = std::string(spec.get_string());
+      auto base = base_config(name, path);
+      if (!base) return base.error();
+      config = std::move(*base);
+      return std::nullopt;
+    }
+    const json::object* o = nullptr;
+    TP_TRY(as_object(spec, path, o));
+    for (const auto& kv : *o) {
+      if (kv.key() != "name" && kv.key() != "scoringStrategy" && kv.key() != "scoreWeights" &&
+          kv.key() != "disabledScore" && kv.key() != "schedulerConfig") {
+        return value_error(path.field(kv.key()), "unknown field");
+      }
+    }
+    name = "default";
+    TP_TRY(read_string(*o, "name", path, name));
+    if (const json::value* sc = member(*o, "schedulerConfig")) {
+      config = *sc;
+      const json::object* co = nullptr;
+      TP_TRY(as_object(config, path.field("schedulerConfig"), co));
+      if (!co->contains("profiles")) config.as_object()["profiles"] = json::array{json::object{}};
+    } else {
+      auto base = base_config(name, path.field("name"));
+      if (!base) return base.error();
+      config = std::move(*base);
+    }
+    const json::value* profiles = config.as_object().if_contains("profiles");
+    if (!profiles || !profiles->is_array() || profiles->as_array().empty() ||
+        !profiles->as_array()[0].is_object()) {
+      return value_error(path.field("schedulerConfig").field("profiles"), "needs at least one profile object");
+    }
+    json::object& profile = first_profile(config);
+    if (const json::value* ss = member(*o, "scoringStrategy")) {
+      JsonPath sp = path.field("scoringStrategy");
+      const json::object* so = nullptr;
+      TP_TRY(as_object(*ss, sp, so));
+      json::object strategy = *so;
+      // The corpus writes the shape beside the type; the configuration nests it.
+      if (json::value* shape = strategy.if_contains("shape")) {
+        strategy["requestedToCapacityRatio"] = json::object{{"shape", *shape}};
+        strategy.erase("shape");
+      }
+      json::object& args = *fit_args(profile);
+      const json::value* type = strategy.if_contains("type");
+      bool rtc = type && type->is_string() && type->get_string() == "RequestedToCapacityRatio";
+      if (rtc && !strategy.contains("requestedToCapacityRatio")) {
+        if (json::value* old = args.if_contains("scoringStrategy")) {
+          if (old->is_object() && old->as_object().contains("requestedToCapacityRatio")) {
+            strategy["requestedToCapacityRatio"] = old->as_object()["requestedToCapacityRatio"];
+          }
+        }
+      }
+      args["scoringStrategy"] = std::move(strategy);
+    }
+    if (const json::value* sw = member(*o, "scoreWeights")) {
+      JsonPath wp = path.field("scoreWeights");
+      const json::object* wo = nullptr;
+      TP_TRY(as_object(*sw, wp, wo));
+      // score_list may insert into the profile: take each list afresh.
+      for (const auto& kv : *wo) {
+        erase_named(score_list(profile, "enabled"), kv.key());
+        if (!contains_named(score_list(profile, "disabled"), kv.key())) {
+          score_list(profile, "disabled").push_back(json::object{{"name", kv.key()}});
+        }
+        score_list(profile, "enabled").push_back(json::object{{"name", kv.key()}, {"weight", kv.value()}});
+      }
+    }
+    if (const json::value* ds = member(*o, "disabledScore")) {
+      JsonPath dp = path.field("disabledScore");
+      const json::array* da = nullptr;
+      TP_TRY(as_array(*ds, dp, da));
+      for (size_t i = 0; i < da->size(); ++i) {
+        if (!(*da)[i].is_string()) return type_error(dp.index(static_cast<int64_t>(i)), "a string", (*da)[i]);
+        std::string_view plugin = (*da)[i].get_string();
+        erase_named(score_list(profile, "enabled"), plugin);
+        if (!contains_named(score_list(profile, "disabled"), plugin)) {
+          score_list(profile, "disabled").push_back(json::object{{"name", plugin}});
+        }
+      }
+    }
+    return std::nullopt;
+  };
+  if (auto fail = run()) return *fail;
+  auto decoded = decode_scheduler_configuration(config, path);
+  if (!decoded) return decoded.error();
+  return std::move(decoded->profiles.front());
+}
+
+Result<Scenario> decode_scenario(const json::value& doc) {
+  Scenario s;
+  auto run = [&]() -> Fail {
+    const json::object* o = nullptr;
+    TP_TRY(as_object(doc, JsonPath(), o));
+    JsonPath path;
+    JsonPath scenario_path = path.field("scenario");
+    const json::object* sc = o;
+    const JsonPath* sp = &path;
+    if (const json::value* inner = member(*o, "scenario")) {
+      TP_TRY(as_object(*inner, scenario_path, sc));
+      sp = &scenario_path;
+    }
+    json::value default_profile_name("default");
+    const json::value* profile = member(*sc, "profile");
+    auto resolved = resolve_scenario_profile(profile ? *profile : default_profile_name, sp->field("profile"),
+                                             s.profile_name);
+    if (!resolved) return resolved.error();
+    s.profile = std::move(*resolved);
+    for (const char* key : {"nodes", "pods", "incoming"}) {
+      const json::value* v = member(*sc, key);
+      if (!v) continue;
+      JsonPath lp = sp->field(key);
+      const json::array* a = nullptr;
+      TP_TRY(as_array(*v, lp, a));
+      for (size_t i = 0; i < a->size(); ++i) {
+        JsonPath ip = lp.index(static_cast<int64_t>(i));
+        if (key == std::string_view("nodes")) {
+          auto node = decode_node((*a)[i], ip);
+          if (!node) return node.error();
+          s.nodes.push_back(std::move(*node));
+          continue;
+        }
+        auto pod = decode_pod((*a)[i], ip);
+        if (!pod) return pod.error();
+        if (key == std::string_view("pods")) {
+          s.pods.push_back(std::move(*pod));
+          continue;
+        }
+        int64_t replicas = -1;
+        const json::object* po = nullptr;
+        TP_TRY(as_object((*a)[i], ip, po));
+        TP_TRY(read_int(*po, "replicas", ip, replicas));
+        if (replicas < -1 || replicas > 1000000) {
+          return value_error(ip.field("replicas"), "replicas " + std::to_string(replicas) +
+                                                       " not in valid range [0, 1000000]");
+        }
+        if (replicas == -1) {
+          s.incoming.push_back(std::move(*pod));
+          continue;
+        }
+        for (int64_t r = 0; r < replicas; ++r) {
+          Pod copy = *pod;
+          copy.name = pod->name + "-" + std::to_string(r);
+          s.incoming.push_back(std::move(copy));
+        }
+      }
+    }
+    return std::nullopt;
+  };
+  if (auto fail = run()) return *fail;
+  return s;
+}
+
+json::object encode_decision(const PodPlan& plan, const Cluster& c, const Decision& d) {
+  json::object r;
+  r["pod"] = d.pod;
+  if (c.size() > 0) {
+    json::object filter, filter_plugin;
+    for (size_t j = 0; j < d.filtered.size(); ++j) {
+      NodeIndex n = d.filtered[j];
+      const NodeStatus& s = d.statuses[j];
+      if (s.ok()) {
+        filter[c.name(n)] = "ok";
+        continue;
+      }
+      json::array reasons;
+      for (const auto& reason : plan.reasons(c, n, s)) reasons.emplace_back(reason);
+      filter[c.name(n)] = std::move(reasons);
+      filter_plugin[c.name(n)] = plugin_name(s.plugin);
+    }
+    r["filter"] = std::move(filter);
+    if (!filter_plugin.empty()) r["filterPlugin"] = std::move(filter_plugin);
+    json::object scores;
+    for (size_t j = 0; j < d.feasible.size(); ++j) {
+      json::object row;
+      for (size_t k = 0; k < kScorePlugins.size(); ++k) {
+        if (plan.profile().score_weight(kScorePlugins[k]) > 0) {
+          row[plugin_name(kScorePlugins[k])] = d.scores[j].weighted[k];
+        }
+      }
+      row["total"] = d.scores[j].total;
+      scores[c.name(d.feasible[j])] = std::move(row);
+    }
+    r["scores"] = std::move(scores);
+  }
+  r["feasible"] = d.feasible.size();
+  r["scored"] = d.feasible.size() > 1;
+  json::array top;
+  for (NodeIndex n : d.top) top.emplace_back(c.name(n));
+  r["top"] = std::move(top);
+  if (d.chosen) {
+    r["chosen"] = c.name(*d.chosen);
+  } else {
+    r["chosen"] = nullptr;
+  }
+  if (!d.message.empty()) r["message"] = d.message;
+  return r;
+}
+
+json::value run_scenario(const Scenario& s) {
+  json::object out;
+  json::object profile = encode_profile(s.profile).as_object();
+  profile["name"] = s.profile_name;
+  out["profile"] = std::move(profile);
+  auto cluster = Cluster::build(s.nodes, s.pods);
+  if (!cluster) return json::object{{"error", cluster.error().what()}};
+  json::array results;
+  for (const Pod& pod : s.incoming) {
+    auto plan = PodPlan::make(*cluster, s.profile, pod);
+    if (!plan) {
+      results.push_back(json::object{{"pod", pod.key()}, {"error", plan.error().what()}});
+      continue;
+    }
+    Decision d = decide(*plan, *cluster);
+    results.push_back(encode_decision(*plan, *cluster, d));
+    if (d.chosen) cluster->place(*d.chosen, plan->bound(pod.key()));
+  }
+  out["results"] = std::move(results);
+  return out;
+}
+
+std::string replay_text(std::string_view text) {
+  auto doc = parse_json(text);
+  if (!doc) return json::serialize(json::object{{"error", doc.error().what()}});
+  auto scenario = decode_scenario(*doc);
+  if (!scenario) return json::serialize(json::object{{"error", scenario.error().what()}});
+  return json::serialize(run_scenario(*scenario));
+}
+
+}  // namespace tightpack

@@ -1,0 +1,122 @@
+#include "tightpack/simulate.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <set>
+
+#include "tightpack/plugins/normalize.hpp"
+
+namespace tightpack {
+namespace {
+
+class ReplicaIndex {
+ public:
+  ReplicaIndex(const PodPlan& plan, const Cluster& c) : plan_(plan), c_(c) {
+    const size_t n = c.size();
+    for (size_t k = 0; k < kScorePlugins.size(); ++k) weight_[k] = plan.profile().score_weight(kScorePlugins[k]);
+    // Rank nodes by name once so that ties compare as integers.
+    std::vector<NodeIndex> by_name(n);
+    std::iota(by_name.begin(), by_name.end(), 0);
+    std::sort(by_name.begin(), by_name.end(), [&](NodeIndex a, NodeIndex b) { return c.name(a) < c.name(b); });
+    rank_.resize(n);
+    for (size_t r = 0; r < n; ++r) rank_[by_name[r]] = static_cast<uint32_t>(r);
+    node_by_rank_ = std::move(by_name);
+    feasible_.assign(n, 0);
+    total_.assign(n, 0);
+    static_part_.assign(n, 0);
+    for (NodeIndex i = 0; i < n; ++i) {
+      if (plan.in_prefilter_set(i) && !plan.prefilter_conflict() && plan.filter(c, i).ok()) feasible_[i] = 1;
+    }
+    rebuild();
+  }
+
+  bool empty() const { return order_.empty(); }
+  NodeIndex best() const { return node_by_rank_[order_.begin()->second]; }
+  size_t tied() const {
+    size_t t = 0;
+    for (auto it = order_.begin(); it != order_.end() && it->first == order_.begin()->first; ++it) ++t;
+    return t;
+  }
+
+  // The node just received a replica.
+  void update(NodeIndex n) {
+    order_.erase({-total_[n], rank_[n]});
+    if (!plan_.filter(c_, n).ok()) {
+      feasible_[n] = 0;
+      bool held_max = (weight_[0] && plan_.taint_raw(c_, n) == max_taint_) ||
+                      (weight_[1] && plan_.affinity_raw(n) == max_affinity_);
+      if (held_max) rebuild();
+      return;
+    }
+    total_[n] = static_part_[n] + dynamic_part(n);
+    order_.insert({-total_[n], rank_[n]});
+  }
+
+ private:
+  int64_t dynamic_part(NodeIndex n) const {
+    return (weight_[2] ? plan_.fit_score(c_, n) * weight_[2] : 0) +
+           (weight_[3] ? plan_.balanced_score(c_, n) * weight_[3] : 0);
+  }
+
+  void rebuild() {
+    max_taint_ = max_affinity_ = 0;
+    for (NodeIndex i = 0; i < c_.size(); ++i) {
+      if (!feasible_[i]) continue;
+      max_taint_ = std::max(max_taint_, plan_.taint_raw(c_, i));
+      max_affinity_ = std::max(max_affinity_, plan_.affinity_raw(i));
+    }
+    order_.clear();
+    for (NodeIndex i = 0; i < c_.size(); ++i) {
+      if (!feasible_[i]) continue;
+      static_part_[i] =
+          (weight_[0] ? plugins::default_normalize(plan_.taint_raw(c_, i), max_taint_, true) * weight_[0] : 0) +
+          (weight_[1] ? plugins::default_normalize(plan_.affinity_raw(i), max_affinity_, false) * weight_[1] : 0) +
+          (weight_[4] ? plan_.image_score(i) * weight_[4] : 0);
+      total_[i] = static_part_[i] + dynamic_part(i);
+      order_.insert({-total_[i], rank_[i]});
+    }
+  }
+
+  const PodPlan& plan_;
+  const Cluster& c_;
+  std::array<int64_t, kScorePlugins.size()> weight_{};
+  std::vector<uint32_t> rank_;
+  std::vector<NodeIndex> node_by_rank_;
+  std::vector<uint8_t> feasible_;
+  std::vector<int64_t> total_, static_part_;
+  int64_t max_taint_ = 0, max_affinity_ = 0;
+  std::set<std::pair<int64_t, uint32_t>> order_;  // (-total, name rank)
+};
+
+}  // namespace
+
+Result<SimulationResult> simulate_replicas(Cluster& cluster, const Profile& profile, const Pod& pod,
+                                           int64_t replicas) {
+  auto plan = PodPlan::make(cluster, profile, pod);
+  if (!plan) return plan.error();
+  SimulationResult result;
+  result.replicas.reserve(static_cast<size_t>(std::max<int64_t>(replicas, 0)));
+  ReplicaIndex index(*plan, cluster);
+  for (int64_t r = 0; r < replicas; ++r) {
+    ReplicaPlacement placement;
+    placement.pod = pod.ns + "/" + pod.name + "-" + std::to_string(r);
+    if (index.empty()) {
+      if (result.unschedulable_message.empty()) {
+        Decision d = decide(*plan, cluster);
+        result.unschedulable_message = d.message;
+        result.preemption = d.preemption;
+      }
+      result.replicas.push_back(std::move(placement));
+      continue;
+    }
+    NodeIndex n = index.best();
+    placement.node = n;
+    placement.tied = index.tied();
+    cluster.place(n, plan->bound(placement.pod));
+    index.update(n);
+    result.replicas.push_back(std::move(placement));
+  }
+  return result;
+}
+
+}  // namespace tightpack
