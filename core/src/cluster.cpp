@@ -15,6 +15,11 @@ int64_t amount(const ResourceList& list, std::string_view name) {
 
 }  // namespace
 
+uint64_t InstanceId::next() {
+  static std::atomic<uint64_t> counter{0};
+  return ++counter;
+}
+
 Result<Cluster> Cluster::build(std::vector<Node> nodes, const std::vector<Pod>& pods) {
   Cluster c;
   const size_t n = nodes.size();
@@ -48,10 +53,12 @@ Result<Cluster> Cluster::build(std::vector<Node> nodes, const std::vector<Pod>& 
   c.req_scalar_.assign(scalars.size(), column());
   c.has_scalar_.assign(scalars.size(), std::vector<uint8_t>(n, 0));
   c.taint_set_.resize(n);
-  c.images_.resize(n);
+  c.image_set_.resize(n);
+  c.generation_.assign(n, 0);
   c.pods_.resize(n);
   c.ports_.resize(n);
   std::map<std::vector<std::string>, uint32_t> taint_set_ids;
+  std::map<std::vector<StrId>, uint32_t> image_set_ids;
   for (NodeIndex i = 0; i < n; ++i) {
     const Node& node = c.nodes_[i];
     c.alloc_cpu_[i] = amount(node.allocatable, "cpu");
@@ -73,7 +80,12 @@ Result<Cluster> Cluster::build(std::vector<Node> nodes, const std::vector<Pod>& 
     auto [it, inserted] = taint_set_ids.emplace(taint_key, static_cast<uint32_t>(c.taint_sets_.size()));
     if (inserted) c.taint_sets_.push_back(node.taints);
     c.taint_set_[i] = it->second;
-    auto& images = c.images_[i];
+    for (const auto& [key, value] : node.labels) {
+      auto [col, fresh] = c.label_columns_.try_emplace(key);
+      if (fresh) col->second.assign(n, kNoStr);
+      col->second[i] = c.strings_.intern(value);
+    }
+    std::vector<StrId> images;
     for (const auto& image : node.images) {
       for (const auto& name : image.names) {
         StrId id = c.strings_.intern(name);
@@ -85,6 +97,9 @@ Result<Cluster> Cluster::build(std::vector<Node> nodes, const std::vector<Pod>& 
       }
     }
     std::sort(images.begin(), images.end());
+    auto [set, fresh] = image_set_ids.emplace(images, static_cast<uint32_t>(c.image_sets_.size()));
+    if (fresh) c.image_sets_.push_back(std::move(images));
+    c.image_set_[i] = set->second;
   }
   for (const auto& pod : pods) {
     if (pod.terminated() || pod.node_name.empty()) continue;
@@ -144,6 +159,7 @@ void Cluster::add_usage(NodeIndex n, const PodUsage& u, int sign) {
   nz_cpu_[n] += sign * u.nz_cpu;
   nz_mem_[n] += sign * u.nz_memory;
   pod_count_[n] += sign;
+  ++generation_[n];
   for (const auto& [s, v] : u.scalars) req_scalar_[s][n] += sign * v;
 }
 
@@ -179,6 +195,11 @@ Relief Cluster::relief_of(NodeIndex n, const std::vector<size_t>& positions) con
     for (const auto& p : u.host_ports) r.ports.push_back(p);
   }
   return r;
+}
+
+const std::vector<StrId>* Cluster::label_column(std::string_view key) const {
+  auto it = label_columns_.find(std::string(key));
+  return it == label_columns_.end() ? nullptr : &it->second;
 }
 
 const ImageState* Cluster::image_state(StrId image) const {

@@ -25,7 +25,7 @@ Decision decide(const PodPlan& plan, const Cluster& c) {
     d.statuses.reserve(n);
     for (NodeIndex i = 0; i < n; ++i) {
       if (!plan.in_prefilter_set(i)) continue;
-      NodeStatus s = plan.filter(c, i);
+      NodeStatus s = plan.cached_filter(c, i);
       d.filtered.push_back(i);
       d.statuses.push_back(s);
       if (s.ok()) d.feasible.push_back(i);
@@ -41,23 +41,39 @@ Decision decide(const PodPlan& plan, const Cluster& c) {
       max_taint = std::max(max_taint, plan.taint_raw(c, i));
       max_affinity = std::max(max_affinity, plan.affinity_raw(i));
     }
-    d.scores.reserve(d.feasible.size());
+    // Normalised scores depend on the raw value only, and nodes share few raw
+    // values: one division per distinct value.
+    std::vector<int64_t> taint_norm(plan.taint_raw_by_set_.size());
+    for (size_t t = 0; t < taint_norm.size(); ++t) {
+      taint_norm[t] = plugins::default_normalize(plan.taint_raw_by_set_[t], max_taint, true);
+    }
+    int64_t last_affinity_raw = -1, last_affinity_norm = 0;
+    PodPlan::Cache& cache = plan.cache_for(c);
+    const bool dynamic_scores = weight[2] != 0 || weight[3] != 0;
+    d.scores.resize(d.feasible.size());
     int64_t best = INT64_MIN;
-    for (NodeIndex i : d.feasible) {
-      ScoreRow row;
-      std::array<int64_t, kScorePlugins.size()> raw{
-          weight[0] ? plugins::default_normalize(plan.taint_raw(c, i), max_taint, true) : 0,
-          weight[1] ? plugins::default_normalize(plan.affinity_raw(i), max_affinity, false) : 0,
-          weight[2] ? plan.fit_score(c, i) : 0,
-          weight[3] ? plan.balanced_score(c, i) : 0,
-          weight[4] ? plan.image_score(i) : 0,
-      };
-      for (size_t k = 0; k < raw.size(); ++k) {
-        row.weighted[k] = raw[k] * weight[k];
-        row.total += row.weighted[k];
+    for (size_t j = 0; j < d.feasible.size(); ++j) {
+      const NodeIndex i = d.feasible[j];
+      if (dynamic_scores && cache.score_generation[i] != c.generation(i)) {
+        cache.fit[i] = weight[2] ? plan.fit_score(c, i) : 0;
+        cache.balanced[i] = weight[3] ? plan.balanced_score(c, i) : 0;
+        cache.score_generation[i] = c.generation(i);
       }
+      int64_t affinity = 0;
+      if (weight[1]) {
+        int64_t raw = plan.affinity_raw(i);
+        if (raw != last_affinity_raw) {
+          last_affinity_raw = raw;
+          last_affinity_norm = plugins::default_normalize(raw, max_affinity, false);
+        }
+        affinity = last_affinity_norm;
+      }
+      ScoreRow& row = d.scores[j];
+      row.weighted = {taint_norm[c.taint_set(i)] * weight[0], affinity * weight[1],
+                      dynamic_scores ? cache.fit[i] * weight[2] : 0,
+                      dynamic_scores ? cache.balanced[i] * weight[3] : 0, plan.image_score(i) * weight[4]};
+      row.total = row.weighted[0] + row.weighted[1] + row.weighted[2] + row.weighted[3] + row.weighted[4];
       best = std::max(best, row.total);
-      d.scores.push_back(row);
     }
     for (size_t j = 0; j < d.feasible.size(); ++j) {
       if (d.scores[j].total == best) d.top.push_back(d.feasible[j]);

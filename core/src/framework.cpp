@@ -1,13 +1,11 @@
 #include "tightpack/framework.hpp"
 
 #include <algorithm>
-#include <map>
 
 #include "tightpack/plugins/balanced_allocation.hpp"
 #include "tightpack/plugins/image_locality.hpp"
 #include "tightpack/plugins/node_affinity.hpp"
 #include "tightpack/plugins/node_ports.hpp"
-#include "tightpack/plugins/normalize.hpp"
 #include "tightpack/plugins/taint_toleration.hpp"
 #include "tightpack/pod_resources.hpp"
 
@@ -16,60 +14,21 @@ namespace {
 
 constexpr const char* kUnschedulableReason = "node(s) were unschedulable";
 constexpr const char* kNodeNameReason = "node(s) didn't match the requested node name";
+constexpr size_t kMaxScoredResources = 16;  // profile.cpp rejects more
 
 int64_t amount(const ResourceList& list, std::string_view name) {
   const int64_t* v = find_resource(list, name);
   return v ? *v : 0;
 }
 
-// Where a scored resource's numbers come from (calculateResourceAllocatableRequest).
-struct ResourceColumns {
-  enum Kind { kCpu, kMemory, kEphemeral, kScalar, kNone } kind = kNone;
-  uint32_t scalar = 0;
-};
-
-ResourceColumns columns_for(const Cluster& c, const std::string& name) {
-  if (name == "cpu") return {ResourceColumns::kCpu};
-  if (name == "memory") return {ResourceColumns::kMemory};
-  if (name == "ephemeral-storage") return {ResourceColumns::kEphemeral};
+PodPlan::ResourceColumns columns_for(const Cluster& c, const std::string& name) {
+  using RC = PodPlan::ResourceColumns;
+  if (name == "cpu") return {RC::kCpu};
+  if (name == "memory") return {RC::kMemory};
+  if (name == "ephemeral-storage") return {RC::kEphemeral};
   uint32_t s = c.scalar_index(name);
-  if (is_scalar_resource(name) && s != UINT32_MAX) return {ResourceColumns::kScalar, s};
+  if (is_scalar_resource(name) && s != UINT32_MAX) return {RC::kScalar, s};
   return {};
-}
-
-// Fills (requested incl. the pod, allocatable) for each scored resource.
-// `non_zero` picks the NonZeroRequested columns for cpu and memory.
-template <class Specs>
-void node_pairs(const Cluster& c, NodeIndex n, const Specs& specs, const std::vector<int64_t>& pod_request,
-                bool non_zero, int64_t* requested, int64_t* allocatable) {
-  for (size_t i = 0; i < specs.size(); ++i) {
-    requested[i] = allocatable[i] = 0;
-    int64_t pod = pod_request[i];
-    ResourceColumns col = columns_for(c, specs[i].name);
-    switch (col.kind) {
-      case ResourceColumns::kCpu:
-        allocatable[i] = c.alloc_cpu()[n];
-        requested[i] = (non_zero ? c.nz_cpu()[n] : c.req_cpu()[n]) + pod;
-        break;
-      case ResourceColumns::kMemory:
-        allocatable[i] = c.alloc_memory()[n];
-        requested[i] = (non_zero ? c.nz_memory()[n] : c.req_memory()[n]) + pod;
-        break;
-      case ResourceColumns::kEphemeral:
-        allocatable[i] = c.alloc_ephemeral()[n];
-        requested[i] = c.req_ephemeral()[n] + pod;
-        break;
-      case ResourceColumns::kScalar:
-        // A scalar resource the pod does not request is left out of the score.
-        if (pod == 0 || !c.has_scalar(col.scalar, n)) break;
-        allocatable[i] = c.alloc_scalar(col.scalar)[n];
-        requested[i] = c.req_scalar(col.scalar)[n] + pod;
-        break;
-      case ResourceColumns::kNone:
-        break;
-    }
-    if (allocatable[i] == 0) requested[i] = 0;
-  }
 }
 
 std::string unsupported(const std::string& pod, const std::string& what) {
@@ -97,13 +56,11 @@ Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Po
                                 uses(Plugin::VolumeRestrictions) || uses(Plugin::NodeVolumeLimits))) {
     return Error{"", unsupported(plan.key_, "persistent or CSI volumes (VolumeBinding)")};
   }
+  if (profile.filters.size() >= kNoStaticFailure) return Error{"", "too many filter plugins"};
   plan.priority_ = pod.priority;
   plan.preempt_never_ = pod.preempt_never;
-  plan.node_name_ = pod.node_name;
   plan.usage_ = c.usage_of(pod);
   plan.fit_request_ = plugins::fit_request(c, plan.usage_, profile.fit);
-  plan.tolerations_ = pod.tolerations;
-  plan.tolerates_unschedulable_ = plugins::tolerates_unschedulable(pod.tolerations);
 
   const size_t n = c.size();
   if (profile.filter_enabled(Plugin::NodeAffinity)) {
@@ -118,36 +75,63 @@ Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Po
     }
   }
 
-  // The verdicts of the filters that ignore bound pods, first failure in profile order.
+  // Verdicts of the filters that ignore bound pods, first failure in profile order.
+  const bool tolerates_unschedulable = plugins::tolerates_unschedulable(pod.tolerations);
   std::vector<int> taint_by_set(c.taint_set_count(), -2);
   plugins::RequiredNodeAffinity required(pod);
+  required.bind(c);
+  plan.static_position_.assign(n, kNoStaticFailure);
   plan.static_status_.assign(n, NodeStatus{});
+  for (size_t pos = 0; pos < profile.filters.size(); ++pos) {
+    Plugin p = profile.filters[pos];
+    if (p == Plugin::NodeResourcesFit || (p == Plugin::NodePorts && !plan.usage_.host_ports.empty())) {
+      plan.dynamic_filters_.emplace_back(static_cast<uint8_t>(pos), p);
+    }
+  }
+  // Only the static filters that can reject some node for this pod, in order.
+  bool any_cordoned = false;
+  for (NodeIndex i = 0; i < n && !any_cordoned; ++i) any_cordoned = c.node(i).unschedulable;
+  std::vector<std::pair<uint8_t, Plugin>> active;
+  for (size_t pos = 0; pos < profile.filters.size(); ++pos) {
+    Plugin p = profile.filters[pos];
+    bool can_reject = (p == Plugin::NodeUnschedulable && any_cordoned && !tolerates_unschedulable) ||
+                      (p == Plugin::NodeName && !pod.node_name.empty()) || p == Plugin::TaintToleration ||
+                      (p == Plugin::NodeAffinity && !required.trivial());
+    if (can_reject) active.emplace_back(static_cast<uint8_t>(pos), p);
+  }
   for (NodeIndex i = 0; i < n; ++i) {
-    const Node& node = c.node(i);
-    for (Plugin p : profile.filters) {
+    for (const auto& [pos, plugin] : active) {
       NodeStatus s;
-      if (p == Plugin::NodeUnschedulable) {
-        if (node.unschedulable && !plan.tolerates_unschedulable_) s.code = Code::UnschedulableAndUnresolvable;
-      } else if (p == Plugin::NodeName) {
-        if (!pod.node_name.empty() && pod.node_name != node.name) s.code = Code::UnschedulableAndUnresolvable;
-      } else if (p == Plugin::TaintToleration) {
-        int& t = taint_by_set[c.taint_set(i)];
-        if (t == -2) t = plugins::first_untolerated_taint(c.taints_of_set(c.taint_set(i)), pod.tolerations);
-        if (t >= 0) {
-          s.code = Code::UnschedulableAndUnresolvable;
-          s.taint = static_cast<int16_t>(t);
+      switch (plugin) {
+        case Plugin::NodeUnschedulable:
+          if (c.node(i).unschedulable) s.code = Code::UnschedulableAndUnresolvable;
+          break;
+        case Plugin::NodeName:
+          if (pod.node_name != c.name(i)) s.code = Code::UnschedulableAndUnresolvable;
+          break;
+        case Plugin::TaintToleration: {
+          int& t = taint_by_set[c.taint_set(i)];
+          if (t == -2) t = plugins::first_untolerated_taint(c.taints_of_set(c.taint_set(i)), pod.tolerations);
+          if (t >= 0) {
+            s.code = Code::UnschedulableAndUnresolvable;
+            s.taint = static_cast<int16_t>(t);
+          }
+          break;
         }
-      } else if (p == Plugin::NodeAffinity) {
-        if (!required.trivial() && !required.matches(node)) s.code = Code::UnschedulableAndUnresolvable;
+        default:  // NodeAffinity
+          if (!required.matches(c, i)) s.code = Code::UnschedulableAndUnresolvable;
+          break;
       }
       if (!s.ok()) {
-        s.plugin = p;
+        s.plugin = plugin;
+        plan.static_position_[i] = pos;
         plan.static_status_[i] = s;
         break;
       }
     }
   }
 
+  // Scores that ignore bound pods.
   auto prefer = plugins::prefer_no_schedule_tolerations(pod.tolerations);
   plan.taint_raw_by_set_.resize(c.taint_set_count());
   for (uint32_t s = 0; s < c.taint_set_count(); ++s) {
@@ -155,47 +139,58 @@ Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Po
   }
   plugins::PreferredNodeAffinity preferred(pod);
   if (!preferred.empty() && profile.score_weight(Plugin::NodeAffinity) > 0) {
+    preferred.bind(c);
     plan.affinity_raw_.resize(n);
-    for (NodeIndex i = 0; i < n; ++i) plan.affinity_raw_[i] = preferred.score(c.node(i));
+    for (NodeIndex i = 0; i < n; ++i) plan.affinity_raw_[i] = preferred.score(c, i);
   }
   if (profile.score_weight(Plugin::ImageLocality) > 0) {
     auto images = plugins::pod_images(c, pod);
+    std::vector<int64_t> by_set(c.image_set_count(), -1);
     plan.image_score_.resize(n);
-    for (NodeIndex i = 0; i < n; ++i) plan.image_score_[i] = plugins::image_locality_score(c, i, images);
+    for (NodeIndex i = 0; i < n; ++i) {
+      int64_t& score = by_set[c.image_set(i)];
+      if (score < 0) score = plugins::image_locality_score(c, i, images);
+      plan.image_score_[i] = score;
+    }
   }
   ResourceList non_zero = pod_requests(pod, true);
   ResourceList real = pod_requests(pod, false);
-  for (const auto& r : profile.fit.resources) plan.fit_pod_request_.push_back(amount(non_zero, r.name));
+  for (const auto& r : profile.fit.resources) {
+    plan.fit_columns_.push_back(columns_for(c, r.name));
+    plan.fit_pod_request_.push_back(amount(non_zero, r.name));
+  }
   plan.balanced_skip_ = true;
   for (const auto& r : profile.balanced_resources) {
+    plan.balanced_columns_.push_back(columns_for(c, r.name));
     plan.balanced_pod_request_.push_back(amount(real, r.name));
+    // Best-effort pods skip BalancedAllocation (PreScore returns Skip).
     if (plan.balanced_pod_request_.back() != 0) plan.balanced_skip_ = false;
   }
   return plan;
 }
 
 NodeStatus PodPlan::filter(const Cluster& c, NodeIndex n, const Relief* relief) const {
-  const NodeStatus& fixed = static_status_[n];
-  for (Plugin p : profile_->filters) {
-    if (!fixed.ok() && p == fixed.plugin) return fixed;
-    if (p == Plugin::NodePorts && !usage_.host_ports.empty()) {
-      bool conflict;
-      if (relief && !relief->ports.empty()) {
-        std::vector<HostPort> used = c.used_ports(n);
-        for (const auto& gone : relief->ports) {
-          auto it = std::find(used.begin(), used.end(), gone);
-          if (it != used.end()) used.erase(it);
-        }
-        conflict = plugins::ports_conflict(usage_.host_ports, used);
-      } else {
-        conflict = plugins::ports_conflict(usage_.host_ports, c.used_ports(n));
-      }
-      if (conflict) return NodeStatus{Code::Unschedulable, Plugin::NodePorts};
-    } else if (p == Plugin::NodeResourcesFit) {
-      if (!plugins::fits(c, n, fit_request_, relief)) return NodeStatus{Code::Unschedulable, Plugin::NodeResourcesFit};
+  const uint8_t static_position = static_position_[n];
+  for (const auto& [position, plugin] : dynamic_filters_) {
+    if (position > static_position) break;
+    if (plugin == Plugin::NodeResourcesFit) {
+      if (!plugins::fits(c, n, fit_request_, relief)) return NodeStatus{Code::Unschedulable, plugin};
+      continue;
     }
+    bool conflict;
+    if (relief && !relief->ports.empty()) {
+      std::vector<HostPort> used = c.used_ports(n);
+      for (const auto& gone : relief->ports) {
+        auto it = std::find(used.begin(), used.end(), gone);
+        if (it != used.end()) used.erase(it);
+      }
+      conflict = plugins::ports_conflict(usage_.host_ports, used);
+    } else {
+      conflict = plugins::ports_conflict(usage_.host_ports, c.used_ports(n));
+    }
+    if (conflict) return NodeStatus{Code::Unschedulable, plugin};
   }
-  return NodeStatus{};
+  return static_position == kNoStaticFailure ? NodeStatus{} : static_status_[n];
 }
 
 std::vector<std::string> PodPlan::reasons(const Cluster& c, NodeIndex n, const NodeStatus& s,
@@ -213,19 +208,88 @@ std::vector<std::string> PodPlan::reasons(const Cluster& c, NodeIndex n, const N
   }
 }
 
+void PodPlan::pairs(const Cluster& c, NodeIndex n, const std::vector<ResourceColumns>& columns,
+                    const std::vector<int64_t>& pod_request, bool non_zero, int64_t* requested,
+                    int64_t* allocatable) const {
+  for (size_t i = 0; i < columns.size(); ++i) {
+    requested[i] = allocatable[i] = 0;
+    const int64_t pod = pod_request[i];
+    switch (columns[i].kind) {
+      case ResourceColumns::kCpu:
+        allocatable[i] = c.alloc_cpu()[n];
+        requested[i] = (non_zero ? c.nz_cpu()[n] : c.req_cpu()[n]) + pod;
+        break;
+      case ResourceColumns::kMemory:
+        allocatable[i] = c.alloc_memory()[n];
+        requested[i] = (non_zero ? c.nz_memory()[n] : c.req_memory()[n]) + pod;
+        break;
+      case ResourceColumns::kEphemeral:
+        allocatable[i] = c.alloc_ephemeral()[n];
+        requested[i] = c.req_ephemeral()[n] + pod;
+        break;
+      case ResourceColumns::kScalar:
+        // A scalar resource the pod does not request is left out of the score.
+        if (pod == 0 || !c.has_scalar(columns[i].scalar, n)) break;
+        allocatable[i] = c.alloc_scalar(columns[i].scalar)[n];
+        requested[i] = c.req_scalar(columns[i].scalar)[n] + pod;
+        break;
+      case ResourceColumns::kNone:
+        break;
+    }
+  }
+}
+
 int64_t PodPlan::fit_score(const Cluster& c, NodeIndex n) const {
-  int64_t requested[16], allocatable[16];
-  size_t count = std::min<size_t>(profile_->fit.resources.size(), 16);
-  node_pairs(c, n, profile_->fit.resources, fit_pod_request_, true, requested, allocatable);
-  return plugins::resource_allocation_score(profile_->fit, requested, allocatable, count);
+  int64_t requested[kMaxScoredResources], allocatable[kMaxScoredResources];
+  pairs(c, n, fit_columns_, fit_pod_request_, true, requested, allocatable);
+  return plugins::resource_allocation_score(profile_->fit, requested, allocatable, fit_columns_.size());
 }
 
 int64_t PodPlan::balanced_score(const Cluster& c, NodeIndex n) const {
   if (balanced_skip_) return 0;
-  int64_t requested[16], allocatable[16];
-  size_t count = std::min<size_t>(profile_->balanced_resources.size(), 16);
-  node_pairs(c, n, profile_->balanced_resources, balanced_pod_request_, false, requested, allocatable);
-  return plugins::balanced_allocation_score(requested, allocatable, count);
+  int64_t requested[kMaxScoredResources], allocatable[kMaxScoredResources];
+  pairs(c, n, balanced_columns_, balanced_pod_request_, false, requested, allocatable);
+  return plugins::balanced_allocation_score(requested, allocatable, balanced_columns_.size());
+}
+
+}  // namespace tightpack
+
+namespace tightpack {
+
+PodPlan::Cache& PodPlan::cache_for(const Cluster& c) const {
+  if (cache_.instance != c.instance() || cache_.generation.size() != c.size()) {
+    cache_.instance = c.instance();
+    cache_.generation.assign(c.size(), UINT32_MAX);
+    cache_.status.assign(c.size(), NodeStatus{});
+    cache_.score_generation.assign(c.size(), UINT32_MAX);
+    cache_.fit.assign(c.size(), 0);
+    cache_.balanced.assign(c.size(), 0);
+  }
+  return cache_;
+}
+
+NodeStatus PodPlan::cached_filter(const Cluster& c, NodeIndex n) const {
+  Cache& cache = cache_for(c);
+  if (cache.generation[n] != c.generation(n)) {
+    cache.status[n] = filter(c, n);
+    cache.generation[n] = c.generation(n);
+  }
+  return cache.status[n];
+}
+
+int64_t PodPlan::cached_fit_score(const Cluster& c, NodeIndex n) const {
+  Cache& cache = cache_for(c);
+  if (cache.score_generation[n] != c.generation(n)) {
+    cache.fit[n] = fit_score(c, n);
+    cache.balanced[n] = balanced_score(c, n);
+    cache.score_generation[n] = c.generation(n);
+  }
+  return cache.fit[n];
+}
+
+int64_t PodPlan::cached_balanced_score(const Cluster& c, NodeIndex n) const {
+  cached_fit_score(c, n);
+  return cache_.balanced[n];
 }
 
 }  // namespace tightpack

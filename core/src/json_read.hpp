@@ -3,6 +3,7 @@
 #pragma once
 
 #include <boost/json.hpp>
+#include <limits>
 #include <optional>
 #include <string>
 
@@ -95,7 +96,12 @@ Fail read_int(const json::object& o, std::string_view key, const JsonPath& path,
   if (v->is_uint64()) {
     return value_error(p, "integer " + std::to_string(v->get_uint64()) + " is out of range");
   }
-  if (v->is_double()) {
+  // Converting a double outside Int's range is undefined behaviour, and JSON
+  // parsers keep integers too large for 64 bits as doubles; [min, -min) is
+  // Int's range with both ends exact in a double.
+  constexpr auto kMin = static_cast<double>(std::numeric_limits<Int>::min());
+  static_assert(std::numeric_limits<Int>::is_signed);
+  if (v->is_double() && v->get_double() >= kMin && v->get_double() < -kMin) {
     double d = v->get_double();
     auto x = static_cast<Int>(d);
     if (static_cast<double>(x) == d) {  // 3.0 is an integer in JSON's eyes too

@@ -136,10 +136,14 @@ Result<Expanded> expand(const PluginSet& point, const PluginSet& multi, uint8_t 
                         const JsonPath& path, const char* point_name) {
   Expanded out;
   std::vector<std::string> enabled;
+  // A JsonPath points at its parent, so every level must be a named local that
+  // outlives the error built from it, not a temporary of a chained call.
+  const JsonPath point_path = path.field(point_name);
+  const JsonPath enabled_path = point_path.field("enabled");
   for (size_t i = 0; i < point.enabled.size(); ++i) {
     const auto& ref = point.enabled[i];
     Plugin p;
-    JsonPath ep = path.field(point_name).field("enabled").index(static_cast<int64_t>(i));
+    JsonPath ep = enabled_path.index(static_cast<int64_t>(i));
     if (!find_plugin(ref.name, p)) {
       return Error{ep.field("name").str(), "unknown plugin " + quote_value(ref.name)};
     }

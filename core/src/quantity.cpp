@@ -136,8 +136,12 @@ Result<int64_t> Quantity::scaled(int32_t exp10_shift) const {
   uint64_t magnitude = 0;
   auto [ptr, ec] = std::from_chars(n.data(), n.data() + n.size(), magnitude);
   if (ec != std::errc()) return too_large();
+  // Check before rounding up: the integer part may be exactly UINT64_MAX
+  // ("18446744073709551615.5"), and ++ would wrap it to 0.
+  if (magnitude > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) - (round_up ? 1 : 0)) {
+    return too_large();
+  }
   if (round_up) ++magnitude;
-  if (magnitude > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return too_large();
   auto v = static_cast<int64_t>(magnitude);
   return negative_ ? -v : v;
 }

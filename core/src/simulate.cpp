@@ -1,6 +1,7 @@
 #include "tightpack/simulate.hpp"
 
 #include <algorithm>
+#include <map>
 #include <numeric>
 #include <set>
 
@@ -43,9 +44,10 @@ class ReplicaIndex {
     order_.erase({-total_[n], rank_[n]});
     if (!plan_.filter(c_, n).ok()) {
       feasible_[n] = 0;
-      bool held_max = (weight_[0] && plan_.taint_raw(c_, n) == max_taint_) ||
-                      (weight_[1] && plan_.affinity_raw(n) == max_affinity_);
-      if (held_max) rebuild();
+      // The normalised scores move only when the maximum over feasible nodes does.
+      bool max_moved = forget(taint_hist_, plan_.taint_raw(c_, n)) != max_taint_ ||
+                       forget(affinity_hist_, plan_.affinity_raw(n)) != max_affinity_;
+      if (max_moved) rebuild();
       return;
     }
     total_[n] = static_part_[n] + dynamic_part(n);
@@ -58,13 +60,23 @@ class ReplicaIndex {
            (weight_[3] ? plan_.balanced_score(c_, n) * weight_[3] : 0);
   }
 
+  // Removes one occurrence of `raw` and returns the new maximum (0 when empty).
+  static int64_t forget(std::map<int64_t, int64_t>& hist, int64_t raw) {
+    auto it = hist.find(raw);
+    if (it != hist.end() && --it->second == 0) hist.erase(it);
+    return hist.empty() ? 0 : hist.rbegin()->first;
+  }
+
   void rebuild() {
-    max_taint_ = max_affinity_ = 0;
+    taint_hist_.clear();
+    affinity_hist_.clear();
     for (NodeIndex i = 0; i < c_.size(); ++i) {
       if (!feasible_[i]) continue;
-      max_taint_ = std::max(max_taint_, plan_.taint_raw(c_, i));
-      max_affinity_ = std::max(max_affinity_, plan_.affinity_raw(i));
+      ++taint_hist_[plan_.taint_raw(c_, i)];
+      ++affinity_hist_[plan_.affinity_raw(i)];
     }
+    max_taint_ = taint_hist_.empty() ? 0 : taint_hist_.rbegin()->first;
+    max_affinity_ = affinity_hist_.empty() ? 0 : affinity_hist_.rbegin()->first;
     order_.clear();
     for (NodeIndex i = 0; i < c_.size(); ++i) {
       if (!feasible_[i]) continue;
@@ -85,6 +97,7 @@ class ReplicaIndex {
   std::vector<uint8_t> feasible_;
   std::vector<int64_t> total_, static_part_;
   int64_t max_taint_ = 0, max_affinity_ = 0;
+  std::map<int64_t, int64_t> taint_hist_, affinity_hist_;  // raw score → feasible nodes
   std::set<std::pair<int64_t, uint32_t>> order_;  // (-total, name rank)
 };
 

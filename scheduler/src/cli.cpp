@@ -307,12 +307,12 @@ int predict(const std::vector<std::string>& argv, std::istream& in, std::ostream
     if (!landed.empty()) {
       size_t width = 4;
       for (const auto& [n, count] : landed) width = std::max(width, cluster->name(n).size());
-      out << std::left << std::setw(static_cast<int>(width)) << "NODE" << "  REPLICAS  CPU BEFORE→AFTER  "
-          << "MEMORY BEFORE→AFTER\n";
+      out << std::left << std::setw(static_cast<int>(width)) << "NODE" << "  REPLICAS  CPU BEFORE->AFTER  "
+          << "MEMORY BEFORE->AFTER\n";
       for (const auto& [n, count] : landed) {
-        std::string cpu = percent(before.req_cpu()[n], before.alloc_cpu()[n]) + " → " +
+        std::string cpu = percent(before.req_cpu()[n], before.alloc_cpu()[n]) + " -> " +
                           percent(cluster->req_cpu()[n], cluster->alloc_cpu()[n]);
-        std::string mem = percent(before.req_memory()[n], before.alloc_memory()[n]) + " → " +
+        std::string mem = percent(before.req_memory()[n], before.alloc_memory()[n]) + " -> " +
                           percent(cluster->req_memory()[n], cluster->alloc_memory()[n]);
         out << std::left << std::setw(static_cast<int>(width)) << cluster->name(n) << "  " << std::right
             << std::setw(8) << count << "  " << std::left << std::setw(18) << cpu << mem << "\n";

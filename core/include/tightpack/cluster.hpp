@@ -3,6 +3,7 @@
 // node attributes interned, and the bound pods kept per node for preemption.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <unordered_map>
@@ -55,6 +56,23 @@ struct ImageState {
   int64_t num_nodes = 0;
 };
 
+// A fresh number for every Cluster object, copies included, so that caches
+// keyed by (cluster, node generation) never mistake one cluster for another.
+class InstanceId {
+ public:
+  InstanceId() : id_(next()) {}
+  InstanceId(const InstanceId&) : id_(next()) {}
+  InstanceId& operator=(const InstanceId&) {
+    id_ = next();
+    return *this;
+  }
+  uint64_t value() const { return id_; }
+
+ private:
+  static uint64_t next();
+  uint64_t id_;
+};
+
 class Cluster {
  public:
   // Bound pods whose node is missing, and finished pods, are left out, as the
@@ -76,6 +94,11 @@ class Cluster {
   Relief relief_of(NodeIndex n, const std::vector<size_t>& positions) const;
 
   const std::vector<BoundPod>& pods_on(NodeIndex n) const { return pods_[n]; }
+
+  // Changes whenever a pod is placed on or removed from node n; with
+  // instance() it keys per-node caches of pod-dependent verdicts.
+  uint32_t generation(NodeIndex n) const { return generation_[n]; }
+  uint64_t instance() const { return instance_.value(); }
   const std::vector<HostPort>& used_ports(NodeIndex n) const { return ports_[n]; }
 
   // Columns.
@@ -100,7 +123,14 @@ class Cluster {
   uint32_t taint_set(NodeIndex n) const { return taint_set_[n]; }
   size_t taint_set_count() const { return taint_sets_.size(); }
   const std::vector<Taint>& taints_of_set(uint32_t set) const { return taint_sets_[set]; }
-  const std::vector<StrId>& images(NodeIndex n) const { return images_[n]; }
+  const std::vector<StrId>& images(NodeIndex n) const { return image_sets_[image_set_[n]]; }
+  // Nodes of a pool hold the same images: scores that depend only on them are
+  // computed once per distinct set.
+  uint32_t image_set(NodeIndex n) const { return image_set_[n]; }
+  size_t image_set_count() const { return image_sets_.size(); }
+  // The value of one label key on every node (kNoStr where absent), or nullptr
+  // when no node has the key.
+  const std::vector<StrId>* label_column(std::string_view key) const;
   const ImageState* image_state(StrId image) const;
   const StringPool& strings() const { return strings_; }
 
@@ -124,10 +154,14 @@ class Cluster {
 
   std::vector<uint32_t> taint_set_;
   std::vector<std::vector<Taint>> taint_sets_;
-  std::vector<std::vector<StrId>> images_;
+  std::vector<uint32_t> image_set_;
+  std::vector<std::vector<StrId>> image_sets_;
+  std::unordered_map<std::string, std::vector<StrId>> label_columns_;
   std::unordered_map<StrId, ImageState> image_states_;
 
   std::vector<std::vector<BoundPod>> pods_;
+  std::vector<uint32_t> generation_;
+  InstanceId instance_;
   std::vector<std::vector<HostPort>> ports_;
   size_t pods_with_pod_affinity_ = 0;
   std::string first_pod_with_pod_affinity_;

@@ -42,6 +42,8 @@ struct ScoreRow {
   int64_t total = 0;
 };
 
+struct Decision;
+
 class PodPlan {
  public:
   // Errors when the pod needs a plugin the engine does not model yet
@@ -66,6 +68,13 @@ class PodPlan {
   bool prefilter_conflict() const { return prefilter_conflict_; }
   bool in_prefilter_set(NodeIndex n) const { return in_set_.empty() || in_set_[n]; }
 
+  // filter() and the pod-dependent scores, remembered per node until the
+  // node's generation changes: after a placement only that node is
+  // recomputed. Not thread-safe: one PodPlan per thread.
+  NodeStatus cached_filter(const Cluster& c, NodeIndex n) const;
+  int64_t cached_fit_score(const Cluster& c, NodeIndex n) const;
+  int64_t cached_balanced_score(const Cluster& c, NodeIndex n) const;
+
   // Raw (pre-normalisation) scores.
   int64_t taint_raw(const Cluster& c, NodeIndex n) const { return taint_raw_by_set_[c.taint_set(n)]; }
   int64_t affinity_raw(NodeIndex n) const { return affinity_raw_.empty() ? 0 : affinity_raw_[n]; }
@@ -77,29 +86,54 @@ class PodPlan {
   // The placed copy of this pod.
   BoundPod bound(std::string key) const { return BoundPod{std::move(key), priority_, usage_}; }
 
-  struct Impl;
+  // Where a scored resource's numbers come from
+  // (calculateResourceAllocatableRequest), resolved once per pod.
+  struct ResourceColumns {
+    enum Kind : uint8_t { kCpu, kMemory, kEphemeral, kScalar, kNone } kind = kNone;
+    uint32_t scalar = 0;
+  };
 
  private:
+  friend Decision decide(const PodPlan& plan, const Cluster& cluster);
   PodPlan() = default;
+  void pairs(const Cluster& c, NodeIndex n, const std::vector<ResourceColumns>& columns,
+             const std::vector<int64_t>& pod_request, bool non_zero, int64_t* requested,
+             int64_t* allocatable) const;
+
+  static constexpr uint8_t kNoStaticFailure = UINT8_MAX;
 
   const Profile* profile_ = nullptr;
   std::string key_;
   int32_t priority_ = 0;
   bool preempt_never_ = false;
-  std::string node_name_;
   PodUsage usage_;
-  std::vector<Toleration> tolerations_;
-  bool tolerates_unschedulable_ = false;
+  plugins::FitRequest fit_request_;
   bool prefilter_conflict_ = false;
   std::vector<uint8_t> in_set_;
-  std::vector<NodeStatus> static_status_;      // per node: verdict of the filters that ignore pods
-  std::vector<int64_t> taint_raw_by_set_;      // per taint set
-  std::vector<int64_t> affinity_raw_;          // per node, empty when the pod has no preferences
-  std::vector<int64_t> image_score_;           // per node, empty when ImageLocality is off
+  // Filters that depend on bound pods (NodePorts, NodeResourcesFit) with their
+  // position in the profile's filter order.
+  std::vector<std::pair<uint8_t, Plugin>> dynamic_filters_;
+  // Per node: position of the first filter that ignores bound pods and rejects
+  // the node (kNoStaticFailure when none does), and that verdict.
+  std::vector<uint8_t> static_position_;
+  std::vector<NodeStatus> static_status_;
+  std::vector<int64_t> taint_raw_by_set_;   // per taint set
+  std::vector<int64_t> affinity_raw_;       // per node, empty when the pod has no preferences
+  std::vector<int64_t> image_score_;        // per node, empty when ImageLocality is off
+  std::vector<ResourceColumns> fit_columns_, balanced_columns_;
   std::vector<int64_t> fit_pod_request_;       // per profile.fit.resources entry
   std::vector<int64_t> balanced_pod_request_;  // per profile.balanced_resources entry
   bool balanced_skip_ = false;
-  plugins::FitRequest fit_request_;
+
+  struct Cache {
+    uint64_t instance = 0;
+    std::vector<uint32_t> generation;  // UINT32_MAX: nothing cached
+    std::vector<NodeStatus> status;
+    std::vector<uint32_t> score_generation;
+    std::vector<int64_t> fit, balanced;
+  };
+  Cache& cache_for(const Cluster& c) const;
+  mutable Cache cache_;
 };
 
 struct Preemption {

@@ -31,35 +31,58 @@ bool valid_field_requirement(const NodeSelectorRequirement& r) {
   return r.key == "metadata.name" && (r.op == "In" || r.op == "NotIn") && r.values.size() == 1;
 }
 
-bool label_matches(const NodeSelectorRequirement& r, const Labels& labels) {
-  const std::string* v = find_label(labels, r.key);
-  auto in_values = [&] { return v && std::find(r.values.begin(), r.values.end(), *v) != r.values.end(); };
-  if (r.op == "In") return in_values();
-  if (r.op == "NotIn") return !in_values();
-  if (r.op == "Exists") return v != nullptr;
-  if (r.op == "DoesNotExist") return v == nullptr;
-  int64_t have = 0, want = 0;
-  if (!v || !parse_int64(*v, have) || !parse_int64(r.values[0], want)) return false;
-  return r.op == "Gt" ? have > want : have < want;
+const std::string* column_value(const Cluster& c, const std::vector<StrId>* column, NodeIndex n) {
+  if (!column || (*column)[n] == kNoStr) return nullptr;
+  return &c.strings().str((*column)[n]);
 }
 
 }  // namespace
+
+bool requirement_matches(const NodeSelectorRequirement& r, const std::string* v) {
+  // Dispatch on the operator's first letters: this runs for every node.
+  const std::string& op = r.op;
+  auto in_values = [&] { return v && std::find(r.values.begin(), r.values.end(), *v) != r.values.end(); };
+  if (op.size() == 2 && op[0] == 'I' && op[1] == 'n') return in_values();
+  if (op.size() == 5 && op == "NotIn") return !in_values();
+  if (op.size() == 6 && op == "Exists") return v != nullptr;
+  if (op.size() == 12 && op == "DoesNotExist") return v == nullptr;
+  int64_t have = 0, want = 0;
+  if (!v || r.values.size() != 1 || !parse_int64(*v, have) || !parse_int64(r.values[0], want)) return false;
+  if (op == "Gt") return have > want;
+  if (op == "Lt") return have < want;
+  return false;
+}
 
 NodeSelectorTermMatcher::NodeSelectorTermMatcher(const NodeSelectorTerm& term) : term_(term) {
   for (const auto& r : term_.match_expressions) valid_ = valid_ && valid_label_requirement(r);
   for (const auto& r : term_.match_fields) valid_ = valid_ && valid_field_requirement(r);
 }
 
-bool NodeSelectorTermMatcher::matches(const Node& node) const {
+void NodeSelectorTermMatcher::bind(const Cluster& c) {
+  columns_.clear();
+  for (const auto& r : term_.match_expressions) columns_.push_back(c.label_column(r.key));
+}
+
+template <class ValueOf>
+bool NodeSelectorTermMatcher::match_with(ValueOf&& value_of, std::string_view node_name) const {
   if (!valid_ || term_.empty()) return false;
-  for (const auto& r : term_.match_expressions) {
-    if (!label_matches(r, node.labels)) return false;
+  for (size_t i = 0; i < term_.match_expressions.size(); ++i) {
+    if (!requirement_matches(term_.match_expressions[i], value_of(i))) return false;
   }
   for (const auto& r : term_.match_fields) {
-    bool equal = node.name == r.values[0];
+    bool equal = node_name == r.values[0];
     if (r.op == "In" ? !equal : equal) return false;
   }
   return true;
+}
+
+bool NodeSelectorTermMatcher::matches(const Node& node) const {
+  return match_with([&](size_t i) { return find_label(node.labels, term_.match_expressions[i].key); },
+                    node.name);
+}
+
+bool NodeSelectorTermMatcher::matches(const Cluster& c, NodeIndex n) const {
+  return match_with([&](size_t i) { return column_value(c, columns_[i], n); }, c.name(n));
 }
 
 RequiredNodeAffinity::RequiredNodeAffinity(const Pod& pod) : node_selector_(pod.node_selector) {
@@ -68,6 +91,14 @@ RequiredNodeAffinity::RequiredNodeAffinity(const Pod& pod) : node_selector_(pod.
     for (const auto& t : *pod.node_affinity.required) {
       if (!t.empty()) terms.emplace_back(t);  // an empty term selects nothing and is dropped
     }
+  }
+}
+
+void RequiredNodeAffinity::bind(const Cluster& c) {
+  selector_columns_.clear();
+  for (const auto& [k, v] : node_selector_) selector_columns_.push_back(c.label_column(k));
+  if (terms_) {
+    for (auto& t : *terms_) t.bind(c);
   }
 }
 
@@ -80,6 +111,15 @@ bool RequiredNodeAffinity::matches(const Node& node) const {
   return std::any_of(terms_->begin(), terms_->end(), [&](const auto& t) { return t.matches(node); });
 }
 
+bool RequiredNodeAffinity::matches(const Cluster& c, NodeIndex n) const {
+  for (size_t i = 0; i < node_selector_.size(); ++i) {
+    const std::string* have = column_value(c, selector_columns_[i], n);
+    if (!have || *have != node_selector_[i].second) return false;
+  }
+  if (!terms_) return true;
+  return std::any_of(terms_->begin(), terms_->end(), [&](const auto& t) { return t.matches(c, n); });
+}
+
 PreferredNodeAffinity::PreferredNodeAffinity(const Pod& pod) {
   for (const auto& t : pod.node_affinity.preferred) {
     if (t.weight == 0 || t.preference.empty()) continue;
@@ -87,10 +127,22 @@ PreferredNodeAffinity::PreferredNodeAffinity(const Pod& pod) {
   }
 }
 
+void PreferredNodeAffinity::bind(const Cluster& c) {
+  for (auto& [w, t] : terms_) t.bind(c);
+}
+
 int64_t PreferredNodeAffinity::score(const Node& node) const {
   int64_t sum = 0;
   for (const auto& [weight, term] : terms_) {
     if (term.matches(node)) sum += weight;
+  }
+  return sum;
+}
+
+int64_t PreferredNodeAffinity::score(const Cluster& c, NodeIndex n) const {
+  int64_t sum = 0;
+  for (const auto& [weight, term] : terms_) {
+    if (term.matches(c, n)) sum += weight;
   }
   return sum;
 }

@@ -10,37 +10,56 @@
 #include <string>
 #include <vector>
 
+#include "tightpack/cluster.hpp"
 #include "tightpack/model.hpp"
 
 namespace tightpack::plugins {
 
+// labels.Requirement.Matches for one nodeSelectorTerm requirement, given the
+// node's value for its key (nullptr when the node lacks the label). The one
+// place these semantics live; the matchers below only find the value.
+bool requirement_matches(const NodeSelectorRequirement& r, const std::string* value);
+
 // One parsed nodeSelectorTerm. A term that failed to parse (bad operator, wrong
 // number of values, non-integer Gt/Lt value) matches no node, as upstream.
+// Matching works on a Node, or on a node of a Cluster after bind(), where a
+// label is a column lookup instead of a search.
 class NodeSelectorTermMatcher {
  public:
   explicit NodeSelectorTermMatcher(const NodeSelectorTerm& term);
+  void bind(const Cluster& cluster);
   bool matches(const Node& node) const;
+  bool matches(const Cluster& cluster, NodeIndex n) const;
 
  private:
+  template <class ValueOf>
+  bool match_with(ValueOf&& value_of, std::string_view node_name) const;
+
   NodeSelectorTerm term_;
   bool valid_ = true;
+  std::vector<const std::vector<StrId>*> columns_;  // per match expression, after bind()
 };
 
 class RequiredNodeAffinity {
  public:
   explicit RequiredNodeAffinity(const Pod& pod);
+  void bind(const Cluster& cluster);
   bool matches(const Node& node) const;
+  bool matches(const Cluster& cluster, NodeIndex n) const;
   bool trivial() const { return node_selector_.empty() && !terms_; }
 
  private:
   Labels node_selector_;
+  std::vector<const std::vector<StrId>*> selector_columns_;
   std::optional<std::vector<NodeSelectorTermMatcher>> terms_;
 };
 
 class PreferredNodeAffinity {
  public:
   explicit PreferredNodeAffinity(const Pod& pod);
+  void bind(const Cluster& cluster);
   int64_t score(const Node& node) const;  // sum of the weights of matching terms
+  int64_t score(const Cluster& cluster, NodeIndex n) const;
   bool empty() const { return terms_.empty(); }
 
  private:

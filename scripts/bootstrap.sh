@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs everything the build and the tests need, on a fresh Debian 12
+# machine of this project's kind; does nothing for what is already there.
+set -euo pipefail
+
+apt_packages=(
+  cmake ninja-build g++ ccache python3
+  libboost1.81-dev libboost-json1.81-dev
+  libyaml-cpp-dev libgtest-dev libbenchmark-dev
+)
+if [[ ${TIGHTPACK_FUZZ:-0} == 1 ]]; then
+  apt_packages+=(clang-14 libclang-rt-14-dev lld-14)
+fi
+
+missing=()
+for p in "${apt_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "bootstrap: installing ${missing[*]}"
+  sudo=""
+  [[ $(id -u) == 0 ]] || sudo="sudo"
+  $sudo apt-get -o DPkg::Lock::Timeout=900 update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout=900 install -y -qq "${missing[@]}" >/dev/null
+fi
