@@ -105,9 +105,7 @@ Result<Cluster> Cluster::build(std::vector<Node> nodes, const std::vector<Pod>& 
     if (pod.terminated() || pod.node_name.empty()) continue;
     NodeIndex at = c.find(pod.node_name);
     if (at == c.size()) continue;
-    if (pod.has_pod_affinity || pod.has_pod_anti_affinity) {
-      if (c.pods_with_pod_affinity_++ == 0) c.first_pod_with_pod_affinity_ = pod.key();
-    }
+    if (!pod.pod_affinity_terms.empty()) c.affinity_holders_.push_back({pod.key(), pod.ns, pod.pod_affinity_terms});
     c.place(at, BoundPod{pod.key(), pod.priority, c.usage_of(pod)});
   }
   return c;

@@ -38,7 +38,13 @@ Result<json::value> parse_json(std::string_view text) {
 Result<int64_t> resource_amount(std::string_view resource, const json::value& v) {
   std::string text;
   if (v.is_string()) {
-    text = std::string(v.get_string());
+    // Quantity.UnmarshalJSON parses strings.TrimSpace of the value.
+    constexpr const char* kSpace = " \t\n\v\f\r";
+    std::string_view s = v.get_string();
+    size_t first = s.find_first_not_of(kSpace);
+    if (first != std::string_view::npos) {
+      text = std::string(s.substr(first, s.find_last_not_of(kSpace) - first + 1));
+    }
   } else if (v.is_int64() || v.is_uint64() || v.is_double()) {
     text = json::serialize(v);  // Quantity also unmarshals bare JSON numbers
   } else {
@@ -173,6 +179,77 @@ bool non_empty_array(const json::object& o, std::string_view key) {
   return v && v->is_array() && !v->get_array().empty();
 }
 
+Fail read_label_selector(const json::value& v, const JsonPath& path, LabelSelector& out) {
+  const json::object* o = nullptr;
+  TP_TRY(as_object(v, path, o));
+  TP_TRY(read_string_map(*o, "matchLabels", path, out.match_labels));
+  std::vector<NodeSelectorRequirement> exprs;
+  TP_TRY(read_requirements(*o, "matchExpressions", path, exprs));
+  for (auto& e : exprs) out.match_expressions.push_back({std::move(e.key), std::move(e.op), std::move(e.values)});
+  return std::nullopt;
+}
+
+Fail read_pod_affinity_term(const json::object& o, const JsonPath& path, PodAffinityTerm& t) {
+  if (const json::value* ls = member(o, "labelSelector")) {
+    TP_TRY(read_label_selector(*ls, path.field("labelSelector"), t.label_selector.emplace()));
+  }
+  if (const json::value* ns = member(o, "namespaceSelector")) {
+    TP_TRY(read_label_selector(*ns, path.field("namespaceSelector"), t.namespace_selector.emplace()));
+  }
+  if (const json::value* nv = member(o, "namespaces")) {
+    JsonPath np = path.field("namespaces");
+    const json::array* a = nullptr;
+    TP_TRY(as_array(*nv, np, a));
+    for (size_t i = 0; i < a->size(); ++i) {
+      if (!(*a)[i].is_string()) return type_error(np.index(static_cast<int64_t>(i)), "a string", (*a)[i]);
+      t.namespaces.emplace_back((*a)[i].get_string());
+    }
+  }
+  TP_TRY(read_string(o, "topologyKey", path, t.topology_key));
+  t.uses_label_keys = non_empty_array(o, "matchLabelKeys") || non_empty_array(o, "mismatchLabelKeys");
+  return std::nullopt;
+}
+
+Fail read_pod_affinity_terms(const json::object& o, const JsonPath& path, bool anti,
+                             std::vector<PodAffinityTerm>& out) {
+  if (const json::value* rv = member(o, "requiredDuringSchedulingIgnoredDuringExecution")) {
+    JsonPath rp = path.field("requiredDuringSchedulingIgnoredDuringExecution");
+    const json::array* a = nullptr;
+    TP_TRY(as_array(*rv, rp, a));
+    for (size_t i = 0; i < a->size(); ++i) {
+      JsonPath ip = rp.index(static_cast<int64_t>(i));
+      const json::object* to = nullptr;
+      TP_TRY(as_object((*a)[i], ip, to));
+      PodAffinityTerm t;
+      t.anti = anti;
+      t.required = true;
+      TP_TRY(read_pod_affinity_term(*to, ip, t));
+      out.push_back(std::move(t));
+    }
+  }
+  if (const json::value* pv = member(o, "preferredDuringSchedulingIgnoredDuringExecution")) {
+    JsonPath pp = path.field("preferredDuringSchedulingIgnoredDuringExecution");
+    const json::array* a = nullptr;
+    TP_TRY(as_array(*pv, pp, a));
+    for (size_t i = 0; i < a->size(); ++i) {
+      JsonPath ip = pp.index(static_cast<int64_t>(i));
+      const json::object* wo = nullptr;
+      TP_TRY(as_object((*a)[i], ip, wo));
+      PodAffinityTerm t;
+      t.anti = anti;
+      TP_TRY(read_int(*wo, "weight", ip, t.weight));
+      if (const json::value* tv = member(*wo, "podAffinityTerm")) {
+        JsonPath tp = ip.field("podAffinityTerm");
+        const json::object* to = nullptr;
+        TP_TRY(as_object(*tv, tp, to));
+        TP_TRY(read_pod_affinity_term(*to, tp, t));
+      }
+      out.push_back(std::move(t));
+    }
+  }
+  return std::nullopt;
+}
+
 Fail read_affinity(const json::object& spec, const JsonPath& path, Pod& pod) {
   const json::value* v = member(spec, "affinity");
   if (!v) return std::nullopt;
@@ -182,10 +259,12 @@ Fail read_affinity(const json::object& spec, const JsonPath& path, Pod& pod) {
   for (auto [key, flag] : {std::pair{"podAffinity", &pod.has_pod_affinity},
                            std::pair{"podAntiAffinity", &pod.has_pod_anti_affinity}}) {
     if (const json::value* pa = member(*aff, key)) {
+      JsonPath pap = p.field(key);
       const json::object* pao = nullptr;
-      TP_TRY(as_object(*pa, p.field(key), pao));
+      TP_TRY(as_object(*pa, pap, pao));
       *flag = non_empty_array(*pao, "requiredDuringSchedulingIgnoredDuringExecution") ||
               non_empty_array(*pao, "preferredDuringSchedulingIgnoredDuringExecution");
+      TP_TRY(read_pod_affinity_terms(*pao, pap, key == std::string_view("podAntiAffinity"), pod.pod_affinity_terms));
     }
   }
   const json::value* na = member(*aff, "nodeAffinity");

@@ -4,6 +4,7 @@
 
 #include "tightpack/plugins/balanced_allocation.hpp"
 #include "tightpack/plugins/image_locality.hpp"
+#include "tightpack/plugins/inter_pod_affinity.hpp"
 #include "tightpack/plugins/node_affinity.hpp"
 #include "tightpack/plugins/node_ports.hpp"
 #include "tightpack/plugins/taint_toleration.hpp"
@@ -45,9 +46,17 @@ Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Po
   if ((pod.has_pod_affinity || pod.has_pod_anti_affinity) && uses(Plugin::InterPodAffinity)) {
     return Error{"", unsupported(plan.key_, "inter-pod affinity (InterPodAffinity)")};
   }
-  if (c.pods_with_pod_affinity() > 0 && uses(Plugin::InterPodAffinity)) {
-    return Error{"", unsupported(plan.key_, "inter-pod affinity of bound pods (" +
-                                                c.first_pod_with_pod_affinity() + ", InterPodAffinity)")};
+  if (uses(Plugin::InterPodAffinity)) {
+    // Bound pods' terms matter only if one of them can select this pod.
+    for (const auto& holder : c.pods_with_pod_affinity()) {
+      for (const auto& term : holder.terms) {
+        if (plugins::term_may_select(term, holder.ns, pod)) {
+          return Error{"", unsupported(plan.key_, std::string(term.anti ? "anti-affinity" : "affinity") +
+                                                      " of bound pod " + holder.key +
+                                                      " selecting it (InterPodAffinity)")};
+        }
+      }
+    }
   }
   if (pod.has_topology_spread && uses(Plugin::PodTopologySpread)) {
     return Error{"", unsupported(plan.key_, "topologySpreadConstraints (PodTopologySpread)")};

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "tightpack/go_int.hpp"
+
 namespace tightpack {
 namespace {
 
@@ -30,7 +32,9 @@ void set_resource(ResourceList& list, std::string_view name, int64_t value) {
 void add_resources(ResourceList& into, const ResourceList& other) {
   for (const auto& [name, value] : other) {
     const int64_t* have = find_resource(into, name);
-    set_resource(into, name, (have ? *have : 0) + value);
+    // kube-scheduler sums requests as Quantities and reads the sum back with
+    // Value()/MilliValue(), which keep its low 64 bits: Go's wrap-around.
+    set_resource(into, name, go_add(have ? *have : 0, value));
   }
 }
 

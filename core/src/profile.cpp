@@ -556,6 +556,13 @@ Result<SchedulerConfiguration> decode_scheduler_configuration(const json::value&
       JsonPath ip = pp.index(static_cast<int64_t>(i));
       const json::object* po = nullptr;
       TP_TRY(as_object((*a)[i], ip, po));
+      // SetDefaults_KubeSchedulerConfiguration names a profile only when it is
+      // the only one and has no name at all; validation requires the rest.
+      const json::value* name = member(*po, "schedulerName");
+      if ((name && name->is_string() && name->get_string().empty()) || (!name && a->size() > 1)) {
+        return value_error(ip.field("schedulerName"),
+                           "required: with several profiles each needs a scheduler name, never empty");
+      }
       auto profile = decode_profile(*po, ip, config.percentage_of_nodes_to_score);
       if (!profile) return profile.error();
       if (config.find(profile->scheduler_name)) {

@@ -171,7 +171,9 @@ std::string format_milli(int64_t millis) {
 
 std::string format_bytes(int64_t bytes) {
   static constexpr const char* kSuffix[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
-  if (bytes > -1024 && bytes < 1024) return std::to_string(bytes);
+  // CanonicalizeBytes prints BinarySI amounts in (-1024, 1024) as DecimalSI:
+  // 1000 bytes is "1k".
+  if (bytes > -1024 && bytes < 1024) return format_decimal(bytes);
   int step = 0;
   while (bytes % 1024 == 0 && step < 6) {
     bytes /= 1024;

@@ -85,9 +85,11 @@ TEST(DecodeNode, ReadsWhatSchedulingNeeds) {
                                        {"memory", 30 * kGi},
                                        {"nvidia.com/gpu", 2},
                                        {"pods", 110}}));
-  EXPECT_EQ(n->capacity, resources({{"cpu", 8000}, {"memory", 32 * kGi}, {"nvidia.com/gpu", 2}, {"pods", 110}}));
+  EXPECT_EQ(n->capacity,
+            resources({{"cpu", 8000}, {"memory", 32 * kGi}, {"nvidia.com/gpu", 2}, {"pods", 110}}));
   ASSERT_EQ(n->images.size(), 1u);
-  EXPECT_EQ(n->images[0].names, (std::vector<std::string>{"busybox:1.36", "docker.io/busybox@sha256:abc"}));
+  EXPECT_EQ(n->images[0].names,
+            (std::vector<std::string>{"busybox:1.36", "docker.io/busybox@sha256:abc"}));
   EXPECT_EQ(n->images[0].size_bytes, 4000000);
 }
 
@@ -114,7 +116,8 @@ TEST(DecodeNode, QuantitiesMayBeJsonNumbers) {
       "status": {"allocatable": {"cpu": 4, "memory": 1073741824, "pods": 110, "example.com/x": 0.5}}})");
   EXPECT_EQ(n.allocatable,
             resources({{"cpu", 4000}, {"example.com/x", 1}, {"memory", kGi}, {"pods", 110}}));
-  n = testing::node_from_json(R"({"metadata": {"name": "n"}, "status": {"allocatable": {"cpu": 0.5}}})");
+  n = testing::node_from_json(
+      R"({"metadata": {"name": "n"}, "status": {"allocatable": {"cpu": 0.5}}})");
   EXPECT_EQ(n.allocatable, resources({{"cpu", 500}}));
 }
 
@@ -146,7 +149,8 @@ TEST(DecodeNode, WrongTypesNameThePath) {
   EXPECT_EQ(e.path, "$.spec.unschedulable");
   EXPECT_EQ(e.message, "expected a boolean, got a string");
 
-  e = node_error(R"({"metadata": {"name": "n"}, "spec": {"taints": [{"key": "a"}, {"key": ["b"]}]}})");
+  e = node_error(
+      R"({"metadata": {"name": "n"}, "spec": {"taints": [{"key": "a"}, {"key": ["b"]}]}})");
   EXPECT_EQ(e.path, "$.spec.taints[1].key");
   EXPECT_EQ(e.message, "expected a string, got an array");
 
@@ -256,14 +260,14 @@ TEST(DecodePod, Defaults) {
 
 TEST(DecodePod, Phases) {
   for (const char* phase : {"Succeeded", "Failed"}) {
-    Pod p = testing::pod_from_json(std::string(R"({"metadata": {"name": "p"}, "status": {"phase": ")") + phase +
-                                   "\"}}");
+    Pod p = testing::pod_from_json(
+        std::string(R"({"metadata": {"name": "p"}, "status": {"phase": ")") + phase + "\"}}");
     EXPECT_EQ(p.phase, phase);
     EXPECT_TRUE(p.terminated()) << phase;
   }
   for (const char* phase : {"Pending", "Running", "Unknown"}) {
-    Pod p = testing::pod_from_json(std::string(R"({"metadata": {"name": "p"}, "status": {"phase": ")") + phase +
-                                   "\"}}");
+    Pod p = testing::pod_from_json(
+        std::string(R"({"metadata": {"name": "p"}, "status": {"phase": ")") + phase + "\"}}");
     EXPECT_FALSE(p.terminated()) << phase;
   }
 }
@@ -286,7 +290,8 @@ TEST(DecodePod, FeaturesTheEngineDoesNotModel) {
 
 TEST(DecodePod, RequiredAffinityWithoutTermsIsKept) {
   // Set but empty: matches no node, which differs from "no required affinity".
-  Pod p = testing::pod_from_json(R"({"metadata": {"name": "p"}, "spec": {"affinity": {"nodeAffinity": {
+  Pod p =
+      testing::pod_from_json(R"({"metadata": {"name": "p"}, "spec": {"affinity": {"nodeAffinity": {
       "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": []}}}}})");
   ASSERT_TRUE(p.node_affinity.required.has_value());
   EXPECT_TRUE(p.node_affinity.required->empty());
@@ -313,7 +318,8 @@ TEST(DecodePod, WrongTypesNameThePath) {
   EXPECT_EQ(e.path, "$.spec.containers");
   EXPECT_EQ(e.message, "expected an array, got an object");
 
-  e = pod_error(R"({"spec": {"containers": [{"name": "a"}, {"resources": {"requests": {"cpu": "1x"}}}]}})");
+  e = pod_error(
+      R"({"spec": {"containers": [{"name": "a"}, {"resources": {"requests": {"cpu": "1x"}}}]}})");
   EXPECT_EQ(e.path, "$.spec.containers[1].resources.requests.cpu");
   EXPECT_TRUE(contains(e.message, "\"1x\"")) << e.message;
 
@@ -327,16 +333,20 @@ TEST(DecodePod, WrongTypesNameThePath) {
   e = pod_error(R"({"spec": {"tolerations": [{"key": "a", "tolerationSeconds": "5"}]}})");
   EXPECT_EQ(e.path, "$.spec.tolerations[0].tolerationSeconds");
 
-  e = pod_error(R"({"spec": {"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":
+  e = pod_error(
+      R"({"spec": {"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":
       {"nodeSelectorTerms": [{"matchExpressions": [{"key": "k", "operator": "In", "values": ["a", 7]}]}]}}}}})");
   EXPECT_EQ(e.path,
             "$.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
             "nodeSelectorTerms[0].matchExpressions[0].values[1]");
   EXPECT_EQ(e.message, "expected a string, got an integer");
 
-  e = pod_error(R"({"spec": {"affinity": {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution":
+  e = pod_error(
+      R"({"spec": {"affinity": {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution":
       [{"weight": "1"}]}}}})");
-  EXPECT_EQ(e.path, "$.spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight");
+  EXPECT_EQ(
+      e.path,
+      "$.spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight");
 
   e = pod_error(R"({"spec": {"nodeSelector": {"disk": "ssd", "zone": 1}}})");
   EXPECT_EQ(e.path, "$.spec.nodeSelector.zone");
@@ -405,11 +415,13 @@ TEST(DecodeObjects, SingleObjectsAndTheNodesPodsShape) {
   EXPECT_EQ(out.nodes.size(), 1u);
   out = objects(R"({"kind": "Pod", "metadata": {"name": "p"}})");
   EXPECT_EQ(out.pods.size(), 1u);
-  out = objects(R"({"nodes": [{"metadata": {"name": "a"}}], "pods": [{"metadata": {"name": "p"}}]})");
+  out =
+      objects(R"({"nodes": [{"metadata": {"name": "a"}}], "pods": [{"metadata": {"name": "p"}}]})");
   EXPECT_EQ(out.nodes.size(), 1u);
   EXPECT_EQ(out.pods.size(), 1u);
   // Decoding appends: the caller may merge several documents.
-  auto s = decode_objects(json_of(R"({"kind": "Node", "metadata": {"name": "b"}})"), JsonPath(), out);
+  auto s =
+      decode_objects(json_of(R"({"kind": "Node", "metadata": {"name": "b"}})"), JsonPath(), out);
   ASSERT_TRUE(s);
   EXPECT_EQ(out.nodes.size(), 2u);
 }
@@ -489,7 +501,8 @@ TEST(ParseJson, NestingDepthIsLimited) {
   std::string very_deep(1000000, '[');
   EXPECT_FALSE(parse_json(very_deep));
   // A deeply nested value in an ignored field still only costs the depth check.
-  std::string nested = R"({"metadata": {"name": "n", "x": )" + std::string(120, '[') + std::string(120, ']') + "}}";
+  std::string nested =
+      R"({"metadata": {"name": "n", "x": )" + std::string(120, '[') + std::string(120, ']') + "}}";
   auto n = decode_node(json_of(nested), JsonPath());
   EXPECT_TRUE(n) << n.error().what();
 }
@@ -504,13 +517,15 @@ TEST(DecodeNode, TenMegabyteStrings) {
   EXPECT_EQ(n->name.size(), big.size());
 
   // A long quantity is an error whose message stays short.
-  Error e = node_error(R"({"metadata": {"name": "n"}, "status": {"capacity": {"cpu": ")" + big + R"("}}})");
+  Error e = node_error(R"({"metadata": {"name": "n"}, "status": {"capacity": {"cpu": ")" + big +
+                       R"("}}})");
   EXPECT_EQ(e.path, "$.status.capacity.cpu");
   EXPECT_LT(e.message.size(), 300u);
   EXPECT_TRUE(contains(e.message, "bytes)")) << e.message;
 
   std::string digits(10 * 1024 * 1024, '7');
-  e = node_error(R"({"metadata": {"name": "n"}, "status": {"capacity": {"memory": ")" + digits + R"("}}})");
+  e = node_error(R"({"metadata": {"name": "n"}, "status": {"capacity": {"memory": ")" + digits +
+                 R"("}}})");
   EXPECT_EQ(e.path, "$.status.capacity.memory");
   EXPECT_TRUE(contains(e.message, "too large")) << e.message.substr(0, 200);
   EXPECT_LT(e.message.size(), 300u);
@@ -533,7 +548,8 @@ TEST(JsonPathTest, Rendering) {
   JsonPath item = items.index(3);
   JsonPath labels_path = item.field("labels");
   EXPECT_EQ(labels_path.field("app").str(), "$.items[3].labels.app");
-  EXPECT_EQ(labels_path.field("app.kubernetes.io/name").str(), "$.items[3].labels[\"app.kubernetes.io/name\"]");
+  EXPECT_EQ(labels_path.field("app.kubernetes.io/name").str(),
+            "$.items[3].labels[\"app.kubernetes.io/name\"]");
   EXPECT_EQ(labels_path.field("").str(), "$.items[3].labels[\"\"]");
   EXPECT_EQ(JsonPath("profile").field("x").str(), "profile.x");
 }

@@ -17,7 +17,8 @@ NodeSelectorRequirement req(std::string key, std::string op, std::vector<std::st
   return NodeSelectorRequirement{std::move(key), std::move(op), std::move(values)};
 }
 
-NodeSelectorTerm term(std::vector<NodeSelectorRequirement> exprs, std::vector<NodeSelectorRequirement> fields = {}) {
+NodeSelectorTerm term(std::vector<NodeSelectorRequirement> exprs,
+                      std::vector<NodeSelectorRequirement> fields = {}) {
   return NodeSelectorTerm{std::move(exprs), std::move(fields)};
 }
 
@@ -35,7 +36,9 @@ Pod pod_with_required(std::vector<NodeSelectorTerm> terms) {
   return p;
 }
 
-bool matches(const NodeSelectorTerm& t, const Node& n) { return NodeSelectorTermMatcher(t).matches(n); }
+bool matches(const NodeSelectorTerm& t, const Node& n) {
+  return NodeSelectorTermMatcher(t).matches(n);
+}
 
 bool matches_expr(const NodeSelectorRequirement& r, const Labels& l) {
   return NodeSelectorTermMatcher(term({r})).matches(node("n", l));
@@ -45,12 +48,15 @@ TEST(NodeSelectorTerm, In) {
   EXPECT_TRUE(matches_expr(req("foo", "In", {"bar", "value2"}), labels({{"foo", "bar"}})));
   EXPECT_FALSE(matches_expr(req("foo", "In", {"value1", "value2"}), labels({{"foo", "bar"}})));
   EXPECT_FALSE(matches_expr(req("foo", "In", {"bar"}), labels({})));
-  EXPECT_FALSE(matches_expr(req("foo", "In", {"bar"}), labels({{"Foo", "bar"}})));  // keys are case sensitive
+  EXPECT_FALSE(matches_expr(req("foo", "In", {"bar"}),
+                            labels({{"Foo", "bar"}})));  // keys are case sensitive
 }
 
 TEST(NodeSelectorTerm, NotInMatchesNodesWithoutTheLabel) {
-  EXPECT_TRUE(matches_expr(req("mem-type", "NotIn", {"DDR", "DDR2"}), labels({{"mem-type", "DDR3"}})));
-  EXPECT_FALSE(matches_expr(req("mem-type", "NotIn", {"DDR", "DDR2"}), labels({{"mem-type", "DDR2"}})));
+  EXPECT_TRUE(
+      matches_expr(req("mem-type", "NotIn", {"DDR", "DDR2"}), labels({{"mem-type", "DDR3"}})));
+  EXPECT_FALSE(
+      matches_expr(req("mem-type", "NotIn", {"DDR", "DDR2"}), labels({{"mem-type", "DDR2"}})));
   EXPECT_TRUE(matches_expr(req("mem-type", "NotIn", {"DDR"}), labels({})));
 }
 
@@ -64,13 +70,17 @@ TEST(NodeSelectorTerm, ExistsAndDoesNotExist) {
 
 TEST(NodeSelectorTerm, GtAndLtCompareIntegers) {
   // kube-scheduler's "Gt operator that matches": 0206 > 0204 as integers.
-  EXPECT_TRUE(matches_expr(req("kernel-version", "Gt", {"0204"}), labels({{"kernel-version", "0206"}})));
-  EXPECT_FALSE(matches_expr(req("kernel-version", "Gt", {"0206"}), labels({{"kernel-version", "0206"}})));
-  EXPECT_TRUE(matches_expr(req("gen", "Gt", {"9"}), labels({{"gen", "10"}})));  // not a string comparison
+  EXPECT_TRUE(
+      matches_expr(req("kernel-version", "Gt", {"0204"}), labels({{"kernel-version", "0206"}})));
+  EXPECT_FALSE(
+      matches_expr(req("kernel-version", "Gt", {"0206"}), labels({{"kernel-version", "0206"}})));
+  EXPECT_TRUE(
+      matches_expr(req("gen", "Gt", {"9"}), labels({{"gen", "10"}})));  // not a string comparison
   EXPECT_TRUE(matches_expr(req("gen", "Lt", {"10"}), labels({{"gen", "9"}})));
   EXPECT_FALSE(matches_expr(req("gen", "Lt", {"9"}), labels({{"gen", "9"}})));
   EXPECT_TRUE(matches_expr(req("gen", "Gt", {"0"}), labels({{"gen", "9223372036854775807"}})));
-  EXPECT_FALSE(matches_expr(req("gen", "Gt", {"0"}), labels({})));  // a missing label never compares
+  EXPECT_FALSE(
+      matches_expr(req("gen", "Gt", {"0"}), labels({})));  // a missing label never compares
 }
 
 TEST(NodeSelectorTerm, NonIntegerNodeValuesDoNotMatch) {
@@ -107,7 +117,8 @@ TEST(NodeSelectorTerm, InvalidLabelValuesMatchNothing) {
   EXPECT_FALSE(matches_expr(req("foo", "In", {"bar", std::string(64, 'a')}), l));
   EXPECT_TRUE(matches_expr(req("foo", "NotIn", {std::string(63, 'a')}), l));
   EXPECT_TRUE(matches_expr(req("foo", "NotIn", {"a-b_c.d", "A1"}), l));
-  EXPECT_TRUE(matches_expr(req("foo", "NotIn", {""}), l));  // the empty value is a valid label value
+  EXPECT_TRUE(
+      matches_expr(req("foo", "NotIn", {""}), l));  // the empty value is a valid label value
   // ParseInt accepts a sign, but "-1" and "+1" are not valid label values.
   EXPECT_FALSE(matches_expr(req("gen", "Gt", {"-1"}), l));
   EXPECT_FALSE(matches_expr(req("gen", "Gt", {"+1"}), l));
@@ -119,7 +130,8 @@ TEST(NodeSelectorTerm, InvalidLabelKeysMatchNothing) {
   EXPECT_FALSE(matches_expr(req("bad key", "DoesNotExist"), l));
   EXPECT_FALSE(matches_expr(req("a/b/c", "DoesNotExist"), l));
   EXPECT_FALSE(matches_expr(req("/name", "DoesNotExist"), l));
-  EXPECT_FALSE(matches_expr(req("Example.com/name", "DoesNotExist"), l));  // prefixes are lower case
+  EXPECT_FALSE(
+      matches_expr(req("Example.com/name", "DoesNotExist"), l));  // prefixes are lower case
   EXPECT_FALSE(matches_expr(req("example.com/", "DoesNotExist"), l));
   EXPECT_FALSE(matches_expr(req(std::string(64, 'k'), "DoesNotExist"), l));
   EXPECT_TRUE(matches_expr(req("example.com/Name_1.x", "DoesNotExist"), l));
@@ -148,7 +160,8 @@ TEST(NodeSelectorTerm, MatchFieldsOnMetadataName) {
   EXPECT_FALSE(matches(not_in, a));
   EXPECT_TRUE(matches(not_in, b));
   // Fields and expressions are ANDed.
-  NodeSelectorTerm both = term({req("zone", "In", {"z1"})}, {req("metadata.name", "In", {"node-a"})});
+  NodeSelectorTerm both =
+      term({req("zone", "In", {"z1"})}, {req("metadata.name", "In", {"node-a"})});
   EXPECT_FALSE(matches(both, a));
   EXPECT_TRUE(matches(both, node("node-a", labels({{"zone", "z1"}}))));
   // A field selector needs exactly one value and In or NotIn.
@@ -238,31 +251,34 @@ TEST(NodeNameRestriction, NoRequiredAffinityAllowsAll) {
 }
 
 TEST(NodeNameRestriction, SingleTerm) {
-  auto r = node_name_restriction(pod_with_required({term({}, {req("metadata.name", "In", {"a"})})}));
+  auto r =
+      node_name_restriction(pod_with_required({term({}, {req("metadata.name", "In", {"a"})})}));
   EXPECT_FALSE(r.conflict);
   ASSERT_TRUE(r.names.has_value());
   EXPECT_EQ(*r.names, (std::set<std::string>{"a"}));
 }
 
 TEST(NodeNameRestriction, TermsAreUnioned) {
-  auto r = node_name_restriction(pod_with_required({term({}, {req("metadata.name", "In", {"a"})}),
-                                                    term({}, {req("metadata.name", "In", {"b"})})}));
+  auto r =
+      node_name_restriction(pod_with_required({term({}, {req("metadata.name", "In", {"a"})}),
+                                               term({}, {req("metadata.name", "In", {"b"})})}));
   EXPECT_FALSE(r.conflict);
   ASSERT_TRUE(r.names.has_value());
   EXPECT_EQ(*r.names, (std::set<std::string>{"a", "b"}));
 }
 
 TEST(NodeNameRestriction, RequirementsInATermAreIntersected) {
-  auto r = node_name_restriction(pod_with_required(
-      {term({}, {req("metadata.name", "In", {"a", "b", "c"}), req("metadata.name", "In", {"b", "c", "d"})})}));
+  auto r = node_name_restriction(
+      pod_with_required({term({}, {req("metadata.name", "In", {"a", "b", "c"}),
+                                   req("metadata.name", "In", {"b", "c", "d"})})}));
   EXPECT_FALSE(r.conflict);
   ASSERT_TRUE(r.names.has_value());
   EXPECT_EQ(*r.names, (std::set<std::string>{"b", "c"}));
 }
 
 TEST(NodeNameRestriction, ATermWithoutNameFieldsAllowsAll) {
-  auto r = node_name_restriction(pod_with_required({term({}, {req("metadata.name", "In", {"a"})}),
-                                                    term({req("zone", "Exists")})}));
+  auto r = node_name_restriction(pod_with_required(
+      {term({}, {req("metadata.name", "In", {"a"})}), term({req("zone", "Exists")})}));
   EXPECT_FALSE(r.conflict);
   EXPECT_FALSE(r.names.has_value());
   // NotIn does not restrict the set either.
@@ -271,8 +287,8 @@ TEST(NodeNameRestriction, ATermWithoutNameFieldsAllowsAll) {
 }
 
 TEST(NodeNameRestriction, ConflictInTheOnlyTerm) {
-  auto r = node_name_restriction(
-      pod_with_required({term({}, {req("metadata.name", "In", {"a"}), req("metadata.name", "In", {"b"})})}));
+  auto r = node_name_restriction(pod_with_required(
+      {term({}, {req("metadata.name", "In", {"a"}), req("metadata.name", "In", {"b"})})}));
   EXPECT_TRUE(r.conflict);
   EXPECT_STREQ(kNodeAffinityConflictReason, "pod affinity terms conflict");
 }

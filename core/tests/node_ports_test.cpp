@@ -59,7 +59,8 @@ TEST(NodePorts, AnyWantedPortConflictingIsEnough) {
 TEST(NodePorts, UsageDefaultsIpAndProtocol) {
   Cluster c = build_cluster({make_node("n", 1000, 1000)});
   Pod p = make_pod("p");
-  p.containers[0].ports = {ContainerPort{80, 8080, "", ""}, ContainerPort{53, 53, "UDP", "10.0.0.1"},
+  p.containers[0].ports = {ContainerPort{80, 8080, "", ""},
+                           ContainerPort{53, 53, "UDP", "10.0.0.1"},
                            ContainerPort{9090, 0, "TCP", ""}};  // no host port: not a host port
   PodUsage u = c.usage_of(p);
   ASSERT_EQ(u.host_ports.size(), 2u);

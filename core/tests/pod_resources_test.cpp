@@ -73,8 +73,9 @@ TEST(PodRequests, MultipleRestartableInitContainers) {
 TEST(PodRequests, SidecarAddsToEveryLaterInitPhase) {
   Pod p = make_pod("p", {resources({{"cpu", 1000}})});
   // Phases: 5 | s1=1 | s1+s2=3 | 3 + (1+2)=6 | s1+s2+s3=6; apps: 1 + 6 = 7.
-  p.init_containers = {make_container(resources({{"cpu", 5000}})), sidecar(resources({{"cpu", 1000}})),
-                       sidecar(resources({{"cpu", 2000}})), make_container(resources({{"cpu", 3000}})),
+  p.init_containers = {make_container(resources({{"cpu", 5000}})),
+                       sidecar(resources({{"cpu", 1000}})), sidecar(resources({{"cpu", 2000}})),
+                       make_container(resources({{"cpu", 3000}})),
                        sidecar(resources({{"cpu", 3000}}))};
   EXPECT_EQ(pod_requests(p, false), resources({{"cpu", 7000}}));
 }
@@ -82,14 +83,16 @@ TEST(PodRequests, SidecarAddsToEveryLaterInitPhase) {
 TEST(PodRequests, InitPhaseWithSidecarsCanDominate) {
   Pod p = make_pod("p", {resources({{"cpu", 1000}})});
   // The regular init container runs beside the sidecar: 10 + 1 = 11 > apps 1 + 1.
-  p.init_containers = {sidecar(resources({{"cpu", 1000}})), make_container(resources({{"cpu", 10000}}))};
+  p.init_containers = {sidecar(resources({{"cpu", 1000}})),
+                       make_container(resources({{"cpu", 10000}}))};
   EXPECT_EQ(pod_requests(p, false), resources({{"cpu", 11000}}));
 }
 
 TEST(PodRequests, SidecarAfterRegularInitDoesNotRunBesideIt) {
   Pod p = make_pod("p", {resources({{"cpu", 1000}})});
   // The regular init container finishes before the sidecar starts: max(10, 1+2).
-  p.init_containers = {make_container(resources({{"cpu", 10000}})), sidecar(resources({{"cpu", 2000}}))};
+  p.init_containers = {make_container(resources({{"cpu", 10000}})),
+                       sidecar(resources({{"cpu", 2000}}))};
   EXPECT_EQ(pod_requests(p, false), resources({{"cpu", 10000}}));
 }
 
@@ -105,7 +108,8 @@ TEST(PodRequests, OverheadIsAdded) {
 TEST(PodRequests, PodLevelResourcesOverrideCpuAndMemory) {
   Pod p = make_pod("p", {resources({{"cpu", 500}, {"memory", kGi}, {"ephemeral-storage", kGi}})});
   p.pod_requests = resources({{"cpu", 2000}});
-  EXPECT_EQ(pod_requests(p, false), resources({{"cpu", 2000}, {"ephemeral-storage", kGi}, {"memory", kGi}}));
+  EXPECT_EQ(pod_requests(p, false),
+            resources({{"cpu", 2000}, {"ephemeral-storage", kGi}, {"memory", kGi}}));
   p.pod_requests = resources({{"cpu", 2000}, {"memory", 4 * kGi}});
   EXPECT_EQ(pod_requests(p, false),
             resources({{"cpu", 2000}, {"ephemeral-storage", kGi}, {"memory", 4 * kGi}}));
@@ -147,7 +151,8 @@ TEST(PodRequestsNonZero, ExplicitZeroIsNotDefaulted) {
 
 TEST(PodRequestsNonZero, OnlyCpuAndMemoryAreDefaulted) {
   Pod p = make_pod("p", {resources({{"nvidia.com/gpu", 1}})});
-  EXPECT_EQ(pod_requests(p, true), resources({{"cpu", 100}, {"memory", 200 * kMi}, {"nvidia.com/gpu", 1}}));
+  EXPECT_EQ(pod_requests(p, true),
+            resources({{"cpu", 100}, {"memory", 200 * kMi}, {"nvidia.com/gpu", 1}}));
 }
 
 TEST(PodRequestsNonZero, InitAndSidecarContainersGetDefaultsToo) {
@@ -176,7 +181,8 @@ TEST(PodRequests, RequestsDefaultToLimitsThroughDecode) {
   ASSERT_EQ(p.containers.size(), 3u);
   EXPECT_EQ(p.containers[0].requests, resources({{"cpu", 1000}, {"memory", kGi}}));
   EXPECT_EQ(p.containers[1].requests, resources({{"cpu", 250}, {"memory", 512 * kMi}}));
-  EXPECT_EQ(p.containers[2].requests, resources({{"ephemeral-storage", 2 * kGi}, {"nvidia.com/gpu", 1}}));
+  EXPECT_EQ(p.containers[2].requests,
+            resources({{"ephemeral-storage", 2 * kGi}, {"nvidia.com/gpu", 1}}));
   EXPECT_EQ(p.containers[1].limits, resources({{"cpu", 2000}, {"memory", 512 * kMi}}));
   EXPECT_EQ(pod_requests(p, false), resources({{"cpu", 1250},
                                                {"ephemeral-storage", 2 * kGi},

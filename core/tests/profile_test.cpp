@@ -69,17 +69,23 @@ std::string fit_args(std::string_view strategy_json) {
          std::string(strategy_json) + "}}]}";
 }
 
-bool contains(const std::string& s, std::string_view needle) { return s.find(needle) != std::string::npos; }
+bool contains(const std::string& s, std::string_view needle) {
+  return s.find(needle) != std::string::npos;
+}
 
 const std::vector<std::string> kDefaultFilters = {
-    "NodeUnschedulable", "NodeName",         "TaintToleration", "NodeAffinity",
+    "NodeUnschedulable", "NodeName",         "TaintToleration",    "NodeAffinity",
     "NodePorts",         "NodeResourcesFit", "VolumeRestrictions", "NodeVolumeLimits",
-    "VolumeBinding",     "VolumeZone",       "PodTopologySpread", "InterPodAffinity"};
+    "VolumeBinding",     "VolumeZone",       "PodTopologySpread",  "InterPodAffinity"};
 
-const Scores kDefaultScores = {{"TaintToleration", 3},   {"NodeAffinity", 2},
-                               {"NodeResourcesFit", 1},  {"VolumeBinding", 1},
-                               {"PodTopologySpread", 2}, {"InterPodAffinity", 2},
-                               {"NodeResourcesBalancedAllocation", 1}, {"ImageLocality", 1}};
+const Scores kDefaultScores = {{"TaintToleration", 3},
+                               {"NodeAffinity", 2},
+                               {"NodeResourcesFit", 1},
+                               {"VolumeBinding", 1},
+                               {"PodTopologySpread", 2},
+                               {"InterPodAffinity", 2},
+                               {"NodeResourcesBalancedAllocation", 1},
+                               {"ImageLocality", 1}};
 
 TEST(DefaultProfile, MatchesKubeSchedulerDefaults) {
   Profile p = default_profile();
@@ -172,7 +178,8 @@ TEST(ScenarioProfiles, NamedProfiles) {
   EXPECT_EQ(rtc->fit.shape[1].utilization, 100);
   EXPECT_EQ(rtc->fit.shape[1].score, 10);
 
-  auto bad = resolve_scenario_profile(boost::json::value("fastest"), JsonPath().field("profile"), name);
+  auto bad =
+      resolve_scenario_profile(boost::json::value("fastest"), JsonPath().field("profile"), name);
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.error().path, "$.profile");
   EXPECT_TRUE(contains(bad.error().message, "\"fastest\"")) << bad.error().message;
@@ -198,14 +205,16 @@ TEST(ScenarioProfiles, Overrides) {
   ASSERT_EQ(p->fit.shape.size(), 2u);
   EXPECT_EQ(p->fit.shape[0].score, 10);
 
-  auto unknown = resolve_scenario_profile(json_of(R"({"name": "default", "weights": {}})"), JsonPath(), name);
+  auto unknown =
+      resolve_scenario_profile(json_of(R"({"name": "default", "weights": {}})"), JsonPath(), name);
   ASSERT_FALSE(unknown);
   EXPECT_EQ(unknown.error().path, "$.weights");
   EXPECT_EQ(unknown.error().message, "unknown field");
 }
 
 TEST(MultiPoint, ScoreEntryOverridesTheMultiPointWeight) {
-  Profile p = profile_from(R"({"plugins": {"score": {"enabled": [{"name": "ImageLocality", "weight": 7}]}}})");
+  Profile p = profile_from(
+      R"({"plugins": {"score": {"enabled": [{"name": "ImageLocality", "weight": 7}]}}})");
   // Explicitly re-configured plugins run first (expandMultiPointPlugins' part 1).
   ASSERT_FALSE(p.scores.empty());
   EXPECT_EQ(p.scores[0].plugin, Plugin::ImageLocality);
@@ -222,7 +231,8 @@ TEST(MultiPoint, ScoreEntryWithoutWeightCountsOne) {
 }
 
 TEST(MultiPoint, CustomMultiPointReplacesTheDefaultInPlace) {
-  Profile p = profile_from(R"({"plugins": {"multiPoint": {"enabled": [{"name": "NodeAffinity", "weight": 5}]}}})");
+  Profile p = profile_from(
+      R"({"plugins": {"multiPoint": {"enabled": [{"name": "NodeAffinity", "weight": 5}]}}})");
   Scores want = kDefaultScores;
   want[1].second = 5;
   EXPECT_EQ(scores_of(p), want);
@@ -264,7 +274,8 @@ TEST(MultiPoint, DisableOneFilterOrPreemption) {
 }
 
 TEST(MultiPoint, ExplicitFilterOrderRunsFirst) {
-  Profile p = profile_from(R"({"plugins": {"filter": {"enabled": [{"name": "NodeResourcesFit"}]}}})");
+  Profile p =
+      profile_from(R"({"plugins": {"filter": {"enabled": [{"name": "NodeResourcesFit"}]}}})");
   ASSERT_FALSE(p.filters.empty());
   EXPECT_EQ(p.filters[0], Plugin::NodeResourcesFit);
   EXPECT_EQ(p.filters.size(), kDefaultFilters.size());
@@ -304,11 +315,13 @@ TEST(PluginConfig, ScoringStrategies) {
 }
 
 TEST(ConfigErrors, UnknownPlugin) {
-  Error e = profile_error(R"({"plugins": {"score": {"enabled": [{"name": "Magic", "weight": 1}]}}})");
+  Error e =
+      profile_error(R"({"plugins": {"score": {"enabled": [{"name": "Magic", "weight": 1}]}}})");
   EXPECT_EQ(e.path, "$.profiles[0].plugins.score.enabled[0].name");
   EXPECT_TRUE(contains(e.message, "unknown plugin \"Magic\"")) << e.message;
 
-  e = profile_error(R"({"plugins": {"filter": {"disabled": [{"name": "NodePorts"}, {"name": "Nope"}]}}})");
+  e = profile_error(
+      R"({"plugins": {"filter": {"disabled": [{"name": "NodePorts"}, {"name": "Nope"}]}}})");
   EXPECT_EQ(e.path, "$.profiles[0].plugins.filter.disabled[1].name");
   EXPECT_TRUE(contains(e.message, "\"Nope\"")) << e.message;
 
@@ -325,12 +338,14 @@ TEST(ConfigErrors, PluginAtTheWrongExtensionPoint) {
   Error e = profile_error(R"({"plugins": {"score": {"enabled": [{"name": "NodePorts"}]}}})");
   EXPECT_EQ(e.path, "$.profiles[0].plugins.score.enabled[0].name");
   EXPECT_TRUE(contains(e.message, "does not extend score")) << e.message;
-  e = profile_error(R"({"plugins": {"score": {"enabled": [{"name": "ImageLocality"}, {"name": "ImageLocality"}]}}})");
+  e = profile_error(
+      R"({"plugins": {"score": {"enabled": [{"name": "ImageLocality"}, {"name": "ImageLocality"}]}}})");
   EXPECT_EQ(e.path, "$.profiles[0].plugins.score.enabled[1].name");
 }
 
 TEST(ConfigErrors, UnknownFields) {
-  Error e = config_error(R"({"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+  Error e = config_error(
+      R"({"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
                              "profile": []})");
   EXPECT_EQ(e.path, "$.profile");
   EXPECT_EQ(e.message, "unknown field");
@@ -345,14 +360,16 @@ TEST(ConfigErrors, UnknownFields) {
   e = profile_error(R"({"plugins": {"score": {"enable": []}}})");
   EXPECT_EQ(e.path, "$.profiles[0].plugins.score.enable");
 
-  e = profile_error(R"({"plugins": {"score": {"enabled": [{"name": "ImageLocality", "wieght": 2}]}}})");
+  e = profile_error(
+      R"({"plugins": {"score": {"enabled": [{"name": "ImageLocality", "wieght": 2}]}}})");
   EXPECT_EQ(e.path, "$.profiles[0].plugins.score.enabled[0].wieght");
 
   e = profile_error(fit_args(R"({"type": "MostAllocated", "shape": []})"));
   EXPECT_EQ(e.path, "$.profiles[0].pluginConfig[0].args.scoringStrategy.shape");
   EXPECT_EQ(e.message, "unknown field");
 
-  e = profile_error(R"({"pluginConfig": [{"name": "NodeResourcesFit", "args": {"scoringStrategy": {},
+  e = profile_error(
+      R"({"pluginConfig": [{"name": "NodeResourcesFit", "args": {"scoringStrategy": {},
                                                                                "ignoredResource": []}}]})");
   EXPECT_EQ(e.path, "$.profiles[0].pluginConfig[0].args.ignoredResource");
 }
@@ -364,7 +381,8 @@ TEST(ConfigErrors, BadScoringStrategyType) {
 }
 
 TEST(ConfigErrors, ResourceWeightOutOfRange) {
-  Error e = profile_error(fit_args(R"({"type": "LeastAllocated", "resources": [{"name": "cpu", "weight": 101}]})"));
+  Error e = profile_error(
+      fit_args(R"({"type": "LeastAllocated", "resources": [{"name": "cpu", "weight": 101}]})"));
   EXPECT_EQ(e.path, "$.profiles[0].pluginConfig[0].args.scoringStrategy.resources[0].weight");
   EXPECT_EQ(e.message, "resource weight of cpu (101) not in valid range [1, 100]");
 
@@ -379,35 +397,50 @@ TEST(ConfigErrors, ResourceWeightOutOfRange) {
 }
 
 TEST(ConfigErrors, RequestedToCapacityRatioShape) {
-  const std::string rtc = R"({"type": "RequestedToCapacityRatio", "requestedToCapacityRatio": {"shape": )";
-  Error e = profile_error(fit_args(rtc + R"([{"utilization": 50, "score": 1}, {"utilization": 50, "score": 2}]}})"));
-  EXPECT_EQ(e.path, "$.profiles[0].pluginConfig[0].args.scoringStrategy.requestedToCapacityRatio.shape[1].utilization");
+  const std::string rtc =
+      R"({"type": "RequestedToCapacityRatio", "requestedToCapacityRatio": {"shape": )";
+  Error e = profile_error(
+      fit_args(rtc + R"([{"utilization": 50, "score": 1}, {"utilization": 50, "score": 2}]}})"));
+  EXPECT_EQ(e.path,
+            "$.profiles[0].pluginConfig[0].args.scoringStrategy.requestedToCapacityRatio.shape[1]."
+            "utilization");
   EXPECT_TRUE(contains(e.message, "increasing order")) << e.message;
 
-  e = profile_error(fit_args(rtc + R"([{"utilization": 60, "score": 1}, {"utilization": 40, "score": 2}]}})"));
-  EXPECT_EQ(e.path, "$.profiles[0].pluginConfig[0].args.scoringStrategy.requestedToCapacityRatio.shape[1].utilization");
+  e = profile_error(
+      fit_args(rtc + R"([{"utilization": 60, "score": 1}, {"utilization": 40, "score": 2}]}})"));
+  EXPECT_EQ(e.path,
+            "$.profiles[0].pluginConfig[0].args.scoringStrategy.requestedToCapacityRatio.shape[1]."
+            "utilization");
 
-  e = profile_error(fit_args(rtc + R"([{"utilization": 0, "score": 0}, {"utilization": 100, "score": 11}]}})"));
-  EXPECT_EQ(e.path, "$.profiles[0].pluginConfig[0].args.scoringStrategy.requestedToCapacityRatio.shape[1].score");
+  e = profile_error(
+      fit_args(rtc + R"([{"utilization": 0, "score": 0}, {"utilization": 100, "score": 11}]}})"));
+  EXPECT_EQ(
+      e.path,
+      "$.profiles[0].pluginConfig[0].args.scoringStrategy.requestedToCapacityRatio.shape[1].score");
   EXPECT_EQ(e.message, "score 11 not in valid range [0, 10]");
 
   e = profile_error(fit_args(rtc + R"([{"utilization": 0, "score": -1}]}})"));
-  EXPECT_EQ(e.path, "$.profiles[0].pluginConfig[0].args.scoringStrategy.requestedToCapacityRatio.shape[0].score");
+  EXPECT_EQ(
+      e.path,
+      "$.profiles[0].pluginConfig[0].args.scoringStrategy.requestedToCapacityRatio.shape[0].score");
 
   e = profile_error(fit_args(rtc + R"([{"utilization": 101, "score": 1}]}})"));
   EXPECT_EQ(e.path,
-            "$.profiles[0].pluginConfig[0].args.scoringStrategy.requestedToCapacityRatio.shape[0].utilization");
+            "$.profiles[0].pluginConfig[0].args.scoringStrategy.requestedToCapacityRatio.shape[0]."
+            "utilization");
   EXPECT_EQ(e.message, "utilization 101 not in valid range [0, 100]");
 
   e = profile_error(fit_args(rtc + R"([]}})"));
-  EXPECT_EQ(e.path, "$.profiles[0].pluginConfig[0].args.scoringStrategy.requestedToCapacityRatio.shape");
+  EXPECT_EQ(e.path,
+            "$.profiles[0].pluginConfig[0].args.scoringStrategy.requestedToCapacityRatio.shape");
 
   e = profile_error(fit_args(R"({"type": "RequestedToCapacityRatio"})"));
   EXPECT_EQ(e.path, "$.profiles[0].pluginConfig[0].args.scoringStrategy.requestedToCapacityRatio");
 }
 
 TEST(ConfigErrors, WrongApiVersionOrKind) {
-  Error e = config_error(R"({"apiVersion": "kubescheduler.config.k8s.io/v1beta3", "kind": "KubeSchedulerConfiguration"})");
+  Error e = config_error(
+      R"({"apiVersion": "kubescheduler.config.k8s.io/v1beta3", "kind": "KubeSchedulerConfiguration"})");
   EXPECT_EQ(e.path, "$.apiVersion");
   EXPECT_TRUE(contains(e.message, "\"kubescheduler.config.k8s.io/v1beta3\"")) << e.message;
 
@@ -420,24 +453,41 @@ TEST(ConfigErrors, WrongApiVersionOrKind) {
 }
 
 TEST(ConfigErrors, DuplicateSchedulerName) {
-  Error e = profile_error(R"({"schedulerName": "a"}, {"schedulerName": "b"}, {"schedulerName": "a"})");
+  Error e =
+      profile_error(R"({"schedulerName": "a"}, {"schedulerName": "b"}, {"schedulerName": "a"})");
   EXPECT_EQ(e.path, "$.profiles[2].schedulerName");
   EXPECT_TRUE(contains(e.message, "\"a\"")) << e.message;
-  // An omitted name is default-scheduler.
-  e = profile_error(R"({}, {"schedulerName": "default-scheduler"})");
+}
+
+TEST(ConfigErrors, SchedulerNameRequired) {
+  // Only a lone profile without a name becomes default-scheduler.
+  EXPECT_EQ(profile_from(R"({})").scheduler_name, "default-scheduler");
+  EXPECT_EQ(profile_from(R"({"schedulerName": null})").scheduler_name, "default-scheduler");
+  Error e = profile_error(R"({"schedulerName": "a"}, {})");
   EXPECT_EQ(e.path, "$.profiles[1].schedulerName");
+  EXPECT_TRUE(contains(e.message, "required")) << e.message;
+  e = profile_error(R"({}, {"schedulerName": "default-scheduler"})");
+  EXPECT_EQ(e.path, "$.profiles[0].schedulerName");
+  e = profile_error(R"({"schedulerName": ""})");
+  EXPECT_EQ(e.path, "$.profiles[0].schedulerName");
+  e = profile_error(R"({"schedulerName": 5})");
+  EXPECT_EQ(e.path, "$.profiles[0].schedulerName");
+  EXPECT_EQ(e.message, "expected a string, got an integer");
 }
 
 TEST(ConfigErrors, Miscellaneous) {
-  Error e = config_error(R"({"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+  Error e = config_error(
+      R"({"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
                              "profiles": []})");
   EXPECT_EQ(e.path, "$.profiles");
 
-  e = config_error(R"({"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+  e = config_error(
+      R"({"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
                        "percentageOfNodesToScore": 101})");
   EXPECT_EQ(e.path, "$.percentageOfNodesToScore");
 
-  e = config_error(R"({"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+  e = config_error(
+      R"({"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
                        "extenders": [{"urlPrefix": "http://x"}]})");
   EXPECT_EQ(e.path, "$.extenders");
 
@@ -450,7 +500,8 @@ TEST(ConfigErrors, Miscellaneous) {
   EXPECT_EQ(e.path, "$.profiles[0].pluginConfig[0].args");
   EXPECT_TRUE(contains(e.message, "takes no arguments")) << e.message;
 
-  e = profile_error(R"({"plugins": {"score": {"enabled": [{"name": "ImageLocality", "weight": -2}]}}})");
+  e = profile_error(
+      R"({"plugins": {"score": {"enabled": [{"name": "ImageLocality", "weight": -2}]}}})");
   EXPECT_EQ(e.path, "$.profiles[0].plugins.score.enabled[0].weight");
 
   e = profile_error(R"({"plugins": {"score": {"enabled": [{"name": "ImageLocality",
@@ -480,7 +531,8 @@ TEST(EncodeProfile, DescribesPluginsAndArgs) {
 TEST(StrategyName, AllStrategies) {
   EXPECT_STREQ(strategy_name(ScoringStrategy::LeastAllocated), "LeastAllocated");
   EXPECT_STREQ(strategy_name(ScoringStrategy::MostAllocated), "MostAllocated");
-  EXPECT_STREQ(strategy_name(ScoringStrategy::RequestedToCapacityRatio), "RequestedToCapacityRatio");
+  EXPECT_STREQ(strategy_name(ScoringStrategy::RequestedToCapacityRatio),
+               "RequestedToCapacityRatio");
 }
 
 }  // namespace

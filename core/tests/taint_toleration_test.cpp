@@ -14,12 +14,14 @@ Taint taint(std::string key, std::string value, std::string effect) {
 }
 
 Toleration toleration(std::string key, std::string op, std::string value, std::string effect) {
-  return Toleration{std::move(key), std::move(op), std::move(value), std::move(effect), std::nullopt};
+  return Toleration{std::move(key), std::move(op), std::move(value), std::move(effect),
+                    std::nullopt};
 }
 
 // The normalised TaintToleration scores of nodes with these taints, as
 // NormalizeScore computes them over the feasible nodes.
-std::vector<int64_t> scores(const std::vector<std::vector<Taint>>& nodes, const std::vector<Toleration>& tols) {
+std::vector<int64_t> scores(const std::vector<std::vector<Taint>>& nodes,
+                            const std::vector<Toleration>& tols) {
   auto prefer = prefer_no_schedule_tolerations(tols);
   std::vector<int64_t> raw;
   int64_t max = 0;
@@ -68,7 +70,8 @@ TEST(Toleration, EmptyEffectMatchesAllEffects) {
   EXPECT_TRUE(t.tolerates(taint("foo", "bar", "NoSchedule")));
   EXPECT_TRUE(t.tolerates(taint("foo", "bar", "NoExecute")));
   EXPECT_TRUE(t.tolerates(taint("foo", "bar", "PreferNoSchedule")));
-  EXPECT_FALSE(toleration("foo", "Equal", "bar", "PreferNoSchedule").tolerates(taint("foo", "bar", "NoSchedule")));
+  EXPECT_FALSE(toleration("foo", "Equal", "bar", "PreferNoSchedule")
+                   .tolerates(taint("foo", "bar", "NoSchedule")));
 }
 
 TEST(Toleration, UnknownOperatorToleratesNothing) {
@@ -79,20 +82,26 @@ TEST(Toleration, UnknownOperatorToleratesNothing) {
 TEST(TaintFilter, NoTolerationsAgainstATaint) {
   std::vector<Taint> taints = {taint("dedicated", "user1", "NoSchedule")};
   EXPECT_EQ(first_untolerated_taint(taints, {}), 0);
-  EXPECT_EQ(untolerated_taint_reason(taints[0]), "node(s) had untolerated taint {dedicated: user1}");
+  EXPECT_EQ(untolerated_taint_reason(taints[0]),
+            "node(s) had untolerated taint {dedicated: user1}");
 }
 
 TEST(TaintFilter, DedicatedNodes) {
   std::vector<Taint> taints = {taint("dedicated", "user1", "NoSchedule")};
-  EXPECT_EQ(first_untolerated_taint(taints, {toleration("dedicated", "Equal", "user1", "NoSchedule")}), -1);
-  EXPECT_EQ(first_untolerated_taint(taints, {toleration("dedicated", "Equal", "user2", "NoSchedule")}), 0);
+  EXPECT_EQ(
+      first_untolerated_taint(taints, {toleration("dedicated", "Equal", "user1", "NoSchedule")}),
+      -1);
+  EXPECT_EQ(
+      first_untolerated_taint(taints, {toleration("dedicated", "Equal", "user2", "NoSchedule")}),
+      0);
   EXPECT_EQ(first_untolerated_taint({taint("foo", "bar", "NoSchedule")},
                                     {toleration("foo", "Exists", "", "NoSchedule")}),
             -1);
 }
 
 TEST(TaintFilter, MultipleTaintsAllTolerated) {
-  std::vector<Taint> taints = {taint("dedicated", "user2", "NoSchedule"), taint("foo", "bar", "NoSchedule")};
+  std::vector<Taint> taints = {taint("dedicated", "user2", "NoSchedule"),
+                               taint("foo", "bar", "NoSchedule")};
   std::vector<Toleration> tols = {toleration("dedicated", "Equal", "user2", "NoSchedule"),
                                   toleration("foo", "Exists", "", "NoSchedule")};
   EXPECT_EQ(first_untolerated_taint(taints, tols), -1);
@@ -100,7 +109,8 @@ TEST(TaintFilter, MultipleTaintsAllTolerated) {
 
 TEST(TaintFilter, EffectMustMatch) {
   std::vector<Taint> taints = {taint("foo", "bar", "NoSchedule")};
-  EXPECT_EQ(first_untolerated_taint(taints, {toleration("foo", "Equal", "bar", "PreferNoSchedule")}), 0);
+  EXPECT_EQ(
+      first_untolerated_taint(taints, {toleration("foo", "Equal", "bar", "PreferNoSchedule")}), 0);
   EXPECT_EQ(first_untolerated_taint(taints, {toleration("foo", "Equal", "bar", "")}), -1);
 }
 
@@ -113,7 +123,8 @@ TEST(TaintFilter, PreferNoScheduleNeverFilters) {
 
 TEST(TaintFilter, NoExecuteFilters) {
   EXPECT_EQ(first_untolerated_taint({taint("a", "", "NoExecute")}, {}), 0);
-  EXPECT_EQ(untolerated_taint_reason(taint("a", "", "NoExecute")), "node(s) had untolerated taint {a: }");
+  EXPECT_EQ(untolerated_taint_reason(taint("a", "", "NoExecute")),
+            "node(s) had untolerated taint {a: }");
 }
 
 TEST(TaintFilter, FirstUntoleratedInNodeOrder) {
@@ -121,13 +132,16 @@ TEST(TaintFilter, FirstUntoleratedInNodeOrder) {
                                taint("b", "2", "NoExecute"), taint("c", "3", "NoSchedule")};
   EXPECT_EQ(first_untolerated_taint(taints, {}), 1);
   EXPECT_EQ(first_untolerated_taint(taints, {toleration("a", "Exists", "", "")}), 2);
-  EXPECT_EQ(first_untolerated_taint(taints, {toleration("a", "Exists", "", ""), toleration("b", "", "2", "")}), 3);
+  EXPECT_EQ(first_untolerated_taint(
+                taints, {toleration("a", "Exists", "", ""), toleration("b", "", "2", "")}),
+            3);
   EXPECT_EQ(first_untolerated_taint(taints, {toleration("", "Exists", "", "")}), -1);
 }
 
 // Score cases of kube-scheduler's TestTaintTolerationScore.
 TEST(TaintScore, ToleratedTaintScoresHigher) {
-  EXPECT_EQ(scores({{taint("foo", "bar", "PreferNoSchedule")}, {taint("foo", "blah", "PreferNoSchedule")}},
+  EXPECT_EQ(scores({{taint("foo", "bar", "PreferNoSchedule")},
+                    {taint("foo", "blah", "PreferNoSchedule")}},
                    {toleration("foo", "Equal", "bar", "PreferNoSchedule")}),
             (std::vector<int64_t>{100, 0}));
 }
@@ -137,7 +151,8 @@ TEST(TaintScore, AllToleratedScoreTheSame) {
                                   toleration("disk-type", "Equal", "ssd", "PreferNoSchedule")};
   EXPECT_EQ(scores({{},
                     {taint("cpu-type", "arm64", "PreferNoSchedule")},
-                    {taint("cpu-type", "arm64", "PreferNoSchedule"), taint("disk-type", "ssd", "PreferNoSchedule")}},
+                    {taint("cpu-type", "arm64", "PreferNoSchedule"),
+                     taint("disk-type", "ssd", "PreferNoSchedule")}},
                    tols),
             (std::vector<int64_t>{100, 100, 100}));
 }
@@ -145,7 +160,8 @@ TEST(TaintScore, AllToleratedScoreTheSame) {
 TEST(TaintScore, MoreIntolerableTaintsScoreLower) {
   EXPECT_EQ(scores({{},
                     {taint("cpu-type", "arm64", "PreferNoSchedule")},
-                    {taint("cpu-type", "arm64", "PreferNoSchedule"), taint("disk-type", "ssd", "PreferNoSchedule")}},
+                    {taint("cpu-type", "arm64", "PreferNoSchedule"),
+                     taint("disk-type", "ssd", "PreferNoSchedule")}},
                    {toleration("foo", "Equal", "bar", "PreferNoSchedule")}),
             (std::vector<int64_t>{100, 50, 0}));
 }
@@ -156,21 +172,25 @@ TEST(TaintScore, OnlyPreferNoScheduleCounts) {
   // The NoSchedule tolerations do not tolerate PreferNoSchedule taints.
   EXPECT_EQ(scores({{},
                     {taint("cpu-type", "arm64", "NoSchedule")},
-                    {taint("cpu-type", "arm64", "PreferNoSchedule"), taint("disk-type", "ssd", "PreferNoSchedule")}},
+                    {taint("cpu-type", "arm64", "PreferNoSchedule"),
+                     taint("disk-type", "ssd", "PreferNoSchedule")}},
                    tols),
             (std::vector<int64_t>{100, 100, 0}));
 }
 
 TEST(TaintScore, NoTaintsNoTolerations) {
-  EXPECT_EQ(scores({{}, {taint("cpu-type", "arm64", "PreferNoSchedule")}}, {}), (std::vector<int64_t>{100, 0}));
+  EXPECT_EQ(scores({{}, {taint("cpu-type", "arm64", "PreferNoSchedule")}}, {}),
+            (std::vector<int64_t>{100, 0}));
   EXPECT_EQ(scores({{}, {}}, {}), (std::vector<int64_t>{100, 100}));
 }
 
 TEST(TaintScore, ThreeLevels) {
   // 100 × 1 / 3 = 33 (integer), reversed: 67.
-  std::vector<Taint> three = {taint("a", "", "PreferNoSchedule"), taint("b", "", "PreferNoSchedule"),
+  std::vector<Taint> three = {taint("a", "", "PreferNoSchedule"),
+                              taint("b", "", "PreferNoSchedule"),
                               taint("c", "", "PreferNoSchedule")};
-  EXPECT_EQ(scores({three, {three[0]}, {three[0], three[1]}, {}}, {}), (std::vector<int64_t>{0, 67, 34, 100}));
+  EXPECT_EQ(scores({three, {three[0]}, {three[0], three[1]}, {}}, {}),
+            (std::vector<int64_t>{0, 67, 34, 100}));
 }
 
 TEST(TaintScore, PreferNoScheduleTolerationsAreTheEmptyOrPreferEffectOnes) {
@@ -182,20 +202,25 @@ TEST(TaintScore, PreferNoScheduleTolerationsAreTheEmptyOrPreferEffectOnes) {
   ASSERT_EQ(prefer.size(), 2u);
   EXPECT_EQ(prefer[0].key, "b");
   EXPECT_EQ(prefer[1].key, "c");
-  EXPECT_EQ(intolerable_prefer_no_schedule({taint("a", "", "PreferNoSchedule"), taint("b", "", "PreferNoSchedule"),
-                                            taint("c", "", "PreferNoSchedule"), taint("d", "", "PreferNoSchedule"),
-                                            taint("e", "", "NoSchedule")},
-                                           prefer),
+  EXPECT_EQ(intolerable_prefer_no_schedule(
+                {taint("a", "", "PreferNoSchedule"), taint("b", "", "PreferNoSchedule"),
+                 taint("c", "", "PreferNoSchedule"), taint("d", "", "PreferNoSchedule"),
+                 taint("e", "", "NoSchedule")},
+                prefer),
             2);
 }
 
 TEST(Unschedulable, TolerationOfTheUnschedulableTaint) {
   EXPECT_FALSE(tolerates_unschedulable({}));
-  EXPECT_TRUE(tolerates_unschedulable({toleration("node.kubernetes.io/unschedulable", "Exists", "", "NoSchedule")}));
-  EXPECT_TRUE(tolerates_unschedulable({toleration("node.kubernetes.io/unschedulable", "Exists", "", "")}));
+  EXPECT_TRUE(tolerates_unschedulable(
+      {toleration("node.kubernetes.io/unschedulable", "Exists", "", "NoSchedule")}));
+  EXPECT_TRUE(
+      tolerates_unschedulable({toleration("node.kubernetes.io/unschedulable", "Exists", "", "")}));
   EXPECT_TRUE(tolerates_unschedulable({toleration("", "Exists", "", "")}));
-  EXPECT_FALSE(tolerates_unschedulable({toleration("node.kubernetes.io/unschedulable", "Exists", "", "NoExecute")}));
-  EXPECT_FALSE(tolerates_unschedulable({toleration("node.kubernetes.io/unschedulable", "Equal", "true", "")}));
+  EXPECT_FALSE(tolerates_unschedulable(
+      {toleration("node.kubernetes.io/unschedulable", "Exists", "", "NoExecute")}));
+  EXPECT_FALSE(tolerates_unschedulable(
+      {toleration("node.kubernetes.io/unschedulable", "Equal", "true", "")}));
 }
 
 TEST(Normalize, DefaultNormalizeScore) {

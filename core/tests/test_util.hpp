@@ -88,7 +88,8 @@ inline Pod make_pod(std::string name, std::vector<ResourceList> container_reques
   return p;
 }
 
-inline Pod bound_pod(std::string name, std::string node, ResourceList requests, int32_t priority = 0) {
+inline Pod bound_pod(std::string name, std::string node, ResourceList requests,
+                     int32_t priority = 0) {
   Pod p = make_pod(std::move(name), {std::move(requests)});
   p.node_name = std::move(node);
   p.priority = priority;

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <boost/json.hpp>
 #include <sstream>
 
 namespace tightpack::cli {
@@ -32,6 +33,83 @@ TEST(Cli, UnknownCommandIsAUsageError) {
   CliRun r = run_cli({"frobnicate"});
   EXPECT_EQ(r.code, kUsage);
   EXPECT_NE(r.err.find("unknown command \"frobnicate\""), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace tightpack::cli
+
+namespace tightpack::cli {
+namespace {
+
+std::string source(const std::string& relative) { return std::string(TIGHTPACK_SOURCE_DIR) + "/" + relative; }
+
+TEST(Predict, DefaultProfileSpreadsAndUserSchedulerPacks) {
+  auto spread = run_cli({"predict", "--cluster", source("examples/daskhub-demo/cluster.json"), "--pod",
+                         source("examples/daskhub-demo/dask-worker.yaml"), "--replicas", "8", "--config",
+                         source("config/default-scheduler.yaml"), "--output", "json"});
+  auto pack = run_cli({"predict", "--cluster", source("examples/daskhub-demo/cluster.json"), "--pod",
+                       source("examples/daskhub-demo/dask-worker.yaml"), "--replicas", "8", "--config",
+                       source("config/z2jh-user-scheduler.yaml"), "--output", "json"});
+  ASSERT_EQ(spread.code, kOk) << spread.err;
+  ASSERT_EQ(pack.code, kOk) << pack.err;
+  auto nodes_used = [](const std::string& out) {
+    return boost::json::parse(out).as_object().at("nodes").as_array().size();
+  };
+  EXPECT_EQ(nodes_used(spread.out), 3u) << spread.out;
+  EXPECT_EQ(nodes_used(pack.out), 2u) << pack.out;
+}
+
+TEST(Predict, UnschedulableReplicasExitWithThreeAndTheMessage) {
+  auto r = run_cli({"predict", "--cluster", source("examples/daskhub-demo/cluster.json"), "--pod",
+                    source("examples/daskhub-demo/gpu-notebook.yaml"), "--replicas", "2", "--config",
+                    source("config/z2jh-user-scheduler.yaml")});
+  EXPECT_EQ(r.code, kUnschedulable);
+  EXPECT_NE(r.out.find("1 replica(s) unschedulable: 0/10 nodes are available:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Insufficient nvidia.com/gpu"), std::string::npos) << r.out;
+}
+
+TEST(Predict, PodFromStandardInput) {
+  auto r = run_cli({"predict", "--cluster", source("examples/daskhub-demo/cluster.json"), "--pod", "-",
+                    "--replicas", "1"},
+                   "{\"metadata\": {\"name\": \"p\"}, \"spec\": {\"containers\": [{\"name\": \"c\", "
+                   "\"resources\": {\"requests\": {\"cpu\": \"100m\"}}}]}}");
+  EXPECT_EQ(r.code, kOk) << r.err;
+  EXPECT_NE(r.out.find("1 of 1 replicas placed"), std::string::npos) << r.out;
+}
+
+TEST(Predict, BadInputNamesTheFieldAndValue) {
+  auto r = run_cli({"predict", "--cluster", source("examples/daskhub-demo/cluster.json"), "--pod", "-",
+                    "--replicas", "1"},
+                   "{\"metadata\": {\"name\": \"p\"}, \"spec\": {\"containers\": [{\"name\": \"c\", "
+                   "\"resources\": {\"requests\": {\"cpu\": \"12Qi\"}}}]}}");
+  EXPECT_EQ(r.code, kInputError);
+  EXPECT_NE(r.err.find("$.spec.containers[0].resources.requests.cpu"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("\"12Qi\""), std::string::npos) << r.err;
+}
+
+TEST(Predict, UsageErrors) {
+  EXPECT_EQ(run_cli({"predict", "--pod", "x", "--replicas", "1"}).code, kUsage);
+  EXPECT_EQ(run_cli({"predict", "--cluster", "x", "--pod", "y", "--replicas", "0"}).code, kUsage);
+  EXPECT_EQ(run_cli({"predict", "--cluster", "x", "--pod", "y", "--replicas", "2", "--output", "xml"}).code, kUsage);
+  EXPECT_EQ(run_cli({"predict", "--cluster", "-", "--pod", "-", "--replicas", "2"}).code, kUsage);
+  auto missing = run_cli({"predict", "--cluster", "/nonexistent.json", "--pod", "y", "--replicas", "2"});
+  EXPECT_EQ(missing.code, kInputError);
+  EXPECT_NE(missing.err.find("cannot read /nonexistent.json"), std::string::npos) << missing.err;
+}
+
+TEST(Replay, JsonlReadsLinesAndPrintsOneResultEach) {
+  std::string scenario =
+      R"({"profile":"default","nodes":[{"metadata":{"name":"n"},"status":{"allocatable":{"cpu":"1","memory":"1Gi","pods":"10"}}}],"pods":[],"incoming":[{"metadata":{"name":"p"},"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"2"}}}]}}]})";
+  auto r = run_cli({"replay", "--jsonl", "-"}, scenario + "\n\nnot json\n" + scenario + "\n");
+  ASSERT_EQ(r.code, kOk);
+  std::istringstream lines(r.out);
+  std::string line;
+  std::vector<std::string> out;
+  while (std::getline(lines, line)) out.push_back(line);
+  ASSERT_EQ(out.size(), 3u) << r.out;
+  EXPECT_NE(out[0].find("0/1 nodes are available: 1 Insufficient cpu."), std::string::npos) << out[0];
+  EXPECT_NE(out[1].find("\"error\":\"invalid JSON at line 1"), std::string::npos) << out[1];
+  EXPECT_EQ(out[0], out[2]);
 }
 
 }  // namespace

@@ -134,10 +134,14 @@ class Cluster {
   const ImageState* image_state(StrId image) const;
   const StringPool& strings() const { return strings_; }
 
-  // Bound pods that use inter-pod affinity: the engine cannot score or filter
-  // around them yet.
-  size_t pods_with_pod_affinity() const { return pods_with_pod_affinity_; }
-  std::string first_pod_with_pod_affinity() const { return first_pod_with_pod_affinity_; }
+  // Bound pods with inter-pod (anti-)affinity terms, which can filter or score
+  // other pods.
+  struct AffinityHolder {
+    std::string key;  // namespace/name
+    std::string ns;
+    std::vector<PodAffinityTerm> terms;
+  };
+  const std::vector<AffinityHolder>& pods_with_pod_affinity() const { return affinity_holders_; }
 
  private:
   void add_usage(NodeIndex n, const PodUsage& u, int sign);
@@ -163,8 +167,7 @@ class Cluster {
   std::vector<uint32_t> generation_;
   InstanceId instance_;
   std::vector<std::vector<HostPort>> ports_;
-  size_t pods_with_pod_affinity_ = 0;
-  std::string first_pod_with_pod_affinity_;
+  std::vector<AffinityHolder> affinity_holders_;
 };
 
 }  // namespace tightpack

@@ -65,6 +65,29 @@ struct NodeAffinity {
   std::vector<PreferredSchedulingTerm> preferred;
 };
 
+struct LabelSelectorRequirement {
+  std::string key;
+  std::string op;  // In, NotIn, Exists, DoesNotExist
+  std::vector<std::string> values;
+};
+
+struct LabelSelector {
+  Labels match_labels;
+  std::vector<LabelSelectorRequirement> match_expressions;
+};
+
+// One inter-pod (anti-)affinity term, required or preferred.
+struct PodAffinityTerm {
+  bool anti = false;
+  bool required = false;
+  int32_t weight = 0;  // preferred terms
+  std::optional<LabelSelector> label_selector;  // absent selects no pod
+  std::vector<std::string> namespaces;
+  std::optional<LabelSelector> namespace_selector;
+  std::string topology_key;
+  bool uses_label_keys = false;  // matchLabelKeys / mismatchLabelKeys
+};
+
 struct ContainerPort {
   int32_t container_port = 0;
   int32_t host_port = 0;
@@ -103,6 +126,7 @@ struct Pod {
   // message instead of being scored wrongly.
   bool has_pod_affinity = false;
   bool has_pod_anti_affinity = false;
+  std::vector<PodAffinityTerm> pod_affinity_terms;
   bool has_topology_spread = false;
   bool has_claim_volumes = false;
   std::string creation_timestamp;

@@ -16,8 +16,59 @@ bool parse_int64(std::string_view s, int64_t& out) {
   return ec == std::errc() && end == digits.data() + digits.size();
 }
 
+bool alphanumeric(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+// ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9], at most 63 characters: the name
+// part of a qualified name, and every non-empty label value.
+bool qualified_name_part(std::string_view s) {
+  if (s.empty() || s.size() > 63 || !alphanumeric(s.front()) || !alphanumeric(s.back())) {
+    return false;
+  }
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return alphanumeric(c) || c == '-' || c == '_' || c == '.'; });
+}
+
+// validation.IsDNS1123Subdomain: dot-separated lower-case labels, at most 253 characters.
+bool dns1123_subdomain(std::string_view s) {
+  if (s.empty() || s.size() > 253) return false;
+  size_t start = 0;
+  while (true) {
+    size_t dot = s.find('.', start);
+    std::string_view label =
+        s.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
+    auto lower_alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+    if (label.empty() || !lower_alnum(label.front()) || !lower_alnum(label.back())) return false;
+    auto label_char = [&](char c) { return lower_alnum(c) || c == '-'; };
+    if (!std::all_of(label.begin(), label.end(), label_char)) return false;
+    if (dot == std::string_view::npos) return true;
+    start = dot + 1;
+  }
+}
+
+// validation.IsQualifiedName: [prefix/]name, the prefix a DNS subdomain.
+bool valid_label_key(std::string_view key) {
+  size_t slash = key.find('/');
+  if (slash == std::string_view::npos) return qualified_name_part(key);
+  if (key.find('/', slash + 1) != std::string_view::npos) return false;
+  return dns1123_subdomain(key.substr(0, slash)) && qualified_name_part(key.substr(slash + 1));
+}
+
+// validation.IsValidLabelValue.
+bool valid_label_value(std::string_view value) {
+  return value.empty() || qualified_name_part(value);
+}
+
+// labels.NewRequirement: an invalid key or value (for every operator, Gt and
+// Lt included, so "-1" is refused although ParseInt takes it) makes the term
+// unusable. Pod validation does not check these values, so such pods exist.
 bool valid_label_requirement(const NodeSelectorRequirement& r) {
-  if (r.key.empty()) return false;
+  if (!valid_label_key(r.key)) return false;
+  if (!std::all_of(r.values.begin(), r.values.end(),
+                   [](const std::string& v) { return valid_label_value(v); })) {
+    return false;
+  }
   if (r.op == "In" || r.op == "NotIn") return !r.values.empty();
   if (r.op == "Exists" || r.op == "DoesNotExist") return r.values.empty();
   if (r.op == "Gt" || r.op == "Lt") {
@@ -166,11 +217,13 @@ NodeNameRestriction node_name_restriction(const Pod& pod) {
       }
     }
     if (!term_names) return out;  // this term allows every node: terms are ORed
-    if (term_names->empty()) {
-      out.conflict = true;
-      return out;
-    }
     names.insert(term_names->begin(), term_names->end());
+  }
+  // A term whose name sets do not intersect adds no node; current
+  // NodeAffinity.PreFilter reports a conflict only when no term adds any.
+  if (names.empty()) {
+    out.conflict = true;
+    return out;
   }
   out.names = std::move(names);
   return out;

@@ -1,0 +1,223 @@
+#include "tightpack/replay.hpp"
+
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+#include <string>
+
+#include "test_util.hpp"
+
+namespace tightpack {
+namespace {
+
+namespace json = boost::json;
+using testing::json_of;
+
+json::value replay(std::string_view text) {
+  std::string out = replay_text(text);
+  auto v = parse_json(out);
+  if (!v || !v->is_object()) {
+    ADD_FAILURE() << "replay_text did not return a JSON object: " << out;
+    return json::object{};
+  }
+  return std::move(*v);
+}
+
+// The error text of a replay that must fail.
+std::string replay_error(std::string_view text) {
+  json::value v = replay(text);
+  const json::value* e = v.as_object().if_contains("error");
+  if (!e || !e->is_string()) {
+    ADD_FAILURE() << "expected {\"error\": …}, got " << json::serialize(v);
+    return "";
+  }
+  return std::string(e->as_string());
+}
+
+bool starts_with(const std::string& s, std::string_view prefix) {
+  return s.rfind(prefix, 0) == 0;
+}
+
+const char* const kNode = R"({"metadata": {"name": "%s"},
+  "status": {"allocatable": {"cpu": "2", "memory": "4Gi", "pods": "110"}}})";
+
+std::string node_json(const std::string& name) {
+  std::string s = kNode;
+  s.replace(s.find("%s"), 2, name);
+  return s;
+}
+
+const std::string kScenario =
+    R"({"profile": "default", "nodes": [)" + node_json("a") + "," + node_json("b") +
+    R"(], "pods": [], "incoming": [{"metadata": {"name": "w"}, "replicas": 3,
+  "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "1", "memory": "1Gi"}}}]}}]})";
+
+TEST(ReplayText, MalformedJson) {
+  EXPECT_TRUE(starts_with(replay_error(""), "invalid JSON at empty input: ")) << replay_error("");
+  EXPECT_TRUE(starts_with(replay_error("{"), "invalid JSON at line 1 column 2: "))
+      << replay_error("{");
+  EXPECT_TRUE(starts_with(replay_error("{\"nodes\": [}"), "invalid JSON at line 1 column 12: "));
+  EXPECT_TRUE(starts_with(replay_error("{\n\"nodes\": tru\n}"), "invalid JSON at line 2 column "));
+  EXPECT_TRUE(
+      starts_with(replay_error(std::string(100000, '[')), "invalid JSON at line 1 column "));
+  EXPECT_TRUE(starts_with(replay_error("\xff\xfe"), "invalid JSON at line 1 column 1: "));
+}
+
+TEST(ReplayText, NotAScenario) {
+  EXPECT_EQ(replay_error("[]"), "$: expected an object, got an array");
+  EXPECT_EQ(replay_error("42"), "$: expected an object, got an integer");
+  EXPECT_EQ(replay_error("null"), "$: expected an object, got null");
+  EXPECT_EQ(replay_error(R"({"scenario": []})"), "$.scenario: expected an object, got an array");
+}
+
+TEST(ReplayText, BadProfile) {
+  EXPECT_EQ(replay_error(R"({"profile": "bogus"})"),
+            "$.profile: unknown profile \"bogus\" (default, most-allocated, rtc)");
+  EXPECT_EQ(replay_error(R"({"scenario": {"profile": "bogus"}})"),
+            "$.scenario.profile: unknown profile \"bogus\" (default, most-allocated, rtc)");
+  EXPECT_EQ(replay_error(R"({"profile": 7})"), "$.profile: expected an object, got an integer");
+  EXPECT_EQ(replay_error(R"({"profile": {"name": "default", "scoreWeights": []}})"),
+            "$.profile.scoreWeights: expected an object, got an array");
+  std::string e = replay_error(
+      R"({"profile": {"schedulerConfig": {"apiVersion": "v1", "kind": "KubeSchedulerConfiguration"}}})");
+  EXPECT_TRUE(
+      starts_with(e, "$.profile.apiVersion: expected kubescheduler.config.k8s.io/v1, got \"v1\""))
+      << e;
+  e = replay_error(
+      R"({"profile": {"name": "rtc", "scoringStrategy": {"type": "RequestedToCapacityRatio",
+                       "shape": [{"utilization": 10, "score": 5}, {"utilization": 5, "score": 6}]}}})");
+  EXPECT_TRUE(starts_with(
+      e,
+      "$.profile.profiles[0].pluginConfig[0].args.scoringStrategy.requestedToCapacityRatio"
+      ".shape[1].utilization: "))
+      << e;
+}
+
+TEST(ReplayText, BadObjects) {
+  EXPECT_EQ(replay_error(R"({"nodes": 5})"), "$.nodes: expected an array, got an integer");
+  std::string e = replay_error(
+      R"({"nodes": [{"metadata": {"name": "a"}, "status": {"allocatable": {"cpu": "x"}}}]})");
+  EXPECT_TRUE(starts_with(e, "$.nodes[0].status.allocatable.cpu: invalid quantity \"x\"")) << e;
+  EXPECT_EQ(replay_error(R"({"nodes": [{"metadata": {}}]})"),
+            "$.nodes[0].metadata.name: a node needs a name");
+  EXPECT_EQ(replay_error(R"({"pods": [{"spec": {"priority": "x"}}]})"),
+            "$.pods[0].spec.priority: expected an integer, got a string");
+  EXPECT_EQ(
+      replay_error(R"({"scenario": {"incoming": [{"metadata": {"name": "p"}, "replicas": -5}]}})"),
+      "$.scenario.incoming[0].replicas: replicas -5 not in valid range [0, 1000000]");
+  EXPECT_EQ(replay_error(R"({"incoming": [{"metadata": {"name": "p"}, "replicas": "3"}]})"),
+            "$.incoming[0].replicas: expected an integer, got a string");
+  EXPECT_EQ(replay_error(R"({"incoming": [{"metadata": {"name": "p"}, "replicas": 1000001}]})"),
+            "$.incoming[0].replicas: replicas 1000001 not in valid range [0, 1000000]");
+  EXPECT_EQ(
+      replay_error(R"({"nodes": [{"metadata": {"name": "a"}}, {"metadata": {"name": "a"}}]})"),
+      "duplicate node \"a\"");
+}
+
+TEST(ReplayText, NoNodes) {
+  json::value v = replay(R"({"incoming": [{"metadata": {"name": "p"}}]})");
+  const auto& results = v.at("results").as_array();
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0], json_of(R"({"pod": "default/p", "feasible": 0, "scored": false, "top": [],
+                                    "chosen": null, "message": "no nodes available to schedule pods"})"));
+  EXPECT_EQ(v.at("profile").at("name").as_string(), "default");
+}
+
+TEST(ReplayText, EmptyScenario) {
+  json::value v = replay("{}");
+  EXPECT_TRUE(v.at("results").as_array().empty());
+}
+
+TEST(ReplayText, ScenarioResults) {
+  json::value v = replay(kScenario);
+  const auto& results = v.at("results").as_array();
+  ASSERT_EQ(results.size(), 3u);
+  // Empty nodes tie; a (the smaller name) is chosen; the next replica sees it.
+  // Fit: (50 + 75) / 2; Balanced: fractions 0.5 and 0.25, 87.5 truncated.
+  EXPECT_EQ(results[0], json_of(R"({"pod": "default/w-0", "filter": {"a": "ok", "b": "ok"},
+      "scores": {"a": {"TaintToleration": 300, "NodeAffinity": 0, "NodeResourcesFit": 62,
+                       "NodeResourcesBalancedAllocation": 87, "ImageLocality": 0, "total": 449},
+                 "b": {"TaintToleration": 300, "NodeAffinity": 0, "NodeResourcesFit": 62,
+                       "NodeResourcesBalancedAllocation": 87, "ImageLocality": 0, "total": 449}},
+      "feasible": 2, "scored": true, "top": ["a", "b"], "chosen": "a"})"));
+  EXPECT_EQ(results[1].at("chosen").as_string(), "b");
+  EXPECT_EQ(results[1].at("top"), json_of(R"(["b"])"));
+  // The third replica: both nodes hold one 1-cpu pod: tie again.
+  EXPECT_EQ(results[2].at("top"), json_of(R"(["a", "b"])"));
+  EXPECT_EQ(results[2].at("scores").at("a").at("NodeResourcesFit").as_int64(), 25);  // (0 + 50) / 2
+  EXPECT_FALSE(results[2].as_object().contains("message"));
+}
+
+TEST(ReplayText, UnschedulablePodsAreDropped) {
+  std::string scenario = R"({"nodes": [)" + node_json("a") + R"(], "incoming": [
+      {"metadata": {"name": "big"}, "spec": {"containers": [{"resources": {"requests": {"cpu": "3"}}}]}},
+      {"metadata": {"name": "small"}, "spec": {"containers": [{"resources": {"requests": {"cpu": "2"}}}]}}]})";
+  json::value v = replay(scenario);
+  const auto& results = v.at("results").as_array();
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0].at("filter"), json_of(R"({"a": ["Insufficient cpu"]})"));
+  EXPECT_EQ(results[0].at("filterPlugin"), json_of(R"({"a": "NodeResourcesFit"})"));
+  EXPECT_EQ(results[0].at("chosen"), json::value(nullptr));
+  EXPECT_EQ(results[0].at("message").as_string(),
+            "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 "
+            "No preemption "
+            "victims found for incoming pod..");
+  EXPECT_EQ(results[1].at("chosen").as_string(), "a");
+  EXPECT_EQ(results[1].at("scored"), json::value(false));
+}
+
+TEST(ReplayText, UnsupportedPodIsAnErrorResult) {
+  std::string scenario = R"({"nodes": [)" + node_json("a") + R"(], "incoming": [
+      {"metadata": {"name": "p"}, "spec": {"topologySpreadConstraints": [{"maxSkew": 1}]}},
+      {"metadata": {"name": "q"}}]})";
+  json::value v = replay(scenario);
+  const auto& results = v.at("results").as_array();
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0].at("pod").as_string(), "default/p");
+  EXPECT_NE(std::string(results[0].at("error").as_string()).find("topologySpreadConstraints"),
+            std::string::npos);
+  EXPECT_EQ(results[1].at("chosen").as_string(), "a");
+}
+
+TEST(ReplayText, TruncatedScenariosNeverCrash) {
+  // Every strict prefix of a valid scenario is invalid JSON.
+  for (size_t len = 0; len < kScenario.size(); ++len) {
+    std::string e = replay_error(std::string_view(kScenario).substr(0, len));
+    ASSERT_TRUE(starts_with(e, "invalid JSON at ")) << len << ": " << e;
+  }
+  EXPECT_EQ(replay(kScenario).at("results").as_array().size(), 3u);
+}
+
+TEST(ReplayText, MutatedScenariosNeverCrash) {
+  // Single-character damage anywhere: the answer is always one JSON object
+  // holding either an error or results.
+  int errors = 0, results = 0;
+  for (size_t i = 0; i < kScenario.size(); ++i) {
+    for (char c : {'"', '{', ']', '0', '-', 'x', ' '}) {
+      std::string text = kScenario;
+      text[i] = c;
+      json::value v = replay(text);
+      const auto& o = v.as_object();
+      ASSERT_TRUE(o.contains("error") || o.contains("results")) << text;
+      (o.contains("error") ? errors : results)++;
+    }
+  }
+  EXPECT_GT(errors, 100);
+  EXPECT_GT(results, 100);
+}
+
+TEST(DecodeScenario, ReplicasAreExpanded) {
+  auto s = decode_scenario(json_of(R"({"scenario": {"profile": "rtc", "incoming": [
+      {"metadata": {"name": "a", "namespace": "ns"}, "replicas": 2}, {"metadata": {"name": "b"}},
+      {"metadata": {"name": "none"}, "replicas": 0}]}, "expected": {"whatever": 1}})"));
+  ASSERT_TRUE(s) << s.error().what();
+  EXPECT_EQ(s->profile_name, "rtc");
+  EXPECT_EQ(s->profile.fit.strategy, ScoringStrategy::RequestedToCapacityRatio);
+  ASSERT_EQ(s->incoming.size(), 3u);
+  EXPECT_EQ(s->incoming[0].key(), "ns/a-0");
+  EXPECT_EQ(s->incoming[1].key(), "ns/a-1");
+  EXPECT_EQ(s->incoming[2].key(), "default/b");
+}
+
+}  // namespace
+}  // namespace tightpack

@@ -1,0 +1,92 @@
+// The configuration files shipped in config/ decode to the profiles the engine
+// has built in (the browser build cannot read files, so it uses the built-ins).
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+#include <fstream>
+#include <sstream>
+
+#include "tightpack/decode.hpp"
+#include "tightpack/profile.hpp"
+#include "yaml_json.hpp"
+
+namespace tightpack {
+namespace {
+
+std::string read_file(const std::string& relative) {
+  std::ifstream f(std::string(TIGHTPACK_SOURCE_DIR) + "/" + relative);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+Profile from_yaml(const std::string& relative) {
+  auto doc = cli::parse_yaml(read_file(relative));
+  EXPECT_TRUE(doc.ok()) << (doc.ok() ? "" : doc.error().what());
+  auto config = decode_scheduler_configuration(*doc, JsonPath());
+  EXPECT_TRUE(config.ok()) << (config.ok() ? "" : config.error().what());
+  return config->profiles.front();
+}
+
+Profile from_builtin(const char* json_text) {
+  auto doc = parse_json(json_text);
+  return decode_scheduler_configuration(*doc, JsonPath())->profiles.front();
+}
+
+void expect_same(const Profile& a, const Profile& b) {
+  EXPECT_EQ(boost::json::serialize(encode_profile(a)), boost::json::serialize(encode_profile(b)));
+}
+
+TEST(ConfigFiles, DefaultSchedulerMatchesBuiltIn) {
+  Profile p = from_yaml("config/default-scheduler.yaml");
+  expect_same(p, from_builtin(kDefaultSchedulerConfig));
+  expect_same(p, default_profile());
+  EXPECT_EQ(p.score_weight(Plugin::TaintToleration), 3);
+  EXPECT_EQ(p.score_weight(Plugin::NodeAffinity), 2);
+  EXPECT_EQ(p.score_weight(Plugin::NodeResourcesFit), 1);
+  EXPECT_EQ(p.score_weight(Plugin::NodeResourcesBalancedAllocation), 1);
+  EXPECT_EQ(p.score_weight(Plugin::ImageLocality), 1);
+  EXPECT_EQ(p.fit.strategy, ScoringStrategy::LeastAllocated);
+}
+
+TEST(ConfigFiles, Z2jhUserSchedulerMatchesBuiltIn) {
+  Profile p = from_yaml("config/z2jh-user-scheduler.yaml");
+  expect_same(p, from_builtin(kZ2jhUserSchedulerConfig));
+  EXPECT_EQ(p.scheduler_name, "jupyterhub-user-scheduler");
+  EXPECT_EQ(p.score_weight(Plugin::NodeAffinity), 14631);
+  EXPECT_EQ(p.score_weight(Plugin::InterPodAffinity), 1331);
+  EXPECT_EQ(p.score_weight(Plugin::NodeResourcesFit), 121);
+  EXPECT_EQ(p.score_weight(Plugin::ImageLocality), 11);
+  EXPECT_EQ(p.score_weight(Plugin::TaintToleration), 3);
+  EXPECT_EQ(p.score_weight(Plugin::NodeResourcesBalancedAllocation), 0);
+  EXPECT_EQ(p.fit.strategy, ScoringStrategy::MostAllocated);
+}
+
+TEST(Yaml, ScalarsFollowTheCoreSchemaAndQuantitiesKeepTheirSpelling) {
+  auto doc = cli::parse_yaml("a: 1\nb: '1'\nc: 0.5\nd: true\ne: ~\nf: 1.5Gi\ng: -3\n");
+  ASSERT_TRUE(doc.ok());
+  const auto& o = doc->as_object();
+  EXPECT_TRUE(o.at("a").is_int64());
+  EXPECT_TRUE(o.at("b").is_string());
+  EXPECT_EQ(o.at("c").as_string(), "0.5");
+  EXPECT_TRUE(o.at("d").as_bool());
+  EXPECT_TRUE(o.at("e").is_null());
+  EXPECT_EQ(o.at("f").as_string(), "1.5Gi");
+  EXPECT_EQ(o.at("g").as_int64(), -3);
+}
+
+TEST(Yaml, SeveralDocumentsBecomeAList) {
+  auto doc = cli::parse_yaml("kind: Node\nmetadata: {name: a}\n---\nkind: Node\nmetadata: {name: b}\n");
+  ASSERT_TRUE(doc.ok());
+  EXPECT_EQ(doc->as_object().at("kind").as_string(), "List");
+  EXPECT_EQ(doc->as_object().at("items").as_array().size(), 2u);
+}
+
+TEST(Yaml, BrokenYamlNamesLineAndColumn) {
+  auto doc = cli::parse_yaml("a: [1, 2\nb: c\n");
+  ASSERT_FALSE(doc.ok());
+  EXPECT_NE(doc.error().message.find("invalid YAML at line"), std::string::npos) << doc.error().message;
+}
+
+}  // namespace
+}  // namespace tightpack
