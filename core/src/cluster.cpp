@@ -125,7 +125,9 @@ uint32_t Cluster::scalar_index(std::string_view name) const {
 PodUsage Cluster::usage_of(const Pod& pod) const {
   PodUsage u;
   ResourceList real = pod_requests(pod, false);
-  ResourceList non_zero = pod_requests(pod, true);
+  ResourceList non_zero = has_pod_level_requests(pod)
+                              ? pod_requests(pod, !find_resource(real, "cpu"), !find_resource(real, "memory"))
+                              : pod_requests(pod, true);
   u.cpu = amount(real, "cpu");
   u.memory = amount(real, "memory");
   u.ephemeral = amount(real, "ephemeral-storage");
@@ -140,12 +142,17 @@ PodUsage Cluster::usage_of(const Pod& pod) const {
       u.scalars.emplace_back(s, v);
     }
   }
-  for (const auto& c : pod.containers) {
+  // schedutil.GetHostPorts: app containers and sidecars hold their host ports.
+  auto add_ports = [&](const Container& c) {
     for (const auto& p : c.ports) {
       if (p.host_port <= 0) continue;
       u.host_ports.push_back(HostPort{p.host_ip.empty() ? "0.0.0.0" : p.host_ip,
                                       p.protocol.empty() ? "TCP" : p.protocol, p.host_port});
     }
+  };
+  for (const auto& c : pod.containers) add_ports(c);
+  for (const auto& c : pod.init_containers) {
+    if (c.restart_always) add_ports(c);
   }
   return u;
 }

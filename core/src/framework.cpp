@@ -147,6 +147,12 @@ Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Po
     plan.taint_raw_by_set_[s] = plugins::intolerable_prefer_no_schedule(c.taints_of_set(s), prefer);
   }
   plugins::PreferredNodeAffinity preferred(pod);
+  if (preferred.first_invalid_term() >= 0 && profile.score_weight(Plugin::NodeAffinity) > 0) {
+    return Error{"spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[" +
+                     std::to_string(preferred.first_invalid_term()) + "]",
+                 "pod " + plan.key_ + ": the preferred node affinity term does not parse, so kube-scheduler "
+                                      "fails to schedule the pod (NodeAffinity PreScore)"};
+  }
   if (!preferred.empty() && profile.score_weight(Plugin::NodeAffinity) > 0) {
     preferred.bind(c);
     plan.affinity_raw_.resize(n);

@@ -3,10 +3,10 @@
 namespace tightpack {
 namespace {
 
-ResourceList with_non_missing(const ResourceList& requests) {
+ResourceList with_non_missing(const ResourceList& requests, bool cpu, bool memory) {
   ResourceList out = requests;
-  if (!find_resource(out, "cpu")) set_resource(out, "cpu", kDefaultMilliCpuRequest);
-  if (!find_resource(out, "memory")) set_resource(out, "memory", kDefaultMemoryRequest);
+  if (cpu && !find_resource(out, "cpu")) set_resource(out, "cpu", kDefaultMilliCpuRequest);
+  if (memory && !find_resource(out, "memory")) set_resource(out, "memory", kDefaultMemoryRequest);
   return out;
 }
 
@@ -16,9 +16,13 @@ bool starts_with(std::string_view s, std::string_view prefix) {
 
 }  // namespace
 
-ResourceList pod_requests(const Pod& pod, bool non_zero) {
+ResourceList pod_requests(const Pod& pod, bool non_zero) { return pod_requests(pod, non_zero, non_zero); }
+
+bool has_pod_level_requests(const Pod& pod) { return !pod.pod_requests.empty(); }
+
+ResourceList pod_requests(const Pod& pod, bool default_cpu, bool default_memory) {
   auto container_requests = [&](const Container& c) {
-    return non_zero ? with_non_missing(c.requests) : c.requests;
+    return with_non_missing(c.requests, default_cpu, default_memory);
   };
   ResourceList reqs;
   for (const auto& c : pod.containers) add_resources(reqs, container_requests(c));

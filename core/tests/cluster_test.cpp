@@ -166,10 +166,6 @@ TEST(ClusterUsage, OverheadCountsInBothViews) {
 }
 
 TEST(ClusterUsage, SidecarHostPortsAreUsed) {
-  GTEST_SKIP()
-      << "bug: Cluster::usage_of (cluster.cpp) collects host ports of app containers only; "
-         "kube-scheduler's NodePorts and NodeInfo use schedutil.GetHostPorts, which includes "
-         "restartable init containers (sidecars)";
   Cluster c = build_cluster({make_node("a", 4000, 8 * kGi)});
   Pod p = make_pod("p");
   Container proxy = make_container({}, "proxy");
@@ -185,11 +181,6 @@ TEST(ClusterUsage, SidecarHostPortsAreUsed) {
 }
 
 TEST(ClusterUsage, NonZeroViewWithPodLevelResources) {
-  GTEST_SKIP()
-      << "bug: for a bound pod with pod-level requests, NodeInfo (calculateResource with "
-         "getNonMissingContainerRequests) adds the 100m/200Mi defaults only for a resource missing "
-         "from the pod's aggregated requests; Cluster::usage_of (cluster.cpp) applies them per "
-         "container, so nz_cpu here is 600 instead of 500";
   Cluster c = build_cluster({make_node("a", 4000, 8 * kGi)});
   Pod p = make_pod("p", {resources({{"cpu", 500}}), {}});
   p.pod_requests = resources({{"memory", kGi}});

@@ -456,10 +456,6 @@ TEST(PodPlanMake, RefusesUnmodelledFeatures) {
 }
 
 TEST(PodPlanMake, InvalidPreferredTermIsAnError) {
-  GTEST_SKIP()
-      << "bug: NodeAffinity.PreScore fails scheduling with an error when a preferred term does not "
-         "parse (NewPreferredSchedulingTerms); PodPlan::make (framework.cpp) ignores the term "
-         "instead";
   Cluster c = build_cluster({make_node("a", 1000, kGi)});
   Pod p = make_pod("p");
   p.node_affinity.preferred = {

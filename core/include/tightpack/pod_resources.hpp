@@ -19,6 +19,14 @@ inline constexpr int64_t kDefaultMemoryRequest = 200LL * 1024 * 1024;  // schedu
 // view the other resource scores use.
 ResourceList pod_requests(const Pod& pod, bool non_zero);
 
+// The same with the defaults chosen per resource: for a pod with pod-level
+// requests, NodeInfo adds a default only for a resource missing from the
+// pod's whole request (getNonMissingContainerRequests).
+ResourceList pod_requests(const Pod& pod, bool default_cpu, bool default_memory);
+
+// Whether spec.resources sets pod-level requests.
+bool has_pod_level_requests(const Pod& pod);
+
 // Resource name classes of k8s.io/kubernetes/pkg/scheduler/util and v1helper.
 bool is_extended_resource(std::string_view name);
 bool is_scalar_resource(std::string_view name);  // tracked in NodeInfo.ScalarResources

@@ -172,9 +172,12 @@ bool RequiredNodeAffinity::matches(const Cluster& c, NodeIndex n) const {
 }
 
 PreferredNodeAffinity::PreferredNodeAffinity(const Pod& pod) {
-  for (const auto& t : pod.node_affinity.preferred) {
+  const auto& preferred = pod.node_affinity.preferred;
+  for (size_t i = 0; i < preferred.size(); ++i) {
+    const auto& t = preferred[i];
     if (t.weight == 0 || t.preference.empty()) continue;
     terms_.emplace_back(t.weight, NodeSelectorTermMatcher(t.preference));
+    if (!terms_.back().second.valid() && first_invalid_ < 0) first_invalid_ = static_cast<int>(i);
   }
 }
 

@@ -30,6 +30,7 @@ class NodeSelectorTermMatcher {
   void bind(const Cluster& cluster);
   bool matches(const Node& node) const;
   bool matches(const Cluster& cluster, NodeIndex n) const;
+  bool valid() const { return valid_; }
 
  private:
   template <class ValueOf>
@@ -61,9 +62,13 @@ class PreferredNodeAffinity {
   int64_t score(const Node& node) const;  // sum of the weights of matching terms
   int64_t score(const Cluster& cluster, NodeIndex n) const;
   bool empty() const { return terms_.empty(); }
+  // Index (in spec) of the first term that does not parse, or -1. kube-scheduler
+  // fails the scheduling attempt then (NewPreferredSchedulingTerms).
+  int first_invalid_term() const { return first_invalid_; }
 
  private:
   std::vector<std::pair<int64_t, NodeSelectorTermMatcher>> terms_;
+  int first_invalid_ = -1;
 };
 
 // NodeAffinity.PreFilter: the node names that matchFields on metadata.name
