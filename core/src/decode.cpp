@@ -412,7 +412,10 @@ Result<Node> decode_node(const json::value& v, const JsonPath& path) {
       TP_TRY(read_string(*m, "name", mp, node.name));
       TP_TRY(read_string_map(*m, "labels", mp, node.labels));
     }
-    if (node.name.empty()) return value_error(path.field("metadata").field("name"), "a node needs a name");
+    if (node.name.empty()) {
+      const JsonPath metadata = path.field("metadata");
+      return value_error(metadata.field("name"), "a node needs a name");
+    }
     if (const json::value* sv = member(*o, "spec")) {
       JsonPath sp = path.field("spec");
       const json::object* s = nullptr;
@@ -455,11 +458,12 @@ Result<Node> decode_node(const json::value& v, const JsonPath& path) {
           ContainerImage image;
           TP_TRY(read_int(*io, "sizeBytes", ep, image.size_bytes));
           if (const json::value* nv = member(*io, "names")) {
+            const JsonPath names_path = ep.field("names");
             const json::array* na = nullptr;
-            TP_TRY(as_array(*nv, ep.field("names"), na));
+            TP_TRY(as_array(*nv, names_path, na));
             for (size_t j = 0; j < na->size(); ++j) {
               if (!(*na)[j].is_string()) {
-                return type_error(ep.field("names").index(static_cast<int64_t>(j)), "a string", (*na)[j]);
+                return type_error(names_path.index(static_cast<int64_t>(j)), "a string", (*na)[j]);
               }
               image.names.emplace_back((*na)[j].get_string());
             }

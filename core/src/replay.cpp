@@ -112,7 +112,8 @@ Result<Profile> resolve_scenario_profile(const json::value& spec, const JsonPath
     const json::value* profiles = config.as_object().if_contains("profiles");
     if (!profiles || !profiles->is_array() || profiles->as_array().empty() ||
         !profiles->as_array()[0].is_object()) {
-      return value_error(path.field("schedulerConfig").field("profiles"), "needs at least one profile object");
+      const JsonPath config_path = path.field("schedulerConfig");
+      return value_error(config_path.field("profiles"), "needs at least one profile object");
     }
     json::object& profile = first_profile(config);
     if (const json::value* ss = member(*o, "scoringStrategy")) {

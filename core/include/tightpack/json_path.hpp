@@ -13,8 +13,12 @@ class JsonPath {
   JsonPath() = default;  // the root, "$"
   explicit JsonPath(std::string_view root) : key_(root) {}
 
-  JsonPath field(std::string_view key) const { return JsonPath(this, key, -1); }
-  JsonPath index(int64_t i) const { return JsonPath(this, {}, i); }
+  // A child points at its parent, so the parent must outlive it: children of
+  // temporaries do not compile (name each level as a local instead).
+  JsonPath field(std::string_view key) const& { return JsonPath(this, key, -1); }
+  JsonPath index(int64_t i) const& { return JsonPath(this, {}, i); }
+  JsonPath field(std::string_view key) const&& = delete;
+  JsonPath index(int64_t i) const&& = delete;
 
   std::string str() const;
 
