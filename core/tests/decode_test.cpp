@@ -551,7 +551,8 @@ TEST(JsonPathTest, Rendering) {
   EXPECT_EQ(labels_path.field("app.kubernetes.io/name").str(),
             "$.items[3].labels[\"app.kubernetes.io/name\"]");
   EXPECT_EQ(labels_path.field("").str(), "$.items[3].labels[\"\"]");
-  EXPECT_EQ(JsonPath("profile").field("x").str(), "profile.x");
+  const JsonPath profile("profile");
+  EXPECT_EQ(profile.field("x").str(), "profile.x");
 }
 
 }  // namespace
