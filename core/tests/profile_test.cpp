@@ -178,8 +178,8 @@ TEST(ScenarioProfiles, NamedProfiles) {
   EXPECT_EQ(rtc->fit.shape[1].utilization, 100);
   EXPECT_EQ(rtc->fit.shape[1].score, 10);
 
-  auto bad =
-      resolve_scenario_profile(boost::json::value("fastest"), JsonPath().field("profile"), name);
+  const JsonPath root;
+  auto bad = resolve_scenario_profile(boost::json::value("fastest"), root.field("profile"), name);
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.error().path, "$.profile");
   EXPECT_TRUE(contains(bad.error().message, "\"fastest\"")) << bad.error().message;
