@@ -18,7 +18,9 @@ void check(bool ok) {
 }
 
 // Every refusal names what is wrong; rendering it walks the JSON path.
-void check_error(const tightpack::Error& e) { check(!e.message.empty() && !e.what().empty()); }
+void check_error(const tightpack::Error& e) {
+  check(!e.message.empty() && !e.what().empty());
+}
 
 // find_resource() binary-searches, and the decoder refuses negative quantities.
 void check_resources(const ResourceList& list) {

@@ -24,22 +24,21 @@ int64_t milli_to_value(int64_t m) {
   return whole;
 }
 
+int sign(int64_t x) {
+  return (x > 0) - (x < 0);
+}
+int sign_of(const Quantity& q) {
+  return q.is_zero() ? 0 : q.negative() ? -1 : 1;
+}
+
 void check_conversions(const Quantity& q) {
   auto v = q.value();
   auto m = q.milli_value();
   // A milli value that fits bounds the value (|v| <= |m|), so it fits too.
   if (m.ok()) check(v.ok());
-  if (v.ok()) {
-    // Rounding away from zero never turns a non-zero amount into 0 or flips its sign.
-    if (q.is_zero()) check(*v == 0);
-    else if (q.negative()) check(*v <= -1);
-    else check(*v >= 1);
-  }
-  if (m.ok()) {
-    if (q.is_zero()) check(*m == 0);
-    else if (q.negative()) check(*m <= -1);
-    else check(*m >= 1);
-  }
+  // Rounding away from zero never turns a non-zero amount into 0 or flips its sign.
+  if (v.ok()) check(sign(*v) == sign_of(q));
+  if (m.ok()) check(sign(*m) == sign_of(q));
   if (v.ok() && m.ok()) {
     check(*v == milli_to_value(*m));
     // Implied by the line above; spelled out as the bound the brief asks for:

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "tightpack/go_int.hpp"
 #include "tightpack/plugins/normalize.hpp"
 
 namespace tightpack::plugins {
@@ -31,7 +32,9 @@ int64_t balanced_allocation_score(const int64_t* requested, const int64_t* alloc
     for (size_t i = 0; i < n; ++i) sum = sum + (fractions[i] - mean) * (fractions[i] - mean);
     std_dev = std::sqrt(sum / static_cast<double>(n));
   }
-  return static_cast<int64_t>((1 - std_dev) * static_cast<double>(kMaxNodeScore));
+  // A wrapped negative request makes the deviation huge and the product leave
+  // int64's range: Go's conversion result there, not UB.
+  return go_int64((1 - std_dev) * static_cast<double>(kMaxNodeScore));
 }
 
 }  // namespace tightpack::plugins

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "tightpack/go_int.hpp"
 #include "tightpack/plugins/normalize.hpp"
 
 namespace tightpack::plugins {
@@ -38,7 +39,9 @@ int64_t image_locality_score(const Cluster& cluster, NodeIndex n, const std::vec
     const ImageState* state = cluster.image_state(image);
     // scaledImageScore computes in float64; the same IEEE operations here.
     double spread = static_cast<double>(state->num_nodes) / total_nodes;
-    sum += static_cast<int64_t>(static_cast<double>(state->size) * spread);
+    // A size near 2^63 times a spread of 1 leaves int64's range: Go's
+    // conversion result, then its wrapping sum, not UB.
+    sum = go_add(sum, go_int64(static_cast<double>(state->size) * spread));
   }
   int64_t max_threshold = kMaxContainerThreshold * static_cast<int64_t>(images.size());
   sum = std::clamp(sum, kMinThreshold, std::max(max_threshold, kMinThreshold));

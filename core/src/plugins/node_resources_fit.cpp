@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "tightpack/go_int.hpp"
 #include "tightpack/plugins/normalize.hpp"
 #include "tightpack/pod_resources.hpp"
 
@@ -50,13 +51,15 @@ std::vector<std::string> fit_reasons(const Cluster& c, NodeIndex n, const FitReq
 
 int64_t least_requested_score(int64_t requested, int64_t capacity) {
   if (capacity == 0 || requested > capacity) return 0;
-  return (capacity - requested) * kMaxNodeScore / capacity;
+  // Wraps in int64 as upstream's does (capacity above 2^63/100, or a wrapped
+  // negative request); C++ would make that overflow UB.
+  return go_mul(go_sub(capacity, requested), kMaxNodeScore) / capacity;
 }
 
 int64_t most_requested_score(int64_t requested, int64_t capacity) {
   if (capacity == 0) return 0;
   if (requested > capacity) requested = capacity;  // pods without requests count the defaults
-  return requested * kMaxNodeScore / capacity;
+  return go_mul(requested, kMaxNodeScore) / capacity;  // int64 wrap-around, as upstream
 }
 
 // helper.BuildBrokenLinearFunction over points scaled to 0..100.
@@ -89,14 +92,16 @@ int64_t resource_allocation_score(const FitArgs& args, const int64_t* requested,
         score = most_requested_score(requested[i], allocatable[i]);
         break;
       case ScoringStrategy::RequestedToCapacityRatio: {
-        int64_t utilization =
-            requested[i] > allocatable[i] ? kMaxNodeScore : requested[i] * kMaxNodeScore / allocatable[i];
+        int64_t utilization = kMaxNodeScore;
+        if (requested[i] <= allocatable[i]) {
+          utilization = go_mul(requested[i], kMaxNodeScore) / allocatable[i];  // wraps as upstream
+        }
         score = broken_linear(args.shape, utilization);
         if (score <= 0) continue;  // only positive scores enter the average
         break;
       }
     }
-    node_score += score * weight;
+    node_score = go_add(node_score, go_mul(score, weight));  // wrapped scores stay wrapped
     weight_sum += weight;
   }
   if (weight_sum == 0) return 0;

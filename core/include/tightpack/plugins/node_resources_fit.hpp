@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tightpack/cluster.hpp"
+#include "tightpack/go_int.hpp"
 #include "tightpack/profile.hpp"
 
 namespace tightpack::plugins {
@@ -61,12 +62,19 @@ bool check_fit(const Cluster& c, NodeIndex n, const FitRequest& r, const Relief*
   int64_t pods = c.pod_count()[n] - (relief ? relief->pods : 0);
   if (pods + 1 > c.allowed_pods()[n] && !report("Too many pods")) return false;
   if (r.requests_nothing()) return ok;
-  int64_t cpu_used = c.req_cpu()[n] - (relief ? relief->cpu : 0);
-  if (r.cpu > 0 && r.cpu > c.alloc_cpu()[n] - cpu_used && !report("Insufficient cpu")) return false;
-  int64_t mem_used = c.req_memory()[n] - (relief ? relief->memory : 0);
-  if (r.memory > 0 && r.memory > c.alloc_memory()[n] - mem_used && !report("Insufficient memory")) return false;
-  int64_t eph_used = c.req_ephemeral()[n] - (relief ? relief->ephemeral : 0);
-  if (r.ephemeral > 0 && r.ephemeral > c.alloc_ephemeral()[n] - eph_used &&
+  // Allocatable − requested in int64 as fitsRequest computes it: a wrapped
+  // (negative) request sum can push it past int64, where Go wraps and C++ is UB.
+  int64_t cpu_used = go_sub(c.req_cpu()[n], relief ? relief->cpu : 0);
+  if (r.cpu > 0 && r.cpu > go_sub(c.alloc_cpu()[n], cpu_used) && !report("Insufficient cpu")) {
+    return false;
+  }
+  int64_t mem_used = go_sub(c.req_memory()[n], relief ? relief->memory : 0);
+  if (r.memory > 0 && r.memory > go_sub(c.alloc_memory()[n], mem_used) &&
+      !report("Insufficient memory")) {
+    return false;
+  }
+  int64_t eph_used = go_sub(c.req_ephemeral()[n], relief ? relief->ephemeral : 0);
+  if (r.ephemeral > 0 && r.ephemeral > go_sub(c.alloc_ephemeral()[n], eph_used) &&
       !report("Insufficient ephemeral-storage")) {
     return false;
   }
@@ -77,10 +85,10 @@ bool check_fit(const Cluster& c, NodeIndex n, const FitRequest& r, const Relief*
       int64_t used = c.req_scalar(s.index)[n];
       if (relief) {
         for (const auto& [idx, v] : relief->scalars) {
-          if (idx == s.index) used -= v;
+          if (idx == s.index) used = go_sub(used, v);
         }
       }
-      free = c.alloc_scalar(s.index)[n] - used;
+      free = go_sub(c.alloc_scalar(s.index)[n], used);
     }
     if (s.amount > free && !report("Insufficient " + s.name)) return false;
   }
