@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "tightpack/go_int.hpp"
 #include "tightpack/pod_resources.hpp"
 
 namespace tightpack {
@@ -157,15 +158,17 @@ PodUsage Cluster::usage_of(const Pod& pod) const {
   return u;
 }
 
+// NodeInfo.update sums in Go int64, which wraps; so do these sums.
 void Cluster::add_usage(NodeIndex n, const PodUsage& u, int sign) {
-  req_cpu_[n] += sign * u.cpu;
-  req_mem_[n] += sign * u.memory;
-  req_eph_[n] += sign * u.ephemeral;
-  nz_cpu_[n] += sign * u.nz_cpu;
-  nz_mem_[n] += sign * u.nz_memory;
+  auto add = [sign](int64_t& total, int64_t amount) { total = go_add(total, go_mul(sign, amount)); };
+  add(req_cpu_[n], u.cpu);
+  add(req_mem_[n], u.memory);
+  add(req_eph_[n], u.ephemeral);
+  add(nz_cpu_[n], u.nz_cpu);
+  add(nz_mem_[n], u.nz_memory);
   pod_count_[n] += sign;
   ++generation_[n];
-  for (const auto& [s, v] : u.scalars) req_scalar_[s][n] += sign * v;
+  for (const auto& [s, v] : u.scalars) add(req_scalar_[s][n], v);
 }
 
 void Cluster::place(NodeIndex n, BoundPod pod) {
@@ -192,9 +195,9 @@ Relief Cluster::relief_of(NodeIndex n, const std::vector<size_t>& positions) con
   Relief r;
   for (size_t pos : positions) {
     const PodUsage& u = pods_[n][pos].usage;
-    r.cpu += u.cpu;
-    r.memory += u.memory;
-    r.ephemeral += u.ephemeral;
+    r.cpu = go_add(r.cpu, u.cpu);
+    r.memory = go_add(r.memory, u.memory);
+    r.ephemeral = go_add(r.ephemeral, u.ephemeral);
     r.pods += 1;
     for (const auto& s : u.scalars) r.scalars.push_back(s);
     for (const auto& p : u.host_ports) r.ports.push_back(p);

@@ -5,6 +5,11 @@
 
 namespace tightpack {
 
+std::string invalid_score_error(Plugin plugin, int64_t score) {
+  return std::string("plugin \"") + plugin_name(plugin) + "\" returns an invalid score " + std::to_string(score) +
+         ", it should in the range of [0, 100] after normalizing";
+}
+
 Decision decide(const PodPlan& plan, const Cluster& c) {
   Decision d;
   d.pod = plan.key();
@@ -68,11 +73,21 @@ Decision decide(const PodPlan& plan, const Cluster& c) {
         }
         affinity = last_affinity_norm;
       }
+      const std::array<int64_t, kScorePlugins.size()> normalised{
+          taint_norm[c.taint_set(i)], affinity, dynamic_scores ? cache.fit[i] : 0,
+          dynamic_scores ? cache.balanced[i] : 0, plan.image_score(i)};
       ScoreRow& row = d.scores[j];
-      row.weighted = {taint_norm[c.taint_set(i)] * weight[0], affinity * weight[1],
-                      dynamic_scores ? cache.fit[i] * weight[2] : 0,
-                      dynamic_scores ? cache.balanced[i] * weight[3] : 0, plan.image_score(i) * weight[4]};
-      row.total = row.weighted[0] + row.weighted[1] + row.weighted[2] + row.weighted[3] + row.weighted[4];
+      row.total = 0;
+      for (size_t k = 0; k < normalised.size(); ++k) {
+        if (weight[k] && (normalised[k] < 0 || normalised[k] > plugins::kMaxNodeScore)) {
+          d.error = invalid_score_error(kScorePlugins[k], normalised[k]);
+          d.feasible.clear();
+          d.scores.clear();
+          return d;
+        }
+        row.weighted[k] = normalised[k] * weight[k];
+        row.total += row.weighted[k];
+      }
       best = std::max(best, row.total);
     }
     for (size_t j = 0; j < d.feasible.size(); ++j) {

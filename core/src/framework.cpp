@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "tightpack/go_int.hpp"
 #include "tightpack/plugins/balanced_allocation.hpp"
 #include "tightpack/plugins/image_locality.hpp"
 #include "tightpack/plugins/inter_pod_affinity.hpp"
@@ -232,21 +233,21 @@ void PodPlan::pairs(const Cluster& c, NodeIndex n, const std::vector<ResourceCol
     switch (columns[i].kind) {
       case ResourceColumns::kCpu:
         allocatable[i] = c.alloc_cpu()[n];
-        requested[i] = (non_zero ? c.nz_cpu()[n] : c.req_cpu()[n]) + pod;
+        requested[i] = go_add(non_zero ? c.nz_cpu()[n] : c.req_cpu()[n], pod);
         break;
       case ResourceColumns::kMemory:
         allocatable[i] = c.alloc_memory()[n];
-        requested[i] = (non_zero ? c.nz_memory()[n] : c.req_memory()[n]) + pod;
+        requested[i] = go_add(non_zero ? c.nz_memory()[n] : c.req_memory()[n], pod);
         break;
       case ResourceColumns::kEphemeral:
         allocatable[i] = c.alloc_ephemeral()[n];
-        requested[i] = c.req_ephemeral()[n] + pod;
+        requested[i] = go_add(c.req_ephemeral()[n], pod);
         break;
       case ResourceColumns::kScalar:
         // A scalar resource the pod does not request is left out of the score.
         if (pod == 0 || !c.has_scalar(columns[i].scalar, n)) break;
         allocatable[i] = c.alloc_scalar(columns[i].scalar)[n];
-        requested[i] = c.req_scalar(columns[i].scalar)[n] + pod;
+        requested[i] = go_add(c.req_scalar(columns[i].scalar)[n], pod);
         break;
       case ResourceColumns::kNone:
         break;

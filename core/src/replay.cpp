@@ -211,6 +211,10 @@ Result<Scenario> decode_scenario(const json::value& doc) {
           s.pods.push_back(std::move(*pod));
           continue;
         }
+        if (s.incoming.size() > kMaxIncomingPods) {
+          return value_error(ip, "more than " + std::to_string(kMaxIncomingPods) +
+                                     " incoming pods in one scenario (replicas included)");
+        }
         int64_t replicas = -1;
         const json::object* po = nullptr;
         TP_TRY(as_object((*a)[i], ip, po));
@@ -222,6 +226,10 @@ Result<Scenario> decode_scenario(const json::value& doc) {
         if (replicas == -1) {
           s.incoming.push_back(std::move(*pod));
           continue;
+        }
+        if (s.incoming.size() + static_cast<size_t>(replicas) > kMaxIncomingPods) {
+          return value_error(ip.field("replicas"), "more than " + std::to_string(kMaxIncomingPods) +
+                                                       " incoming pods in one scenario (replicas included)");
         }
         for (int64_t r = 0; r < replicas; ++r) {
           Pod copy = *pod;
@@ -239,6 +247,10 @@ Result<Scenario> decode_scenario(const json::value& doc) {
 json::object encode_decision(const PodPlan& plan, const Cluster& c, const Decision& d) {
   json::object r;
   r["pod"] = d.pod;
+  if (!d.error.empty()) {
+    r["error"] = d.error;
+    return r;
+  }
   if (c.size() > 0) {
     json::object filter, filter_plugin;
     for (size_t j = 0; j < d.filtered.size(); ++j) {

@@ -32,6 +32,7 @@ class ReplicaIndex {
   }
 
   bool empty() const { return order_.empty(); }
+  bool saw_invalid_score() const { return invalid_; }
   NodeIndex best() const { return node_by_rank_[order_.begin()->second]; }
   size_t tied() const {
     size_t t = 0;
@@ -55,9 +56,16 @@ class ReplicaIndex {
   }
 
  private:
-  int64_t dynamic_part(NodeIndex n) const {
-    return (weight_[2] ? plan_.fit_score(c_, n) * weight_[2] : 0) +
-           (weight_[3] ? plan_.balanced_score(c_, n) * weight_[3] : 0);
+  // A score outside [0, 100] makes kube-scheduler fail the pod with an error;
+  // decide() reports it, so the index only notes that it saw one.
+  int64_t checked(int64_t score) {
+    if (score < 0 || score > plugins::kMaxNodeScore) invalid_ = true;
+    return score;
+  }
+
+  int64_t dynamic_part(NodeIndex n) {
+    return (weight_[2] ? checked(plan_.fit_score(c_, n)) * weight_[2] : 0) +
+           (weight_[3] ? checked(plan_.balanced_score(c_, n)) * weight_[3] : 0);
   }
 
   // Removes one occurrence of `raw` and returns the new maximum (0 when empty).
@@ -81,9 +89,12 @@ class ReplicaIndex {
     for (NodeIndex i = 0; i < c_.size(); ++i) {
       if (!feasible_[i]) continue;
       static_part_[i] =
-          (weight_[0] ? plugins::default_normalize(plan_.taint_raw(c_, i), max_taint_, true) * weight_[0] : 0) +
-          (weight_[1] ? plugins::default_normalize(plan_.affinity_raw(i), max_affinity_, false) * weight_[1] : 0) +
-          (weight_[4] ? plan_.image_score(i) * weight_[4] : 0);
+          (weight_[0] ? checked(plugins::default_normalize(plan_.taint_raw(c_, i), max_taint_, true)) * weight_[0]
+                      : 0) +
+          (weight_[1] ? checked(plugins::default_normalize(plan_.affinity_raw(i), max_affinity_, false)) *
+                            weight_[1]
+                      : 0) +
+          (weight_[4] ? checked(plan_.image_score(i)) * weight_[4] : 0);
       total_[i] = static_part_[i] + dynamic_part(i);
       order_.insert({-total_[i], rank_[i]});
     }
@@ -99,6 +110,7 @@ class ReplicaIndex {
   int64_t max_taint_ = 0, max_affinity_ = 0;
   std::map<int64_t, int64_t> taint_hist_, affinity_hist_;  // raw score → feasible nodes
   std::set<std::pair<int64_t, uint32_t>> order_;  // (-total, name rank)
+  bool invalid_ = false;
 };
 
 }  // namespace
@@ -113,10 +125,11 @@ Result<SimulationResult> simulate_replicas(Cluster& cluster, const Profile& prof
   for (int64_t r = 0; r < replicas; ++r) {
     ReplicaPlacement placement;
     placement.pod = pod.ns + "/" + pod.name + "-" + std::to_string(r);
-    if (index.empty()) {
+    if (index.empty() || index.saw_invalid_score()) {
+      // Nothing changes once a replica fails, so the first failure speaks for all.
       if (result.unschedulable_message.empty()) {
         Decision d = decide(*plan, cluster);
-        result.unschedulable_message = d.message;
+        result.unschedulable_message = d.error.empty() ? d.message : d.error;
         result.preemption = d.preemption;
       }
       result.replicas.push_back(std::move(placement));

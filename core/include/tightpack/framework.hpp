@@ -155,7 +155,14 @@ struct Decision {
   std::optional<NodeIndex> chosen;     // the smallest name in `top`
   std::string message;                 // the FailedScheduling text when nothing fits
   std::optional<Preemption> preemption;
+  // Set when scheduling fails with an error rather than a FitError: a score
+  // plugin returned a score outside [0, 100] (only wrapped int64 sums of
+  // absurd requests do that). Nothing is chosen then.
+  std::string error;
 };
+
+// RunScorePlugins' check of a normalised score; the error text when out of range.
+std::string invalid_score_error(Plugin plugin, int64_t score);
 
 // Filters and scores every node (kube-scheduler samples only from 100 nodes
 // on; predictions and conformance look at all of them).

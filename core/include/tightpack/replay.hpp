@@ -30,6 +30,10 @@ struct Scenario {
 Result<Profile> resolve_scenario_profile(const boost::json::value& spec, const JsonPath& path,
                                          std::string& name);
 
+// Each incoming pod gets a full explanation (every node's verdict and scores),
+// so a scenario is bounded: more incoming pods than this is an error.
+inline constexpr size_t kMaxIncomingPods = 100000;
+
 // Accepts a corpus line ({"scenario": …, "expected": …}) or a bare scenario.
 Result<Scenario> decode_scenario(const boost::json::value& doc);
 

@@ -30,8 +30,9 @@ struct ReplicaPlacement {
 
 struct SimulationResult {
   std::vector<ReplicaPlacement> replicas;
-  // For the first replica that fits nowhere: kube-scheduler's message. Later
-  // replicas fail the same way, since an unschedulable pod changes nothing.
+  // For the first replica that fits nowhere: kube-scheduler's message (or the
+  // scheduling error, see Decision::error). Later replicas fail the same way,
+  // since an unschedulable pod changes nothing.
   std::string unschedulable_message;
   std::optional<Preemption> preemption;
 };
