@@ -28,9 +28,15 @@ Decision decide(const PodPlan& plan, const Cluster& c) {
   } else {
     d.filtered.reserve(n);
     d.statuses.reserve(n);
+    d.feasible.reserve(n);
+    PodPlan::Cache& cache = plan.cache_for(c);
     for (NodeIndex i = 0; i < n; ++i) {
       if (!plan.in_prefilter_set(i)) continue;
-      NodeStatus s = plan.cached_filter(c, i);
+      if (cache.generation[i] != c.generation(i)) {
+        cache.status[i] = plan.filter(c, i);
+        cache.generation[i] = c.generation(i);
+      }
+      const NodeStatus s = cache.status[i];
       d.filtered.push_back(i);
       d.statuses.push_back(s);
       if (s.ok()) d.feasible.push_back(i);

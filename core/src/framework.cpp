@@ -16,7 +16,6 @@ namespace {
 
 constexpr const char* kUnschedulableReason = "node(s) were unschedulable";
 constexpr const char* kNodeNameReason = "node(s) didn't match the requested node name";
-constexpr size_t kMaxScoredResources = 16;  // profile.cpp rejects more
 
 int64_t amount(const ResourceList& list, std::string_view name) {
   const int64_t* v = find_resource(list, name);
@@ -222,50 +221,6 @@ std::vector<std::string> PodPlan::reasons(const Cluster& c, NodeIndex n, const N
     case Plugin::NodeResourcesFit: return plugins::fit_reasons(c, n, fit_request_, relief);
     default: return {};
   }
-}
-
-void PodPlan::pairs(const Cluster& c, NodeIndex n, const std::vector<ResourceColumns>& columns,
-                    const std::vector<int64_t>& pod_request, bool non_zero, int64_t* requested,
-                    int64_t* allocatable) const {
-  for (size_t i = 0; i < columns.size(); ++i) {
-    requested[i] = allocatable[i] = 0;
-    const int64_t pod = pod_request[i];
-    switch (columns[i].kind) {
-      case ResourceColumns::kCpu:
-        allocatable[i] = c.alloc_cpu()[n];
-        requested[i] = go_add(non_zero ? c.nz_cpu()[n] : c.req_cpu()[n], pod);
-        break;
-      case ResourceColumns::kMemory:
-        allocatable[i] = c.alloc_memory()[n];
-        requested[i] = go_add(non_zero ? c.nz_memory()[n] : c.req_memory()[n], pod);
-        break;
-      case ResourceColumns::kEphemeral:
-        allocatable[i] = c.alloc_ephemeral()[n];
-        requested[i] = go_add(c.req_ephemeral()[n], pod);
-        break;
-      case ResourceColumns::kScalar:
-        // A scalar resource the pod does not request is left out of the score.
-        if (pod == 0 || !c.has_scalar(columns[i].scalar, n)) break;
-        allocatable[i] = c.alloc_scalar(columns[i].scalar)[n];
-        requested[i] = go_add(c.req_scalar(columns[i].scalar)[n], pod);
-        break;
-      case ResourceColumns::kNone:
-        break;
-    }
-  }
-}
-
-int64_t PodPlan::fit_score(const Cluster& c, NodeIndex n) const {
-  int64_t requested[kMaxScoredResources], allocatable[kMaxScoredResources];
-  pairs(c, n, fit_columns_, fit_pod_request_, true, requested, allocatable);
-  return plugins::resource_allocation_score(profile_->fit, requested, allocatable, fit_columns_.size());
-}
-
-int64_t PodPlan::balanced_score(const Cluster& c, NodeIndex n) const {
-  if (balanced_skip_) return 0;
-  int64_t requested[kMaxScoredResources], allocatable[kMaxScoredResources];
-  pairs(c, n, balanced_columns_, balanced_pod_request_, false, requested, allocatable);
-  return plugins::balanced_allocation_score(requested, allocatable, balanced_columns_.size());
 }
 
 }  // namespace tightpack

@@ -18,6 +18,8 @@
 #include "tightpack/cluster.hpp"
 #include "tightpack/error.hpp"
 #include "tightpack/model.hpp"
+#include "tightpack/go_int.hpp"
+#include "tightpack/plugins/balanced_allocation.hpp"
 #include "tightpack/plugins/node_resources_fit.hpp"
 #include "tightpack/profile.hpp"
 
@@ -173,5 +175,54 @@ Preemption evaluate_preemption(const PodPlan& plan, const Cluster& cluster, cons
 
 // The "0/N nodes are available: …" message of a decision where nothing fits.
 std::string fit_error_message(const PodPlan& plan, const Cluster& cluster, const Decision& d);
+
+// ------------------------------------------------------------------ impl
+// The pod-dependent scores run for every feasible node: inline.
+
+inline constexpr size_t kMaxScoredResources = 16;  // profile.cpp rejects more
+
+inline void PodPlan::pairs(const Cluster& c, NodeIndex n, const std::vector<ResourceColumns>& columns,
+                    const std::vector<int64_t>& pod_request, bool non_zero, int64_t* requested,
+                    int64_t* allocatable) const {
+  for (size_t i = 0; i < columns.size(); ++i) {
+    requested[i] = allocatable[i] = 0;
+    const int64_t pod = pod_request[i];
+    switch (columns[i].kind) {
+      case ResourceColumns::kCpu:
+        allocatable[i] = c.alloc_cpu()[n];
+        requested[i] = go_add(non_zero ? c.nz_cpu()[n] : c.req_cpu()[n], pod);
+        break;
+      case ResourceColumns::kMemory:
+        allocatable[i] = c.alloc_memory()[n];
+        requested[i] = go_add(non_zero ? c.nz_memory()[n] : c.req_memory()[n], pod);
+        break;
+      case ResourceColumns::kEphemeral:
+        allocatable[i] = c.alloc_ephemeral()[n];
+        requested[i] = go_add(c.req_ephemeral()[n], pod);
+        break;
+      case ResourceColumns::kScalar:
+        // A scalar resource the pod does not request is left out of the score.
+        if (pod == 0 || !c.has_scalar(columns[i].scalar, n)) break;
+        allocatable[i] = c.alloc_scalar(columns[i].scalar)[n];
+        requested[i] = go_add(c.req_scalar(columns[i].scalar)[n], pod);
+        break;
+      case ResourceColumns::kNone:
+        break;
+    }
+  }
+}
+
+inline int64_t PodPlan::fit_score(const Cluster& c, NodeIndex n) const {
+  int64_t requested[kMaxScoredResources], allocatable[kMaxScoredResources];
+  pairs(c, n, fit_columns_, fit_pod_request_, true, requested, allocatable);
+  return plugins::resource_allocation_score(profile_->fit, requested, allocatable, fit_columns_.size());
+}
+
+inline int64_t PodPlan::balanced_score(const Cluster& c, NodeIndex n) const {
+  if (balanced_skip_) return 0;
+  int64_t requested[kMaxScoredResources], allocatable[kMaxScoredResources];
+  pairs(c, n, balanced_columns_, balanced_pod_request_, false, requested, allocatable);
+  return plugins::balanced_allocation_score(requested, allocatable, balanced_columns_.size());
+}
 
 }  // namespace tightpack

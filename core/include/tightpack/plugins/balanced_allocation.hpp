@@ -2,11 +2,44 @@
 // requested/allocatable fractions), over the real requests.
 #pragma once
 
-#include <cstdint>
+#include <cmath>
 #include <cstddef>
+#include <cstdint>
+
+#include "tightpack/go_int.hpp"
+#include "tightpack/plugins/normalize.hpp"
 
 namespace tightpack::plugins {
 
-int64_t balanced_allocation_score(const int64_t* requested, const int64_t* allocatable, size_t count);
+// The one place the engine uses floating point: kube-scheduler computes this
+// score in float64, and its truncation lands on different integers than exact
+// arithmetic would (e.g. (1 - 0.1) * 100 = 89.99…). IEEE-754 double +, −, ×, ÷
+// and sqrt are correctly rounded on x86-64 and in WebAssembly alike; the build
+// disables FMA contraction (-ffp-contract=off) so the operations stay these.
+inline int64_t balanced_allocation_score(const int64_t* requested, const int64_t* allocatable, size_t count) {
+  double fractions[16];
+  size_t n = 0;
+  double total = 0;
+  for (size_t i = 0; i < count && n < 16; ++i) {
+    if (allocatable[i] == 0) continue;
+    double f = static_cast<double>(requested[i]) / static_cast<double>(allocatable[i]);
+    if (f > 1) f = 1;
+    total += f;
+    fractions[n++] = f;
+  }
+  double std_dev = 0;
+  if (n == 2) {
+    std_dev = std::fabs((fractions[0] - fractions[1]) / 2);
+  } else if (n > 2) {
+    double mean = total / static_cast<double>(n);
+    double sum = 0;
+    for (size_t i = 0; i < n; ++i) sum = sum + (fractions[i] - mean) * (fractions[i] - mean);
+    std_dev = std::sqrt(sum / static_cast<double>(n));
+  }
+  // A wrapped negative request makes the deviation huge and the product leave
+  // int64's range: Go's conversion result there, not UB.
+  return go_int64((1 - std_dev) * static_cast<double>(kMaxNodeScore));
+}
+
 
 }  // namespace tightpack::plugins

@@ -8,6 +8,7 @@
 
 #include "tightpack/cluster.hpp"
 #include "tightpack/go_int.hpp"
+#include "tightpack/plugins/normalize.hpp"
 #include "tightpack/profile.hpp"
 
 namespace tightpack::plugins {
@@ -38,16 +39,6 @@ bool check_fit(const Cluster& c, NodeIndex n, const FitRequest& r, const Relief*
 bool fits(const Cluster& c, NodeIndex n, const FitRequest& r, const Relief* relief = nullptr);
 std::vector<std::string> fit_reasons(const Cluster& c, NodeIndex n, const FitRequest& r,
                                      const Relief* relief = nullptr);
-
-// Per-resource scores and the weighted combination of each strategy.
-int64_t least_requested_score(int64_t requested, int64_t capacity);
-int64_t most_requested_score(int64_t requested, int64_t capacity);
-int64_t broken_linear(const std::vector<ShapePoint>& shape, int64_t utilization);
-
-// The node's score under `args`, given per-resource (requested incl. the pod,
-// allocatable) pairs; a pair with allocatable 0 is skipped.
-int64_t resource_allocation_score(const FitArgs& args, const int64_t* requested, const int64_t* allocatable,
-                                  size_t count);
 
 // ------------------------------------------------------------------ impl
 
@@ -93,6 +84,75 @@ bool check_fit(const Cluster& c, NodeIndex n, const FitRequest& r, const Relief*
     if (s.amount > free && !report("Insufficient " + s.name)) return false;
   }
   return ok;
+}
+
+// Scorers, inline because they run for every feasible node of every decision:
+// the per-resource scores of each strategy, and resource_allocation_score,
+// the node's score under `args` given per-resource (requested incl. the pod,
+// allocatable) pairs, where a pair with allocatable 0 is skipped.
+
+inline int64_t least_requested_score(int64_t requested, int64_t capacity) {
+  if (capacity == 0 || requested > capacity) return 0;
+  // Wraps in int64 as upstream's does (capacity above 2^63/100, or a wrapped
+  // negative request); C++ would make that overflow UB.
+  return go_mul(go_sub(capacity, requested), kMaxNodeScore) / capacity;
+}
+
+inline int64_t most_requested_score(int64_t requested, int64_t capacity) {
+  if (capacity == 0) return 0;
+  if (requested > capacity) requested = capacity;  // pods without requests count the defaults
+  return go_mul(requested, kMaxNodeScore) / capacity;  // int64 wrap-around, as upstream
+}
+
+// helper.BuildBrokenLinearFunction over points scaled to 0..100.
+inline int64_t broken_linear(const std::vector<ShapePoint>& shape, int64_t p) {
+  constexpr int64_t kScale = kMaxNodeScore / 10;  // MaxCustomPriorityScore is 10
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (p <= shape[i].utilization) {
+      if (i == 0) return shape[0].score * kScale;
+      const auto& a = shape[i - 1];
+      const auto& b = shape[i];
+      return a.score * kScale + (b.score * kScale - a.score * kScale) * (p - a.utilization) /
+                                    (b.utilization - a.utilization);
+    }
+  }
+  return shape.back().score * kScale;
+}
+
+inline int64_t resource_allocation_score(const FitArgs& args, const int64_t* requested, const int64_t* allocatable,
+                                  size_t count) {
+  int64_t node_score = 0, weight_sum = 0;
+  for (size_t i = 0; i < count; ++i) {
+    if (allocatable[i] == 0) continue;
+    int64_t weight = args.resources[i].weight;
+    int64_t score = 0;
+    switch (args.strategy) {
+      case ScoringStrategy::LeastAllocated:
+        score = least_requested_score(requested[i], allocatable[i]);
+        break;
+      case ScoringStrategy::MostAllocated:
+        score = most_requested_score(requested[i], allocatable[i]);
+        break;
+      case ScoringStrategy::RequestedToCapacityRatio: {
+        int64_t utilization = kMaxNodeScore;
+        if (requested[i] <= allocatable[i]) {
+          utilization = go_mul(requested[i], kMaxNodeScore) / allocatable[i];  // wraps as upstream
+        }
+        score = broken_linear(args.shape, utilization);
+        if (score <= 0) continue;  // only positive scores enter the average
+        break;
+      }
+    }
+    node_score = go_add(node_score, go_mul(score, weight));  // wrapped scores stay wrapped
+    weight_sum += weight;
+  }
+  if (weight_sum == 0) return 0;
+  if (args.strategy == ScoringStrategy::RequestedToCapacityRatio) {
+    // math.Round(float64(nodeScore) / float64(weightSum)): exact for these
+    // small non-negative integers, rounding halves up.
+    return (2 * node_score + weight_sum) / (2 * weight_sum);
+  }
+  return node_score / weight_sum;
 }
 
 }  // namespace tightpack::plugins
