@@ -1,6 +1,7 @@
 #include "tightpack/framework.hpp"
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "tightpack/go_int.hpp"
 #include "tightpack/plugins/balanced_allocation.hpp"
@@ -30,6 +31,31 @@ PodPlan::ResourceColumns columns_for(const Cluster& c, const std::string& name) 
   uint32_t s = c.scalar_index(name);
   if (is_scalar_resource(name) && s != UINT32_MAX) return {RC::kScalar, s};
   return {};
+}
+
+// Calls compute(n) once per distinct combination of the values of `keys`
+// (nodes of a pool share them) and fills the result for every node; when the
+// verdict also depends on the node's name, or on many keys, once per node.
+template <class Compute>
+std::vector<int64_t> per_node_by_labels(const Cluster& c, std::vector<std::string> keys, bool uses_name,
+                                        Compute&& compute) {
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  std::vector<int64_t> out(c.size());
+  if (uses_name || keys.size() > 2) {
+    for (NodeIndex i = 0; i < c.size(); ++i) out[i] = compute(i);
+    return out;
+  }
+  const std::vector<StrId>* first = keys.size() > 0 ? c.label_column(keys[0]) : nullptr;
+  const std::vector<StrId>* second = keys.size() > 1 ? c.label_column(keys[1]) : nullptr;
+  std::unordered_map<uint64_t, int64_t> memo;
+  for (NodeIndex i = 0; i < c.size(); ++i) {
+    uint64_t key = (first ? (*first)[i] : kNoStr) | (uint64_t{second ? (*second)[i] : kNoStr} << 32);
+    auto [it, fresh] = memo.try_emplace(key, 0);
+    if (fresh) it->second = compute(i);
+    out[i] = it->second;
+  }
+  return out;
 }
 
 std::string unsupported(const std::string& pod, const std::string& what) {
@@ -89,6 +115,13 @@ Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Po
   std::vector<int> taint_by_set(c.taint_set_count(), -2);
   plugins::RequiredNodeAffinity required(pod);
   required.bind(c);
+  std::vector<int64_t> affinity_match;
+  if (!required.trivial()) {
+    std::vector<std::string> keys;
+    required.collect_keys(keys);
+    affinity_match = per_node_by_labels(c, keys, required.uses_fields(),
+                                        [&](NodeIndex i) { return int64_t{required.matches(c, i)}; });
+  }
   plan.static_position_.assign(n, kNoStaticFailure);
   plan.static_status_.assign(n, NodeStatus{});
   for (size_t pos = 0; pos < profile.filters.size(); ++pos) {
@@ -128,7 +161,7 @@ Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Po
           break;
         }
         default:  // NodeAffinity
-          if (!required.matches(c, i)) s.code = Code::UnschedulableAndUnresolvable;
+          if (!affinity_match[i]) s.code = Code::UnschedulableAndUnresolvable;
           break;
       }
       if (!s.ok()) {
@@ -155,8 +188,10 @@ Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Po
   }
   if (!preferred.empty() && profile.score_weight(Plugin::NodeAffinity) > 0) {
     preferred.bind(c);
-    plan.affinity_raw_.resize(n);
-    for (NodeIndex i = 0; i < n; ++i) plan.affinity_raw_[i] = preferred.score(c, i);
+    std::vector<std::string> keys;
+    preferred.collect_keys(keys);
+    plan.affinity_raw_ = per_node_by_labels(c, keys, preferred.uses_fields(),
+                                            [&](NodeIndex i) { return preferred.score(c, i); });
   }
   if (profile.score_weight(Plugin::ImageLocality) > 0) {
     auto images = plugins::pod_images(c, pod);

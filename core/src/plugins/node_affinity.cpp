@@ -201,6 +201,29 @@ int64_t PreferredNodeAffinity::score(const Cluster& c, NodeIndex n) const {
   return sum;
 }
 
+void NodeSelectorTermMatcher::collect_keys(std::vector<std::string>& keys) const {
+  for (const auto& r : term_.match_expressions) keys.push_back(r.key);
+}
+
+void RequiredNodeAffinity::collect_keys(std::vector<std::string>& keys) const {
+  for (const auto& [k, v] : node_selector_) keys.push_back(k);
+  if (terms_) {
+    for (const auto& t : *terms_) t.collect_keys(keys);
+  }
+}
+
+bool RequiredNodeAffinity::uses_fields() const {
+  return terms_ && std::any_of(terms_->begin(), terms_->end(), [](const auto& t) { return t.uses_fields(); });
+}
+
+void PreferredNodeAffinity::collect_keys(std::vector<std::string>& keys) const {
+  for (const auto& [w, t] : terms_) t.collect_keys(keys);
+}
+
+bool PreferredNodeAffinity::uses_fields() const {
+  return std::any_of(terms_.begin(), terms_.end(), [](const auto& t) { return t.second.uses_fields(); });
+}
+
 NodeNameRestriction node_name_restriction(const Pod& pod) {
   NodeNameRestriction out;
   if (!pod.node_affinity.required || pod.node_affinity.required->empty()) return out;

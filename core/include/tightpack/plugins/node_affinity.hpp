@@ -31,6 +31,9 @@ class NodeSelectorTermMatcher {
   bool matches(const Node& node) const;
   bool matches(const Cluster& cluster, NodeIndex n) const;
   bool valid() const { return valid_; }
+  // What the verdict depends on: these label keys and, with fields, the node name.
+  void collect_keys(std::vector<std::string>& keys) const;
+  bool uses_fields() const { return !term_.match_fields.empty(); }
 
  private:
   template <class ValueOf>
@@ -48,6 +51,8 @@ class RequiredNodeAffinity {
   bool matches(const Node& node) const;
   bool matches(const Cluster& cluster, NodeIndex n) const;
   bool trivial() const { return node_selector_.empty() && !terms_; }
+  void collect_keys(std::vector<std::string>& keys) const;
+  bool uses_fields() const;
 
  private:
   Labels node_selector_;
@@ -65,6 +70,8 @@ class PreferredNodeAffinity {
   // Index (in spec) of the first term that does not parse, or -1. kube-scheduler
   // fails the scheduling attempt then (NewPreferredSchedulingTerms).
   int first_invalid_term() const { return first_invalid_; }
+  void collect_keys(std::vector<std::string>& keys) const;
+  bool uses_fields() const;
 
  private:
   std::vector<std::pair<int64_t, NodeSelectorTermMatcher>> terms_;

@@ -95,13 +95,13 @@ inline int64_t least_requested_score(int64_t requested, int64_t capacity) {
   if (capacity == 0 || requested > capacity) return 0;
   // Wraps in int64 as upstream's does (capacity above 2^63/100, or a wrapped
   // negative request); C++ would make that overflow UB.
-  return go_mul(go_sub(capacity, requested), kMaxNodeScore) / capacity;
+  return go_div(go_mul(go_sub(capacity, requested), kMaxNodeScore), capacity);
 }
 
 inline int64_t most_requested_score(int64_t requested, int64_t capacity) {
   if (capacity == 0) return 0;
   if (requested > capacity) requested = capacity;  // pods without requests count the defaults
-  return go_mul(requested, kMaxNodeScore) / capacity;  // int64 wrap-around, as upstream
+  return go_div(go_mul(requested, kMaxNodeScore), capacity);  // int64 wrap-around, as upstream
 }
 
 // helper.BuildBrokenLinearFunction over points scaled to 0..100.
@@ -136,7 +136,7 @@ inline int64_t resource_allocation_score(const FitArgs& args, const int64_t* req
       case ScoringStrategy::RequestedToCapacityRatio: {
         int64_t utilization = kMaxNodeScore;
         if (requested[i] <= allocatable[i]) {
-          utilization = go_mul(requested[i], kMaxNodeScore) / allocatable[i];  // wraps as upstream
+          utilization = go_div(go_mul(requested[i], kMaxNodeScore), allocatable[i]);  // wraps as upstream
         }
         score = broken_linear(args.shape, utilization);
         if (score <= 0) continue;  // only positive scores enter the average
@@ -152,7 +152,7 @@ inline int64_t resource_allocation_score(const FitArgs& args, const int64_t* req
     // small non-negative integers, rounding halves up.
     return (2 * node_score + weight_sum) / (2 * weight_sum);
   }
-  return node_score / weight_sum;
+  return go_div(node_score, weight_sum);
 }
 
 }  // namespace tightpack::plugins

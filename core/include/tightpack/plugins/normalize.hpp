@@ -4,13 +4,15 @@
 
 #include <cstdint>
 
+#include "tightpack/go_int.hpp"
+
 namespace tightpack::plugins {
 
 inline constexpr int64_t kMaxNodeScore = 100;
 
 inline int64_t default_normalize(int64_t score, int64_t max_score, bool reverse) {
   if (max_score == 0) return reverse ? kMaxNodeScore : score;
-  int64_t s = kMaxNodeScore * score / max_score;
+  int64_t s = go_div(kMaxNodeScore * score, max_score);
   return reverse ? kMaxNodeScore - s : s;
 }
 
