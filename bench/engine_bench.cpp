@@ -109,9 +109,12 @@ BENCHMARK(BM_Simulate)
     ->ArgNames({"nodes", "replicas", "profile"})
     ->Unit(benchmark::kMillisecond);
 
-// Decoding a `kubectl get nodes,pods -A -o json` snapshot.
-void BM_DecodeSnapshot(benchmark::State& state) {
-  SyntheticCluster s = make_cluster(static_cast<size_t>(state.range(0)), 30);
+// A `kubectl get nodes,pods -A -o json` snapshot of the synthetic cluster.
+const std::string& snapshot_text(size_t nodes) {
+  static std::map<size_t, std::string> cache;
+  auto it = cache.find(nodes);
+  if (it != cache.end()) return it->second;
+  SyntheticCluster s = make_cluster(nodes, 30);
   boost::json::array items;
   for (const auto& n : s.nodes) {
     boost::json::object alloc;
@@ -135,18 +138,35 @@ void BM_DecodeSnapshot(benchmark::State& state) {
                            {{"requests", {{"cpu", std::to_string(r[0].second) + "m"}, {"memory", std::to_string(r[1].second)}}}}}}}}}},
                      {"status", {{"phase", "Running"}}}});
   }
-  std::string text = boost::json::serialize(boost::json::object{{"apiVersion", "v1"}, {"kind", "List"}, {"items", items}});
+  return cache[nodes] = boost::json::serialize(
+             boost::json::object{{"apiVersion", "v1"}, {"kind", "List"}, {"items", items}});
+}
+
+// Snapshot text to a Cluster: JSON parse, decode, build. Split into stages.
+void BM_Snapshot(benchmark::State& state) {
+  const std::string& text = snapshot_text(static_cast<size_t>(state.range(0)));
+  const int stage = static_cast<int>(state.range(1));  // 0 parse, 1 parse+decode, 2 all
   for (auto _ : state) {
     auto doc = parse_json(text);
-    ClusterObjects objects;
-    auto status = decode_objects(*doc, JsonPath(), objects);
-    auto cluster = Cluster::build(std::move(objects.nodes), objects.pods);
-    benchmark::DoNotOptimize(cluster);
+    if (stage >= 1) {
+      ClusterObjects objects;
+      auto status = decode_objects(*doc, JsonPath(), objects);
+      if (stage >= 2) {
+        auto cluster = Cluster::build(std::move(objects.nodes), objects.pods);
+        benchmark::DoNotOptimize(cluster);
+      }
+      benchmark::DoNotOptimize(objects);
+    }
+    benchmark::DoNotOptimize(doc);
   }
   state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(text.size()));
+  state.SetLabel(stage == 0 ? "parse" : stage == 1 ? "parse+decode" : "parse+decode+build");
   state.counters["MB"] = static_cast<double>(text.size()) / 1e6;
 }
-BENCHMARK(BM_DecodeSnapshot)->Arg(1000)->Arg(5000)->ArgName("nodes")->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Snapshot)
+    ->ArgsProduct({{1000, 5000}, {0, 1, 2}})
+    ->ArgNames({"nodes", "stage"})
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace tightpack::bench

@@ -37,10 +37,16 @@ Result<Cluster> Cluster::build(std::vector<Node> nodes, const std::vector<Pod>& 
       if (is_scalar_resource(name)) scalars.emplace(name, 0);
     }
   }
-  for (const auto& pod : pods) {
-    for (const auto& [name, v] : pod_requests(pod, false)) {
+  auto note_scalars = [&](const ResourceList& list) {
+    for (const auto& [name, v] : list) {
       if (is_scalar_resource(name)) scalars.emplace(name, 0);
     }
+  };
+  for (const auto& pod : pods) {
+    for (const auto& ctr : pod.containers) note_scalars(ctr.requests);
+    for (const auto& ctr : pod.init_containers) note_scalars(ctr.requests);
+    note_scalars(pod.overhead);
+    note_scalars(pod.pod_requests);
   }
   for (auto& [name, idx] : scalars) {
     idx = static_cast<uint32_t>(c.scalar_names_.size());
@@ -125,6 +131,26 @@ uint32_t Cluster::scalar_index(std::string_view name) const {
 
 PodUsage Cluster::usage_of(const Pod& pod) const {
   PodUsage u;
+  if (pod.init_containers.empty() && pod.overhead.empty() && pod.pod_requests.empty()) {
+    // Most pods: the requests are the containers' sum; no ResourceList to build.
+    for (const auto& c : pod.containers) {
+      const int64_t* cpu = find_resource(c.requests, "cpu");
+      const int64_t* memory = find_resource(c.requests, "memory");
+      u.cpu = go_add(u.cpu, cpu ? *cpu : 0);
+      u.memory = go_add(u.memory, memory ? *memory : 0);
+      u.nz_cpu = go_add(u.nz_cpu, cpu ? *cpu : kDefaultMilliCpuRequest);
+      u.nz_memory = go_add(u.nz_memory, memory ? *memory : kDefaultMemoryRequest);
+      for (const auto& [name, v] : c.requests) {
+        if (name == "ephemeral-storage") {
+          u.ephemeral = go_add(u.ephemeral, v);
+        } else if (is_scalar_resource(name)) {
+          add_scalar(u, name, v);
+        }
+      }
+      add_host_ports(u, c);
+    }
+    return u;
+  }
   ResourceList real = pod_requests(pod, false);
   ResourceList non_zero = has_pod_level_requests(pod)
                               ? pod_requests(pod, !find_resource(real, "cpu"), !find_resource(real, "memory"))
@@ -135,27 +161,42 @@ PodUsage Cluster::usage_of(const Pod& pod) const {
   u.nz_cpu = amount(non_zero, "cpu");
   u.nz_memory = amount(non_zero, "memory");
   for (const auto& [name, v] : real) {
-    if (!is_scalar_resource(name)) continue;
-    uint32_t s = scalar_index(name);
-    if (s == UINT32_MAX) {
-      u.unknown_scalars.emplace_back(name, v);
-    } else {
-      u.scalars.emplace_back(s, v);
-    }
+    if (is_scalar_resource(name)) add_scalar(u, name, v);
   }
-  // schedutil.GetHostPorts: app containers and sidecars hold their host ports.
-  auto add_ports = [&](const Container& c) {
-    for (const auto& p : c.ports) {
-      if (p.host_port <= 0) continue;
-      u.host_ports.push_back(HostPort{p.host_ip.empty() ? "0.0.0.0" : p.host_ip,
-                                      p.protocol.empty() ? "TCP" : p.protocol, p.host_port});
-    }
-  };
-  for (const auto& c : pod.containers) add_ports(c);
+  for (const auto& c : pod.containers) add_host_ports(u, c);
   for (const auto& c : pod.init_containers) {
-    if (c.restart_always) add_ports(c);
+    if (c.restart_always) add_host_ports(u, c);
   }
   return u;
+}
+
+void Cluster::add_scalar(PodUsage& u, const std::string& name, int64_t amount) const {
+  uint32_t s = scalar_index(name);
+  auto& list = u.unknown_scalars;
+  if (s == UINT32_MAX) {
+    auto it = std::find_if(list.begin(), list.end(), [&](const auto& e) { return e.first == name; });
+    if (it == list.end()) {
+      list.emplace_back(name, amount);
+    } else {
+      it->second = go_add(it->second, amount);
+    }
+    return;
+  }
+  auto it = std::find_if(u.scalars.begin(), u.scalars.end(), [&](const auto& e) { return e.first == s; });
+  if (it == u.scalars.end()) {
+    u.scalars.emplace_back(s, amount);
+  } else {
+    it->second = go_add(it->second, amount);
+  }
+}
+
+// schedutil.GetHostPorts: app containers and sidecars hold their host ports.
+void Cluster::add_host_ports(PodUsage& u, const Container& c) {
+  for (const auto& p : c.ports) {
+    if (p.host_port <= 0) continue;
+    u.host_ports.push_back(HostPort{p.host_ip.empty() ? "0.0.0.0" : p.host_ip,
+                                    p.protocol.empty() ? "TCP" : p.protocol, p.host_port});
+  }
 }
 
 // NodeInfo.update sums in Go int64, which wraps; so do these sums.

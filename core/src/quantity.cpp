@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cstring>
 #include <limits>
+#include <optional>
 
 namespace tightpack {
 namespace {
@@ -105,6 +106,54 @@ Result<Quantity> Quantity::parse(std::string_view text) {
     q.exp2_ = static_cast<int32_t>(suffix.exponent);
   }
   return q;
+}
+
+std::optional<int64_t> Quantity::fast_scaled(std::string_view text, int32_t exp10_shift) {
+  // The same grammar as parse(), on views; anything unusual goes the exact way.
+  size_t pos = 0, end = text.size();
+  if (end == 0) return std::nullopt;
+  const bool negative = text[0] == '-';
+  if (text[0] == '-' || text[0] == '+') ++pos;
+  unsigned __int128 v = 0;
+  int significant = 0;
+  int64_t fraction_digits = 0;
+  auto take_digits = [&](bool fraction) {
+    while (pos < end && is_digit(text[pos])) {
+      if (v != 0 || text[pos] != '0') {
+        if (++significant > 18) return false;
+        v = v * 10 + static_cast<unsigned>(text[pos] - '0');
+      }
+      if (fraction) ++fraction_digits;
+      ++pos;
+    }
+    return true;
+  };
+  if (!take_digits(false)) return std::nullopt;
+  if (pos < end && text[pos] == '.') {
+    ++pos;
+    if (!take_digits(true)) return std::nullopt;
+  }
+  Suffix suffix;
+  if (!interpret_suffix(text.substr(pos), suffix)) return std::nullopt;
+  if (v == 0) return int64_t{0};
+  if (negative) return std::nullopt;  // callers reject negatives through parse()
+  int64_t e = exp10_shift - fraction_digits + (suffix.base == 10 ? suffix.exponent : 0);
+  if (suffix.base == 2) v <<= suffix.exponent;  // v < 10^18 < 2^60, exponent ≤ 60
+  constexpr unsigned __int128 kMax = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+  if (e >= 0) {
+    for (; e > 0; --e) {
+      v *= 10;
+      if (v > kMax) return std::nullopt;  // parse() names the value in the error
+    }
+  } else if (e < -38) {
+    v = 1;  // below one unit, which rounds up to one
+  } else {
+    unsigned __int128 p = 1;
+    for (; e < 0; ++e) p *= 10;
+    v = v / p + (v % p != 0 ? 1 : 0);
+  }
+  if (v > kMax) return std::nullopt;
+  return static_cast<int64_t>(v);
 }
 
 Result<int64_t> Quantity::scaled(int32_t exp10_shift) const {

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include <chrono>
 #include <cstdint>
 #include <limits>
@@ -341,6 +343,48 @@ TEST(QuantityFormat, RoundTrips) {
     EXPECT_EQ(value(format_bytes(b)), b) << format_bytes(b);
     EXPECT_EQ(value(format_decimal(b)), b) << format_decimal(b);
   }
+}
+
+}  // namespace
+}  // namespace tightpack
+
+namespace tightpack {
+namespace {
+
+// The allocation-free path must agree with the exact one wherever it answers.
+TEST(QuantityFastPath, AgreesWithTheExactParser) {
+  std::mt19937_64 rng(11);
+  const std::vector<std::string> suffixes = {"", "m", "k", "M", "G", "T", "P", "E", "n", "u",
+                                             "Ki", "Mi", "Gi", "Ti", "Pi", "Ei", "e3", "E-2", "e+5", "e-12"};
+  std::uniform_int_distribution<int> len(1, 20), digit(0, 9), pick(0, 99);
+  int answered = 0;
+  for (int i = 0; i < 200000; ++i) {
+    std::string text;
+    if (pick(rng) < 5) text += pick(rng) < 50 ? "-" : "+";
+    int n = len(rng);
+    for (int k = 0; k < n; ++k) text += static_cast<char>('0' + digit(rng));
+    if (pick(rng) < 40) {
+      text += '.';
+      int f = len(rng) / 3;
+      for (int k = 0; k < f; ++k) text += static_cast<char>('0' + digit(rng));
+    }
+    text += suffixes[static_cast<size_t>(pick(rng)) % suffixes.size()];
+    for (int shift : {0, 3}) {
+      auto fast = Quantity::fast_scaled(text, shift);
+      if (!fast) continue;
+      ++answered;
+      auto q = Quantity::parse(text);
+      ASSERT_TRUE(q) << text;
+      auto exact = shift == 3 ? q->milli_value() : q->value();
+      ASSERT_TRUE(exact) << text;
+      ASSERT_EQ(*fast, *exact) << text << " shift " << shift;
+    }
+  }
+  EXPECT_GT(answered, 100000);
+  EXPECT_EQ(Quantity::fast_scaled("100m", 3), 100);
+  EXPECT_EQ(Quantity::fast_scaled("0.1Gi", 0), 107374183);
+  EXPECT_FALSE(Quantity::fast_scaled("12Qi", 0));
+  EXPECT_FALSE(Quantity::fast_scaled("-1", 0));
 }
 
 }  // namespace

@@ -145,6 +145,8 @@ class Cluster {
 
  private:
   void add_usage(NodeIndex n, const PodUsage& u, int sign);
+  void add_scalar(PodUsage& u, const std::string& name, int64_t amount) const;
+  static void add_host_ports(PodUsage& u, const Container& c);
 
   std::vector<Node> nodes_;
   std::unordered_map<std::string, NodeIndex> by_name_;

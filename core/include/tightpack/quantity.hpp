@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -24,6 +25,12 @@ class Quantity {
   // not fit in int64.
   Result<int64_t> value() const { return scaled(0); }
   Result<int64_t> milli_value() const { return scaled(3); }
+
+  // parse(text)->value() (shift 0) or ->milli_value() (shift 3) for the common
+  // spellings, computed without building strings; nullopt for anything else
+  // (negatives, more than 18 significant digits, overflow, bad syntax), for
+  // which parse() gives the exact answer or the error.
+  static std::optional<int64_t> fast_scaled(std::string_view text, int32_t exp10_shift);
 
   bool negative() const { return negative_; }
   bool is_zero() const { return digits_ == "0"; }

@@ -1,0 +1,210 @@
+// cluster-autoscaler 1.26's decisions on a cluster snapshot: which node group
+// grows by how many nodes for the pending pods (loop after loop), and which
+// nodes scale-down finds unneeded. Fit questions go through the same filters
+// kube-scheduler runs (PodPlan over a Cluster with the default profile), which
+// is what CA's "scheduler predicates" are.
+//
+// Integers where CA is integer; double exactly where CA computes in float64
+// (estimator scores, least-waste, utilization), operation for operation.
+#pragma once
+
+#include <boost/json/value.hpp>
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "tightpack/error.hpp"
+#include "tightpack/model.hpp"
+#include "tightpack/profile.hpp"
+
+namespace tightpack::autoscaler {
+
+// A pod with what CA reads beyond scheduling.
+struct CaPod {
+  Pod pod;
+  std::string controller_kind;  // ownerReference with controller: true; empty when none
+  std::string controller_name;
+  std::vector<std::string> local_volumes;  // emptyDir and hostPath volume names
+  bool mirror = false;      // kubernetes.io/config.mirror
+  bool daemon_set = false;  // DaemonSet controller or the daemonset-pod annotation
+
+  const std::string* annotation(std::string_view key) const;
+};
+
+struct CaNode {
+  Node node;
+  bool ready = true;  // no Ready condition counts as ready
+  bool scale_down_disabled = false;
+};
+
+struct NodeGroupSpec {
+  std::string name;
+  int64_t min_size = 0;
+  int64_t max_size = 0;
+  std::vector<std::string> nodes;
+  std::optional<int64_t> target_size;  // defaults to the number of nodes
+  Node template_node;
+  std::vector<CaPod> template_pods;
+};
+
+struct DaemonSetSpec {
+  std::string ns;
+  std::string name;
+  Pod pod_template;
+};
+
+struct PdbSpec {
+  std::string ns;
+  std::optional<LabelSelector> selector;  // absent selects nothing
+  int64_t disruptions_allowed = 0;
+};
+
+struct Options {
+  double scale_down_utilization_threshold = 0.5;
+  double scale_down_gpu_utilization_threshold = 0.5;
+  int32_t expendable_pods_priority_cutoff = -10;
+  bool skip_nodes_with_system_pods = true;
+  bool skip_nodes_with_local_storage = true;
+  int64_t max_loops = 10;
+  std::string gpu_label = "cloud.google.com/gke-accelerator";  // GCE's
+};
+
+using Priorities = std::vector<std::pair<int64_t, std::vector<std::string>>>;
+
+struct AutoscaleScenario {
+  std::vector<CaNode> nodes;
+  std::vector<CaPod> pods;  // bound pods
+  std::vector<NodeGroupSpec> groups;
+  std::vector<Pod> pending;  // replicas already expanded to <name>-<i>
+  std::vector<std::string> expanders{"random"};
+  Priorities priorities;
+  bool scale_down = false;
+  std::vector<DaemonSetSpec> daemon_sets;
+  std::set<std::string> controllers;  // "Kind/namespace/name" of the listed controllers
+  std::vector<PdbSpec> pdbs;
+  Options options;
+};
+
+// Accepts a corpus line ({"scenario": …}) or a bare scenario.
+Result<AutoscaleScenario> decode_autoscale_scenario(const boost::json::value& doc);
+
+// ---------------------------------------------------------------- templates
+
+// A node of a group as CA imagines a new one: the node and the pods it
+// starts with (DaemonSet and mirror pods).
+struct NodeTemplate {
+  Node node;
+  std::vector<Pod> pods;
+};
+
+// From the first ready node of the group, else the group's template with its
+// template pods and the DaemonSet pods that would run on it.
+NodeTemplate group_template(const AutoscaleScenario& s, const NodeGroupSpec& g, const Profile& profile);
+
+// daemon.NodeShouldRunDaemonPod: the node selector, required node affinity and
+// NoSchedule/NoExecute taints admit the pod (resources do not matter).
+bool daemon_set_runs_on(const Pod& pod, const Node& node, const Profile& profile);
+
+// ---------------------------------------------------------------- estimator
+
+// calculatePodScore: cpu/allocatable_cpu + memory/allocatable_memory of the
+// template, over container requests.
+double estimator_score(const Pod& pod, const Node& template_node);
+
+struct Estimate {
+  int64_t node_count = 0;            // new nodes that received pods
+  std::vector<size_t> scheduled;     // indices into the input pods, in packing order
+};
+
+// BinpackingNodeEstimator: first-fit decreasing onto fresh copies of the
+// template; max sizes are not its business.
+Result<Estimate> estimate(const NodeTemplate& t, const std::vector<const Pod*>& pods, const Profile& profile);
+
+// ---------------------------------------------------------------- expanders
+
+struct ExpansionOption {
+  std::string group;
+  int64_t node_count = 0;
+  std::vector<const Pod*> pods;
+  const Node* template_node = nullptr;
+};
+
+struct Waste {
+  double cpu = 0;
+  double memory = 0;
+  double score() const { return cpu + memory; }
+};
+
+// expander/waste: over the template's capacity, for the uncapped node count.
+Waste waste_of(const ExpansionOption& o);
+
+// Each filter narrows `among` (indices into options) as CA's BestOptions does.
+std::vector<size_t> least_waste(const std::vector<ExpansionOption>& options, const std::vector<size_t>& among);
+std::vector<size_t> most_pods(const std::vector<ExpansionOption>& options, const std::vector<size_t>& among);
+// Options of the highest priority whose regexps match the group name (Go's
+// unanchored match); all of `among` when none matches.
+std::vector<size_t> priority_filter(const std::vector<ExpansionOption>& options, const std::vector<size_t>& among,
+                                    const Priorities& priorities);
+
+struct Choice {
+  size_t chosen = 0;
+  std::vector<size_t> tied;  // the options the final random pick chose among (>1 when tied)
+};
+
+// The expander chain: each named filter in turn, stopping at one option; a
+// remaining tie goes to the lowest group name (CA picks at random).
+Choice choose_option(const std::vector<ExpansionOption>& options, const std::vector<std::string>& expanders,
+                     const Priorities& priorities);
+
+// The increase after the expander: capped to the group's max size.
+int64_t capped_delta(int64_t estimated, int64_t target_size, int64_t max_size);
+
+// ---------------------------------------------------------------- scale-down
+
+enum class DrainBlock : uint8_t {
+  kNone,
+  kNotReplicated,
+  kControllerNotFound,
+  kUnmovableKubeSystemPod,
+  kLocalStorageRequested,
+  kNotSafeToEvictAnnotation,
+  kNotEnoughPdb,
+};
+
+const char* drain_block_name(DrainBlock b);
+
+struct DrainResult {
+  std::vector<size_t> to_move;  // indices into the node's pods
+  DrainBlock block = DrainBlock::kNone;
+  size_t blocking_pod = 0;
+};
+
+// drain.GetPodsForDeletionOnNodeDrain with reference checks, then the budgets.
+DrainResult pods_to_move(const std::vector<const CaPod*>& pods, const AutoscaleScenario& s);
+
+struct Utilization {
+  double cpu = 0;
+  double memory = 0;
+  double gpu = 0;
+  bool gpu_node = false;
+  std::string resource;  // the deciding resource
+  double value = 0;
+};
+
+// utilization.Calculate: Σ container requests (DaemonSet and mirror pods
+// included) over allocatable, max of cpu and memory; GPU nodes by GPU alone.
+Utilization node_utilization(const Node& node, const std::vector<const Pod*>& pods, const std::string& gpu_label);
+
+// ---------------------------------------------------------------- the run
+
+// Runs the loops (and scale-down when asked) and encodes the result document.
+boost::json::value run_autoscale(const AutoscaleScenario& s);
+
+// Text in, one JSON document out ({"error": "…"} when it cannot be decoded).
+std::string autoscale_text(std::string_view scenario_json);
+
+}  // namespace tightpack::autoscaler

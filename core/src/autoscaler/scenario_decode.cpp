@@ -1,0 +1,390 @@
+// Decodes an autoscaler corpus scenario: Kubernetes objects through the
+// engine's decoders, plus the metadata CA reads that scheduling does not
+// (controller references, volumes, annotations, conditions).
+#include <boost/json.hpp>
+
+#include "json_read.hpp"
+#include "tightpack/autoscaler.hpp"
+#include "tightpack/decode.hpp"
+
+namespace tightpack::autoscaler {
+
+using namespace json_read;
+
+namespace {
+
+constexpr size_t kMaxPending = 100000;
+
+const json::object* child(const json::object& o, std::string_view key) {
+  const json::value* v = member(o, key);
+  return v && v->is_object() ? &v->get_object() : nullptr;
+}
+
+const json::array* child_array(const json::object& o, std::string_view key) {
+  const json::value* v = member(o, key);
+  return v && v->is_array() ? &v->get_array() : nullptr;
+}
+
+// Fields the pod decoder already type-checked, or that only explain.
+void read_ca_extras(const json::object& o, CaPod& p) {
+  if (const json::object* m = child(o, "metadata")) {
+    if (const json::array* owners = child_array(*m, "ownerReferences")) {
+      for (const auto& ov : *owners) {
+        if (!ov.is_object()) continue;
+        const json::object& ref = ov.get_object();
+        const json::value* controller = member(ref, "controller");
+        if (!controller || !controller->is_bool() || !controller->get_bool()) continue;
+        const json::value* kind = member(ref, "kind");
+        const json::value* name = member(ref, "name");
+        if (kind && kind->is_string()) p.controller_kind = std::string(kind->get_string());
+        if (name && name->is_string()) p.controller_name = std::string(name->get_string());
+        break;  // metav1.GetControllerOf: the first controller reference
+      }
+    }
+  }
+  if (const json::object* spec = child(o, "spec")) {
+    if (const json::array* vols = child_array(*spec, "volumes")) {
+      for (const auto& vv : *vols) {
+        if (!vv.is_object()) continue;
+        const json::object& vol = vv.get_object();
+        if (!member(vol, "emptyDir") && !member(vol, "hostPath")) continue;
+        const json::value* name = member(vol, "name");
+        p.local_volumes.push_back(name && name->is_string() ? std::string(name->get_string()) : "");
+      }
+    }
+  }
+  p.mirror = p.annotation("kubernetes.io/config.mirror") != nullptr;
+  const std::string* ds = p.annotation("cluster-autoscaler.kubernetes.io/daemonset-pod");
+  p.daemon_set = p.controller_kind == "DaemonSet" || (ds && *ds == "true");
+}
+
+Result<CaPod> decode_ca_pod(const json::value& v, const JsonPath& path) {
+  auto pod = decode_pod(v, path);
+  if (!pod) return pod.error();
+  CaPod p;
+  p.pod = std::move(*pod);
+  read_ca_extras(v.get_object(), p);
+  return p;
+}
+
+Result<CaNode> decode_ca_node(const json::value& v, const JsonPath& path) {
+  auto node = decode_node(v, path);
+  if (!node) return node.error();
+  CaNode n;
+  n.node = std::move(*node);
+  const json::object& o = v.get_object();
+  if (const json::object* m = child(o, "metadata")) {
+    if (const json::object* ann = child(*m, "annotations")) {
+      const json::value* d = member(*ann, "cluster-autoscaler.kubernetes.io/scale-down-disabled");
+      n.scale_down_disabled = d && d->is_string() && d->get_string() == "true";
+    }
+  }
+  if (const json::object* st = child(o, "status")) {
+    if (const json::array* conds = child_array(*st, "conditions")) {
+      for (const auto& cv : *conds) {
+        if (!cv.is_object()) continue;
+        const json::value* type = member(cv.get_object(), "type");
+        const json::value* status = member(cv.get_object(), "status");
+        if (type && type->is_string() && type->get_string() == "Ready") {
+          n.ready = status && status->is_string() && status->get_string() == "True";
+        }
+      }
+    }
+  }
+  return n;
+}
+
+Fail read_selector(const json::value& v, const JsonPath& path, LabelSelector& out) {
+  const json::object* o = nullptr;
+  TP_TRY(as_object(v, path, o));
+  TP_TRY(read_string_map(*o, "matchLabels", path, out.match_labels));
+  if (const json::value* ev = member(*o, "matchExpressions")) {
+    JsonPath ep = path.field("matchExpressions");
+    const json::array* a = nullptr;
+    TP_TRY(as_array(*ev, ep, a));
+    for (size_t i = 0; i < a->size(); ++i) {
+      JsonPath ip = ep.index(static_cast<int64_t>(i));
+      const json::object* ro = nullptr;
+      TP_TRY(as_object((*a)[i], ip, ro));
+      LabelSelectorRequirement r;
+      TP_TRY(read_string(*ro, "key", ip, r.key));
+      TP_TRY(read_string(*ro, "operator", ip, r.op));
+      if (const json::array* vals = child_array(*ro, "values")) {
+        for (const auto& x : *vals) {
+          if (x.is_string()) r.values.emplace_back(x.get_string());
+        }
+      }
+      out.match_expressions.push_back(std::move(r));
+    }
+  }
+  return std::nullopt;
+}
+
+Fail read_object_name(const json::value& v, const JsonPath& path, std::string& ns, std::string& name) {
+  const json::object* o = nullptr;
+  TP_TRY(as_object(v, path, o));
+  ns = "default";
+  if (const json::value* mv = member(*o, "metadata")) {
+    JsonPath mp = path.field("metadata");
+    const json::object* m = nullptr;
+    TP_TRY(as_object(*mv, mp, m));
+    TP_TRY(read_string(*m, "name", mp, name));
+    TP_TRY(read_string(*m, "namespace", mp, ns));
+    if (ns.empty()) ns = "default";
+  }
+  return std::nullopt;
+}
+
+Fail read_group(const json::value& v, const JsonPath& path, NodeGroupSpec& g) {
+  const json::object* o = nullptr;
+  TP_TRY(as_object(v, path, o));
+  TP_TRY(read_string(*o, "name", path, g.name));
+  TP_TRY(read_int(*o, "minSize", path, g.min_size));
+  TP_TRY(read_int(*o, "maxSize", path, g.max_size));
+  if (member(*o, "targetSize")) {
+    int64_t t = 0;
+    TP_TRY(read_int(*o, "targetSize", path, t));
+    g.target_size = t;
+  }
+  if (const json::value* nv = member(*o, "nodes")) {
+    JsonPath np = path.field("nodes");
+    const json::array* a = nullptr;
+    TP_TRY(as_array(*nv, np, a));
+    for (size_t i = 0; i < a->size(); ++i) {
+      if (!(*a)[i].is_string()) return type_error(np.index(static_cast<int64_t>(i)), "a string", (*a)[i]);
+      g.nodes.emplace_back((*a)[i].get_string());
+    }
+  }
+  if (const json::value* tv = member(*o, "template")) {
+    JsonPath tp = path.field("template");
+    const json::object* to = nullptr;
+    TP_TRY(as_object(*tv, tp, to));
+    // A template need not be named; the decoder wants a name.
+    json::value named = *tv;
+    json::object& meta = named.as_object()["metadata"].emplace_object();
+    if (const json::object* m = child(*to, "metadata")) meta = *m;
+    if (!meta.contains("name")) meta["name"] = "template-node-for-" + g.name;
+    auto node = decode_node(named, tp);
+    if (!node) return node.error();
+    g.template_node = std::move(*node);
+  } else {
+    g.template_node.name = "template-node-for-" + g.name;
+  }
+  if (const json::value* pv = member(*o, "templatePods")) {
+    JsonPath pp = path.field("templatePods");
+    const json::array* a = nullptr;
+    TP_TRY(as_array(*pv, pp, a));
+    for (size_t i = 0; i < a->size(); ++i) {
+      auto pod = decode_ca_pod((*a)[i], pp.index(static_cast<int64_t>(i)));
+      if (!pod) return pod.error();
+      g.template_pods.push_back(std::move(*pod));
+    }
+  }
+  if (g.max_size < g.min_size) return value_error(path.field("maxSize"), "maxSize is below minSize");
+  return std::nullopt;
+}
+
+Fail read_pending(const json::array& a, const JsonPath& lp, std::vector<Pod>& out) {
+  for (size_t i = 0; i < a.size(); ++i) {
+    JsonPath ip = lp.index(static_cast<int64_t>(i));
+    auto pod = decode_pod(a[i], ip);
+    if (!pod) return pod.error();
+    int64_t replicas = -1;
+    TP_TRY(read_int(a[i].get_object(), "replicas", ip, replicas));
+    if (replicas < -1 || replicas > static_cast<int64_t>(kMaxPending)) {
+      return value_error(ip.field("replicas"), "replicas " + std::to_string(replicas) + " out of range");
+    }
+    if (replicas == -1) {
+      out.push_back(std::move(*pod));
+    } else {
+      for (int64_t r = 0; r < replicas; ++r) {
+        Pod copy = *pod;
+        copy.name = pod->name + "-" + std::to_string(r);
+        out.push_back(std::move(copy));
+      }
+    }
+    if (out.size() > kMaxPending) return value_error(ip, "more than 100000 pending pods");
+  }
+  return std::nullopt;
+}
+
+Fail read_options(const json::object& o, const JsonPath& path, Options& opt) {
+  auto number = [&](std::string_view key, double& out) -> Fail {
+    const json::value* v = member(o, key);
+    if (!v) return std::nullopt;
+    if (v->is_double()) {
+      out = v->get_double();
+    } else if (v->is_int64()) {
+      out = static_cast<double>(v->get_int64());
+    } else {
+      return type_error(path.field(key), "a number", *v);
+    }
+    return std::nullopt;
+  };
+  TP_TRY(number("scaleDownUtilizationThreshold", opt.scale_down_utilization_threshold));
+  TP_TRY(number("scaleDownGpuUtilizationThreshold", opt.scale_down_gpu_utilization_threshold));
+  TP_TRY(read_int(o, "expendablePodsPriorityCutoff", path, opt.expendable_pods_priority_cutoff));
+  TP_TRY(read_bool(o, "skipNodesWithSystemPods", path, opt.skip_nodes_with_system_pods));
+  TP_TRY(read_bool(o, "skipNodesWithLocalStorage", path, opt.skip_nodes_with_local_storage));
+  TP_TRY(read_int(o, "maxLoops", path, opt.max_loops));
+  TP_TRY(read_string(o, "gpuLabel", path, opt.gpu_label));
+  return std::nullopt;
+}
+
+}  // namespace
+
+const std::string* CaPod::annotation(std::string_view key) const {
+  for (const auto& [k, v] : pod.annotations) {
+    if (k == key) return &v;
+  }
+  return nullptr;
+}
+
+Result<AutoscaleScenario> decode_autoscale_scenario(const json::value& doc) {
+  AutoscaleScenario s;
+  auto run = [&]() -> Fail {
+    const json::object* o = nullptr;
+    TP_TRY(as_object(doc, JsonPath(), o));
+    JsonPath root;
+    JsonPath scenario_path = root.field("scenario");
+    const json::object* sc = o;
+    const JsonPath* sp = &root;
+    if (const json::value* inner = member(*o, "scenario")) {
+      TP_TRY(as_object(*inner, scenario_path, sc));
+      sp = &scenario_path;
+    }
+    auto each = [&](std::string_view key, auto&& fn) -> Fail {
+      const json::value* v = member(*sc, key);
+      if (!v) return std::nullopt;
+      JsonPath lp = sp->field(key);
+      const json::array* a = nullptr;
+      TP_TRY(as_array(*v, lp, a));
+      for (size_t i = 0; i < a->size(); ++i) TP_TRY(fn((*a)[i], lp.index(static_cast<int64_t>(i))));
+      return std::nullopt;
+    };
+    TP_TRY(each("nodes", [&](const json::value& v, const JsonPath& p) -> Fail {
+      auto n = decode_ca_node(v, p);
+      if (!n) return n.error();
+      s.nodes.push_back(std::move(*n));
+      return std::nullopt;
+    }));
+    TP_TRY(each("pods", [&](const json::value& v, const JsonPath& p) -> Fail {
+      auto pod = decode_ca_pod(v, p);
+      if (!pod) return pod.error();
+      s.pods.push_back(std::move(*pod));
+      return std::nullopt;
+    }));
+    TP_TRY(each("nodeGroups", [&](const json::value& v, const JsonPath& p) -> Fail {
+      NodeGroupSpec g;
+      TP_TRY(read_group(v, p, g));
+      s.groups.push_back(std::move(g));
+      return std::nullopt;
+    }));
+    if (const json::value* pv = member(*sc, "pending")) {
+      JsonPath pp = sp->field("pending");
+      const json::array* a = nullptr;
+      TP_TRY(as_array(*pv, pp, a));
+      TP_TRY(read_pending(*a, pp, s.pending));
+    }
+    std::string expander = "random";
+    TP_TRY(read_string(*sc, "expander", *sp, expander));
+    s.expanders.clear();
+    size_t start = 0;
+    while (start <= expander.size()) {
+      size_t comma = expander.find(',', start);
+      if (comma == std::string::npos) comma = expander.size();
+      std::string name = expander.substr(start, comma - start);
+      if (name != "random" && name != "least-waste" && name != "most-pods" && name != "priority") {
+        return value_error(sp->field("expander"), "unknown expander " + quote_value(name) +
+                                                      " (random, least-waste, most-pods, priority)");
+      }
+      s.expanders.push_back(name);
+      start = comma + 1;
+    }
+    if (const json::value* pv = member(*sc, "expanderPriorities")) {
+      JsonPath pp = sp->field("expanderPriorities");
+      const json::object* po = nullptr;
+      TP_TRY(as_object(*pv, pp, po));
+      for (const auto& kv : *po) {
+        JsonPath kp = pp.field(kv.key());
+        int64_t prio = 0;
+        std::string_view key = kv.key();
+        bool digits = !key.empty() && key.size() < 18;
+        for (size_t i = 0; i < key.size() && digits; ++i) {
+          digits = (key[i] >= '0' && key[i] <= '9') || (i == 0 && key[i] == '-' && key.size() > 1);
+        }
+        if (!digits) return value_error(kp, "a priority must be an integer");
+        prio = std::stoll(std::string(key));
+        const json::array* a = nullptr;
+        TP_TRY(as_array(kv.value(), kp, a));
+        std::vector<std::string> res;
+        for (size_t i = 0; i < a->size(); ++i) {
+          if (!(*a)[i].is_string()) return type_error(kp.index(static_cast<int64_t>(i)), "a string", (*a)[i]);
+          res.emplace_back((*a)[i].get_string());
+        }
+        s.priorities.emplace_back(prio, std::move(res));
+      }
+    }
+    TP_TRY(read_bool(*sc, "scaleDown", *sp, s.scale_down));
+    TP_TRY(each("daemonSets", [&](const json::value& v, const JsonPath& p) -> Fail {
+      DaemonSetSpec ds;
+      TP_TRY(read_object_name(v, p, ds.ns, ds.name));
+      const json::object* spec = child(v.get_object(), "spec");
+      const json::object* tmpl = spec ? child(*spec, "template") : nullptr;
+      if (tmpl) {
+        JsonPath specp = p.field("spec");
+        auto pod = decode_pod(json::value(*tmpl), specp.field("template"));
+        if (!pod) return pod.error();
+        ds.pod_template = std::move(*pod);
+      }
+      ds.pod_template.ns = ds.ns;
+      ds.pod_template.name = ds.name;
+      s.controllers.insert("DaemonSet/" + ds.ns + "/" + ds.name);
+      s.daemon_sets.push_back(std::move(ds));
+      return std::nullopt;
+    }));
+    for (auto [key, kind] : {std::pair{"replicaSets", "ReplicaSet"}, std::pair{"statefulSets", "StatefulSet"},
+                             std::pair{"jobs", "Job"}, std::pair{"replicationControllers", "ReplicationController"}}) {
+      const char* k = kind;
+      TP_TRY(each(key, [&](const json::value& v, const JsonPath& p) -> Fail {
+        std::string ns, name;
+        TP_TRY(read_object_name(v, p, ns, name));
+        s.controllers.insert(std::string(k) + "/" + ns + "/" + name);
+        return std::nullopt;
+      }));
+    }
+    TP_TRY(each("podDisruptionBudgets", [&](const json::value& v, const JsonPath& p) -> Fail {
+      PdbSpec pdb;
+      std::string name;
+      TP_TRY(read_object_name(v, p, pdb.ns, name));
+      const json::object& po = v.get_object();
+      if (const json::object* spec = child(po, "spec")) {
+        if (const json::value* sel = member(*spec, "selector")) {
+          JsonPath specp = p.field("spec");
+          TP_TRY(read_selector(*sel, specp.field("selector"), pdb.selector.emplace()));
+        }
+      }
+      if (const json::object* st = child(po, "status")) {
+        JsonPath stp = p.field("status");
+        TP_TRY(read_int(*st, "disruptionsAllowed", stp, pdb.disruptions_allowed));
+      }
+      s.pdbs.push_back(std::move(pdb));
+      return std::nullopt;
+    }));
+    if (const json::value* ov = member(*sc, "options")) {
+      JsonPath op = sp->field("options");
+      const json::object* oo = nullptr;
+      TP_TRY(as_object(*ov, op, oo));
+      TP_TRY(read_options(*oo, op, s.options));
+    }
+    if (s.options.max_loops < 1 || s.options.max_loops > 100) {
+      const JsonPath op = sp->field("options");
+      return value_error(op.field("maxLoops"), "maxLoops must be in [1, 100]");
+    }
+    return std::nullopt;
+  };
+  if (auto fail = run()) return *fail;
+  return s;
+}
+
+}  // namespace tightpack::autoscaler
