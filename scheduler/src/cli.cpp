@@ -10,6 +10,7 @@
 #include <map>
 #include <sstream>
 
+#include "autoscale_cmd.hpp"
 #include "tightpack/decode.hpp"
 #include "tightpack/quantity.hpp"
 #include "tightpack/replay.hpp"
@@ -24,6 +25,7 @@ constexpr const char* kUsageText = R"(tightpack — Kubernetes-exact placement e
 
 Usage:
   tightpack replay [--jsonl] [FILE|-]
+  tightpack autoscale [--jsonl] [FILE|-]
   tightpack predict --cluster FILE --pod FILE --replicas N [--config FILE]
                     [--scheduler-name NAME] [--output table|json]
   tightpack help [COMMAND]
@@ -31,6 +33,7 @@ Usage:
 
 Commands:
   replay    Decide scenarios in the shared corpus format (conformance interface).
+  autoscale What cluster-autoscaler decides: scale-up and scale-down of node groups.
   predict   Where would N copies of a pod go in a cluster?
 
 Run 'tightpack COMMAND --help' for a command's options.
@@ -345,6 +348,8 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
       out << kReplayHelp;
     } else if (rest[0] == "predict") {
       out << kPredictHelp;
+    } else if (rest[0] == "autoscale") {
+      out << kAutoscaleHelp;
     } else {
       err << "tightpack help: unknown command " << quote_value(rest[0]) << "\n";
       return kUsage;
@@ -356,6 +361,7 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
     return kOk;
   }
   if (cmd == "replay") return replay(rest, in, out, err);
+  if (cmd == "autoscale") return autoscale(rest, in, out, err);
   if (cmd == "predict") return predict(rest, in, out, err);
   err << "tightpack: unknown command " << quote_value(cmd) << "\n" << kUsageText;
   return kUsage;

@@ -29,8 +29,8 @@ struct CaPod {
   std::string controller_kind;  // ownerReference with controller: true; empty when none
   std::string controller_name;
   std::vector<std::string> local_volumes;  // emptyDir and hostPath volume names
-  bool mirror = false;      // kubernetes.io/config.mirror
-  bool daemon_set = false;  // DaemonSet controller or the daemonset-pod annotation
+  bool mirror = false;                     // kubernetes.io/config.mirror
+  bool daemon_set = false;                 // DaemonSet controller or the daemonset-pod annotation
 
   const std::string* annotation(std::string_view key) const;
 };
@@ -70,6 +70,9 @@ struct Options {
   bool skip_nodes_with_system_pods = true;
   bool skip_nodes_with_local_storage = true;
   int64_t max_loops = 10;
+  int64_t max_nodes_total = 0;                                 // 0: no limit
+  int64_t max_cores_total = 320000;                            // --cores-total max
+  int64_t max_memory_total_gib = 6400000;                      // --memory-total max, GiB
   std::string gpu_label = "cloud.google.com/gke-accelerator";  // GCE's
 };
 
@@ -79,7 +82,7 @@ struct AutoscaleScenario {
   std::vector<CaNode> nodes;
   std::vector<CaPod> pods;  // bound pods
   std::vector<NodeGroupSpec> groups;
-  std::vector<Pod> pending;  // replicas already expanded to <name>-<i>
+  std::vector<CaPod> pending;  // replicas already expanded to <name>-<i>
   std::vector<std::string> expanders{"random"};
   Priorities priorities;
   bool scale_down = false;
@@ -103,11 +106,15 @@ struct NodeTemplate {
 
 // From the first ready node of the group, else the group's template with its
 // template pods and the DaemonSet pods that would run on it.
-NodeTemplate group_template(const AutoscaleScenario& s, const NodeGroupSpec& g, const Profile& profile);
+NodeTemplate group_template(const AutoscaleScenario& s, const NodeGroupSpec& g);
+
+// A copy of a node under a new name, its hostname label following (as CA's
+// sanitizing deep copy does for every node it imagines).
+Node renamed_copy(const Node& from, std::string name);
 
 // daemon.NodeShouldRunDaemonPod: the node selector, required node affinity and
 // NoSchedule/NoExecute taints admit the pod (resources do not matter).
-bool daemon_set_runs_on(const Pod& pod, const Node& node, const Profile& profile);
+bool daemon_set_runs_on(const Pod& pod, const Node& node);
 
 // ---------------------------------------------------------------- estimator
 
@@ -116,13 +123,16 @@ bool daemon_set_runs_on(const Pod& pod, const Node& node, const Profile& profile
 double estimator_score(const Pod& pod, const Node& template_node);
 
 struct Estimate {
-  int64_t node_count = 0;            // new nodes that received pods
-  std::vector<size_t> scheduled;     // indices into the input pods, in packing order
+  int64_t node_count = 0;         // new nodes that received pods
+  std::vector<size_t> scheduled;  // indices into the input pods, in packing order
 };
 
 // BinpackingNodeEstimator: first-fit decreasing onto fresh copies of the
-// template; max sizes are not its business.
-Result<Estimate> estimate(const NodeTemplate& t, const std::vector<const Pod*>& pods, const Profile& profile);
+// template; max sizes are not its business, but its limiter stops adding
+// nodes at --max-nodes-per-scaleup.
+inline constexpr int64_t kMaxNodesPerScaleUp = 1000;
+Result<Estimate> estimate(const NodeTemplate& t, const std::vector<const Pod*>& pods,
+                          const Profile& profile, int64_t max_nodes = kMaxNodesPerScaleUp);
 
 // ---------------------------------------------------------------- expanders
 
@@ -143,12 +153,14 @@ struct Waste {
 Waste waste_of(const ExpansionOption& o);
 
 // Each filter narrows `among` (indices into options) as CA's BestOptions does.
-std::vector<size_t> least_waste(const std::vector<ExpansionOption>& options, const std::vector<size_t>& among);
-std::vector<size_t> most_pods(const std::vector<ExpansionOption>& options, const std::vector<size_t>& among);
+std::vector<size_t> least_waste(const std::vector<ExpansionOption>& options,
+                                const std::vector<size_t>& among);
+std::vector<size_t> most_pods(const std::vector<ExpansionOption>& options,
+                              const std::vector<size_t>& among);
 // Options of the highest priority whose regexps match the group name (Go's
 // unanchored match); all of `among` when none matches.
-std::vector<size_t> priority_filter(const std::vector<ExpansionOption>& options, const std::vector<size_t>& among,
-                                    const Priorities& priorities);
+std::vector<size_t> priority_filter(const std::vector<ExpansionOption>& options,
+                                    const std::vector<size_t>& among, const Priorities& priorities);
 
 struct Choice {
   size_t chosen = 0;
@@ -157,11 +169,31 @@ struct Choice {
 
 // The expander chain: each named filter in turn, stopping at one option; a
 // remaining tie goes to the lowest group name (CA picks at random).
-Choice choose_option(const std::vector<ExpansionOption>& options, const std::vector<std::string>& expanders,
-                     const Priorities& priorities);
+Choice choose_option(const std::vector<ExpansionOption>& options,
+                     const std::vector<std::string>& expanders, const Priorities& priorities);
 
 // The increase after the expander: capped to the group's max size.
 int64_t capped_delta(int64_t estimated, int64_t target_size, int64_t max_size);
+
+// What the cluster-wide resource limits leave for a scale-up: every group at
+// its target size with its template's capacity, plus the nodes of no group.
+struct ResourcesLeft {
+  int64_t cores = 0;
+  int64_t memory = 0;  // bytes
+};
+ResourcesLeft resources_left(const AutoscaleScenario& s, const std::vector<NodeTemplate>& templates,
+                             const std::vector<int64_t>& target_sizes);
+
+// One new node's capacity in the limits' units: whole cores (rounded up), bytes.
+ResourcesLeft node_delta(const Node& template_node);
+
+// "max cluster cpu limit reached" and the like when one more node would not
+// fit the limits; empty when it would.
+std::string limit_exceeded(const ResourcesLeft& left, const ResourcesLeft& per_node);
+
+// The increase the limits allow for `delta` nodes of `per_node` each.
+int64_t apply_resource_limits(int64_t delta, const ResourcesLeft& left,
+                              const ResourcesLeft& per_node);
 
 // ---------------------------------------------------------------- scale-down
 
@@ -197,7 +229,8 @@ struct Utilization {
 
 // utilization.Calculate: Σ container requests (DaemonSet and mirror pods
 // included) over allocatable, max of cpu and memory; GPU nodes by GPU alone.
-Utilization node_utilization(const Node& node, const std::vector<const Pod*>& pods, const std::string& gpu_label);
+Utilization node_utilization(const Node& node, const std::vector<const Pod*>& pods,
+                             const std::string& gpu_label);
 
 // ---------------------------------------------------------------- the run
 

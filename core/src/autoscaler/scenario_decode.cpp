@@ -14,6 +14,7 @@ using namespace json_read;
 namespace {
 
 constexpr size_t kMaxPending = 100000;
+constexpr int64_t kMaxGroupSize = 10000;
 
 const json::object* child(const json::object& o, std::string_view key) {
   const json::value* v = member(o, key);
@@ -47,7 +48,14 @@ void read_ca_extras(const json::object& o, CaPod& p) {
       for (const auto& vv : *vols) {
         if (!vv.is_object()) continue;
         const json::object& vol = vv.get_object();
-        if (!member(vol, "emptyDir") && !member(vol, "hostPath")) continue;
+        // isLocalVolume: hostPath, or an emptyDir not backed by memory.
+        const json::value* empty_dir = member(vol, "emptyDir");
+        bool in_memory = false;
+        if (empty_dir && empty_dir->is_object()) {
+          const json::value* medium = member(empty_dir->get_object(), "medium");
+          in_memory = medium && medium->is_string() && medium->get_string() == "Memory";
+        }
+        if (!member(vol, "hostPath") && (!empty_dir || in_memory)) continue;
         const json::value* name = member(vol, "name");
         p.local_volumes.push_back(name && name->is_string() ? std::string(name->get_string()) : "");
       }
@@ -120,7 +128,8 @@ Fail read_selector(const json::value& v, const JsonPath& path, LabelSelector& ou
   return std::nullopt;
 }
 
-Fail read_object_name(const json::value& v, const JsonPath& path, std::string& ns, std::string& name) {
+Fail read_object_name(const json::value& v, const JsonPath& path, std::string& ns,
+                      std::string& name) {
   const json::object* o = nullptr;
   TP_TRY(as_object(v, path, o));
   ns = "default";
@@ -151,7 +160,8 @@ Fail read_group(const json::value& v, const JsonPath& path, NodeGroupSpec& g) {
     const json::array* a = nullptr;
     TP_TRY(as_array(*nv, np, a));
     for (size_t i = 0; i < a->size(); ++i) {
-      if (!(*a)[i].is_string()) return type_error(np.index(static_cast<int64_t>(i)), "a string", (*a)[i]);
+      if (!(*a)[i].is_string())
+        return type_error(np.index(static_cast<int64_t>(i)), "a string", (*a)[i]);
       g.nodes.emplace_back((*a)[i].get_string());
     }
   }
@@ -180,26 +190,36 @@ Fail read_group(const json::value& v, const JsonPath& path, NodeGroupSpec& g) {
       g.template_pods.push_back(std::move(*pod));
     }
   }
-  if (g.max_size < g.min_size) return value_error(path.field("maxSize"), "maxSize is below minSize");
+  // Upcoming nodes become snapshot nodes: sizes stay in a range a snapshot can hold.
+  if (g.min_size < 0 || g.min_size > kMaxGroupSize) {
+    return value_error(path.field("minSize"), "minSize must be in [0, 10000]");
+  }
+  if (g.max_size < g.min_size || g.max_size > kMaxGroupSize) {
+    return value_error(path.field("maxSize"), "maxSize must be in [minSize, 10000]");
+  }
+  if (g.target_size && (*g.target_size < 0 || *g.target_size > kMaxGroupSize)) {
+    return value_error(path.field("targetSize"), "targetSize must be in [0, 10000]");
+  }
   return std::nullopt;
 }
 
-Fail read_pending(const json::array& a, const JsonPath& lp, std::vector<Pod>& out) {
+Fail read_pending(const json::array& a, const JsonPath& lp, std::vector<CaPod>& out) {
   for (size_t i = 0; i < a.size(); ++i) {
     JsonPath ip = lp.index(static_cast<int64_t>(i));
-    auto pod = decode_pod(a[i], ip);
+    auto pod = decode_ca_pod(a[i], ip);
     if (!pod) return pod.error();
     int64_t replicas = -1;
     TP_TRY(read_int(a[i].get_object(), "replicas", ip, replicas));
     if (replicas < -1 || replicas > static_cast<int64_t>(kMaxPending)) {
-      return value_error(ip.field("replicas"), "replicas " + std::to_string(replicas) + " out of range");
+      return value_error(ip.field("replicas"),
+                         "replicas " + std::to_string(replicas) + " out of range");
     }
     if (replicas == -1) {
       out.push_back(std::move(*pod));
     } else {
       for (int64_t r = 0; r < replicas; ++r) {
-        Pod copy = *pod;
-        copy.name = pod->name + "-" + std::to_string(r);
+        CaPod copy = *pod;
+        copy.pod.name = pod->pod.name + "-" + std::to_string(r);
         out.push_back(std::move(copy));
       }
     }
@@ -228,6 +248,14 @@ Fail read_options(const json::object& o, const JsonPath& path, Options& opt) {
   TP_TRY(read_bool(o, "skipNodesWithLocalStorage", path, opt.skip_nodes_with_local_storage));
   TP_TRY(read_int(o, "maxLoops", path, opt.max_loops));
   TP_TRY(read_string(o, "gpuLabel", path, opt.gpu_label));
+  TP_TRY(read_int(o, "maxNodesTotal", path, opt.max_nodes_total));
+  TP_TRY(read_int(o, "maxCoresTotal", path, opt.max_cores_total));
+  TP_TRY(read_int(o, "maxMemoryTotal", path, opt.max_memory_total_gib));
+  if (opt.max_nodes_total < 0 || opt.max_cores_total < 0 || opt.max_memory_total_gib < 0 ||
+      opt.max_memory_total_gib > (int64_t{1} << 30)) {
+    return value_error(path,
+                       "cluster limits must be non-negative (maxMemoryTotal at most 2^30 GiB)");
+  }
   return std::nullopt;
 }
 
@@ -295,8 +323,9 @@ Result<AutoscaleScenario> decode_autoscale_scenario(const json::value& doc) {
       if (comma == std::string::npos) comma = expander.size();
       std::string name = expander.substr(start, comma - start);
       if (name != "random" && name != "least-waste" && name != "most-pods" && name != "priority") {
-        return value_error(sp->field("expander"), "unknown expander " + quote_value(name) +
-                                                      " (random, least-waste, most-pods, priority)");
+        return value_error(sp->field("expander"),
+                           "unknown expander " + quote_value(name) +
+                               " (random, least-waste, most-pods, priority)");
       }
       s.expanders.push_back(name);
       start = comma + 1;
@@ -319,7 +348,8 @@ Result<AutoscaleScenario> decode_autoscale_scenario(const json::value& doc) {
         TP_TRY(as_array(kv.value(), kp, a));
         std::vector<std::string> res;
         for (size_t i = 0; i < a->size(); ++i) {
-          if (!(*a)[i].is_string()) return type_error(kp.index(static_cast<int64_t>(i)), "a string", (*a)[i]);
+          if (!(*a)[i].is_string())
+            return type_error(kp.index(static_cast<int64_t>(i)), "a string", (*a)[i]);
           res.emplace_back((*a)[i].get_string());
         }
         s.priorities.emplace_back(prio, std::move(res));
@@ -343,8 +373,9 @@ Result<AutoscaleScenario> decode_autoscale_scenario(const json::value& doc) {
       s.daemon_sets.push_back(std::move(ds));
       return std::nullopt;
     }));
-    for (auto [key, kind] : {std::pair{"replicaSets", "ReplicaSet"}, std::pair{"statefulSets", "StatefulSet"},
-                             std::pair{"jobs", "Job"}, std::pair{"replicationControllers", "ReplicationController"}}) {
+    for (auto [key, kind] :
+         {std::pair{"replicaSets", "ReplicaSet"}, std::pair{"statefulSets", "StatefulSet"},
+          std::pair{"jobs", "Job"}, std::pair{"replicationControllers", "ReplicationController"}}) {
       const char* k = kind;
       TP_TRY(each(key, [&](const json::value& v, const JsonPath& p) -> Fail {
         std::string ns, name;

@@ -1,0 +1,109 @@
+// What a new node of a group looks like to CA: a sanitized copy of one of
+// its ready nodes with that node's DaemonSet and mirror pods, or, for a group
+// without one, the cloud provider's template plus the DaemonSets that would
+// run there.
+#include <algorithm>
+
+#include "tightpack/autoscaler.hpp"
+#include "tightpack/plugins/node_affinity.hpp"
+
+namespace tightpack::autoscaler {
+namespace {
+
+// Taints a new node will not have: CA's own markers, ignore-taint.* and the
+// node-condition taints (utils/taints.SanitizeTaints).
+bool sanitized_away(const Taint& t) {
+  static const char* const kDropped[] = {
+      "ToBeDeletedByClusterAutoscaler",
+      "DeletionCandidateOfClusterAutoscaler",
+      "CriticalAddonsOnly",  // the rescheduler's
+      "node.kubernetes.io/not-ready",
+      "node.kubernetes.io/unreachable",
+      "node.kubernetes.io/unschedulable",
+      "node.kubernetes.io/memory-pressure",
+      "node.kubernetes.io/disk-pressure",
+      "node.kubernetes.io/network-unavailable",
+      "node.kubernetes.io/pid-pressure",
+      "node.cloudprovider.kubernetes.io/uninitialized",
+      "node.cloudprovider.kubernetes.io/shutdown",
+      "cloud.google.com/impending-node-termination",
+      "NodeWithImpairedVolumes",
+  };
+  for (const char* k : kDropped) {
+    if (t.key == k) return true;
+  }
+  return t.key.rfind("ignore-taint.cluster-autoscaler.kubernetes.io/", 0) == 0;
+}
+
+Node sanitized(const Node& from, const std::string& group) {
+  Node n = renamed_copy(from, "template-node-for-" + group);
+  n.unschedulable = false;
+  std::erase_if(n.taints, sanitized_away);
+  return n;
+}
+
+// daemon.NewPod adds these tolerations to every DaemonSet pod.
+std::vector<Toleration> daemon_tolerations(std::vector<Toleration> t) {
+  for (const char* key : {"node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"}) {
+    t.push_back(Toleration{key, "Exists", "", "NoExecute", std::nullopt});
+  }
+  for (const char* key : {"node.kubernetes.io/disk-pressure", "node.kubernetes.io/memory-pressure",
+                          "node.kubernetes.io/pid-pressure", "node.kubernetes.io/unschedulable"}) {
+    t.push_back(Toleration{key, "Exists", "", "NoSchedule", std::nullopt});
+  }
+  return t;
+}
+
+}  // namespace
+
+Node renamed_copy(const Node& from, std::string name) {
+  Node n = from;
+  for (auto& [key, value] : n.labels) {
+    if (key == "kubernetes.io/hostname") value = name;
+  }
+  n.name = std::move(name);
+  return n;
+}
+
+bool daemon_set_runs_on(const Pod& pod, const Node& node) {
+  if (!plugins::RequiredNodeAffinity(pod).matches(node)) return false;
+  const std::vector<Toleration> tolerations = daemon_tolerations(pod.tolerations);
+  for (const Taint& t : node.taints) {
+    if (t.effect != "NoSchedule" && t.effect != "NoExecute") continue;
+    if (!tolerations_tolerate(tolerations, t)) return false;
+  }
+  return true;
+}
+
+NodeTemplate group_template(const AutoscaleScenario& s, const NodeGroupSpec& g) {
+  NodeTemplate t;
+  for (const CaNode& n : s.nodes) {
+    if (!n.ready || n.node.unschedulable) continue;
+    if (std::find(g.nodes.begin(), g.nodes.end(), n.node.name) == g.nodes.end()) continue;
+    t.node = sanitized(n.node, g.name);
+    for (const CaPod& p : s.pods) {
+      if (p.pod.node_name != n.node.name || p.pod.terminated()) continue;
+      if (!p.daemon_set && !p.mirror) continue;
+      Pod copy = p.pod;
+      copy.node_name = t.node.name;
+      t.pods.push_back(std::move(copy));
+    }
+    return t;
+  }
+  t.node = sanitized(g.template_node, g.name);
+  for (const CaPod& p : g.template_pods) {
+    Pod copy = p.pod;
+    copy.node_name = t.node.name;
+    t.pods.push_back(std::move(copy));
+  }
+  for (const DaemonSetSpec& ds : s.daemon_sets) {
+    if (!daemon_set_runs_on(ds.pod_template, t.node)) continue;
+    Pod pod = ds.pod_template;
+    pod.name = ds.name + "-pod";
+    pod.node_name = t.node.name;
+    t.pods.push_back(std::move(pod));
+  }
+  return t;
+}
+
+}  // namespace tightpack::autoscaler

@@ -1,0 +1,288 @@
+// StaticAutoscaler.RunOnce's scale-up half, loop after loop: pods that fit
+// existing or upcoming nodes are dropped, the rest become one expansion
+// option per node group, the expanders choose one, and its increase is capped
+// to the group's max size. One group grows per loop.
+#include <algorithm>
+#include <numeric>
+
+#include "run.hpp"
+#include "tightpack/cluster.hpp"
+#include "tightpack/framework.hpp"
+
+namespace tightpack::autoscaler {
+namespace {
+
+constexpr const char* kMaxSizeReached = "max node group size reached";
+
+struct Snapshot {
+  Cluster cluster;
+  size_t real_nodes = 0;
+};
+
+// Real nodes and their pods, then for every group the nodes it asked for but
+// that have not registered yet, as copies of its template.
+Result<Snapshot> snapshot(const AutoscaleScenario& s, const std::vector<NodeTemplate>& templates,
+                          const std::vector<int64_t>& targets) {
+  std::vector<Node> nodes;
+  std::vector<Pod> pods;
+  for (const CaNode& n : s.nodes) nodes.push_back(n.node);
+  for (const CaPod& p : s.pods) pods.push_back(p.pod);
+  const size_t real = nodes.size();
+  for (size_t g = 0; g < s.groups.size(); ++g) {
+    const int64_t upcoming = targets[g] - static_cast<int64_t>(s.groups[g].nodes.size());
+    for (int64_t i = 0; i < upcoming; ++i) {
+      Node n =
+          renamed_copy(templates[g].node, "upcoming-" + s.groups[g].name + "-" + std::to_string(i));
+      for (const Pod& p : templates[g].pods) {
+        Pod copy = p;
+        copy.node_name = n.name;
+        pods.push_back(std::move(copy));
+      }
+      nodes.push_back(std::move(n));
+    }
+  }
+  auto c = Cluster::build(std::move(nodes), pods);
+  if (!c) return c.error();
+  return Snapshot{std::move(*c), real};
+}
+
+// Pending pods in the order CA packs them: priority, highest first;
+// expendable pods (below the cutoff) are nobody's concern.
+std::vector<const Pod*> pods_to_help(const AutoscaleScenario& s) {
+  std::vector<const Pod*> out;
+  for (const CaPod& p : s.pending) {
+    if (p.pod.priority < s.options.expendable_pods_priority_cutoff) continue;
+    out.push_back(&p.pod);
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const Pod* a, const Pod* b) { return a->priority > b->priority; });
+  return out;
+}
+
+struct GroupVerdict {
+  std::vector<const Pod*> passing;
+  std::map<const Pod*, std::vector<std::string>> rejected;
+};
+
+// CheckPredicates of each pod on the template node alone (with its pods).
+Result<GroupVerdict> check_template(const NodeTemplate& t, const std::vector<const Pod*>& pods,
+                                    const Profile& profile) {
+  auto c = Cluster::build({t.node}, t.pods);
+  if (!c) return c.error();
+  GroupVerdict v;
+  for (const Pod* p : pods) {
+    auto plan = PodPlan::make(*c, profile, *p);
+    if (!plan) return plan.error();
+    NodeStatus st = plan->prefilter_conflict() || !plan->in_prefilter_set(0)
+                        ? NodeStatus{Code::UnschedulableAndUnresolvable, Plugin::NodeAffinity}
+                        : plan->filter(*c, 0);
+    if (st.ok()) {
+      v.passing.push_back(p);
+    } else {
+      v.rejected[p] = plan->reasons(*c, 0, st);
+    }
+  }
+  return v;
+}
+
+OptionRecord record_of(const ExpansionOption& o) {
+  OptionRecord r{o.group, o.node_count, {}, waste_of(o)};
+  for (const Pod* p : o.pods) r.pods.push_back(p->key());
+  std::sort(r.pods.begin(), r.pods.end());
+  return r;
+}
+
+// Nodes asked for but not registered yet, over all groups.
+int64_t upcoming_count(const AutoscaleScenario& s, const std::vector<int64_t>& targets) {
+  int64_t n = 0;
+  for (size_t g = 0; g < s.groups.size(); ++g) {
+    n += std::max<int64_t>(0, targets[g] - static_cast<int64_t>(s.groups[g].nodes.size()));
+  }
+  return n;
+}
+
+int64_t ready_nodes(const AutoscaleScenario& s) {
+  return std::count_if(s.nodes.begin(), s.nodes.end(), [](const CaNode& n) { return n.ready; });
+}
+
+void sort_by_group(std::vector<OptionRecord>& v) {
+  std::sort(v.begin(), v.end(),
+            [](const OptionRecord& a, const OptionRecord& b) { return a.group < b.group; });
+}
+
+// filterOutSchedulable: pending pods onto the snapshot's nodes, first fit in
+// priority order, each placement seen by the next. Returns the pods left;
+// `placed` gets the ones that landed on real nodes.
+Result<std::vector<const Pod*>> fit_existing(Snapshot& snap, const std::vector<const Pod*>& pending,
+                                             const Profile& profile, std::vector<PlacedPod>& placed,
+                                             std::vector<std::string>* fitted) {
+  Cluster& c = snap.cluster;
+  std::vector<const Pod*> left;
+  placed.clear();
+  for (const Pod* p : pending) {
+    auto plan = PodPlan::make(c, profile, *p);
+    if (!plan) return plan.error();
+    std::optional<NodeIndex> at;
+    if (!plan->prefilter_conflict()) {
+      for (NodeIndex n = 0; n < c.size() && !at; ++n) {
+        // FitsAnyNodeMatching skips unschedulable nodes whatever the pod tolerates.
+        if (!c.node(n).unschedulable && plan->in_prefilter_set(n) && plan->filter(c, n).ok())
+          at = n;
+      }
+    }
+    if (!at) {
+      left.push_back(p);
+      continue;
+    }
+    c.place(*at, plan->bound(p->key()));
+    if (fitted) fitted->push_back(p->key());
+    if (*at < snap.real_nodes) {
+      placed.push_back(PlacedPod{p, c.name(*at)});
+    }
+  }
+  return left;
+}
+
+struct LoopOptions {
+  std::vector<ExpansionOption> options;
+  std::vector<size_t> option_group;  // per option, the group index
+  Reasons skipped;
+  std::map<const Pod*, Reasons> rejected;
+};
+
+// One expansion option per group that is neither skipped (max size, cluster
+// limits) nor rejected for every pod by the template's filters.
+Result<LoopOptions> expansion_options(const AutoscaleScenario& s,
+                                      const std::vector<NodeTemplate>& templates,
+                                      const std::vector<int64_t>& targets,
+                                      const std::vector<const Pod*>& left,
+                                      const ResourcesLeft& resources, const Profile& profile) {
+  LoopOptions out;
+  for (size_t g = 0; g < s.groups.size(); ++g) {
+    const NodeGroupSpec& group = s.groups[g];
+    if (targets[g] >= group.max_size) {
+      out.skipped[group.name] = {kMaxSizeReached};
+      continue;
+    }
+    if (std::string limit = limit_exceeded(resources, node_delta(templates[g].node));
+        !limit.empty()) {
+      out.skipped[group.name] = {limit};
+      continue;
+    }
+    auto verdict = check_template(templates[g], left, profile);
+    if (!verdict) return verdict.error();
+    for (auto& [p, reasons] : verdict->rejected) out.rejected[p][group.name] = reasons;
+    if (verdict->passing.empty()) continue;
+    auto e = estimate(templates[g], verdict->passing, profile);
+    if (!e) return e.error();
+    if (e->node_count == 0 || e->scheduled.empty()) continue;
+    ExpansionOption o{group.name, e->node_count, {}, &templates[g].node};
+    for (size_t i : e->scheduled) o.pods.push_back(verdict->passing[i]);
+    out.options.push_back(std::move(o));
+    out.option_group.push_back(g);
+  }
+  return out;
+}
+
+// The pods no scale-up of this loop helps, grouped by why.
+void record_unhelped(RunRecord& run, const std::vector<const Pod*>& left,
+                     const std::set<const Pod*>& helped, LoopOptions& lo) {
+  run.unhelped.clear();
+  run.no_scale_up.clear();
+  std::map<std::pair<Reasons, Reasons>, std::vector<std::string>> by_reasons;
+  for (const Pod* p : left) {
+    if (helped.contains(p)) continue;
+    run.unhelped.push_back(p->key());
+    by_reasons[{lo.rejected[p], lo.skipped}].push_back(p->key());
+  }
+  for (auto& [reasons, pods] : by_reasons) {
+    std::sort(pods.begin(), pods.end());
+    run.no_scale_up.push_back(NoScaleUpRecord{pods, reasons.first, reasons.second});
+  }
+  std::sort(run.no_scale_up.begin(), run.no_scale_up.end(),
+            [](const NoScaleUpRecord& a, const NoScaleUpRecord& b) { return a.pods < b.pods; });
+}
+
+}  // namespace
+
+Result<RunRecord> run_scale_up(const AutoscaleScenario& s, const Profile& profile) {
+  RunRecord run;
+  std::vector<NodeTemplate> templates;
+  for (const NodeGroupSpec& g : s.groups) {
+    templates.push_back(group_template(s, g));
+    run.target_sizes.push_back(g.target_size.value_or(static_cast<int64_t>(g.nodes.size())));
+  }
+  const std::vector<const Pod*> pending = pods_to_help(s);
+  for (int64_t loop = 1; loop <= s.options.max_loops; ++loop) {
+    run.loops = loop;
+    auto snap = snapshot(s, templates, run.target_sizes);
+    if (!snap) return snap.error();
+    auto left = fit_existing(*snap, pending, profile, run.placed_pending,
+                             loop == 1 ? &run.fits_existing : nullptr);
+    if (!left) return left.error();
+    if (left->empty()) {
+      run.unhelped.clear();
+      run.last_result = "ScaleUpNotNeeded";
+      break;
+    }
+
+    // RunOnce skips scale-up once the cluster holds --max-nodes-total ready nodes.
+    const bool at_max_nodes =
+        s.options.max_nodes_total > 0 && ready_nodes(s) >= s.options.max_nodes_total;
+    const ResourcesLeft resources = resources_left(s, templates, run.target_sizes);
+    LoopOptions lo;
+    if (!at_max_nodes) {
+      auto found = expansion_options(s, templates, run.target_sizes, *left, resources, profile);
+      if (!found) return found.error();
+      lo = std::move(*found);
+    }
+    const std::vector<ExpansionOption>& options = lo.options;
+    if (loop == 1) {
+      for (const ExpansionOption& o : options) run.options.push_back(record_of(o));
+      sort_by_group(run.options);
+    }
+
+    std::set<const Pod*> helped;
+    std::optional<Choice> choice;
+    if (!options.empty()) choice = choose_option(options, s.expanders, s.priorities);
+    int64_t allowed = choice ? options[choice->chosen].node_count : 0;
+    if (choice && s.options.max_nodes_total > 0) {
+      // Capping to the cluster's total size; nothing at all when none is left.
+      const int64_t room = s.options.max_nodes_total - static_cast<int64_t>(s.nodes.size()) -
+                           upcoming_count(s, run.target_sizes);
+      allowed = std::min(allowed, room);
+      if (allowed < 1) choice.reset();
+    }
+    if (choice) {
+      const ExpansionOption& best = options[choice->chosen];
+      const size_t g = lo.option_group[choice->chosen];
+      ScaleUpRecord r;
+      r.loop = loop;
+      r.group = best.group;
+      r.estimated = best.node_count;
+      allowed = apply_resource_limits(allowed, resources, node_delta(templates[g].node));
+      r.delta = capped_delta(allowed, run.target_sizes[g], s.groups[g].max_size);
+      for (const Pod* p : best.pods) {
+        r.pods.push_back(p->key());
+        helped.insert(p);
+      }
+      std::sort(r.pods.begin(), r.pods.end());
+      for (size_t i : choice->tied) r.tied.push_back(options[i].group);
+      std::sort(r.tied.begin(), r.tied.end());
+      for (const ExpansionOption& o : options) r.considered.push_back(record_of(o));
+      sort_by_group(r.considered);
+      run.target_sizes[g] += r.delta;
+      run.scale_ups.push_back(std::move(r));
+    }
+    record_unhelped(run, *left, helped, lo);
+    if (!choice) {
+      run.last_result = "ScaleUpNoOptionsAvailable";
+      break;
+    }
+    run.last_result = "ScaleUpSuccessful";
+  }
+  std::sort(run.unhelped.begin(), run.unhelped.end());
+  return run;
+}
+
+}  // namespace tightpack::autoscaler

@@ -1,0 +1,342 @@
+#include "tightpack/autoscaler.hpp"
+
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+
+#include "test_util.hpp"
+
+namespace tightpack::autoscaler {
+namespace {
+
+using testing::kGi;
+using testing::make_container;
+using testing::make_node;
+using testing::make_pod;
+using testing::resources;
+
+Pod sized(std::string name, int64_t milli_cpu, int64_t memory) {
+  Pod p = make_pod(std::move(name));
+  p.containers = {make_container(resources({{"cpu", milli_cpu}, {"memory", memory}}))};
+  return p;
+}
+
+std::vector<const Pod*> pointers(const std::vector<Pod>& pods) {
+  std::vector<const Pod*> out;
+  for (const Pod& p : pods) out.push_back(&p);
+  return out;
+}
+
+TEST(AutoscalerEstimator, FirstFitDecreasingByScore) {
+  NodeTemplate t{make_node("tmpl", 10000, 100 * kGi), {}};
+  // In the given order first fit would need three nodes (4+4, 6, 6); sorted
+  // by score, 6+4 twice needs two.
+  std::vector<Pod> pods = {sized("a", 4000, kGi), sized("b", 4000, kGi), sized("c", 6000, kGi),
+                           sized("d", 6000, kGi)};
+  auto e = estimate(t, pointers(pods), default_profile());
+  ASSERT_TRUE(e.ok()) << e.error().what();
+  EXPECT_EQ(e->node_count, 2);
+  EXPECT_EQ(e->scheduled, (std::vector<size_t>{2, 3, 0, 1}));
+}
+
+TEST(AutoscalerEstimator, ScoreIsCpuPlusMemoryFractionOfTemplateAllocatable) {
+  Node n = make_node("tmpl", 4000, 8 * kGi);
+  EXPECT_DOUBLE_EQ(estimator_score(sized("p", 1000, 4 * kGi), n), 0.25 + 0.5);
+}
+
+TEST(AutoscalerEstimator, PodThatFitsNoFreshNodeOpensOneNodeAtMost) {
+  NodeTemplate t{make_node("tmpl", 4000, 8 * kGi), {}};
+  std::vector<Pod> pods = {sized("huge", 9000, kGi), sized("huge2", 8000, kGi),
+                           sized("small", 1000, kGi)};
+  auto e = estimate(t, pointers(pods), default_profile());
+  ASSERT_TRUE(e.ok());
+  // huge opens a node it does not fit; huge2 sees that empty node and adds
+  // none; small lands on it.
+  EXPECT_EQ(e->node_count, 1);
+  EXPECT_EQ(e->scheduled, (std::vector<size_t>{2}));
+}
+
+TEST(AutoscalerEstimator, LimiterStopsAddingNodes) {
+  NodeTemplate t{make_node("tmpl", 4000, 8 * kGi), {}};
+  std::vector<Pod> pods(5, sized("p", 3000, kGi));
+  auto e = estimate(t, pointers(pods), default_profile(), 2);
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ(e->node_count, 2);
+  EXPECT_EQ(e->scheduled.size(), 2u);
+}
+
+ExpansionOption option(std::string group, int64_t nodes, const std::vector<Pod>& pods,
+                       const Node& tmpl) {
+  return ExpansionOption{std::move(group), nodes, pointers(pods), &tmpl};
+}
+
+TEST(AutoscalerExpander, LeastWasteOverCapacityAndUncappedNodeCount) {
+  Node big = make_node("big", 8000, 32 * kGi);
+  big.capacity = resources({{"cpu", 8000}, {"memory", 32 * kGi}});
+  big.allocatable = resources({{"cpu", 7910}, {"memory", 30 * kGi}});
+  Node small = make_node("small", 4000, 16 * kGi);
+  std::vector<Pod> pods = {sized("p", 2000, 8 * kGi)};
+  std::vector<ExpansionOption> options = {option("big", 2, pods, big),
+                                          option("small", 1, pods, small)};
+  Waste w = waste_of(options[0]);
+  EXPECT_DOUBLE_EQ(w.cpu, static_cast<double>(16000 - 2000) / 16000);
+  EXPECT_DOUBLE_EQ(w.memory,
+                   static_cast<double>(64 * kGi - 8 * kGi) / static_cast<double>(64 * kGi));
+  EXPECT_EQ(least_waste(options, {0, 1}), (std::vector<size_t>{1}));
+}
+
+TEST(AutoscalerExpander, MostPodsKeepsTies) {
+  Node n = make_node("n", 4000, 16 * kGi);
+  std::vector<Pod> two = {sized("a", 1, 1), sized("b", 1, 1)};
+  std::vector<Pod> one = {sized("c", 1, 1)};
+  std::vector<ExpansionOption> options = {option("x", 1, two, n), option("y", 1, one, n),
+                                          option("z", 2, two, n)};
+  EXPECT_EQ(most_pods(options, {0, 1, 2}), (std::vector<size_t>{0, 2}));
+  Choice c = choose_option(options, {"most-pods"}, {});
+  EXPECT_EQ(options[c.chosen].group, "x");  // the tie goes to the lowest name
+  EXPECT_EQ(c.tied, (std::vector<size_t>{0, 2}));
+}
+
+TEST(AutoscalerExpander, PriorityMatchesUnanchoredRegexpsHighestFirst) {
+  Node n = make_node("n", 4000, 16 * kGi);
+  std::vector<Pod> pods = {sized("a", 1000, kGi)};
+  std::vector<ExpansionOption> options = {option("user-pool", 1, pods, n),
+                                          option("dask-workers", 1, pods, n),
+                                          option("gpu-t4", 1, pods, n)};
+  Priorities prio = {{10, {".*"}}, {50, {"workers"}}};
+  EXPECT_EQ(priority_filter(options, {0, 1, 2}, prio), (std::vector<size_t>{1}));
+  // Nothing matches: every option stays.
+  EXPECT_EQ(priority_filter(options, {0, 1, 2}, {{5, {"^nomatch$"}}}),
+            (std::vector<size_t>{0, 1, 2}));
+}
+
+TEST(AutoscalerExpander, PriorityFallsBackToTheNextExpander) {
+  Node n = make_node("n", 4000, 16 * kGi);
+  std::vector<Pod> full = {sized("a", 4000, 16 * kGi)};
+  std::vector<Pod> half = {sized("b", 2000, 8 * kGi)};
+  std::vector<ExpansionOption> options = {
+      option("dask-a", 1, half, n), option("dask-b", 1, full, n), option("other", 1, full, n)};
+  Choice c = choose_option(options, {"priority", "least-waste"}, {{50, {"dask-.*"}}, {10, {".*"}}});
+  EXPECT_EQ(options[c.chosen].group, "dask-b");
+  EXPECT_TRUE(c.tied.empty());
+}
+
+TEST(AutoscalerCapping, DeltaCappedToMaxSizeNotTheEstimate) {
+  EXPECT_EQ(capped_delta(6, 0, 1), 1);
+  EXPECT_EQ(capped_delta(3, 2, 10), 3);
+  EXPECT_EQ(capped_delta(4, 5, 5), 0);
+}
+
+TEST(AutoscalerCapping, ClusterResourceLimits) {
+  Node n = make_node("n", 3500, 16 * kGi);
+  const ResourcesLeft per_node = node_delta(n);
+  EXPECT_EQ(per_node.cores, 4);  // whole cores, rounded up
+  EXPECT_EQ(limit_exceeded(ResourcesLeft{3, 64 * kGi}, per_node), "max cluster cpu limit reached");
+  EXPECT_EQ(limit_exceeded(ResourcesLeft{3, kGi}, per_node),
+            "max cluster cpu, memory limit reached");
+  EXPECT_EQ(limit_exceeded(ResourcesLeft{4, 16 * kGi}, per_node), "");
+  EXPECT_EQ(apply_resource_limits(10, ResourcesLeft{9, 100 * kGi}, per_node), 2);
+}
+
+// A minimal scenario: one empty group with a template of 4 cpu / 16Gi.
+std::string scenario(int64_t max_size, int64_t existing, int64_t replicas) {
+  std::string nodes, names;
+  for (int64_t i = 0; i < existing; ++i) {
+    std::string name = "w-" + std::to_string(i);
+    nodes += std::string(i ? "," : "") + R"({"metadata":{"name":")" + name +
+             R"("},"status":{"capacity":{"cpu":"4","memory":"16Gi","pods":"110"}}})";
+    names += std::string(i ? "," : "") + "\"" + name + "\"";
+  }
+  return R"({"nodes":[)" + nodes + R"(],"pods":[],
+    "nodeGroups":[{"name":"workers","minSize":0,"maxSize":)" +
+         std::to_string(max_size) + R"(,"nodes":[)" + names + R"(],
+      "template":{"status":{"capacity":{"cpu":"4","memory":"16Gi","pods":"110"}}}}],
+    "pending":[{"metadata":{"name":"job","namespace":"ns"},
+      "spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"3","memory":"1Gi"}}}]},
+      "replicas":)" +
+         std::to_string(replicas) + R"(}],
+    "expander":"least-waste"})";
+}
+
+boost::json::object run_text(const std::string& text) {
+  return boost::json::parse(autoscale_text(text)).as_object();
+}
+
+TEST(AutoscalerLoop, ScaleUpIsCappedAndTheRestWaits) {
+  auto r = run_text(scenario(2, 0, 3));
+  ASSERT_FALSE(r.contains("error")) << r;
+  const auto& ups = r["scaleUp"].as_array();
+  ASSERT_EQ(ups.size(), 1u);
+  EXPECT_EQ(ups[0].at("estimated").as_int64(), 3);
+  EXPECT_EQ(ups[0].at("delta").as_int64(), 2);
+  EXPECT_EQ(ups[0].at("pods").as_array().size(), 3u);  // the estimator's pods, uncapped
+  // Loop 2: two pods fit the upcoming nodes; the group is at max size.
+  EXPECT_EQ(r["unhelped"].as_array(), (boost::json::array{"ns/job-2"}));
+  EXPECT_EQ(r["loops"].as_int64(), 2);
+}
+
+TEST(AutoscalerLoop, GroupAtMaxSizeIsSkippedBeforeAnyCheck) {
+  auto r = run_text(scenario(1, 1, 2));
+  ASSERT_FALSE(r.contains("error")) << r;
+  EXPECT_TRUE(r["scaleUp"].as_array().empty());
+  EXPECT_EQ(r["fitsExisting"].as_array().size(), 1u);
+  const auto& nsu = r["noScaleUp"].as_array()[0].as_object();
+  EXPECT_EQ(nsu.at("skipped").at("workers").as_array()[0].as_string(),
+            "max node group size reached");
+  EXPECT_FALSE(nsu.contains("rejected"));
+}
+
+TEST(AutoscalerLoop, MaxNodesTotalCapsTheIncrease) {
+  std::string text = scenario(10, 1, 9);
+  text.insert(text.rfind('}'), R"(,"options":{"maxNodesTotal":3})");
+  auto r = run_text(text);
+  ASSERT_FALSE(r.contains("error")) << r;
+  const auto& ups = r["scaleUp"].as_array();
+  ASSERT_EQ(ups.size(), 1u);
+  EXPECT_EQ(ups[0].at("estimated").as_int64(), 8);  // one pod fits the existing node
+  EXPECT_EQ(ups[0].at("delta").as_int64(), 2);
+}
+
+TEST(AutoscalerScaleDown, EligibilityThenDrainThenPlacement) {
+  auto node = [](const std::string& name, const std::string& extra = "") {
+    return R"({"metadata":{"name":")" + name + R"(")" + extra +
+           R"(},"status":{"capacity":{"cpu":"4","memory":"16Gi","pods":"110"}}})";
+  };
+  auto pod = [](const std::string& name, const std::string& node, const std::string& cpu,
+                const std::string& owner = "") {
+    std::string refs = owner.empty() ? ""
+                                     : R"(,"ownerReferences":[{"kind":"ReplicaSet","name":")" +
+                                           owner + R"(","controller":true}])";
+    return R"({"metadata":{"name":")" + name + R"(","namespace":"app")" + refs + R"(},
+      "spec":{"nodeName":")" +
+           node + R"(","containers":[{"name":"c","resources":{"requests":{"cpu":")" + cpu +
+           R"("}}}]}})";
+  };
+  const std::string disabled =
+      R"(,"annotations":{"cluster-autoscaler.kubernetes.io/scale-down-disabled":"true"})";
+  const std::string nodes = node("alone") + "," + node("busy") + "," + node("idle") + "," +
+                            node("pinned", disabled) + "," + node("bare") + "," + node("small") +
+                            "," + node("core-0");
+  const std::string pods = pod("a", "busy", "3") + "," + pod("b", "idle", "1", "rs") + "," +
+                           pod("c", "bare", "1") + "," + pod("d", "small", "1500m", "rs");
+  const std::string groups =
+      R"([{"name":"g","minSize":0,"maxSize":10,"nodes":["busy","idle","pinned","bare","small"]},)"
+      R"({"name":"core","minSize":1,"maxSize":1,"nodes":["core-0"]}])";
+  const std::string text = R"({"scaleDown":true,"nodes":[)" + nodes + R"(],"pods":[)" + pods +
+                           R"(],"replicaSets":[{"metadata":{"name":"rs","namespace":"app"}}],)" +
+                           R"("nodeGroups":)" + groups + "}";
+  auto r = run_text(text);
+  ASSERT_FALSE(r.contains("error")) << r;
+  const auto& sd = r["scaleDown"].as_object();
+  const auto& blocked = sd.at("blocked").as_object();
+  EXPECT_EQ(blocked.at("alone").as_string(), "NotAutoscaled");
+  EXPECT_EQ(blocked.at("busy").as_string(), "NotUnderutilized");
+  EXPECT_EQ(blocked.at("core-0").as_string(), "NodeGroupMinSizeReached");
+  EXPECT_EQ(blocked.at("pinned").as_string(), "ScaleDownDisabledAnnotation");
+  EXPECT_EQ(blocked.at("bare").as_string(), "BlockedByPod/NotReplicated");
+  // idle (1 cpu) and small (1.5 cpu) each fit elsewhere on their own.
+  EXPECT_EQ(sd.at("unneeded").as_array(), (boost::json::array{"idle", "small"}));
+}
+
+CaPod ca(Pod pod, std::string kind = "", std::string owner = "") {
+  CaPod p;
+  p.pod = std::move(pod);
+  p.controller_kind = std::move(kind);
+  p.controller_name = std::move(owner);
+  p.daemon_set = p.controller_kind == "DaemonSet";
+  return p;
+}
+
+DrainBlock first_block(const std::vector<CaPod>& pods, const AutoscaleScenario& s) {
+  std::vector<const CaPod*> ptrs;
+  for (const CaPod& p : pods) ptrs.push_back(&p);
+  return pods_to_move(ptrs, s).block;
+}
+
+TEST(AutoscalerDrain, RulesInCaOrder) {
+  AutoscaleScenario s;
+  s.controllers = {"ReplicaSet/default/rs", "ReplicaSet/kube-system/dns"};
+  CaPod mirror = ca(make_pod("mirror"));
+  mirror.mirror = true;
+  CaPod ds = ca(make_pod("ds"));  // a DaemonSet pod by annotation only
+  ds.daemon_set = true;
+  CaPod ok = ca(make_pod("ok"), "ReplicaSet", "rs");
+  EXPECT_EQ(first_block({mirror, ds, ok}, s), DrainBlock::kNone);
+  EXPECT_EQ(pods_to_move({&mirror, &ds, &ok}, s).to_move, (std::vector<size_t>{2}));
+
+  CaPod orphan_ds = ca(make_pod("ods"), "DaemonSet", "deleted");
+  EXPECT_EQ(first_block({orphan_ds}, s), DrainBlock::kControllerNotFound);
+  CaPod missing = ca(make_pod("m"), "ReplicaSet", "deleted");
+  EXPECT_EQ(first_block({ok, missing}, s), DrainBlock::kControllerNotFound);
+  CaPod bare = ca(make_pod("bare"));
+  CaPod operator_owned = ca(make_pod("w"), "DaskWorkerGroup", "g");
+  EXPECT_EQ(first_block({bare}, s), DrainBlock::kNotReplicated);
+  EXPECT_EQ(first_block({operator_owned}, s), DrainBlock::kNotReplicated);
+
+  CaPod system = ca(make_pod("dns"), "ReplicaSet", "dns");
+  system.pod.ns = "kube-system";
+  system.pod.labels = testing::labels({{"k8s-app", "kube-dns"}});
+  EXPECT_EQ(first_block({system}, s), DrainBlock::kUnmovableKubeSystemPod);
+  AutoscaleScenario with_pdb = s;
+  with_pdb.pdbs.push_back(
+      PdbSpec{"kube-system", LabelSelector{testing::labels({{"k8s-app", "kube-dns"}}), {}}, 1});
+  EXPECT_EQ(first_block({system}, with_pdb), DrainBlock::kNone);
+  with_pdb.pdbs[0].disruptions_allowed = 0;
+  EXPECT_EQ(first_block({system}, with_pdb), DrainBlock::kNotEnoughPdb);
+
+  CaPod scratch = ok;
+  scratch.local_volumes = {"cache"};
+  EXPECT_EQ(first_block({scratch}, s), DrainBlock::kLocalStorageRequested);
+  scratch.pod.annotations = {
+      {"cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes", "cache"}};
+  EXPECT_EQ(first_block({scratch}, s), DrainBlock::kNone);
+
+  CaPod pinned = ok;
+  pinned.pod.annotations = {{"cluster-autoscaler.kubernetes.io/safe-to-evict", "false"}};
+  EXPECT_EQ(first_block({pinned}, s), DrainBlock::kNotSafeToEvictAnnotation);
+  // The first blocking rule wins: not replicated before the annotation.
+  CaPod both = bare;
+  both.pod.annotations = pinned.pod.annotations;
+  EXPECT_EQ(first_block({both}, s), DrainBlock::kNotReplicated);
+  // safe-to-evict: true lifts every rule but the budgets.
+  CaPod safe = bare;
+  safe.pod.annotations = {{"cluster-autoscaler.kubernetes.io/safe-to-evict", "true"}};
+  EXPECT_EQ(first_block({safe}, s), DrainBlock::kNone);
+}
+
+TEST(AutoscalerUtilization, MaxOfCpuAndMemoryOverAllocatable) {
+  Node n = make_node("n", 4000, 16 * kGi);
+  std::vector<Pod> pods = {sized("a", 1000, 2 * kGi), sized("b", 500, 2 * kGi)};
+  Utilization u = node_utilization(n, pointers(pods), "cloud.google.com/gke-accelerator");
+  EXPECT_FALSE(u.gpu_node);
+  EXPECT_DOUBLE_EQ(u.cpu, 1500.0 / 4000.0);
+  EXPECT_DOUBLE_EQ(u.memory,
+                   static_cast<double>(4 * kGi * 1000) / static_cast<double>(16 * kGi * 1000));
+  EXPECT_EQ(u.resource, "cpu");
+  EXPECT_DOUBLE_EQ(u.value, 0.375);
+}
+
+TEST(AutoscalerUtilization, GpuNodesAreJudgedByGpuAlone) {
+  Node n = make_node("gpu", 8000, 30 * kGi);
+  set_resource(n.allocatable, "nvidia.com/gpu", 4);
+  n.labels = testing::labels({{"cloud.google.com/gke-accelerator", "nvidia-tesla-t4"}});
+  std::vector<Pod> pods = {sized("busy", 7000, 28 * kGi)};  // cpu and memory nearly full, no GPU
+  Utilization u = node_utilization(n, pointers(pods), "cloud.google.com/gke-accelerator");
+  EXPECT_TRUE(u.gpu_node);
+  EXPECT_EQ(u.resource, "nvidia.com/gpu");
+  EXPECT_EQ(u.value, 0);
+  pods[0].containers[0].requests = resources({{"cpu", 1}, {"nvidia.com/gpu", 3}});
+  EXPECT_DOUBLE_EQ(node_utilization(n, pointers(pods), "cloud.google.com/gke-accelerator").value,
+                   0.75);
+}
+
+TEST(AutoscalerDecode, UndecodableScenarioIsAnErrorDocument) {
+  auto r = run_text(R"({"nodeGroups": [{"name": "x", "minSize": "one"}]})");
+  ASSERT_TRUE(r.contains("error"));
+  EXPECT_NE(std::string(r["error"].as_string()).find("$.nodeGroups[0].minSize"), std::string::npos)
+      << r;
+  EXPECT_TRUE(run_text(R"({"expander": "fastest"})").contains("error"));
+}
+
+}  // namespace
+}  // namespace tightpack::autoscaler
