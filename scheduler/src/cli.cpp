@@ -15,6 +15,7 @@
 #include "tightpack/quantity.hpp"
 #include "tightpack/replay.hpp"
 #include "tightpack/simulate.hpp"
+#include "document_command.hpp"
 #include "yaml_json.hpp"
 
 namespace tightpack::cli {
@@ -114,52 +115,10 @@ bool has_flag(const Args& a, const std::string& f) {
   return std::find(a.flags.begin(), a.flags.end(), f) != a.flags.end();
 }
 
-bool read_input(const std::string& path, std::istream& in, std::string& text, std::string& error) {
-  std::ostringstream buf;
-  if (path.empty() || path == "-") {
-    buf << in.rdbuf();
-  } else {
-    std::ifstream f(path, std::ios::binary);
-    if (!f) {
-      error = "cannot read " + path + ": " + std::strerror(errno);
-      return false;
-    }
-    buf << f.rdbuf();
-  }
-  text = buf.str();
-  return true;
-}
+std::string replay_answer(std::string_view scenario) { return replay_text(scenario); }
 
 int replay(const std::vector<std::string>& argv, std::istream& in, std::ostream& out, std::ostream& err) {
-  Args a;
-  std::string error;
-  if (!parse_args(argv, {}, {"--jsonl", "--help"}, a, error) || a.positional.size() > 1) {
-    err << "tightpack replay: " << (error.empty() ? "at most one FILE" : error) << "\n" << kReplayHelp;
-    return kUsage;
-  }
-  if (has_flag(a, "--help")) {
-    out << kReplayHelp;
-    return kOk;
-  }
-  std::string path = a.positional.empty() ? "-" : a.positional[0];
-  std::string text;
-  if (!read_input(path, in, text, error)) {
-    err << "tightpack replay: " << error << "\n";
-    return kInputError;
-  }
-  if (!has_flag(a, "--jsonl")) {
-    out << replay_text(text) << "\n";
-    return kOk;
-  }
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    std::string_view line(text.data() + start, end - start);
-    if (line.find_first_not_of(" \t\r") != std::string_view::npos) out << replay_text(line) << "\n";
-    start = end + 1;
-  }
-  return kOk;
+  return run_document_command({"replay", kReplayHelp, replay_answer}, argv, in, out, err);
 }
 
 std::string percent(int64_t part, int64_t whole) {
