@@ -258,10 +258,6 @@ std::vector<std::string> PodPlan::reasons(const Cluster& c, NodeIndex n, const N
   }
 }
 
-}  // namespace tightpack
-
-namespace tightpack {
-
 PodPlan::Cache& PodPlan::cache_for(const Cluster& c) const {
   if (cache_.instance != c.instance() || cache_.generation.size() != c.size()) {
     cache_.instance = c.instance();
@@ -272,30 +268,6 @@ PodPlan::Cache& PodPlan::cache_for(const Cluster& c) const {
     cache_.balanced.assign(c.size(), 0);
   }
   return cache_;
-}
-
-NodeStatus PodPlan::cached_filter(const Cluster& c, NodeIndex n) const {
-  Cache& cache = cache_for(c);
-  if (cache.generation[n] != c.generation(n)) {
-    cache.status[n] = filter(c, n);
-    cache.generation[n] = c.generation(n);
-  }
-  return cache.status[n];
-}
-
-int64_t PodPlan::cached_fit_score(const Cluster& c, NodeIndex n) const {
-  Cache& cache = cache_for(c);
-  if (cache.score_generation[n] != c.generation(n)) {
-    cache.fit[n] = fit_score(c, n);
-    cache.balanced[n] = balanced_score(c, n);
-    cache.score_generation[n] = c.generation(n);
-  }
-  return cache.fit[n];
-}
-
-int64_t PodPlan::cached_balanced_score(const Cluster& c, NodeIndex n) const {
-  cached_fit_score(c, n);
-  return cache_.balanced[n];
 }
 
 }  // namespace tightpack

@@ -70,13 +70,6 @@ class PodPlan {
   bool prefilter_conflict() const { return prefilter_conflict_; }
   bool in_prefilter_set(NodeIndex n) const { return in_set_.empty() || in_set_[n]; }
 
-  // filter() and the pod-dependent scores, remembered per node until the
-  // node's generation changes: after a placement only that node is
-  // recomputed. Not thread-safe: one PodPlan per thread.
-  NodeStatus cached_filter(const Cluster& c, NodeIndex n) const;
-  int64_t cached_fit_score(const Cluster& c, NodeIndex n) const;
-  int64_t cached_balanced_score(const Cluster& c, NodeIndex n) const;
-
   // Raw (pre-normalisation) scores.
   int64_t taint_raw(const Cluster& c, NodeIndex n) const { return taint_raw_by_set_[c.taint_set(n)]; }
   int64_t affinity_raw(NodeIndex n) const { return affinity_raw_.empty() ? 0 : affinity_raw_[n]; }
@@ -127,6 +120,9 @@ class PodPlan {
   std::vector<int64_t> balanced_pod_request_;  // per profile.balanced_resources entry
   bool balanced_skip_ = false;
 
+  // decide() remembers filter() and the pod-dependent scores per node until
+  // the node's generation changes, so that after a placement only that node
+  // is recomputed. Not thread-safe: one PodPlan per thread.
   struct Cache {
     uint64_t instance = 0;
     std::vector<uint32_t> generation;  // UINT32_MAX: nothing cached
