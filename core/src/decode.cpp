@@ -158,15 +158,7 @@ Fail read_requirements(const json::object& o, std::string_view key, const JsonPa
     NodeSelectorRequirement r;
     TP_TRY(read_string(*ro, "key", ip, r.key));
     TP_TRY(read_string(*ro, "operator", ip, r.op));
-    if (const json::value* values = member(*ro, "values")) {
-      JsonPath vp = ip.field("values");
-      const json::array* va = nullptr;
-      TP_TRY(as_array(*values, vp, va));
-      for (size_t j = 0; j < va->size(); ++j) {
-        if (!(*va)[j].is_string()) return type_error(vp.index(static_cast<int64_t>(j)), "a string", (*va)[j]);
-        r.values.emplace_back((*va)[j].get_string());
-      }
-    }
+    TP_TRY(read_string_list(*ro, "values", ip, r.values));
     out.push_back(std::move(r));
   }
   return std::nullopt;
@@ -202,15 +194,7 @@ Fail read_pod_affinity_term(const json::object& o, const JsonPath& path, PodAffi
   if (const json::value* ns = member(o, "namespaceSelector")) {
     TP_TRY(read_label_selector(*ns, path.field("namespaceSelector"), t.namespace_selector.emplace()));
   }
-  if (const json::value* nv = member(o, "namespaces")) {
-    JsonPath np = path.field("namespaces");
-    const json::array* a = nullptr;
-    TP_TRY(as_array(*nv, np, a));
-    for (size_t i = 0; i < a->size(); ++i) {
-      if (!(*a)[i].is_string()) return type_error(np.index(static_cast<int64_t>(i)), "a string", (*a)[i]);
-      t.namespaces.emplace_back((*a)[i].get_string());
-    }
-  }
+  TP_TRY(read_string_list(o, "namespaces", path, t.namespaces));
   TP_TRY(read_string(o, "topologyKey", path, t.topology_key));
   t.uses_label_keys = non_empty_array(o, "matchLabelKeys") || non_empty_array(o, "mismatchLabelKeys");
   return std::nullopt;
@@ -463,17 +447,7 @@ Result<Node> decode_node(const json::value& v, const JsonPath& path) {
           TP_TRY(as_object((*a)[i], ep, io));
           ContainerImage image;
           TP_TRY(read_int(*io, "sizeBytes", ep, image.size_bytes));
-          if (const json::value* nv = member(*io, "names")) {
-            const JsonPath names_path = ep.field("names");
-            const json::array* na = nullptr;
-            TP_TRY(as_array(*nv, names_path, na));
-            for (size_t j = 0; j < na->size(); ++j) {
-              if (!(*na)[j].is_string()) {
-                return type_error(names_path.index(static_cast<int64_t>(j)), "a string", (*na)[j]);
-              }
-              image.names.emplace_back((*na)[j].get_string());
-            }
-          }
+          TP_TRY(read_string_list(*io, "names", ep, image.names));
           node.images.push_back(std::move(image));
         }
       }

@@ -130,4 +130,19 @@ Fail read_string_map(const json::object& o, std::string_view key, const JsonPath
   return std::nullopt;
 }
 
+// Appends the strings of the array at `key`, if present.
+inline Fail read_string_list(const json::object& o, std::string_view key, const JsonPath& path,
+                      std::vector<std::string>& out) {
+  const json::value* v = member(o, key);
+  if (!v) return std::nullopt;
+  JsonPath p = path.field(key);
+  const json::array* a = nullptr;
+  TP_TRY(as_array(*v, p, a));
+  for (size_t i = 0; i < a->size(); ++i) {
+    if (!(*a)[i].is_string()) return type_error(p.index(static_cast<int64_t>(i)), "a string", (*a)[i]);
+    out.emplace_back((*a)[i].get_string());
+  }
+  return std::nullopt;
+}
+
 }  // namespace tightpack::json_read

@@ -155,16 +155,7 @@ Fail read_group(const json::value& v, const JsonPath& path, NodeGroupSpec& g) {
     TP_TRY(read_int(*o, "targetSize", path, t));
     g.target_size = t;
   }
-  if (const json::value* nv = member(*o, "nodes")) {
-    JsonPath np = path.field("nodes");
-    const json::array* a = nullptr;
-    TP_TRY(as_array(*nv, np, a));
-    for (size_t i = 0; i < a->size(); ++i) {
-      if (!(*a)[i].is_string())
-        return type_error(np.index(static_cast<int64_t>(i)), "a string", (*a)[i]);
-      g.nodes.emplace_back((*a)[i].get_string());
-    }
-  }
+  TP_TRY(read_string_list(*o, "nodes", path, g.nodes));
   if (const json::value* tv = member(*o, "template")) {
     JsonPath tp = path.field("template");
     const json::object* to = nullptr;
@@ -344,14 +335,9 @@ Result<AutoscaleScenario> decode_autoscale_scenario(const json::value& doc) {
         }
         if (!digits) return value_error(kp, "a priority must be an integer");
         prio = std::stoll(std::string(key));
-        const json::array* a = nullptr;
-        TP_TRY(as_array(kv.value(), kp, a));
+        if (kv.value().is_null()) return type_error(kp, "an array", kv.value());
         std::vector<std::string> res;
-        for (size_t i = 0; i < a->size(); ++i) {
-          if (!(*a)[i].is_string())
-            return type_error(kp.index(static_cast<int64_t>(i)), "a string", (*a)[i]);
-          res.emplace_back((*a)[i].get_string());
-        }
+        TP_TRY(read_string_list(*po, kv.key(), pp, res));
         s.priorities.emplace_back(prio, std::move(res));
       }
     }
