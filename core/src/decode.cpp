@@ -460,22 +460,8 @@ Result<Node> decode_node(const json::value& v, const JsonPath& path) {
 
 namespace {
 
-Fail decode_into(const json::value& item, const JsonPath& path, std::string_view kind,
-                 ClusterObjects& out) {
-  if (kind == "Node") {
-    auto n = decode_node(item, path);
-    if (!n) return n.error();
-    out.nodes.push_back(std::move(*n));
-  } else if (kind == "Pod") {
-    auto p = decode_pod(item, path);
-    if (!p) return p.error();
-    out.pods.push_back(std::move(*p));
-  }
-  return std::nullopt;
-}
-
-Fail decode_items(const json::value& v, const JsonPath& path, std::string_view default_kind,
-                  ClusterObjects& out) {
+Fail visit_items(const json::value& v, const JsonPath& path, std::string_view default_kind,
+                 const ObjectVisitor& visit) {
   const json::array* a = nullptr;
   TP_TRY(as_array(v, path, a));
   for (size_t i = 0; i < a->size(); ++i) {
@@ -485,39 +471,44 @@ Fail decode_items(const json::value& v, const JsonPath& path, std::string_view d
     std::string kind(default_kind);
     TP_TRY(read_string(*o, "kind", ip, kind));
     if (kind.empty()) return value_error(ip.field("kind"), "an item of a v1 List needs a kind");
-    TP_TRY(decode_into((*a)[i], ip, kind, out));
+    if (auto s = visit(kind, (*a)[i], ip); !s) return s.error();
   }
   return std::nullopt;
 }
 
 }  // namespace
 
-Status decode_objects(const json::value& v, const JsonPath& path, ClusterObjects& out) {
+Status visit_objects(const json::value& v, const JsonPath& path, const ObjectVisitor& visit) {
   auto run = [&]() -> Fail {
     const json::object* o = nullptr;
     TP_TRY(as_object(v, path, o));
     std::string kind;
     TP_TRY(read_string(*o, "kind", path, kind));
-    if (kind == "Node" || kind == "Pod") return decode_into(v, path, kind, out);
-    if (kind == "List" || kind == "NodeList" || kind == "PodList") {
+    if (kind.size() > 4 && kind.ends_with("List")) {
       std::string item_kind = kind == "List" ? "" : kind.substr(0, kind.size() - 4);
       if (const json::value* items = member(*o, "items")) {
-        TP_TRY(decode_items(*items, path.field("items"), item_kind, out));
+        TP_TRY(visit_items(*items, path.field("items"), item_kind, visit));
+      }
+      return std::nullopt;
+    }
+    if (kind == "List") {
+      if (const json::value* items = member(*o, "items")) {
+        TP_TRY(visit_items(*items, path.field("items"), "", visit));
       }
       return std::nullopt;
     }
     if (!kind.empty()) {
-      return value_error(path.field("kind"), "expected a List, NodeList, PodList, Node or Pod, got " +
-                                                 quote_value(kind));
+      if (auto s = visit(kind, v, path); !s) return s.error();
+      return std::nullopt;
     }
     bool any = false;
     if (const json::value* nodes = member(*o, "nodes")) {
       any = true;
-      TP_TRY(decode_items(*nodes, path.field("nodes"), "Node", out));
+      TP_TRY(visit_items(*nodes, path.field("nodes"), "Node", visit));
     }
     if (const json::value* pods = member(*o, "pods")) {
       any = true;
-      TP_TRY(decode_items(*pods, path.field("pods"), "Pod", out));
+      TP_TRY(visit_items(*pods, path.field("pods"), "Pod", visit));
     }
     if (!any) {
       return value_error(path, "expected a Kubernetes List (kind, items) or an object with nodes and pods");
@@ -526,6 +517,26 @@ Status decode_objects(const json::value& v, const JsonPath& path, ClusterObjects
   };
   if (auto fail = run()) return *fail;
   return Ok{};
+}
+
+Status decode_objects(const json::value& v, const JsonPath& path, ClusterObjects& out) {
+  return visit_objects(v, path, [&](std::string_view kind, const json::value& item,
+                                    const JsonPath& p) -> Status {
+    const bool single = &item == &v;  // a lone object of another kind is a mistake
+    if (kind == "Node") {
+      auto n = decode_node(item, p);
+      if (!n) return n.error();
+      out.nodes.push_back(std::move(*n));
+    } else if (kind == "Pod") {
+      auto pod = decode_pod(item, p);
+      if (!pod) return pod.error();
+      out.pods.push_back(std::move(*pod));
+    } else if (single) {
+      return Error{p.field("kind").str(), "expected a List, NodeList, PodList, Node or Pod, got " +
+                                              quote_value(kind)};
+    }
+    return Ok{};
+  });
 }
 
 }  // namespace tightpack

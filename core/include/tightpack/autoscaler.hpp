@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "tightpack/error.hpp"
+#include "tightpack/json_path.hpp"
 #include "tightpack/model.hpp"
 #include "tightpack/profile.hpp"
 
@@ -69,6 +70,9 @@ struct Options {
   int32_t expendable_pods_priority_cutoff = -10;
   bool skip_nodes_with_system_pods = true;
   bool skip_nodes_with_local_storage = true;
+  // Pods owned by a kind CA does not look up (the Dask operator's
+  // DaskWorkerGroup, dask-gateway's DaskCluster) count as not replicated.
+  bool skip_nodes_with_custom_controller_pods = true;
   int64_t max_loops = 10;
   int64_t max_nodes_total = 0;                                 // 0: no limit
   int64_t max_cores_total = 320000;                            // --cores-total max
@@ -94,6 +98,19 @@ struct AutoscaleScenario {
 
 // Accepts a corpus line ({"scenario": …}) or a bare scenario.
 Result<AutoscaleScenario> decode_autoscale_scenario(const boost::json::value& doc);
+
+// The object decoders the scenario decoder is made of, for other inputs that
+// carry the same objects (cluster snapshots, NodePools templates).
+Result<CaNode> decode_ca_node(const boost::json::value& v, const JsonPath& path);
+Result<CaPod> decode_ca_pod(const boost::json::value& v, const JsonPath& path);
+// A node template need not be named; it is then "template-node-for-<group>".
+Result<Node> decode_template_node(const boost::json::value& v, const JsonPath& path,
+                                  const std::string& group);
+Result<DaemonSetSpec> decode_daemon_set(const boost::json::value& v, const JsonPath& path);
+Result<PdbSpec> decode_pdb(const boost::json::value& v, const JsonPath& path);
+// metadata.namespace ("default" when empty) and metadata.name.
+Result<std::pair<std::string, std::string>> decode_object_name(const boost::json::value& v,
+                                                               const JsonPath& path);
 
 // ---------------------------------------------------------------- templates
 

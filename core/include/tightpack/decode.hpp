@@ -4,6 +4,7 @@
 #pragma once
 
 #include <boost/json/value.hpp>
+#include <functional>
 #include <string_view>
 #include <vector>
 
@@ -23,6 +24,13 @@ struct ClusterObjects {
   std::vector<Node> nodes;
   std::vector<Pod> pods;
 };
+
+// Calls `visit` with each Kubernetes object of a v1 List (or any *List), a
+// single object, or {"nodes": [...], "pods": [...]}, with its kind and path;
+// the first error stops the walk.
+using ObjectVisitor =
+    std::function<Status(std::string_view kind, const boost::json::value& object, const JsonPath& path)>;
+Status visit_objects(const boost::json::value& v, const JsonPath& path, const ObjectVisitor& visit);
 
 // Accepts a v1 List (as `kubectl get nodes,pods -A -o json` prints it), a
 // NodeList or PodList, a single Node or Pod, or {"nodes": [...], "pods": [...]}.

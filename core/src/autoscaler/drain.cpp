@@ -87,6 +87,8 @@ DrainResult pods_to_move(const std::vector<const CaPod*>& pods, const AutoscaleS
     if (known_controller(kind)) {
       if (!listed) return block(DrainBlock::kControllerNotFound, i);
       replicated = true;
+    } else if (!kind.empty() && !s.options.skip_nodes_with_custom_controller_pods) {
+      replicated = true;
     }
     const std::string* safe = p.annotation(kSafeToEvict);
     if (!(safe && *safe == "true") && !p.pod.terminated()) {

@@ -66,6 +66,8 @@ void read_ca_extras(const json::object& o, CaPod& p) {
   p.daemon_set = p.controller_kind == "DaemonSet" || (ds && *ds == "true");
 }
 
+}  // namespace
+
 Result<CaPod> decode_ca_pod(const json::value& v, const JsonPath& path) {
   auto pod = decode_pod(v, path);
   if (!pod) return pod.error();
@@ -101,6 +103,8 @@ Result<CaNode> decode_ca_node(const json::value& v, const JsonPath& path) {
   }
   return n;
 }
+
+namespace {
 
 Fail read_selector(const json::value& v, const JsonPath& path, LabelSelector& out) {
   const json::object* o = nullptr;
@@ -157,15 +161,7 @@ Fail read_group(const json::value& v, const JsonPath& path, NodeGroupSpec& g) {
   }
   TP_TRY(read_string_list(*o, "nodes", path, g.nodes));
   if (const json::value* tv = member(*o, "template")) {
-    JsonPath tp = path.field("template");
-    const json::object* to = nullptr;
-    TP_TRY(as_object(*tv, tp, to));
-    // A template need not be named; the decoder wants a name.
-    json::value named = *tv;
-    json::object& meta = named.as_object()["metadata"].emplace_object();
-    if (const json::object* m = child(*to, "metadata")) meta = *m;
-    if (!meta.contains("name")) meta["name"] = "template-node-for-" + g.name;
-    auto node = decode_node(named, tp);
+    auto node = decode_template_node(*tv, path.field("template"), g.name);
     if (!node) return node.error();
     g.template_node = std::move(*node);
   } else {
@@ -237,6 +233,8 @@ Fail read_options(const json::object& o, const JsonPath& path, Options& opt) {
   TP_TRY(read_int(o, "expendablePodsPriorityCutoff", path, opt.expendable_pods_priority_cutoff));
   TP_TRY(read_bool(o, "skipNodesWithSystemPods", path, opt.skip_nodes_with_system_pods));
   TP_TRY(read_bool(o, "skipNodesWithLocalStorage", path, opt.skip_nodes_with_local_storage));
+  TP_TRY(read_bool(o, "skipNodesWithCustomControllerPods", path,
+                   opt.skip_nodes_with_custom_controller_pods));
   TP_TRY(read_int(o, "maxLoops", path, opt.max_loops));
   TP_TRY(read_string(o, "gpuLabel", path, opt.gpu_label));
   TP_TRY(read_int(o, "maxNodesTotal", path, opt.max_nodes_total));
@@ -257,6 +255,61 @@ const std::string* CaPod::annotation(std::string_view key) const {
     if (k == key) return &v;
   }
   return nullptr;
+}
+
+Result<Node> decode_template_node(const json::value& v, const JsonPath& path,
+                                  const std::string& group) {
+  const json::object* to = nullptr;
+  if (auto fail = as_object(v, path, to)) return *fail;
+  // A template need not be named; the decoder wants a name.
+  json::value named = v;
+  json::object& meta = named.as_object()["metadata"].emplace_object();
+  if (const json::object* m = child(*to, "metadata")) meta = *m;
+  if (!meta.contains("name")) meta["name"] = "template-node-for-" + group;
+  return decode_node(named, path);
+}
+
+Result<DaemonSetSpec> decode_daemon_set(const json::value& v, const JsonPath& p) {
+  DaemonSetSpec ds;
+  if (auto fail = read_object_name(v, p, ds.ns, ds.name)) return *fail;
+  const json::object* spec = child(v.get_object(), "spec");
+  const json::object* tmpl = spec ? child(*spec, "template") : nullptr;
+  if (tmpl) {
+    JsonPath specp = p.field("spec");
+    auto pod = decode_pod(json::value(*tmpl), specp.field("template"));
+    if (!pod) return pod.error();
+    ds.pod_template = std::move(*pod);
+  }
+  ds.pod_template.ns = ds.ns;
+  ds.pod_template.name = ds.name;
+  return ds;
+}
+
+Result<PdbSpec> decode_pdb(const json::value& v, const JsonPath& p) {
+  PdbSpec pdb;
+  std::string name;
+  if (auto fail = read_object_name(v, p, pdb.ns, name)) return *fail;
+  const json::object& po = v.get_object();
+  if (const json::object* spec = child(po, "spec")) {
+    if (const json::value* sel = member(*spec, "selector")) {
+      JsonPath specp = p.field("spec");
+      if (auto fail = read_selector(*sel, specp.field("selector"), pdb.selector.emplace())) {
+        return *fail;
+      }
+    }
+  }
+  if (const json::object* st = child(po, "status")) {
+    JsonPath stp = p.field("status");
+    if (auto fail = read_int(*st, "disruptionsAllowed", stp, pdb.disruptions_allowed)) return *fail;
+  }
+  return pdb;
+}
+
+Result<std::pair<std::string, std::string>> decode_object_name(const json::value& v,
+                                                               const JsonPath& path) {
+  std::pair<std::string, std::string> out;
+  if (auto fail = read_object_name(v, path, out.first, out.second)) return *fail;
+  return out;
 }
 
 Result<AutoscaleScenario> decode_autoscale_scenario(const json::value& doc) {
@@ -343,20 +396,10 @@ Result<AutoscaleScenario> decode_autoscale_scenario(const json::value& doc) {
     }
     TP_TRY(read_bool(*sc, "scaleDown", *sp, s.scale_down));
     TP_TRY(each("daemonSets", [&](const json::value& v, const JsonPath& p) -> Fail {
-      DaemonSetSpec ds;
-      TP_TRY(read_object_name(v, p, ds.ns, ds.name));
-      const json::object* spec = child(v.get_object(), "spec");
-      const json::object* tmpl = spec ? child(*spec, "template") : nullptr;
-      if (tmpl) {
-        JsonPath specp = p.field("spec");
-        auto pod = decode_pod(json::value(*tmpl), specp.field("template"));
-        if (!pod) return pod.error();
-        ds.pod_template = std::move(*pod);
-      }
-      ds.pod_template.ns = ds.ns;
-      ds.pod_template.name = ds.name;
-      s.controllers.insert("DaemonSet/" + ds.ns + "/" + ds.name);
-      s.daemon_sets.push_back(std::move(ds));
+      auto ds = decode_daemon_set(v, p);
+      if (!ds) return ds.error();
+      s.controllers.insert("DaemonSet/" + ds->ns + "/" + ds->name);
+      s.daemon_sets.push_back(std::move(*ds));
       return std::nullopt;
     }));
     for (auto [key, kind] :
@@ -371,21 +414,9 @@ Result<AutoscaleScenario> decode_autoscale_scenario(const json::value& doc) {
       }));
     }
     TP_TRY(each("podDisruptionBudgets", [&](const json::value& v, const JsonPath& p) -> Fail {
-      PdbSpec pdb;
-      std::string name;
-      TP_TRY(read_object_name(v, p, pdb.ns, name));
-      const json::object& po = v.get_object();
-      if (const json::object* spec = child(po, "spec")) {
-        if (const json::value* sel = member(*spec, "selector")) {
-          JsonPath specp = p.field("spec");
-          TP_TRY(read_selector(*sel, specp.field("selector"), pdb.selector.emplace()));
-        }
-      }
-      if (const json::object* st = child(po, "status")) {
-        JsonPath stp = p.field("status");
-        TP_TRY(read_int(*st, "disruptionsAllowed", stp, pdb.disruptions_allowed));
-      }
-      s.pdbs.push_back(std::move(pdb));
+      auto pdb = decode_pdb(v, p);
+      if (!pdb) return pdb.error();
+      s.pdbs.push_back(std::move(*pdb));
       return std::nullopt;
     }));
     if (const json::value* ov = member(*sc, "options")) {

@@ -1,0 +1,108 @@
+// Which pool each node belongs to: configured pools first, then the pool
+// labels clouds and Karpenter put on their nodes.
+#include <algorithm>
+#include <map>
+
+#include "tightpack/pools.hpp"
+
+namespace tightpack::pools {
+namespace {
+
+bool has_labels(const Node& n, const Labels& wanted) {
+  return std::all_of(wanted.begin(), wanted.end(), [&](const auto& kv) {
+    const std::string* v = find_label(n.labels, kv.first);
+    return v && *v == kv.second;
+  });
+}
+
+bool claims(const NodePool& p, const Node& n) {
+  if (!p.node_labels.empty()) return has_labels(n, p.node_labels);
+  for (std::string_view key : kPoolLabels) {
+    const std::string* v = find_label(n.labels, key);
+    if (v && *v == p.name) return true;
+  }
+  return false;
+}
+
+bool offers_gpu(const Node& n) {
+  return std::any_of(n.allocatable.begin(), n.allocatable.end(), [](const auto& r) {
+    return r.first.find("gpu") != std::string::npos && r.second > 0;
+  });
+}
+
+}  // namespace
+
+std::optional<std::pair<std::string, std::string>> pool_label(const Node& node) {
+  for (std::string_view key : kPoolLabels) {
+    if (const std::string* v = find_label(node.labels, key); v && !v->empty()) {
+      return std::pair{std::string(key), *v};
+    }
+  }
+  return std::nullopt;
+}
+
+ResolvedPools resolve_pools(const PoolsConfig& config, const std::vector<Node>& nodes) {
+  ResolvedPools out;
+  out.pools = config.pools;
+  std::vector<bool> taken(nodes.size(), false);
+  for (NodePool& p : out.pools) {
+    p.nodes.clear();
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      if (!taken[i] && claims(p, nodes[i])) {
+        taken[i] = true;
+        p.nodes.push_back(nodes[i].name);
+      }
+    }
+    if (p.nodes.empty() && !p.template_node) {
+      out.notes.push_back("pool " + p.name +
+                          " has no nodes and no template in the configuration: it cannot grow");
+    }
+  }
+  if (config.infer) {
+    std::map<std::string, NodePool> inferred;  // by name, so the order is stable
+    std::vector<std::string> unlabelled;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      if (taken[i]) continue;
+      auto label = pool_label(nodes[i]);
+      if (!label) {
+        unlabelled.push_back(nodes[i].name);
+        continue;
+      }
+      std::string name = label->second;
+      if (std::any_of(out.pools.begin(), out.pools.end(),
+                      [&](const NodePool& p) { return p.name == name; })) {
+        name = label->first + "=" + label->second;  // a configured pool with nodeLabels has the name
+      }
+      NodePool& p = inferred[name];
+      if (p.name.empty()) {
+        p.name = name;
+        p.source = PoolSource::kInferred;
+        p.node_labels = {{label->first, label->second}};
+        p.provisioning_seconds =
+            offers_gpu(nodes[i]) ? kDefaultGpuProvisioningSeconds : kDefaultProvisioningSeconds;
+      }
+      p.nodes.push_back(nodes[i].name);
+    }
+    if (!inferred.empty()) {
+      std::string names;
+      for (auto& [name, p] : inferred) {
+        names += (names.empty() ? "" : ", ") + name + " (" + std::to_string(p.nodes.size()) +
+                 (p.nodes.size() == 1 ? " node)" : " nodes)");
+        out.pools.push_back(std::move(p));
+      }
+      out.notes.push_back("pools inferred from node labels: " + names +
+                          "; their min and max sizes are unknown (min 0, no max assumed): "
+                          "name them in a NodePools document to say");
+    }
+    if (!unlabelled.empty()) {
+      out.notes.push_back(std::to_string(unlabelled.size()) +
+                          " node(s) carry no pool label and belong to no pool (not autoscaled), "
+                          "e.g. " + unlabelled.front());
+    }
+  }
+  std::sort(out.pools.begin(), out.pools.end(),
+            [](const NodePool& a, const NodePool& b) { return a.name < b.name; });
+  return out;
+}
+
+}  // namespace tightpack::pools

@@ -1,0 +1,99 @@
+// A cluster snapshot as cluster-autoscaler sees it, and the scenario its
+// rules run on.
+#include <boost/json.hpp>
+
+#include "tightpack/decode.hpp"
+#include "tightpack/pools.hpp"
+
+namespace tightpack::pools {
+namespace json = boost::json;
+
+namespace {
+
+bool is_controller_kind(std::string_view kind) {
+  return kind == "DaemonSet" || kind == "ReplicaSet" || kind == "StatefulSet" || kind == "Job" ||
+         kind == "ReplicationController";
+}
+
+}  // namespace
+
+Result<ClusterSnapshot> decode_cluster_snapshot(const json::value& v, const JsonPath& path) {
+  ClusterSnapshot s;
+  auto status = visit_objects(v, path, [&](std::string_view kind, const json::value& item,
+                                           const JsonPath& p) -> Status {
+    if (kind == "Node") {
+      auto n = autoscaler::decode_ca_node(item, p);
+      if (!n) return n.error();
+      s.nodes.push_back(std::move(*n));
+    } else if (kind == "Pod") {
+      auto pod = autoscaler::decode_ca_pod(item, p);
+      if (!pod) return pod.error();
+      if (pod->pod.terminated()) return Ok{};
+      (pod->pod.node_name.empty() ? s.pending : s.pods).push_back(std::move(*pod));
+    } else if (kind == "DaemonSet") {
+      auto ds = autoscaler::decode_daemon_set(item, p);
+      if (!ds) return ds.error();
+      s.controllers.insert("DaemonSet/" + ds->ns + "/" + ds->name);
+      s.listed_kinds.insert("DaemonSet");
+      s.daemon_sets.push_back(std::move(*ds));
+    } else if (is_controller_kind(kind)) {
+      auto name = autoscaler::decode_object_name(item, p);
+      if (!name) return name.error();
+      s.controllers.insert(std::string(kind) + "/" + name->first + "/" + name->second);
+      s.listed_kinds.insert(std::string(kind));
+    } else if (kind == "PodDisruptionBudget") {
+      auto pdb = autoscaler::decode_pdb(item, p);
+      if (!pdb) return pdb.error();
+      s.pdbs.push_back(std::move(*pdb));
+    } else if (&item == &v) {
+      return Error{p.field("kind").str(),
+                   "expected a List or a Node, Pod, DaemonSet or PodDisruptionBudget, got " +
+                       quote_value(kind)};
+    }
+    return Ok{};
+  });
+  if (!status) return status.error();
+  return s;
+}
+
+autoscaler::AutoscaleScenario autoscale_scenario(const ClusterSnapshot& snapshot,
+                                                 const ResolvedPools& pools,
+                                                 const PoolsConfig& config) {
+  autoscaler::AutoscaleScenario s;
+  s.nodes = snapshot.nodes;
+  s.pods = snapshot.pods;
+  s.daemon_sets = snapshot.daemon_sets;
+  s.pdbs = snapshot.pdbs;
+  s.controllers = snapshot.controllers;
+  // Controllers of kinds the snapshot did not list are taken to exist.
+  for (const autoscaler::CaPod& p : snapshot.pods) {
+    if (is_controller_kind(p.controller_kind) && !snapshot.listed_kinds.contains(p.controller_kind)) {
+      s.controllers.insert(p.controller_kind + "/" + p.pod.ns + "/" + p.controller_name);
+    }
+  }
+  for (const NodePool& p : pools.pools) {
+    if (p.nodes.empty() && !p.template_node) continue;  // cannot grow (noted by resolve_pools)
+    autoscaler::NodeGroupSpec g;
+    g.name = p.name;
+    g.min_size = p.min_size;
+    const auto size = static_cast<int64_t>(p.nodes.size());
+    g.max_size = p.max_size.value_or(
+        std::min<int64_t>(size + autoscaler::kMaxNodesPerScaleUp, 10000));
+    g.max_size = std::max(g.max_size, g.min_size);
+    g.nodes = p.nodes;
+    if (p.template_node) {
+      g.template_node = *p.template_node;
+    } else {
+      g.template_node.name = "template-node-for-" + p.name;
+    }
+    g.template_pods = p.template_pods;
+    s.groups.push_back(std::move(g));
+  }
+  s.expanders = config.expanders;
+  s.priorities = config.priorities;
+  s.options = config.options;
+  s.scale_down = false;
+  return s;
+}
+
+}  // namespace tightpack::pools
