@@ -4,6 +4,7 @@
 #include <map>
 
 #include "tightpack/go_int.hpp"
+#include "tightpack/plugins/cohort.hpp"
 #include "tightpack/pod_resources.hpp"
 
 namespace tightpack {
@@ -14,6 +15,9 @@ int64_t amount(const ResourceList& list, std::string_view name) {
   return v ? *v : 0;
 }
 
+const Pod& deref(const Pod& p) { return p; }
+const Pod& deref(const Pod* p) { return *p; }
+
 }  // namespace
 
 uint64_t InstanceId::next() {
@@ -22,6 +26,15 @@ uint64_t InstanceId::next() {
 }
 
 Result<Cluster> Cluster::build(std::vector<Node> nodes, const std::vector<Pod>& pods) {
+  return build_impl(std::move(nodes), pods);
+}
+
+Result<Cluster> Cluster::build_from(std::vector<Node> nodes, const std::vector<const Pod*>& pods) {
+  return build_impl(std::move(nodes), pods);
+}
+
+template <class PodList>
+Result<Cluster> Cluster::build_impl(std::vector<Node> nodes, const PodList& pods) {
   Cluster c;
   const size_t n = nodes.size();
   c.nodes_ = std::move(nodes);
@@ -42,7 +55,8 @@ Result<Cluster> Cluster::build(std::vector<Node> nodes, const std::vector<Pod>& 
       if (is_scalar_resource(name)) scalars.emplace(name, 0);
     }
   };
-  for (const auto& pod : pods) {
+  for (const auto& entry : pods) {
+    const Pod& pod = deref(entry);
     for (const auto& ctr : pod.containers) note_scalars(ctr.requests);
     for (const auto& ctr : pod.init_containers) note_scalars(ctr.requests);
     note_scalars(pod.overhead);
@@ -108,18 +122,19 @@ Result<Cluster> Cluster::build(std::vector<Node> nodes, const std::vector<Pod>& 
     if (fresh) c.image_sets_.push_back(std::move(images));
     c.image_set_[i] = set->second;
   }
-  for (const auto& pod : pods) {
+  for (const auto& entry : pods) {
+    const Pod& pod = deref(entry);
     if (pod.terminated() || pod.node_name.empty()) continue;
     NodeIndex at = c.find(pod.node_name);
     if (at == c.size()) continue;
     if (!pod.pod_affinity_terms.empty()) c.affinity_holders_.push_back({pod.key(), pod.ns, pod.pod_affinity_terms});
-    c.place(at, BoundPod{pod.key(), pod.priority, c.usage_of(pod)});
+    c.place(at, BoundPod{pod.key(), pod.priority, c.usage_of(pod), plugins::cohort_of(pod)});
   }
   return c;
 }
 
 NodeIndex Cluster::find(std::string_view name) const {
-  auto it = by_name_.find(std::string(name));
+  auto it = by_name_.find(name);
   return it == by_name_.end() ? static_cast<NodeIndex>(size()) : it->second;
 }
 

@@ -60,7 +60,7 @@ Decision decide(const PodPlan& plan, const Cluster& c) {
     }
     int64_t last_affinity_raw = -1, last_affinity_norm = 0;
     PodPlan::Cache& cache = plan.cache_for(c);
-    const bool dynamic_scores = weight[2] != 0 || weight[3] != 0;
+    const bool dynamic_scores = weight[2] != 0 || weight[3] != 0 || weight[5] != 0;
     d.scores.resize(d.feasible.size());
     int64_t best = INT64_MIN;
     for (size_t j = 0; j < d.feasible.size(); ++j) {
@@ -68,6 +68,7 @@ Decision decide(const PodPlan& plan, const Cluster& c) {
       if (dynamic_scores && cache.score_generation[i] != c.generation(i)) {
         cache.fit[i] = weight[2] ? plan.fit_score(c, i) : 0;
         cache.balanced[i] = weight[3] ? plan.balanced_score(c, i) : 0;
+        cache.cohort[i] = weight[5] ? plan.cohort_score(c, i) : 0;
         cache.score_generation[i] = c.generation(i);
       }
       int64_t affinity = 0;
@@ -81,7 +82,8 @@ Decision decide(const PodPlan& plan, const Cluster& c) {
       }
       const std::array<int64_t, kScorePlugins.size()> normalised{
           taint_norm[c.taint_set(i)], affinity, dynamic_scores ? cache.fit[i] : 0,
-          dynamic_scores ? cache.balanced[i] : 0, plan.image_score(i)};
+          dynamic_scores ? cache.balanced[i] : 0, plan.image_score(i),
+          dynamic_scores ? cache.cohort[i] : 0};
       ScoreRow& row = d.scores[j];
       row.total = 0;
       for (size_t k = 0; k < normalised.size(); ++k) {

@@ -64,7 +64,7 @@ std::string unsupported(const std::string& pod, const std::string& what) {
 
 }  // namespace
 
-Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Pod& pod) {
+Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Pod& pod, Use use) {
   PodPlan plan;
   plan.profile_ = &profile;
   plan.key_ = pod.key();
@@ -112,18 +112,11 @@ Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Po
 
   // Verdicts of the filters that ignore bound pods, first failure in profile order.
   const bool tolerates_unschedulable = plugins::tolerates_unschedulable(pod.tolerations);
-  std::vector<int> taint_by_set(c.taint_set_count(), -2);
+  plan.taint_by_set_.assign(c.taint_set_count(), -2);
+  plan.node_name_ = pod.node_name;
+  plan.tolerations_ = pod.tolerations;
   plugins::RequiredNodeAffinity required(pod);
   required.bind(c);
-  std::vector<int64_t> affinity_match;
-  if (!required.trivial()) {
-    std::vector<std::string> keys;
-    required.collect_keys(keys);
-    affinity_match = per_node_by_labels(c, keys, required.uses_fields(),
-                                        [&](NodeIndex i) { return int64_t{required.matches(c, i)}; });
-  }
-  plan.static_position_.assign(n, kNoStaticFailure);
-  plan.static_status_.assign(n, NodeStatus{});
   for (size_t pos = 0; pos < profile.filters.size(); ++pos) {
     Plugin p = profile.filters[pos];
     if (p == Plugin::NodeResourcesFit || (p == Plugin::NodePorts && !plan.usage_.host_ports.empty())) {
@@ -131,45 +124,34 @@ Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Po
     }
   }
   // Only the static filters that can reject some node for this pod, in order.
-  bool any_cordoned = false;
+  // A first-fit plan does not look for cordoned nodes first: NodeUnschedulable
+  // rejects none when there is none.
+  bool any_cordoned = use == Use::kFirstFit;
   for (NodeIndex i = 0; i < n && !any_cordoned; ++i) any_cordoned = c.node(i).unschedulable;
-  std::vector<std::pair<uint8_t, Plugin>> active;
   for (size_t pos = 0; pos < profile.filters.size(); ++pos) {
     Plugin p = profile.filters[pos];
     bool can_reject = (p == Plugin::NodeUnschedulable && any_cordoned && !tolerates_unschedulable) ||
                       (p == Plugin::NodeName && !pod.node_name.empty()) || p == Plugin::TaintToleration ||
                       (p == Plugin::NodeAffinity && !required.trivial());
-    if (can_reject) active.emplace_back(static_cast<uint8_t>(pos), p);
+    if (can_reject) plan.static_filters_.emplace_back(static_cast<uint8_t>(pos), p);
   }
-  for (NodeIndex i = 0; i < n; ++i) {
-    for (const auto& [pos, plugin] : active) {
-      NodeStatus s;
-      switch (plugin) {
-        case Plugin::NodeUnschedulable:
-          if (c.node(i).unschedulable) s.code = Code::UnschedulableAndUnresolvable;
-          break;
-        case Plugin::NodeName:
-          if (pod.node_name != c.name(i)) s.code = Code::UnschedulableAndUnresolvable;
-          break;
-        case Plugin::TaintToleration: {
-          int& t = taint_by_set[c.taint_set(i)];
-          if (t == -2) t = plugins::first_untolerated_taint(c.taints_of_set(c.taint_set(i)), pod.tolerations);
-          if (t >= 0) {
-            s.code = Code::UnschedulableAndUnresolvable;
-            s.taint = static_cast<int16_t>(t);
-          }
-          break;
-        }
-        default:  // NodeAffinity
-          if (!affinity_match[i]) s.code = Code::UnschedulableAndUnresolvable;
-          break;
-      }
-      if (!s.ok()) {
-        s.plugin = plugin;
-        plan.static_position_[i] = pos;
-        plan.static_status_[i] = s;
-        break;
-      }
+  plan.first_fit_ = use == Use::kFirstFit;
+  if (plan.first_fit_) {
+    if (!required.trivial()) plan.required_ = std::move(required);
+  } else {
+    std::vector<int64_t> affinity_match;
+    if (!required.trivial()) {
+      std::vector<std::string> keys;
+      required.collect_keys(keys);
+      affinity_match = per_node_by_labels(c, keys, required.uses_fields(),
+                                          [&](NodeIndex i) { return int64_t{required.matches(c, i)}; });
+    }
+    plan.static_position_.resize(n);
+    plan.static_status_.resize(n);
+    for (NodeIndex i = 0; i < n; ++i) {
+      const StaticVerdict v = plan.judge(c, i, affinity_match.empty() || affinity_match[i]);
+      plan.static_position_[i] = v.position;
+      plan.static_status_[i] = v.status;
     }
   }
 
@@ -186,14 +168,14 @@ Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Po
                  "pod " + plan.key_ + ": the preferred node affinity term does not parse, so kube-scheduler "
                                       "fails to schedule the pod (NodeAffinity PreScore)"};
   }
-  if (!preferred.empty() && profile.score_weight(Plugin::NodeAffinity) > 0) {
+  if (!plan.first_fit_ && !preferred.empty() && profile.score_weight(Plugin::NodeAffinity) > 0) {
     preferred.bind(c);
     std::vector<std::string> keys;
     preferred.collect_keys(keys);
     plan.affinity_raw_ = per_node_by_labels(c, keys, preferred.uses_fields(),
                                             [&](NodeIndex i) { return preferred.score(c, i); });
   }
-  if (profile.score_weight(Plugin::ImageLocality) > 0) {
+  if (!plan.first_fit_ && profile.score_weight(Plugin::ImageLocality) > 0) {
     auto images = plugins::pod_images(c, pod);
     std::vector<int64_t> by_set(c.image_set_count(), -1);
     plan.image_score_.resize(n);
@@ -203,6 +185,8 @@ Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Po
       plan.image_score_[i] = score;
     }
   }
+  plan.cohort_ = plugins::cohort_of(pod);
+  if (plan.first_fit_) return plan;  // what follows serves the scores
   ResourceList non_zero = pod_requests(pod, true);
   ResourceList real = pod_requests(pod, false);
   for (const auto& r : profile.fit.resources) {
@@ -219,8 +203,41 @@ Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Po
   return plan;
 }
 
+PodPlan::StaticVerdict PodPlan::judge(const Cluster& c, NodeIndex i, bool affinity_ok) const {
+  for (const auto& [pos, plugin] : static_filters_) {
+    NodeStatus s;
+    switch (plugin) {
+      case Plugin::NodeUnschedulable:
+        if (c.node(i).unschedulable) s.code = Code::UnschedulableAndUnresolvable;
+        break;
+      case Plugin::NodeName:
+        if (node_name_ != c.name(i)) s.code = Code::UnschedulableAndUnresolvable;
+        break;
+      case Plugin::TaintToleration: {
+        int& t = taint_by_set_[c.taint_set(i)];
+        if (t == -2) t = plugins::first_untolerated_taint(c.taints_of_set(c.taint_set(i)), tolerations_);
+        if (t >= 0) {
+          s.code = Code::UnschedulableAndUnresolvable;
+          s.taint = static_cast<int16_t>(t);
+        }
+        break;
+      }
+      default:  // NodeAffinity
+        if (!affinity_ok) s.code = Code::UnschedulableAndUnresolvable;
+        break;
+    }
+    if (!s.ok()) {
+      s.plugin = plugin;
+      return StaticVerdict{pos, s};
+    }
+  }
+  return StaticVerdict{};
+}
+
 NodeStatus PodPlan::filter(const Cluster& c, NodeIndex n, const Relief* relief) const {
-  const uint8_t static_position = static_position_[n];
+  const StaticVerdict verdict = first_fit_ ? judge(c, n, !required_ || required_->matches(c, n))
+                                           : StaticVerdict{static_position_[n], static_status_[n]};
+  const uint8_t static_position = verdict.position;
   for (const auto& [position, plugin] : dynamic_filters_) {
     if (position > static_position) break;
     if (plugin == Plugin::NodeResourcesFit) {
@@ -240,7 +257,7 @@ NodeStatus PodPlan::filter(const Cluster& c, NodeIndex n, const Relief* relief) 
     }
     if (conflict) return NodeStatus{Code::Unschedulable, plugin};
   }
-  return static_position == kNoStaticFailure ? NodeStatus{} : static_status_[n];
+  return verdict.status;
 }
 
 std::vector<std::string> PodPlan::reasons(const Cluster& c, NodeIndex n, const NodeStatus& s,
@@ -266,6 +283,7 @@ PodPlan::Cache& PodPlan::cache_for(const Cluster& c) const {
     cache_.score_generation.assign(c.size(), UINT32_MAX);
     cache_.fit.assign(c.size(), 0);
     cache_.balanced.assign(c.size(), 0);
+    cache_.cohort.assign(c.size(), 0);
   }
   return cache_;
 }

@@ -46,6 +46,7 @@ constexpr std::array<PluginInfo, static_cast<size_t>(Plugin::kCount)> kPlugins{{
     {"PrioritySort", kOther},
     {"SchedulingGates", kOther},
     {"DefaultBinder", kOther},
+    {"TightpackCohort", kScore},
 }};
 
 const PluginInfo& info(Plugin p) { return kPlugins[static_cast<size_t>(p)]; }
@@ -619,6 +620,43 @@ const char* const kZ2jhUserSchedulerConfig = R"({
         "enabled": [
           {"name": "NodeAffinity", "weight": 14631},
           {"name": "InterPodAffinity", "weight": 1331},
+          {"name": "NodeResourcesFit", "weight": 121},
+          {"name": "ImageLocality", "weight": 11}
+        ]
+      }
+    },
+    "pluginConfig": [{
+      "name": "NodeResourcesFit",
+      "args": {
+        "scoringStrategy": {
+          "type": "MostAllocated",
+          "resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]
+        }
+      }
+    }]
+  }]
+})";
+
+// The z2jh profile plus TightpackCohort between NodeAffinity's preferences
+// and MostAllocated's fill: see docs/packing.md.
+const char* const kTightpackSchedulerConfig = R"({
+  "apiVersion": "kubescheduler.config.k8s.io/v1",
+  "kind": "KubeSchedulerConfiguration",
+  "profiles": [{
+    "schedulerName": "tightpack",
+    "plugins": {
+      "score": {
+        "disabled": [
+          {"name": "NodeResourcesBalancedAllocation"},
+          {"name": "NodeAffinity"},
+          {"name": "InterPodAffinity"},
+          {"name": "NodeResourcesFit"},
+          {"name": "ImageLocality"}
+        ],
+        "enabled": [
+          {"name": "NodeAffinity", "weight": 14631},
+          {"name": "InterPodAffinity", "weight": 1331},
+          {"name": "TightpackCohort", "weight": 1210},
           {"name": "NodeResourcesFit", "weight": 121},
           {"name": "ImageLocality", "weight": 11}
         ]

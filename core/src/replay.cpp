@@ -65,6 +65,7 @@ json::object* fit_args(json::object& profile) {
 Result<json::value> base_config(std::string_view name, const JsonPath& path) {
   if (name == "default") return parse_json(kDefaultSchedulerConfig);
   if (name == "most-allocated") return parse_json(kZ2jhUserSchedulerConfig);
+  if (name == "tightpack") return parse_json(kTightpackSchedulerConfig);
   if (name == "rtc") {
     auto config = parse_json(kDefaultSchedulerConfig);
     if (!config) return config;
@@ -74,7 +75,7 @@ Result<json::value> base_config(std::string_view name, const JsonPath& path) {
       "requestedToCapacityRatio": {"shape": [{"utilization": 0, "score": 0}, {"utilization": 100, "score": 10}]}})");
     return config;
   }
-  return Error{path.str(), "unknown profile " + quote_value(name) + " (default, most-allocated, rtc)"};
+  return Error{path.str(), "unknown profile " + quote_value(name) + " (default, most-allocated, rtc, tightpack)"};
 }
 
 }  // namespace

@@ -65,7 +65,8 @@ class ReplicaIndex {
 
   int64_t dynamic_part(NodeIndex n) {
     return (weight_[2] ? checked(plan_.fit_score(c_, n)) * weight_[2] : 0) +
-           (weight_[3] ? checked(plan_.balanced_score(c_, n)) * weight_[3] : 0);
+           (weight_[3] ? checked(plan_.balanced_score(c_, n)) * weight_[3] : 0) +
+           (weight_[5] ? checked(plan_.cohort_score(c_, n)) * weight_[5] : 0);
   }
 
   // Removes one occurrence of `raw` and returns the new maximum (0 when empty).

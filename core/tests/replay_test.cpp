@@ -72,9 +72,9 @@ TEST(ReplayText, NotAScenario) {
 
 TEST(ReplayText, BadProfile) {
   EXPECT_EQ(replay_error(R"({"profile": "bogus"})"),
-            "$.profile: unknown profile \"bogus\" (default, most-allocated, rtc)");
+            "$.profile: unknown profile \"bogus\" (default, most-allocated, rtc, tightpack)");
   EXPECT_EQ(replay_error(R"({"scenario": {"profile": "bogus"}})"),
-            "$.scenario.profile: unknown profile \"bogus\" (default, most-allocated, rtc)");
+            "$.scenario.profile: unknown profile \"bogus\" (default, most-allocated, rtc, tightpack)");
   EXPECT_EQ(replay_error(R"({"profile": 7})"), "$.profile: expected an object, got an integer");
   EXPECT_EQ(replay_error(R"({"profile": {"name": "default", "scoreWeights": []}})"),
             "$.profile.scoreWeights: expected an object, got an array");

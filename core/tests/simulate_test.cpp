@@ -30,6 +30,11 @@ Profile z2jh_profile() {
   return c ? c->profiles.front() : Profile{};
 }
 
+Profile tightpack_profile() {
+  auto c = decode_scheduler_configuration(json_of(kTightpackSchedulerConfig), JsonPath());
+  return c ? c->profiles.front() : Profile{};
+}
+
 Profile rtc_profile() {
   std::string name;
   auto p = resolve_scenario_profile(boost::json::value("rtc"), JsonPath(), name);
@@ -192,11 +197,13 @@ class World {
     if (chance(10)) p.containers[0].ports = {ContainerPort{80, 8080, "", ""}};
     if (chance(10)) p.phase = pick<std::string>({"Succeeded", "Failed", "Running"});
     if (chance(5)) p.node_name = "gone";  // bound to a node that no longer exists
+    if (chance(40)) p.labels = testing::labels({{"dask.org/cluster-name", pick<const char*>({"a", "b"})}});
     return p;
   }
 
   Pod random_template() {
     Pod p = make_pod("rep", {random_requests()});
+    if (chance(60)) p.labels = testing::labels({{"dask.org/cluster-name", "a"}});
     if (chance(30)) p.containers.push_back(testing::make_container(random_requests(), "second"));
     if (chance(20)) p.containers[0].image = "app:v1";
     if (chance(10)) {
@@ -277,7 +284,8 @@ Reference decide_one_by_one(Cluster& c, const Profile& profile, const Pod& tmpl,
 
 TEST(SimulateReplicasProperty, SameAsDecidingEachReplica) {
   const std::vector<std::pair<std::string, Profile>> profiles = {
-      {"default", default_profile()}, {"z2jh", z2jh_profile()}, {"rtc", rtc_profile()}};
+      {"default", default_profile()}, {"z2jh", z2jh_profile()}, {"rtc", rtc_profile()},
+      {"tightpack", tightpack_profile()}};
   int placed = 0, unschedulable = 0, ties = 0;
   for (uint64_t seed = 1; seed <= 300; ++seed) {
     World w(seed);
@@ -341,7 +349,8 @@ TEST(SimulateReplicasProperty, DaskHubDemoCluster) {
         {"weight": 100, "preference": {"matchExpressions": [
           {"key": "k8s.dask.org/node-purpose", "operator": "In", "values": ["worker"]}]}}]}}}})");
   const std::vector<std::pair<std::string, Profile>> profiles = {
-      {"default", default_profile()}, {"z2jh", z2jh_profile()}, {"rtc", rtc_profile()}};
+      {"default", default_profile()}, {"z2jh", z2jh_profile()}, {"rtc", rtc_profile()},
+      {"tightpack", tightpack_profile()}};
   for (const auto& [profile_name, profile] : profiles) {
     SCOPED_TRACE(profile_name);
     Cluster fast = build_cluster(objects.nodes, objects.pods);

@@ -11,11 +11,14 @@
 #include <sstream>
 
 #include "autoscale_cmd.hpp"
+#include "forecast_cmd.hpp"
+#include "pack_report_cmd.hpp"
 #include "tightpack/decode.hpp"
 #include "tightpack/quantity.hpp"
 #include "tightpack/replay.hpp"
 #include "tightpack/simulate.hpp"
 #include "document_command.hpp"
+#include "predict_pools.hpp"
 #include "yaml_json.hpp"
 
 namespace tightpack::cli {
@@ -27,15 +30,21 @@ constexpr const char* kUsageText = R"(tightpack — Kubernetes-exact placement e
 Usage:
   tightpack replay [--jsonl] [FILE|-]
   tightpack autoscale [--jsonl] [FILE|-]
+  tightpack forecast --cluster FILE [--pools FILE] [--remove SELECTOR]
+                     [--output table|json]
   tightpack predict --cluster FILE --pod FILE --replicas N [--config FILE]
-                    [--scheduler-name NAME] [--output table|json]
+                    [--scheduler-name NAME] [--pools FILE] [--output table|json]
+  tightpack pack-report [--output table|json] SCENARIO
   tightpack help [COMMAND]
   tightpack --version
 
 Commands:
   replay    Decide scenarios in the shared corpus format (conformance interface).
   autoscale What cluster-autoscaler decides: scale-up and scale-down of node groups.
+  forecast  Which nodes cluster-autoscaler would remove, and what keeps the others.
   predict   Where would N copies of a pod go in a cluster?
+  pack-report
+            How many nodes workloads arriving and leaving keep busy, per profile.
 
 Run 'tightpack COMMAND --help' for a command's options.
 )";
@@ -56,7 +65,10 @@ constexpr const char* kPredictHelp = R"(Usage: tightpack predict --cluster FILE 
 
 Places N copies of the pod, one after another, the way kube-scheduler would, and
 shows how many land on each node with the node's fill before and after, then the
-copies that fit nowhere with kube-scheduler's FailedScheduling message.
+copies that fit nowhere with kube-scheduler's FailedScheduling message. With
+--pools, cluster-autoscaler's scale-up for those copies follows: the nodes each
+pool adds, the copies they take, when they are ready, and why the rest can never
+run (docs/pools.md).
 
   --cluster FILE         nodes and pods: `kubectl get nodes,pods -A -o json`, a
                          NodeList/PodList, or {"nodes": […], "pods": […]}; JSON or YAML
@@ -66,9 +78,13 @@ copies that fit nowhere with kube-scheduler's FailedScheduling message.
                          without it, kube-scheduler's default profile
   --scheduler-name NAME  the profile to use (default: the pod's spec.schedulerName
                          when the configuration has it, else the first profile)
+  --pools FILE           a NodePools document (tightpack.io/v1alpha1), JSON or YAML;
+                         pools it does not name are inferred from the nodes' pool
+                         labels (GKE, EKS, AKS, Karpenter, instance type)
   --output table|json    (default: table)
 
-Exit status: 0 every copy placed, 3 some copies fit nowhere, 1 bad input, 2 bad usage.
+Exit status: 0 every copy placed (with --pools: today or on the nodes a scale-up
+adds), 3 some copies can never run, 1 bad input, 2 bad usage.
 )";
 
 struct Args {
@@ -129,7 +145,7 @@ std::string percent(int64_t part, int64_t whole) {
 int predict(const std::vector<std::string>& argv, std::istream& in, std::ostream& out, std::ostream& err) {
   Args a;
   std::string error;
-  if (!parse_args(argv, {"--cluster", "--pod", "--replicas", "--config", "--scheduler-name", "--output"},
+  if (!parse_args(argv, {"--cluster", "--pod", "--replicas", "--config", "--scheduler-name", "--pools", "--output"},
                   {"--help"}, a, error) ||
       !a.positional.empty()) {
     err << "tightpack predict: " << (error.empty() ? "unexpected argument " + a.positional[0] : error) << "\n"
@@ -146,8 +162,9 @@ int predict(const std::vector<std::string>& argv, std::istream& in, std::ostream
       return kUsage;
     }
   }
-  if (a.options["--cluster"] == "-" && a.options["--pod"] == "-") {
-    err << "tightpack predict: only one of --cluster and --pod can read standard input\n";
+  if ((a.options["--cluster"] == "-") + (a.options["--pod"] == "-") +
+          (a.options.count("--pools") && a.options["--pools"] == "-") > 1) {
+    err << "tightpack predict: only one of --cluster, --pod and --pools can read standard input\n";
     return kUsage;
   }
   int64_t replicas = 0;
@@ -175,9 +192,10 @@ int predict(const std::vector<std::string>& argv, std::istream& in, std::ostream
     doc = std::move(*parsed);
     return true;
   };
-  json::value cluster_doc, pod_doc, config_doc;
+  json::value cluster_doc, pod_doc, config_doc, pools_doc;
   if (!load("--cluster", cluster_doc) || !load("--pod", pod_doc) ||
-      (a.options.count("--config") && !load("--config", config_doc))) {
+      (a.options.count("--config") && !load("--config", config_doc)) ||
+      (a.options.count("--pools") && !load("--pools", pools_doc))) {
     err << "tightpack predict: " << error << "\n";
     return kInputError;
   }
@@ -233,6 +251,16 @@ int predict(const std::vector<std::string>& argv, std::istream& in, std::ostream
       ++unschedulable;
     }
   }
+  std::optional<PoolsAnswer> pools;
+  if (a.options.count("--pools")) {
+    auto answer = predict_pools(pools_doc, a.options["--pools"], cluster_doc, a.options["--cluster"], *pod,
+                                *result, *cluster);
+    if (!answer) {
+      err << "tightpack predict: " << answer.error().what() << "\n";
+      return kInputError;
+    }
+    pools = std::move(*answer);
+  }
   if (output == "json") {
     json::object o;
     o["schedulerName"] = profile->scheduler_name;
@@ -262,6 +290,7 @@ int predict(const std::vector<std::string>& argv, std::istream& in, std::ostream
     if (unschedulable > 0) {
       o["unschedulable"] = json::object{{"replicas", unschedulable}, {"message", result->unschedulable_message}};
     }
+    if (pools) o["scaleUp"] = scale_up_json(*pools);
     out << json::serialize(o) << "\n";
   } else {
     out << "Profile " << profile->scheduler_name << ": " << (replicas - unschedulable) << " of " << replicas
@@ -283,7 +312,9 @@ int predict(const std::vector<std::string>& argv, std::istream& in, std::ostream
     if (unschedulable > 0) {
       out << "\n" << unschedulable << " replica(s) unschedulable: " << result->unschedulable_message << "\n";
     }
+    if (pools) print_scale_up(out, *pools);
   }
+  if (pools) return pools->prediction.every_replica_runs() ? kOk : kUnschedulable;
   return unschedulable > 0 ? kUnschedulable : kOk;
 }
 
@@ -309,6 +340,10 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
       out << kPredictHelp;
     } else if (rest[0] == "autoscale") {
       out << kAutoscaleHelp;
+    } else if (rest[0] == "pack-report") {
+      out << kPackReportHelp;
+    } else if (rest[0] == "forecast") {
+      out << kForecastHelp;
     } else {
       err << "tightpack help: unknown command " << quote_value(rest[0]) << "\n";
       return kUsage;
@@ -321,6 +356,8 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
   }
   if (cmd == "replay") return replay(rest, in, out, err);
   if (cmd == "autoscale") return autoscale(rest, in, out, err);
+  if (cmd == "forecast") return forecast(rest, in, out, err);
+  if (cmd == "pack-report") return pack_report(rest, in, out, err);
   if (cmd == "predict") return predict(rest, in, out, err);
   err << "tightpack: unknown command " << quote_value(cmd) << "\n" << kUsageText;
   return kUsage;

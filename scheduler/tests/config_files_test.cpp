@@ -62,6 +62,21 @@ TEST(ConfigFiles, Z2jhUserSchedulerMatchesBuiltIn) {
   EXPECT_EQ(p.fit.strategy, ScoringStrategy::MostAllocated);
 }
 
+TEST(ConfigFiles, TightpackMatchesBuiltInAndAddsCohortToZ2jh) {
+  Profile p = from_yaml("config/tightpack.yaml");
+  expect_same(p, from_builtin(kTightpackSchedulerConfig));
+  EXPECT_EQ(p.scheduler_name, "tightpack");
+  EXPECT_EQ(p.score_weight(Plugin::TightpackCohort), 1210);
+  EXPECT_EQ(p.score_weight(Plugin::NodeResourcesFit), 121);
+  EXPECT_EQ(p.fit.strategy, ScoringStrategy::MostAllocated);
+  // Everything else is the z2jh profile's.
+  Profile z = from_builtin(kZ2jhUserSchedulerConfig);
+  for (Plugin other : {Plugin::NodeAffinity, Plugin::InterPodAffinity, Plugin::ImageLocality,
+                       Plugin::TaintToleration, Plugin::NodeResourcesBalancedAllocation}) {
+    EXPECT_EQ(p.score_weight(other), z.score_weight(other)) << plugin_name(other);
+  }
+}
+
 TEST(Yaml, ScalarsFollowTheCoreSchemaAndQuantitiesKeepTheirSpelling) {
   auto doc = cli::parse_yaml("a: 1\nb: '1'\nc: 0.5\nd: true\ne: ~\nf: 1.5Gi\ng: -3\n");
   ASSERT_TRUE(doc.ok());

@@ -10,6 +10,7 @@
 
 #include <boost/json/value.hpp>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -89,6 +90,9 @@ struct AutoscaleScenario {
   std::vector<CaPod> pending;  // replicas already expanded to <name>-<i>
   std::vector<std::string> expanders{"random"};
   Priorities priorities;
+  // Price per hour of one node, by group name, for the price expander
+  // (NodePools documents carry prices; the corpus format does not).
+  std::map<std::string, double> prices;
   bool scale_down = false;
   std::vector<DaemonSetSpec> daemon_sets;
   std::set<std::string> controllers;  // "Kind/namespace/name" of the listed controllers
@@ -146,10 +150,12 @@ struct Estimate {
 
 // BinpackingNodeEstimator: first-fit decreasing onto fresh copies of the
 // template; max sizes are not its business, but its limiter stops adding
-// nodes at --max-nodes-per-scaleup.
+// nodes at --max-nodes-per-scaleup. `classes`, when given, is aligned with
+// `pods`: pods of one class differ only by name and share one PodPlan.
 inline constexpr int64_t kMaxNodesPerScaleUp = 1000;
 Result<Estimate> estimate(const NodeTemplate& t, const std::vector<const Pod*>& pods,
-                          const Profile& profile, int64_t max_nodes = kMaxNodesPerScaleUp);
+                          const Profile& profile, int64_t max_nodes = kMaxNodesPerScaleUp,
+                          const std::vector<uint32_t>& classes = {});
 
 // ---------------------------------------------------------------- expanders
 
@@ -179,6 +185,15 @@ std::vector<size_t> most_pods(const std::vector<ExpansionOption>& options,
 std::vector<size_t> priority_filter(const std::vector<ExpansionOption>& options,
                                     const std::vector<size_t>& among, const Priorities& priorities);
 
+// tightpack's price expander: the options whose added nodes cost least per
+// hour (node_count × the group's price); groups without a price rank after
+// priced ones, and when no option is priced all of `among` stay. CA's own
+// price expander also weighs how well each node fits the pods' preferred
+// node price; this is the simpler "cheapest added nodes per hour".
+std::vector<size_t> price_filter(const std::vector<ExpansionOption>& options,
+                                 const std::vector<size_t>& among,
+                                 const std::map<std::string, double>& prices);
+
 struct Choice {
   size_t chosen = 0;
   std::vector<size_t> tied;  // the options the final random pick chose among (>1 when tied)
@@ -187,7 +202,8 @@ struct Choice {
 // The expander chain: each named filter in turn, stopping at one option; a
 // remaining tie goes to the lowest group name (CA picks at random).
 Choice choose_option(const std::vector<ExpansionOption>& options,
-                     const std::vector<std::string>& expanders, const Priorities& priorities);
+                     const std::vector<std::string>& expanders, const Priorities& priorities,
+                     const std::map<std::string, double>& prices = {});
 
 // The increase after the expander: capped to the group's max size.
 int64_t capped_delta(int64_t estimated, int64_t target_size, int64_t max_size);

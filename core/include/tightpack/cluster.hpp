@@ -5,7 +5,9 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -49,6 +51,7 @@ struct BoundPod {
   std::string key;  // namespace/name
   int32_t priority = 0;
   PodUsage usage;
+  std::string cohort;  // plugins::cohort_of: pods that leave together
 };
 
 struct ImageState {
@@ -78,6 +81,8 @@ class Cluster {
   // Bound pods whose node is missing, and finished pods, are left out, as the
   // scheduler cache leaves them out.
   static Result<Cluster> build(std::vector<Node> nodes, const std::vector<Pod>& pods);
+  // The same for pods held elsewhere (a scenario's), without copying them.
+  static Result<Cluster> build_from(std::vector<Node> nodes, const std::vector<const Pod*>& pods);
 
   size_t size() const { return nodes_.size(); }
   const Node& node(NodeIndex i) const { return nodes_[i]; }
@@ -144,12 +149,20 @@ class Cluster {
   const std::vector<AffinityHolder>& pods_with_pod_affinity() const { return affinity_holders_; }
 
  private:
+  template <class PodList>
+  static Result<Cluster> build_impl(std::vector<Node> nodes, const PodList& pods);
   void add_usage(NodeIndex n, const PodUsage& u, int sign);
   void add_scalar(PodUsage& u, const std::string& name, int64_t amount) const;
   static void add_host_ports(PodUsage& u, const Container& c);
 
   std::vector<Node> nodes_;
-  std::unordered_map<std::string, NodeIndex> by_name_;
+  // Looked up by string_view without building a string: find() runs for
+  // every pod a cluster is built from.
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, NodeIndex, NameHash, std::equal_to<>> by_name_;
   StringPool strings_;
 
   std::vector<int64_t> alloc_cpu_, alloc_mem_, alloc_eph_, allowed_pods_;

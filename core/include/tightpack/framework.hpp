@@ -20,6 +20,8 @@
 #include "tightpack/model.hpp"
 #include "tightpack/go_int.hpp"
 #include "tightpack/plugins/balanced_allocation.hpp"
+#include "tightpack/plugins/cohort.hpp"
+#include "tightpack/plugins/node_affinity.hpp"
 #include "tightpack/plugins/node_resources_fit.hpp"
 #include "tightpack/profile.hpp"
 
@@ -35,9 +37,9 @@ struct NodeStatus {
 };
 
 // The score plugins the engine models, in the order results list them.
-inline constexpr std::array<Plugin, 5> kScorePlugins = {
+inline constexpr std::array<Plugin, 6> kScorePlugins = {
     Plugin::TaintToleration, Plugin::NodeAffinity, Plugin::NodeResourcesFit,
-    Plugin::NodeResourcesBalancedAllocation, Plugin::ImageLocality};
+    Plugin::NodeResourcesBalancedAllocation, Plugin::ImageLocality, Plugin::TightpackCohort};
 
 struct ScoreRow {
   std::array<int64_t, kScorePlugins.size()> weighted{};  // normalised score × weight
@@ -51,7 +53,15 @@ class PodPlan {
   // Errors when the pod needs a plugin the engine does not model yet
   // (inter-pod affinity, topology spread, volumes), or when bound pods with
   // inter-pod affinity could change its placement.
-  static Result<PodPlan> make(const Cluster& cluster, const Profile& profile, const Pod& pod);
+  //
+  // kFirstFit compiles only what filter() needs and judges a node's static
+  // filters (taints, affinity, cordon) when first asked: cluster-autoscaler's
+  // move simulation stops at the first node that fits, usually within a few,
+  // and judging all 1,000 nodes for every pod it moves cost more than the rest
+  // of a scale-down. Verdicts are the same; decide() needs a kDecide plan.
+  enum class Use : uint8_t { kDecide, kFirstFit };
+  static Result<PodPlan> make(const Cluster& cluster, const Profile& profile, const Pod& pod,
+                              Use use = Use::kDecide);
 
   const Profile& profile() const { return *profile_; }
   const std::string& key() const { return key_; }
@@ -77,9 +87,11 @@ class PodPlan {
   int64_t fit_score(const Cluster& c, NodeIndex n) const;
   int64_t balanced_score(const Cluster& c, NodeIndex n) const;
   bool balanced_skipped() const { return balanced_skip_; }
+  int64_t cohort_score(const Cluster& c, NodeIndex n) const;
+  const std::string& cohort() const { return cohort_; }
 
   // The placed copy of this pod.
-  BoundPod bound(std::string key) const { return BoundPod{std::move(key), priority_, usage_}; }
+  BoundPod bound(std::string key) const { return BoundPod{std::move(key), priority_, usage_, cohort_}; }
 
   // Where a scored resource's numbers come from
   // (calculateResourceAllocatableRequest), resolved once per pod.
@@ -97,6 +109,14 @@ class PodPlan {
 
   static constexpr uint8_t kNoStaticFailure = UINT8_MAX;
 
+  // The first filter that ignores bound pods and rejects the node, with its
+  // position in the profile's filter order (kNoStaticFailure when none does).
+  struct StaticVerdict {
+    uint8_t position = kNoStaticFailure;
+    NodeStatus status;
+  };
+  StaticVerdict judge(const Cluster& c, NodeIndex n, bool affinity_ok) const;
+
   const Profile* profile_ = nullptr;
   std::string key_;
   int32_t priority_ = 0;
@@ -108,8 +128,16 @@ class PodPlan {
   // Filters that depend on bound pods (NodePorts, NodeResourcesFit) with their
   // position in the profile's filter order.
   std::vector<std::pair<uint8_t, Plugin>> dynamic_filters_;
-  // Per node: position of the first filter that ignores bound pods and rejects
-  // the node (kNoStaticFailure when none does), and that verdict.
+  // The filters that ignore bound pods and can reject some node for this pod,
+  // with their position in the profile's filter order, and what they read.
+  std::vector<std::pair<uint8_t, Plugin>> static_filters_;
+  std::string node_name_;
+  std::vector<Toleration> tolerations_;
+  mutable std::vector<int> taint_by_set_;  // first untolerated taint per taint set; -2 not yet
+  // kDecide plans: every node's StaticVerdict, as two columns. kFirstFit
+  // plans judge a node when asked, each node being asked once per plan.
+  bool first_fit_ = false;
+  std::optional<plugins::RequiredNodeAffinity> required_;  // kFirstFit, when not trivial
   std::vector<uint8_t> static_position_;
   std::vector<NodeStatus> static_status_;
   std::vector<int64_t> taint_raw_by_set_;   // per taint set
@@ -119,6 +147,7 @@ class PodPlan {
   std::vector<int64_t> fit_pod_request_;       // per profile.fit.resources entry
   std::vector<int64_t> balanced_pod_request_;  // per profile.balanced_resources entry
   bool balanced_skip_ = false;
+  std::string cohort_;
 
   // decide() remembers filter() and the pod-dependent scores per node until
   // the node's generation changes, so that after a placement only that node
@@ -128,7 +157,7 @@ class PodPlan {
     std::vector<uint32_t> generation;  // UINT32_MAX: nothing cached
     std::vector<NodeStatus> status;
     std::vector<uint32_t> score_generation;
-    std::vector<int64_t> fit, balanced;
+    std::vector<int64_t> fit, balanced, cohort;
   };
   Cache& cache_for(const Cluster& c) const;
   mutable Cache cache_;
@@ -212,6 +241,17 @@ inline int64_t PodPlan::fit_score(const Cluster& c, NodeIndex n) const {
   int64_t requested[kMaxScoredResources], allocatable[kMaxScoredResources];
   pairs(c, n, fit_columns_, fit_pod_request_, true, requested, allocatable);
   return plugins::resource_allocation_score(profile_->fit, requested, allocatable, fit_columns_.size());
+}
+
+inline int64_t PodPlan::cohort_score(const Cluster& c, NodeIndex n) const {
+  if (cohort_.empty()) return 0;
+  int64_t cpu = 0, memory = 0;
+  for (const BoundPod& p : c.pods_on(n)) {
+    if (p.cohort != cohort_) continue;
+    cpu = go_add(cpu, p.usage.cpu);
+    memory = go_add(memory, p.usage.memory);
+  }
+  return plugins::cohort_score(cpu, memory, c.alloc_cpu()[n], c.alloc_memory()[n]);
 }
 
 inline int64_t PodPlan::balanced_score(const Cluster& c, NodeIndex n) const {

@@ -1,5 +1,6 @@
 // The Kubernetes objects the engine reads, reduced to what scheduling needs.
-// Plain value types: the decoder (decode.hpp) is the only producer.
+// Plain value types: the decoder (decode.hpp) is the only producer. Equality
+// is field by field (pods that differ only by name share a PodPlan).
 #pragma once
 
 #include <cstdint>
@@ -28,6 +29,8 @@ struct Taint {
   std::string key;
   std::string value;
   std::string effect;  // NoSchedule, PreferNoSchedule, NoExecute
+
+  bool operator==(const Taint&) const = default;
 };
 
 struct Toleration {
@@ -38,6 +41,8 @@ struct Toleration {
   std::optional<int64_t> seconds;
 
   bool tolerates(const Taint& taint) const;  // v1.Toleration.ToleratesTaint
+
+  bool operator==(const Toleration&) const = default;
 };
 
 bool tolerations_tolerate(const std::vector<Toleration>& tolerations, const Taint& taint);
@@ -46,34 +51,46 @@ struct NodeSelectorRequirement {
   std::string key;
   std::string op;  // In, NotIn, Exists, DoesNotExist, Gt, Lt
   std::vector<std::string> values;
+
+  bool operator==(const NodeSelectorRequirement&) const = default;
 };
 
 struct NodeSelectorTerm {
   std::vector<NodeSelectorRequirement> match_expressions;
   std::vector<NodeSelectorRequirement> match_fields;
   bool empty() const { return match_expressions.empty() && match_fields.empty(); }
+
+  bool operator==(const NodeSelectorTerm&) const = default;
 };
 
 struct PreferredSchedulingTerm {
   int32_t weight = 0;
   NodeSelectorTerm preference;
+
+  bool operator==(const PreferredSchedulingTerm&) const = default;
 };
 
 struct NodeAffinity {
   // requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms, when set.
   std::optional<std::vector<NodeSelectorTerm>> required;
   std::vector<PreferredSchedulingTerm> preferred;
+
+  bool operator==(const NodeAffinity&) const = default;
 };
 
 struct LabelSelectorRequirement {
   std::string key;
   std::string op;  // In, NotIn, Exists, DoesNotExist
   std::vector<std::string> values;
+
+  bool operator==(const LabelSelectorRequirement&) const = default;
 };
 
 struct LabelSelector {
   Labels match_labels;
   std::vector<LabelSelectorRequirement> match_expressions;
+
+  bool operator==(const LabelSelector&) const = default;
 };
 
 // One inter-pod (anti-)affinity term, required or preferred.
@@ -86,6 +103,8 @@ struct PodAffinityTerm {
   std::optional<LabelSelector> namespace_selector;
   std::string topology_key;
   bool uses_label_keys = false;  // matchLabelKeys / mismatchLabelKeys
+
+  bool operator==(const PodAffinityTerm&) const = default;
 };
 
 struct ContainerPort {
@@ -93,6 +112,8 @@ struct ContainerPort {
   int32_t host_port = 0;
   std::string protocol;  // "" means TCP
   std::string host_ip;   // "" means 0.0.0.0
+
+  bool operator==(const ContainerPort&) const = default;
 };
 
 struct Container {
@@ -102,6 +123,8 @@ struct Container {
   ResourceList limits;
   std::vector<ContainerPort> ports;
   bool restart_always = false;  // an init container with restartPolicy: Always (a sidecar)
+
+  bool operator==(const Container&) const = default;
 };
 
 struct Pod {
@@ -134,6 +157,8 @@ struct Pod {
 
   std::string key() const { return ns + "/" + name; }
   bool terminated() const { return phase == "Succeeded" || phase == "Failed"; }
+
+  bool operator==(const Pod&) const = default;
 };
 
 struct ContainerImage {

@@ -59,8 +59,13 @@ struct NodePool {
   int64_t min_size = 0;
   std::optional<int64_t> max_size;  // unknown for inferred pools
   int64_t provisioning_seconds = kDefaultProvisioningSeconds;
+  // The document set provisioningTime; otherwise a GPU pool gets the GPU
+  // default, judged by its template or, without one, by its nodes.
+  bool provisioning_time_given = false;
   std::optional<double> price_per_hour;
-  bool preemptible = false;  // spot/preemptible capacity
+  // Spot/preemptible capacity; for inferred pools, read from the clouds'
+  // spot labels (cloud.google.com/gke-preemptible, eks.amazonaws.com/capacityType, …).
+  bool preemptible = false;
   std::vector<std::string> nodes;  // existing nodes, by name, after resolve_pools
 };
 
@@ -127,9 +132,16 @@ Result<ClusterSnapshot> decode_cluster_snapshot(const boost::json::value& v, con
 
 // The snapshot and pools as a cluster-autoscaler scenario: one node group per
 // pool (an unknown max size becomes current size + kMaxNodesPerScaleUp), the
-// configuration's expanders and thresholds; `pending` empty, scale-down off.
+// pools' prices, the configuration's expanders and thresholds; `pending`
+// empty, scale-down off.
 autoscaler::AutoscaleScenario autoscale_scenario(const ClusterSnapshot& snapshot,
                                                  const ResolvedPools& pools,
                                                  const PoolsConfig& config);
+// The same with `pods` left empty, for a caller that hands the snapshot's
+// bound pods to the rules by pointer (the scale-down forecast): copying and
+// freeing 30,000 pods cost more than judging them.
+autoscaler::AutoscaleScenario autoscale_scenario_without_pods(const ClusterSnapshot& snapshot,
+                                                              const ResolvedPools& pools,
+                                                              const PoolsConfig& config);
 
 }  // namespace tightpack::pools

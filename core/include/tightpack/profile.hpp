@@ -14,7 +14,8 @@
 
 namespace tightpack {
 
-// In-tree plugins a configuration may name. The first eight are modelled; the
+// Plugins a configuration may name: kube-scheduler's in-tree ones, then
+// tightpack's. The first eight and TightpackCohort are modelled; the
 // others are no-ops for pods that do not use their feature, and a pod that uses
 // it is refused with a message (see framework.hpp).
 enum class Plugin : uint8_t {
@@ -40,6 +41,8 @@ enum class Plugin : uint8_t {
   PrioritySort,
   SchedulingGates,
   DefaultBinder,
+  // tightpack's own (plugins/cohort.hpp); kube-scheduler does not know it.
+  TightpackCohort,
   kCount,
 };
 
@@ -106,6 +109,7 @@ Profile default_profile();
 // these agree.
 extern const char* const kDefaultSchedulerConfig;      // config/default-scheduler.json
 extern const char* const kZ2jhUserSchedulerConfig;     // config/z2jh-user-scheduler.json
+extern const char* const kTightpackSchedulerConfig;    // config/tightpack.yaml
 
 // Encodes a profile for explanations: plugin lists, weights, NodeResourcesFit args.
 boost::json::value encode_profile(const Profile& profile);

@@ -78,14 +78,17 @@ DrainResult pods_to_move(const std::vector<const CaPod*>& pods, const AutoscaleS
     const std::string& kind = p.controller_kind;
     // legacyCheckForReplicatedPods: ReplicationController first, then
     // DaemonSet pods (by owner or annotation), then the other controllers.
-    const bool listed = s.controllers.contains(kind + "/" + p.pod.ns + "/" + p.controller_name);
+    // The lookup builds a string: only for the owners that need it.
+    auto listed = [&] {
+      return s.controllers.contains(kind + "/" + p.pod.ns + "/" + p.controller_name);
+    };
     bool replicated = false;
     if (kind != "ReplicationController" && p.daemon_set) {
-      if (kind == "DaemonSet" && !listed) return block(DrainBlock::kControllerNotFound, i);
+      if (kind == "DaemonSet" && !listed()) return block(DrainBlock::kControllerNotFound, i);
       continue;
     }
     if (known_controller(kind)) {
-      if (!listed) return block(DrainBlock::kControllerNotFound, i);
+      if (!listed()) return block(DrainBlock::kControllerNotFound, i);
       replicated = true;
     } else if (!kind.empty() && !s.options.skip_nodes_with_custom_controller_pods) {
       replicated = true;

@@ -1,5 +1,6 @@
-// The expanders (expander/waste, expander/mostpods, expander/priority) and
-// the chain that applies them, in CA's order and with its tie rules.
+// The expanders (expander/waste, expander/mostpods, expander/priority,
+// tightpack's price) and the chain that applies them, in CA's order and with
+// its tie rules.
 #include <algorithm>
 #include <limits>
 #include <regex>
@@ -108,8 +109,27 @@ std::vector<size_t> priority_filter(const std::vector<ExpansionOption>& options,
   return best.empty() ? among : best;
 }
 
+std::vector<size_t> price_filter(const std::vector<ExpansionOption>& options,
+                                 const std::vector<size_t>& among,
+                                 const std::map<std::string, double>& prices) {
+  std::optional<double> cheapest;
+  std::vector<size_t> best;
+  for (size_t i : among) {
+    auto it = prices.find(options[i].group);
+    if (it == prices.end()) continue;
+    const double cost = static_cast<double>(options[i].node_count) * it->second;
+    if (!cheapest || cost < *cheapest) {
+      cheapest = cost;
+      best.clear();
+    }
+    if (cost == *cheapest) best.push_back(i);
+  }
+  return best.empty() ? among : best;
+}
+
 Choice choose_option(const std::vector<ExpansionOption>& options,
-                     const std::vector<std::string>& expanders, const Priorities& priorities) {
+                     const std::vector<std::string>& expanders, const Priorities& priorities,
+                     const std::map<std::string, double>& prices) {
   std::vector<size_t> left(options.size());
   for (size_t i = 0; i < left.size(); ++i) left[i] = i;
   for (const std::string& name : expanders) {
@@ -121,6 +141,8 @@ Choice choose_option(const std::vector<ExpansionOption>& options,
       next = most_pods(options, left);
     } else if (name == "priority") {
       next = priority_filter(options, left, priorities);
+    } else if (name == "price") {
+      next = price_filter(options, left, prices);
     } else {
       continue;  // random narrows nothing
     }

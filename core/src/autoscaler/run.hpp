@@ -42,6 +42,10 @@ struct ScaleDownRecord {
   std::vector<std::string> empty;  // unneeded with nothing to move
   std::map<std::string, std::string> blocked;
   std::map<std::string, std::string> blocking_pods;
+  // NoPlaceToMovePods: the first pod findPlaceFor found no node for. Explains
+  // only; the corpus records no such field.
+  std::map<std::string, std::string> unplaceable_pods;
+  std::map<std::string, size_t> pods_to_move;  // unneeded nodes: how many pods a drain evicts
   std::map<std::string, Utilization> utilization;
 };
 
@@ -67,8 +71,27 @@ struct RunRecord {
 // The scale-up loops; an error when a pod needs a feature the engine does not model.
 Result<RunRecord> run_scale_up(const AutoscaleScenario& s, const Profile& profile);
 
+// A pending pod where filterOutSchedulable puts it once the groups have
+// reached `targets`: on a real node, or on an upcoming node of a group.
+struct Landing {
+  const Pod* pod;  // within AutoscaleScenario::pending
+  std::string node;
+  std::optional<size_t> group;  // the group of an upcoming node; none for a real node
+};
+
+// The first step of the loop after the last one: the pending pods CA helps,
+// first fit in priority order onto the real nodes and the nodes the groups
+// asked for. Pods that fit nowhere are left out.
+Result<std::vector<Landing>> land_pending(const AutoscaleScenario& s, const Profile& profile,
+                                          const std::vector<int64_t>& targets);
+
 // Unneeded nodes in the state the loops left.
 Result<ScaleDownRecord> run_scale_down(const AutoscaleScenario& s, const Profile& profile,
                                        const RunRecord& run);
+// The same with the bound pods held by the caller, in place of `s.pods`
+// (which it ignores): the scale-down forecast's, without a copy.
+Result<ScaleDownRecord> run_scale_down(const AutoscaleScenario& s,
+                                       const std::vector<const CaPod*>& pods,
+                                       const Profile& profile, const RunRecord& run);
 
 }  // namespace tightpack::autoscaler

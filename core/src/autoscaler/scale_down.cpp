@@ -2,7 +2,10 @@
 // simulator.RemovalSimulator): each candidate on its own, its pods through
 // the drain rules and then onto the other nodes, first fit.
 #include <algorithm>
+#include <optional>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "run.hpp"
 #include "tightpack/cluster.hpp"
@@ -11,25 +14,51 @@
 namespace tightpack::autoscaler {
 namespace {
 
-const NodeGroupSpec* group_of(const AutoscaleScenario& s, const std::string& node, size_t& index) {
+// Each node's group, the first that lists it, looked up once rather than by
+// a search of every group per node.
+std::unordered_map<std::string_view, size_t> group_index(const AutoscaleScenario& s) {
+  std::unordered_map<std::string_view, size_t> out;
   for (size_t g = 0; g < s.groups.size(); ++g) {
-    const auto& names = s.groups[g].nodes;
-    if (std::find(names.begin(), names.end(), node) != names.end()) {
-      index = g;
-      return &s.groups[g];
-    }
+    for (const std::string& n : s.groups[g].nodes) out.emplace(n, g);
   }
-  return nullptr;
+  return out;
 }
 
-// findPlaceFor: every pod to move onto some other real node, first fit.
-Result<bool> find_place(const Cluster& base, NodeIndex removed, const std::vector<const Pod*>& pods,
-                        const Profile& profile) {
-  Cluster c = base;
-  for (const Pod* p : pods) {
+// One candidate's moved pods, placed on the shared cluster and taken off
+// again when the simulation ends, as CA forks its snapshot and reverts it:
+// copying a 1,000-node cluster per candidate cost more than the simulation.
+// Removing in reverse order takes each pod off the end of its node's list, so
+// the cluster returns to exactly its former columns and pods.
+class TrialPlacements {
+ public:
+  explicit TrialPlacements(Cluster& c) : c_(c) {}
+  TrialPlacements(const TrialPlacements&) = delete;
+  TrialPlacements& operator=(const TrialPlacements&) = delete;
+  ~TrialPlacements() {
+    for (auto it = placed_.rbegin(); it != placed_.rend(); ++it) c_.remove(it->first, {it->second});
+  }
+  void place(NodeIndex n, BoundPod pod) {
+    c_.place(n, std::move(pod));
+    placed_.emplace_back(n, c_.pods_on(n).size() - 1);
+  }
+
+ private:
+  Cluster& c_;
+  std::vector<std::pair<NodeIndex, size_t>> placed_;
+};
+
+// findPlaceFor: every pod to move onto some other real node, first fit. The
+// index of the first pod that finds none, nullopt when all do. The cluster is
+// as before when it returns.
+Result<std::optional<size_t>> find_place(Cluster& c, NodeIndex removed,
+                                         const std::vector<const Pod*>& pods,
+                                         const Profile& profile) {
+  TrialPlacements trial(c);
+  for (size_t i = 0; i < pods.size(); ++i) {
+    const Pod* p = pods[i];
     Pod moved = *p;
     moved.node_name.clear();
-    auto plan = PodPlan::make(c, profile, moved);
+    auto plan = PodPlan::make(c, profile, moved, PodPlan::Use::kFirstFit);
     if (!plan) return plan.error();
     std::optional<NodeIndex> at;
     if (!plan->prefilter_conflict()) {
@@ -38,16 +67,25 @@ Result<bool> find_place(const Cluster& base, NodeIndex removed, const std::vecto
         if (plan->in_prefilter_set(n) && plan->filter(c, n).ok()) at = n;
       }
     }
-    if (!at) return false;
-    c.place(*at, plan->bound(moved.key()));
+    if (!at) return std::optional<size_t>(i);
+    trial.place(*at, plan->bound(moved.key()));
   }
-  return true;
+  return std::optional<size_t>();
 }
 
 }  // namespace
 
 Result<ScaleDownRecord> run_scale_down(const AutoscaleScenario& s, const Profile& profile,
                                        const RunRecord& run) {
+  std::vector<const CaPod*> pods;
+  pods.reserve(s.pods.size());
+  for (const CaPod& p : s.pods) pods.push_back(&p);
+  return run_scale_down(s, pods, profile, run);
+}
+
+Result<ScaleDownRecord> run_scale_down(const AutoscaleScenario& s,
+                                       const std::vector<const CaPod*>& bound,
+                                       const Profile& profile, const RunRecord& run) {
   ScaleDownRecord r;
   r.loop = run.loops;
   // The pending pods filter-out-schedulable packed onto real nodes stay in
@@ -62,7 +100,7 @@ Result<ScaleDownRecord> run_scale_down(const AutoscaleScenario& s, const Profile
     placed.back().pod.node_name = pp.node;
   }
   std::vector<Node> nodes;
-  std::vector<Pod> pods;
+  std::vector<const Pod*> pods;
   for (const CaNode& n : s.nodes) nodes.push_back(n.node);
   // Per node, in the order Cluster::build places them.
   std::vector<std::vector<const CaPod*>> on(s.nodes.size());
@@ -73,22 +111,24 @@ Result<ScaleDownRecord> run_scale_down(const AutoscaleScenario& s, const Profile
     auto it = index_of.find(p.pod.node_name);
     if (it == index_of.end()) return;
     on[it->second].push_back(&p);
-    pods.push_back(p.pod);
+    pods.push_back(&p.pod);
   };
-  for (const CaPod& p : s.pods) add(p);
+  for (const CaPod* p : bound) add(*p);
   for (const CaPod& p : placed) add(p);
-  auto cluster = Cluster::build(std::move(nodes), pods);
+  auto cluster = Cluster::build_from(std::move(nodes), pods);
   if (!cluster) return cluster.error();
+  const auto group_of = group_index(s);
 
   for (size_t i = 0; i < s.nodes.size(); ++i) {
     const CaNode& node = s.nodes[i];
     const std::string& name = node.node.name;
-    size_t g = 0;
-    const NodeGroupSpec* group = group_of(s, name, g);
-    if (!group) {
+    auto in_group = group_of.find(name);
+    if (in_group == group_of.end()) {
       r.blocked[name] = "NotAutoscaled";
       continue;
     }
+    const size_t g = in_group->second;
+    const NodeGroupSpec* group = &s.groups[g];
     if (run.target_sizes[g] <= group->min_size) {
       r.blocked[name] = "NodeGroupMinSizeReached";
       continue;
@@ -115,13 +155,15 @@ Result<ScaleDownRecord> run_scale_down(const AutoscaleScenario& s, const Profile
     }
     std::vector<const Pod*> moving;
     for (size_t k : d.to_move) moving.push_back(&on[i][k]->pod);
-    auto fits = find_place(*cluster, static_cast<NodeIndex>(i), moving, profile);
-    if (!fits) return fits.error();
-    if (!*fits) {
+    auto unplaced = find_place(*cluster, static_cast<NodeIndex>(i), moving, profile);
+    if (!unplaced) return unplaced.error();
+    if (*unplaced) {
       r.blocked[name] = "NoPlaceToMovePods";
+      r.unplaceable_pods[name] = moving[**unplaced]->key();
       continue;
     }
     r.unneeded.push_back(name);
+    r.pods_to_move[name] = moving.size();
     if (moving.empty()) r.empty.push_back(name);
   }
   std::sort(r.unneeded.begin(), r.unneeded.end());

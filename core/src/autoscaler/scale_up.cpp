@@ -4,7 +4,9 @@
 // to the group's max size. One group grows per loop.
 #include <algorithm>
 #include <numeric>
+#include <unordered_map>
 
+#include "plans.hpp"
 #include "run.hpp"
 #include "tightpack/cluster.hpp"
 #include "tightpack/framework.hpp"
@@ -59,6 +61,21 @@ std::vector<const Pod*> pods_to_help(const AutoscaleScenario& s) {
   return out;
 }
 
+// The pending pods' scheduling classes (plans.hpp), computed once per run.
+using ClassOf = std::unordered_map<const Pod*, uint32_t>;
+
+ClassOf class_map(const std::vector<const Pod*>& pods) {
+  const std::vector<uint32_t> classes = scheduling_classes(pods);
+  ClassOf out;
+  for (size_t i = 0; i < pods.size(); ++i) out.emplace(pods[i], classes[i]);
+  return out;
+}
+
+uint32_t class_of(const ClassOf& classes, const Pod* p) {
+  auto it = classes.find(p);
+  return it == classes.end() ? kOwnClass : it->second;
+}
+
 struct GroupVerdict {
   std::vector<const Pod*> passing;
   std::map<const Pod*, std::vector<std::string>> rejected;
@@ -66,13 +83,15 @@ struct GroupVerdict {
 
 // CheckPredicates of each pod on the template node alone (with its pods).
 Result<GroupVerdict> check_template(const NodeTemplate& t, const std::vector<const Pod*>& pods,
-                                    const Profile& profile) {
+                                    const Profile& profile, const ClassOf& classes) {
   auto c = Cluster::build({t.node}, t.pods);
   if (!c) return c.error();
+  Plans plans(*c, profile);
   GroupVerdict v;
   for (const Pod* p : pods) {
-    auto plan = PodPlan::make(*c, profile, *p);
-    if (!plan) return plan.error();
+    auto found = plans.get(*p, class_of(classes, p));
+    if (!found) return found.error();
+    const PodPlan* plan = *found;
     NodeStatus st = plan->prefilter_conflict() || !plan->in_prefilter_set(0)
                         ? NodeStatus{Code::UnschedulableAndUnresolvable, Plugin::NodeAffinity}
                         : plan->filter(*c, 0);
@@ -113,29 +132,40 @@ void sort_by_group(std::vector<OptionRecord>& v) {
 // filterOutSchedulable: pending pods onto the snapshot's nodes, first fit in
 // priority order, each placement seen by the next. Returns the pods left;
 // `placed` gets the ones that landed on real nodes.
-Result<std::vector<const Pod*>> fit_existing(Snapshot& snap, const std::vector<const Pod*>& pending,
-                                             const Profile& profile, std::vector<PlacedPod>& placed,
-                                             std::vector<std::string>* fitted) {
+Result<std::vector<const Pod*>> fit_existing(
+    Snapshot& snap, const std::vector<const Pod*>& pending, const Profile& profile,
+    const ClassOf& classes, std::vector<PlacedPod>& placed, std::vector<std::string>* fitted,
+    std::vector<std::pair<const Pod*, NodeIndex>>* landed = nullptr) {
   Cluster& c = snap.cluster;
+  Plans plans(c, profile);
+  // Nodes only gain pods here, so a node that rejected a pod rejects every
+  // later pod of its class: each class resumes its scan where the last stopped.
+  std::unordered_map<uint32_t, NodeIndex> first_candidate;
   std::vector<const Pod*> left;
   placed.clear();
   for (const Pod* p : pending) {
-    auto plan = PodPlan::make(c, profile, *p);
-    if (!plan) return plan.error();
+    const uint32_t cls = class_of(classes, p);
+    auto found = plans.get(*p, cls);
+    if (!found) return found.error();
+    const PodPlan* plan = *found;
+    NodeIndex& from = first_candidate[cls];
+    if (cls == kOwnClass) from = 0;
     std::optional<NodeIndex> at;
     if (!plan->prefilter_conflict()) {
-      for (NodeIndex n = 0; n < c.size() && !at; ++n) {
+      for (NodeIndex n = from; n < c.size() && !at; ++n) {
         // FitsAnyNodeMatching skips unschedulable nodes whatever the pod tolerates.
         if (!c.node(n).unschedulable && plan->in_prefilter_set(n) && plan->filter(c, n).ok())
           at = n;
       }
     }
+    from = at.value_or(static_cast<NodeIndex>(c.size()));
     if (!at) {
       left.push_back(p);
       continue;
     }
     c.place(*at, plan->bound(p->key()));
     if (fitted) fitted->push_back(p->key());
+    if (landed) landed->emplace_back(p, *at);
     if (*at < snap.real_nodes) {
       placed.push_back(PlacedPod{p, c.name(*at)});
     }
@@ -156,7 +186,8 @@ Result<LoopOptions> expansion_options(const AutoscaleScenario& s,
                                       const std::vector<NodeTemplate>& templates,
                                       const std::vector<int64_t>& targets,
                                       const std::vector<const Pod*>& left,
-                                      const ResourcesLeft& resources, const Profile& profile) {
+                                      const ResourcesLeft& resources, const Profile& profile,
+                                      const ClassOf& classes) {
   LoopOptions out;
   for (size_t g = 0; g < s.groups.size(); ++g) {
     const NodeGroupSpec& group = s.groups[g];
@@ -169,11 +200,14 @@ Result<LoopOptions> expansion_options(const AutoscaleScenario& s,
       out.skipped[group.name] = {limit};
       continue;
     }
-    auto verdict = check_template(templates[g], left, profile);
+    auto verdict = check_template(templates[g], left, profile, classes);
     if (!verdict) return verdict.error();
     for (auto& [p, reasons] : verdict->rejected) out.rejected[p][group.name] = reasons;
     if (verdict->passing.empty()) continue;
-    auto e = estimate(templates[g], verdict->passing, profile);
+    std::vector<uint32_t> passing_classes;
+    for (const Pod* p : verdict->passing) passing_classes.push_back(class_of(classes, p));
+    auto e =
+        estimate(templates[g], verdict->passing, profile, kMaxNodesPerScaleUp, passing_classes);
     if (!e) return e.error();
     if (e->node_count == 0 || e->scheduled.empty()) continue;
     ExpansionOption o{group.name, e->node_count, {}, &templates[g].node};
@@ -205,6 +239,32 @@ void record_unhelped(RunRecord& run, const std::vector<const Pod*>& left,
 
 }  // namespace
 
+Result<std::vector<Landing>> land_pending(const AutoscaleScenario& s, const Profile& profile,
+                                          const std::vector<int64_t>& targets) {
+  std::vector<NodeTemplate> templates;
+  for (const NodeGroupSpec& g : s.groups) templates.push_back(group_template(s, g));
+  auto snap = snapshot(s, templates, targets);
+  if (!snap) return snap.error();
+  // snapshot() appends each group's upcoming nodes after the real ones, group by group.
+  std::vector<size_t> group_of;
+  for (size_t g = 0; g < s.groups.size(); ++g) {
+    const int64_t upcoming = targets[g] - static_cast<int64_t>(s.groups[g].nodes.size());
+    for (int64_t i = 0; i < upcoming; ++i) group_of.push_back(g);
+  }
+  std::vector<PlacedPod> placed;
+  std::vector<std::pair<const Pod*, NodeIndex>> landed;
+  const std::vector<const Pod*> pending = pods_to_help(s);
+  auto left = fit_existing(*snap, pending, profile, class_map(pending), placed, nullptr, &landed);
+  if (!left) return left.error();
+  std::vector<Landing> out;
+  for (const auto& [pod, n] : landed) {
+    Landing l{pod, snap->cluster.name(n), std::nullopt};
+    if (n >= snap->real_nodes) l.group = group_of[n - snap->real_nodes];
+    out.push_back(std::move(l));
+  }
+  return out;
+}
+
 Result<RunRecord> run_scale_up(const AutoscaleScenario& s, const Profile& profile) {
   RunRecord run;
   std::vector<NodeTemplate> templates;
@@ -213,11 +273,12 @@ Result<RunRecord> run_scale_up(const AutoscaleScenario& s, const Profile& profil
     run.target_sizes.push_back(g.target_size.value_or(static_cast<int64_t>(g.nodes.size())));
   }
   const std::vector<const Pod*> pending = pods_to_help(s);
+  const ClassOf classes = class_map(pending);
   for (int64_t loop = 1; loop <= s.options.max_loops; ++loop) {
     run.loops = loop;
     auto snap = snapshot(s, templates, run.target_sizes);
     if (!snap) return snap.error();
-    auto left = fit_existing(*snap, pending, profile, run.placed_pending,
+    auto left = fit_existing(*snap, pending, profile, classes, run.placed_pending,
                              loop == 1 ? &run.fits_existing : nullptr);
     if (!left) return left.error();
     if (left->empty()) {
@@ -232,7 +293,8 @@ Result<RunRecord> run_scale_up(const AutoscaleScenario& s, const Profile& profil
     const ResourcesLeft resources = resources_left(s, templates, run.target_sizes);
     LoopOptions lo;
     if (!at_max_nodes) {
-      auto found = expansion_options(s, templates, run.target_sizes, *left, resources, profile);
+      auto found =
+          expansion_options(s, templates, run.target_sizes, *left, resources, profile, classes);
       if (!found) return found.error();
       lo = std::move(*found);
     }
@@ -244,7 +306,7 @@ Result<RunRecord> run_scale_up(const AutoscaleScenario& s, const Profile& profil
 
     std::set<const Pod*> helped;
     std::optional<Choice> choice;
-    if (!options.empty()) choice = choose_option(options, s.expanders, s.priorities);
+    if (!options.empty()) choice = choose_option(options, s.expanders, s.priorities, s.prices);
     int64_t allowed = choice ? options[choice->chosen].node_count : 0;
     if (choice && s.options.max_nodes_total > 0) {
       // Capping to the cluster's total size; nothing at all when none is left.

@@ -37,13 +37,13 @@ FitRequest fit_request(const Cluster& cluster, const PodUsage& usage, const FitA
 }
 
 bool fits(const Cluster& c, NodeIndex n, const FitRequest& r, const Relief* relief) {
-  return check_fit(c, n, r, relief, [](const std::string&) { return false; });
+  return check_fit(c, n, r, relief, [](auto&&) { return false; });
 }
 
 std::vector<std::string> fit_reasons(const Cluster& c, NodeIndex n, const FitRequest& r, const Relief* relief) {
   std::vector<std::string> out;
-  check_fit(c, n, r, relief, [&](const std::string& reason) {
-    out.push_back(reason);
+  check_fit(c, n, r, relief, [&](auto&& reason) {
+    out.push_back(reason());
     return true;
   });
   return out;

@@ -1,7 +1,9 @@
 // The NodePools document. Strict where the scenario decoders are lenient: it
 // is written by hand, and a misspelt key would silently change an answer.
+#include <algorithm>
 #include <boost/json.hpp>
 #include <cmath>
+#include <cstdio>
 
 #include "json_read.hpp"
 #include "tightpack/pools.hpp"
@@ -13,6 +15,13 @@ using namespace json_read;
 namespace {
 
 constexpr int64_t kMaxPoolSize = 10000;  // upcoming nodes become snapshot nodes
+
+// A number as the user would have written it, for error messages.
+std::string number_text(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", x);
+  return buf;
+}
 
 Fail only_keys(const json::object& o, const JsonPath& path,
                std::initializer_list<std::string_view> allowed) {
@@ -105,6 +114,9 @@ Fail read_pool(const json::value& v, const JsonPath& path, NodePool& p) {
     auto node = read_template(*t, path.field("template"), p.name);
     if (!node) return node.error();
     p.template_node = std::move(*node);
+    // least-waste divides by capacity: a template that gives only
+    // allocatable means it as the node's size.
+    if (p.template_node->capacity.empty()) p.template_node->capacity = p.template_node->allocatable;
   }
   if (const json::value* tp = member(*o, "templatePods")) {
     JsonPath pp = path.field("templatePods");
@@ -138,10 +150,14 @@ Fail read_pool(const json::value& v, const JsonPath& path, NodePool& p) {
                                                   });
   p.provisioning_seconds = gpu ? kDefaultGpuProvisioningSeconds : kDefaultProvisioningSeconds;
   TP_TRY(read_duration(*o, "provisioningTime", path, p.provisioning_seconds));
+  p.provisioning_time_given = member(*o, "provisioningTime") != nullptr;
   if (member(*o, "pricePerHour")) {
     double price = 0;
     TP_TRY(read_number(*o, "pricePerHour", path, price));
-    if (price < 0) return value_error(path.field("pricePerHour"), "pricePerHour must not be negative");
+    if (price < 0) {
+      return value_error(path.field("pricePerHour"),
+                         "pricePerHour " + number_text(price) + " must not be negative");
+    }
     p.price_per_hour = price;
   }
   TP_TRY(read_bool(*o, "preemptible", path, p.preemptible));
@@ -164,7 +180,8 @@ Fail read_autoscaler(const json::value& v, const JsonPath& path, PoolsConfig& c)
                             std::pair{"scaleDownGpuUtilizationThreshold",
                                       opt.scale_down_gpu_utilization_threshold}}) {
     if (value < 0 || value > 1) {
-      return value_error(path.field(key), std::string(key) + " must be in [0, 1]");
+      return value_error(path.field(key),
+                         std::string(key) + " " + number_text(value) + " is not in [0, 1]");
     }
   }
   TP_TRY(read_duration(*o, "scaleDownUnneededTime", path, c.scale_down_unneeded_seconds));
@@ -174,7 +191,11 @@ Fail read_autoscaler(const json::value& v, const JsonPath& path, PoolsConfig& c)
                    opt.skip_nodes_with_custom_controller_pods));
   TP_TRY(read_int(*o, "expendablePodsPriorityCutoff", path, opt.expendable_pods_priority_cutoff));
   TP_TRY(read_int(*o, "maxNodesTotal", path, opt.max_nodes_total));
-  if (opt.max_nodes_total < 0) return value_error(path.field("maxNodesTotal"), "must not be negative");
+  if (opt.max_nodes_total < 0) {
+    return value_error(path.field("maxNodesTotal"), "maxNodesTotal " +
+                                                        std::to_string(opt.max_nodes_total) +
+                                                        " must not be negative");
+  }
   TP_TRY(read_string(*o, "gpuLabel", path, opt.gpu_label));
   return std::nullopt;
 }

@@ -30,6 +30,22 @@ bool offers_gpu(const Node& n) {
   });
 }
 
+// Spot or preemptible capacity, as each cloud labels its nodes.
+bool spot(const Node& n) {
+  static const std::pair<const char*, const char*> kSpotLabels[] = {
+      {"cloud.google.com/gke-preemptible", "true"},
+      {"cloud.google.com/gke-spot", "true"},
+      {"eks.amazonaws.com/capacityType", "SPOT"},
+      {"kubernetes.azure.com/scalesetpriority", "spot"},
+      {"karpenter.sh/capacity-type", "spot"},
+  };
+  for (const auto& [key, value] : kSpotLabels) {
+    const std::string* v = find_label(n.labels, key);
+    if (v && *v == value) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::optional<std::pair<std::string, std::string>> pool_label(const Node& node) {
@@ -51,6 +67,9 @@ ResolvedPools resolve_pools(const PoolsConfig& config, const std::vector<Node>& 
       if (!taken[i] && claims(p, nodes[i])) {
         taken[i] = true;
         p.nodes.push_back(nodes[i].name);
+        if (!p.provisioning_time_given && !p.template_node && offers_gpu(nodes[i])) {
+          p.provisioning_seconds = kDefaultGpuProvisioningSeconds;
+        }
       }
     }
     if (p.nodes.empty() && !p.template_node) {
@@ -80,6 +99,7 @@ ResolvedPools resolve_pools(const PoolsConfig& config, const std::vector<Node>& 
         p.node_labels = {{label->first, label->second}};
         p.provisioning_seconds =
             offers_gpu(nodes[i]) ? kDefaultGpuProvisioningSeconds : kDefaultProvisioningSeconds;
+        p.preemptible = spot(nodes[i]);
       }
       p.nodes.push_back(nodes[i].name);
     }

@@ -59,9 +59,16 @@ Result<ClusterSnapshot> decode_cluster_snapshot(const json::value& v, const Json
 autoscaler::AutoscaleScenario autoscale_scenario(const ClusterSnapshot& snapshot,
                                                  const ResolvedPools& pools,
                                                  const PoolsConfig& config) {
+  autoscaler::AutoscaleScenario s = autoscale_scenario_without_pods(snapshot, pools, config);
+  s.pods = snapshot.pods;
+  return s;
+}
+
+autoscaler::AutoscaleScenario autoscale_scenario_without_pods(const ClusterSnapshot& snapshot,
+                                                              const ResolvedPools& pools,
+                                                              const PoolsConfig& config) {
   autoscaler::AutoscaleScenario s;
   s.nodes = snapshot.nodes;
-  s.pods = snapshot.pods;
   s.daemon_sets = snapshot.daemon_sets;
   s.pdbs = snapshot.pdbs;
   s.controllers = snapshot.controllers;
@@ -87,6 +94,7 @@ autoscaler::AutoscaleScenario autoscale_scenario(const ClusterSnapshot& snapshot
       g.template_node.name = "template-node-for-" + p.name;
     }
     g.template_pods = p.template_pods;
+    if (p.price_per_hour) s.prices[p.name] = *p.price_per_hour;
     s.groups.push_back(std::move(g));
   }
   s.expanders = config.expanders;

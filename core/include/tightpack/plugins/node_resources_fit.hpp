@@ -32,6 +32,8 @@ FitRequest fit_request(const Cluster& cluster, const PodUsage& usage, const FitA
 // Calls on_insufficient(reason) for each resource that does not fit, in
 // kube-scheduler's order (pods, cpu, memory, ephemeral-storage, scalars), and
 // stops early when it returns false. Returns whether everything fits.
+// `reason` is a callable that returns the text: a caller that only wants the
+// verdict (fits, on every node of every decision) never builds a string.
 template <class OnInsufficient>
 bool check_fit(const Cluster& c, NodeIndex n, const FitRequest& r, const Relief* relief,
                OnInsufficient&& on_insufficient);
@@ -46,27 +48,30 @@ template <class OnInsufficient>
 bool check_fit(const Cluster& c, NodeIndex n, const FitRequest& r, const Relief* relief,
                OnInsufficient&& on_insufficient) {
   bool ok = true;
-  auto report = [&](const std::string& reason) {
+  auto report = [&](auto&& reason) {
     ok = false;
     return on_insufficient(reason);
   };
   int64_t pods = c.pod_count()[n] - (relief ? relief->pods : 0);
-  if (pods + 1 > c.allowed_pods()[n] && !report("Too many pods")) return false;
+  if (pods + 1 > c.allowed_pods()[n] && !report([] { return std::string("Too many pods"); })) {
+    return false;
+  }
   if (r.requests_nothing()) return ok;
   // Allocatable − requested in int64 as fitsRequest computes it: a wrapped
   // (negative) request sum can push it past int64, where Go wraps and C++ is UB.
   int64_t cpu_used = go_sub(c.req_cpu()[n], relief ? relief->cpu : 0);
-  if (r.cpu > 0 && r.cpu > go_sub(c.alloc_cpu()[n], cpu_used) && !report("Insufficient cpu")) {
+  if (r.cpu > 0 && r.cpu > go_sub(c.alloc_cpu()[n], cpu_used) &&
+      !report([] { return std::string("Insufficient cpu"); })) {
     return false;
   }
   int64_t mem_used = go_sub(c.req_memory()[n], relief ? relief->memory : 0);
   if (r.memory > 0 && r.memory > go_sub(c.alloc_memory()[n], mem_used) &&
-      !report("Insufficient memory")) {
+      !report([] { return std::string("Insufficient memory"); })) {
     return false;
   }
   int64_t eph_used = go_sub(c.req_ephemeral()[n], relief ? relief->ephemeral : 0);
   if (r.ephemeral > 0 && r.ephemeral > go_sub(c.alloc_ephemeral()[n], eph_used) &&
-      !report("Insufficient ephemeral-storage")) {
+      !report([] { return std::string("Insufficient ephemeral-storage"); })) {
     return false;
   }
   for (const auto& s : r.scalars) {
@@ -81,7 +86,7 @@ bool check_fit(const Cluster& c, NodeIndex n, const FitRequest& r, const Relief*
       }
       free = go_sub(c.alloc_scalar(s.index)[n], used);
     }
-    if (s.amount > free && !report("Insufficient " + s.name)) return false;
+    if (s.amount > free && !report([&] { return "Insufficient " + s.name; })) return false;
   }
   return ok;
 }

@@ -1,0 +1,90 @@
+// The packing report: a sequence of workloads arriving and leaving (users
+// starting and stopping Dask clusters, adapt() shrinking them), replayed under
+// several scheduler profiles, with the nodes each leaves busy next to the
+// lower bound. This is the number tightpack exists to lower: a busy node is
+// one cluster-autoscaler cannot remove.
+//
+// Pods that fit nowhere wait in a queue (first come, first served) and are
+// retried after every event, as kube-scheduler's queue retries them when
+// pods leave. With `pools` the cluster autoscales: see autoscale in the
+// scenario format (docs/packing.md).
+#pragma once
+
+#include <boost/json/value.hpp>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tightpack/error.hpp"
+#include "tightpack/model.hpp"
+#include "tightpack/pools.hpp"
+#include "tightpack/profile.hpp"
+
+namespace tightpack::packing {
+
+struct Event {
+  int64_t at = 0;     // seconds from the start
+  enum class Kind : uint8_t { kStart, kStop, kScale } kind = Kind::kStart;
+  std::string group;  // the workload: a user's Dask cluster, a notebook
+  // kStart: the template; replicas are named <group>-<i>. Its
+  // ownerReferences say what blocks scale-down (none: a bare pod, as
+  // KubeSpawner's notebooks are; DaskWorkerGroup: the Dask operator's workers).
+  autoscaler::CaPod pod;
+  int64_t replicas = 0;  // kStart: how many; kScale: how many from now on
+};
+
+struct PackScenario {
+  pools::ClusterSnapshot cluster;  // the nodes, and pods already running (never leave)
+  std::vector<std::string> profile_names{"default", "most-allocated", "tightpack"};
+  std::vector<Profile> profiles;
+  std::vector<Event> events;  // sorted by `at`, stable
+  int64_t end = 0;            // seconds; defaults to the last event
+  // With pools the cluster autoscales as cluster-autoscaler would: every
+  // minute pending pods trigger a scale-up (nodes join after the pool's
+  // provisioning time) and nodes unneeded for scaleDownUnneededTime go.
+  std::optional<pools::PoolsConfig> pools;
+};
+
+inline constexpr int64_t kMaxEvents = 100000;
+inline constexpr int64_t kMaxReplicasPerEvent = 10000;
+
+Result<PackScenario> decode_pack_scenario(const boost::json::value& doc);
+
+struct PoolFigures {
+  std::string pool;
+  int64_t busy_at_end = 0;   // nodes with a workload pod (not DaemonSet/mirror)
+  int64_t nodes_at_end = 0;  // all nodes of the pool at the end
+  double node_hours = 0;     // autoscaling: nodes that existed, × time
+  int64_t lower_bound = 0;   // ⌈Σ requests / node allocatable⌉ of the pool's pods at the end
+  double lower_bound_node_hours = 0;  // ∫ that bound dt: no packing can use fewer
+};
+
+struct ProfileFigures {
+  std::string profile;         // the scenario's name for it
+  std::string scheduler_name;
+  int64_t busy_at_end = 0;
+  int64_t peak_busy = 0;
+  double busy_node_hours = 0;  // ∫ busy nodes dt over [0, end]
+  double node_hours = 0;       // ∫ nodes dt (differs from busy only when autoscaling)
+  int64_t pending_at_end = 0;
+  int64_t lower_bound = 0;     // Σ over pools
+  double lower_bound_node_hours = 0;
+  int64_t scale_ups = 0, nodes_added = 0, nodes_removed = 0;
+  std::vector<PoolFigures> pools;
+};
+
+struct PackReport {
+  std::vector<ProfileFigures> profiles;
+  int64_t end = 0;
+};
+
+Result<PackReport> run_pack_report(const PackScenario& s);
+
+boost::json::value encode_pack_report(const PackReport& r);
+
+// Text in, one JSON document out ({"error": "…"} when it cannot be decoded).
+std::string pack_report_text(std::string_view scenario_json);
+
+}  // namespace tightpack::packing

@@ -1,0 +1,47 @@
+#include "plans.hpp"
+
+namespace tightpack::autoscaler {
+namespace {
+
+// The pod without what tells replicas apart.
+Pod anonymous(const Pod& p) {
+  Pod a = p;
+  a.name.clear();
+  a.uid.clear();
+  a.creation_timestamp.clear();
+  return a;
+}
+
+}  // namespace
+
+std::vector<uint32_t> scheduling_classes(const std::vector<const Pod*>& pods) {
+  std::vector<uint32_t> out;
+  out.reserve(pods.size());
+  std::vector<Pod> representatives;
+  for (const Pod* p : pods) {
+    Pod a = anonymous(*p);
+    uint32_t cls = 0;
+    while (cls < representatives.size() && !(representatives[cls] == a)) ++cls;
+    if (cls == representatives.size()) representatives.push_back(std::move(a));
+    out.push_back(cls);
+  }
+  return out;
+}
+
+Result<const PodPlan*> Plans::get(const Pod& pod, uint32_t cls) {
+  if (cls == kOwnClass) {
+    auto plan = PodPlan::make(c_, profile_, pod);
+    if (!plan) return plan.error();
+    own_.emplace(std::move(*plan));
+    return &*own_;
+  }
+  auto it = by_class_.find(cls);
+  if (it == by_class_.end()) {
+    auto plan = PodPlan::make(c_, profile_, pod);
+    if (!plan) return plan.error();
+    it = by_class_.emplace(cls, std::move(*plan)).first;
+  }
+  return &it->second;
+}
+
+}  // namespace tightpack::autoscaler

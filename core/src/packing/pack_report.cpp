@@ -1,0 +1,527 @@
+// Replays a packing scenario under each profile. One Simulation per profile:
+// the cluster, the pods on it, the queue of pods waiting, and with pools the
+// autoscaler's upcoming nodes and unneeded timers.
+#include "tightpack/pack_report.hpp"
+
+#include <algorithm>
+#include <boost/json.hpp>
+#include <cmath>
+#include <deque>
+#include <map>
+#include <set>
+
+#include "autoscaler/run.hpp"
+#include "tightpack/cluster.hpp"
+#include "tightpack/decode.hpp"
+#include "tightpack/framework.hpp"
+#include "tightpack/pod_resources.hpp"
+
+namespace tightpack::packing {
+namespace json = boost::json;
+
+namespace {
+
+using autoscaler::CaNode;
+using autoscaler::CaPod;
+
+constexpr int64_t kTick = 60;                   // seconds between autoscaler runs here
+constexpr int64_t kScaleDownDelayAfterAdd = 600;  // --scale-down-delay-after-add
+constexpr size_t kMaxEmptyBulkDelete = 10;        // --max-empty-bulk-delete
+
+struct Upcoming {
+  std::string pool;
+  std::string name;
+  int64_t ready_at = 0;
+};
+
+class Simulation {
+ public:
+  Simulation(const PackScenario& s, const Profile& profile, std::string profile_name)
+      : s_(s), profile_(profile) {
+    figures_.profile = std::move(profile_name);
+    figures_.scheduler_name = profile.scheduler_name;
+    nodes_ = s.cluster.nodes;
+    for (const CaPod& p : s.cluster.pods) {
+      bound_.push_back(p);
+      if (p.daemon_set || p.mirror) system_.insert(p.pod.key());
+    }
+    config_ = s.pools.value_or(pools::PoolsConfig{});
+    std::vector<Node> plain;
+    for (const CaNode& n : nodes_) plain.push_back(n.node);
+    resolved_ = pools::resolve_pools(config_, plain);
+    for (const pools::NodePool& p : resolved_.pools) {
+      for (const std::string& n : p.nodes) pool_of_[n] = p.name;
+    }
+  }
+
+  Result<ProfileFigures> run() {
+    std::set<int64_t> times{0, s_.end};
+    for (const Event& e : s_.events) times.insert(e.at);
+    if (s_.pools) {
+      for (int64_t t = 0; t <= s_.end; t += kTick) times.insert(t);
+    }
+    if (auto st = rebuild(); !st) return st.error();
+    size_t next_event = 0;
+    for (auto it = times.begin(); it != times.end(); ++it) {
+      const int64_t t = *it;
+      while (next_event < s_.events.size() && s_.events[next_event].at <= t) {
+        if (auto st = apply(s_.events[next_event]); !st) return st.error();
+        ++next_event;
+      }
+      if (s_.pools && t % kTick == 0) {
+        if (auto st = autoscale(t); !st) return st.error();
+      }
+      if (auto st = drain_queue(); !st) return st.error();
+      const int64_t busy = busy_nodes(nullptr);
+      figures_.peak_busy = std::max(figures_.peak_busy, busy);
+      auto next = std::next(it);
+      if (next == times.end() || *next > s_.end) break;
+      const double hours = static_cast<double>(*next - t) / 3600.0;
+      figures_.busy_node_hours += static_cast<double>(busy) * hours;
+      figures_.node_hours += static_cast<double>(nodes_.size() + upcoming_.size()) * hours;
+      for (const CaNode& n : nodes_) pool_hours_[pool_name(n.node.name)] += hours;
+      for (const Upcoming& u : upcoming_) pool_hours_[u.pool] += hours;
+      for (const auto& [p, lb] : lower_bounds()) {
+        lower_hours_[p] += static_cast<double>(lb) * hours;
+        figures_.lower_bound_node_hours += static_cast<double>(lb) * hours;
+      }
+    }
+    finish();
+    return figures_;
+  }
+
+ private:
+  const std::string& pool_name(const std::string& node) const {
+    static const std::string kNone = "(no pool)";
+    auto it = pool_of_.find(node);
+    return it == pool_of_.end() ? kNone : it->second;
+  }
+
+  Status rebuild() {
+    std::vector<Node> nodes;
+    std::vector<Pod> pods;
+    for (const CaNode& n : nodes_) nodes.push_back(n.node);
+    for (const CaPod& p : bound_) pods.push_back(p.pod);
+    auto c = Cluster::build(std::move(nodes), pods);
+    if (!c) return c.error();
+    cluster_.emplace(std::move(*c));
+    plans_.clear();  // a plan belongs to one cluster's node indices
+    return Ok{};
+  }
+
+  Result<const PodPlan*> plan_for(const CaPod& p) {
+    const std::string& group = group_of_[p.pod.key()];
+    auto it = plans_.find(group);
+    if (it == plans_.end()) {
+      auto plan = PodPlan::make(*cluster_, profile_, p.pod);
+      if (!plan) return plan.error();
+      it = plans_.emplace(group, std::move(*plan)).first;
+    }
+    return &it->second;
+  }
+
+  // Schedules what waits, first come first served. Replicas of one workload
+  // are alike: once one fits nowhere, the rest of it waits too.
+  Status drain_queue() {
+    std::deque<CaPod> still;
+    std::set<std::string> stuck;
+    while (!pending_.empty()) {
+      CaPod p = std::move(pending_.front());
+      pending_.pop_front();
+      const std::string& group = group_of_[p.pod.key()];
+      if (stuck.contains(group)) {
+        still.push_back(std::move(p));
+        continue;
+      }
+      auto plan = plan_for(p);
+      if (!plan) return plan.error();
+      Decision d = decide(**plan, *cluster_);
+      if (!d.chosen) {
+        stuck.insert(group);
+        still.push_back(std::move(p));
+        continue;
+      }
+      cluster_->place(*d.chosen, (*plan)->bound(p.pod.key()));
+      p.pod.node_name = cluster_->name(*d.chosen);
+      bound_.push_back(std::move(p));
+    }
+    pending_ = std::move(still);
+    return Ok{};
+  }
+
+  void remove_pod(const std::string& key) {
+    auto it = std::find_if(bound_.begin(), bound_.end(),
+                           [&](const CaPod& p) { return p.pod.key() == key; });
+    if (it != bound_.end()) {
+      const NodeIndex n = cluster_->find(it->pod.node_name);
+      if (n < cluster_->size()) {
+        const auto& on = cluster_->pods_on(n);
+        for (size_t i = 0; i < on.size(); ++i) {
+          if (on[i].key == key) {
+            cluster_->remove(n, {i});
+            break;
+          }
+        }
+      }
+      bound_.erase(it);
+      return;
+    }
+    std::erase_if(pending_, [&](const CaPod& p) { return p.pod.key() == key; });
+  }
+
+  Status apply(const Event& e) {
+    std::vector<std::string>& keys = groups_[e.group];
+    switch (e.kind) {
+      case Event::Kind::kStart:
+        plans_.erase(e.group);  // the workload may come back with another template
+        templates_of_[e.group] = e.pod;
+        for (int64_t i = 0; i < e.replicas; ++i) {
+          CaPod p = e.pod;
+          p.pod.name = e.group + "-" + std::to_string(keys.size());
+          group_of_[p.pod.key()] = e.group;
+          keys.push_back(p.pod.key());
+          pending_.push_back(std::move(p));
+        }
+        break;
+      case Event::Kind::kStop:
+        for (const std::string& k : keys) remove_pod(k);
+        keys.clear();
+        break;
+      case Event::Kind::kScale:
+        // Dask's adapt() retires workers (the newest go first here) or asks
+        // for more of the workload's last template.
+        while (static_cast<int64_t>(keys.size()) > e.replicas) {
+          remove_pod(keys.back());
+          keys.pop_back();
+        }
+        if (auto t = templates_of_.find(e.group); t != templates_of_.end()) {
+          while (static_cast<int64_t>(keys.size()) < e.replicas) {
+            CaPod p = t->second;
+            p.pod.name = e.group + "-" + std::to_string(keys.size());
+            group_of_[p.pod.key()] = e.group;
+            keys.push_back(p.pod.key());
+            pending_.push_back(std::move(p));
+          }
+        }
+        break;
+    }
+    return Ok{};
+  }
+
+  int64_t busy_nodes(std::map<std::string, int64_t>* per_pool) const {
+    int64_t busy = 0;
+    for (NodeIndex n = 0; n < cluster_->size(); ++n) {
+      const auto& on = cluster_->pods_on(n);
+      const bool any = std::any_of(on.begin(), on.end(),
+                                   [&](const BoundPod& p) { return !system_.contains(p.key); });
+      if (!any) continue;
+      ++busy;
+      if (per_pool) ++(*per_pool)[pool_name(cluster_->name(n))];
+    }
+    return busy;
+  }
+
+  // ------------------------------------------------------------ autoscaling
+
+  autoscaler::AutoscaleScenario ca_scenario() const {
+    pools::ClusterSnapshot snap;
+    snap.nodes = nodes_;
+    snap.pods = bound_;
+    snap.daemon_sets = s_.cluster.daemon_sets;
+    snap.pdbs = s_.cluster.pdbs;
+    snap.controllers = s_.cluster.controllers;
+    snap.listed_kinds = s_.cluster.listed_kinds;
+    pools::ResolvedPools current = resolved_;
+    for (pools::NodePool& p : current.pools) {
+      p.nodes.clear();
+      for (const CaNode& n : nodes_) {
+        if (pool_name(n.node.name) == p.name) p.nodes.push_back(n.node.name);
+      }
+      // Inferred pools keep the template of the node they were found by,
+      // even after every such node is gone.
+      if (!p.template_node) {
+        auto t = templates_.find(p.name);
+        if (t != templates_.end()) p.template_node = t->second;
+      }
+    }
+    autoscaler::AutoscaleScenario sc = pools::autoscale_scenario(snap, current, config_);
+    for (autoscaler::NodeGroupSpec& g : sc.groups) {
+      int64_t upcoming = 0;
+      for (const Upcoming& u : upcoming_) upcoming += u.pool == g.name;
+      g.target_size = static_cast<int64_t>(g.nodes.size()) + upcoming;
+    }
+    return sc;
+  }
+
+  void remember_templates() {
+    for (const pools::NodePool& p : resolved_.pools) {
+      if (templates_.contains(p.name)) continue;
+      if (p.template_node) {
+        templates_[p.name] = *p.template_node;
+        continue;
+      }
+      for (const CaNode& n : nodes_) {
+        if (pool_name(n.node.name) == p.name) {
+          templates_[p.name] = n.node;
+          break;
+        }
+      }
+    }
+  }
+
+  const pools::NodePool* pool(const std::string& name) const {
+    for (const pools::NodePool& p : resolved_.pools) {
+      if (p.name == name) return &p;
+    }
+    return nullptr;
+  }
+
+  Status autoscale(int64_t t) {
+    remember_templates();
+    bool changed = false;
+    // Nodes whose provisioning is over join, with their DaemonSet pods.
+    for (auto it = upcoming_.begin(); it != upcoming_.end();) {
+      if (it->ready_at > t) {
+        ++it;
+        continue;
+      }
+      autoscaler::AutoscaleScenario sc = ca_scenario();
+      for (const autoscaler::NodeGroupSpec& g : sc.groups) {
+        if (g.name != it->pool) continue;
+        autoscaler::NodeTemplate tmpl = autoscaler::group_template(sc, g);
+        CaNode n;
+        n.node = autoscaler::renamed_copy(tmpl.node, it->name);
+        for (Pod p : tmpl.pods) {
+          CaPod cp;
+          p.name = p.name + "-" + it->name;
+          p.node_name = it->name;
+          cp.pod = std::move(p);
+          cp.daemon_set = true;
+          system_.insert(cp.pod.key());
+          bound_.push_back(std::move(cp));
+        }
+        nodes_.push_back(std::move(n));
+        pool_of_[it->name] = it->pool;
+      }
+      it = upcoming_.erase(it);
+      changed = true;
+    }
+    if (changed) {
+      if (auto st = rebuild(); !st) return st;
+      if (auto st = drain_queue(); !st) return st;
+    }
+
+    const Profile ca_profile = default_profile();  // CA's predicates are the default filters
+    if (!pending_.empty()) {
+      autoscaler::AutoscaleScenario sc = ca_scenario();
+      for (const CaPod& p : pending_) sc.pending.push_back(p);
+      auto run = autoscaler::run_scale_up(sc, ca_profile);
+      if (!run) return run.error();
+      for (size_t g = 0; g < sc.groups.size(); ++g) {
+        const int64_t delta = run->target_sizes[g] - *sc.groups[g].target_size;
+        const pools::NodePool* p = pool(sc.groups[g].name);
+        for (int64_t i = 0; i < delta; ++i) {
+          upcoming_.push_back(Upcoming{sc.groups[g].name,
+                                       sc.groups[g].name + "-new-" + std::to_string(++added_),
+                                       t + (p ? p->provisioning_seconds : 0)});
+          ++figures_.nodes_added;
+          last_scale_up_ = t;
+        }
+        if (delta > 0) ++figures_.scale_ups;
+      }
+    }
+
+    if (t - last_scale_up_ < kScaleDownDelayAfterAdd) return Ok{};
+    autoscaler::AutoscaleScenario sc = ca_scenario();
+    sc.scale_down = true;
+    autoscaler::RunRecord record;
+    for (const autoscaler::NodeGroupSpec& g : sc.groups) record.target_sizes.push_back(*g.target_size);
+    auto down = autoscaler::run_scale_down(sc, ca_profile, record);
+    if (!down) return down.error();
+    std::set<std::string> unneeded(down->unneeded.begin(), down->unneeded.end());
+    std::set<std::string> empty(down->empty.begin(), down->empty.end());
+    std::erase_if(unneeded_since_, [&](const auto& kv) { return !unneeded.contains(kv.first); });
+    for (const std::string& n : unneeded) unneeded_since_.emplace(n, t);
+    // Empty nodes go in bulk, a node with pods to move one at a time; no
+    // pool below its min size.
+    std::map<std::string, int64_t> size;
+    for (const autoscaler::NodeGroupSpec& g : sc.groups) size[g.name] = *g.target_size;
+    std::vector<std::string> remove;
+    bool drained_one = false;
+    for (const auto& [name, since] : unneeded_since_) {
+      if (t - since < config_.scale_down_unneeded_seconds) continue;
+      const bool is_empty = empty.contains(name);
+      if (!is_empty && drained_one) continue;
+      if (is_empty && remove.size() >= kMaxEmptyBulkDelete) continue;
+      const std::string& pool_name_of = pool_name(name);
+      const pools::NodePool* p = pool(pool_name_of);
+      if (!p || size[pool_name_of] <= p->min_size) continue;
+      --size[pool_name_of];
+      remove.push_back(name);
+      drained_one = drained_one || !is_empty;
+    }
+    if (remove.empty()) return Ok{};
+    for (const std::string& name : remove) {
+      unneeded_since_.erase(name);
+      ++figures_.nodes_removed;
+      // Evicted pods come back through their controllers and wait for the scheduler.
+      std::vector<CaPod> keep;
+      for (CaPod& p : bound_) {
+        if (p.pod.node_name != name) {
+          keep.push_back(std::move(p));
+        } else if (!system_.contains(p.pod.key())) {
+          p.pod.node_name.clear();
+          pending_.push_front(std::move(p));
+        }
+      }
+      bound_ = std::move(keep);
+      std::erase_if(nodes_, [&](const CaNode& n) { return n.node.name == name; });
+    }
+    if (auto st = rebuild(); !st) return st;
+    return drain_queue();
+  }
+
+  // ------------------------------------------------------------ figures
+
+  // ⌈Σ requests / one node's room⌉ over cpu, memory and every extended
+  // resource, per pool, for the workload pods in it; a node's room is its
+  // allocatable less what its DaemonSet and mirror pods take, from the first
+  // node of the pool seen.
+  std::map<std::string, int64_t> lower_bounds() {
+    for (const CaNode& n : nodes_) {
+      const std::string& p = pool_name(n.node.name);
+      if (room_.contains(p)) continue;
+      ResourceList r = n.node.allocatable;
+      for (const CaPod& pod : bound_) {
+        if (pod.pod.node_name != n.node.name || !system_.contains(pod.pod.key())) continue;
+        for (const auto& [name, v] : pod_requests(pod.pod, false)) {
+          const int64_t* have = find_resource(r, name);
+          set_resource(r, name, (have ? *have : 0) - v);
+        }
+      }
+      room_[p] = std::move(r);
+    }
+    std::map<std::string, ResourceList> demand;
+    for (const CaPod& pod : bound_) {
+      if (system_.contains(pod.pod.key())) continue;
+      add_resources(demand[pool_name(pod.pod.node_name)], pod_requests(pod.pod, false));
+    }
+    std::map<std::string, int64_t> out;
+    for (const auto& [p, need_list] : demand) {
+      int64_t& bound = out[p];
+      for (const auto& [name, need] : need_list) {
+        if (name == "pods" || need <= 0) continue;
+        const int64_t* have = find_resource(room_[p], name);
+        if (!have || *have <= 0) continue;
+        bound = std::max(bound, (need + *have - 1) / *have);
+      }
+    }
+    return out;
+  }
+
+  void finish() {
+    std::map<std::string, int64_t> busy;
+    figures_.busy_at_end = busy_nodes(&busy);
+    figures_.pending_at_end = static_cast<int64_t>(pending_.size());
+    std::map<std::string, int64_t> lower = lower_bounds();
+    std::map<std::string, int64_t> nodes;
+    for (const CaNode& n : nodes_) ++nodes[pool_name(n.node.name)];
+    std::set<std::string> names;
+    for (const auto& [p, n] : nodes) names.insert(p);
+    for (const auto& [p, h] : pool_hours_) names.insert(p);
+    for (const std::string& p : names) {
+      PoolFigures f;
+      f.pool = p;
+      f.busy_at_end = busy[p];
+      f.nodes_at_end = nodes[p];
+      f.node_hours = pool_hours_[p];
+      f.lower_bound = lower[p];
+      f.lower_bound_node_hours = lower_hours_[p];
+      figures_.lower_bound += f.lower_bound;
+      figures_.pools.push_back(std::move(f));
+    }
+  }
+
+  const PackScenario& s_;
+  const Profile& profile_;
+  pools::PoolsConfig config_;
+  pools::ResolvedPools resolved_;
+  std::map<std::string, std::string> pool_of_;  // node → pool
+  std::map<std::string, Node> templates_;       // pool → template
+  std::vector<CaNode> nodes_;
+  std::vector<CaPod> bound_;
+  std::deque<CaPod> pending_;
+  std::set<std::string> system_;  // DaemonSet and mirror pods: never make a node busy
+  std::optional<Cluster> cluster_;
+  std::map<std::string, PodPlan> plans_;  // by workload
+  std::map<std::string, std::vector<std::string>> groups_;  // workload → pod keys, by replica
+  std::map<std::string, std::string> group_of_;             // pod key → workload
+  std::map<std::string, CaPod> templates_of_;               // workload → its last template
+  std::vector<Upcoming> upcoming_;
+  std::map<std::string, int64_t> unneeded_since_;
+  std::map<std::string, double> pool_hours_, lower_hours_;
+  std::map<std::string, ResourceList> room_;  // pool → one node's room for workloads
+  int64_t last_scale_up_ = -kScaleDownDelayAfterAdd;
+  int64_t added_ = 0;
+  ProfileFigures figures_;
+};
+
+json::value hours(double h) {
+  // Two decimals, as printed: the same bytes from both builds.
+  return json::value(std::round(h * 100.0) / 100.0);
+}
+
+}  // namespace
+
+Result<PackReport> run_pack_report(const PackScenario& s) {
+  PackReport r;
+  r.end = s.end;
+  for (size_t i = 0; i < s.profiles.size(); ++i) {
+    Simulation sim(s, s.profiles[i], s.profile_names[i]);
+    auto f = sim.run();
+    if (!f) return f.error();
+    r.profiles.push_back(std::move(*f));
+  }
+  return r;
+}
+
+json::value encode_pack_report(const PackReport& r) {
+  json::array profiles;
+  for (const ProfileFigures& f : r.profiles) {
+    json::array pools;
+    for (const PoolFigures& p : f.pools) {
+      pools.push_back(json::object{{"pool", p.pool},
+                                   {"busyNodesAtEnd", p.busy_at_end},
+                                   {"nodesAtEnd", p.nodes_at_end},
+                                   {"nodeHours", hours(p.node_hours)},
+                                   {"lowerBound", p.lower_bound},
+                                   {"lowerBoundNodeHours", hours(p.lower_bound_node_hours)}});
+    }
+    profiles.push_back(json::object{{"profile", f.profile},
+                                    {"schedulerName", f.scheduler_name},
+                                    {"busyNodesAtEnd", f.busy_at_end},
+                                    {"peakBusyNodes", f.peak_busy},
+                                    {"busyNodeHours", hours(f.busy_node_hours)},
+                                    {"nodeHours", hours(f.node_hours)},
+                                    {"pendingAtEnd", f.pending_at_end},
+                                    {"lowerBound", f.lower_bound},
+                                    {"lowerBoundNodeHours", hours(f.lower_bound_node_hours)},
+                                    {"scaleUps", f.scale_ups},
+                                    {"nodesAdded", f.nodes_added},
+                                    {"nodesRemoved", f.nodes_removed},
+                                    {"pools", std::move(pools)}});
+  }
+  return json::object{{"end", r.end}, {"profiles", std::move(profiles)}};
+}
+
+std::string pack_report_text(std::string_view scenario_json) {
+  auto doc = parse_json(scenario_json);
+  if (!doc) return json::serialize(json::object{{"error", doc.error().what()}});
+  auto s = decode_pack_scenario(*doc);
+  if (!s) return json::serialize(json::object{{"error", s.error().what()}});
+  auto r = run_pack_report(*s);
+  if (!r) return json::serialize(json::object{{"error", r.error().what()}});
+  return json::serialize(encode_pack_report(*r));
+}
+
+}  // namespace tightpack::packing
