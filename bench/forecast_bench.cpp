@@ -24,8 +24,8 @@ bool is_pool(const Node& n, std::string_view pool) {
 
 // The synthetic cluster (30 pods a node) with what cluster-autoscaler reads:
 // a DaemonSet pod per node, kube-dns with a disruption budget on core nodes,
-// Dask workers of the operator on worker nodes (three in four node's worth
-// annotated safe-to-evict, the rest blocking as custom-controller pods),
+// Dask workers of the operator on worker nodes (annotated safe-to-evict on
+// three worker nodes in four; on the rest they block as custom-controller pods),
 // ReplicaSet pods elsewhere, a GPU in use on busy GPU nodes. `under_percent`
 // of the nodes have their requests halved (about 20% utilization: scale-down
 // candidates whose pods must find room elsewhere); the others have them

@@ -54,9 +54,9 @@ Result<std::optional<size_t>> find_place(Cluster& c, NodeIndex removed,
                                          const std::vector<const Pod*>& pods,
                                          const Profile& profile) {
   TrialPlacements trial(c);
+  Pod moved;  // assigned, not constructed, per pod: its strings and vectors keep their storage
   for (size_t i = 0; i < pods.size(); ++i) {
-    const Pod* p = pods[i];
-    Pod moved = *p;
+    moved = *pods[i];
     moved.node_name.clear();
     auto plan = PodPlan::make(c, profile, moved, PodPlan::Use::kFirstFit);
     if (!plan) return plan.error();
