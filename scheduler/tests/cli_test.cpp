@@ -1,4 +1,5 @@
 #include "cli.hpp"
+#include "cli_run.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,17 +9,8 @@
 namespace tightpack::cli {
 namespace {
 
-struct CliRun {
-  int code;
-  std::string out, err;
-};
-
-CliRun run_cli(std::vector<std::string> args, const std::string& stdin_text = "") {
-  std::istringstream in(stdin_text);
-  std::ostringstream out, err;
-  int code = run(args, in, out, err);
-  return {code, out.str(), err.str()};
-}
+using testing::CliRun;
+using testing::run_cli;
 
 TEST(Cli, HelpForEveryCommand) {
   EXPECT_EQ(run_cli({"--help"}).code, kOk);

@@ -6,21 +6,13 @@
 #include <sstream>
 
 #include "cli.hpp"
+#include "cli_run.hpp"
 
 namespace tightpack::cli {
 namespace {
 
-struct CliRun {
-  int code;
-  std::string out, err;
-};
-
-CliRun run_cli(std::vector<std::string> args, const std::string& stdin_text = "") {
-  std::istringstream in(stdin_text);
-  std::ostringstream out, err;
-  int code = run(args, in, out, err);
-  return {code, out.str(), err.str()};
-}
+using testing::CliRun;
+using testing::run_cli;
 
 std::string example(const std::string& file) {
   return std::string(TIGHTPACK_SOURCE_DIR) + "/examples/daskhub-gke/" + file;
