@@ -17,8 +17,9 @@
 #include "tightpack/quantity.hpp"
 #include "tightpack/replay.hpp"
 #include "tightpack/simulate.hpp"
+#include "tightpack/what_if.hpp"
 #include "document_command.hpp"
-#include "predict_pools.hpp"
+#include "scale_up_table.hpp"
 #include "yaml_json.hpp"
 
 namespace tightpack::cli {
@@ -142,6 +143,27 @@ std::string percent(int64_t part, int64_t whole) {
   return std::to_string(part * 100 / whole) + "%";
 }
 
+void print_placement(std::ostream& out, const Placement& p) {
+  out << "Profile " << p.scheduler_name << ": " << p.placed << " of " << p.replicas << " replicas placed on "
+      << p.nodes.size() << " node(s)\n\n";
+  if (!p.nodes.empty()) {
+    size_t width = 4;
+    for (const LandedNode& n : p.nodes) width = std::max(width, n.node.size());
+    out << std::left << std::setw(static_cast<int>(width)) << "NODE" << "  REPLICAS  CPU BEFORE->AFTER  "
+        << "MEMORY BEFORE->AFTER\n";
+    for (const LandedNode& n : p.nodes) {
+      std::string cpu = percent(n.cpu_before, n.cpu_allocatable) + " -> " + percent(n.cpu_after, n.cpu_allocatable);
+      std::string mem = percent(n.memory_before, n.memory_allocatable) + " -> " +
+                        percent(n.memory_after, n.memory_allocatable);
+      out << std::left << std::setw(static_cast<int>(width)) << n.node << "  " << std::right << std::setw(8)
+          << n.replicas << "  " << std::left << std::setw(18) << cpu << mem << "\n";
+    }
+  }
+  if (p.placed < p.replicas) {
+    out << "\n" << (p.replicas - p.placed) << " replica(s) unschedulable: " << p.unschedulable_message << "\n";
+  }
+}
+
 int predict(const std::vector<std::string>& argv, std::istream& in, std::ostream& out, std::ostream& err) {
   Args a;
   std::string error;
@@ -199,123 +221,52 @@ int predict(const std::vector<std::string>& argv, std::istream& in, std::ostream
     err << "tightpack predict: " << error << "\n";
     return kInputError;
   }
-  ClusterObjects objects;
-  if (auto s = decode_objects(cluster_doc, JsonPath(), objects); !s) {
-    err << "tightpack predict: " << a.options["--cluster"] << ": " << s.error().what() << "\n";
+  auto loaded = WhatIfCluster::load(cluster_doc, JsonPath());
+  if (!loaded) {
+    err << "tightpack predict: " << a.options["--cluster"] << ": " << loaded.error().what() << "\n";
     return kInputError;
   }
+  WhatIfCluster& cluster = *loaded;
   auto pod = decode_pod(pod_doc, JsonPath());
   if (!pod) {
     err << "tightpack predict: " << a.options["--pod"] << ": " << pod.error().what() << "\n";
     return kInputError;
   }
-  SchedulerConfiguration config;
   if (a.options.count("--config")) {
     auto decoded = decode_scheduler_configuration(config_doc, JsonPath());
     if (!decoded) {
       err << "tightpack predict: " << a.options["--config"] << ": " << decoded.error().what() << "\n";
       return kInputError;
     }
-    config = std::move(*decoded);
-  } else {
-    config.profiles.push_back(default_profile());
+    cluster.use_scheduler_configuration(std::move(*decoded));
   }
-  const Profile* profile = &config.profiles.front();
-  if (a.options.count("--scheduler-name")) {
-    profile = config.find(a.options["--scheduler-name"]);
-    if (!profile) {
-      err << "tightpack predict: no profile with schedulerName " << quote_value(a.options["--scheduler-name"])
-          << " in the configuration\n";
-      return kUsage;
+  if (a.options.count("--pools")) {
+    auto decoded = pools::decode_pools_config(pools_doc, JsonPath());
+    if (!decoded) {
+      err << "tightpack predict: " << a.options["--pools"] << ": " << decoded.error().what() << "\n";
+      return kInputError;
     }
-  } else if (const Profile* own = config.find(pod->scheduler_name)) {
-    profile = own;
+    cluster.use_pools(std::move(*decoded));
   }
-  auto cluster = Cluster::build(objects.nodes, objects.pods);
-  if (!cluster) {
-    err << "tightpack predict: " << a.options["--cluster"] << ": " << cluster.error().what() << "\n";
-    return kInputError;
+  auto profile = cluster.profile(a.options.count("--scheduler-name") ? a.options["--scheduler-name"] : "", *pod);
+  if (!profile) {
+    err << "tightpack predict: " << profile.error().what() << "\n";
+    return kUsage;
   }
-  const Cluster before = *cluster;
-  auto result = simulate_replicas(*cluster, *profile, *pod, replicas);
+  auto result = cluster.place(*pod, replicas, *profile);
   if (!result) {
     err << "tightpack predict: " << result.error().what() << "\n";
     return kInputError;
   }
-  std::map<NodeIndex, int64_t> landed;
-  int64_t unschedulable = 0;
-  for (const auto& r : result->replicas) {
-    if (r.node) {
-      ++landed[*r.node];
-    } else {
-      ++unschedulable;
-    }
-  }
-  std::optional<PoolsAnswer> pools;
-  if (a.options.count("--pools")) {
-    auto answer = predict_pools(pools_doc, a.options["--pools"], cluster_doc, a.options["--cluster"], *pod,
-                                *result, *cluster);
-    if (!answer) {
-      err << "tightpack predict: " << answer.error().what() << "\n";
-      return kInputError;
-    }
-    pools = std::move(*answer);
-  }
+  const Placement& placement = *result;
   if (output == "json") {
-    json::object o;
-    o["schedulerName"] = profile->scheduler_name;
-    o["replicas"] = replicas;
-    o["placed"] = replicas - unschedulable;
-    json::array nodes;
-    for (const auto& [n, count] : landed) {
-      nodes.push_back(json::object{
-          {"node", cluster->name(n)},
-          {"replicas", count},
-          {"cpu", json::object{{"allocatable", format_milli(before.alloc_cpu()[n])},
-                               {"requestedBefore", format_milli(before.req_cpu()[n])},
-                               {"requestedAfter", format_milli(cluster->req_cpu()[n])}}},
-          {"memory", json::object{{"allocatable", format_bytes(before.alloc_memory()[n])},
-                                  {"requestedBefore", format_bytes(before.req_memory()[n])},
-                                  {"requestedAfter", format_bytes(cluster->req_memory()[n])}}},
-      });
-    }
-    o["nodes"] = std::move(nodes);
-    json::array placements;
-    for (const auto& r : result->replicas) {
-      placements.push_back(json::object{{"pod", r.pod},
-                                        {"node", r.node ? json::value(cluster->name(*r.node)) : json::value(nullptr)},
-                                        {"tiedNodes", r.tied}});
-    }
-    o["placements"] = std::move(placements);
-    if (unschedulable > 0) {
-      o["unschedulable"] = json::object{{"replicas", unschedulable}, {"message", result->unschedulable_message}};
-    }
-    if (pools) o["scaleUp"] = scale_up_json(*pools);
-    out << json::serialize(o) << "\n";
+    out << json::serialize(encode_placement(placement)) << "\n";
   } else {
-    out << "Profile " << profile->scheduler_name << ": " << (replicas - unschedulable) << " of " << replicas
-        << " replicas placed on " << landed.size() << " node(s)\n\n";
-    if (!landed.empty()) {
-      size_t width = 4;
-      for (const auto& [n, count] : landed) width = std::max(width, cluster->name(n).size());
-      out << std::left << std::setw(static_cast<int>(width)) << "NODE" << "  REPLICAS  CPU BEFORE->AFTER  "
-          << "MEMORY BEFORE->AFTER\n";
-      for (const auto& [n, count] : landed) {
-        std::string cpu = percent(before.req_cpu()[n], before.alloc_cpu()[n]) + " -> " +
-                          percent(cluster->req_cpu()[n], cluster->alloc_cpu()[n]);
-        std::string mem = percent(before.req_memory()[n], before.alloc_memory()[n]) + " -> " +
-                          percent(cluster->req_memory()[n], cluster->alloc_memory()[n]);
-        out << std::left << std::setw(static_cast<int>(width)) << cluster->name(n) << "  " << std::right
-            << std::setw(8) << count << "  " << std::left << std::setw(18) << cpu << mem << "\n";
-      }
-    }
-    if (unschedulable > 0) {
-      out << "\n" << unschedulable << " replica(s) unschedulable: " << result->unschedulable_message << "\n";
-    }
-    if (pools) print_scale_up(out, *pools);
+    print_placement(out, placement);
+    if (placement.scale_up) print_scale_up(out, *placement.scale_up);
   }
-  if (pools) return pools->prediction.every_replica_runs() ? kOk : kUnschedulable;
-  return unschedulable > 0 ? kUnschedulable : kOk;
+  if (placement.scale_up) return placement.scale_up->prediction.every_replica_runs() ? kOk : kUnschedulable;
+  return placement.placed < placement.replicas ? kUnschedulable : kOk;
 }
 
 }  // namespace

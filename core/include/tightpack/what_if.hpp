@@ -1,0 +1,135 @@
+// A cluster loaded once, then asked what-if questions without decoding it
+// again: where would N copies of a pod go under a profile, which pools
+// cluster-autoscaler would grow for the copies that fit nowhere, and why one
+// pod would land where it does. `tightpack predict` and the WebAssembly module
+// behind the JupyterLab sidebar both ask through this class and encode its
+// answers with the functions below, so both give the same bytes.
+#pragma once
+
+#include <boost/json/value.hpp>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tightpack/cluster.hpp"
+#include "tightpack/error.hpp"
+#include "tightpack/json_path.hpp"
+#include "tightpack/model.hpp"
+#include "tightpack/pools.hpp"
+#include "tightpack/profile.hpp"
+#include "tightpack/scale_up_prediction.hpp"
+#include "tightpack/simulate.hpp"
+
+namespace tightpack {
+
+// The nodes cluster-autoscaler would add for the copies that fit nowhere.
+struct ScaleUpAnswer {
+  pools::ResolvedPools resolved;
+  pools::ScaleUpPrediction prediction;
+};
+
+// One node that takes copies, with its fill before and after.
+struct LandedNode {
+  std::string node;
+  std::optional<std::string> pool;
+  int64_t replicas = 0;
+  int64_t cpu_allocatable = 0, cpu_before = 0, cpu_after = 0;           // millicores
+  int64_t memory_allocatable = 0, memory_before = 0, memory_after = 0;  // bytes
+};
+
+struct Placement {
+  std::string scheduler_name;
+  int64_t replicas = 0;
+  int64_t placed = 0;
+  std::vector<LandedNode> nodes;  // by name
+  struct Copy {
+    std::string pod;
+    std::optional<std::string> node;
+    size_t tied_nodes = 0;
+  };
+  std::vector<Copy> copies;
+  std::string unschedulable_message;  // for the first copy that fits nowhere
+  std::optional<ScaleUpAnswer> scale_up;  // when pools are in use
+};
+
+class WhatIfCluster {
+ public:
+  // The nodes and pods of `snapshot` (a v1 List as `kubectl get nodes,pods -A
+  // -o json` prints it, which may also carry DaemonSets, controllers and
+  // PodDisruptionBudgets; a NodeList or PodList; or {"nodes": […], "pods":
+  // […]}). Profiles: kube-scheduler's default and the built-in ones.
+  static Result<WhatIfCluster> load(const boost::json::value& snapshot, const JsonPath& path);
+
+  // Answers from now on include cluster-autoscaler's scale-up over these
+  // pools (an empty document infers them from the nodes' pool labels).
+  void use_pools(pools::PoolsConfig config);
+  bool has_pools() const { return pools_.has_value(); }
+
+  // The profiles of a KubeSchedulerConfiguration, chosen by schedulerName
+  // before the built-in names.
+  void use_scheduler_configuration(SchedulerConfiguration config);
+
+  // A profile by schedulerName: one of the configuration's, else a built-in
+  // one (default, most-allocated, rtc, tightpack). Empty `name`: the pod's
+  // own schedulerName when the configuration has it, else its first profile,
+  // else kube-scheduler's default.
+  Result<Profile> profile(std::string_view name, const Pod& pod) const;
+
+  // Places `replicas` copies of `pod` one after another (each seeing the
+  // ones before), then puts the cluster back as it was.
+  Result<Placement> place(const Pod& pod, int64_t replicas, const Profile& profile);
+
+  // kube-scheduler's decision for one pod, every node's filter verdict and
+  // every score plugin's scores, encoded as `tightpack replay` encodes one.
+  Result<boost::json::object> explain(const Pod& pod, const Profile& profile) const;
+
+  // Every node with its pool, taints and fill, for drawing the cluster.
+  boost::json::object summary() const;
+
+  const Cluster& cluster() const { return cluster_; }
+  const pools::ClusterSnapshot& snapshot() const { return snapshot_; }
+  const pools::ResolvedPools* resolved_pools() const { return pools_ ? &pools_->resolved : nullptr; }
+
+ private:
+  struct Pools {
+    pools::PoolsConfig config;
+    pools::ResolvedPools resolved;
+    std::vector<std::optional<std::string>> pool_of;  // by node index
+  };
+
+  WhatIfCluster(pools::ClusterSnapshot snapshot, Cluster cluster);
+  const std::string* pool_of(NodeIndex n) const;
+
+  pools::ClusterSnapshot snapshot_;
+  Cluster cluster_;
+  std::optional<Pools> pools_;
+  SchedulerConfiguration config_;
+};
+
+// {"schedulerName", "replicas", "placed", "nodes": […], "placements": […],
+//  "unschedulable"?, "scaleUp"?}: the output of `tightpack predict --output json`.
+boost::json::object encode_placement(const Placement& placement);
+boost::json::object encode_scale_up(const ScaleUpAnswer& answer);
+
+// What the WebAssembly module is asked, as JSON documents: a place request
+// {"pod": <v1 Pod>, "replicas": N, "profile"?: name} or an explain request
+// {"pod": <v1 Pod>, "profile"?: name}. Unknown fields are errors.
+struct WhatIfRequest {
+  Pod pod;
+  int64_t replicas = 1;
+  std::string profile;
+};
+inline constexpr int64_t kMaxWhatIfReplicas = 1000000;
+Result<WhatIfRequest> decode_what_if_request(const boost::json::value& doc, bool with_replicas);
+
+// Text in, JSON text out, never a thrown error: the entry points of the
+// WebAssembly bindings. A failure is {"error": "…"} naming the field and value.
+Result<WhatIfCluster> load_what_if_cluster(std::string_view snapshot_json, std::string_view pools_json,
+                                           std::string_view scheduler_config_json);
+std::string place_text(WhatIfCluster& cluster, std::string_view request_json);
+std::string explain_text(const WhatIfCluster& cluster, std::string_view request_json);
+std::string error_text(std::string_view message);
+
+}  // namespace tightpack

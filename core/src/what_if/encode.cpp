@@ -1,0 +1,170 @@
+// The JSON answers of WhatIfCluster, shared by `tightpack predict --output
+// json` and the WebAssembly module.
+#include <boost/json.hpp>
+
+#include "tightpack/quantity.hpp"
+#include "tightpack/what_if.hpp"
+
+namespace tightpack {
+namespace json = boost::json;
+namespace {
+
+json::array strings(const std::vector<std::string>& v) {
+  json::array a;
+  for (const auto& s : v) a.emplace_back(s);
+  return a;
+}
+
+std::string joined(const std::vector<std::string>& items, const char* separator) {
+  std::string out;
+  for (const std::string& s : items) out += (out.empty() ? "" : separator) + s;
+  return out;
+}
+
+json::value optional_string(const std::optional<std::string>& s) {
+  return s ? json::value(*s) : json::value(nullptr);
+}
+
+}  // namespace
+
+json::object encode_scale_up(const ScaleUpAnswer& a) {
+  const pools::ScaleUpPrediction& p = a.prediction;
+  json::object o;
+  o["expander"] = joined(p.expanders, ",");
+  o["replicasPending"] = p.replicas_pending;
+  o["loops"] = p.loops;
+  json::array growth;
+  for (const auto& g : p.growth) {
+    json::object j{
+        {"pool", g.pool},
+        {"source", g.source == pools::PoolSource::kConfigured ? "configured" : "inferred"},
+        {"nodesAdded", g.nodes_added},
+        {"estimated", g.estimated},
+        {"replicas", strings(g.replicas)},
+        {"otherPendingPods", strings(g.other_pods)},
+        {"provisioningSeconds", g.provisioning_seconds},
+        {"readyInSeconds", g.ready_in_seconds},
+        {"templateFromConfiguration", g.template_from_configuration},
+        {"preemptible", g.preemptible},
+        {"maxSizeReached", g.max_size_reached}};
+    json::array loops;
+    for (int64_t l : g.loops) loops.emplace_back(l);
+    j["loops"] = std::move(loops);
+    j["maxSize"] = g.max_size ? json::value(*g.max_size) : json::value(nullptr);
+    j["pricePerHour"] = g.price_per_hour ? json::value(*g.price_per_hour) : json::value(nullptr);
+    j["addedPricePerHour"] =
+        g.added_price_per_hour ? json::value(*g.added_price_per_hour) : json::value(nullptr);
+    if (!g.tied.empty()) j["tied"] = strings(g.tied);
+    growth.push_back(std::move(j));
+  }
+  o["pools"] = std::move(growth);
+  json::array unplaced;
+  for (const auto& u : p.unplaced) {
+    json::array detail;
+    for (const auto& d : u.pools) {
+      detail.push_back(json::object{
+          {"pool", d.pool}, {"autoscaler", strings(d.autoscaler)}, {"filters", strings(d.filters)}});
+    }
+    unplaced.push_back(json::object{
+        {"replicas", strings(u.replicas)}, {"reason", u.reason}, {"pools", std::move(detail)}});
+  }
+  o["unplaced"] = std::move(unplaced);
+  std::vector<std::string> notes = a.resolved.notes;
+  notes.insert(notes.end(), p.notes.begin(), p.notes.end());
+  o["notes"] = strings(notes);
+  o["everyReplicaRuns"] = p.every_replica_runs();
+  return o;
+}
+
+json::object encode_placement(const Placement& p) {
+  json::object o;
+  o["schedulerName"] = p.scheduler_name;
+  o["replicas"] = p.replicas;
+  o["placed"] = p.placed;
+  json::array nodes;
+  for (const LandedNode& n : p.nodes) {
+    nodes.push_back(json::object{
+        {"node", n.node},
+        {"pool", optional_string(n.pool)},
+        {"replicas", n.replicas},
+        {"cpu", json::object{{"allocatable", format_milli(n.cpu_allocatable)},
+                             {"requestedBefore", format_milli(n.cpu_before)},
+                             {"requestedAfter", format_milli(n.cpu_after)}}},
+        {"memory", json::object{{"allocatable", format_bytes(n.memory_allocatable)},
+                                {"requestedBefore", format_bytes(n.memory_before)},
+                                {"requestedAfter", format_bytes(n.memory_after)}}},
+    });
+  }
+  o["nodes"] = std::move(nodes);
+  json::array placements;
+  for (const Placement::Copy& c : p.copies) {
+    placements.push_back(
+        json::object{{"pod", c.pod}, {"node", optional_string(c.node)}, {"tiedNodes", c.tied_nodes}});
+  }
+  o["placements"] = std::move(placements);
+  if (p.placed < p.replicas) {
+    o["unschedulable"] =
+        json::object{{"replicas", p.replicas - p.placed}, {"message", p.unschedulable_message}};
+  }
+  if (p.scale_up) o["scaleUp"] = encode_scale_up(*p.scale_up);
+  return o;
+}
+
+json::object WhatIfCluster::summary() const {
+  const Cluster& c = cluster_;
+  json::array nodes;
+  for (NodeIndex n = 0; n < c.size(); ++n) {
+    const Node& node = c.node(n);
+    json::object labels;
+    for (const auto& [k, v] : node.labels) labels[k] = v;
+    json::array taints;
+    for (const Taint& t : node.taints) taints.emplace_back(pools::taint_text(t));
+    // The scheduler's units: millicores for cpu, the plain value otherwise.
+    json::object allocatable{{"cpu", c.alloc_cpu()[n]},
+                             {"memory", c.alloc_memory()[n]},
+                             {"pods", c.allowed_pods()[n]}};
+    json::object requested{
+        {"cpu", c.req_cpu()[n]}, {"memory", c.req_memory()[n]}, {"pods", c.pod_count()[n]}};
+    for (uint32_t s = 0; s < c.scalar_count(); ++s) {
+      if (!c.has_scalar(s, n)) continue;
+      allocatable[c.scalar_name(s)] = c.alloc_scalar(s)[n];
+      requested[c.scalar_name(s)] = c.req_scalar(s)[n];
+    }
+    const std::string* pool = pool_of(n);
+    nodes.push_back(json::object{{"name", node.name},
+                                 {"pool", pool ? json::value(*pool) : json::value(nullptr)},
+                                 {"ready", snapshot_.nodes[n].ready},
+                                 {"cordoned", node.unschedulable},
+                                 {"labels", std::move(labels)},
+                                 {"taints", std::move(taints)},
+                                 {"allocatable", std::move(allocatable)},
+                                 {"requested", std::move(requested)}});
+  }
+  json::object o;
+  o["nodes"] = std::move(nodes);
+  o["pendingPods"] = snapshot_.pending.size();
+  if (pools_) {
+    json::array list;
+    for (const pools::NodePool& p : pools_->resolved.pools) {
+      list.push_back(json::object{
+          {"name", p.name},
+          {"source", p.source == pools::PoolSource::kConfigured ? "configured" : "inferred"},
+          {"nodes", strings(p.nodes)},
+          {"minSize", p.min_size},
+          {"maxSize", p.max_size ? json::value(*p.max_size) : json::value(nullptr)},
+          {"provisioningSeconds", p.provisioning_seconds},
+          {"preemptible", p.preemptible},
+          {"pricePerHour", p.price_per_hour ? json::value(*p.price_per_hour) : json::value(nullptr)},
+          {"canGrow", !p.nodes.empty() || p.template_node.has_value()}});
+    }
+    o["pools"] = std::move(list);
+    o["notes"] = strings(pools_->resolved.notes);
+  }
+  json::array profiles;
+  for (const Profile& p : config_.profiles) profiles.emplace_back(p.scheduler_name);
+  for (const char* builtin : {"default", "most-allocated", "rtc", "tightpack"}) profiles.emplace_back(builtin);
+  o["profiles"] = std::move(profiles);
+  return o;
+}
+
+}  // namespace tightpack

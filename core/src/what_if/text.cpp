@@ -1,0 +1,110 @@
+// Text in, JSON text out: the entry points the WebAssembly bindings call.
+// Every failure becomes {"error": "…"} naming the document, field and value.
+#include <boost/json.hpp>
+
+#include "json_read.hpp"
+#include "tightpack/decode.hpp"
+#include "tightpack/what_if.hpp"
+
+namespace tightpack {
+namespace json = boost::json;
+using namespace json_read;
+
+namespace {
+
+Error in_document(const char* document, const Error& e) { return Error{"", std::string(document) + ": " + e.what()}; }
+
+}  // namespace
+
+std::string error_text(std::string_view message) {
+  return json::serialize(json::object{{"error", message}});
+}
+
+Result<WhatIfRequest> decode_what_if_request(const json::value& doc, bool with_replicas) {
+  WhatIfRequest r;
+  auto run = [&]() -> Fail {
+    const JsonPath root;
+    const json::object* o = nullptr;
+    TP_TRY(as_object(doc, root, o));
+    for (const auto& kv : *o) {
+      if (kv.key() != "pod" && kv.key() != "profile" && !(with_replicas && kv.key() == "replicas")) {
+        return value_error(root.field(kv.key()), with_replicas
+                                                     ? "unknown field (pod, replicas, profile)"
+                                                     : "unknown field (pod, profile)");
+      }
+    }
+    const json::value* pod = member(*o, "pod");
+    if (!pod) return value_error(root.field("pod"), "is required");
+    auto decoded = decode_pod(*pod, root.field("pod"));
+    if (!decoded) return decoded.error();
+    r.pod = std::move(*decoded);
+    TP_TRY(read_string(*o, "profile", root, r.profile));
+    if (with_replicas) {
+      if (!member(*o, "replicas")) return value_error(root.field("replicas"), "is required");
+      TP_TRY(read_int(*o, "replicas", root, r.replicas));
+      if (r.replicas < 1 || r.replicas > kMaxWhatIfReplicas) {
+        return value_error(root.field("replicas"), std::to_string(r.replicas) + " is not a whole number from 1 to " +
+                                                       std::to_string(kMaxWhatIfReplicas));
+      }
+    }
+    return std::nullopt;
+  };
+  if (auto fail = run()) return *fail;
+  return r;
+}
+
+Result<WhatIfCluster> load_what_if_cluster(std::string_view snapshot_json, std::string_view pools_json,
+                                           std::string_view scheduler_config_json) {
+  auto snapshot_doc = parse_json(snapshot_json);
+  if (!snapshot_doc) return in_document("snapshot", snapshot_doc.error());
+  auto cluster = WhatIfCluster::load(*snapshot_doc, JsonPath());
+  if (!cluster) return in_document("snapshot", cluster.error());
+  // Without a NodePools document the pools are inferred from the nodes'
+  // pool labels, so scale-up answers come with every cluster.
+  pools::PoolsConfig pools;
+  if (!pools_json.empty()) {
+    auto doc = parse_json(pools_json);
+    if (!doc) return in_document("pools", doc.error());
+    auto decoded = pools::decode_pools_config(*doc, JsonPath());
+    if (!decoded) return in_document("pools", decoded.error());
+    pools = std::move(*decoded);
+  }
+  cluster->use_pools(std::move(pools));
+  if (!scheduler_config_json.empty()) {
+    auto doc = parse_json(scheduler_config_json);
+    if (!doc) return in_document("schedulerConfig", doc.error());
+    auto decoded = decode_scheduler_configuration(*doc, JsonPath());
+    if (!decoded) return in_document("schedulerConfig", decoded.error());
+    cluster->use_scheduler_configuration(std::move(*decoded));
+  }
+  return cluster;
+}
+
+std::string place_text(WhatIfCluster& cluster, std::string_view request_json) {
+  auto doc = parse_json(request_json);
+  if (!doc) return error_text(doc.error().what());
+  auto request = decode_what_if_request(*doc, true);
+  if (!request) return error_text(request.error().what());
+  auto profile = cluster.profile(request->profile, request->pod);
+  if (!profile) return error_text(profile.error().what());
+  auto placement = cluster.place(request->pod, request->replicas, *profile);
+  if (!placement) return error_text(placement.error().what());
+  return json::serialize(encode_placement(*placement));
+}
+
+std::string explain_text(const WhatIfCluster& cluster, std::string_view request_json) {
+  auto doc = parse_json(request_json);
+  if (!doc) return error_text(doc.error().what());
+  auto request = decode_what_if_request(*doc, false);
+  if (!request) return error_text(request.error().what());
+  auto profile = cluster.profile(request->profile, request->pod);
+  if (!profile) return error_text(profile.error().what());
+  auto decision = cluster.explain(request->pod, *profile);
+  if (!decision) return error_text(decision.error().what());
+  json::object out;
+  out["schedulerName"] = profile->scheduler_name;
+  out["result"] = std::move(*decision);
+  return json::serialize(out);
+}
+
+}  // namespace tightpack

@@ -1,0 +1,150 @@
+#include <algorithm>
+#include <boost/json.hpp>
+#include <map>
+
+#include "tightpack/decode.hpp"
+#include "tightpack/framework.hpp"
+#include "tightpack/replay.hpp"
+#include "tightpack/what_if.hpp"
+
+namespace tightpack {
+namespace json = boost::json;
+
+WhatIfCluster::WhatIfCluster(pools::ClusterSnapshot snapshot, Cluster cluster)
+    : snapshot_(std::move(snapshot)), cluster_(std::move(cluster)) {}
+
+Result<WhatIfCluster> WhatIfCluster::load(const json::value& doc, const JsonPath& path) {
+  // One decode serves both views: the scheduler's cluster is built from the
+  // autoscaler snapshot's nodes and bound pods.
+  auto snapshot = pools::decode_cluster_snapshot(doc, path);
+  if (!snapshot) return snapshot.error();
+  if (snapshot->nodes.empty()) {
+    return Error{path.str(), "has no nodes: a what-if question needs the cluster's nodes, as "
+                             "`kubectl get nodes,pods -A -o json` lists them"};
+  }
+  std::vector<Node> nodes;
+  nodes.reserve(snapshot->nodes.size());
+  for (const auto& n : snapshot->nodes) nodes.push_back(n.node);
+  std::vector<const Pod*> pods;
+  pods.reserve(snapshot->pods.size());
+  for (const auto& p : snapshot->pods) pods.push_back(&p.pod);
+  auto cluster = Cluster::build_from(std::move(nodes), pods);
+  if (!cluster) return cluster.error();
+  return WhatIfCluster(std::move(*snapshot), std::move(*cluster));
+}
+
+void WhatIfCluster::use_pools(pools::PoolsConfig config) {
+  std::vector<Node> nodes;
+  nodes.reserve(snapshot_.nodes.size());
+  for (const auto& n : snapshot_.nodes) nodes.push_back(n.node);
+  Pools p{std::move(config), {}, {}};
+  p.resolved = pools::resolve_pools(p.config, nodes);
+  p.pool_of.resize(cluster_.size());
+  for (const pools::NodePool& pool : p.resolved.pools) {
+    for (const std::string& name : pool.nodes) {
+      NodeIndex n = cluster_.find(name);
+      if (n < cluster_.size()) p.pool_of[n] = pool.name;
+    }
+  }
+  pools_ = std::move(p);
+}
+
+void WhatIfCluster::use_scheduler_configuration(SchedulerConfiguration config) {
+  config_ = std::move(config);
+}
+
+const std::string* WhatIfCluster::pool_of(NodeIndex n) const {
+  if (!pools_ || !pools_->pool_of[n]) return nullptr;
+  return &*pools_->pool_of[n];
+}
+
+Result<Profile> WhatIfCluster::profile(std::string_view name, const Pod& pod) const {
+  if (name.empty()) {
+    if (const Profile* own = config_.find(pod.scheduler_name)) return *own;
+    if (!config_.profiles.empty()) return config_.profiles.front();
+    return default_profile();
+  }
+  if (const Profile* configured = config_.find(std::string(name))) return *configured;
+  std::string resolved_name;
+  const JsonPath root;
+  auto builtin = resolve_scenario_profile(json::value(json::string(name)), root.field("profile"), resolved_name);
+  if (!builtin) {
+    std::string configured;
+    for (const Profile& p : config_.profiles) configured += ", " + p.scheduler_name;
+    return Error{"profile", "no profile " + quote_value(name) +
+                                " (built in: default, most-allocated, rtc, tightpack" + configured + ")"};
+  }
+  return std::move(*builtin);
+}
+
+Result<Placement> WhatIfCluster::place(const Pod& pod, int64_t replicas, const Profile& profile) {
+  if (replicas < 1 || replicas > kMaxWhatIfReplicas) {
+    return Error{"replicas", std::to_string(replicas) + " is not a whole number from 1 to " +
+                                 std::to_string(kMaxWhatIfReplicas)};
+  }
+  const std::vector<int64_t> cpu_before = cluster_.req_cpu();
+  const std::vector<int64_t> memory_before = cluster_.req_memory();
+  auto result = simulate_replicas(cluster_, profile, pod, replicas);
+  if (!result) return result.error();
+
+  Placement p;
+  p.scheduler_name = profile.scheduler_name;
+  p.replicas = replicas;
+  std::map<std::string_view, NodeIndex> landed;  // by name, as the answer lists them
+  std::vector<int64_t> count(cluster_.size(), 0);
+  for (const ReplicaPlacement& r : result->replicas) {
+    Placement::Copy copy{r.pod, std::nullopt, r.tied};
+    if (r.node) {
+      copy.node = cluster_.name(*r.node);
+      landed.emplace(cluster_.name(*r.node), *r.node);
+      ++count[*r.node];
+      ++p.placed;
+    }
+    p.copies.push_back(std::move(copy));
+  }
+  for (const auto& [name, n] : landed) {
+    LandedNode l;
+    l.node = std::string(name);
+    if (const std::string* pool = pool_of(n)) l.pool = *pool;
+    l.replicas = count[n];
+    l.cpu_allocatable = cluster_.alloc_cpu()[n];
+    l.cpu_before = cpu_before[n];
+    l.cpu_after = cluster_.req_cpu()[n];
+    l.memory_allocatable = cluster_.alloc_memory()[n];
+    l.memory_before = memory_before[n];
+    l.memory_after = cluster_.req_memory()[n];
+    p.nodes.push_back(std::move(l));
+  }
+  p.unschedulable_message = result->unschedulable_message;
+
+  std::optional<Error> scale_up_error;
+  if (pools_) {
+    // cluster-autoscaler checks pods with kube-scheduler's default filters,
+    // whichever profile schedules them.
+    auto prediction = pools::predict_scale_up(snapshot_, pools_->resolved, pools_->config, default_profile(),
+                                              pools::replicas_of(pod, *result, cluster_));
+    if (prediction) {
+      p.scale_up = ScaleUpAnswer{pools_->resolved, std::move(*prediction)};
+    } else {
+      scale_up_error = prediction.error();
+    }
+  }
+
+  // Put the cluster back: the copies were appended to their nodes' pods.
+  for (const auto& [name, n] : landed) {
+    const size_t size = cluster_.pods_on(n).size();
+    std::vector<size_t> ours;
+    for (size_t i = size - static_cast<size_t>(count[n]); i < size; ++i) ours.push_back(i);
+    cluster_.remove(n, ours);
+  }
+  if (scale_up_error) return *scale_up_error;
+  return p;
+}
+
+Result<json::object> WhatIfCluster::explain(const Pod& pod, const Profile& profile) const {
+  auto plan = PodPlan::make(cluster_, profile, pod);
+  if (!plan) return plan.error();
+  return encode_decision(*plan, cluster_, decide(*plan, cluster_));
+}
+
+}  // namespace tightpack
