@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Installs everything the build and the tests need, on a fresh Debian 12
-# machine of this project's kind; does nothing for what is already there.
+# machine of this project's kind (Node.js 20 and npm come with it); does
+# nothing for what is already there.
 set -euo pipefail
 
 apt_packages=(
   cmake ninja-build g++ ccache python3
   libboost1.81-dev libboost-json1.81-dev
   libyaml-cpp-dev libgtest-dev libbenchmark-dev
+  emscripten
 )
 if [[ ${TIGHTPACK_FUZZ:-0} == 1 ]]; then
   apt_packages+=(clang-14 libclang-rt-14-dev lld-14)
@@ -22,4 +24,12 @@ if ((${#missing[@]})); then
   [[ $(id -u) == 0 ]] || sudo="sudo"
   $sudo apt-get -o DPkg::Lock::Timeout=900 update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout=900 install -y -qq "${missing[@]}" >/dev/null
+fi
+
+# The npm workspaces (wasm/, labextension/): Jest, TypeScript. Reinstalled
+# only when package-lock.json changed since the last install.
+cd "$(dirname "$0")/.."
+if [[ ! -f node_modules/.package-lock.json || package-lock.json -nt node_modules/.package-lock.json ]]; then
+  echo "bootstrap: npm ci"
+  npm ci --no-audit --no-fund --loglevel=error
 fi

@@ -1,20 +1,30 @@
 #!/usr/bin/env bash
-# Runs every test: the GoogleTest suites and the kube-scheduler corpus, natively
-# (release) and under AddressSanitizer + UndefinedBehaviorSanitizer (asan).
+# Runs every test: the GoogleTest suites and both corpora natively (release),
+# the WebAssembly build against the native one (Jest, wasm/test), and the
+# native suites again under AddressSanitizer + UndefinedBehaviorSanitizer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$SECONDS
 scripts/bootstrap.sh
 
 status=0
-for preset in release asan; do
-  echo "== build: $preset"
-  scripts/build.sh "$preset" 2>&1 | grep -Ev '^\[[0-9]+/[0-9]+\] ' || true
-  [[ ${PIPESTATUS[0]} == 0 ]] || { echo "build of $preset failed"; exit 1; }
-  echo "== test: $preset"
-  if ! ctest --preset "$preset" --no-tests=error; then
-    status=1
-  fi
-done
+build() {
+  echo "== build: $1"
+  scripts/build.sh "$1" 2>&1 | grep -Ev '^\[[0-9]+/[0-9]+\] ' || true
+  [[ ${PIPESTATUS[0]} == 0 ]] || { echo "build of $1 failed"; exit 1; }
+}
+
+build release
+echo "== test: release"
+ctest --preset release --no-tests=error || status=1
+
+build wasm
+echo "== test: wasm (Jest; compares with build/release)"
+(cd wasm && npm test --silent) || status=1
+
+build asan
+echo "== test: asan"
+ctest --preset asan --no-tests=error || status=1
+
 echo "== all tests took $((SECONDS - start)) s"
 exit $status

@@ -6,6 +6,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "tightpack/error.hpp"
 #include "tightpack/json_path.hpp"

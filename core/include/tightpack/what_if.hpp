@@ -128,6 +128,9 @@ Result<WhatIfRequest> decode_what_if_request(const boost::json::value& doc, bool
 // WebAssembly bindings. A failure is {"error": "…"} naming the field and value.
 Result<WhatIfCluster> load_what_if_cluster(std::string_view snapshot_json, std::string_view pools_json,
                                            std::string_view scheduler_config_json);
+// {"nodes": N, "pods": N, "pendingPods": N, "pools": N}: what was loaded.
+std::string loaded_text(const WhatIfCluster& cluster);
+std::string summary_text(const WhatIfCluster& cluster);
 std::string place_text(WhatIfCluster& cluster, std::string_view request_json);
 std::string explain_text(const WhatIfCluster& cluster, std::string_view request_json);
 std::string error_text(std::string_view message);

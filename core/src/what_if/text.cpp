@@ -80,6 +80,16 @@ Result<WhatIfCluster> load_what_if_cluster(std::string_view snapshot_json, std::
   return cluster;
 }
 
+std::string loaded_text(const WhatIfCluster& cluster) {
+  const auto* pools = cluster.resolved_pools();
+  return json::serialize(json::object{{"nodes", cluster.snapshot().nodes.size()},
+                                      {"pods", cluster.snapshot().pods.size()},
+                                      {"pendingPods", cluster.snapshot().pending.size()},
+                                      {"pools", pools ? pools->pools.size() : 0}});
+}
+
+std::string summary_text(const WhatIfCluster& cluster) { return json::serialize(cluster.summary()); }
+
 std::string place_text(WhatIfCluster& cluster, std::string_view request_json) {
   auto doc = parse_json(request_json);
   if (!doc) return error_text(doc.error().what());

@@ -1,0 +1,228 @@
+// Hand-written: Emscripten 3.1.6 does not generate declarations. Kept honest
+// by test/types.test.js, which type-checks a client and compares every answer
+// the engine gives with the interfaces below.
+
+/** A JSON document: text, its UTF-8 bytes, or a value to be written as JSON. */
+export type JsonInput = string | Uint8Array | object;
+
+/** Every failure comes back as a value whose message names the field and value. */
+export type Result<T> = { ok: true; value: T } | { ok: false; error: string };
+
+export interface LoadOptions {
+  /** The wasm bytes; the Node entry reads dist/tightpack.wasm when absent. */
+  wasmBinary?: ArrayBuffer | Uint8Array;
+  /** Where the browser glue fetches tightpack.wasm from. */
+  locateFile?: (path: string, scriptDirectory: string) => string;
+}
+
+export function loadEngine(options?: LoadOptions): Promise<Engine>;
+
+export interface ClusterOptions {
+  /** A NodePools document (tightpack.io/v1alpha1); without one, pools are inferred from node labels. */
+  pools?: JsonInput | null;
+  /** A KubeSchedulerConfiguration whose profiles are chosen by schedulerName before the built-in ones. */
+  schedulerConfig?: JsonInput | null;
+}
+
+export class Engine {
+  private constructor();
+  readonly version: string;
+  /** `tightpack replay` on one scenario: the same bytes, without the final newline. */
+  replayBytes(scenario: JsonInput): Uint8Array;
+  replay(scenario: JsonInput): string;
+  /** `tightpack autoscale` on one scenario: the same bytes, without the final newline. */
+  autoscaleBytes(scenario: JsonInput): Uint8Array;
+  autoscale(scenario: JsonInput): string;
+  /**
+   * Decodes a cluster snapshot once: a v1 List as `kubectl get nodes,pods -A -o json`
+   * prints it (DaemonSets, controllers and PodDisruptionBudgets may be listed too),
+   * a NodeList or PodList, or {"nodes": [...], "pods": [...]}.
+   */
+  loadCluster(snapshot: JsonInput, options?: ClusterOptions): Result<Cluster>;
+  /** The size of the WebAssembly memory, in bytes; it only grows. */
+  memoryBytes(): number;
+  /** Bytes of that memory allocated and not yet freed. */
+  heapBytesInUse(): number;
+}
+
+export class Cluster {
+  private constructor();
+  readonly loaded: Loaded;
+  /** Where `replicas` copies of the pod land, one after another, and the scale-up for the rest. */
+  place(request: PlaceRequest | Uint8Array | string): Result<Placement>;
+  /** kube-scheduler's decision for one pod: every node's filter verdict and every plugin's scores. */
+  explain(request: ExplainRequest | Uint8Array | string): Result<Explanation>;
+  summary(): Result<ClusterSummary>;
+  /** Frees the cluster's WebAssembly memory; later calls return an error. */
+  dispose(): void;
+}
+
+export interface Loaded {
+  nodes: number;
+  pods: number;
+  pendingPods: number;
+  pools: number;
+}
+
+export interface ExplainRequest {
+  /** A v1 Pod. */
+  pod: object;
+  /**
+   * A schedulerName of the loaded configuration, or default, most-allocated
+   * (zero-to-jupyterhub's user-scheduler), rtc or tightpack. Without it: the
+   * pod's schedulerName if configured, else the first configured profile, else default.
+   */
+  profile?: string;
+}
+
+export interface PlaceRequest extends ExplainRequest {
+  /** 1 to 1000000. */
+  replicas: number;
+}
+
+export interface Placement {
+  schedulerName: string;
+  replicas: number;
+  placed: number;
+  /** The nodes that take copies, by name. */
+  nodes: LandedNode[];
+  /** One per copy, in order: <namespace>/<name>-<i>. */
+  placements: CopyPlacement[];
+  unschedulable?: Unschedulable;
+  scaleUp?: ScaleUp;
+}
+
+export interface LandedNode {
+  node: string;
+  pool: string | null;
+  replicas: number;
+  cpu: Fill;
+  memory: Fill;
+}
+
+/** Quantities as kubectl prints them ("3920m", "13Gi"). */
+export interface Fill {
+  allocatable: string;
+  requestedBefore: string;
+  requestedAfter: string;
+}
+
+export interface CopyPlacement {
+  pod: string;
+  node: string | null;
+  /** How many nodes shared the best score: kube-scheduler picks among them at random. */
+  tiedNodes: number;
+}
+
+export interface Unschedulable {
+  replicas: number;
+  /** kube-scheduler's FailedScheduling message. */
+  message: string;
+}
+
+export interface ScaleUp {
+  expander: string;
+  replicasPending: number;
+  loops: number;
+  pools: PoolGrowth[];
+  unplaced: Unplaced[];
+  notes: string[];
+  everyReplicaRuns: boolean;
+}
+
+export interface PoolGrowth {
+  pool: string;
+  source: 'configured' | 'inferred';
+  nodesAdded: number;
+  /** The estimator's node count: more than nodesAdded when the pool's max size capped the increase. */
+  estimated: number;
+  replicas: string[];
+  otherPendingPods: string[];
+  provisioningSeconds: number;
+  readyInSeconds: number;
+  templateFromConfiguration: boolean;
+  preemptible: boolean;
+  maxSizeReached: boolean;
+  loops: number[];
+  maxSize: number | null;
+  pricePerHour: number | null;
+  addedPricePerHour: number | null;
+  /** Pools the expander found equally good; the lowest name was chosen. */
+  tied?: string[];
+}
+
+export interface Unplaced {
+  replicas: string[];
+  reason: string;
+  pools: PoolDetail[];
+}
+
+export interface PoolDetail {
+  pool: string;
+  autoscaler: string[];
+  filters: string[];
+}
+
+export interface Explanation {
+  schedulerName: string;
+  result: Decision;
+}
+
+/**
+ * One decision as `tightpack replay` and the shared corpus encode it. A pod the
+ * engine cannot decide (an unsupported feature, an invalid score) has only
+ * `pod` and `error`.
+ */
+export interface Decision {
+  pod: string;
+  error?: string;
+  /** Per node: "ok", or the reasons it fails. */
+  filter?: Record<string, 'ok' | string[]>;
+  /** Per failing node: the plugin that rejected it. */
+  filterPlugin?: Record<string, string>;
+  /** Per feasible node: the weighted score of each enabled plugin, and "total". */
+  scores?: Record<string, Record<string, number>>;
+  feasible?: number;
+  scored?: boolean;
+  /** The nodes sharing the best total; kube-scheduler picks one of them at random. */
+  top?: string[];
+  chosen?: string | null;
+  /** kube-scheduler's FailedScheduling message when no node fits. */
+  message?: string;
+}
+
+export interface ClusterSummary {
+  nodes: NodeSummary[];
+  pendingPods: number;
+  pools?: PoolSummary[];
+  notes?: string[];
+  /** The profiles place() and explain() accept. */
+  profiles: string[];
+}
+
+/** cpu in millicores, memory in bytes, every other resource in its plain unit. */
+export type ResourceAmounts = Record<string, number> & { cpu: number; memory: number; pods: number };
+
+export interface NodeSummary {
+  name: string;
+  pool: string | null;
+  ready: boolean;
+  cordoned: boolean;
+  labels: Record<string, string>;
+  /** As kubectl prints them: "dask=worker:NoSchedule". */
+  taints: string[];
+  allocatable: ResourceAmounts;
+  requested: ResourceAmounts;
+}
+
+export interface PoolSummary {
+  name: string;
+  source: 'configured' | 'inferred';
+  nodes: string[];
+  minSize: number;
+  maxSize: number | null;
+  provisioningSeconds: number;
+  preemptible: boolean;
+  pricePerHour: number | null;
+  canGrow: boolean;
+}

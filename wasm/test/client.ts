@@ -1,0 +1,31 @@
+// A client of the declarations, type-checked by types.test.js: if index.d.ts
+// stops describing what a caller writes, this stops compiling.
+import { loadEngine, type Engine, type Placement, type Result, type Cluster } from '@tightpack/wasm';
+
+export async function example(snapshot: Uint8Array): Promise<string[]> {
+  const engine: Engine = await loadEngine();
+  const lines: string[] = [engine.version, engine.replay('{}'), engine.autoscale(new Uint8Array())];
+  const loaded: Result<Cluster> = engine.loadCluster(snapshot, { pools: null, schedulerConfig: { profiles: [] } });
+  if (!loaded.ok) return [loaded.error];
+  const cluster = loaded.value;
+  const n: number = cluster.loaded.nodes + cluster.loaded.pods + cluster.loaded.pendingPods + cluster.loaded.pools;
+  const placed: Result<Placement> = cluster.place({ pod: {}, replicas: 3, profile: 'tightpack' });
+  if (placed.ok) {
+    for (const node of placed.value.nodes) lines.push(`${node.node} ${node.pool ?? '-'} ${node.cpu.requestedAfter}`);
+    for (const p of placed.value.placements) lines.push(`${p.pod} ${p.node ?? 'pending'} ${p.tiedNodes}`);
+    if (placed.value.unschedulable) lines.push(placed.value.unschedulable.message);
+    for (const g of placed.value.scaleUp?.pools ?? []) lines.push(`${g.pool} +${g.nodesAdded} ${g.readyInSeconds}s`);
+  }
+  const explained = cluster.explain({ pod: {} });
+  if (explained.ok) lines.push(explained.value.result.chosen ?? explained.value.result.message ?? '');
+  const summary = cluster.summary();
+  if (summary.ok) {
+    for (const node of summary.value.nodes) {
+      const gpus: number | undefined = node.allocatable['nvidia.com/gpu'];
+      lines.push(`${node.name} ${node.requested.cpu}/${node.allocatable.cpu} ${gpus ?? 0} ${node.taints.join(',')}`);
+    }
+  }
+  cluster.dispose();
+  lines.push(String(n + engine.memoryBytes() + engine.heapBytesInUse() + engine.replayBytes({}).length));
+  return lines;
+}
