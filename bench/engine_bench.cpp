@@ -114,32 +114,7 @@ const std::string& snapshot_text(size_t nodes) {
   static std::map<size_t, std::string> cache;
   auto it = cache.find(nodes);
   if (it != cache.end()) return it->second;
-  SyntheticCluster s = make_cluster(nodes, 30);
-  boost::json::array items;
-  for (const auto& n : s.nodes) {
-    boost::json::object alloc;
-    for (const auto& [k, v] : n.allocatable) alloc[k] = k == "cpu" ? std::to_string(v) + "m" : std::to_string(v);
-    boost::json::object labels;
-    for (const auto& [k, v] : n.labels) labels[k] = v;
-    items.push_back({{"kind", "Node"},
-                     {"metadata", {{"name", n.name}, {"labels", labels}}},
-                     {"status", {{"allocatable", alloc}, {"capacity", alloc}}}});
-  }
-  for (const auto& p : s.pods) {
-    const auto& r = p.containers[0].requests;
-    items.push_back({{"kind", "Pod"},
-                     {"metadata", {{"name", p.name}, {"namespace", p.ns}}},
-                     {"spec",
-                      {{"nodeName", p.node_name},
-                       {"containers",
-                        {{{"name", "main"},
-                          {"image", p.containers[0].image},
-                          {"resources",
-                           {{"requests", {{"cpu", std::to_string(r[0].second) + "m"}, {"memory", std::to_string(r[1].second)}}}}}}}}}},
-                     {"status", {{"phase", "Running"}}}});
-  }
-  return cache[nodes] = boost::json::serialize(
-             boost::json::object{{"apiVersion", "v1"}, {"kind", "List"}, {"items", items}});
+  return cache[nodes] = snapshot_json(make_cluster(nodes, 30));
 }
 
 // Snapshot text to a Cluster: JSON parse, decode, build. Split into stages.

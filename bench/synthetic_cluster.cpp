@@ -1,6 +1,7 @@
 #include "synthetic_cluster.hpp"
 
 #include <algorithm>
+#include <boost/json.hpp>
 #include <random>
 #include <string>
 
@@ -61,6 +62,33 @@ SyntheticCluster make_cluster(size_t count, size_t pods_per_node, uint64_t seed)
     }
   }
   return c;
+}
+
+std::string snapshot_json(const SyntheticCluster& s) {
+  boost::json::array items;
+  for (const auto& n : s.nodes) {
+    boost::json::object alloc;
+    for (const auto& [k, v] : n.allocatable) alloc[k] = k == "cpu" ? std::to_string(v) + "m" : std::to_string(v);
+    boost::json::object labels;
+    for (const auto& [k, v] : n.labels) labels[k] = v;
+    items.push_back({{"kind", "Node"},
+                     {"metadata", {{"name", n.name}, {"labels", labels}}},
+                     {"status", {{"allocatable", alloc}, {"capacity", alloc}}}});
+  }
+  for (const auto& p : s.pods) {
+    const auto& r = p.containers[0].requests;
+    items.push_back({{"kind", "Pod"},
+                     {"metadata", {{"name", p.name}, {"namespace", p.ns}}},
+                     {"spec",
+                      {{"nodeName", p.node_name},
+                       {"containers",
+                        {{{"name", "main"},
+                          {"image", p.containers[0].image},
+                          {"resources",
+                           {{"requests", {{"cpu", std::to_string(r[0].second) + "m"}, {"memory", std::to_string(r[1].second)}}}}}}}}}},
+                     {"status", {{"phase", "Running"}}}});
+  }
+  return boost::json::serialize(boost::json::object{{"apiVersion", "v1"}, {"kind", "List"}, {"items", items}});
 }
 
 Pod dask_worker() {

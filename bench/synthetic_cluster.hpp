@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "tightpack/model.hpp"
@@ -16,6 +17,10 @@ struct SyntheticCluster {
 };
 
 SyntheticCluster make_cluster(size_t nodes, size_t pods_per_node, uint64_t seed = 42);
+
+// The cluster as `kubectl get nodes,pods -A -o json` prints it, with the fields
+// scheduling reads (no managedFields, env, volumes or container statuses).
+std::string snapshot_json(const SyntheticCluster& cluster);
 
 // A Dask worker: 1 cpu, 4Gi, tolerates the worker taint, prefers the worker pool.
 Pod dask_worker();

@@ -334,8 +334,13 @@ bool volume_needs_volume_plugins(const json::object& vol) {
 }  // namespace
 
 Result<Pod> decode_pod(const json::value& v, const JsonPath& path) {
-  const json::object* o = nullptr;
   Pod pod;
+  if (auto s = decode_pod_into(v, path, pod); !s) return s.error();
+  return pod;
+}
+
+Status decode_pod_into(const json::value& v, const JsonPath& path, Pod& pod) {
+  const json::object* o = nullptr;
   auto run = [&]() -> Fail {
     TP_TRY(as_object(v, path, o));
     if (const json::value* mv = member(*o, "metadata")) {
@@ -387,7 +392,7 @@ Result<Pod> decode_pod(const json::value& v, const JsonPath& path) {
     return std::nullopt;
   };
   if (auto fail = run()) return *fail;
-  return pod;
+  return Ok{};
 }
 
 Result<Node> decode_node(const json::value& v, const JsonPath& path) {

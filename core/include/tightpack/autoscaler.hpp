@@ -107,6 +107,7 @@ Result<AutoscaleScenario> decode_autoscale_scenario(const boost::json::value& do
 // carry the same objects (cluster snapshots, NodePools templates).
 Result<CaNode> decode_ca_node(const boost::json::value& v, const JsonPath& path);
 Result<CaPod> decode_ca_pod(const boost::json::value& v, const JsonPath& path);
+Status decode_ca_pod_into(const boost::json::value& v, const JsonPath& path, CaPod& pod);
 // A node template need not be named; it is then "template-node-for-<group>".
 Result<Node> decode_template_node(const boost::json::value& v, const JsonPath& path,
                                   const std::string& group);

@@ -19,6 +19,10 @@ Result<boost::json::value> parse_json(std::string_view text);
 
 Result<Node> decode_node(const boost::json::value& v, const JsonPath& path);
 Result<Pod> decode_pod(const boost::json::value& v, const JsonPath& path);
+// The same into a default-constructed Pod that already sits where it belongs:
+// a Pod is a large object, and decoders of 150,000 pods should not move each
+// one three times.
+Status decode_pod_into(const boost::json::value& v, const JsonPath& path, Pod& pod);
 
 struct ClusterObjects {
   std::vector<Node> nodes;

@@ -69,12 +69,15 @@ void read_ca_extras(const json::object& o, CaPod& p) {
 }  // namespace
 
 Result<CaPod> decode_ca_pod(const json::value& v, const JsonPath& path) {
-  auto pod = decode_pod(v, path);
-  if (!pod) return pod.error();
   CaPod p;
-  p.pod = std::move(*pod);
-  read_ca_extras(v.get_object(), p);
+  if (auto s = decode_ca_pod_into(v, path, p); !s) return s.error();
   return p;
+}
+
+Status decode_ca_pod_into(const json::value& v, const JsonPath& path, CaPod& p) {
+  if (auto s = decode_pod_into(v, path, p.pod); !s) return s;
+  read_ca_extras(v.get_object(), p);
+  return Ok{};
 }
 
 Result<CaNode> decode_ca_node(const json::value& v, const JsonPath& path) {
