@@ -77,8 +77,10 @@ run (docs/pools.md).
   --replicas N           how many copies (1 to 1000000)
   --config FILE          a KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1);
                          without it, kube-scheduler's default profile
-  --scheduler-name NAME  the profile to use (default: the pod's spec.schedulerName
-                         when the configuration has it, else the first profile)
+  --scheduler-name NAME  the profile to use: a schedulerName of the configuration, or
+                         default, most-allocated, rtc or tightpack (default: the pod's
+                         spec.schedulerName when the configuration has it, else the
+                         configuration's first profile, else kube-scheduler's default)
   --pools FILE           a NodePools document (tightpack.io/v1alpha1), JSON or YAML;
                          pools it does not name are inferred from the nodes' pool
                          labels (GKE, EKS, AKS, Karpenter, instance type)

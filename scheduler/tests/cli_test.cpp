@@ -79,6 +79,19 @@ TEST(Predict, BadInputNamesTheFieldAndValue) {
   EXPECT_NE(r.err.find("\"12Qi\""), std::string::npos) << r.err;
 }
 
+TEST(Predict, BuiltInProfilesByNameWithoutAConfiguration) {
+  auto r = run_cli({"predict", "--cluster", source("examples/daskhub-demo/cluster.json"), "--pod",
+                    source("examples/daskhub-demo/dask-worker.yaml"), "--replicas", "4", "--scheduler-name",
+                    "tightpack"});
+  EXPECT_EQ(r.code, kOk) << r.err;
+  EXPECT_NE(r.out.find("Profile tightpack: 4 of 4 replicas placed"), std::string::npos) << r.out;
+  auto unknown = run_cli({"predict", "--cluster", source("examples/daskhub-demo/cluster.json"), "--pod",
+                          source("examples/daskhub-demo/dask-worker.yaml"), "--replicas", "4",
+                          "--scheduler-name", "spread-everything"});
+  EXPECT_EQ(unknown.code, kUsage);
+  EXPECT_NE(unknown.err.find("no profile \"spread-everything\""), std::string::npos) << unknown.err;
+}
+
 TEST(Predict, UsageErrors) {
   EXPECT_EQ(run_cli({"predict", "--pod", "x", "--replicas", "1"}).code, kUsage);
   EXPECT_EQ(run_cli({"predict", "--cluster", "x", "--pod", "y", "--replicas", "0"}).code, kUsage);

@@ -115,4 +115,12 @@ async function main(argv) {
   return kOk;
 }
 
+// A reader that stops early (`| head`) ends the native command with SIGPIPE,
+// which a shell reports as 128 + 13; Node ignores the signal and raises
+// EPIPE instead: end the same way, without a stack trace.
+process.stdout.on('error', (e) => {
+  if (e.code !== 'EPIPE') throw e;
+  process.exit(141);
+});
+
 process.exitCode = await main(process.argv.slice(2));

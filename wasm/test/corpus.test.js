@@ -83,6 +83,14 @@ describe('tightpack-wasm replay', () => {
     expect(wasm.stdout.toString('latin1')).toBe(native.stdout.toString('latin1'));
   });
 
+  test('a reader that stops early ends it as SIGPIPE ends the native command', () => {
+    const corpus = required(path.join(sharedDir, 'corpus/edge.jsonl'), 'set TIGHTPACK_SHARED_DIR to the shared/ folder');
+    const r = spawnSync('bash', ['-c', `"$0" "$1" replay --jsonl "$2" | head -c 10 >/dev/null; echo \${PIPESTATUS[0]}`,
+      process.execPath, wasmCommand, corpus]);
+    expect(r.stderr.toString()).toBe('');
+    expect(r.stdout.toString().trim()).toBe('141');
+  });
+
   test.each([
     [['replay', '--frobnicate'], 2],
     [['replay', 'a', 'b'], 2],
