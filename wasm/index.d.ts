@@ -52,6 +52,12 @@ export class Cluster {
   place(request: PlaceRequest | Uint8Array | string): Result<Placement>;
   /** kube-scheduler's decision for one pod: every node's filter verdict and every plugin's scores. */
   explain(request: ExplainRequest | Uint8Array | string): Result<Explanation>;
+  /**
+   * cluster-autoscaler's scale-down after the pods `remove` selects (a label selector in
+   * kubectl's syntax, e.g. "dask.org/cluster-name=alice") left: which nodes go, what keeps
+   * the others. What `tightpack forecast --output json` prints.
+   */
+  forecast(request?: ForecastRequest | Uint8Array | string): Result<Forecast>;
   summary(): Result<ClusterSummary>;
   /** Frees the cluster's WebAssembly memory; later calls return an error. */
   dispose(): void;
@@ -78,6 +84,47 @@ export interface ExplainRequest {
 export interface PlaceRequest extends ExplainRequest {
   /** 1 to 1000000. */
   replicas: number;
+}
+
+export interface ForecastRequest {
+  remove?: string;
+}
+
+export interface Forecast {
+  summary: { nodes: number; removable: number; notAutoscaled: number };
+  /** --scale-down-unneeded-time, as the configuration spells it ("10m"). */
+  unneededTime: string;
+  pools: ForecastPool[];
+  nodes: NodeForecast[];
+  /** namespace/name of the pods taken away first. */
+  removedPods?: string[];
+  notes: string[];
+}
+
+export interface ForecastPool {
+  name: string;
+  source: 'configured' | 'inferred';
+  minSize: number;
+  nodes: number;
+  removable: number;
+}
+
+export interface NodeForecast {
+  node: string;
+  pool: string | null;
+  /** The deciding resource and its requested share; GPU nodes are judged by GPU. */
+  utilization: { resource: string; value: number; cpu?: number; memory?: number; gpu?: number };
+  threshold: number;
+  removable: boolean;
+  /** Removable with nothing to move (DaemonSet and mirror pods only). */
+  empty?: boolean;
+  podsToMove?: number;
+  /** cluster-autoscaler's reason ("NotUnderutilized", "BlockedByPod/NotReplicated", …). */
+  reason?: string;
+  blockingPod?: string;
+  /** What a user can do about the blocker. */
+  fix?: string;
+  message: string;
 }
 
 export interface Placement {

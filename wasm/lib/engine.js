@@ -94,6 +94,10 @@ export class Cluster {
     return this.#ask('explain', request);
   }
 
+  forecast(request = {}) {
+    return this.#ask('forecast', request);
+  }
+
   summary() {
     if (!this.#handle) return failure('the cluster was disposed');
     return answer(this.#heap.take(this.#handle.summary()));

@@ -86,6 +86,10 @@ class LoadedCluster {
     return guarded(
         [&] { return cluster_ ? tightpack::explain_text(*cluster_, bytes(request, size)) : not_loaded(); });
   }
+  Text forecast(uintptr_t request, size_t size) {
+    return guarded(
+        [&] { return cluster_ ? tightpack::forecast_text(*cluster_, bytes(request, size)) : not_loaded(); });
+  }
   Text summary() {
     return guarded([&] { return cluster_ ? tightpack::summary_text(*cluster_) : not_loaded(); });
   }
@@ -109,5 +113,6 @@ EMSCRIPTEN_BINDINGS(tightpack) {
       .function("load", &LoadedCluster::load)
       .function("place", &LoadedCluster::place)
       .function("explain", &LoadedCluster::explain)
+      .function("forecast", &LoadedCluster::forecast)
       .function("summary", &LoadedCluster::summary);
 }

@@ -18,6 +18,10 @@ export async function example(snapshot: Uint8Array): Promise<string[]> {
   }
   const explained = cluster.explain({ pod: {} });
   if (explained.ok) lines.push(explained.value.result.chosen ?? explained.value.result.message ?? '');
+  const forecast = cluster.forecast({ remove: 'dask.org/cluster-name=alice' });
+  if (forecast.ok) {
+    for (const node of forecast.value.nodes) lines.push(`${node.node} ${node.removable ? 'goes' : node.reason ?? ''}`);
+  }
   const summary = cluster.summary();
   if (summary.ok) {
     for (const node of summary.value.nodes) {

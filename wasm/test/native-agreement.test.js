@@ -47,3 +47,22 @@ describe.each(cases)('%s', (_, podDoc, replicas, profile) => {
     expect(wasm.value).toEqual(JSON.parse(native.stdout.toString()));
   });
 });
+
+describe.each([[null], ['app.kubernetes.io/component=worker'], ['hub.jupyter.org/username in (ana,bo)']])(
+  'scale-down forecast removing %s',
+  (remove) => {
+    test('wasm forecast() equals native forecast --output json', async () => {
+      required(nativeTightpack, 'build it with `cmake --build --preset release` or set TIGHTPACK_NATIVE');
+      const dir = mkdtempSync(path.join(tmpdir(), 'tightpack-agreement-'));
+      writeFileSync(path.join(dir, 'pools.json'), JSON.stringify(inferAllPools));
+      const native = spawnSync(nativeTightpack, ['forecast', '--cluster', clusterFile, '--pools',
+        path.join(dir, 'pools.json'), ...(remove ? ['--remove', remove] : []), '--output', 'json']);
+      expect(native.stderr.toString()).toBe('');
+      const engine = await loadEngine();
+      const cluster = engine.loadCluster(readFileSync(clusterFile), { pools: inferAllPools }).value;
+      const wasm = cluster.forecast(remove ? { remove } : {});
+      expect(wasm.ok).toBe(true);
+      expect(wasm.value).toEqual(JSON.parse(native.stdout.toString()));
+    });
+  },
+);

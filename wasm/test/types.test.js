@@ -176,6 +176,14 @@ describe('answers have the declared shapes', () => {
     expect(r.result.message).toContain('Insufficient cpu');
     expectShape(r, 'Explanation');
   });
+  test('Forecast, with and without pods taken away', () => {
+    const all = cluster.forecast().value;
+    expectShape(all, 'Forecast');
+    const some = cluster.forecast({ remove: 'app.kubernetes.io/component=worker' }).value;
+    expectShape(some, 'Forecast');
+    expect(cluster.forecast({ remove: 'a in (b' }).error).toContain('remove');
+    expect(cluster.forecast({ removed: 'x' }).error).toContain('unknown field');
+  });
   test('ClusterSummary', () => expectShape(cluster.summary().value, 'ClusterSummary'));
   test('Result failures', () => {
     const r = cluster.place({});

@@ -15,6 +15,7 @@
 
 #include "tightpack/cluster.hpp"
 #include "tightpack/error.hpp"
+#include "tightpack/forecast.hpp"
 #include "tightpack/json_path.hpp"
 #include "tightpack/model.hpp"
 #include "tightpack/pools.hpp"
@@ -85,6 +86,10 @@ class WhatIfCluster {
   // every score plugin's scores, encoded as `tightpack replay` encodes one.
   Result<boost::json::object> explain(const Pod& pod, const Profile& profile) const;
 
+  // cluster-autoscaler's scale-down after the pods `remove` selects (all
+  // pods when null) left: which nodes go and what keeps the others. Needs pools.
+  Result<pools::ScaleDownForecast> forecast(const LabelSelector* remove) const;
+
   // Every node with its pool, taints and fill, for drawing the cluster.
   boost::json::object summary() const;
 
@@ -133,6 +138,9 @@ std::string loaded_text(const WhatIfCluster& cluster);
 std::string summary_text(const WhatIfCluster& cluster);
 std::string place_text(WhatIfCluster& cluster, std::string_view request_json);
 std::string explain_text(const WhatIfCluster& cluster, std::string_view request_json);
+// {"remove"?: "<label selector, kubectl syntax>"} -> the forecast's JSON
+// (what `tightpack forecast --output json` prints).
+std::string forecast_text(const WhatIfCluster& cluster, std::string_view request_json);
 std::string error_text(std::string_view message);
 
 }  // namespace tightpack

@@ -117,4 +117,26 @@ std::string explain_text(const WhatIfCluster& cluster, std::string_view request_
   return json::serialize(out);
 }
 
+std::string forecast_text(const WhatIfCluster& cluster, std::string_view request_json) {
+  auto doc = parse_json(request_json);
+  if (!doc) return error_text(doc.error().what());
+  const JsonPath root;
+  const json::object* o = nullptr;
+  if (auto fail = as_object(*doc, root, o)) return error_text(fail->what());
+  for (const auto& kv : *o) {
+    if (kv.key() != "remove") return error_text(value_error(root.field(kv.key()), "unknown field (remove)").what());
+  }
+  std::string remove_text;
+  if (auto fail = read_string(*o, "remove", root, remove_text)) return error_text(fail->what());
+  std::optional<LabelSelector> remove;
+  if (member(*o, "remove")) {
+    auto parsed = pools::parse_label_selector(remove_text);
+    if (!parsed) return error_text(value_error(root.field("remove"), parsed.error().what()).what());
+    remove = std::move(*parsed);
+  }
+  auto forecast = cluster.forecast(remove ? &*remove : nullptr);
+  if (!forecast) return error_text(forecast.error().what());
+  return json::serialize(pools::forecast_json(*forecast));
+}
+
 }  // namespace tightpack

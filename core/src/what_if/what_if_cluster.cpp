@@ -141,6 +141,11 @@ Result<Placement> WhatIfCluster::place(const Pod& pod, int64_t replicas, const P
   return p;
 }
 
+Result<pools::ScaleDownForecast> WhatIfCluster::forecast(const LabelSelector* remove) const {
+  if (!pools_) return Error{"pools", "a scale-down forecast needs node pools"};
+  return pools::forecast_scale_down(snapshot_, pools_->resolved, pools_->config, remove);
+}
+
 Result<json::object> WhatIfCluster::explain(const Pod& pod, const Profile& profile) const {
   auto plan = PodPlan::make(cluster_, profile, pod);
   if (!plan) return plan.error();
