@@ -9,6 +9,7 @@ apt_packages=(
   libboost1.81-dev libboost-json1.81-dev
   libyaml-cpp-dev libgtest-dev libbenchmark-dev
   emscripten
+  chromium
 )
 if [[ ${TIGHTPACK_FUZZ:-0} == 1 ]]; then
   apt_packages+=(clang-14 libclang-rt-14-dev lld-14)

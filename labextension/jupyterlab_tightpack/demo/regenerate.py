@@ -1,0 +1,38 @@
+"""Write the demo's JSON files from the repository's examples.
+
+    python -m jupyterlab_tightpack.demo.regenerate      # from labextension/, PyYAML installed
+
+profiles.json is written by hand and left alone.
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+
+import yaml
+
+HERE = pathlib.Path(__file__).resolve().parent
+REPO = HERE.parents[2]
+
+SOURCES = {
+    "cluster.json": REPO / "examples" / "daskhub-gke" / "cluster.json",
+    "pools.json": REPO / "examples" / "daskhub-gke" / "pools.yaml",
+    "scheduler-configuration.json": REPO / "config" / "z2jh-user-scheduler.yaml",
+}
+
+
+def converted(source: pathlib.Path) -> object:
+    text = source.read_text(encoding="utf-8")
+    return json.loads(text) if source.suffix == ".json" else yaml.safe_load(text)
+
+
+def main() -> None:
+    for name, source in SOURCES.items():
+        target = HERE / name
+        target.write_text(json.dumps(converted(source), indent=1) + "\n", encoding="utf-8")
+        print(f"{source.relative_to(REPO)} -> {target.relative_to(REPO)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,148 @@
+"""GET /tightpack/snapshot: the first configured source, cached for a short while.
+
+Sources, in order: (1) the tightpack scheduler (``snapshot_url``), (2) the Kubernetes API
+with the notebook's service account (a token file exists and ``use_kubernetes``; a 401 or
+403 moves on to the next source with a note), (3) ``snapshot_file``, (4) the built-in demo.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import time
+from datetime import datetime, timezone
+from typing import Any, Optional
+
+from .config import TightpackConfig
+from .envelope import Snapshot, cluster_objects
+from .errors import SourceError, SourceUnusable
+from .sources import demo, file, kubernetes, scheduler
+
+GKE_POOL_LABEL = "cloud.google.com/gke-nodepool"
+
+
+def looks_like_gke(cluster: dict) -> bool:
+    for node in cluster_objects(cluster, "Node"):
+        labels = (node.get("metadata") or {}).get("labels") or {}
+        if isinstance(labels, dict) and GKE_POOL_LABEL in labels:
+            return True
+    return False
+
+
+def now_rfc3339() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class Result:
+    """One answer of the endpoint: its status, its JSON value and that value as text."""
+
+    def __init__(self, status: int, value: dict):
+        self.status = status
+        self.value = value
+        self.text = json.dumps(value, separators=(",", ":"))
+
+
+class SnapshotService:
+    def __init__(self, config: TightpackConfig, log: Optional[logging.Logger] = None):
+        self.config = config
+        self.log = log or logging.getLogger(__name__)
+        self._cached: Optional[Result] = None
+        self._cached_at = 0.0
+        self._lock: Optional[asyncio.Lock] = None
+
+    async def get(self, refresh: bool = False, demo_only: bool = False) -> Result:
+        if demo_only:
+            snapshot, detail = demo.load(self.config.demo_nodes)
+            return self._envelope({"kind": "demo", "detail": detail}, snapshot, [])
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        async with self._lock:
+            fresh = time.monotonic() - self._cached_at < self.config.cache_seconds
+            if self._cached is not None and fresh and not refresh:
+                return self._cached
+            result = await self._fetch()
+            if result.status == 200:
+                self._cached, self._cached_at = result, time.monotonic()
+            return result
+
+    def _admission(self, snapshot: Snapshot) -> dict:
+        setting = self.config.extended_resource_toleration
+        if isinstance(setting, bool):
+            ert = setting
+        elif snapshot.extended_resource_toleration is not None:
+            ert = snapshot.extended_resource_toleration
+        else:
+            ert = looks_like_gke(snapshot.cluster)
+        return {"extendedResourceToleration": ert}
+
+    def _envelope(self, source: dict, snapshot: Snapshot, notes: list) -> Result:
+        return Result(200, {
+            "source": source,
+            "fetchedAt": now_rfc3339(),
+            "cluster": snapshot.cluster,
+            "pools": snapshot.pools,
+            "schedulerConfiguration": snapshot.scheduler_configuration,
+            "profiles": snapshot.profiles,
+            "admission": self._admission(snapshot),
+            "notes": notes + snapshot.notes,
+        })
+
+    def _failure(self, source: dict, message: str, notes: list) -> Result:
+        self.log.warning("tightpack snapshot: %s", message)
+        return Result(502, {"error": message, "source": source, "notes": notes})
+
+    async def _try(self, source: dict, fetch: Any, notes: list) -> Optional[Result]:
+        """The envelope from ``fetch``, a 502 when it fails, None when it is unusable."""
+        try:
+            snapshot = await fetch
+        except SourceUnusable as exc:
+            notes.append(str(exc))
+            return None
+        except SourceError as exc:
+            return self._failure(source, str(exc), notes)
+        except Exception as exc:  # a bug here must not look like a server crash
+            self.log.exception("tightpack snapshot: %s source", source["kind"])
+            return self._failure(
+                source, f"{source['kind']} source {source['detail']}: internal error: {exc!r}",
+                notes)
+        return self._envelope(source, snapshot, notes)
+
+    async def _fetch(self) -> Result:
+        c = self.config
+        notes: list = []
+        raw = os.environ.get("TIGHTPACK_DEMO_NODES", "").strip()
+        if raw and not (raw.isdigit()):
+            notes.append(f"TIGHTPACK_DEMO_NODES={raw!r} is not a whole number >= 0: ignored")
+
+        if c.snapshot_url:
+            source = {"kind": "scheduler", "detail": c.snapshot_url}
+            return await self._try(  # type: ignore[return-value]
+                source, scheduler.fetch(c.snapshot_url, c.request_timeout), notes)
+
+        if c.use_kubernetes and kubernetes.token_present(c.kubernetes_token_file):
+            token = kubernetes.read_token(c.kubernetes_token_file)
+            if not c.kubernetes_host:
+                notes.append(
+                    f"service-account token {c.kubernetes_token_file} found but no Kubernetes "
+                    "API address (KUBERNETES_SERVICE_HOST unset, kubernetes_host empty): "
+                    "Kubernetes source skipped")
+            elif not token:
+                notes.append(f"service-account token {c.kubernetes_token_file} is empty or "
+                             "unreadable: Kubernetes source skipped")
+            else:
+                base = kubernetes.api_base(c.kubernetes_host)
+                source = {"kind": "kubernetes", "detail": base}
+                result = await self._try(source, kubernetes.fetch(
+                    base, token, c.kubernetes_ca_file, c.request_timeout), notes)
+                if result is not None:
+                    return result
+
+        if c.snapshot_file:
+            source = {"kind": "file", "detail": c.snapshot_file}
+            return await self._try(  # type: ignore[return-value]
+                source, file.fetch(c.snapshot_file), notes)
+
+        snapshot, detail = demo.load(c.demo_nodes)
+        return self._envelope({"kind": "demo", "detail": detail}, snapshot, notes)

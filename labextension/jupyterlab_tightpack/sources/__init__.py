@@ -1,0 +1,1 @@
+"""The snapshot sources, tried in order: scheduler, kubernetes, file, demo."""

@@ -1,0 +1,73 @@
+"""GET /tightpack/templates: every worker template the user may start.
+
+Sources: (a) dask-kubernetes' operator KubeCluster from the user's Dask configuration,
+(b) dask-gateway's cluster options when ``gateway.address`` is configured, (c) the
+KubeSpawner profiles the snapshot publishes. Each pod then gets what the API server does
+before scheduling (admission.py). A failure of one source is an entry in ``errors``; the
+other templates are still returned.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Optional
+
+from . import admission, dask_config, dask_kubernetes, gateway, profiles
+from .config import TightpackConfig
+from .snapshot import SnapshotService
+
+
+def notebook_namespace(config: TightpackConfig) -> str:
+    try:
+        with open(config.kubernetes_namespace_file, encoding="utf-8") as f:
+            return f.read().strip() or "default"
+    except OSError:
+        return "default"
+
+
+async def list_templates(config: TightpackConfig, snapshots: SnapshotService,
+                         log: Optional[logging.Logger] = None) -> dict:
+    log = log or logging.getLogger(__name__)
+    templates: list = []
+    errors: list = []
+    namespace = notebook_namespace(config)
+
+    snapshot = await snapshots.get()
+    if snapshot.status == 200:
+        published = snapshot.value.get("profiles") or []
+        ert = bool(snapshot.value.get("admission", {}).get("extendedResourceToleration"))
+    else:
+        published = []
+        setting = config.extended_resource_toleration
+        ert = setting if isinstance(setting, bool) else False
+        errors.append(f"snapshot (for published profiles and admission): "
+                      f"{snapshot.value.get('error')}")
+
+    cfg = dask_config.read()
+    errors.extend(cfg.errors)
+
+    has_gateway = bool(cfg.get("gateway.address"))
+    if cfg.has("kubernetes") or not has_gateway:
+        found, errs = dask_kubernetes.template(cfg, namespace)
+        errors.extend(errs)
+        if found:
+            templates.append(found)
+
+    found, errs = await gateway.template(cfg, config.request_timeout, namespace)
+    errors.extend(errs)
+    if found:
+        templates.append(found)
+
+    for index, entry in enumerate(published):
+        if not isinstance(entry, dict):
+            continue
+        found, errs = profiles.template(entry, index, namespace)
+        errors.extend(errs)
+        if found:
+            templates.append(found)
+
+    for template in templates:
+        template["notes"].extend(admission.admit(template["pod"], ert))
+    for error in errors:
+        log.info("tightpack templates: %s", error)
+    return {"templates": templates, "errors": errors}

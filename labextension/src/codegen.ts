@@ -1,0 +1,73 @@
+// "Copy code": the Python that starts exactly the workers the panel shows.
+import { workerContainer } from './pod.js';
+import { Pod, WorkerTemplate } from './types.js';
+
+function py(value: unknown, indent = ''): string {
+  if (value === null || value === undefined) return 'None';
+  if (typeof value === 'boolean') return value ? 'True' : 'False';
+  if (typeof value === 'number') return String(value);
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (Array.isArray(value)) {
+    if (!value.length) return '[]';
+    const inner = indent + '    ';
+    return `[\n${value.map((v) => inner + py(v, inner)).join(',\n')},\n${indent}]`;
+  }
+  const entries = Object.entries(value as Record<string, unknown>);
+  if (!entries.length) return '{}';
+  const inner = indent + '    ';
+  return `{\n${entries.map(([k, v]) => `${inner}${JSON.stringify(k)}: ${py(v, inner)}`).join(',\n')},\n${indent}}`;
+}
+
+/** The schedulerName a profile stands for (config/*.yaml); null for kube-scheduler's default. */
+export function schedulerNameOf(profile: string): string | null {
+  if (profile === 'tightpack') return 'tightpack';
+  if (profile === 'most-allocated') return 'jupyterhub-user-scheduler';
+  return null;
+}
+
+function kubeCluster(template: WorkerTemplate, pod: Pod, workers: number, schedulerName: string | null): string {
+  const start = template.start.kind === 'kubecluster' ? template.start : null;
+  const c = workerContainer(pod);
+  const name = start?.name ?? 'dask';
+  const image = c?.image ?? (start?.image || 'ghcr.io/dask/dask:latest');
+  const lines = [
+    'from dask_kubernetes.operator import KubeCluster, make_cluster_spec',
+    '',
+    `spec = make_cluster_spec(name=${py(name)}, image=${py(image)}, resources=${py(c?.resources ?? {})})`,
+    'worker = spec["spec"]["worker"]["spec"]',
+  ];
+  if (schedulerName) lines.push(`worker["schedulerName"] = ${py(schedulerName)}`);
+  if (pod.spec?.tolerations?.length) lines.push(`worker["tolerations"] = ${py(pod.spec.tolerations)}`);
+  if (Object.keys(pod.spec?.nodeSelector ?? {}).length) lines.push(`worker["nodeSelector"] = ${py(pod.spec!.nodeSelector)}`);
+  lines.push(
+    '# Lets cluster-autoscaler remove a node that only Dask workers keep busy.',
+    'worker.setdefault("metadata", {}).setdefault("annotations", {})["cluster-autoscaler.kubernetes.io/safe-to-evict"] = "true"',
+  );
+  const ns = start?.namespace ? `, namespace=${py(start.namespace)}` : '';
+  lines.push(`cluster = KubeCluster(custom_cluster_spec=spec${ns})`, `cluster.scale(${workers})`, 'client = cluster.get_client()');
+  return lines.join('\n');
+}
+
+function gateway(template: WorkerTemplate, pod: Pod, workers: number): string {
+  const start = template.start.kind === 'gateway' ? template.start : null;
+  const c = workerContainer(pod)?.resources?.requests ?? {};
+  const lines = [
+    'from dask_gateway import Gateway',
+    '',
+    `gateway = Gateway(${start ? py(start.address) : ''})`,
+    'options = gateway.cluster_options()',
+  ];
+  const options = start?.options ?? {};
+  if ('worker_cores' in options && c.cpu) lines.push(`options.worker_cores = ${Number.parseFloat(c.cpu) || c.cpu}`);
+  if ('worker_memory' in options && c.memory) {
+    const gib = /^(\d+(?:\.\d+)?)Gi$/.exec(c.memory);
+    lines.push(`options.worker_memory = ${gib ? gib[1] : py(c.memory)}  # GiB`);
+  }
+  lines.push('cluster = gateway.new_cluster(options)', `cluster.scale(${workers})`, 'client = cluster.get_client()');
+  return lines.join('\n');
+}
+
+export function startCode(template: WorkerTemplate, pod: Pod, workers: number, profile: string): string {
+  if (template.start.kind === 'gateway') return gateway(template, pod, workers);
+  return kubeCluster(template, pod, workers, schedulerNameOf(profile));
+}

@@ -1,0 +1,159 @@
+// The front end's logic (lib/, compiled from src/ by `npm test`) on the real
+// engine and the built-in demo cluster: the pod the form describes, the view
+// the panel draws, the fixes and warnings, and the code it offers.
+import { readFileSync } from 'node:fs';
+import { loadEngine } from '@tightpack/wasm';
+import { fixes, warnings } from '../lib/advice.js';
+import { startCode } from '../lib/codegen.js';
+import { parseSelector, parseTolerations, readableMemory, settingsOf, tolerationText, workerPod } from '../lib/pod.js';
+import { cpuError, formatWait, memoryError, parseQuantity } from '../lib/quantity.js';
+import { answerView } from '../lib/view.js';
+
+const demo = (name) => JSON.parse(readFileSync(new URL(`../jupyterlab_tightpack/demo/${name}`, import.meta.url)));
+const daskToleration = { key: 'dask', operator: 'Equal', value: 'worker', effect: 'NoSchedule' };
+const template = {
+  id: 't', name: 'Dask worker', source: 'dask-kubernetes', description: '', workers: 3, notes: [],
+  start: { kind: 'kubecluster', name: 'dask', namespace: 'daskhub', image: 'ghcr.io/dask/dask:2024.1.0', resources: {}, env: {}, customClusterSpec: null },
+  pod: {
+    metadata: { name: 'dask-worker', namespace: 'daskhub' },
+    spec: {
+      containers: [{ name: 'worker', image: 'ghcr.io/dask/dask:2024.1.0', resources: { requests: { cpu: '1', memory: '4Gi' }, limits: { cpu: '1', memory: '4Gi' } } }],
+      tolerations: [daskToleration],
+    },
+  },
+};
+
+let engine;
+let cluster;
+let summary;
+beforeAll(async () => {
+  engine = await loadEngine();
+  cluster = engine.loadCluster(demo('cluster.json'), { pools: demo('pools.json') }).value;
+  summary = cluster.summary().value;
+});
+
+function place(settings, profile = 'tightpack', extendedResourceToleration = true) {
+  const pod = workerPod(template.pod, settings, extendedResourceToleration);
+  const r = cluster.place({ pod, replicas: settings.workers, profile });
+  expect(r.error).toBeUndefined();
+  return { pod, placement: r.value };
+}
+
+describe('quantities', () => {
+  test.each([['8Gi', 8 * 2 ** 30], ['500m', 0.5], ['1.5', 1.5], ['2e3', 2000], ['7500Mi', 7500 * 2 ** 20]])('%s', (t, v) => {
+    expect(parseQuantity(t)).toBeCloseTo(v);
+  });
+  test('bad memory values say how to write them', () => {
+    expect(memoryError('8 GB')).toBe('Memory "8 GB" is not a Kubernetes quantity: write 8Gi');
+    expect(memoryError('lots')).toMatch(/not a Kubernetes quantity such as 8Gi/);
+    expect(memoryError('0')).toMatch(/more than 0/);
+    expect(memoryError('12Gi')).toBeNull();
+    expect(cpuError('two')).toMatch(/Cores "two"/);
+    expect(formatWait(600)).toBe('~10 min');
+    expect(readableMemory('12884901888')).toBe('12Gi');
+    expect(readableMemory('1500000000')).toBe('1500000000');
+    expect(readableMemory('8Gi')).toBe('8Gi');
+  });
+});
+
+describe('the worker pod', () => {
+  test('takes the form and what admission adds for GPUs', () => {
+    const s = { ...settingsOf(template.pod, 4), gpus: 1 };
+    const pod = workerPod(template.pod, s, true);
+    const c = pod.spec.containers[0];
+    expect(c.resources.requests).toEqual({ cpu: '1', memory: '4Gi', 'nvidia.com/gpu': '1' });
+    expect(c.resources.limits['nvidia.com/gpu']).toBe('1');
+    expect(pod.spec.tolerations).toContainEqual({ key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' });
+    expect(workerPod(template.pod, s, false).spec.tolerations).toEqual([daskToleration]);
+    expect(template.pod.spec.tolerations).toEqual([daskToleration]);  // the template is not changed
+  });
+  test('tolerations and selectors read back what they print', () => {
+    const text = [daskToleration, { key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' }].map(tolerationText).join('\n');
+    expect(parseTolerations(text)).toEqual({ tolerations: [daskToleration, { key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' }], error: null });
+    expect(parseTolerations('dask worker').error).toMatch(/not key=value:Effect/);
+    expect(parseSelector('a=b, c=d')).toEqual({ selector: { a: 'b', c: 'd' }, error: null });
+    expect(parseSelector('a').error).toMatch(/not key=value/);
+  });
+});
+
+describe('the answer', () => {
+  test('pools add up to the placement', () => {
+    const s = settingsOf(template.pod, 20);
+    const { pod, placement } = place(s);
+    const view = answerView(summary, placement, pod.spec.containers[0].resources.requests);
+    const now = view.pools.reduce((n, p) => n + p.workers, 0);
+    expect(now).toBe(placement.placed);
+    expect(view.placedNow + view.placedAfterScaleUp + view.never).toBe(20);
+    for (const g of placement.scaleUp?.pools ?? []) {
+      expect(view.pools.find((p) => p.name === g.pool).adds).toBe(g.nodesAdded);
+    }
+    for (const p of view.pools) for (const n of p.nodes) expect(n.after).toBeGreaterThanOrEqual(n.before);
+  });
+
+  test('workers without the worker toleration get it as a fix', () => {
+    const s = { ...settingsOf(template.pod, 200), tolerations: [] };
+    const { pod, placement } = place(s);
+    expect(fixes(summary, placement, pod)).toContain('add toleration dask=worker:NoSchedule');
+  });
+
+  test('workers too large for any node are told how much they may ask for', () => {
+    const s = { ...settingsOf(template.pod, 1), memory: '900Gi' };
+    const { pod, placement } = place(s);
+    expect(placement.placed).toBe(0);
+    expect(fixes(summary, placement, pod).join('\n')).toMatch(/ask for at most [\d.]+ GiB of memory to fit the [\w-]+ pool/);
+  });
+
+  test('a pool at its max size is a warning', () => {
+    const s = { ...settingsOf(template.pod, 400), cores: '4', memory: '16Gi' };
+    const { pod, placement } = place(s);
+    expect(warnings(summary, placement, pod).map((w) => w.kind)).toContain('pool-at-max');
+  });
+
+  test('workers that tolerate the worker pool but do not select it are warned when another pool grows', () => {
+    const s = settingsOf(template.pod, 60);
+    const { pod, placement } = place(s);
+    // The demo's worker nodes are busy: cluster-autoscaler grows core-pool too.
+    expect((placement.scaleUp?.pools ?? []).map((g) => g.pool)).toContain('core-pool');
+    const warned = warnings(summary, placement, pod).find((w) => w.kind === 'tolerates-not-selects');
+    expect(warned.text).toContain('Add node selector cloud.google.com/gke-nodepool=dask-workers');
+    const selected = place({ ...s, nodeSelector: { 'cloud.google.com/gke-nodepool': 'dask-workers' } });
+    expect(warnings(summary, selected.placement, selected.pod).map((w) => w.kind)).not.toContain('tolerates-not-selects');
+  });
+
+  test('operator workers without safe-to-evict are warned about scale-down', () => {
+    const { pod, placement } = place(settingsOf(template.pod, 2));
+    expect(warnings(summary, placement, pod).map((w) => w.kind)).toContain('blocks-scale-down');
+    pod.metadata.annotations = { 'cluster-autoscaler.kubernetes.io/safe-to-evict': 'true' };
+    expect(warnings(summary, placement, pod).map((w) => w.kind)).not.toContain('blocks-scale-down');
+  });
+
+  test('ties are said to be random under the default profile', () => {
+    const { pod, placement } = place(settingsOf(template.pod, 3), 'default');
+    const tied = placement.placements.some((c) => c.tiedNodes > 1);
+    expect(warnings(summary, placement, pod).some((w) => w.kind === 'ties')).toBe(tied);
+  });
+});
+
+describe('copy code', () => {
+  test('a KubeCluster with the worker spec and schedulerName', () => {
+    const s = { ...settingsOf(template.pod, 20), gpus: 1 };
+    const pod = workerPod(template.pod, s, true);
+    const code = startCode(template, pod, 20, 'tightpack');
+    expect(code).toContain('from dask_kubernetes.operator import KubeCluster, make_cluster_spec');
+    expect(code).toContain('worker["schedulerName"] = "tightpack"');
+    expect(code).toContain('"nvidia.com/gpu": "1"');
+    expect(code).toContain('"key": "dask"');
+    expect(code).toContain('cluster.scale(20)');
+    expect(code).toContain('namespace="daskhub"');
+    expect(startCode(template, pod, 20, 'default')).not.toContain('schedulerName');
+  });
+  test('dask-gateway options', () => {
+    const gw = { ...template, source: 'dask-gateway', start: { kind: 'gateway', address: 'http://gw', options: { worker_cores: 1, worker_memory: 4 } } };
+    const pod = workerPod(template.pod, { ...settingsOf(template.pod, 5), cores: '2', memory: '8Gi' }, false);
+    const code = startCode(gw, pod, 5, 'tightpack');
+    expect(code).toContain('Gateway("http://gw")');
+    expect(code).toContain('options.worker_cores = 2');
+    expect(code).toContain('options.worker_memory = 8  # GiB');
+    expect(code).toContain('cluster.scale(5)');
+  });
+});

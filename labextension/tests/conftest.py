@@ -1,0 +1,107 @@
+"""A real jupyter_server with the extension enabled (pytest-jupyter), and local test doubles.
+
+Every HTTP server a test starts here is a test double on 127.0.0.1: the tightpack
+scheduler's snapshot endpoint (the scheduler daemon does not exist yet), the Kubernetes
+API, dask-gateway. Nothing leaves the machine.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+
+import pytest
+import tornado.httpserver
+import tornado.testing
+import tornado.web
+from traitlets.config import Config
+
+pytest_plugins = ("pytest_jupyter.jupyter_server",)
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(autouse=True)
+def clean_environment(monkeypatch, tmp_path):
+    """No setting of the machine leaks in: TIGHTPACK_*, DASK_*, KUBERNETES_*, hub tokens."""
+    for name in list(os.environ):
+        if name.startswith(("TIGHTPACK_", "DASK_", "KUBERNETES_", "JUPYTERHUB_API_TOKEN")):
+            monkeypatch.delenv(name, raising=False)
+    root = tmp_path / "etc-dask"
+    root.mkdir()
+    monkeypatch.setenv("DASK_ROOT_CONFIG", str(root))
+
+
+@pytest.fixture
+def service_account(tmp_path):
+    """Where the service-account files go; empty (no token) unless a test writes them."""
+    path = tmp_path / "serviceaccount"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def tightpack_settings():
+    """c.TightpackConfig values for one test (override with parametrize)."""
+    return {}
+
+
+@pytest.fixture
+def jp_server_config(tightpack_settings, service_account):
+    settings = {
+        "kubernetes_token_file": str(service_account / "token"),
+        "kubernetes_ca_file": str(service_account / "ca.crt"),
+        "kubernetes_namespace_file": str(service_account / "namespace"),
+        **tightpack_settings,
+    }
+    return Config({
+        "ServerApp": {"jpserver_extensions": {"jupyterlab_tightpack": True}},
+        "TightpackConfig": settings,
+    })
+
+
+@pytest.fixture
+def tightpack(jp_serverapp):
+    """The running extension's TightpackConfig: tests may change it between requests."""
+    return jp_serverapp.web_app.settings["tightpack_config"]
+
+
+@pytest.fixture
+def get(jp_fetch):
+    """GET /tightpack/<path>: (status, JSON body), error statuses included."""
+
+    async def fetch(path, **params):
+        response = await jp_fetch("tightpack", path, params=params or None, raise_error=False)
+        return response.code, json.loads(response.body)
+
+    return fetch
+
+
+@pytest.fixture
+def serve(jp_asyncio_loop):
+    """Start a local tornado test double: serve(handlers) -> its base URL."""
+    servers = []
+
+    def start(handlers):
+        sock, port = tornado.testing.bind_unused_port()
+        server = tornado.httpserver.HTTPServer(tornado.web.Application(handlers))
+        server.add_sockets([sock])
+        servers.append(server)
+        return f"http://127.0.0.1:{port}"
+
+    yield start
+    for server in servers:
+        server.stop()
+
+
+@pytest.fixture
+def unused_url():
+    """A URL nothing listens on: connection refused."""
+    sock, port = tornado.testing.bind_unused_port()
+    sock.close()
+    return f"http://127.0.0.1:{port}/snapshot"
+
+
+def example(*parts):
+    return json.loads((REPO / "examples" / pathlib.Path(*parts)).read_text())

@@ -1,0 +1,325 @@
+"""GET /tightpack/templates: dask-kubernetes, dask-gateway and published profiles."""
+
+from __future__ import annotations
+
+import base64
+import json
+import textwrap
+
+import pytest
+import tornado.web
+
+
+@pytest.fixture
+def dask_config(tmp_path, monkeypatch):
+    """A Dask config directory in $DASK_CONFIG; returns a function writing one file in it."""
+    directory = tmp_path / "dask"
+    directory.mkdir()
+    monkeypatch.setenv("DASK_CONFIG", str(directory))
+
+    def write(name, text):
+        path = directory / name
+        path.write_text(textwrap.dedent(text))
+        return path
+
+    return write
+
+
+def by_id(body):
+    return {t["id"]: t for t in body["templates"]}
+
+
+async def test_without_dask_config_dask_kubernetes_defaults(get):
+    status, body = await get("templates")
+    assert status == 200
+    assert body["errors"] == []
+    templates = by_id(body)
+    assert list(templates) == ["dask-kubernetes", "profile:cpu-worker", "profile:gpu-worker-t4"]
+    kube = templates["dask-kubernetes"]
+    assert kube["name"] == "Dask worker (dask-kubernetes defaults)"
+    assert kube["source"] == "dask-kubernetes"
+    assert kube["workers"] == 0
+    assert kube["start"] == {"kind": "kubecluster", "name": "dask-{user}-{uuid}",
+                             "namespace": "default", "image": "ghcr.io/dask/dask:latest",
+                             "resources": {}, "env": {}, "customClusterSpec": None}
+    container = kube["pod"]["spec"]["containers"][0]
+    assert container["name"] == "worker" and container["image"] == "ghcr.io/dask/dask:latest"
+    assert container["args"] == ["dask-worker", "--name", "$(DASK_WORKER_NAME)", "--dashboard",
+                                 "--dashboard-address", "8788"]
+    assert kube["pod"]["metadata"]["labels"]["dask.org/component"] == "worker"
+    assert any("requests no CPU or memory" in n for n in kube["notes"])
+
+
+async def test_kubecluster_settings_from_the_dask_config(dask_config, service_account, get,
+                                                         monkeypatch):
+    (service_account / "namespace").write_text("daskhub")
+    dask_config("kubernetes.yaml", """\
+        kubernetes:
+          name: "dask-{user}-{uuid}"
+          image: ghcr.io/dask/dask:2024.12.1
+          count:
+            start: 4
+          worker_command: dask worker
+          env:
+            EXTRA_PIP_PACKAGES: s3fs
+          resources:
+            limits: {cpu: "2", memory: 8Gi, nvidia.com/gpu: "1"}
+            requests: {cpu: "1500m"}
+        """)
+    monkeypatch.setenv("DASK_KUBERNETES__IMAGE", "'ghcr.io/dask/dask:2025.1.0'")
+    status, body = await get("templates")
+    assert status == 200 and body["errors"] == []
+    kube = by_id(body)["dask-kubernetes"]
+    assert kube["name"] == "Dask worker (dask-kubernetes)"
+    assert kube["workers"] == 4
+    assert kube["start"]["namespace"] == "daskhub"
+    assert kube["start"]["image"] == "ghcr.io/dask/dask:2025.1.0"  # the environment wins
+    assert kube["start"]["env"] == {"EXTRA_PIP_PACKAGES": "s3fs"}
+    pod = kube["pod"]
+    assert pod["metadata"]["namespace"] == "daskhub"
+    container = pod["spec"]["containers"][0]
+    assert container["args"][:2] == ["dask", "worker"]
+    assert container["env"] == [{"name": "EXTRA_PIP_PACKAGES", "value": "s3fs"}]
+    # admission: memory and the GPU get their limits as requests, cpu keeps its request,
+    # and the GPU a toleration (the demo snapshot is GKE)
+    assert container["resources"]["requests"] == {"cpu": "1500m", "memory": "8Gi",
+                                                  "nvidia.com/gpu": "1"}
+    assert pod["spec"]["tolerations"] == [
+        {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
+    assert any("ExtendedResourceToleration" in n for n in kube["notes"])
+
+
+async def test_custom_cluster_spec(dask_config, tmp_path, get):
+    spec = tmp_path / "cluster.yaml"
+    spec.write_text(textwrap.dedent("""\
+        apiVersion: kubernetes.dask.org/v1
+        kind: DaskCluster
+        metadata:
+          name: big-cluster
+          namespace: science
+        spec:
+          worker:
+            replicas: 12
+            spec:
+              tolerations:
+                - {key: dask, operator: Equal, value: worker, effect: NoSchedule}
+              nodeSelector: {k8s.dask.org/node-purpose: worker}
+              containers:
+                - name: worker
+                  image: ghcr.io/dask/dask:2024.12.1
+                  resources:
+                    requests: {cpu: 1800m, memory: 12Gi}
+          scheduler:
+            spec:
+              containers: [{name: scheduler, image: ghcr.io/dask/dask:2024.12.1}]
+        """))
+    dask_config("kubernetes.yaml", f"kubernetes:\n  custom-cluster-spec: {spec}\n")
+    status, body = await get("templates")
+    assert status == 200 and body["errors"] == []
+    kube = by_id(body)["dask-kubernetes"]
+    assert kube["workers"] == 12
+    assert kube["start"]["customClusterSpec"] == str(spec)
+    assert kube["start"]["name"] == "big-cluster"
+    pod = kube["pod"]
+    assert pod["metadata"]["namespace"] == "science"
+    assert pod["metadata"]["labels"]["dask.org/cluster-name"] == "big-cluster"
+    assert pod["spec"]["nodeSelector"] == {"k8s.dask.org/node-purpose": "worker"}
+    assert pod["spec"]["containers"][0]["resources"]["requests"]["memory"] == "12Gi"
+
+
+async def test_custom_cluster_spec_missing_or_wrong(dask_config, tmp_path, get):
+    dask_config("kubernetes.yaml", f"kubernetes:\n  custom_cluster_spec: {tmp_path}/none.yaml\n")
+    status, body = await get("templates")
+    assert status == 200
+    assert "dask-kubernetes" not in by_id(body)
+    assert body["errors"] == [f"custom cluster spec {tmp_path}/none.yaml (Dask config "
+                              "kubernetes.custom-cluster-spec): no such file"]
+    wrong = tmp_path / "pod.yaml"
+    wrong.write_text("kind: Pod\nspec: {containers: []}\n")
+    dask_config("kubernetes.yaml", f"kubernetes:\n  custom_cluster_spec: {wrong}\n")
+    _, body = await get("templates")
+    assert "no spec.worker.spec" in body["errors"][0] and str(wrong) in body["errors"][0]
+
+
+async def test_bad_yaml_is_an_error_naming_the_file_and_line(dask_config, get):
+    dask_config("a-good.yaml", "kubernetes:\n  image: ghcr.io/dask/dask:2024.12.1\n")
+    bad = dask_config("b-bad.yaml", "kubernetes:\n  image: [unclosed\n  name: x\n")
+    status, body = await get("templates")
+    assert status == 200
+    assert len(body["errors"]) == 1
+    assert body["errors"][0].startswith(f"Dask config file {bad}: invalid YAML at line ")
+    kube = by_id(body)["dask-kubernetes"]  # the good file still counts
+    assert kube["start"]["image"] == "ghcr.io/dask/dask:2024.12.1"
+    assert "profile:cpu-worker" in by_id(body)
+
+
+async def test_bad_resources_is_an_error(dask_config, get):
+    dask_config("kubernetes.yaml", "kubernetes:\n  resources: {cpu: 2}\n")
+    _, body = await get("templates")
+    assert "dask-kubernetes" not in by_id(body)
+    assert body["errors"] == ["Dask config kubernetes.resources: unknown field 'cpu' "
+                              "(KubeCluster accepts limits and requests)"]
+
+
+class FakeGateway(tornado.web.RequestHandler):
+    """Test double of a dask-gateway server's cluster options endpoint."""
+
+    def initialize(self, seen):
+        self.seen = seen
+
+    def get(self):
+        self.seen.append(self.request.headers.get("Authorization"))
+        self.finish({"cluster_options": [
+            {"field": "worker_cores", "label": "Worker Cores", "default": 2,
+             "spec": {"type": "int", "min": 1, "max": 8}},
+            {"field": "worker_memory", "label": "Worker Memory (GiB)", "default": 4,
+             "spec": {"type": "float", "min": 1, "max": 32}},
+            {"field": "image", "label": "Image", "default": "pangeo/pangeo-notebook:2024.12.1",
+             "spec": {"type": "string"}},
+            {"field": "environment", "label": "Environment", "default": {"A": "1"},
+             "spec": {"type": "mapping"}},
+        ]})
+
+
+async def test_gateway_options(dask_config, serve, monkeypatch, get):
+    seen = []
+    base = serve([("/services/dask-gateway/api/v1/options", FakeGateway, {"seen": seen})])
+    monkeypatch.setenv("GATEWAY_BASE", base)
+    monkeypatch.setenv("JUPYTERHUB_API_TOKEN", "hub-token")
+    dask_config("gateway.yaml", """\
+        gateway:
+          address: "{GATEWAY_BASE}/services/dask-gateway/"
+          auth:
+            type: jupyterhub
+          cluster:
+            options:
+              worker_memory: 6
+        """)
+    status, body = await get("templates")
+    assert status == 200 and body["errors"] == []
+    templates = by_id(body)
+    assert "dask-kubernetes" not in templates  # a gateway is configured, KubeCluster is not
+    gw = templates["dask-gateway"]
+    assert seen == ["jupyterhub hub-token"]
+    assert gw["source"] == "dask-gateway" and gw["workers"] == 0
+    assert gw["start"] == {"kind": "gateway", "address": f"{base}/services/dask-gateway",
+                           "options": {"worker_cores": 2, "worker_memory": 6,
+                                       "image": "pangeo/pangeo-notebook:2024.12.1",
+                                       "environment": {"A": "1"}}}
+    container = gw["pod"]["spec"]["containers"][0]
+    assert container["image"] == "pangeo/pangeo-notebook:2024.12.1"
+    six_gib = str(6 * 1024**3)
+    assert container["resources"] == {"requests": {"cpu": "2.0", "memory": six_gib},
+                                      "limits": {"cpu": "2.0", "memory": six_gib}}
+    assert container["env"] == [{"name": "A", "value": "1"}]
+    assert any("not visible" in n for n in gw["notes"])
+
+
+async def test_gateway_basic_auth_and_failures(dask_config, serve, unused_url, get):
+    seen = []
+    base = serve([("/api/v1/options", FakeGateway, {"seen": seen})])
+    dask_config("gateway.yaml", f"""\
+        gateway:
+          address: {base}
+          auth: {{type: basic, kwargs: {{username: alice, password: pw}}}}
+        """)
+    _, body = await get("templates")
+    assert "dask-gateway" in by_id(body)
+    assert seen == ["Basic " + base64.b64encode(b"alice:pw").decode()]
+
+    unreachable = unused_url.rsplit("/", 1)[0]
+    dask_config("gateway.yaml", f"gateway:\n  address: {unreachable}\n")
+    status, body = await get("templates")
+    assert status == 200
+    assert "dask-gateway" not in by_id(body)
+    assert body["errors"][0].startswith(f"dask-gateway {unreachable}/api/v1/options is "
+                                        "unreachable")
+    assert "profile:cpu-worker" in by_id(body)  # the others are still there
+
+
+async def test_gateway_address_needs_its_environment_variable(dask_config, get):
+    dask_config("gateway.yaml", "gateway:\n  address: '{NOT_SET_ANYWHERE}/gateway'\n")
+    _, body = await get("templates")
+    assert "NOT_SET_ANYWHERE" in body["errors"][0] and "gateway.address" in body["errors"][0]
+
+
+async def test_profiles_from_the_demo(get):
+    _, body = await get("templates")
+    cpu = by_id(body)["profile:cpu-worker"]
+    assert cpu["name"] == "CPU worker" and cpu["source"] == "profile" and cpu["workers"] == 1
+    assert cpu["start"] == {"kind": "profile", "slug": "cpu-worker"}
+    twelve_gib = str(12 * 1024**3)
+    pod = cpu["pod"]
+    assert pod["spec"]["containers"][0]["resources"] == {
+        "requests": {"cpu": "1800m", "memory": twelve_gib},
+        "limits": {"cpu": "1800m", "memory": twelve_gib}}
+    assert pod["spec"]["nodeSelector"] == {"k8s.dask.org/node-purpose": "worker"}
+    assert pod["spec"]["tolerations"] == [
+        {"key": "dask", "operator": "Equal", "value": "worker", "effect": "NoSchedule"}]
+
+    gpu = by_id(body)["profile:gpu-worker-t4"]
+    container = gpu["pod"]["spec"]["containers"][0]
+    # the GPU limit became a request (defaulting), which brings the toleration (GKE)
+    assert container["resources"]["requests"] == {"cpu": "3", "memory": str(20 * 1024**3),
+                                                  "nvidia.com/gpu": "1"}
+    assert gpu["pod"]["spec"]["tolerations"] == [
+        {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
+
+
+@pytest.mark.parametrize("tightpack_settings", [{"extended_resource_toleration": False}])
+async def test_no_gpu_toleration_when_the_plugin_is_off(get):
+    status, body = await get("templates")
+    assert status == 200
+    gpu = by_id(body)["profile:gpu-worker-t4"]
+    assert "tolerations" not in gpu["pod"]["spec"]
+    assert gpu["pod"]["spec"]["containers"][0]["resources"]["requests"]["nvidia.com/gpu"] == "1"
+
+
+async def test_published_profiles_from_a_snapshot_file(tmp_path, tightpack, get):
+    from conftest import example
+    path = tmp_path / "snapshot.json"
+    path.write_text(json.dumps({
+        "cluster": example("daskhub-gke", "cluster.json"),
+        "profiles": [
+            {"display_name": "Large (bad)", "kubespawner_override": {"mem_limit": "lots"}},
+            {"display_name": "Medium GPU", "kubespawner_override": {
+                "cpu_guarantee": 0.5, "mem_guarantee": "1.5G",
+                "extra_resource_guarantees": {"nvidia.com/gpu": 1},
+                "scheduler_name": "jupyterhub-user-scheduler",
+                "node_affinity_required": [{"matchExpressions": [
+                    {"key": "pool", "operator": "In", "values": ["gpu"]}]}],
+                "tolerations": [{"key": "nvidia.com/gpu", "operator": "Equal",
+                                 "value": "present", "effect": "NoSchedule"}]},
+             "profile_options": {"image": {"display_name": "Image", "choices": {
+                 "old": {"display_name": "Old", "kubespawner_override": {"image": "old:1"}},
+                 "new": {"display_name": "New", "default": True,
+                         "kubespawner_override": {"image": "new:2"}}}}}},
+        ]}))
+    tightpack.snapshot_file = str(path)
+    status, body = await get("templates")
+    assert status == 200
+    assert body["errors"] == ["published profile 'large-bad' (profiles[0]): mem_limit: 'lots' "
+                              "is not a memory specification (a number of bytes, or a number "
+                              "with suffix K, M, G or T)"]
+    medium = by_id(body)["profile:medium-gpu"]
+    spec = medium["pod"]["spec"]
+    assert spec["containers"][0]["image"] == "new:2"
+    assert spec["containers"][0]["resources"]["requests"] == {
+        "cpu": "500m", "memory": str(int(1.5 * 1024**3)), "nvidia.com/gpu": "1"}
+    assert spec["schedulerName"] == "jupyterhub-user-scheduler"
+    assert spec["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][
+        "nodeSelectorTerms"][0]["matchExpressions"][0]["key"] == "pool"
+    # an Equal toleration does not match the plugin's Exists one: both are there
+    assert spec["tolerations"] == [
+        {"key": "nvidia.com/gpu", "operator": "Equal", "value": "present",
+         "effect": "NoSchedule"},
+        {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
+
+
+async def test_templates_survive_a_failing_snapshot(tmp_path, tightpack, get):
+    tightpack.snapshot_file = str(tmp_path / "missing.json")
+    status, body = await get("templates")
+    assert status == 200
+    assert list(by_id(body)) == ["dask-kubernetes"]
+    assert body["errors"][0].startswith("snapshot (for published profiles and admission): ")
+    assert "missing.json" in body["errors"][0]

@@ -1,0 +1,127 @@
+// The sidebar in a real JupyterLab from PyPI, in Debian's Chromium: the demo
+// cluster, 20 Dask workers, per-pool figures equal to `tightpack predict`,
+// GPUs growing the GPU pool, a bad memory value, and screenshots.
+//   node --test labextension/ui-tests/   (after scripts/build_labextension.sh)
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { installAsAUser, jupyter, launchChromium, openSidebar, repoDir, setField, startLab, waitForAnswerAfter, widenSidebar } from './jupyterlab.mjs';
+
+const native = path.join(repoDir, 'build', 'release', 'scheduler', 'tightpack');
+const demoDir = path.join(repoDir, 'labextension', 'jupyterlab_tightpack', 'demo');
+const docs = path.join(repoDir, 'docs');
+
+let lab;
+let context;
+let page;
+
+before(async () => {
+  installAsAUser();
+  lab = await startLab();
+  context = await launchChromium();
+  page = await openSidebar(context, lab);
+  await widenSidebar(page, 460);
+});
+
+after(async () => {
+  await context?.close();
+  lab?.stop();
+});
+
+test('pip install is all a user does: both extensions are enabled', () => {
+  assert.match(jupyter('labextension', 'list'), /jupyterlab-tightpack v[\d.]+ enabled.*OK/s);
+  const server = jupyter('server', 'extension', 'list');
+  assert.match(server, /jupyterlab_tightpack enabled/);
+  assert.match(server, /jupyterlab_tightpack 0\.1\.0 OK/);
+});
+
+test('the panel says where the cluster comes from', async () => {
+  const source = page.locator('#tightpack-panel .tp-source');
+  assert.equal(await source.getAttribute('data-kind'), 'demo');
+  assert.match(await source.textContent(), /demo cluster: .* · 5 nodes · /);
+});
+
+/** The panel's figures per pool. */
+async function poolsShown() {
+  return page.$$eval('#tightpack-panel .tp-pool', (boxes) =>
+    Object.fromEntries(boxes.map((b) => [b.dataset.pool, { workers: Number(b.dataset.workers), adds: Number(b.dataset.adds), addedWorkers: Number(b.dataset.addedWorkers) }])));
+}
+
+/** The same figures from the native `tightpack predict` on the pod the panel scheduled. */
+function poolsPredicted(pod, workers, profile) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'tightpack-ui-'));
+  writeFileSync(path.join(dir, 'pod.json'), pod);
+  const r = spawnSync(native, ['predict', '--cluster', path.join(demoDir, 'cluster.json'), '--pod',
+    path.join(dir, 'pod.json'), '--replicas', String(workers), '--pools', path.join(demoDir, 'pools.json'),
+    '--scheduler-name', profile, '--output', 'json'], { encoding: 'utf8' });
+  // 0: every worker runs, 3: some never do; both print the answer.
+  assert.ok(r.status === 0 || r.status === 3, `tightpack predict exited ${r.status}: ${r.stderr}`);
+  return JSON.parse(r.stdout);
+}
+
+function compare(shown, predicted) {
+  for (const [name, pool] of Object.entries(shown)) {
+    const now = predicted.nodes.filter((n) => n.pool === name).reduce((s, n) => s + n.replicas, 0);
+    const grown = (predicted.scaleUp?.pools ?? []).filter((g) => g.pool === name);
+    assert.equal(pool.workers, now, `${name}: workers placed now`);
+    assert.equal(pool.adds, grown.reduce((s, g) => s + g.nodesAdded, 0), `${name}: nodes added`);
+    assert.equal(pool.addedWorkers, grown.reduce((s, g) => s + g.replicas.length, 0), `${name}: workers on new nodes`);
+  }
+  for (const g of predicted.scaleUp?.pools ?? []) assert.ok(g.pool in shown, `pool ${g.pool} shown`);
+}
+
+async function predictedForPanel(workers) {
+  const pod = await page.locator('#tightpack-panel .tp-pod-json').textContent();
+  const profile = await page.locator('#tightpack-panel select.tp-profile').inputValue();
+  return poolsPredicted(pod, workers, profile);
+}
+
+test('20 Dask workers: the per-pool figures are what tightpack predict prints', async () => {
+  const templates = await page.$$eval('#tightpack-panel select.tp-template option', (os) => os.map((o) => [o.value, o.textContent]));
+  const dask = templates.find(([, text]) => /dask-kubernetes/.test(text));
+  assert.ok(dask, `a dask-kubernetes template among ${JSON.stringify(templates)}`);
+  await page.locator('#tightpack-panel select.tp-template').selectOption(dask[0]);
+  const v = await setField(page, 'input.tp-workers', 20);
+  await waitForAnswerAfter(page, v);
+  const shown = await poolsShown();
+  const predicted = await predictedForPanel(20);
+  compare(shown, predicted);
+  const headline = await page.locator('#tightpack-panel .tp-headline').textContent();
+  assert.match(headline, new RegExp(`${predicted.placed} of 20 workers fit without any scale-up|All 20 workers fit`));
+  await page.locator('#tightpack-panel').screenshot({ path: path.join(docs, 'sidebar-light.png') });
+});
+
+test('one GPU per worker grows a GPU pool', async () => {
+  const v = await setField(page, 'input.tp-gpus', 1);
+  await waitForAnswerAfter(page, v);
+  const shown = await poolsShown();
+  const gpuGrowth = Object.entries(shown).filter(([name, p]) => /gpu/.test(name) && p.adds > 0);
+  assert.ok(gpuGrowth.length > 0, `a GPU pool grows: ${JSON.stringify(shown)}`);
+  compare(shown, await predictedForPanel(20));
+  const v2 = await setField(page, 'input.tp-gpus', 0);
+  await waitForAnswerAfter(page, v2);
+});
+
+test('a bad memory value shows the error', async () => {
+  await setField(page, 'input.tp-memory', '8 GB');
+  const error = page.locator('#tightpack-panel .tp-error').first();
+  await error.waitFor({ state: 'visible' });
+  assert.match(await error.textContent(), /Memory "8 GB" is not a Kubernetes quantity: write 8Gi/);
+  const v = await setField(page, 'input.tp-memory', '4Gi');
+  await waitForAnswerAfter(page, v);
+  assert.equal(await error.isVisible(), false);
+});
+
+test('the dark theme', async () => {
+  await page.locator('.lm-MenuBar-itemLabel', { hasText: 'Settings' }).click();
+  await page.locator('.lm-Menu-itemLabel', { hasText: /^Theme$/ }).click();
+  await page.locator('.lm-Menu-itemLabel', { hasText: /^JupyterLab Dark$/ }).click();
+  await page.waitForFunction(() => document.body.dataset.jpThemeLight === 'false');
+  await page.waitForTimeout(300);
+  const v = await setField(page, 'input.tp-workers', 20);
+  await waitForAnswerAfter(page, v);
+  await page.locator('#tightpack-panel').screenshot({ path: path.join(docs, 'sidebar-dark.png') });
+});
