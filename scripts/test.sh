@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test: the GoogleTest suites and both corpora natively (release),
-# the WebAssembly build against the native one (Jest, wasm/test), and the
+# the WebAssembly build against the native one (Jest, wasm/test), the
+# JupyterLab extension (Jest for the front end, pytest for the server
+# extension, and the wheel in a real JupyterLab driven in Chromium), and the
 # native suites again under AddressSanitizer + UndefinedBehaviorSanitizer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,6 +23,15 @@ ctest --preset release --no-tests=error || status=1
 build wasm
 echo "== test: wasm (Jest; compares with build/release)"
 (cd wasm && npm test --silent) || status=1
+
+echo "== build: labextension (wheel)"
+scripts/build_labextension.sh || { echo "build of the labextension failed"; exit 1; }
+echo "== test: labextension front end (Jest)"
+(cd labextension && npm test --silent) || status=1
+echo "== test: labextension server extension (pytest on jupyter_server)"
+PYTHONPATH=labextension build/venv/bin/python -m pytest -q labextension/tests || status=1
+echo "== test: the sidebar in JupyterLab from PyPI, in Chromium"
+node --test labextension/ui-tests/ || status=1
 
 build asan
 echo "== test: asan"

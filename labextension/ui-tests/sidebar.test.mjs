@@ -12,7 +12,8 @@ import { installAsAUser, jupyter, launchChromium, openSidebar, repoDir, setField
 
 const native = path.join(repoDir, 'build', 'release', 'scheduler', 'tightpack');
 const demoDir = path.join(repoDir, 'labextension', 'jupyterlab_tightpack', 'demo');
-const docs = path.join(repoDir, 'docs');
+// The README's screenshots: TIGHTPACK_SCREENSHOTS=docs updates them.
+const screenshots = path.resolve(repoDir, process.env.TIGHTPACK_SCREENSHOTS ?? path.join('build', 'screenshots'));
 
 let lab;
 let context;
@@ -91,7 +92,7 @@ test('20 Dask workers: the per-pool figures are what tightpack predict prints', 
   compare(shown, predicted);
   const headline = await page.locator('#tightpack-panel .tp-headline').textContent();
   assert.match(headline, new RegExp(`${predicted.placed} of 20 workers fit without any scale-up|All 20 workers fit`));
-  await page.locator('#tightpack-panel').screenshot({ path: path.join(docs, 'sidebar-light.png') });
+  await page.locator('#tightpack-panel').screenshot({ path: path.join(screenshots, 'sidebar-light.png') });
 });
 
 test('one GPU per worker grows a GPU pool', async () => {
@@ -115,6 +116,19 @@ test('a bad memory value shows the error', async () => {
   assert.equal(await error.isVisible(), false);
 });
 
+test('the scale-down forecast', async () => {
+  const panel = page.locator('#tightpack-panel');
+  await panel.locator('input.tp-forecast-remove').fill('dask.org/cluster-name=mine');
+  await panel.locator('button.tp-forecast-run').click();
+  const summary = panel.locator('.tp-forecast-summary');
+  await summary.waitFor();
+  assert.match(await summary.textContent(), /^\d+ of 5 nodes can be removed after 10m unneeded( \(with \d+ pods taken away\))?\.$/);
+  await panel.locator('input.tp-forecast-remove').fill('a in (b');
+  await panel.locator('button.tp-forecast-run').click();
+  await panel.locator('.tp-forecast .tp-error').waitFor();
+  assert.match(await panel.locator('.tp-forecast .tp-error').textContent(), /remove/);
+});
+
 test('the dark theme', async () => {
   await page.locator('.lm-MenuBar-itemLabel', { hasText: 'Settings' }).click();
   await page.locator('.lm-Menu-itemLabel', { hasText: /^Theme$/ }).click();
@@ -123,5 +137,5 @@ test('the dark theme', async () => {
   await page.waitForTimeout(300);
   const v = await setField(page, 'input.tp-workers', 20);
   await waitForAnswerAfter(page, v);
-  await page.locator('#tightpack-panel').screenshot({ path: path.join(docs, 'sidebar-dark.png') });
+  await page.locator('#tightpack-panel').screenshot({ path: path.join(screenshots, 'sidebar-dark.png') });
 });
