@@ -69,7 +69,9 @@ export class TightpackPanel extends Widget {
   private readonly tolerations = el('textarea', 'jp-mod-styled tp-tolerations');
   private readonly selector = el('textarea', 'jp-mod-styled tp-selector');
   private readonly profile = el('select', 'jp-mod-styled tp-profile');
-  private readonly error = el('div', 'tp-error');
+  private readonly error = el('div', 'tp-error tp-form-error');
+  private readonly templateErrors = el('div', 'tp-error tp-template-errors');
+  private ageTimer: number;
   private readonly answer = el('section', 'tp-answer');
   private readonly forecastInput = el('input', 'jp-mod-styled tp-forecast-remove');
   private readonly forecastButton = el('button', 'jp-Button tp-forecast-run', 'Forecast');
@@ -85,6 +87,7 @@ export class TightpackPanel extends Widget {
     this.addClass('tp-Panel');
     this.title.caption = 'Where will my Dask workers land?';
     this.build();
+    this.ageTimer = window.setInterval(() => this.envelope && this.showSource(), 15000);
   }
 
   updateSettings(settings: PanelSettings): void {
@@ -111,6 +114,7 @@ export class TightpackPanel extends Widget {
 
   dispose(): void {
     if (this.refreshTimer !== null) window.clearInterval(this.refreshTimer);
+    window.clearInterval(this.ageTimer);
     this.cluster?.dispose();
     super.dispose();
   }
@@ -143,6 +147,7 @@ export class TightpackPanel extends Widget {
     row.append(labelled('Workers', this.workers), labelled('Cores', this.cores), labelled('Memory', this.memory), labelled('GPUs', this.gpus));
     form.append(
       labelled('Template', this.templateSelect),
+      this.templateErrors,
       row,
       labelled('Tolerations', this.tolerations, 'one per line: key=value:Effect'),
       labelled('Node selector', this.selector, 'key=value, …'),
@@ -242,7 +247,9 @@ export class TightpackPanel extends Widget {
       o.value = t.id;
       this.templateSelect.append(o);
     }
-    if (errors.length) this.showError(errors.join('\n'));
+    // Templates that could not be read (bad YAML in a Dask config, an unreachable gateway).
+    this.templateErrors.textContent = errors.join('\n');
+    this.templateErrors.hidden = errors.length === 0;
   }
 
   private chooseTemplate(id: string): void {

@@ -108,7 +108,7 @@ test('one GPU per worker grows a GPU pool', async () => {
 
 test('a bad memory value shows the error', async () => {
   await setField(page, 'input.tp-memory', '8 GB');
-  const error = page.locator('#tightpack-panel .tp-error').first();
+  const error = page.locator('#tightpack-panel .tp-form-error');
   await error.waitFor({ state: 'visible' });
   assert.match(await error.textContent(), /Memory "8 GB" is not a Kubernetes quantity: write 8Gi/);
   const v = await setField(page, 'input.tp-memory', '4Gi');
@@ -138,4 +138,33 @@ test('the dark theme', async () => {
   const v = await setField(page, 'input.tp-workers', 20);
   await waitForAnswerAfter(page, v);
   await page.locator('#tightpack-panel').screenshot({ path: path.join(screenshots, 'sidebar-dark.png') });
+});
+
+test('errors from the server are shown, not swallowed', async () => {
+  // A Dask config file with bad YAML, and a scheduler URL nothing listens on.
+  const dask = mkdtempSync(path.join(tmpdir(), 'tightpack-dask-'));
+  writeFileSync(path.join(dask, 'broken.yaml'), 'kubernetes:\n  image: [unclosed\n');
+  for (const [env, check] of [
+    [{ DASK_CONFIG: dask }, async (p) => {
+      const errors = p.locator('#tightpack-panel .tp-template-errors');
+      await errors.waitFor({ state: 'visible' });
+      assert.match(await errors.textContent(), /broken\.yaml.*line/s);
+    }],
+    [{ TIGHTPACK_SNAPSHOT_URL: 'http://127.0.0.1:9/snapshot' }, async (p) => {
+      const source = p.locator('#tightpack-panel .tp-source.tp-source-error');
+      await source.waitFor();
+      assert.match(await source.textContent(), /Cannot load the cluster: .*127\.0\.0\.1:9/);
+    }],
+  ]) {
+    const other = await startLab(env);
+    const tab = await context.newPage();
+    try {
+      await tab.goto(`${other.url}/lab?reset&token=${other.token}`);
+      await tab.locator('.jp-SideBar.jp-mod-left [data-id="tightpack-panel"]').click();
+      await check(tab);
+    } finally {
+      await tab.close();
+      other.stop();
+    }
+  }
 });
