@@ -4,20 +4,16 @@
 
 #include "run.hpp"
 #include "tightpack/decode.hpp"
+#include "json_write.hpp"
 
 namespace tightpack::autoscaler {
+using json_write::string_array;
 namespace json = boost::json;
 namespace {
 
-json::array strings(const std::vector<std::string>& v) {
-  json::array a;
-  for (const auto& s : v) a.emplace_back(s);
-  return a;
-}
-
 json::object reasons(const Reasons& r) {
   json::object o;
-  for (const auto& [group, rs] : r) o[group] = strings(rs);
+  for (const auto& [group, rs] : r) o[group] = string_array(rs);
   return o;
 }
 
@@ -29,7 +25,7 @@ double rounded(double x, double scale) {
 json::object option_json(const OptionRecord& o) {
   return json::object{{"nodeGroup", o.group},
                       {"nodeCount", o.node_count},
-                      {"pods", strings(o.pods)},
+                      {"pods", string_array(o.pods)},
                       {"waste", json::object{{"cpu", rounded(o.waste.cpu, 1e6)},
                                              {"memory", rounded(o.waste.memory, 1e6)}}}};
 }
@@ -37,8 +33,8 @@ json::object option_json(const OptionRecord& o) {
 json::object scale_down_json(const ScaleDownRecord& d) {
   json::object out;
   out["loop"] = d.loop;
-  out["unneeded"] = strings(d.unneeded);
-  out["removable"] = strings(d.unneeded);
+  out["unneeded"] = string_array(d.unneeded);
+  out["removable"] = string_array(d.unneeded);
   json::object blocked, blocking, util;
   for (const auto& [n, why] : d.blocked) blocked[n] = why;
   for (const auto& [n, pod] : d.blocking_pods) blocking[n] = pod;
@@ -57,17 +53,17 @@ json::object scale_down_json(const ScaleDownRecord& d) {
   // CA deletes the empty unneeded nodes together, else one node it drains.
   json::object first{{"emptyCount", 0}, {"drainCount", 0}};
   if (!d.empty.empty()) {
-    first["empty"] = strings(d.empty);
+    first["empty"] = string_array(d.empty);
     first["emptyCount"] = d.empty.size();
     first["drainCount"] = 0;
   } else if (d.unneeded.size() == 1) {
-    first["drain"] = strings(d.unneeded);
+    first["drain"] = string_array(d.unneeded);
     first["drainCount"] = 1;
   } else if (!d.unneeded.empty()) {
     // Which one CA drains first depends on its map order.
     first["ambiguous"] = true;
     first["drainCount"] = 1;
-    first["candidates"] = strings(d.unneeded);
+    first["candidates"] = string_array(d.unneeded);
   }
   out["deleteFirst"] = std::move(first);
   return out;
@@ -81,8 +77,8 @@ json::value encode(const RunRecord& run) {
                    {"nodeGroup", r.group},
                    {"delta", r.delta},
                    {"estimated", r.estimated},
-                   {"pods", strings(r.pods)}};
-    if (!r.tied.empty()) o["tied"] = strings(r.tied);
+                   {"pods", string_array(r.pods)}};
+    if (!r.tied.empty()) o["tied"] = string_array(r.tied);
     json::array considered;
     for (const OptionRecord& c : r.considered) {
       considered.push_back(json::object{
@@ -92,18 +88,18 @@ json::value encode(const RunRecord& run) {
     ups.push_back(std::move(o));
   }
   out["scaleUp"] = std::move(ups);
-  out["unhelped"] = strings(run.unhelped);
+  out["unhelped"] = string_array(run.unhelped);
   if (!run.no_scale_up.empty()) {
     json::array nsu;
     for (const NoScaleUpRecord& n : run.no_scale_up) {
-      json::object o{{"pods", strings(n.pods)}};
+      json::object o{{"pods", string_array(n.pods)}};
       if (!n.rejected.empty()) o["rejected"] = reasons(n.rejected);
       if (!n.skipped.empty()) o["skipped"] = reasons(n.skipped);
       nsu.push_back(std::move(o));
     }
     out["noScaleUp"] = std::move(nsu);
   }
-  if (!run.fits_existing.empty()) out["fitsExisting"] = strings(run.fits_existing);
+  if (!run.fits_existing.empty()) out["fitsExisting"] = string_array(run.fits_existing);
   json::array options;
   for (const OptionRecord& o : run.options) options.push_back(option_json(o));
   out["options"] = std::move(options);

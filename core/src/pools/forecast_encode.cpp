@@ -3,19 +3,15 @@
 #include <cmath>
 
 #include "tightpack/forecast.hpp"
+#include "json_write.hpp"
 
 namespace tightpack::pools {
+using json_write::string_array;
 namespace json = boost::json;
 namespace {
 
 // Explanations only: four decimals, as the autoscaler result prints utilization.
 double rounded(double x) { return std::isfinite(x) ? std::round(x * 1e4) / 1e4 : 0; }
-
-json::array strings(const std::vector<std::string>& v) {
-  json::array a;
-  for (const auto& s : v) a.emplace_back(s);
-  return a;
-}
 
 }  // namespace
 
@@ -61,8 +57,8 @@ json::value forecast_json(const ScaleDownForecast& f) {
     nodes.push_back(std::move(o));
   }
   out["nodes"] = std::move(nodes);
-  if (!f.removed_pods.empty()) out["removedPods"] = strings(f.removed_pods);
-  out["notes"] = strings(f.notes);
+  if (!f.removed_pods.empty()) out["removedPods"] = string_array(f.removed_pods);
+  out["notes"] = string_array(f.notes);
   return out;
 }
 

@@ -8,19 +8,15 @@
 
 #include "autoscaler/run.hpp"
 #include "tightpack/framework.hpp"
+#include "json_write.hpp"
 
 namespace tightpack::pools {
+using json_write::joined;
 namespace {
 
 using autoscaler::AutoscaleScenario;
 using autoscaler::CaPod;
 using autoscaler::NodeTemplate;
-
-std::string joined(const std::vector<std::string>& items, const char* separator) {
-  std::string out;
-  for (const std::string& s : items) out += (out.empty() ? "" : separator) + s;
-  return out;
-}
 
 void add_unique(std::vector<std::string>& into, const std::string& item) {
   if (std::find(into.begin(), into.end(), item) == into.end()) into.push_back(item);

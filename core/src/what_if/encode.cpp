@@ -4,22 +4,13 @@
 
 #include "tightpack/quantity.hpp"
 #include "tightpack/what_if.hpp"
+#include "json_write.hpp"
 
 namespace tightpack {
+using json_write::joined;
+using json_write::string_array;
 namespace json = boost::json;
 namespace {
-
-json::array strings(const std::vector<std::string>& v) {
-  json::array a;
-  for (const auto& s : v) a.emplace_back(s);
-  return a;
-}
-
-std::string joined(const std::vector<std::string>& items, const char* separator) {
-  std::string out;
-  for (const std::string& s : items) out += (out.empty() ? "" : separator) + s;
-  return out;
-}
 
 json::value optional_string(const std::optional<std::string>& s) {
   return s ? json::value(*s) : json::value(nullptr);
@@ -40,8 +31,8 @@ json::object encode_scale_up(const ScaleUpAnswer& a) {
         {"source", g.source == pools::PoolSource::kConfigured ? "configured" : "inferred"},
         {"nodesAdded", g.nodes_added},
         {"estimated", g.estimated},
-        {"replicas", strings(g.replicas)},
-        {"otherPendingPods", strings(g.other_pods)},
+        {"replicas", string_array(g.replicas)},
+        {"otherPendingPods", string_array(g.other_pods)},
         {"provisioningSeconds", g.provisioning_seconds},
         {"readyInSeconds", g.ready_in_seconds},
         {"templateFromConfiguration", g.template_from_configuration},
@@ -54,7 +45,7 @@ json::object encode_scale_up(const ScaleUpAnswer& a) {
     j["pricePerHour"] = g.price_per_hour ? json::value(*g.price_per_hour) : json::value(nullptr);
     j["addedPricePerHour"] =
         g.added_price_per_hour ? json::value(*g.added_price_per_hour) : json::value(nullptr);
-    if (!g.tied.empty()) j["tied"] = strings(g.tied);
+    if (!g.tied.empty()) j["tied"] = string_array(g.tied);
     growth.push_back(std::move(j));
   }
   o["pools"] = std::move(growth);
@@ -63,15 +54,15 @@ json::object encode_scale_up(const ScaleUpAnswer& a) {
     json::array detail;
     for (const auto& d : u.pools) {
       detail.push_back(json::object{
-          {"pool", d.pool}, {"autoscaler", strings(d.autoscaler)}, {"filters", strings(d.filters)}});
+          {"pool", d.pool}, {"autoscaler", string_array(d.autoscaler)}, {"filters", string_array(d.filters)}});
     }
     unplaced.push_back(json::object{
-        {"replicas", strings(u.replicas)}, {"reason", u.reason}, {"pools", std::move(detail)}});
+        {"replicas", string_array(u.replicas)}, {"reason", u.reason}, {"pools", std::move(detail)}});
   }
   o["unplaced"] = std::move(unplaced);
   std::vector<std::string> notes = a.resolved.notes;
   notes.insert(notes.end(), p.notes.begin(), p.notes.end());
-  o["notes"] = strings(notes);
+  o["notes"] = string_array(notes);
   o["everyReplicaRuns"] = p.every_replica_runs();
   return o;
 }
@@ -149,7 +140,7 @@ json::object WhatIfCluster::summary() const {
       list.push_back(json::object{
           {"name", p.name},
           {"source", p.source == pools::PoolSource::kConfigured ? "configured" : "inferred"},
-          {"nodes", strings(p.nodes)},
+          {"nodes", string_array(p.nodes)},
           {"minSize", p.min_size},
           {"maxSize", p.max_size ? json::value(*p.max_size) : json::value(nullptr)},
           {"provisioningSeconds", p.provisioning_seconds},
@@ -158,7 +149,7 @@ json::object WhatIfCluster::summary() const {
           {"canGrow", !p.nodes.empty() || p.template_node.has_value()}});
     }
     o["pools"] = std::move(list);
-    o["notes"] = strings(pools_->resolved.notes);
+    o["notes"] = string_array(pools_->resolved.notes);
   }
   json::array profiles;
   for (const Profile& p : config_.profiles) profiles.emplace_back(p.scheduler_name);
