@@ -5,7 +5,7 @@
 set -euo pipefail
 
 apt_packages=(
-  cmake ninja-build g++ ccache python3
+  cmake ninja-build g++ ccache python3 curl openssl
   libboost1.81-dev libboost-json1.81-dev
   libyaml-cpp-dev libgtest-dev libbenchmark-dev
   emscripten

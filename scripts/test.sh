@@ -2,8 +2,9 @@
 # Runs every test: the GoogleTest suites and both corpora natively (release),
 # the WebAssembly build against the native one (Jest, wasm/test), the
 # JupyterLab extension (Jest for the front end, pytest for the server
-# extension, and the wheel in a real JupyterLab driven in Chromium), and the
-# native suites again under AddressSanitizer + UndefinedBehaviorSanitizer.
+# extension, and the wheel in a real JupyterLab driven in Chromium), the test
+# control plane (etcd, kube-apiserver and kube-scheduler built from Go
+# modules), and the native suites again under AddressSanitizer + UBSan.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$SECONDS
@@ -32,6 +33,11 @@ echo "== test: labextension server extension (pytest on jupyter_server)"
 PYTHONPATH=labextension build/venv/bin/python -m pytest -q labextension/tests || status=1
 echo "== test: the sidebar in JupyterLab from PyPI, in Chromium"
 node --test labextension/ui-tests/ || status=1
+
+echo "== build: the test control plane (etcd, kube-apiserver, kube-scheduler from Go modules)"
+tests/controlplane/build.sh || { echo "build of the control plane failed"; exit 1; }
+echo "== test: the control plane with the real kube-scheduler"
+tests/controlplane/smoke_test.sh || status=1
 
 build asan
 echo "== test: asan"
