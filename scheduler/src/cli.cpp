@@ -206,15 +206,7 @@ int predict(const std::vector<std::string>& argv, std::istream& in, std::ostream
     return kUsage;
   }
   auto load = [&](const std::string& option, json::value& doc) {
-    std::string text;
-    if (!read_input(a.options[option], in, text, error)) return false;
-    auto parsed = parse_document(text);
-    if (!parsed) {
-      error = a.options[option] + ": " + parsed.error().what();
-      return false;
-    }
-    doc = std::move(*parsed);
-    return true;
+    return read_document(a.options[option], in, doc, error);
   };
   json::value cluster_doc, pod_doc, config_doc, pools_doc;
   if (!load("--cluster", cluster_doc) || !load("--pod", pod_doc) ||

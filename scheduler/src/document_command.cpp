@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "cli.hpp"
+#include "yaml_json.hpp"
 
 namespace tightpack::cli {
 
@@ -23,6 +24,18 @@ bool read_input(const std::string& path, std::istream& in, std::string& text, st
     buf << f.rdbuf();
   }
   text = buf.str();
+  return true;
+}
+
+bool read_document(const std::string& path, std::istream& in, boost::json::value& doc, std::string& error) {
+  std::string text;
+  if (!read_input(path, in, text, error)) return false;
+  auto parsed = parse_document(text);
+  if (!parsed) {
+    error = path + ": " + parsed.error().what();
+    return false;
+  }
+  doc = std::move(*parsed);
   return true;
 }
 

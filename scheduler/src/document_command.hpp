@@ -2,6 +2,7 @@
 // document (or JSON Lines of them) in, one JSON answer per scenario out.
 #pragma once
 
+#include <boost/json/value.hpp>
 #include <iosfwd>
 #include <string>
 #include <string_view>
@@ -21,5 +22,8 @@ int run_document_command(const DocumentCommand& command, const std::vector<std::
 
 // The whole of FILE, or of standard input for "-" or "".
 bool read_input(const std::string& path, std::istream& in, std::string& text, std::string& error);
+
+// FILE (or standard input) parsed as JSON or YAML; the error names the file.
+bool read_document(const std::string& path, std::istream& in, boost::json::value& doc, std::string& error);
 
 }  // namespace tightpack::cli

@@ -197,15 +197,7 @@ int forecast(const std::vector<std::string>& argv, std::istream& in, std::ostrea
   }
 
   auto load = [&](const std::string& option, json::value& doc) {
-    std::string text;
-    if (!read_input(a.options[option], in, text, error)) return false;
-    auto parsed = parse_document(text);
-    if (!parsed) {
-      error = a.options[option] + ": " + parsed.error().what();
-      return false;
-    }
-    doc = std::move(*parsed);
-    return true;
+    return read_document(a.options[option], in, doc, error);
   };
   json::value cluster_doc, pools_doc;
   if (!load("--cluster", cluster_doc) || (a.options.count("--pools") && !load("--pools", pools_doc))) {
