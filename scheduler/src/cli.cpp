@@ -20,7 +20,6 @@
 #include "tightpack/what_if.hpp"
 #include "document_command.hpp"
 #include "scale_up_table.hpp"
-#include "yaml_json.hpp"
 
 namespace tightpack::cli {
 namespace json = boost::json;

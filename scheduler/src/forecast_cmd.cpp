@@ -10,7 +10,6 @@
 #include "document_command.hpp"
 #include "tightpack/forecast.hpp"
 #include "tightpack/pools.hpp"
-#include "yaml_json.hpp"
 
 namespace tightpack::cli {
 namespace json = boost::json;
