@@ -352,6 +352,7 @@ Status decode_pod_into(const json::value& v, const JsonPath& path, Pod& pod) {
       if (pod.ns.empty()) pod.ns = "default";
       TP_TRY(read_string(*m, "uid", mp, pod.uid));
       TP_TRY(read_string(*m, "creationTimestamp", mp, pod.creation_timestamp));
+      TP_TRY(read_string(*m, "deletionTimestamp", mp, pod.deletion_timestamp));
       TP_TRY(read_string_map(*m, "labels", mp, pod.labels));
       TP_TRY(read_string_map(*m, "annotations", mp, pod.annotations));
     }
@@ -388,6 +389,7 @@ Status decode_pod_into(const json::value& v, const JsonPath& path, Pod& pod) {
       TP_TRY(as_object(*stv, stp, st));
       TP_TRY(read_string(*st, "phase", stp, pod.phase));
       TP_TRY(read_string(*st, "nominatedNodeName", stp, pod.nominated_node_name));
+      TP_TRY(read_string(*st, "startTime", stp, pod.start_time));
     }
     return std::nullopt;
   };

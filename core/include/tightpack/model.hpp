@@ -153,6 +153,8 @@ struct Pod {
   bool has_topology_spread = false;
   bool has_claim_volumes = false;
   std::string creation_timestamp;
+  std::string deletion_timestamp;  // set while a deleted pod terminates: it still holds its node
+  std::string start_time;          // status.startTime
   std::vector<std::pair<std::string, std::string>> annotations;
 
   std::string key() const { return ns + "/" + name; }
