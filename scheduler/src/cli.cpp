@@ -10,7 +10,9 @@
 #include <map>
 #include <sstream>
 
+#include "args.hpp"
 #include "autoscale_cmd.hpp"
+#include "schedule_cmd.hpp"
 #include "forecast_cmd.hpp"
 #include "pack_report_cmd.hpp"
 #include "tightpack/decode.hpp"
@@ -35,6 +37,8 @@ Usage:
   tightpack predict --cluster FILE --pod FILE --replicas N [--config FILE]
                     [--scheduler-name NAME] [--pools FILE] [--output table|json]
   tightpack pack-report [--output table|json] SCENARIO
+  tightpack schedule --config FILE [--kubeconfig FILE] [--pools FILE]
+                     [--publish FILE] [--listen HOST:PORT]
   tightpack help [COMMAND]
   tightpack --version
 
@@ -89,49 +93,6 @@ Exit status: 0 every copy placed (with --pools: today or on the nodes a scale-up
 adds), 3 some copies can never run, 1 bad input, 2 bad usage.
 )";
 
-struct Args {
-  std::vector<std::string> positional;
-  std::map<std::string, std::string> options;
-  std::vector<std::string> flags;
-};
-
-bool parse_args(const std::vector<std::string>& in, const std::vector<std::string>& with_value,
-                const std::vector<std::string>& flags, Args& out, std::string& error) {
-  for (size_t i = 0; i < in.size(); ++i) {
-    const std::string& a = in[i];
-    if (a.size() > 2 && a.rfind("--", 0) == 0) {
-      std::string name = a, value;
-      bool inline_value = false;
-      if (auto eq = a.find('='); eq != std::string::npos) {
-        name = a.substr(0, eq);
-        value = a.substr(eq + 1);
-        inline_value = true;
-      }
-      if (std::find(flags.begin(), flags.end(), name) != flags.end() && !inline_value) {
-        out.flags.push_back(name);
-      } else if (std::find(with_value.begin(), with_value.end(), name) != with_value.end()) {
-        if (!inline_value) {
-          if (i + 1 >= in.size()) {
-            error = "option " + name + " needs a value";
-            return false;
-          }
-          value = in[++i];
-        }
-        out.options[name] = value;
-      } else {
-        error = "unknown option " + a;
-        return false;
-      }
-    } else {
-      out.positional.push_back(a);
-    }
-  }
-  return true;
-}
-
-bool has_flag(const Args& a, const std::string& f) {
-  return std::find(a.flags.begin(), a.flags.end(), f) != a.flags.end();
-}
 
 std::string replay_answer(std::string_view scenario) { return replay_text(scenario); }
 
@@ -288,6 +249,8 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
       out << kPackReportHelp;
     } else if (rest[0] == "forecast") {
       out << kForecastHelp;
+    } else if (rest[0] == "schedule") {
+      out << kScheduleHelp;
     } else {
       err << "tightpack help: unknown command " << quote_value(rest[0]) << "\n";
       return kUsage;
@@ -303,6 +266,7 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
   if (cmd == "forecast") return forecast(rest, in, out, err);
   if (cmd == "pack-report") return pack_report(rest, in, out, err);
   if (cmd == "predict") return predict(rest, in, out, err);
+  if (cmd == "schedule") return schedule(rest, in, out, err);
   err << "tightpack: unknown command " << quote_value(cmd) << "\n" << kUsageText;
   return kUsage;
 }

@@ -1,0 +1,192 @@
+#include "daemon/cache.hpp"
+
+#include "tightpack/plugins/cohort.hpp"
+
+namespace tightpack::daemon {
+namespace {
+
+bool same_images(const std::vector<ContainerImage>& a, const std::vector<ContainerImage>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].names != b[i].names || a[i].size_bytes != b[i].size_bytes) return false;
+  }
+  return true;
+}
+
+// Kubelets rewrite node status every few seconds; only these fields change
+// a decision.
+bool same_for_scheduling(const Node& a, const Node& b) {
+  return a.labels == b.labels && a.taints == b.taints && a.unschedulable == b.unschedulable &&
+         a.allocatable == b.allocatable && same_images(a.images, b.images);
+}
+
+}  // namespace
+
+const std::string& PodRecord::holds() const {
+  static const std::string none;
+  if (pod.pod.terminated()) return none;
+  return pod.pod.node_name.empty() ? assumed_node : pod.pod.node_name;
+}
+
+void ClusterCache::replace_nodes(std::vector<autoscaler::CaNode> nodes) {
+  nodes_.clear();
+  for (auto& n : nodes) {
+    std::string name = n.node.name;
+    nodes_.insert_or_assign(std::move(name), std::move(n));
+  }
+  dirty_ = true;
+}
+
+bool ClusterCache::upsert_node(autoscaler::CaNode node) {
+  auto it = nodes_.find(node.node.name);
+  if (it == nodes_.end()) {
+    std::string name = node.node.name;
+    nodes_.emplace(std::move(name), std::move(node));
+    dirty_ = true;
+    return true;
+  }
+  const bool changed = !same_for_scheduling(it->second.node, node.node);
+  it->second = std::move(node);
+  if (changed) dirty_ = true;
+  return changed;
+}
+
+bool ClusterCache::remove_node(const std::string& name) {
+  if (nodes_.erase(name) == 0) return false;
+  dirty_ = true;
+  return true;
+}
+
+void ClusterCache::replace_pods(std::vector<autoscaler::CaPod> pods) {
+  // Assumptions survive a relist: the binding may still be in flight.
+  std::unordered_map<std::string, std::string> assumed;
+  for (const auto& [key, rec] : pods_) {
+    if (!rec.assumed_node.empty()) assumed[key] = rec.assumed_node;
+  }
+  pods_.clear();
+  for (auto& p : pods) {
+    std::string key = p.pod.key();
+    PodRecord rec{std::move(p), {}};
+    if (auto a = assumed.find(key); a != assumed.end() && rec.pod.pod.node_name.empty()) rec.assumed_node = a->second;
+    pods_.insert_or_assign(std::move(key), std::move(rec));
+  }
+  dirty_ = true;
+}
+
+std::optional<PodRecord> ClusterCache::upsert_pod(autoscaler::CaPod pod) {
+  std::string key = pod.pod.key();
+  auto it = pods_.find(key);
+  std::optional<PodRecord> before;
+  if (it == pods_.end()) {
+    it = pods_.emplace(key, PodRecord{std::move(pod), {}}).first;
+  } else {
+    before = it->second;
+    // A new pod under an old name (a StatefulSet's) keeps no assumption.
+    if (before->pod.pod.uid != pod.pod.uid) it->second.assumed_node.clear();
+    it->second.pod = std::move(pod);
+    if (!it->second.pod.pod.node_name.empty()) it->second.assumed_node.clear();
+  }
+  sync(key);
+  return before;
+}
+
+std::optional<PodRecord> ClusterCache::remove_pod(const std::string& key) {
+  auto it = pods_.find(key);
+  if (it == pods_.end()) return std::nullopt;
+  PodRecord before = std::move(it->second);
+  pods_.erase(it);
+  sync(key);
+  return before;
+}
+
+const PodRecord* ClusterCache::pod(const std::string& key) const {
+  auto it = pods_.find(key);
+  return it == pods_.end() ? nullptr : &it->second;
+}
+
+void ClusterCache::assume(const std::string& key, const std::string& node, BoundPod bound) {
+  auto it = pods_.find(key);
+  if (it == pods_.end()) return;
+  it->second.assumed_node = node;
+  if (dirty_ || !cluster_) return;
+  unplace(key);
+  const NodeIndex n = cluster_->find(node);
+  if (n < cluster_->size()) place(key, it->second, n, std::move(bound));
+}
+
+void ClusterCache::forget(const std::string& key) {
+  auto it = pods_.find(key);
+  if (it == pods_.end()) return;
+  it->second.assumed_node.clear();
+  sync(key);
+}
+
+void ClusterCache::place(const std::string& key, const PodRecord& rec, NodeIndex n, std::optional<BoundPod> bound) {
+  if (!bound) {
+    const Pod& p = rec.pod.pod;
+    bound = BoundPod{key, p.priority, cluster_->usage_of(p), plugins::cohort_of(p)};
+  }
+  cluster_->place(n, std::move(*bound));
+  placed_[key] = cluster_->name(n);
+}
+
+void ClusterCache::unplace(const std::string& key) {
+  auto it = placed_.find(key);
+  if (it == placed_.end()) return;
+  const NodeIndex n = cluster_->find(it->second);
+  placed_.erase(it);
+  if (n >= cluster_->size()) return;
+  const auto& on = cluster_->pods_on(n);
+  for (size_t i = 0; i < on.size(); ++i) {
+    if (on[i].key == key) {
+      cluster_->remove(n, {i});
+      return;
+    }
+  }
+}
+
+void ClusterCache::sync(const std::string& key) {
+  if (dirty_ || !cluster_) return;
+  const PodRecord* rec = pod(key);
+  const std::string want = rec ? rec->holds() : "";
+  auto it = placed_.find(key);
+  const std::string have = it == placed_.end() ? "" : it->second;
+  if (want == have) return;
+  unplace(key);
+  if (want.empty()) return;
+  const NodeIndex n = cluster_->find(want);
+  if (n < cluster_->size()) place(key, *rec, n);
+}
+
+Cluster& ClusterCache::cluster() {
+  if (!dirty_ && cluster_) return *cluster_;
+  std::vector<Node> nodes;
+  nodes.reserve(nodes_.size());
+  for (const auto& [name, n] : nodes_) nodes.push_back(n.node);
+  std::vector<const Pod*> pods;
+  std::vector<Pod> assumed;  // copies with the assumed node as nodeName
+  assumed.reserve(pods_.size());
+  pods.reserve(pods_.size());
+  for (const auto& [key, rec] : pods_) {
+    if (rec.holds().empty()) continue;
+    if (rec.pod.pod.node_name.empty()) {
+      assumed.push_back(rec.pod.pod);
+      assumed.back().node_name = rec.assumed_node;
+      pods.push_back(&assumed.back());
+    } else {
+      pods.push_back(&rec.pod.pod);
+    }
+  }
+  auto built = Cluster::build_from(std::move(nodes), pods);
+  // build_from fails only on inputs the decoder cannot produce.
+  cluster_.emplace(std::move(built).value());
+  placed_.clear();
+  for (NodeIndex n = 0; n < cluster_->size(); ++n) {
+    for (const auto& bp : cluster_->pods_on(n)) placed_[bp.key] = cluster_->name(n);
+  }
+  dirty_ = false;
+  ++rebuilds_;
+  return *cluster_;
+}
+
+}  // namespace tightpack::daemon

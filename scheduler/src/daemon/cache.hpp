@@ -1,0 +1,72 @@
+// The scheduler's view of the cluster: the watched Nodes, Pods and
+// PodDisruptionBudgets as core decoded them, the pods this scheduler assumed
+// on a node before the API confirmed the binding, and the engine's Cluster
+// kept equal to all of that: pod events change it in place, node changes
+// rebuild it before the next decision.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "tightpack/autoscaler.hpp"
+#include "tightpack/cluster.hpp"
+
+namespace tightpack::daemon {
+
+struct PodRecord {
+  autoscaler::CaPod pod;
+  std::string assumed_node;  // this scheduler's choice until the watch shows the binding
+
+  // The node whose room the pod takes, or "".
+  const std::string& holds() const;
+  bool pending() const { return pod.pod.node_name.empty() && !pod.pod.terminated(); }
+};
+
+class ClusterCache {
+ public:
+  // Nodes. upsert_node returns whether scheduling could see a difference.
+  void replace_nodes(std::vector<autoscaler::CaNode> nodes);
+  bool upsert_node(autoscaler::CaNode node);
+  bool remove_node(const std::string& name);
+  const std::map<std::string, autoscaler::CaNode>& nodes() const { return nodes_; }
+
+  // Pods, by namespace/name.
+  void replace_pods(std::vector<autoscaler::CaPod> pods);
+  // The record before the change (nullopt when new), for the caller's events.
+  std::optional<PodRecord> upsert_pod(autoscaler::CaPod pod);
+  std::optional<PodRecord> remove_pod(const std::string& key);
+  const PodRecord* pod(const std::string& key) const;
+  const std::unordered_map<std::string, PodRecord>& pods() const { return pods_; }
+
+  void replace_pdbs(std::map<std::string, autoscaler::PdbSpec> pdbs) { pdbs_ = std::move(pdbs); }
+  void upsert_pdb(const std::string& key, autoscaler::PdbSpec pdb) { pdbs_[key] = std::move(pdb); }
+  void remove_pdb(const std::string& key) { pdbs_.erase(key); }
+  const std::map<std::string, autoscaler::PdbSpec>& pdbs() const { return pdbs_; }
+
+  // This scheduler chose `node` for the pod: it takes the room at once.
+  void assume(const std::string& key, const std::string& node, BoundPod bound);
+  // The binding failed: the room is given back (unless the API bound it meanwhile).
+  void forget(const std::string& key);
+
+  // The engine's cluster, rebuilt first when nodes changed.
+  Cluster& cluster();
+  int64_t rebuilds() const { return rebuilds_; }
+
+ private:
+  void sync(const std::string& key);
+  void place(const std::string& key, const PodRecord& rec, NodeIndex n, std::optional<BoundPod> bound = std::nullopt);
+  void unplace(const std::string& key);
+
+  std::map<std::string, autoscaler::CaNode> nodes_;
+  std::unordered_map<std::string, PodRecord> pods_;
+  std::map<std::string, autoscaler::PdbSpec> pdbs_;
+  std::optional<Cluster> cluster_;
+  bool dirty_ = true;
+  std::unordered_map<std::string, std::string> placed_;  // what cluster_ holds: pod key -> node
+  int64_t rebuilds_ = 0;
+};
+
+}  // namespace tightpack::daemon

@@ -1,0 +1,197 @@
+#include "daemon/leader_election.hpp"
+
+#include <boost/json.hpp>
+#include <random>
+
+#include "log.hpp"
+
+namespace tightpack::daemon {
+namespace json = boost::json;
+using Clock = std::chrono::steady_clock;
+
+std::string micro_time_now() {
+  const auto now = std::chrono::system_clock::now();
+  const std::time_t t = std::chrono::system_clock::to_time_t(now);
+  const auto us = std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count() % 1000000;
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[40];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+  char out[64];
+  std::snprintf(out, sizeof out, "%s.%06dZ", buf, static_cast<int>(us));
+  return out;
+}
+
+LeaderElector::LeaderElector(LeaderElection config, std::string identity,
+                             std::shared_ptr<const kube::ClientConfig> client, std::shared_ptr<kube::RateLimiter> limiter)
+    : config_(std::move(config)), identity_(std::move(identity)), client_(std::move(client), std::move(limiter)) {}
+
+LeaderElector::~LeaderElector() { stop(false); }
+
+std::string LeaderElector::lease_path() const {
+  return "/apis/coordination.k8s.io/v1/namespaces/" + config_.resource_namespace + "/leases/" + config_.resource_name;
+}
+
+void LeaderElector::start(std::function<void()> on_started, std::function<void()> on_lost) {
+  on_started_ = std::move(on_started);
+  on_lost_ = std::move(on_lost);
+  thread_ = std::thread([this] { run(); });
+}
+
+void LeaderElector::stop(bool release_lease) {
+  {
+    std::lock_guard lock(m_);
+    if (stopping_.exchange(true)) return;
+  }
+  cv_.notify_all();
+  client_.cancel();
+  if (thread_.joinable()) thread_.join();
+  if (release_lease && leader_) {
+    client_.reset();
+    release();
+  }
+  leader_ = false;
+}
+
+bool LeaderElector::sleep_for(std::chrono::milliseconds d) {
+  std::unique_lock lock(m_);
+  return !cv_.wait_for(lock, d, [&] { return stopping_.load(); });
+}
+
+void LeaderElector::run() {
+  static thread_local std::mt19937 rng(std::random_device{}());
+  // Acquire: retryPeriod with client-go's jitter factor 1.2.
+  while (!stopping_) {
+    if (try_acquire_or_renew()) break;
+    std::uniform_real_distribution<double> jitter(1.0, 2.2);
+    if (!sleep_for(std::chrono::milliseconds(static_cast<int64_t>(config_.retry_period.count() * jitter(rng))))) return;
+  }
+  if (stopping_) return;
+  leader_ = true;
+  log_info("leader election: " + identity_ + " holds the lease " + config_.resource_namespace + "/" + config_.resource_name);
+  on_started_();
+  auto last_renew = Clock::now();
+  while (sleep_for(config_.retry_period)) {
+    if (try_acquire_or_renew()) {
+      last_renew = Clock::now();
+      continue;
+    }
+    if (stopping_) return;
+    if (Clock::now() - last_renew >= config_.renew_deadline) {
+      leader_ = false;
+      log_error("leader election: lost the lease " + config_.resource_namespace + "/" + config_.resource_name +
+                ": no renewal succeeded within the renew deadline");
+      on_lost_();
+      return;
+    }
+  }
+}
+
+bool LeaderElector::try_acquire_or_renew() {
+  const std::string now = micro_time_now();
+  const int64_t lease_seconds = std::max<int64_t>(1, config_.lease_duration.count() / 1000);
+  auto r = client_.request("GET", lease_path());
+  if (!r) {
+    log_warning("leader election: " + r.error().what());
+    return false;
+  }
+  if (r->status == 404) {
+    acquire_time_ = now;
+    json::object lease{{"apiVersion", "coordination.k8s.io/v1"},
+                       {"kind", "Lease"},
+                       {"metadata", {{"name", config_.resource_name}, {"namespace", config_.resource_namespace}}},
+                       {"spec",
+                        {{"holderIdentity", identity_},
+                         {"leaseDurationSeconds", lease_seconds},
+                         {"acquireTime", now},
+                         {"renewTime", now},
+                         {"leaseTransitions", 0}}}};
+    auto c = client_.request("POST",
+                             "/apis/coordination.k8s.io/v1/namespaces/" + config_.resource_namespace + "/leases",
+                             json::serialize(lease));
+    if (!c || !c->ok()) {
+      log_warning("leader election: cannot create the lease: " + (c ? kube::api_error_text(*c) : c.error().what()));
+      return false;
+    }
+    observed_holder_ = identity_;
+    observed_renew_ = now;
+    observed_at_ = Clock::now();
+    return true;
+  }
+  if (!r->ok()) {
+    log_warning("leader election: " + kube::api_error_text(*r));
+    return false;
+  }
+  boost::system::error_code ec;
+  json::value lease = json::parse(r->body, ec);
+  if (ec || !lease.is_object()) return false;
+  json::value& spec_value = lease.as_object()["spec"];
+  if (!spec_value.is_object()) spec_value.emplace_object();
+  json::object& spec = spec_value.as_object();
+  auto str = [&](const char* k) -> std::string {
+    const json::value* v = spec.if_contains(k);
+    return v && v->is_string() ? std::string(v->get_string()) : "";
+  };
+  auto num = [&](const char* k) -> int64_t {
+    const json::value* v = spec.if_contains(k);
+    return v && v->is_int64() ? v->get_int64() : 0;
+  };
+  const std::string holder = str("holderIdentity"), renew = str("renewTime");
+  const int64_t transitions = num("leaseTransitions");
+  const int64_t their_seconds = num("leaseDurationSeconds");
+  if (holder != observed_holder_ || renew != observed_renew_ || observed_at_ == Clock::time_point{}) {
+    observed_holder_ = holder;
+    observed_renew_ = renew;
+    observed_transitions_ = transitions;
+    observed_at_ = Clock::now();
+  }
+  const auto their_duration = std::chrono::seconds(their_seconds > 0 ? their_seconds : lease_seconds);
+  if (!holder.empty() && holder != identity_ && observed_at_ + their_duration > Clock::now()) return false;
+  const bool was_mine = holder == identity_;
+  if (!was_mine) acquire_time_ = now;
+  spec["holderIdentity"] = identity_;
+  spec["leaseDurationSeconds"] = lease_seconds;
+  spec["renewTime"] = now;
+  spec["acquireTime"] = acquire_time_.empty() ? now : acquire_time_;
+  spec["leaseTransitions"] = was_mine ? transitions : transitions + 1;
+  // The resourceVersion from the GET makes this a compare-and-swap: when
+  // another replica wrote first the API answers 409 and we try again later.
+  auto u = client_.request("PUT", lease_path(), json::serialize(lease));
+  if (!u) {
+    log_warning("leader election: " + u.error().what());
+    return false;
+  }
+  if (!u->ok()) {
+    if (u->status != 409) log_warning("leader election: cannot update the lease: " + kube::api_error_text(*u));
+    return false;
+  }
+  observed_holder_ = identity_;
+  observed_renew_ = now;
+  observed_at_ = Clock::now();
+  return true;
+}
+
+void LeaderElector::release() {
+  auto r = client_.request("GET", lease_path(), {}, "application/json", std::chrono::seconds(5));
+  if (!r || !r->ok()) return;
+  boost::system::error_code ec;
+  json::value lease = json::parse(r->body, ec);
+  if (ec || !lease.is_object()) return;
+  auto& spec = lease.as_object()["spec"];
+  if (!spec.is_object()) return;
+  auto& s = spec.as_object();
+  if (const auto* h = s.if_contains("holderIdentity"); !h || !h->is_string() || h->get_string() != identity_) return;
+  const std::string now = micro_time_now();
+  s["holderIdentity"] = "";
+  s["leaseDurationSeconds"] = 1;
+  s["renewTime"] = now;
+  s["acquireTime"] = now;
+  auto u = client_.request("PUT", lease_path(), json::serialize(lease), "application/json", std::chrono::seconds(5));
+  if (u && u->ok()) {
+    log_info("leader election: released the lease " + config_.resource_namespace + "/" + config_.resource_name);
+  } else {
+    log_warning("leader election: could not release the lease: " + (u ? kube::api_error_text(*u) : u.error().what()));
+  }
+}
+
+}  // namespace tightpack::daemon

@@ -1,0 +1,132 @@
+#include "daemon/metrics.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+namespace tightpack::daemon {
+namespace {
+
+const char* result_name(Metrics::Result r) {
+  switch (r) {
+    case Metrics::Result::Scheduled: return "scheduled";
+    case Metrics::Result::Unschedulable: return "unschedulable";
+    case Metrics::Result::Error: return "error";
+  }
+  return "error";
+}
+
+std::string number(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
+}  // namespace
+
+double Metrics::bound(size_t i) { return 0.001 * std::pow(2.0, static_cast<double>(i)); }
+
+void Metrics::Histogram::observe(double v) {
+  for (size_t i = 0; i < kBuckets; ++i) {
+    if (v <= bound(i)) ++counts[i];
+  }
+  ++count;
+  sum += v;
+}
+
+void Metrics::attempt(const std::string& profile, Result result, double seconds) {
+  std::lock_guard lock(m_);
+  ++attempts_[{profile, result}];
+  durations_[{profile, result}].observe(seconds);
+}
+
+void Metrics::preemption(int victims) {
+  std::lock_guard lock(m_);
+  ++preemption_attempts_;
+  victims_.observe(victims);
+}
+
+void Metrics::pending(size_t active, size_t backoff, size_t unschedulable) {
+  std::lock_guard lock(m_);
+  active_ = active;
+  backoff_ = backoff;
+  unschedulable_ = unschedulable;
+}
+
+void Metrics::leader(bool is_leader) {
+  std::lock_guard lock(m_);
+  leader_ = is_leader;
+}
+
+void Metrics::binding(double seconds, bool ok) {
+  std::lock_guard lock(m_);
+  binding_.observe(seconds);
+  if (!ok) ++binding_errors_;
+}
+
+void Metrics::api_error() {
+  std::lock_guard lock(m_);
+  ++api_errors_;
+}
+
+void Metrics::events_dropped(size_t n) {
+  std::lock_guard lock(m_);
+  events_dropped_ += n;
+}
+
+void Metrics::write_histogram(std::string& out, const std::string& name, const std::string& labels,
+                              const Histogram& h) {
+  const std::string sep = labels.empty() ? "" : ",";
+  for (size_t i = 0; i < kBuckets; ++i) {
+    out += name + "_bucket{" + labels + sep + "le=\"" + number(bound(i)) + "\"} " + std::to_string(h.counts[i]) + "\n";
+  }
+  out += name + "_bucket{" + labels + sep + "le=\"+Inf\"} " + std::to_string(h.count) + "\n";
+  const std::string braces = labels.empty() ? "" : "{" + labels + "}";
+  out += name + "_sum" + braces + " " + number(h.sum) + "\n";
+  out += name + "_count" + braces + " " + std::to_string(h.count) + "\n";
+}
+
+std::string Metrics::text(const std::string& lease_name) const {
+  std::lock_guard lock(m_);
+  std::string out;
+  out += "# HELP scheduler_schedule_attempts_total Number of attempts to schedule pods, by the result.\n";
+  out += "# TYPE scheduler_schedule_attempts_total counter\n";
+  for (const auto& [k, v] : attempts_) {
+    out += "scheduler_schedule_attempts_total{profile=\"" + k.first + "\",result=\"" + result_name(k.second) + "\"} " +
+           std::to_string(v) + "\n";
+  }
+  out += "# HELP scheduler_scheduling_attempt_duration_seconds Scheduling attempt latency in seconds (scheduling algorithm + binding).\n";
+  out += "# TYPE scheduler_scheduling_attempt_duration_seconds histogram\n";
+  for (const auto& [k, h] : durations_) {
+    write_histogram(out, "scheduler_scheduling_attempt_duration_seconds",
+                    "profile=\"" + k.first + "\",result=\"" + result_name(k.second) + "\"", h);
+  }
+  out += "# HELP scheduler_pending_pods Number of pending pods, by the queue type.\n";
+  out += "# TYPE scheduler_pending_pods gauge\n";
+  out += "scheduler_pending_pods{queue=\"active\"} " + std::to_string(active_) + "\n";
+  out += "scheduler_pending_pods{queue=\"backoff\"} " + std::to_string(backoff_) + "\n";
+  out += "scheduler_pending_pods{queue=\"unschedulable\"} " + std::to_string(unschedulable_) + "\n";
+  out += "# HELP scheduler_preemption_attempts_total Total preemption attempts in the cluster till now.\n";
+  out += "# TYPE scheduler_preemption_attempts_total counter\n";
+  out += "scheduler_preemption_attempts_total " + std::to_string(preemption_attempts_) + "\n";
+  out += "# HELP scheduler_preemption_victims Number of selected preemption victims.\n";
+  out += "# TYPE scheduler_preemption_victims histogram\n";
+  write_histogram(out, "scheduler_preemption_victims", "", victims_);
+  out += "# HELP leader_election_master_status Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master.\n";
+  out += "# TYPE leader_election_master_status gauge\n";
+  out += "leader_election_master_status{name=\"" + lease_name + "\"} " + (leader_ ? "1" : "0") + "\n";
+  out += "# HELP tightpack_binding_duration_seconds Latency of the pods/binding call.\n";
+  out += "# TYPE tightpack_binding_duration_seconds histogram\n";
+  write_histogram(out, "tightpack_binding_duration_seconds", "", binding_);
+  out += "# HELP tightpack_binding_errors_total Bindings the API refused or that failed.\n";
+  out += "# TYPE tightpack_binding_errors_total counter\n";
+  out += "tightpack_binding_errors_total " + std::to_string(binding_errors_) + "\n";
+  out += "# HELP tightpack_api_errors_total API calls other than bindings that failed.\n";
+  out += "# TYPE tightpack_api_errors_total counter\n";
+  out += "tightpack_api_errors_total " + std::to_string(api_errors_) + "\n";
+  out += "# HELP tightpack_events_dropped_total Events not sent because too many were waiting.\n";
+  out += "# TYPE tightpack_events_dropped_total counter\n";
+  out += "tightpack_events_dropped_total " + std::to_string(events_dropped_) + "\n";
+  return out;
+}
+
+}  // namespace tightpack::daemon

@@ -1,0 +1,556 @@
+#include "daemon/scheduler.hpp"
+
+#include <boost/json.hpp>
+#include <ctime>
+
+#include "daemon/leader_election.hpp"
+#include "daemon/snapshot.hpp"
+#include "log.hpp"
+#include "tightpack/decode.hpp"
+#include "tightpack/plugins/inter_pod_affinity.hpp"
+#include "tightpack/preemption.hpp"
+
+namespace tightpack::daemon {
+namespace json = boost::json;
+
+namespace {
+
+// status fields change without the pod changing for scheduling; kube-scheduler
+// requeues a waiting pod only when something else changed (isPodUpdated).
+bool spec_changed(const Pod& a, const Pod& b) {
+  Pod x = a, y = b;
+  for (Pod* p : {&x, &y}) {
+    p->phase.clear();
+    p->nominated_node_name.clear();
+    p->start_time.clear();
+  }
+  return !(x == y);
+}
+
+int64_t epoch_seconds(const std::string& rfc3339) {
+  if (rfc3339.size() < 19) return 0;
+  std::tm tm{};
+  if (!strptime(rfc3339.c_str(), "%Y-%m-%dT%H:%M:%S", &tm)) return 0;
+  return static_cast<int64_t>(timegm(&tm));
+}
+
+std::pair<std::string, std::string> split_key(const std::string& key) {
+  const size_t slash = key.find('/');
+  return {key.substr(0, slash), key.substr(slash + 1)};
+}
+
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+}  // namespace
+
+Scheduler::Scheduler(SchedulerOptions options, std::shared_ptr<const kube::ClientConfig> client, Metrics& metrics)
+    : options_(std::move(options)),
+      client_(std::move(client)),
+      metrics_(metrics),
+      limiter_(std::make_shared<kube::RateLimiter>(options_.daemon.qps, options_.daemon.burst)),
+      // kube-scheduler's events go through a client of their own, with the same limits.
+      event_limiter_(std::make_shared<kube::RateLimiter>(options_.daemon.qps, options_.daemon.burst)),
+      queue_(options_.daemon.initial_backoff, options_.daemon.max_backoff) {}
+
+Scheduler::~Scheduler() { stop(std::chrono::milliseconds(0)); }
+
+bool Scheduler::ours(const Pod& pod) const {
+  const std::string& name = pod.scheduler_name.empty() ? std::string("default-scheduler") : pod.scheduler_name;
+  return options_.profiles.find(name) != nullptr;
+}
+
+void Scheduler::start() {
+  workers_ = std::make_unique<kube::ApiWorkers>(options_.bind_workers, client_, limiter_);
+  // Events are best effort, as kube-scheduler's broadcaster's are: a bounded
+  // backlog, the overflow dropped and counted.
+  event_workers_ = std::make_unique<kube::ApiWorkers>(2, client_, event_limiter_, 10000);
+  reflectors_.push_back(std::make_unique<kube::Reflector>("/api/v1/nodes", "nodes", client_, limiter_, node_handler()));
+  reflectors_.push_back(std::make_unique<kube::Reflector>("/api/v1/pods", "pods", client_, limiter_, pod_handler()));
+  reflectors_.push_back(std::make_unique<kube::Reflector>("/apis/policy/v1/poddisruptionbudgets",
+                                                          "poddisruptionbudgets", client_, limiter_, pdb_handler()));
+  for (auto& r : reflectors_) r->start();
+  loop_ = std::thread([this] { loop(); });
+}
+
+void Scheduler::set_active(bool active) {
+  {
+    std::lock_guard lock(m_);
+    active_ = active;
+  }
+  cv_.notify_all();
+}
+
+size_t Scheduler::stop(std::chrono::milliseconds grace) {
+  {
+    std::lock_guard lock(m_);
+    if (stopping_) return 0;
+    stopping_ = true;
+    active_ = false;
+  }
+  cv_.notify_all();
+  if (loop_.joinable()) loop_.join();
+  size_t abandoned = 0;
+  if (workers_) abandoned += workers_->drain(grace);
+  if (event_workers_) abandoned += event_workers_->drain(std::min(grace, std::chrono::milliseconds(2000)));
+  for (auto& r : reflectors_) r->stop();
+  return abandoned;
+}
+
+bool Scheduler::synced() const {
+  if (reflectors_.empty()) return false;
+  for (const auto& r : reflectors_) {
+    if (!r->synced()) return false;
+  }
+  return true;
+}
+
+// ------------------------------------------------------------------ watches
+
+kube::ReflectorHandler Scheduler::node_handler() {
+  auto listed = std::make_shared<std::vector<autoscaler::CaNode>>();
+  kube::ReflectorHandler h;
+  h.list_begin = [listed] { listed->clear(); };
+  h.list_item = [listed](const json::value& v) {
+    auto n = autoscaler::decode_ca_node(v, JsonPath("node"));
+    if (!n) {
+      log_error("node left out: " + n.error().what());
+      return;
+    }
+    listed->push_back(std::move(*n));
+  };
+  h.list_end = [this, listed] {
+    std::lock_guard lock(m_);
+    cache_.replace_nodes(std::move(*listed));
+    listed->clear();
+    queue_.move_all(Clock::now());
+    cv_.notify_all();
+  };
+  h.event = [this](kube::EventType type, const json::value& v) {
+    auto n = autoscaler::decode_ca_node(v, JsonPath("node"));
+    if (!n) {
+      log_error("node event left out: " + n.error().what());
+      return;
+    }
+    std::lock_guard lock(m_);
+    if (type == kube::EventType::Deleted) {
+      cache_.remove_node(n->node.name);
+      return;
+    }
+    if (cache_.upsert_node(std::move(*n))) {
+      queue_.move_all(Clock::now());
+      cv_.notify_all();
+    }
+  };
+  return h;
+}
+
+kube::ReflectorHandler Scheduler::pod_handler() {
+  auto listed = std::make_shared<std::vector<autoscaler::CaPod>>();
+  kube::ReflectorHandler h;
+  h.list_begin = [listed] { listed->clear(); };
+  h.list_item = [listed](const json::value& v) {
+    autoscaler::CaPod& p = listed->emplace_back();
+    if (auto s = autoscaler::decode_ca_pod_into(v, JsonPath("pod"), p); !s) {
+      log_error("pod left out: " + s.error().what());
+      listed->pop_back();
+    }
+  };
+  h.list_end = [this, listed] {
+    std::lock_guard lock(m_);
+    cache_.replace_pods(std::move(*listed));
+    listed->clear();
+    // Queued pods the list no longer has are gone.
+    for (const std::string& key : queue_.keys()) {
+      if (!cache_.pod(key)) queue_.remove(key);
+    }
+    for (const auto& [key, rec] : cache_.pods()) requeue_if_pending(rec);
+    queue_.move_all(Clock::now());
+    update_pending_metric();
+    cv_.notify_all();
+  };
+  h.event = [this](kube::EventType type, const json::value& v) {
+    autoscaler::CaPod p;
+    if (auto s = autoscaler::decode_ca_pod_into(v, JsonPath("pod"), p); !s) {
+      log_error("pod event left out: " + s.error().what());
+      return;
+    }
+    std::lock_guard lock(m_);
+    if (type == kube::EventType::Deleted) {
+      on_pod_gone(p.pod.key());
+    } else {
+      on_pod(std::move(p));
+    }
+    cv_.notify_all();
+  };
+  return h;
+}
+
+kube::ReflectorHandler Scheduler::pdb_handler() {
+  auto listed = std::make_shared<std::map<std::string, autoscaler::PdbSpec>>();
+  auto key_of = [](const json::value& v) -> std::optional<std::string> {
+    auto name = autoscaler::decode_object_name(v, JsonPath("poddisruptionbudget"));
+    if (!name) return std::nullopt;
+    return name->first + "/" + name->second;
+  };
+  kube::ReflectorHandler h;
+  h.list_begin = [listed] { listed->clear(); };
+  h.list_item = [listed, key_of](const json::value& v) {
+    auto pdb = autoscaler::decode_pdb(v, JsonPath("poddisruptionbudget"));
+    auto key = key_of(v);
+    if (!pdb || !key) {
+      log_error("PodDisruptionBudget left out: " + (pdb ? std::string("no name") : pdb.error().what()));
+      return;
+    }
+    (*listed)[*key] = std::move(*pdb);
+  };
+  h.list_end = [this, listed] {
+    std::lock_guard lock(m_);
+    cache_.replace_pdbs(std::move(*listed));
+    listed->clear();
+  };
+  h.event = [this, key_of](kube::EventType type, const json::value& v) {
+    auto key = key_of(v);
+    if (!key) return;
+    std::lock_guard lock(m_);
+    if (type == kube::EventType::Deleted) {
+      cache_.remove_pdb(*key);
+      return;
+    }
+    auto pdb = autoscaler::decode_pdb(v, JsonPath("poddisruptionbudget"));
+    if (!pdb) {
+      log_error("PodDisruptionBudget event left out: " + pdb.error().what());
+      return;
+    }
+    cache_.upsert_pdb(*key, std::move(*pdb));
+  };
+  return h;
+}
+
+void Scheduler::requeue_if_pending(const PodRecord& rec) {
+  const Pod& p = rec.pod.pod;
+  const std::string key = p.key();
+  if (rec.pending() && rec.assumed_node.empty() && p.deletion_timestamp.empty() && ours(p)) {
+    queue_.add(key, p.priority, p.creation_timestamp, Clock::now());
+  } else if (!rec.pending() || !p.deletion_timestamp.empty() || !ours(p)) {
+    queue_.remove(key);
+    if (!rec.pending()) condition_written_.erase(key);
+  }
+}
+
+void Scheduler::on_pod(autoscaler::CaPod pod) {
+  const std::string key = pod.pod.key();
+  std::optional<PodRecord> before = cache_.upsert_pod(std::move(pod));
+  const PodRecord& rec = *cache_.pod(key);
+  const Pod& p = rec.pod.pod;
+  if (rec.pending() && ours(p) && p.deletion_timestamp.empty()) {
+    // Our own status patches come back as updates: they retry nothing.
+    if (!before || spec_changed(before->pod.pod, p) || !queue_.contains(key)) {
+      if (rec.assumed_node.empty()) queue_.add(key, p.priority, p.creation_timestamp, Clock::now());
+    }
+  } else {
+    queue_.remove(key);
+    if (!rec.pending()) condition_written_.erase(key);
+  }
+  // A pod that stopped holding room frees it for the waiting pods.
+  if (before && !before->holds().empty() && rec.holds().empty()) queue_.move_all(Clock::now());
+  update_pending_metric();
+}
+
+void Scheduler::on_pod_gone(const std::string& key) {
+  std::optional<PodRecord> before = cache_.remove_pod(key);
+  queue_.remove(key);
+  condition_written_.erase(key);
+  if (before && !before->holds().empty()) queue_.move_all(Clock::now());
+  update_pending_metric();
+}
+
+void Scheduler::update_pending_metric() {
+  const auto c = queue_.counts();
+  metrics_.pending(c.active, c.backoff, c.unschedulable);
+}
+
+// ------------------------------------------------------------------ decisions
+
+void Scheduler::loop() {
+  std::unique_lock lock(m_);
+  for (;;) {
+    const auto now = Clock::now();
+    const auto next = queue_.next_ready(now);
+    const bool ready = active_ && synced() && next && *next <= now;
+    if (stopping_) return;
+    if (!ready) {
+      // Watches and binders notify; backoffs expire by time; the sync flag has no notification.
+      auto until = now + std::chrono::milliseconds(200);
+      if (active_ && next && *next > now && *next < until) until = *next;
+      cv_.wait_until(lock, until);
+      continue;
+    }
+    auto key = queue_.pop(now);
+    if (key) schedule_one(*key);
+    update_pending_metric();
+  }
+}
+
+void Scheduler::schedule_one(const std::string& key) {
+  const auto started = Clock::now();
+  const PodRecord* found = cache_.pod(key);
+  if (!found || !found->pending() || !found->assumed_node.empty() || !found->pod.pod.deletion_timestamp.empty()) {
+    queue_.remove(key);
+    return;
+  }
+  const PodRecord& rec = *found;
+  const Pod& pod = rec.pod.pod;
+  const std::string profile_name = pod.scheduler_name.empty() ? "default-scheduler" : pod.scheduler_name;
+  const Profile* profile = options_.profiles.find(profile_name);
+  if (!profile) {
+    queue_.remove(key);
+    return;
+  }
+  Cluster& cluster = cache_.cluster();
+  if (cluster.size() == 0) {
+    metrics_.attempt(profile_name, Metrics::Result::Unschedulable, seconds_since(started));
+    fail(key, rec, profile_name, "Unschedulable", "0/0 nodes are available.", "", started);
+    return;
+  }
+  auto plan = PodPlan::make(cluster, *profile, pod);
+  if (!plan) {
+    // A pod using what the engine does not model (topology spread, volumes):
+    // kube-scheduler would judge it; tightpack says why it cannot.
+    metrics_.attempt(profile_name, Metrics::Result::Error, seconds_since(started));
+    const std::string message = "tightpack cannot schedule this pod: " + plan.error().what();
+    fail(key, rec, profile_name, "SchedulerError", message, "", started);
+    return;
+  }
+  Decision d = decide(*plan, cluster);
+  if (!d.error.empty()) {
+    metrics_.attempt(profile_name, Metrics::Result::Error, seconds_since(started));
+    fail(key, rec, profile_name, "SchedulerError", d.error, "", started);
+    return;
+  }
+  if (d.chosen) {
+    const std::string node = cluster.name(*d.chosen);
+    cache_.assume(key, node, plan->bound(key));
+    const std::string uid = pod.uid;
+    if (!workers_->submit([this, key, uid, node, profile_name, started](kube::ApiClient& api) {
+          bind(api, key, uid, node, profile_name, started);
+        })) {
+      cache_.forget(key);
+      queue_.backoff(key, Clock::now());
+    }
+    return;
+  }
+  std::string nominated;
+  if (profile->preemption && d.preemption && d.preemption->helps) nominated = preempt(key, rec, *plan, d);
+  metrics_.attempt(profile_name, Metrics::Result::Unschedulable, seconds_since(started));
+  fail(key, rec, profile_name, "Unschedulable", d.message, nominated, started);
+}
+
+bool Scheduler::eligible_to_preempt(const Pod& pod) {
+  // podEligibleToPreemptOthers: a pod whose earlier preemption is still
+  // under way (a lower-priority pod terminating on its nominated node) waits.
+  if (pod.nominated_node_name.empty()) return true;
+  Cluster& c = cache_.cluster();
+  const NodeIndex n = c.find(pod.nominated_node_name);
+  if (n >= c.size()) return true;
+  for (const auto& bp : c.pods_on(n)) {
+    const PodRecord* r = cache_.pod(bp.key);
+    if (r && !r->pod.pod.deletion_timestamp.empty() && bp.priority < pod.priority) return false;
+  }
+  return true;
+}
+
+std::string Scheduler::preempt(const std::string& key, const PodRecord& rec, const PodPlan& plan, const Decision& d) {
+  const Pod& pod = rec.pod.pod;
+  if (!eligible_to_preempt(pod)) return pod.nominated_node_name;
+  Cluster& c = cache_.cluster();
+  PreemptionFacts facts;
+  std::vector<const autoscaler::PdbSpec*> pdbs;
+  for (const auto& [k, pdb] : cache_.pdbs()) {
+    pdbs.push_back(&pdb);
+    facts.pdb_disruptions_allowed.push_back(static_cast<int32_t>(pdb.disruptions_allowed));
+  }
+  facts.pdbs_of = [&](const BoundPod& bp) {
+    std::vector<size_t> out;
+    const PodRecord* r = cache_.pod(bp.key);
+    if (!r) return out;
+    // filterPodsWithPDBViolation: an empty selector and a pod without labels match nothing.
+    if (r->pod.pod.labels.empty()) return out;
+    for (size_t i = 0; i < pdbs.size(); ++i) {
+      const auto& sel = pdbs[i]->selector;
+      if (pdbs[i]->ns != r->pod.pod.ns || !sel || (sel->match_labels.empty() && sel->match_expressions.empty())) continue;
+      if (plugins::label_selector_matches(*sel, r->pod.pod.labels)) out.push_back(i);
+    }
+    return out;
+  };
+  facts.start_time = [&](const BoundPod& bp) -> int64_t {
+    const PodRecord* r = cache_.pod(bp.key);
+    if (!r) return 0;
+    return epoch_seconds(r->pod.pod.start_time.empty() ? r->pod.pod.creation_timestamp : r->pod.pod.start_time);
+  };
+  auto choice = select_preemption(plan, c, d, facts);
+  if (!choice) return "";
+  const std::string node = c.name(choice->node);
+  const auto& on = c.pods_on(choice->node);
+  metrics_.preemption(static_cast<int>(choice->victims.size()));
+  std::vector<std::string> names;
+  for (size_t pos : choice->victims) {
+    const std::string victim = on[pos].key;
+    names.push_back(victim);
+    const PodRecord* r = cache_.pod(victim);
+    const std::string uid = r ? r->pod.pod.uid : "";
+    const auto [ns, name] = split_key(victim);
+    workers_->submit([this, ns = ns, name = name, uid](kube::ApiClient& api) { delete_victim(api, ns, name, uid); });
+    event(ns, name, uid, pod.scheduler_name, "Normal", "Preempted", "Preempting",
+          "Preempted by pod " + pod.uid + " on node " + node);
+  }
+  std::string list;
+  for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+  log_info("preemption: " + key + " nominated to " + node + ", evicting " + list);
+  return node;
+}
+
+void Scheduler::fail(const std::string& key, const PodRecord& rec, const std::string& profile,
+                     const std::string& reason, const std::string& message, const std::string& nominated,
+                     Clock::time_point started) {
+  const Pod& pod = rec.pod.pod;
+  if (reason == "Unschedulable") {
+    queue_.unschedulable(key, Clock::now());
+  } else {
+    queue_.backoff(key, Clock::now());
+  }
+  const auto [ns, name] = split_key(key);
+  event(ns, name, pod.uid, profile, "Warning", "FailedScheduling", "Scheduling", message);
+  const std::string written = reason + "\n" + message + "\n" + nominated;
+  if (condition_written_[key] == written && pod.nominated_node_name == nominated) return;
+  condition_written_[key] = written;
+  json::object status{{"conditions", json::array{json::object{{"type", "PodScheduled"},
+                                                                {"status", "False"},
+                                                                {"reason", reason},
+                                                                {"message", message},
+                                                                {"lastProbeTime", nullptr},
+                                                                {"lastTransitionTime", micro_time_now().substr(0, 19) + "Z"}}}}};
+  if (!nominated.empty() || !pod.nominated_node_name.empty()) {
+    status["nominatedNodeName"] = nominated.empty() ? json::value(nullptr) : json::value(nominated);
+  }
+  workers_->submit([this, ns = ns, name = name, status](kube::ApiClient& api) { patch_status(api, ns, name, status); });
+  (void)started;
+}
+
+// ------------------------------------------------------------------ API calls
+
+void Scheduler::bind(kube::ApiClient& api, const std::string& key, const std::string& uid, const std::string& node,
+                     const std::string& profile, Clock::time_point started) {
+  const auto [ns, name] = split_key(key);
+  {
+    // The node may have gone while the binding waited for its turn.
+    std::lock_guard lock(m_);
+    if (stopping_) return;
+    if (!cache_.nodes().count(node)) {
+      cache_.forget(key);
+      if (const PodRecord* r = cache_.pod(key); r && r->pending()) queue_.backoff(key, Clock::now());
+      cv_.notify_all();
+      return;
+    }
+  }
+  json::object binding{{"apiVersion", "v1"},
+                       {"kind", "Binding"},
+                       {"metadata", {{"name", name}, {"namespace", ns}, {"uid", uid}}},
+                       {"target", {{"apiVersion", "v1"}, {"kind", "Node"}, {"name", node}}}};
+  const auto t0 = Clock::now();
+  auto r = api.request("POST", "/api/v1/namespaces/" + ns + "/pods/" + name + "/binding", json::serialize(binding));
+  const bool ok = r && r->ok();
+  metrics_.binding(seconds_since(t0), ok);
+  std::lock_guard lock(m_);
+  if (ok) {
+    metrics_.attempt(profile, Metrics::Result::Scheduled, seconds_since(started));
+    event(ns, name, uid, profile, "Normal", "Scheduled", "Binding",
+          "Successfully assigned " + ns + "/" + name + " to " + node);
+    return;
+  }
+  // Not bound by us: give the room back. A 409 means the pod is bound
+  // already (by us on an earlier try, or by someone else): the watch shows
+  // where, and the pod is never bound again.
+  cache_.forget(key);
+  const std::string why = r ? kube::api_error_text(*r) : r.error().what();
+  if (r && (r->status == 404 || r->status == 409)) {
+    log_info("binding " + key + " to " + node + " not needed: " + why);
+    if (r->status == 409) {
+      if (const PodRecord* rec = cache_.pod(key); rec && rec->pending()) queue_.backoff(key, Clock::now());
+    }
+    cv_.notify_all();
+    return;
+  }
+  log_warning("binding " + key + " to " + node + " failed: " + why);
+  metrics_.attempt(profile, Metrics::Result::Error, seconds_since(started));
+  if (const PodRecord* rec = cache_.pod(key); rec && rec->pending()) {
+    queue_.backoff(key, Clock::now());
+    event(ns, name, uid, profile, "Warning", "FailedScheduling", "Scheduling", "Binding rejected: " + why);
+  }
+  cv_.notify_all();
+}
+
+void Scheduler::patch_status(kube::ApiClient& api, const std::string& ns, const std::string& name,
+                             const json::object& status) {
+  const std::string body = json::serialize(json::object{{"status", status}});
+  auto r = api.request("PATCH", "/api/v1/namespaces/" + ns + "/pods/" + name + "/status", body,
+                       "application/strategic-merge-patch+json");
+  if (r && (r->ok() || r->status == 404)) return;
+  metrics_.api_error();
+  log_warning("status of " + ns + "/" + name + ": " + (r ? kube::api_error_text(*r) : r.error().what()));
+  // Let the next attempt write it again.
+  std::lock_guard lock(m_);
+  condition_written_.erase(ns + "/" + name);
+}
+
+void Scheduler::delete_victim(kube::ApiClient& api, const std::string& ns, const std::string& name,
+                              const std::string& uid) {
+  // The uid precondition: never delete a new pod that took the victim's name.
+  json::object options{{"apiVersion", "v1"}, {"kind", "DeleteOptions"}};
+  if (!uid.empty()) options["preconditions"] = json::object{{"uid", uid}};
+  auto r = api.request("DELETE", "/api/v1/namespaces/" + ns + "/pods/" + name, json::serialize(options));
+  if (r && (r->ok() || r->status == 404 || r->status == 409)) return;
+  metrics_.api_error();
+  log_warning("preemption: deleting " + ns + "/" + name + ": " + (r ? kube::api_error_text(*r) : r.error().what()));
+}
+
+void Scheduler::event(const std::string& ns, const std::string& name, const std::string& uid,
+                      const std::string& profile, const std::string& type, const std::string& reason,
+                      const std::string& action, const std::string& note) {
+  static std::atomic<uint64_t> sequence{0};
+  const std::string now = micro_time_now();
+  char suffix[32];
+  std::snprintf(suffix, sizeof suffix, ".%llx", static_cast<unsigned long long>(
+                                                    std::chrono::system_clock::now().time_since_epoch().count() + sequence++));
+  // events.k8s.io/v1, as kube-scheduler records them: the reporting controller
+  // is the profile's schedulerName.
+  json::object e{{"apiVersion", "events.k8s.io/v1"},
+                 {"kind", "Event"},
+                 {"metadata", {{"name", name + suffix}, {"namespace", ns}}},
+                 {"eventTime", now},
+                 {"reportingController", profile},
+                 {"reportingInstance", profile + "-" + options_.hostname},
+                 {"action", action},
+                 {"reason", reason},
+                 {"regarding", {{"apiVersion", "v1"}, {"kind", "Pod"}, {"namespace", ns}, {"name", name}, {"uid", uid}}},
+                 {"note", note.size() > 1024 ? note.substr(0, 1021) + "..." : note},
+                 {"type", type}};
+  std::string body = json::serialize(e);
+  const bool queued = event_workers_->submit([this, ns, body = std::move(body)](kube::ApiClient& api) {
+    auto r = api.request("POST", "/apis/events.k8s.io/v1/namespaces/" + ns + "/events", body);
+    if (!r || !r->ok()) {
+      metrics_.api_error();
+      log_warning("event in " + ns + ": " + (r ? kube::api_error_text(*r) : r.error().what()));
+    }
+  });
+  if (!queued) metrics_.events_dropped(1);
+}
+
+// ------------------------------------------------------------------ snapshot
+
+std::string Scheduler::snapshot_json() {
+  std::lock_guard lock(m_);
+  return json::serialize(redacted_snapshot(cache_, options_.scheduler_configuration, options_.pools,
+                                           options_.published_profiles));
+}
+
+}  // namespace tightpack::daemon

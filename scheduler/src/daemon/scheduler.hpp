@@ -1,0 +1,105 @@
+// The in-cluster scheduler: the watch cache feeds the queue, one loop decides
+// pod after pod with the engine (the same decide() as `tightpack replay` and
+// the sidebar), assumes the chosen node and hands the binding to the API
+// workers; pods that fit nowhere get kube-scheduler's condition and Event, and
+// may preempt lower-priority pods.
+#pragma once
+
+#include <atomic>
+#include <boost/json/value.hpp>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "daemon/cache.hpp"
+#include "daemon/daemon_config.hpp"
+#include "daemon/metrics.hpp"
+#include "daemon/queue.hpp"
+#include "kube/api_workers.hpp"
+#include "kube/reflector.hpp"
+#include "tightpack/framework.hpp"
+#include "tightpack/pools.hpp"
+#include "tightpack/profile.hpp"
+
+namespace tightpack::daemon {
+
+struct SchedulerOptions {
+  SchedulerConfiguration profiles;
+  DaemonConfig daemon;
+  boost::json::value scheduler_configuration;  // the document, published by /snapshot
+  std::optional<boost::json::value> pools;     // the NodePools document, published by /snapshot
+  boost::json::value published_profiles = boost::json::array();  // --publish: the sidebar's profiles
+  size_t bind_workers = 16;
+  std::string hostname;
+};
+
+class Scheduler {
+ public:
+  Scheduler(SchedulerOptions options, std::shared_ptr<const kube::ClientConfig> client, Metrics& metrics);
+  ~Scheduler();
+
+  // Starts the watches; decisions wait for set_active(true).
+  void start();
+  // Leader or not: only an active scheduler takes pods from the queue.
+  void set_active(bool active);
+  // Stops taking pods, gives binds in flight up to `grace` to finish, ends
+  // the watches. Returns the number of API calls abandoned.
+  size_t stop(std::chrono::milliseconds grace);
+
+  bool synced() const;
+  // The redacted cluster view /snapshot serves.
+  std::string snapshot_json();
+
+ private:
+  // Watch handlers.
+  kube::ReflectorHandler node_handler();
+  kube::ReflectorHandler pod_handler();
+  kube::ReflectorHandler pdb_handler();
+  void on_pod(autoscaler::CaPod pod);  // under m_
+  void on_pod_gone(const std::string& key);
+  void requeue_if_pending(const PodRecord& rec);
+  bool ours(const Pod& pod) const;
+
+  void loop();
+  void schedule_one(const std::string& key);  // under m_
+  void fail(const std::string& key, const PodRecord& rec, const std::string& profile, const std::string& reason,
+            const std::string& message, const std::string& nominated, Clock::time_point started);
+  bool eligible_to_preempt(const Pod& pod);
+  std::string preempt(const std::string& key, const PodRecord& rec, const PodPlan& plan, const Decision& d);
+
+  // API calls, run by the workers.
+  void bind(kube::ApiClient& api, const std::string& key, const std::string& uid, const std::string& node,
+            const std::string& profile, Clock::time_point started);
+  void patch_status(kube::ApiClient& api, const std::string& ns, const std::string& name,
+                    const boost::json::object& status);
+  void delete_victim(kube::ApiClient& api, const std::string& ns, const std::string& name, const std::string& uid);
+  void event(const std::string& ns, const std::string& name, const std::string& uid, const std::string& profile,
+             const std::string& type, const std::string& reason, const std::string& action, const std::string& note);
+  void update_pending_metric();  // under m_
+
+  SchedulerOptions options_;
+  std::shared_ptr<const kube::ClientConfig> client_;
+  Metrics& metrics_;
+  std::shared_ptr<kube::RateLimiter> limiter_, event_limiter_;
+
+  mutable std::mutex m_;
+  std::condition_variable cv_;
+  ClusterCache cache_;
+  SchedulingQueue queue_;
+  // The Unschedulable message last written to each pod's condition: the same
+  // message is not patched again.
+  std::unordered_map<std::string, std::string> condition_written_;
+  bool active_ = false;
+  bool stopping_ = false;
+
+  std::unique_ptr<kube::ApiWorkers> workers_, event_workers_;
+  std::vector<std::unique_ptr<kube::Reflector>> reflectors_;
+  std::thread loop_;
+};
+
+}  // namespace tightpack::daemon

@@ -1,0 +1,156 @@
+#include "daemon/snapshot.hpp"
+
+#include <boost/json.hpp>
+#include <map>
+
+namespace tightpack::daemon {
+namespace json = boost::json;
+
+namespace {
+
+// Amounts in the scheduler's units, printed so that core reads them back
+// exactly: millicores for cpu, plain integers for the rest.
+json::object resources(const ResourceList& list) {
+  json::object o;
+  for (const auto& [name, amount] : list) {
+    o[name] = name == "cpu" ? std::to_string(amount) + "m" : std::to_string(amount);
+  }
+  return o;
+}
+
+json::object container(const Container& c, size_t i) {
+  json::object o{{"name", "c" + std::to_string(i)}};
+  json::object res;
+  if (!c.requests.empty()) res["requests"] = resources(c.requests);
+  if (!c.limits.empty()) res["limits"] = resources(c.limits);
+  if (!res.empty()) o["resources"] = std::move(res);
+  json::array ports;
+  for (const auto& p : c.ports) {
+    if (p.host_port == 0) continue;
+    json::object po{{"containerPort", p.container_port}, {"hostPort", p.host_port}};
+    if (!p.protocol.empty()) po["protocol"] = p.protocol;
+    if (!p.host_ip.empty()) po["hostIP"] = p.host_ip;
+    ports.push_back(std::move(po));
+  }
+  if (!ports.empty()) o["ports"] = std::move(ports);
+  if (c.restart_always) o["restartPolicy"] = "Always";
+  return o;
+}
+
+json::array tolerations(const std::vector<Toleration>& list) {
+  json::array a;
+  for (const auto& t : list) {
+    json::object o;
+    if (!t.key.empty()) o["key"] = t.key;
+    if (!t.op.empty()) o["operator"] = t.op;
+    if (!t.value.empty()) o["value"] = t.value;
+    if (!t.effect.empty()) o["effect"] = t.effect;
+    if (t.seconds) o["tolerationSeconds"] = *t.seconds;
+    a.push_back(std::move(o));
+  }
+  return a;
+}
+
+json::object labels(const Labels& l) {
+  json::object o;
+  for (const auto& [k, v] : l) o[k] = v;
+  return o;
+}
+
+json::object node(const autoscaler::CaNode& n) {
+  json::array taints;
+  for (const auto& t : n.node.taints) {
+    json::object o{{"key", t.key}, {"effect", t.effect}};
+    if (!t.value.empty()) o["value"] = t.value;
+    taints.push_back(std::move(o));
+  }
+  json::object spec;
+  if (!taints.empty()) spec["taints"] = std::move(taints);
+  if (n.node.unschedulable) spec["unschedulable"] = true;
+  return json::object{
+      {"apiVersion", "v1"},
+      {"kind", "Node"},
+      {"metadata", {{"name", n.node.name}, {"labels", labels(n.node.labels)}}},
+      {"spec", std::move(spec)},
+      {"status",
+       {{"allocatable", resources(n.node.allocatable)},
+        {"capacity", resources(n.node.capacity)},
+        {"conditions", json::array{json::object{{"type", "Ready"}, {"status", n.ready ? "True" : "False"}}}}}}};
+}
+
+class PodRedactor {
+ public:
+  json::object pod(const PodRecord& rec) {
+    const autoscaler::CaPod& ca = rec.pod;
+    const Pod& p = ca.pod;
+    json::object meta{{"name", "pod-" + std::to_string(++pods_)}, {"namespace", p.ns}};
+    json::object annotations;
+    for (const auto& [k, v] : p.annotations) {
+      // What cluster-autoscaler's drain rules read, nothing else.
+      if (k.rfind("cluster-autoscaler.kubernetes.io/", 0) == 0) annotations[k] = v;
+      if (k == "kubernetes.io/config.mirror") annotations[k] = "mirror";
+    }
+    if (!annotations.empty()) meta["annotations"] = std::move(annotations);
+    if (!ca.controller_kind.empty()) {
+      meta["ownerReferences"] = json::array{json::object{{"apiVersion", "v1"},
+                                                         {"kind", ca.controller_kind},
+                                                         {"name", owner(ca.controller_kind, p.ns, ca.controller_name)},
+                                                         {"uid", ""},
+                                                         {"controller", true}}};
+    }
+    json::object spec{{"nodeName", rec.holds()}, {"priority", p.priority}};
+    json::array containers, inits, volumes;
+    for (size_t i = 0; i < p.containers.size(); ++i) containers.push_back(container(p.containers[i], i));
+    for (size_t i = 0; i < p.init_containers.size(); ++i) inits.push_back(container(p.init_containers[i], i));
+    spec["containers"] = std::move(containers);
+    if (!inits.empty()) spec["initContainers"] = std::move(inits);
+    if (!p.overhead.empty()) spec["overhead"] = resources(p.overhead);
+    if (!p.pod_requests.empty()) spec["resources"] = json::object{{"requests", resources(p.pod_requests)}};
+    if (!p.tolerations.empty()) spec["tolerations"] = tolerations(p.tolerations);
+    if (!p.node_selector.empty()) spec["nodeSelector"] = labels(p.node_selector);
+    for (size_t i = 0; i < ca.local_volumes.size(); ++i) {
+      volumes.push_back(json::object{{"name", "v" + std::to_string(i)}, {"emptyDir", json::object{}}});
+    }
+    if (!volumes.empty()) spec["volumes"] = std::move(volumes);
+    return json::object{{"apiVersion", "v1"},
+                        {"kind", "Pod"},
+                        {"metadata", std::move(meta)},
+                        {"spec", std::move(spec)},
+                        {"status", {{"phase", p.phase.empty() ? "Running" : p.phase}}}};
+  }
+
+ private:
+  // Pods of one controller stay recognisably together (scale-down reads
+  // that), under a name that says nothing.
+  std::string owner(const std::string& kind, const std::string& ns, const std::string& name) {
+    auto [it, added] = owners_.try_emplace(kind + "/" + ns + "/" + name, "owner-" + std::to_string(owners_.size() + 1));
+    return it->second;
+  }
+
+  size_t pods_ = 0;
+  std::map<std::string, std::string> owners_;
+};
+
+}  // namespace
+
+json::object redacted_snapshot(const ClusterCache& cache, const json::value& scheduler_configuration,
+                               const std::optional<json::value>& pools, const json::value& published_profiles) {
+  json::array items;
+  for (const auto& [name, n] : cache.nodes()) items.push_back(node(n));
+  // Sorted by key so that the snapshot does not depend on hash order.
+  std::map<std::string, const PodRecord*> held;
+  for (const auto& [key, rec] : cache.pods()) {
+    if (!rec.holds().empty()) held.emplace(key, &rec);
+  }
+  PodRedactor redactor;
+  for (const auto& [key, rec] : held) items.push_back(redactor.pod(*rec));
+  return json::object{
+      {"cluster", {{"apiVersion", "v1"}, {"kind", "List"}, {"items", std::move(items)}}},
+      {"pools", pools ? *pools : json::value(nullptr)},
+      {"schedulerConfiguration", scheduler_configuration},
+      {"profiles", published_profiles},
+      {"notes", json::array{"from the tightpack scheduler: pods are anonymous (no names, images or labels); node "
+                            "images are left out"}}};
+}
+
+}  // namespace tightpack::daemon

@@ -1,0 +1,19 @@
+// What /snapshot serves to the JupyterLab sidebar: the envelope its server
+// extension reads (cluster, pools, schedulerConfiguration, profiles), with the
+// cluster redacted. Every user of the hub can read it, so it names no pod,
+// image, environment variable or label: each bound pod becomes an anonymous
+// pod carrying only what placement and scale-down read.
+#pragma once
+
+#include <boost/json/object.hpp>
+#include <optional>
+
+#include "daemon/cache.hpp"
+
+namespace tightpack::daemon {
+
+boost::json::object redacted_snapshot(const ClusterCache& cache, const boost::json::value& scheduler_configuration,
+                                      const std::optional<boost::json::value>& pools,
+                                      const boost::json::value& published_profiles);
+
+}  // namespace tightpack::daemon

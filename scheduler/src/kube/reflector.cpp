@@ -1,0 +1,200 @@
+#include "kube/reflector.hpp"
+
+#include <boost/json/monotonic_resource.hpp>
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <cctype>
+#include <random>
+
+#include "log.hpp"
+
+namespace tightpack::kube {
+namespace json = boost::json;
+
+namespace {
+
+std::string resource_version_of(const json::value& object) {
+  if (const auto* o = object.if_object()) {
+    if (const auto* m = o->if_contains("metadata"); m && m->is_object()) {
+      if (const auto* rv = m->as_object().if_contains("resourceVersion"); rv && rv->is_string()) {
+        return std::string(rv->get_string());
+      }
+    }
+  }
+  return "";
+}
+
+std::string url_escape(const std::string& s) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out += '%';
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Reflector::Reflector(std::string path, std::string what, std::shared_ptr<const ClientConfig> config,
+                     std::shared_ptr<RateLimiter> limiter, ReflectorHandler handler)
+    : path_(std::move(path)), what_(std::move(what)), client_(std::move(config), std::move(limiter)),
+      handler_(std::move(handler)) {}
+
+Reflector::~Reflector() { stop(); }
+
+void Reflector::start() { thread_ = std::thread([this] { run(); }); }
+
+void Reflector::stop() {
+  stopping_ = true;
+  client_.cancel();
+  if (thread_.joinable()) thread_.join();
+}
+
+void Reflector::backoff() {
+  delay_ = delay_.count() == 0 ? std::chrono::milliseconds(800) : std::min(delay_ * 2, std::chrono::milliseconds(30000));
+  const auto until = std::chrono::steady_clock::now() + delay_;
+  while (!stopping_ && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+}
+
+void Reflector::run() {
+  std::string rv;
+  while (!stopping_) {
+    if (!list(rv)) {
+      backoff();
+      continue;
+    }
+    delay_ = std::chrono::milliseconds(0);
+    synced_ = true;
+    while (!stopping_ && watch(rv)) {
+    }
+  }
+}
+
+bool Reflector::list(std::string& resource_version) {
+  // Pages of 500, as client-go's pager: a list of 150,000 pods is never held
+  // as one JSON document.
+  std::string cont;
+  bool begun = false;
+  do {
+    std::string target = path_ + "?limit=500";
+    if (!cont.empty()) target += "&continue=" + url_escape(cont);
+    auto r = client_.request("GET", target);
+    if (!r) {
+      if (!stopping_) log_error("list " + what_ + ": " + r.error().what());
+      return false;
+    }
+    if (!r->ok()) {
+      log_error("list " + what_ + ": " + api_error_text(*r));
+      return false;
+    }
+    json::monotonic_resource arena;
+    boost::system::error_code ec;
+    json::value doc = json::parse(r->body, ec, &arena);
+    if (ec || !doc.is_object()) {
+      log_error("list " + what_ + ": the answer is not a JSON object");
+      return false;
+    }
+    const json::object& o = doc.get_object();
+    if (!begun) {
+      handler_.list_begin();
+      begun = true;
+    }
+    if (const auto* items = o.if_contains("items"); items && items->is_array()) {
+      for (const auto& item : items->get_array()) handler_.list_item(item);
+    }
+    cont.clear();
+    if (const auto* m = o.if_contains("metadata"); m && m->is_object()) {
+      const auto& mo = m->get_object();
+      if (const auto* c = mo.if_contains("continue"); c && c->is_string()) cont = std::string(c->get_string());
+      if (const auto* v = mo.if_contains("resourceVersion"); v && v->is_string()) resource_version = std::string(v->get_string());
+    }
+  } while (!cont.empty() && !stopping_);
+  if (stopping_) return false;
+  handler_.list_end();
+  ++relists_;
+  return true;
+}
+
+bool Reflector::watch(std::string& resource_version) {
+  // A random 5–10 minute server-side timeout, as the reflector spreads its
+  // watches; the idle limit allows for the bookmark the server sends each minute.
+  static thread_local std::mt19937 rng(std::random_device{}());
+  const int timeout = 300 + static_cast<int>(rng() % 300);
+  const std::string target = path_ + "?watch=1&allowWatchBookmarks=true&resourceVersion=" +
+                             url_escape(resource_version) + "&timeoutSeconds=" + std::to_string(timeout);
+  bool gone = false;
+  bool broken = false;
+  auto r = client_.stream(
+      target,
+      [&](std::string_view line) {
+        json::monotonic_resource arena;
+        boost::system::error_code ec;
+        json::value ev = json::parse(line, ec, &arena);
+        if (ec || !ev.is_object()) {
+          log_error("watch " + what_ + ": an event is not a JSON object: " + quote_value(line));
+          broken = true;
+          return false;
+        }
+        const auto& eo = ev.get_object();
+        const auto* type = eo.if_contains("type");
+        const auto* object = eo.if_contains("object");
+        if (!type || !type->is_string() || !object) {
+          broken = true;
+          return false;
+        }
+        const std::string_view t = type->get_string();
+        if (t == "ERROR") {
+          // A Status: 410 Gone means the version is too old to watch from.
+          int64_t code = 0;
+          if (const auto* o = object->if_object()) {
+            if (const auto* c = o->if_contains("code"); c && c->is_int64()) code = c->get_int64();
+          }
+          if (code == 410) {
+            gone = true;
+          } else {
+            log_error("watch " + what_ + ": " + json::serialize(*object));
+            broken = true;
+          }
+          return false;
+        }
+        const std::string rv = resource_version_of(*object);
+        if (t == "BOOKMARK") {
+          if (!rv.empty()) resource_version = rv;
+          return true;
+        }
+        const EventType type_of = t == "ADDED" ? EventType::Added : t == "DELETED" ? EventType::Deleted : EventType::Modified;
+        handler_.event(type_of, *object);
+        if (!rv.empty()) resource_version = rv;
+        return !stopping_;
+      },
+      std::chrono::seconds(timeout + 90));
+  if (stopping_) return false;
+  if (!r) {
+    log_warning("watch " + what_ + " ended: " + r.error().what() + "; watching again");
+    backoff();
+    return true;
+  }
+  if (r->status == 410 || gone) {
+    log_info("watch " + what_ + ": resource version " + resource_version + " is too old; listing again");
+    return false;
+  }
+  if (!r->ok()) {
+    log_error("watch " + what_ + ": " + api_error_text(*r));
+    backoff();
+    return r->status != 403 && r->status != 401 ? true : false;
+  }
+  if (broken) {
+    backoff();
+    return false;
+  }
+  delay_ = std::chrono::milliseconds(0);
+  return true;
+}
+
+}  // namespace tightpack::kube

@@ -1,0 +1,275 @@
+#include "schedule_cmd.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <boost/json.hpp>
+#include <iostream>
+#include <random>
+
+#include "args.hpp"
+#include "cli.hpp"
+#include "daemon/daemon_config.hpp"
+#include "daemon/http_server.hpp"
+#include "daemon/leader_election.hpp"
+#include "daemon/metrics.hpp"
+#include "daemon/scheduler.hpp"
+#include "document_command.hpp"
+#include "kube/client_config.hpp"
+#include "log.hpp"
+#include "tightpack/pools.hpp"
+#include "tightpack/profile.hpp"
+
+namespace tightpack::cli {
+namespace json = boost::json;
+
+const char* const kScheduleHelp = R"(Usage: tightpack schedule --config FILE [options]
+
+Schedules the pods whose spec.schedulerName is one of the configuration's
+profiles, on the cluster the kubeconfig or the pod's service account reaches,
+until SIGTERM (docs/scheduler.md).
+
+  --config FILE          a KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1),
+                         YAML or JSON: profiles, leaderElection, clientConnection,
+                         podInitialBackoffSeconds, podMaxBackoffSeconds
+  --kubeconfig FILE      the API server and credentials (default:
+                         clientConnection.kubeconfig, else the in-cluster service account)
+  --pools FILE           a NodePools document, published on /snapshot for the sidebar
+  --publish FILE         {"profiles": [...]}: what /snapshot offers the sidebar
+                         (KubeSpawner profile_list entries, worker templates)
+  --listen HOST:PORT     /healthz, /readyz, /metrics, /snapshot (default 0.0.0.0:10259;
+                         port 0 picks a free one)
+  --identity NAME        leader-election identity (default: host name and a random suffix)
+  --bind-workers N       concurrent binding calls, 1 to 256 (default 16)
+
+Exit status: 0 after SIGTERM or SIGINT, 1 bad input or lost leadership,
+2 bad usage.
+)";
+
+namespace {
+
+std::string hostname() {
+  char buf[256] = {};
+  if (gethostname(buf, sizeof buf - 1) != 0) return "tightpack";
+  return buf;
+}
+
+std::string random_suffix() {
+  std::random_device rd;
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%08x%08x", rd(), rd());
+  return buf;
+}
+
+// {"profiles": [...]}, each entry an object.
+bool check_published(const json::value& doc, std::string& error) {
+  if (!doc.is_object()) {
+    error = "expected an object with a key profiles";
+    return false;
+  }
+  for (const auto& kv : doc.get_object()) {
+    if (kv.key() != "profiles") {
+      error = "$." + std::string(kv.key()) + ": unknown field (expected only profiles)";
+      return false;
+    }
+  }
+  const json::value* p = doc.get_object().if_contains("profiles");
+  if (!p || !p->is_array()) {
+    error = "$.profiles: expected a list of profile entries";
+    return false;
+  }
+  for (size_t i = 0; i < p->get_array().size(); ++i) {
+    if (!p->get_array()[i].is_object()) {
+      error = "$.profiles[" + std::to_string(i) + "]: expected an object";
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+int schedule(const std::vector<std::string>& argv, std::istream& in, std::ostream& out, std::ostream& err) {
+  Args a;
+  std::string error;
+  if (!parse_args(argv,
+                  {"--config", "--kubeconfig", "--pools", "--publish", "--listen", "--identity", "--bind-workers"},
+                  {"--help"}, a, error) ||
+      !a.positional.empty()) {
+    err << "tightpack schedule: " << (error.empty() ? "unexpected argument " + quote_value(a.positional[0]) : error)
+        << "\n" << kScheduleHelp;
+    return kUsage;
+  }
+  if (has_flag(a, "--help")) {
+    out << kScheduleHelp;
+    return kOk;
+  }
+  if (!a.options.count("--config")) {
+    err << "tightpack schedule: --config is required\n" << kScheduleHelp;
+    return kUsage;
+  }
+  size_t bind_workers = 16;
+  if (a.options.count("--bind-workers")) {
+    const std::string& v = a.options["--bind-workers"];
+    try {
+      size_t used = 0;
+      bind_workers = std::stoul(v, &used);
+      if (used != v.size() || bind_workers < 1 || bind_workers > 256) throw std::out_of_range("");
+    } catch (...) {
+      err << "tightpack schedule: --bind-workers " << quote_value(v) << " is not a whole number from 1 to 256\n";
+      return kUsage;
+    }
+  }
+  for (const char* file_option : {"--config", "--pools", "--publish", "--kubeconfig"}) {
+    if (a.options.count(file_option) && a.options[file_option] == "-") {
+      err << "tightpack schedule: " << file_option << " must name a file, not standard input\n";
+      return kUsage;
+    }
+  }
+
+  // Everything that can be wrong with the input is found before any thread starts.
+  daemon::SchedulerOptions options;
+  const std::string& config_file = a.options["--config"];
+  json::value config_doc;
+  if (!read_document(config_file, in, config_doc, error)) {
+    err << "tightpack schedule: " << error << "\n";
+    return kInputError;
+  }
+  auto profiles = decode_scheduler_configuration(config_doc, JsonPath());
+  if (!profiles) {
+    err << "tightpack schedule: " << config_file << ": " << profiles.error().what() << "\n";
+    return kInputError;
+  }
+  auto daemon_config = daemon::decode_daemon_config(config_doc);
+  if (!daemon_config) {
+    err << "tightpack schedule: " << config_file << ": " << daemon_config.error().what() << "\n";
+    return kInputError;
+  }
+  options.profiles = std::move(*profiles);
+  options.daemon = std::move(*daemon_config);
+  options.scheduler_configuration = config_doc;
+  if (a.options.count("--pools")) {
+    json::value pools_doc;
+    if (!read_document(a.options["--pools"], in, pools_doc, error)) {
+      err << "tightpack schedule: " << error << "\n";
+      return kInputError;
+    }
+    auto pools = pools::decode_pools_config(pools_doc, JsonPath());
+    if (!pools) {
+      err << "tightpack schedule: " << a.options["--pools"] << ": " << pools.error().what() << "\n";
+      return kInputError;
+    }
+    options.pools = std::move(pools_doc);
+  }
+  if (a.options.count("--publish")) {
+    json::value published;
+    if (!read_document(a.options["--publish"], in, published, error)) {
+      err << "tightpack schedule: " << error << "\n";
+      return kInputError;
+    }
+    if (!check_published(published, error)) {
+      err << "tightpack schedule: " << a.options["--publish"] << ": " << error << "\n";
+      return kInputError;
+    }
+    options.published_profiles = published.get_object().at("profiles");
+  }
+  const std::string kubeconfig =
+      a.options.count("--kubeconfig") ? a.options["--kubeconfig"] : options.daemon.kubeconfig;
+  auto client = kubeconfig.empty() ? kube::in_cluster_config() : kube::load_kubeconfig(kubeconfig);
+  if (!client) {
+    err << "tightpack schedule: " << client.error().what() << "\n";
+    return kInputError;
+  }
+  options.bind_workers = bind_workers;
+  options.hostname = hostname();
+  const std::string identity =
+      a.options.count("--identity") ? a.options["--identity"] : options.hostname + "_" + random_suffix();
+  const std::string listen = a.options.count("--listen") ? a.options["--listen"] : "0.0.0.0:10259";
+
+  // Signals are taken by this thread only, with sigtimedwait: every thread
+  // started from here on inherits the blocked mask.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  // A peer that closes a connection must not kill the process.
+  signal(SIGPIPE, SIG_IGN);
+
+  auto client_config = std::make_shared<const kube::ClientConfig>(std::move(*client));
+  daemon::Metrics metrics;
+  const std::string lease_name = options.daemon.leader_election.resource_name;
+  const bool elect = options.daemon.leader_election.enabled;
+  const auto election = options.daemon.leader_election;
+  std::string profile_names;
+  for (const auto& p : options.profiles.profiles) profile_names += (profile_names.empty() ? "" : ", ") + p.scheduler_name;
+  const double qps = options.daemon.qps;
+  const int burst = options.daemon.burst;
+  daemon::Scheduler scheduler(std::move(options), client_config, metrics);
+
+  daemon::HttpServer http;
+  auto started = http.start(listen, [&](const std::string& path) -> daemon::HttpAnswer {
+    if (path == "/healthz" || path == "/livez") return {200, "text/plain; charset=utf-8", "ok\n"};
+    if (path == "/readyz") {
+      if (scheduler.synced()) return {200, "text/plain; charset=utf-8", "ok\n"};
+      return {503, "text/plain; charset=utf-8", "the watch cache has not synced with the API server yet\n"};
+    }
+    if (path == "/metrics") return {200, "text/plain; version=0.0.4; charset=utf-8", metrics.text(lease_name)};
+    if (path == "/snapshot") {
+      if (!scheduler.synced()) return {503, "text/plain; charset=utf-8", "the watch cache has not synced yet\n"};
+      return {200, "application/json", scheduler.snapshot_json()};
+    }
+    return {404, "text/plain; charset=utf-8", "not found: try /healthz, /readyz, /metrics or /snapshot\n"};
+  });
+  if (!started) {
+    err << "tightpack schedule: " << started.error().what() << "\n";
+    return kInputError;
+  }
+  log_info("tightpack schedule: profiles " + profile_names + "; API " + client_config->server + " (" +
+           client_config->source + "); qps " + (qps > 0 ? std::to_string(qps) : std::string("unlimited")) + ", burst " +
+           std::to_string(burst) + "; listening on " + listen.substr(0, listen.rfind(':')) + ":" +
+           std::to_string(http.port()));
+
+  scheduler.start();
+  std::atomic<bool> lost{false};
+  std::unique_ptr<daemon::LeaderElector> elector;
+  if (elect) {
+    elector = std::make_unique<daemon::LeaderElector>(election, identity, client_config,
+                                                      std::make_shared<kube::RateLimiter>(qps, burst));
+    log_info("leader election: " + identity + " waits for the lease " + election.resource_namespace + "/" +
+             election.resource_name);
+    elector->start(
+        [&] {
+          metrics.leader(true);
+          scheduler.set_active(true);
+        },
+        [&] {
+          metrics.leader(false);
+          scheduler.set_active(false);
+          lost = true;
+        });
+  } else {
+    metrics.leader(true);
+    scheduler.set_active(true);
+  }
+
+  int signal_number = 0;
+  while (!lost) {
+    timespec tick{0, 200 * 1000 * 1000};
+    const int s = sigtimedwait(&signals, nullptr, &tick);
+    if (s == SIGTERM || s == SIGINT) {
+      signal_number = s;
+      break;
+    }
+  }
+  log_info(lost ? "shutting down: leadership lost"
+                : std::string("shutting down on ") + (signal_number == SIGTERM ? "SIGTERM" : "SIGINT"));
+  const size_t abandoned = scheduler.stop(std::chrono::seconds(10));
+  if (abandoned) log_warning("abandoned " + std::to_string(abandoned) + " API calls still waiting");
+  if (elector) elector->stop(/*release=*/!lost);
+  http.stop();
+  log_info("stopped");
+  return lost ? kInputError : kOk;
+}
+
+}  // namespace tightpack::cli
