@@ -1,5 +1,7 @@
 #include "daemon/cache.hpp"
 
+#include <algorithm>
+
 #include "tightpack/plugins/cohort.hpp"
 
 namespace tightpack::daemon {
@@ -21,6 +23,28 @@ bool same_for_scheduling(const Node& a, const Node& b) {
 }
 
 }  // namespace
+
+void slim(autoscaler::CaPod& p) {
+  auto& a = p.pod.annotations;
+  a.erase(std::remove_if(a.begin(), a.end(),
+                         [](const auto& kv) {
+                           return kv.first.rfind("cluster-autoscaler.kubernetes.io/", 0) != 0 &&
+                                  kv.first != "kubernetes.io/config.mirror";
+                         }),
+          a.end());
+  a.shrink_to_fit();
+  if (p.pod.node_name.empty()) return;
+  // A bound pod's images and container names decide nothing: ImageLocality
+  // reads the incoming pod's images and the nodes' image lists.
+  for (auto* list : {&p.pod.containers, &p.pod.init_containers}) {
+    for (auto& c : *list) {
+      c.name.clear();
+      c.name.shrink_to_fit();
+      c.image.clear();
+      c.image.shrink_to_fit();
+    }
+  }
+}
 
 const std::string& PodRecord::holds() const {
   static const std::string none;
@@ -65,6 +89,7 @@ void ClusterCache::replace_pods(std::vector<autoscaler::CaPod> pods) {
   }
   pods_.clear();
   for (auto& p : pods) {
+    slim(p);
     std::string key = p.pod.key();
     PodRecord rec{std::move(p), {}};
     if (auto a = assumed.find(key); a != assumed.end() && rec.pod.pod.node_name.empty()) rec.assumed_node = a->second;
@@ -74,6 +99,7 @@ void ClusterCache::replace_pods(std::vector<autoscaler::CaPod> pods) {
 }
 
 std::optional<PodRecord> ClusterCache::upsert_pod(autoscaler::CaPod pod) {
+  slim(pod);
   std::string key = pod.pod.key();
   auto it = pods_.find(key);
   std::optional<PodRecord> before;
