@@ -505,11 +505,8 @@ Result<SchedulerConfiguration> decode_scheduler_configuration(const json::value&
   auto run = [&]() -> Fail {
     const json::object* o = nullptr;
     TP_TRY(as_object(doc, path, o));
-    TP_TRY(check_fields(*o, path, {"apiVersion", "kind", "parallelism", "leaderElection", "clientConnection",
-                                   "healthzBindAddress", "metricsBindAddress", "enableProfiling",
-                                   "enableContentionProfiling", "percentageOfNodesToScore",
-                                   "podInitialBackoffSeconds", "podMaxBackoffSeconds", "profiles",
-                                   "extenders", "delayCacheUntilActive"}));
+    // The kind first: another component's configuration would otherwise be
+    // reported by its first unknown field.
     std::string api_version, kind;
     TP_TRY(read_string(*o, "apiVersion", path, api_version));
     TP_TRY(read_string(*o, "kind", path, kind));
@@ -520,6 +517,11 @@ Result<SchedulerConfiguration> decode_scheduler_configuration(const json::value&
     if (kind != "KubeSchedulerConfiguration") {
       return value_error(path.field("kind"), "expected KubeSchedulerConfiguration, got " + quote_value(kind));
     }
+    TP_TRY(check_fields(*o, path, {"apiVersion", "kind", "parallelism", "leaderElection", "clientConnection",
+                                   "healthzBindAddress", "metricsBindAddress", "enableProfiling",
+                                   "enableContentionProfiling", "percentageOfNodesToScore",
+                                   "podInitialBackoffSeconds", "podMaxBackoffSeconds", "profiles",
+                                   "extenders", "delayCacheUntilActive"}));
     if (const json::value* ev = member(*o, "extenders")) {
       if (ev->is_array() && !ev->get_array().empty()) {
         return value_error(path.field("extenders"), "scheduler extenders are not supported by tightpack");
