@@ -37,7 +37,7 @@ until SIGTERM (docs/scheduler.md).
   --pools FILE           a NodePools document, published on /snapshot for the sidebar
   --publish FILE         {"profiles": [...]}: what /snapshot offers the sidebar
                          (KubeSpawner profile_list entries, worker templates)
-  --listen HOST:PORT     /healthz, /readyz, /metrics, /snapshot (default 0.0.0.0:10259;
+  --listen HOST:PORT     /healthz, /readyz, /metrics, /snapshot (default 0.0.0.0:10251;
                          port 0 picks a free one)
   --identity NAME        leader-election identity (default: host name and a random suffix)
   --bind-workers N       concurrent binding calls, 1 to 256 (default 16)
@@ -184,7 +184,7 @@ int schedule(const std::vector<std::string>& argv, std::istream& in, std::ostrea
   options.hostname = hostname();
   const std::string identity =
       a.options.count("--identity") ? a.options["--identity"] : options.hostname + "_" + random_suffix();
-  const std::string listen = a.options.count("--listen") ? a.options["--listen"] : "0.0.0.0:10259";
+  const std::string listen = a.options.count("--listen") ? a.options["--listen"] : "0.0.0.0:10251";
 
   // Signals are taken by this thread only, with sigtimedwait: every thread
   // started from here on inherits the blocked mask.

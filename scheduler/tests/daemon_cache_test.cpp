@@ -137,7 +137,7 @@ TEST(Snapshot, NamesNoPodImageOrLabelAndPlacesTheSame) {
   const json::object snap = redacted_snapshot(cache, json::object{{"kind", "KubeSchedulerConfiguration"}}, std::nullopt,
                                               json::array{json::object{{"display_name", "Small"}}});
   const std::string text = json::serialize(snap);
-  for (const char* secret : {"alice", "bob", "carol", "registry.example", "secret", "notebook-of"}) {
+  for (const char* secret : {"alice", "bob", "carol", "registry.example", "secret", "notebook-of", "jhub"}) {
     EXPECT_EQ(text.find(secret), std::string::npos) << secret << " in " << text;
   }
   EXPECT_NE(text.find("safe-to-evict"), std::string::npos);

@@ -63,7 +63,7 @@ void Scheduler::start() {
   workers_ = std::make_unique<kube::ApiWorkers>(options_.bind_workers, client_, limiter_);
   // Events are best effort, as kube-scheduler's broadcaster's are: a bounded
   // backlog, the overflow dropped and counted.
-  event_workers_ = std::make_unique<kube::ApiWorkers>(2, client_, event_limiter_, 10000);
+  event_workers_ = std::make_unique<kube::ApiWorkers>(std::max<size_t>(2, options_.bind_workers / 4), client_, event_limiter_, 10000);
   reflectors_.push_back(std::make_unique<kube::Reflector>("/api/v1/nodes", "nodes", client_, limiter_, node_handler()));
   reflectors_.push_back(std::make_unique<kube::Reflector>("/api/v1/pods", "pods", client_, limiter_, pod_handler()));
   reflectors_.push_back(std::make_unique<kube::Reflector>("/apis/policy/v1/poddisruptionbudgets",
@@ -74,7 +74,7 @@ void Scheduler::start() {
 
 void Scheduler::set_active(bool active) {
   {
-    std::lock_guard lock(m_);
+    auto lock = lock_for_update();
     active_ = active;
   }
   cv_.notify_all();
@@ -82,7 +82,7 @@ void Scheduler::set_active(bool active) {
 
 size_t Scheduler::stop(std::chrono::milliseconds grace) {
   {
-    std::lock_guard lock(m_);
+    auto lock = lock_for_update();
     if (stopping_) return 0;
     stopping_ = true;
     active_ = false;
@@ -119,7 +119,7 @@ kube::ReflectorHandler Scheduler::node_handler() {
     listed->push_back(std::move(*n));
   };
   h.list_end = [this, listed] {
-    std::lock_guard lock(m_);
+    auto lock = lock_for_update();
     cache_.replace_nodes(std::move(*listed));
     listed->clear();
     queue_.move_all(Clock::now());
@@ -131,7 +131,7 @@ kube::ReflectorHandler Scheduler::node_handler() {
       log_error("node event left out: " + n.error().what());
       return;
     }
-    std::lock_guard lock(m_);
+    auto lock = lock_for_update();
     if (type == kube::EventType::Deleted) {
       cache_.remove_node(n->node.name);
       return;
@@ -156,7 +156,7 @@ kube::ReflectorHandler Scheduler::pod_handler() {
     }
   };
   h.list_end = [this, listed] {
-    std::lock_guard lock(m_);
+    auto lock = lock_for_update();
     cache_.replace_pods(std::move(*listed));
     listed->clear();
     // Queued pods the list no longer has are gone.
@@ -174,7 +174,7 @@ kube::ReflectorHandler Scheduler::pod_handler() {
       log_error("pod event left out: " + s.error().what());
       return;
     }
-    std::lock_guard lock(m_);
+    auto lock = lock_for_update();
     if (type == kube::EventType::Deleted) {
       on_pod_gone(p.pod.key());
     } else {
@@ -204,14 +204,14 @@ kube::ReflectorHandler Scheduler::pdb_handler() {
     (*listed)[*key] = std::move(*pdb);
   };
   h.list_end = [this, listed] {
-    std::lock_guard lock(m_);
+    auto lock = lock_for_update();
     cache_.replace_pdbs(std::move(*listed));
     listed->clear();
   };
   h.event = [this, key_of](kube::EventType type, const json::value& v) {
     auto key = key_of(v);
     if (!key) return;
-    std::lock_guard lock(m_);
+    auto lock = lock_for_update();
     if (type == kube::EventType::Deleted) {
       cache_.remove_pdb(*key);
       return;
@@ -288,7 +288,22 @@ void Scheduler::loop() {
     auto key = queue_.pop(now);
     if (key) schedule_one(*key);
     update_pending_metric();
+    // With thousands of pods queued this loop would keep the lock for
+    // seconds: binders and watches waiting for it go first.
+    if (waiting_.load() > 0) {
+      lock.unlock();
+      const auto until = Clock::now() + std::chrono::milliseconds(5);
+      while (waiting_.load() > 0 && Clock::now() < until) std::this_thread::yield();
+      lock.lock();
+    }
   }
+}
+
+std::unique_lock<std::mutex> Scheduler::lock_for_update() {
+  ++waiting_;
+  std::unique_lock lock(m_);
+  --waiting_;
+  return lock;
 }
 
 void Scheduler::schedule_one(const std::string& key) {
@@ -443,7 +458,7 @@ void Scheduler::bind(kube::ApiClient& api, const std::string& key, const std::st
   const auto [ns, name] = split_key(key);
   {
     // The node may have gone while the binding waited for its turn.
-    std::lock_guard lock(m_);
+    auto lock = lock_for_update();
     if (stopping_) return;
     if (!cache_.nodes().count(node)) {
       cache_.forget(key);
@@ -460,7 +475,7 @@ void Scheduler::bind(kube::ApiClient& api, const std::string& key, const std::st
   auto r = api.request("POST", "/api/v1/namespaces/" + ns + "/pods/" + name + "/binding", json::serialize(binding));
   const bool ok = r && r->ok();
   metrics_.binding(seconds_since(t0), ok);
-  std::lock_guard lock(m_);
+  auto lock = lock_for_update();
   if (ok) {
     metrics_.attempt(profile, Metrics::Result::Scheduled, seconds_since(started));
     event(ns, name, uid, profile, "Normal", "Scheduled", "Binding",
@@ -498,7 +513,7 @@ void Scheduler::patch_status(kube::ApiClient& api, const std::string& ns, const 
   metrics_.api_error();
   log_warning("status of " + ns + "/" + name + ": " + (r ? kube::api_error_text(*r) : r.error().what()));
   // Let the next attempt write it again.
-  std::lock_guard lock(m_);
+  auto lock = lock_for_update();
   condition_written_.erase(ns + "/" + name);
 }
 
@@ -548,7 +563,7 @@ void Scheduler::event(const std::string& ns, const std::string& name, const std:
 // ------------------------------------------------------------------ snapshot
 
 std::string Scheduler::snapshot_json() {
-  std::lock_guard lock(m_);
+  auto lock = lock_for_update();
   return json::serialize(redacted_snapshot(cache_, options_.scheduler_configuration, options_.pools,
                                            options_.published_profiles));
 }

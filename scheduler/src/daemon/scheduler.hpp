@@ -81,6 +81,9 @@ class Scheduler {
   void event(const std::string& ns, const std::string& name, const std::string& uid, const std::string& profile,
              const std::string& type, const std::string& reason, const std::string& action, const std::string& note);
   void update_pending_metric();  // under m_
+  // m_ for any thread but the loop's: it announces itself so that the loop
+  // steps aside between two pods.
+  std::unique_lock<std::mutex> lock_for_update();
 
   SchedulerOptions options_;
   std::shared_ptr<const kube::ClientConfig> client_;
@@ -88,6 +91,7 @@ class Scheduler {
   std::shared_ptr<kube::RateLimiter> limiter_, event_limiter_;
 
   mutable std::mutex m_;
+  std::atomic<int> waiting_{0};
   std::condition_variable cv_;
   ClusterCache cache_;
   SchedulingQueue queue_;

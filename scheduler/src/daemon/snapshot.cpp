@@ -83,7 +83,7 @@ class PodRedactor {
   json::object pod(const PodRecord& rec) {
     const autoscaler::CaPod& ca = rec.pod;
     const Pod& p = ca.pod;
-    json::object meta{{"name", "pod-" + std::to_string(++pods_)}, {"namespace", p.ns}};
+    json::object meta{{"name", "pod-" + std::to_string(++pods_)}, {"namespace", ns(p.ns)}};
     json::object annotations;
     for (const auto& [k, v] : p.annotations) {
       // What cluster-autoscaler's drain rules read, nothing else.
@@ -120,6 +120,14 @@ class PodRedactor {
   }
 
  private:
+  // cluster-autoscaler treats kube-system apart; any other namespace may be
+  // a user's (KubeSpawner can give each user one).
+  std::string ns(const std::string& name) {
+    if (name == "kube-system") return name;
+    auto [it, added] = namespaces_.try_emplace(name, "ns-" + std::to_string(namespaces_.size() + 1));
+    return it->second;
+  }
+
   // Pods of one controller stay recognisably together (scale-down reads
   // that), under a name that says nothing.
   std::string owner(const std::string& kind, const std::string& ns, const std::string& name) {
@@ -129,6 +137,7 @@ class PodRedactor {
 
   size_t pods_ = 0;
   std::map<std::string, std::string> owners_;
+  std::map<std::string, std::string> namespaces_;
 };
 
 }  // namespace

@@ -81,6 +81,8 @@ bool Reflector::list(std::string& resource_version) {
   // as one JSON document.
   std::string cont;
   bool begun = false;
+  size_t items_seen = 0, pages = 0;
+  const auto started = std::chrono::steady_clock::now();
   do {
     std::string target = path_ + "?limit=500";
     if (!cont.empty()) target += "&continue=" + url_escape(cont);
@@ -107,7 +109,9 @@ bool Reflector::list(std::string& resource_version) {
     }
     if (const auto* items = o.if_contains("items"); items && items->is_array()) {
       for (const auto& item : items->get_array()) handler_.list_item(item);
+      items_seen += items->get_array().size();
     }
+    ++pages;
     cont.clear();
     if (const auto* m = o.if_contains("metadata"); m && m->is_object()) {
       const auto& mo = m->get_object();
@@ -118,6 +122,9 @@ bool Reflector::list(std::string& resource_version) {
   if (stopping_) return false;
   handler_.list_end();
   ++relists_;
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
+  log_info("listed " + std::to_string(items_seen) + " " + what_ + " in " + std::to_string(ms.count()) + " ms (" +
+           std::to_string(pages) + " pages, resource version " + resource_version + ")");
   return true;
 }
 
