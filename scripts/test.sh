@@ -4,7 +4,8 @@
 # JupyterLab extension (Jest for the front end, pytest for the server
 # extension, and the wheel in a real JupyterLab driven in Chromium), the test
 # control plane (etcd, kube-apiserver and kube-scheduler built from Go
-# modules), and the native suites again under AddressSanitizer + UBSan.
+# modules) with `tightpack schedule` beside the real kube-scheduler on it, and
+# the native suites again under AddressSanitizer + UBSan.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$SECONDS
@@ -38,6 +39,8 @@ echo "== build: the test control plane (etcd, kube-apiserver, kube-scheduler fro
 tests/controlplane/build.sh || { echo "build of the control plane failed"; exit 1; }
 echo "== test: the control plane with the real kube-scheduler"
 tests/controlplane/smoke_test.sh || status=1
+echo "== test: tightpack schedule on the control plane, beside the real kube-scheduler"
+tests/scheduler/run.sh || status=1
 
 build asan
 echo "== test: asan"

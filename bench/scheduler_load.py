@@ -1,0 +1,264 @@
+"""Load benchmark of `tightpack schedule` against the real kube-scheduler (bench/scheduler_load.sh).
+
+A fresh control plane (tests/controlplane), N nodes, then for each run: M pending pods of one
+spec created while no scheduler runs (threads, keep-alive connections), the scheduler started,
+and the time until every pod is bound measured from a watch; the scheduler's peak RSS is
+VmHWM from /proc/PID/status, read while it runs and just before it is stopped. The pods are
+deleted between runs, so each scheduler starts on the same empty nodes.
+
+Runs: tightpack (config/tightpack.yaml) and kube-scheduler (config/z2jh-user-scheduler.yaml),
+each at kube-scheduler's default client rate limits (qps 50, burst 100) and without a limit
+(clientConnection qps -1: client-go builds no rate limiter for a negative qps, and
+kube-scheduler 1.37 only validates that burst is not negative).
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import socket
+import sys
+import threading
+import time
+import urllib.parse
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "scheduler"))
+
+from harness import (  # noqa: E402
+    CONFIG_DIR, TIGHTPACK, ApiError, ControlPlane, KubeScheduler, TightpackScheduler,
+    create_namespace, node_manifest, node_status, pod_manifest,
+)
+
+RUNS = {
+    "tightpack-default": ("tightpack", 50, 100),
+    "tightpack-unlimited": ("tightpack", -1, 100),
+    "kube-scheduler-default": ("kube", 50, 100),
+    "kube-scheduler-unlimited": ("kube", -1, 100),
+}
+
+
+class BindWatch:
+    """Counts the pods of a namespace that got a node, from a watch (no objects kept)."""
+
+    def __init__(self, api, namespace: str):
+        self.api, self.ns = api, namespace
+        listing = api.get(f"/api/v1/namespaces/{namespace}/pods", params={"limit": "1"})
+        self.rv = listing["metadata"]["resourceVersion"]
+        self.bound: set = set()
+        self.first = self.last = None
+        self.stop_flag = threading.Event()
+        self.conn = None
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def run(self):
+        while not self.stop_flag.is_set():
+            q = urllib.parse.urlencode({"watch": "1", "resourceVersion": self.rv, "allowWatchBookmarks": "true",
+                                        "timeoutSeconds": "3600"})
+            try:
+                self.conn = http.client.HTTPSConnection(self.api.host, self.api.port, context=self.api.context)
+                self.conn.request("GET", f"/api/v1/namespaces/{self.ns}/pods?{q}",
+                                  headers={"Authorization": f"Bearer {self.api.token}"})
+                resp = self.conn.getresponse()
+                while not self.stop_flag.is_set():
+                    line = resp.readline()
+                    if not line:
+                        break
+                    ev = json.loads(line)
+                    obj = ev["object"]
+                    self.rv = obj.get("metadata", {}).get("resourceVersion", self.rv)
+                    if ev["type"] in ("ADDED", "MODIFIED") and obj.get("spec", {}).get("nodeName"):
+                        name = obj["metadata"]["name"]
+                        if name not in self.bound:
+                            now = time.monotonic()
+                            self.bound.add(name)
+                            self.first = self.first or now
+                            self.last = now
+            except Exception:  # noqa: BLE001
+                if self.stop_flag.is_set():
+                    return
+                time.sleep(0.5)
+
+    def stop(self):
+        self.stop_flag.set()
+        try:
+            if self.conn and self.conn.sock:
+                self.conn.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+
+def parallel(threads: int, fn, items):
+    with ThreadPoolExecutor(threads) as pool:
+        for _ in pool.map(fn, items):
+            pass
+
+
+def create_nodes(api, count: int, cpu: str, memory: str, threads: int):
+    def one(i):
+        name = f"bench-node-{i:05d}"
+        created = api.post("/api/v1/nodes", node_manifest(name, labels={"bench": "1"}), retry_seconds=30)
+        created["status"] = node_status(cpu=cpu, memory=memory, pods=110)
+        api.put(f"/api/v1/nodes/{name}/status", created, retry_seconds=30)
+    parallel(threads, one, range(count))
+
+
+def create_pods(api, ns: str, count: int, scheduler_name: str, cpu: str, memory: str, threads: int):
+    def one(i):
+        try:
+            api.post(f"/api/v1/namespaces/{ns}/pods",
+                     pod_manifest(f"load-{i:05d}", cpu=cpu, memory=memory, scheduler_name=scheduler_name,
+                                  labels={"app": "load"}), retry_seconds=30)
+        except ApiError as e:
+            if e.status != 409:
+                raise
+    parallel(threads, one, range(count))
+
+
+def delete_pods(api, ns: str):
+    api.delete(f"/api/v1/namespaces/{ns}/pods", params={"gracePeriodSeconds": "0"}, retry_seconds=60)
+    deadline = time.monotonic() + 600
+    while time.monotonic() < deadline:
+        if not api.get(f"/api/v1/namespaces/{ns}/pods", params={"limit": "1"})["items"]:
+            return
+        time.sleep(1)
+    raise RuntimeError(f"pods of {ns} still there after 10 minutes")
+
+
+def has_schedule_command() -> bool:
+    import subprocess
+    if not TIGHTPACK.exists():
+        return False
+    try:
+        r = subprocess.run([str(TIGHTPACK), "schedule", "--help"], capture_output=True, text=True, timeout=30)
+    except OSError:
+        return False
+    return "unknown command" not in r.stdout + r.stderr
+
+
+def run_one(cp, api, label: str, kind: str, qps: float, burst: int, args, workdir: Path) -> dict:
+    ns = f"bench-{label}"
+    create_namespace(api, ns)
+    if kind == "tightpack":
+        scheduler_name = "tightpack"
+        sched = TightpackScheduler(cp, workdir, config=CONFIG_DIR / "tightpack.yaml", identity=f"bench-{label}",
+                                   qps=qps, burst=burst)
+    else:
+        scheduler_name = "jupyterhub-user-scheduler"
+        sched = KubeScheduler(cp, workdir, config=CONFIG_DIR / "z2jh-user-scheduler.yaml",
+                              scheduler_name=scheduler_name, qps=qps, burst=burst, verbosity=1,
+                              label=f"kube-scheduler {label}")
+    t = time.monotonic()
+    create_pods(api, ns, args.pods, scheduler_name, args.pod_cpu, args.pod_memory, args.threads)
+    print(f"  {label}: {args.pods} pending pods created in {time.monotonic() - t:.1f} s", flush=True)
+    watch = BindWatch(api, ns)
+    started = time.monotonic()
+    sched.start(wait_healthy=False) if kind == "tightpack" else sched.start()
+    result = {"run": label, "qps": "unlimited" if qps < 0 else f"{qps:g}/{burst}", "pods": args.pods}
+    try:
+        deadline = started + args.timeout
+        last_report = started
+        while len(watch.bound) < args.pods and time.monotonic() < deadline:
+            if not sched.alive():
+                raise RuntimeError(f"{sched.label} exited:{sched.describe(30)}")
+            sched.sample_rss()
+            time.sleep(0.5)
+            if time.monotonic() - last_report > 30:
+                last_report = time.monotonic()
+                print(f"  {label}: {len(watch.bound)}/{args.pods} bound after {last_report - started:.0f} s",
+                      flush=True)
+        sched.sample_rss()
+    finally:
+        rc = sched.stop()
+        watch.stop()
+    bound = len(watch.bound)
+    result.update({
+        "bound": bound,
+        "seconds": (watch.last - started) if watch.last else None,
+        "first_bind_s": (watch.first - started) if watch.first else None,
+        "peak_rss_mib": sched.peak_rss_kib / 1024,
+        "exit": rc,
+    })
+    result["pods_per_s"] = bound / result["seconds"] if result["seconds"] else 0.0
+    result["pods_per_s_after_first"] = (bound / (watch.last - watch.first)
+                                        if watch.first and watch.last and watch.last > watch.first else 0.0)
+    if bound < args.pods:
+        result["note"] = f"timed out after {args.timeout} s"
+    t = time.monotonic()
+    delete_pods(api, ns)
+    print(f"  {label}: {bound}/{args.pods} bound in {result['seconds'] or 0:.1f} s, peak RSS "
+          f"{result['peak_rss_mib']:.0f} MiB; pods deleted in {time.monotonic() - t:.1f} s", flush=True)
+    return result
+
+
+def table(results: list, args) -> str:
+    lines = [f"{args.nodes} nodes ({args.node_cpu} CPU, {args.node_memory}), {args.pods} pending pods "
+             f"({args.pod_cpu} CPU, {args.pod_memory}) created before the scheduler starts",
+             "",
+             "| run | client qps/burst | bound | start → all bound (s) | pods/s | pods/s after 1st bind "
+             "| 1st bind (s) | peak RSS (MiB) |",
+             "|---|---|---|---|---|---|---|---|"]
+    for r in results:
+        if "skipped" in r:
+            lines.append(f"| {r['run']} | – | skipped: {r['skipped']} | | | | | |")
+            continue
+        f = lambda v, fmt: "–" if v is None else format(v, fmt)  # noqa: E731
+        lines.append(f"| {r['run']} | {r['qps']} | {r['bound']}/{r['pods']}{' (' + r['note'] + ')' if r.get('note') else ''} "
+                     f"| {f(r['seconds'], '.1f')} | {f(r['pods_per_s'], '.0f')} | {f(r['pods_per_s_after_first'], '.0f')} "
+                     f"| {f(r['first_bind_s'], '.1f')} | {f(r['peak_rss_mib'], '.0f')} |")
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--nodes", type=int, default=5000)
+    ap.add_argument("--pods", type=int, default=10000)
+    ap.add_argument("--node-cpu", default="8")
+    ap.add_argument("--node-memory", default="32Gi")
+    ap.add_argument("--pod-cpu", default="1")
+    ap.add_argument("--pod-memory", default="1Gi")
+    ap.add_argument("--threads", type=int, default=8, help="concurrent creating connections")
+    ap.add_argument("--timeout", type=float, default=1200, help="seconds per run until every pod is bound")
+    ap.add_argument("--runs", default=",".join(RUNS), help=f"comma-separated, of {', '.join(RUNS)}")
+    ap.add_argument("--workdir", default=str(ROOT / "build" / "scheduler-load"))
+    ap.add_argument("--json", help="also write the results to this file")
+    args = ap.parse_args()
+    workdir = Path(args.workdir)
+    workdir.mkdir(parents=True, exist_ok=True)
+    cp_dir = workdir / f"controlplane-{os.getpid()}"
+    cp = ControlPlane(cp_dir)
+    results = []
+    try:
+        t = time.monotonic()
+        cp.start()
+        api = cp.api()
+        print(f"control plane at {cp.url} ({cp_dir}) in {time.monotonic() - t:.1f} s", flush=True)
+        t = time.monotonic()
+        create_nodes(api, args.nodes, args.node_cpu, args.node_memory, args.threads)
+        print(f"{args.nodes} nodes created in {time.monotonic() - t:.1f} s", flush=True)
+        tightpack_ok = has_schedule_command()
+        for label in [r.strip() for r in args.runs.split(",") if r.strip()]:
+            kind, qps, burst = RUNS[label]
+            if kind == "tightpack" and not tightpack_ok:
+                print(f"  {label}: skipped, {TIGHTPACK} has no `schedule` command", flush=True)
+                results.append({"run": label, "skipped": "no `tightpack schedule`"})
+                continue
+            results.append(run_one(cp, api, label, kind, qps, burst, args, workdir))
+    finally:
+        cp.stop()
+    print()
+    print(table(results, args))
+    print("\nkube-scheduler scores a sample of the feasible nodes at this size (percentageOfNodesToScore "
+          "adaptive: 50% - nodes/125, at least 5%, at least 100 nodes); logs and configs in " + str(workdir))
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=1))
+    return 0 if all(r.get("bound", 0) == r.get("pods", 0) for r in results if "skipped" not in r) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,78 @@
+"""Fixtures of the scheduler suite: one control plane for the session, a fresh namespace
+(and no nodes, no pods) per test, and the schedulers a test starts, stopped after it."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from harness import (  # noqa: E402
+    Cluster, ControlPlane, KubeScheduler, TightpackScheduler, start_flavour,
+)
+
+
+@pytest.fixture(scope="session")
+def control_plane(tmp_path_factory):
+    cp = ControlPlane(tmp_path_factory.mktemp("controlplane")).start()
+    yield cp
+    cp.stop()
+
+
+@pytest.fixture
+def cluster(control_plane, request):
+    c = Cluster(control_plane, request.node.name)
+    c.setup()
+    yield c
+    c.reset()
+
+
+class Schedulers:
+    """Starts schedulers for one test; all are stopped (SIGTERM, then SIGKILL) after it."""
+
+    def __init__(self, cp, workdir: Path):
+        self.cp, self.workdir, self.started = cp, workdir, []
+
+    def _track(self, proc):
+        self.started.append(proc)
+        return proc
+
+    def flavour(self, flavour: str, **kw):
+        """tightpack, kube-z2jh or kube-default (harness.FLAVOURS), started."""
+        proc = start_flavour(flavour, self.cp, self.workdir, **kw)
+        return self._track(proc)
+
+    def tightpack(self, start=True, **kw) -> TightpackScheduler:
+        proc = TightpackScheduler(self.cp, self.workdir, **kw)
+        self._track(proc)
+        return proc.start() if start else proc
+
+    def kube(self, **kw) -> KubeScheduler:
+        return self._track(KubeScheduler(self.cp, self.workdir, **kw).start())
+
+    def stop_all(self):
+        for proc in reversed(self.started):
+            proc.stop(timeout=10)
+
+    def logs(self, lines=60) -> str:
+        return "".join(p.describe(lines) for p in self.started)
+
+
+@pytest.fixture
+def schedulers(cluster, tmp_path):
+    s = Schedulers(cluster.cp, tmp_path / "schedulers")
+    yield s
+    s.stop_all()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if report.failed and call.when == "call":
+        s = getattr(item, "funcargs", {}).get("schedulers")
+        if s is not None and s.started:
+            report.sections.append(("scheduler logs", s.logs()))

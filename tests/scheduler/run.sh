@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# End-to-end tests of `tightpack schedule` (docs/scheduler.md) on the test control plane
+# (etcd + kube-apiserver v1.37.2 from Go modules), with the real kube-scheduler as the
+# reference where both can run the same test.
+#
+#   tests/scheduler/run.sh                  # the whole suite (about 2 minutes on 2 vCPUs)
+#   tests/scheduler/run.sh -k placeholders  # extra arguments go to pytest
+#
+# TIGHTPACK=path overrides build/release/scheduler/tightpack. Tests that need
+# `tightpack schedule` fail (they do not skip) while the binary lacks the command.
+# A JUnit report is written to build/scheduler-tests/junit.xml; exits non-zero on failure.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+start=$SECONDS
+if [[ ! -x build/controlplane/kube-apiserver || ! -x build/controlplane/etcd || ! -x build/controlplane/kube-scheduler ]]; then
+  echo "== build: the test control plane (tests/controlplane/build.sh)"
+  tests/controlplane/build.sh
+fi
+if [[ ! -x build/venv/bin/python ]] || ! build/venv/bin/python -c 'import pytest' 2>/dev/null; then
+  bash scripts/python_env.sh
+fi
+out=build/scheduler-tests
+mkdir -p "$out"
+status=0
+build/venv/bin/python -m pytest -p no:cacheprovider -v -s -rfE --durations=10 \
+  --junitxml="$out/junit.xml" --basetemp="$out/tmp" tests/scheduler "$@" || status=$?
+echo "== scheduler suite: exit $status in $((SECONDS - start)) s (JUnit: $out/junit.xml, logs: $out/tmp)"
+exit $status
