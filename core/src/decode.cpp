@@ -375,6 +375,7 @@ Status decode_pod_into(const json::value& v, const JsonPath& path, Pod& pod) {
       TP_TRY(read_tolerations(*s, sp, pod.tolerations));
       TP_TRY(read_affinity(*s, sp, pod));
       pod.has_topology_spread = non_empty_array(*s, "topologySpreadConstraints");
+      pod.scheduling_gated = non_empty_array(*s, "schedulingGates");
       if (const json::value* vols = member(*s, "volumes")) {
         const json::array* va = nullptr;
         TP_TRY(as_array(*vols, sp.field("volumes"), va));

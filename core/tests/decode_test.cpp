@@ -248,6 +248,16 @@ TEST(DecodePod, ReadsWhatSchedulingNeeds) {
   EXPECT_FALSE(p->has_claim_volumes);
 }
 
+TEST(DecodePod, SchedulingGates) {
+  auto gated = decode_pod(json_of(R"({"metadata":{"name":"p"},"spec":{"schedulingGates":[{"name":"example.com/quota"}]}})"),
+                          JsonPath());
+  ASSERT_TRUE(gated) << gated.error().what();
+  EXPECT_TRUE(gated->scheduling_gated);
+  auto open = decode_pod(json_of(R"({"metadata":{"name":"p"},"spec":{"schedulingGates":[]}})"), JsonPath());
+  ASSERT_TRUE(open);
+  EXPECT_FALSE(open->scheduling_gated);
+}
+
 TEST(DecodePod, Defaults) {
   Pod p = testing::pod_from_json(R"({"metadata": {"name": "p"}})");
   EXPECT_EQ(p.ns, "default");
