@@ -6,6 +6,7 @@
 #include <boost/json.hpp>
 #include <iostream>
 #include <random>
+#include <sstream>
 
 #include "args.hpp"
 #include "cli.hpp"
@@ -52,6 +53,12 @@ std::string hostname() {
   char buf[256] = {};
   if (gethostname(buf, sizeof buf - 1) != 0) return "tightpack";
   return buf;
+}
+
+std::string number(double v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
 }
 
 std::string random_suffix() {
@@ -207,6 +214,8 @@ int schedule(const std::vector<std::string>& argv, std::istream& in, std::ostrea
   const int burst = options.daemon.burst;
   daemon::Scheduler scheduler(std::move(options), client_config, metrics);
 
+  // The watches first: the HTTP thread asks the scheduler whether they synced.
+  scheduler.start();
   daemon::HttpServer http;
   auto started = http.start(listen, [&](const std::string& path) -> daemon::HttpAnswer {
     if (path == "/healthz" || path == "/livez") return {200, "text/plain; charset=utf-8", "ok\n"};
@@ -226,11 +235,10 @@ int schedule(const std::vector<std::string>& argv, std::istream& in, std::ostrea
     return kInputError;
   }
   log_info("tightpack schedule: profiles " + profile_names + "; API " + client_config->server + " (" +
-           client_config->source + "); qps " + (qps > 0 ? std::to_string(qps) : std::string("unlimited")) + ", burst " +
+           client_config->source + "); qps " + (qps > 0 ? number(qps) : std::string("unlimited")) + ", burst " +
            std::to_string(burst) + "; listening on " + listen.substr(0, listen.rfind(':')) + ":" +
            std::to_string(http.port()));
 
-  scheduler.start();
   std::atomic<bool> lost{false};
   std::unique_ptr<daemon::LeaderElector> elector;
   if (elect) {

@@ -109,3 +109,23 @@ def test_queue_takes_the_higher_priority_pod_first(cluster, schedulers, flavour)
     wait_for(lambda: ca_is_unschedulable(cluster.get_pod("low")), 15,
              "low to stay unschedulable (the room went to mid)")
     assert not node_of(cluster.get_pod("low"))
+
+
+@pytest.mark.parametrize("flavour", ["kube-z2jh", "tightpack"])
+def test_gated_pod_waits_until_its_gates_are_removed(cluster, schedulers, flavour):
+    """spec.schedulingGates (Kueue and friends hold pods this way): no scheduler may bind the
+    pod, and the binding API would refuse it; once the gates go, it is scheduled."""
+    name = FLAVOURS[flavour]["scheduler_name"]
+    cluster.node("gate-node", cpu="4", memory="16Gi")
+    schedulers.flavour(flavour)
+    manifest = pod_manifest("gated", cpu="1", scheduler_name=name)
+    manifest["spec"]["schedulingGates"] = [{"name": "example.com/quota"}]
+    cluster.api.post(f"/api/v1/namespaces/{cluster.ns}/pods", manifest)
+    cluster.pod("ungated", cpu="1", scheduler_name=name)
+    cluster.wait_bound(["ungated"], timeout=30)
+    time.sleep(2)
+    pod = cluster.get_pod("gated")
+    assert not node_of(pod), f"a gated pod was bound to {node_of(pod)}"
+    assert not cluster.events(reason="FailedScheduling", name="gated"), "a gated pod was tried"
+    cluster.api.patch(f"/api/v1/namespaces/{cluster.ns}/pods/gated", {"spec": {"schedulingGates": []}})
+    assert node_of(cluster.wait_bound(["gated"], timeout=30)[0]) == "gate-node"

@@ -226,12 +226,18 @@ kube::ReflectorHandler Scheduler::pdb_handler() {
   return h;
 }
 
+bool Scheduler::schedulable(const PodRecord& rec) const {
+  const Pod& p = rec.pod.pod;
+  // Gated pods wait outside the queue, as kube-scheduler's PreEnqueue keeps them.
+  return rec.pending() && rec.assumed_node.empty() && p.deletion_timestamp.empty() && !p.scheduling_gated && ours(p);
+}
+
 void Scheduler::requeue_if_pending(const PodRecord& rec) {
   const Pod& p = rec.pod.pod;
   const std::string key = p.key();
-  if (rec.pending() && rec.assumed_node.empty() && p.deletion_timestamp.empty() && ours(p)) {
+  if (schedulable(rec)) {
     queue_.add(key, p.priority, p.creation_timestamp, Clock::now());
-  } else if (!rec.pending() || !p.deletion_timestamp.empty() || !ours(p)) {
+  } else if (!rec.pending() || !p.deletion_timestamp.empty() || p.scheduling_gated || !ours(p)) {
     queue_.remove(key);
     if (!rec.pending()) condition_written_.erase(key);
   }
@@ -242,7 +248,7 @@ void Scheduler::on_pod(autoscaler::CaPod pod) {
   std::optional<PodRecord> before = cache_.upsert_pod(std::move(pod));
   const PodRecord& rec = *cache_.pod(key);
   const Pod& p = rec.pod.pod;
-  if (rec.pending() && ours(p) && p.deletion_timestamp.empty()) {
+  if (rec.pending() && ours(p) && p.deletion_timestamp.empty() && !p.scheduling_gated) {
     // Our own status patches come back as updates: they retry nothing.
     if (!before || spec_changed(before->pod.pod, p) || !queue_.contains(key)) {
       if (rec.assumed_node.empty()) queue_.add(key, p.priority, p.creation_timestamp, Clock::now());
@@ -309,7 +315,7 @@ std::unique_lock<std::mutex> Scheduler::lock_for_update() {
 void Scheduler::schedule_one(const std::string& key) {
   const auto started = Clock::now();
   const PodRecord* found = cache_.pod(key);
-  if (!found || !found->pending() || !found->assumed_node.empty() || !found->pod.pod.deletion_timestamp.empty()) {
+  if (!found || !schedulable(*found)) {
     queue_.remove(key);
     return;
   }

@@ -64,6 +64,7 @@ class Scheduler {
   void on_pod_gone(const std::string& key);
   void requeue_if_pending(const PodRecord& rec);
   bool ours(const Pod& pod) const;
+  bool schedulable(const PodRecord& rec) const;  // belongs in the queue
 
   void loop();
   void schedule_one(const std::string& key);  // under m_

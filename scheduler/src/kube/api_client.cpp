@@ -159,8 +159,12 @@ void ApiClient::cancel() {
 }
 
 void ApiClient::reset() {
-  impl_->cancelled = false;
   impl_->close();
+  // A close that cancel() posted while no operation ran must not hit the
+  // next connection.
+  impl_->io.restart();
+  impl_->io.poll();
+  impl_->cancelled = false;
 }
 
 Result<Response> ApiClient::request(std::string_view method, std::string_view path, std::string_view body,
