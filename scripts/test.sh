@@ -4,8 +4,9 @@
 # JupyterLab extension (Jest for the front end, pytest for the server
 # extension, and the wheel in a real JupyterLab driven in Chromium), the test
 # control plane (etcd, kube-apiserver and kube-scheduler built from Go
-# modules) with `tightpack schedule` beside the real kube-scheduler on it, and
-# the native suites again under AddressSanitizer + UBSan.
+# modules) with `tightpack schedule` beside the real kube-scheduler on it, the
+# Helm chart and the image's root file system on it, and the native suites
+# again under AddressSanitizer + UBSan.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$SECONDS
@@ -41,6 +42,10 @@ echo "== test: the control plane with the real kube-scheduler"
 tests/controlplane/smoke_test.sh || status=1
 echo "== test: tightpack schedule on the control plane, beside the real kube-scheduler"
 tests/scheduler/run.sh || status=1
+echo "== test: the Helm chart on the control plane (Helm built from its Go module; RBAC exactly enough)"
+deploy/test_chart.sh || status=1
+echo "== test: the image's runtime stage (the static binary alone in an empty, read-only root)"
+deploy/test_image_root.sh || status=1
 
 build asan
 echo "== test: asan"

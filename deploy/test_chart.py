@@ -1,0 +1,507 @@
+"""The Helm chart against a real kube-apiserver (deploy/test_chart.sh runs this).
+
+    python3 deploy/test_chart.py --helm build/helm/helm --tightpack PATH --cp-dir DIR --out DIR
+
+1. helm lint --strict and helm template over the default values and every
+   deploy/examples/values-*.yaml; values the schema must refuse are refused; the
+   examples agree with the files they repeat.
+2. Every rendered object passes a server-side dry run (dryRun=All, fieldValidation=Strict:
+   an unknown field is an error), then is created for real (server-side apply); NOTES.txt
+   names what to set in the hub.
+3. For each release: a token of the chart's ServiceAccount (TokenRequest API), the
+   configuration from the chart's ConfigMap and the arguments of the chart's Deployment,
+   and `tightpack schedule` with them must bind a pod, record a Scheduled event and hold
+   the chart's Lease.
+4. With each ClusterRole and Role rule removed in turn: what still works (readiness,
+   leadership, binding, events, the Unschedulable condition, preemption), written to
+   OUT/rbac.md; the important breaks are asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import testlib  # noqa: E402
+from testlib import Api, ApiError, wait_for  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+CHART = ROOT / "deploy" / "helm" / "tightpack"
+EXAMPLES = ROOT / "deploy" / "examples"
+
+# Each example: (values file or None, release, namespace). Release names differ because
+# the ClusterRole and its binding are cluster-wide objects named after the release.
+RELEASES = [
+    (None, "tightpack", "tightpack"),
+    (EXAMPLES / "values-daskhub-gke.yaml", "tightpack-gke", "tightpack-gke"),
+    (EXAMPLES / "values-z2jh-dropin.yaml", "tightpack-z2jh", "daskhub"),
+]
+
+FAILURES: list = []
+PASSED = [0]
+
+
+def check(ok: bool, what: str):
+    print(f"  {'ok' if ok else 'FAILED'}: {what}", flush=True)
+    if ok:
+        PASSED[0] += 1
+    else:
+        FAILURES.append(what)
+
+
+def run(argv: list, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([str(a) for a in argv], capture_output=True, text=True, **kw)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# --------------------------------------------------------------------------- 1. helm lint/template
+
+def values_args(values) -> list:
+    return ["-f", values] if values else []
+
+
+def lint_and_template(helm: str, out: Path) -> dict:
+    print("== helm lint and helm template", flush=True)
+    rendered = {}
+    for values, release, namespace in RELEASES:
+        name = values.name if values else "default values"
+        r = run([helm, "lint", "--strict", CHART, *values_args(values)])
+        check(r.returncode == 0 and "0 chart(s) failed" in r.stdout,
+              f"helm lint --strict ({name})" + ("" if r.returncode == 0 else f": {r.stdout}{r.stderr}"))
+        r = run([helm, "template", release, CHART, "--namespace", namespace, *values_args(values)])
+        check(r.returncode == 0, f"helm template ({name})" + ("" if r.returncode == 0 else f": {r.stderr}"))
+        docs = [d for d in yaml.safe_load_all(r.stdout) if d]
+        (out / f"{release}.yaml").write_text(r.stdout)
+        rendered[release] = docs
+        print(f"    {len(docs)} objects: {', '.join(sorted(d['kind'] for d in docs))}")
+    # The optional ServiceMonitor, rendered as Helm does when the cluster serves its API.
+    r = run([helm, "template", "tightpack", CHART, "--namespace", "tightpack", "--set", "serviceMonitor.enabled=true",
+             "--api-versions", "monitoring.coreos.com/v1"])
+    monitors = [d for d in yaml.safe_load_all(r.stdout) if d and d["kind"] == "ServiceMonitor"]
+    check(r.returncode == 0 and len(monitors) == 1, "helm template --set serviceMonitor.enabled=true renders a ServiceMonitor")
+    rendered["servicemonitor"] = monitors
+
+    # Values the schema refuses (values.schema.json), and templates that refuse.
+    for args, what in [
+        (["--set", "unknownKey=1"], "an unknown top-level key"),
+        (["--set", "image.pullPolicy=Sometimes"], "image.pullPolicy Sometimes"),
+        (["--set", "scheduler.leaderElection.leaseDuration=15"], "leaseDuration 15 (not a duration)"),
+        (["--set", "scheduler.bindWorkers=0"], "bindWorkers 0"),
+        (["--set", "scheduler.typo=1"], "an unknown key under scheduler"),
+        (["--set", "pools.kind=NodePool"], "pools that are not a NodePools document"),
+        (["--set", "replicaCount=2", "--set", "scheduler.leaderElection.enabled=false"],
+         "two replicas without leader election"),
+    ]:
+        r = run([helm, "template", "x", CHART, *args])
+        check(r.returncode != 0, f"helm template refuses {what}" + (f": {r.stderr.strip().splitlines()[-1][:160]}"
+                                                                   if r.returncode else ""))
+
+    # The examples repeat other files: they must agree.
+    gke = yaml.safe_load((EXAMPLES / "values-daskhub-gke.yaml").read_text())
+    pools = yaml.safe_load((ROOT / "examples" / "daskhub-gke" / "pools.yaml").read_text())
+    check(gke["pools"] == pools, "values-daskhub-gke.yaml's pools equal examples/daskhub-gke/pools.yaml")
+    default_name = yaml.safe_load((CHART / "values.yaml").read_text())["scheduler"]["schedulerName"]
+    svc = next(d for d in rendered["tightpack"] if d["kind"] == "Service")
+    url = f"http://{svc['metadata']['name']}.{svc['metadata']['namespace']}.svc:{svc['spec']['ports'][0]['port']}/snapshot"
+    hub = yaml.safe_load((EXAMPLES / "daskhub-values.yaml").read_text())
+    check(hub["jupyterhub"]["singleuser"]["extraEnv"]["TIGHTPACK_SNAPSHOT_URL"] == url,
+          f"daskhub-values.yaml's TIGHTPACK_SNAPSHOT_URL is the chart's Service ({url})")
+    check(f'scheduler_name = "{default_name}"' in hub["jupyterhub"]["hub"]["extraConfig"]["tightpack"],
+          f"daskhub-values.yaml sets KubeSpawner.scheduler_name to {default_name}")
+    check(hub["dask-gateway"]["gateway"]["backend"]["worker"]["extraPodConfig"]["schedulerName"] == default_name,
+          f"daskhub-values.yaml sends dask-gateway workers to {default_name}")
+    dk = yaml.safe_load((EXAMPLES / "dask-kubernetes" / "dask-config.yaml").read_text())
+    check(dk["kubernetes"]["custom-cluster-spec"]["spec"]["worker"]["spec"]["schedulerName"] == default_name,
+          f"dask-kubernetes/dask-config.yaml's workers name {default_name}")
+    dropin = yaml.safe_load((EXAMPLES / "values-z2jh-dropin.yaml").read_text())
+    check(dropin["scheduler"]["leaderElection"]["resourceName"] == "user-scheduler-lock",
+          "values-z2jh-dropin.yaml shares zero-to-jupyterhub's Lease user-scheduler-lock")
+    return rendered
+
+
+# --------------------------------------------------------------------------- 2. the API server
+
+def apply_objects(api: Api, helm: str, rendered: dict, out: Path):
+    print("== server-side dry run of every rendered object (dryRun=All, fieldValidation=Strict)", flush=True)
+    for _, release, namespace in RELEASES:
+        testlib.ensure_namespace(api, namespace)
+    for key, docs in rendered.items():
+        for obj in docs:
+            what = f"{key}: {obj['kind']} {obj['metadata'].get('namespace', '')}/{obj['metadata']['name']}".replace(" /", " ")
+            path = api.object_path(obj, collection=True)
+            if path is None:
+                print(f"  skipped: {what}: the API server does not serve {obj['apiVersion']} {obj['kind']} "
+                      f"(the Prometheus operator's CRD is not installed on the test control plane)")
+                continue
+            try:
+                api.post(path, obj, params={"dryRun": "All", "fieldValidation": "Strict", "fieldManager": "test-chart"})
+                check(True, f"dry run: {what}")
+            except ApiError as e:
+                check(False, f"dry run: {what}: {e}")
+
+    print("== server-side apply of every rendered object (real objects, fieldValidation=Strict)", flush=True)
+    # Not `helm install`: the test control plane is built from Go modules without the
+    # version linker flags, so its /version says v0.0.0-master and Helm refuses the
+    # chart's kubeVersion constraint (>=1.25.0-0). Server-side apply is what
+    # `kubectl apply --server-side -f <(helm template ...)` does.
+    for _, release, _ in RELEASES:
+        applied = 0
+        for obj in rendered[release]:
+            what = f"{obj['kind']} {obj['metadata'].get('namespace', '')}/{obj['metadata']['name']}".replace(" /", " ")
+            try:
+                api.request("PATCH", api.object_path(obj), obj, content_type="application/apply-patch+yaml",
+                            params={"fieldManager": "test-chart", "fieldValidation": "Strict", "force": "true"})
+                api.get(api.object_path(obj))
+                applied += 1
+            except ApiError as e:
+                check(False, f"apply {release}: {what}: {e}")
+        check(applied == len(rendered[release]), f"{release}: {applied} objects created")
+
+    print("== NOTES.txt", flush=True)
+    for values, release, namespace in RELEASES:
+        notes = render_notes(helm, release, namespace, values, out)
+        name = yaml.safe_load(((values.read_text() if values else "") or "{}")).get("scheduler", {}).get(
+            "schedulerName", "tightpack")
+        dropin = name.endswith("-user-scheduler")
+        ok = (f'c.KubeSpawner.scheduler_name = "{name}"' in notes) != dropin and \
+            (("replicas: 0" in notes) == dropin) and f"schedulerName: {name}" in notes and \
+            f"http://{release}.{namespace}.svc:10251/snapshot" in notes
+        check(ok, f"NOTES.txt for {release} tells what to set in the hub for {name}")
+
+
+def render_notes(helm: str, release: str, namespace: str, values, out: Path) -> str:
+    """NOTES.txt as `helm install` prints it (which needs a cluster that states its version):
+    a copy of the chart renders it into a ConfigMap with tpl."""
+    import shutil
+    copy = out / "notes-chart"
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(CHART, copy)
+    shutil.copy(copy / "templates" / "NOTES.txt", copy / "notes.txt")
+    (copy / "templates" / "zz-notes.yaml").write_text(
+        'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: notes}\ndata:\n'
+        '  notes: {{ tpl (.Files.Get "notes.txt") . | toJson }}\n')
+    r = run([helm, "template", release, copy, "--namespace", namespace, "--show-only", "templates/zz-notes.yaml",
+             *values_args(values)])
+    if r.returncode != 0:
+        return f"(render failed: {r.stderr})"
+    notes = yaml.safe_load(r.stdout)["data"]["notes"]
+    (out / f"{release}.NOTES.txt").write_text(notes)
+    return notes
+
+
+# --------------------------------------------------------------------------- 3./4. tightpack with the chart's identity
+
+class Scheduler:
+    """`tightpack schedule` as the chart's Deployment runs it: its args, the ConfigMap's files
+    and the ServiceAccount's token (kubeconfig instead of the in-pod files)."""
+
+    def __init__(self, binary: str, api: Api, env: dict, namespace: str, deployment: str, workdir: Path,
+                 identity: str):
+        self.workdir, self.identity = workdir, identity
+        workdir.mkdir(parents=True, exist_ok=True)
+        dep = api.get(f"/apis/apps/v1/namespaces/{namespace}/deployments/{deployment}")
+        pod = dep["spec"]["template"]["spec"]
+        container = pod["containers"][0]
+        sa = pod["serviceAccountName"]
+        config_map = next(v["configMap"]["name"] for v in pod["volumes"] if "configMap" in v)
+        data = api.get(f"/api/v1/namespaces/{namespace}/configmaps/{config_map}")["data"]
+        etc = workdir / "etc-tightpack"
+        etc.mkdir(exist_ok=True)
+        for name, text in data.items():
+            (etc / name).write_text(text)
+        self.config = yaml.safe_load(data["config.yaml"])
+        token = api.post(f"/api/v1/namespaces/{namespace}/serviceaccounts/{sa}/token",
+                         {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest",
+                          "spec": {"expirationSeconds": 3600}})["status"]["token"]
+        self.kubeconfig = testlib.write_kubeconfig(workdir / "kubeconfig", env["CP_URL"], env["CP_CA"], token)
+        self.sa = f"{namespace}/{sa}"
+        self.port = free_port()
+        mount = next(m["mountPath"] for m in container["volumeMounts"] if m["name"] == "config")
+        args = []
+        for a in container["args"]:
+            a = a.replace(mount + "/", str(etc) + "/").replace("$(POD_NAME)", identity)
+            if a.startswith("--listen="):
+                a = f"--listen=127.0.0.1:{self.port}"
+            args.append(a)
+        self.argv = [binary, *args, f"--kubeconfig={self.kubeconfig}"]
+        self.log_path = workdir / "tightpack.log"
+        self.proc = None
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self):
+        self.log = open(self.log_path, "w")
+        self.log.write("$ " + " ".join(map(str, self.argv)) + "\n")
+        self.log.flush()
+        self.proc = subprocess.Popen([str(a) for a in self.argv], stdout=self.log, stderr=subprocess.STDOUT,
+                                     stdin=subprocess.DEVNULL, start_new_session=True)
+        return self
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()
+
+    def log_text(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+
+def lease_of(config: dict) -> tuple:
+    le = config["leaderElection"]
+    return le["resourceNamespace"], le["resourceName"]
+
+
+def cleanup_cluster(api: Api, namespaces: list):
+    for ns in namespaces:
+        api.request("DELETE", f"/api/v1/namespaces/{ns}/pods", params={"gracePeriodSeconds": "0"}, ok_statuses=(404,))
+    for node in api.list("/api/v1/nodes"):
+        api.delete(f"/api/v1/nodes/{node['metadata']['name']}")
+
+
+def run_scenario(binary: str, api: Api, env: dict, namespace: str, deployment: str, workdir: Path, tag: str,
+                 wait: float = 12.0, min_seconds: float = 0) -> dict:
+    """Starts the chart's scheduler and checks what it does; returns the observations."""
+    sched = Scheduler(binary, api, env, namespace, deployment, workdir, identity=f"{deployment}-{tag}")
+    name = sched.config["profiles"][0]["schedulerName"]
+    lease_ns, lease_name = lease_of(sched.config)
+    api.delete(f"/apis/coordination.k8s.io/v1/namespaces/{lease_ns}/leases/{lease_name}")
+    ns = f"chart-{tag}"
+    testlib.ensure_namespace(api, ns)
+    testlib.create_node(api, f"node-{tag}", cpu="4", memory="16Gi")
+    obs = {"scheduler": name, "identity": sched.identity, "serviceAccount": sched.sa}
+    started = time.monotonic()
+    sched.start()
+    try:
+        obs["ready"] = bool(wait_for(lambda: testlib.http_get(sched.base + "/readyz")[0] == 200, 8))
+        pods = api.list(f"/api/v1/namespaces/{ns}/pods")
+        assert not pods
+        for pod in (testlib.pod_manifest("a", name, cpu="1"), testlib.pod_manifest("big", name, cpu="100"),
+                    testlib.pod_manifest("low", name, cpu="2", priority_class="chart-test-low")):
+            api.post(f"/api/v1/namespaces/{ns}/pods", pod)
+
+        def pod(n):
+            try:
+                return api.get(f"/api/v1/namespaces/{ns}/pods/{n}")
+            except ApiError as e:
+                if e.status == 404:
+                    return None
+                raise
+
+        def unschedulable():
+            c = testlib.pod_condition(pod("big") or {}, "PodScheduled")
+            return bool(c and c.get("status") == "False" and c.get("reason") == "Unschedulable")
+
+        def first_stage():
+            obs["bound"] = bool(pod("a")["spec"].get("nodeName"))
+            obs["scheduledEvent"] = bool(testlib.scheduled_events(api, ns, "a"))
+            obs["unschedulableCondition"] = unschedulable()
+            obs["lowBound"] = bool(pod("low")["spec"].get("nodeName"))
+            obs["leader"] = testlib.lease_holder(api, lease_ns, lease_name) == sched.identity
+            return all(obs[k] for k in ("bound", "scheduledEvent", "unschedulableCondition", "lowBound", "leader"))
+
+        wait_for(first_stage, wait if obs["ready"] else 4)
+        # A node added while the scheduler runs, and a pod that fits only there.
+        obs["newNodeSeen"] = None
+        if obs["bound"]:
+            testlib.create_node(api, f"late-{tag}", cpu="2", memory="4Gi", labels={"chart-test/late": "yes"})
+            api.post(f"/api/v1/namespaces/{ns}/pods", testlib.pod_manifest("late", name, cpu="1",
+                                                                            node_selector={"chart-test/late": "yes"}))
+            obs["newNodeSeen"] = bool(wait_for(lambda: (pod("late") or {}).get("spec", {}).get("nodeName"), wait))
+        obs["preempted"] = None  # not tried: the victim was never bound
+        if obs["lowBound"]:
+            api.post(f"/api/v1/namespaces/{ns}/pods", testlib.pod_manifest("high", name, cpu="3",
+                                                                            priority_class="chart-test-high"))
+
+            def preempted():
+                high = pod("high")
+                return bool(high and high["spec"].get("nodeName") and pod("low") is None)
+
+            obs["preempted"] = bool(wait_for(preempted, wait))
+            high = pod("high") or {}
+            obs["nominated"] = (high.get("status") or {}).get("nominatedNodeName") or ""
+            obs["victimLeft"] = pod("low") is not None
+        # Long enough for a leader that cannot renew to give up (renewDeadline 10 s).
+        while time.monotonic() - started < min_seconds and sched.proc.poll() is None:
+            time.sleep(0.25)
+        obs["exitedEarly"] = sched.proc.poll()
+        status, metrics = testlib.http_get(sched.base + "/metrics")
+        obs["metrics"] = status == 200 and "scheduler_schedule_attempts_total" in metrics
+        status, snap = testlib.http_get(sched.base + "/snapshot")
+        obs["snapshot"] = json.loads(snap) if status == 200 else None
+    finally:
+        sched.stop()
+        cleanup_cluster(api, [ns])
+    log = sched.log_text()
+    forbidden = []
+    for line in log.splitlines():
+        if "forbidden" in line.lower() or " 403" in line:
+            text = re.sub(r"^\S+ \S+ ", "", line)
+            text = re.sub(r'"[^"]*system:serviceaccount:[^"]*"', "<sa>", text)
+            key = re.sub(r"chart-[\w-]+|node-[\w-]+|[a-z]+-[0-9a-f]{6,}", "*", text)[:90]
+            if key not in {k for k, _ in forbidden}:
+                forbidden.append((key, text))
+    obs["forbidden"] = [t for _, t in forbidden][:4]
+    # LIST calls of the watch cache (3 at start: nodes, pods, PodDisruptionBudgets).
+    obs["lists"] = len(re.findall(r" listed \d+ (?:nodes|pods|poddisruptionbudgets) ", log))
+    obs["exit"] = sched.proc.returncode
+    return obs
+
+
+def rules_of(api: Api, kind: str, namespace: str, name: str) -> tuple:
+    path = (f"/apis/rbac.authorization.k8s.io/v1/clusterroles/{name}" if kind == "ClusterRole"
+            else f"/apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles/{name}")
+    return path, api.get(path)
+
+
+def describe_rule(rule: dict) -> str:
+    group = rule["apiGroups"][0] or "core"
+    names = f" (resourceNames {', '.join(rule['resourceNames'])})" if rule.get("resourceNames") else ""
+    return f"{group} {', '.join(rule['resources'])}: {', '.join(rule['verbs'])}{names}"
+
+
+def yes(v) -> str:
+    return {True: "yes", False: "**no**", None: "n/a"}[v]
+
+
+def rbac(binary: str, api: Api, env: dict, rendered: dict, out: Path, matrix: bool = True):
+    for cls, value in (("chart-test-low", -100), ("chart-test-high", 1000)):
+        api.request("POST", "/apis/scheduling.k8s.io/v1/priorityclasses",
+                    {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": cls},
+                     "value": value, "description": "deploy/test_chart.py"}, ok_statuses=(409,))
+    cleanup_cluster(api, [])
+
+    print("== each release's ServiceAccount token, ConfigMap and Deployment arguments: tightpack schedules", flush=True)
+    for values, release, namespace in RELEASES:
+        obs = run_scenario(binary, api, env, namespace, release, out / "run" / release, f"{release}-full")
+        ok = all(obs.get(k) for k in ("ready", "leader", "bound", "scheduledEvent", "unschedulableCondition",
+                                      "newNodeSeen", "preempted", "metrics")) and obs["exitedEarly"] is None
+        check(ok, f"{release}: as {obs['serviceAccount']} ({obs['scheduler']}): ready, leads, binds, Scheduled "
+                  f"event, Unschedulable condition, preemption, /metrics" + ("" if ok else f": {obs}"))
+        if release == "tightpack-gke":
+            snap = obs.get("snapshot") or {}
+            check(bool(snap.get("pools")) and len(snap.get("profiles") or []) == 3,
+                  "tightpack-gke: /snapshot publishes the pools and the 3 profiles of values-daskhub-gke.yaml")
+
+    if not matrix:
+        return
+    print("== the default release with one rule removed at a time", flush=True)
+    cr = next(d for d in rendered["tightpack"] if d["kind"] == "ClusterRole")["metadata"]["name"]
+    role = next(d for d in rendered["tightpack"] if d["kind"] == "Role")
+    rows = []
+    for kind, ns, name in (("ClusterRole", None, cr), ("Role", role["metadata"]["namespace"], role["metadata"]["name"])):
+        path, original = rules_of(api, kind, ns, name)
+        # One verb at a time (a rule with one verb: the whole rule).
+        for i, rule in enumerate(original["rules"]):
+            for verb in rule["verbs"]:
+                rules = [dict(r) for r in original["rules"]]
+                rules[i]["verbs"] = [v for v in rule["verbs"] if v != verb]
+                rules = [r for r in rules if r["verbs"]]
+                removed = describe_rule(dict(rule, verbs=[verb]))
+                current = api.get(path)
+                current["rules"] = rules
+                api.put(path, current)
+                time.sleep(1.5)  # the RBAC authorizer's informer
+                tag = f"rm-{kind.lower()}-{i}-{verb}"
+                try:
+                    obs = run_scenario(binary, api, env, "tightpack", "tightpack", out / "run" / tag, tag,
+                                       min_seconds=14)
+                finally:
+                    current = api.get(path)
+                    current["rules"] = original["rules"]
+                    api.put(path, current)
+                    time.sleep(1.5)
+                rows.append((kind, removed, obs))
+                print(f"  without {kind} {removed}: ready {yes(obs['ready'])}, leader {yes(obs['leader'])}, "
+                      f"bound {yes(obs['bound'])}, event {yes(obs['scheduledEvent'])}, unschedulable condition "
+                      f"{yes(obs['unschedulableCondition'])}, new node {yes(obs['newNodeSeen'])}, "
+                      f"preemption {yes(obs['preempted'])}"
+                      + (f", exited {obs['exitedEarly']} on its own" if obs["exitedEarly"] is not None else "")
+                      + f", {obs['lists']} LISTs",
+                      flush=True)
+                for line in obs["forbidden"][:2]:
+                    print(f"      log: {line[:200]}")
+
+    by_rule = {r: o for _, r, o in rows}
+
+    def find(prefix):
+        return next(o for r, o in by_rule.items() if r.startswith(prefix))
+
+    check(not find("core pods/binding: create")["bound"], "without pods/binding create nothing is bound")
+    for prefix in ("coordination.k8s.io leases: create", "coordination.k8s.io leases: get"):
+        o = find(prefix)
+        check(not o["leader"] and not o["bound"], f"without {prefix} nothing is elected and nothing is bound")
+    o = find("coordination.k8s.io leases: update")
+    check(o["exitedEarly"] == 1, "without leases update the leader cannot renew and exits 1 (renew deadline)")
+    for prefix in ("core nodes: list", "core pods: list"):
+        check(not find(prefix)["bound"], f"without {prefix} nothing is bound")
+    for prefix in ("core nodes: watch", "core pods: watch", "policy poddisruptionbudgets: watch"):
+        o = find(prefix)
+        check(o["lists"] >= 8, f"without {prefix} the watch cache falls back to relisting ({o['lists']} LISTs in the run)")
+    check(find("core pods/status: patch")["unschedulableCondition"] is False,
+          "without pods/status patch no pod gets PodScheduled=False/Unschedulable")
+    check(find("core pods: delete")["preempted"] is False, "without pods delete preemption does not happen")
+    ev = find("events.k8s.io events: create")
+    check(ev["scheduledEvent"] is False and ev["bound"], "without events create pods are bound but no Scheduled event")
+
+    lines = ["| removed | /readyz | leads | binds | Scheduled event | Unschedulable condition | new node used | "
+             "preemption | exits by itself | LISTs | first error in the log |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for kind, rule, o in rows:
+        first = (o["forbidden"][0] if o["forbidden"] else "").replace("|", "\\|")
+        exited = "no" if o["exitedEarly"] is None else f"**exit {o['exitedEarly']}**"
+        lines.append(f"| {kind}: {rule} | {yes(o['ready'])} | {yes(o['leader'])} | {yes(o['bound'])} | "
+                     f"{yes(o['scheduledEvent'])} | {yes(o['unschedulableCondition'])} | {yes(o['newNodeSeen'])} | "
+                     f"{yes(o['preempted'])} | {exited} | {o['lists']} | {first[:220]} |")
+    (out / "rbac.md").write_text("\n".join(lines) + "\n")
+    (out / "rbac.json").write_text(json.dumps([{"kind": k, "rule": r, **{x: y for x, y in o.items() if x != 'snapshot'}}
+                                               for k, r, o in rows], indent=1))
+    print(f"  table: {out / 'rbac.md'}")
+
+
+def main() -> int:
+    p = argparse.ArgumentParser()
+    p.add_argument("--helm", required=True)
+    p.add_argument("--tightpack", required=True)
+    p.add_argument("--cp-dir", required=True)
+    p.add_argument("--out", required=True)
+    p.add_argument("--skip-rbac-matrix", action="store_true")
+    a = p.parse_args()
+    out = Path(a.out)
+    (out / "rendered").mkdir(parents=True, exist_ok=True)
+    env = testlib.load_env(a.cp_dir)
+    api = Api(env["CP_URL"], env["CP_TOKEN"], env["CP_CA"])
+    rendered = lint_and_template(a.helm, out / "rendered")
+    apply_objects(api, a.helm, rendered, out)
+    if not FAILURES:
+        rbac(a.tightpack, api, env, rendered, out, matrix=not a.skip_rbac_matrix)
+    for f in FAILURES:
+        print(f"  failed: {f}")
+    print(f"test_chart: {PASSED[0]} passed, {len(FAILURES)} failed")
+    return 1 if FAILURES else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

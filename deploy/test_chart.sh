@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The Helm chart (deploy/helm/tightpack) against the real kube-apiserver of the test
+# control plane; the checks are in deploy/test_chart.py.
+#
+#   deploy/test_chart.sh                       # ~4 min on 2 vCPUs once Helm and the control plane are built
+#   deploy/test_chart.sh --skip-rbac-matrix    # without the one-rule-removed runs (~15 s)
+#
+# Builds what is missing: Helm from its Go module (deploy/helm/build_helm.sh, 3.5 min cold),
+# the control plane (tests/controlplane/build.sh), and, when no tightpack binary is given
+# (TIGHTPACK=path, default build/release/scheduler/tightpack), the image's static binary
+# (deploy/image/build_binary.sh into build/image).
+#
+# Output: build/chart-tests/ (rendered manifests, helm install output, each scheduler's
+# log and configuration under run/, the RBAC table rbac.md that docs/deploy.md quotes).
+# The ServiceMonitor is rendered and linted but not sent to the API server: the test
+# control plane has no Prometheus operator CRDs, and none can be downloaded here.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+start=$SECONDS
+out=build/chart-tests
+
+deploy/helm/build_helm.sh
+if [[ ! -x build/controlplane/kube-apiserver || ! -x build/controlplane/etcd ]]; then
+  tests/controlplane/build.sh
+fi
+tightpack=${TIGHTPACK:-build/release/scheduler/tightpack}
+if [[ ! -x $tightpack ]]; then
+  deploy/image/build_binary.sh
+  tightpack=build/image/scheduler/tightpack
+fi
+# The project's Python environment (scripts/python_env.sh) has PyYAML.
+[[ -x build/venv/bin/python ]] || bash scripts/python_env.sh
+py=build/venv/bin/python
+$py -c 'import yaml' 2>/dev/null || { echo "test_chart: build/venv lacks PyYAML (scripts/python_env.sh)" >&2; exit 1; }
+
+rm -rf "$out"
+mkdir -p "$out"
+# A copy: the binary under build/ may be relinked while the test runs.
+for _ in $(seq 1 60); do
+  if "$tightpack" schedule --help >/dev/null 2>&1 && cp "$tightpack" "$out/tightpack"; then break; fi
+  echo "test_chart: $tightpack cannot run (being rebuilt?); retrying" >&2
+  sleep 2
+done
+[[ -x $out/tightpack ]] || { echo "test_chart: no runnable $tightpack" >&2; exit 1; }
+echo "test_chart: tightpack binary: $tightpack"
+cp_dir=$PWD/$out/controlplane
+trap 'tests/controlplane/controlplane.sh stop "$cp_dir" >/dev/null 2>&1 || true' EXIT
+tests/controlplane/controlplane.sh start "$cp_dir"
+status=0
+$py deploy/test_chart.py --helm build/helm/helm --tightpack "$out/tightpack" --cp-dir "$cp_dir" --out "$out" "$@" ||
+  status=$?
+echo "test_chart: exit $status in $((SECONDS - start)) s (output in $out)"
+exit $status
