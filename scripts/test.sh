@@ -50,6 +50,8 @@ deploy/test_image_root.sh || status=1
 build asan
 echo "== test: asan"
 ctest --preset asan --no-tests=error || status=1
+echo "== test: tightpack schedule under ASan + UBSan on the control plane"
+TIGHTPACK=build/asan/scheduler/tightpack tests/scheduler/run.sh || status=1
 
 echo "== all tests took $((SECONDS - start)) s"
 exit $status
