@@ -330,7 +330,7 @@ void Scheduler::schedule_one(const std::string& key) {
   Cluster& cluster = cache_.cluster();
   if (cluster.size() == 0) {
     metrics_.attempt(profile_name, Metrics::Result::Unschedulable, seconds_since(started));
-    fail(key, rec, profile_name, "Unschedulable", "0/0 nodes are available.", "", started);
+    fail(key, rec, profile_name, "Unschedulable", "0/0 nodes are available.", "");
     return;
   }
   auto plan = PodPlan::make(cluster, *profile, pod);
@@ -339,13 +339,13 @@ void Scheduler::schedule_one(const std::string& key) {
     // kube-scheduler would judge it; tightpack says why it cannot.
     metrics_.attempt(profile_name, Metrics::Result::Error, seconds_since(started));
     const std::string message = "tightpack cannot schedule this pod: " + plan.error().what();
-    fail(key, rec, profile_name, "SchedulerError", message, "", started);
+    fail(key, rec, profile_name, "SchedulerError", message, "");
     return;
   }
   Decision d = decide(*plan, cluster);
   if (!d.error.empty()) {
     metrics_.attempt(profile_name, Metrics::Result::Error, seconds_since(started));
-    fail(key, rec, profile_name, "SchedulerError", d.error, "", started);
+    fail(key, rec, profile_name, "SchedulerError", d.error, "");
     return;
   }
   if (d.chosen) {
@@ -363,7 +363,7 @@ void Scheduler::schedule_one(const std::string& key) {
   std::string nominated;
   if (profile->preemption && d.preemption && d.preemption->helps) nominated = preempt(key, rec, *plan, d);
   metrics_.attempt(profile_name, Metrics::Result::Unschedulable, seconds_since(started));
-  fail(key, rec, profile_name, "Unschedulable", d.message, nominated, started);
+  fail(key, rec, profile_name, "Unschedulable", d.message, nominated);
 }
 
 bool Scheduler::eligible_to_preempt(const Pod& pod) {
@@ -431,8 +431,7 @@ std::string Scheduler::preempt(const std::string& key, const PodRecord& rec, con
 }
 
 void Scheduler::fail(const std::string& key, const PodRecord& rec, const std::string& profile,
-                     const std::string& reason, const std::string& message, const std::string& nominated,
-                     Clock::time_point started) {
+                     const std::string& reason, const std::string& message, const std::string& nominated) {
   const Pod& pod = rec.pod.pod;
   if (reason == "Unschedulable") {
     queue_.unschedulable(key, Clock::now());
@@ -454,7 +453,6 @@ void Scheduler::fail(const std::string& key, const PodRecord& rec, const std::st
     status["nominatedNodeName"] = nominated.empty() ? json::value(nullptr) : json::value(nominated);
   }
   workers_->submit([this, ns = ns, name = name, status](kube::ApiClient& api) { patch_status(api, ns, name, status); });
-  (void)started;
 }
 
 // ------------------------------------------------------------------ API calls

@@ -69,7 +69,7 @@ class Scheduler {
   void loop();
   void schedule_one(const std::string& key);  // under m_
   void fail(const std::string& key, const PodRecord& rec, const std::string& profile, const std::string& reason,
-            const std::string& message, const std::string& nominated, Clock::time_point started);
+            const std::string& message, const std::string& nominated);
   bool eligible_to_preempt(const Pod& pod);
   std::string preempt(const std::string& key, const PodRecord& rec, const PodPlan& plan, const Decision& d);
 
