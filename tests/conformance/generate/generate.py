@@ -1,0 +1,554 @@
+#!/usr/bin/env python3
+"""Seeded generator of scheduling scenarios in the shared corpus format.
+
+usage: generate.py --seed SEED [--count N] [--start I] [--nodes MIN:MAX] [-o FILE]
+       generate.py --seed SEED --big NODES [--incoming N] [--empty] [-o FILE]
+
+Prints one JSON line per scenario: {"scenario": {...}, "meta": {"id", "seed",
+"profile", "features"}}, the form `tightpack replay --jsonl` and
+kube-scheduler-reference read. Scenario i of seed S is the same on every
+machine and Python 3 release (random.Random(f"{S}/{i}")) for a given version of
+this file, so an id (gen-S-i) names a scenario: `generate.py --seed S --start i
+--count 1` makes it again.
+
+It covers what the engine claims (docs/engine.md): cpu, memory, ephemeral
+storage, GPUs (nvidia.com/gpu) and pod counts; taints of every effect and
+tolerations with every operator, empty keys and values, tolerationSeconds;
+nodeSelector and node affinity, required and preferred, every operator
+(In, NotIn, Exists, DoesNotExist, Gt, Lt) and matchFields on metadata.name;
+cordoned nodes; node images (ImageLocality), with tags, digests and the
+implicit :latest; init containers and sidecars (restartPolicy Always);
+pod overhead and pod-level requests; limits without requests; priorities,
+preemptionPolicy and preemption victims; host ports; terminated and
+pending bound pods; quantities in every spelling; TightpackCohort's labels.
+Profiles: default, most-allocated (zero-to-jupyterhub's user-scheduler) and
+tightpack (config/*.yaml), a few with the corpus' overrides, and rtc. It
+leaves out what the engine refuses: inter-pod affinity, topology spread
+constraints and persistent volumes.
+"""
+import argparse
+import json
+import random
+import sys
+
+ZONES = ["us-central1-a", "us-central1-b", "us-central1-c"]
+
+# (names, size in bytes): names as a node reports them.
+IMAGES = [
+    (["jupyter/scipy-notebook:2024-05-01", "jupyter/scipy-notebook@sha256:5e5a"], 1_652_000_000),
+    (["jupyter/minimal-notebook:2024-05-01"], 620_000_000),
+    (["pangeo/pangeo-notebook:latest"], 2_900_000_000),
+    (["ghcr.io/dask/dask:2024.5.0-py3.11", "ghcr.io/dask/dask@sha256:749e"], 987_654_321),
+    (["quay.io/jupyterhub/k8s-network-tools:3.3.7"], 31_000_000),
+    (["busybox:1.36"], 4_261_574),
+    (["registry.k8s.io/pause:3.9"], 311_278),
+    (["nvcr.io/nvidia/pytorch:24.04-py3"], 9_800_000_000),
+    (["docker.io/library/python:3.12-slim", "python:3.12-slim"], 45_000_000),
+    (["grafana/agent"], 120_000_000),  # untagged: :latest in a pod spec
+]
+POD_IMAGES = [
+    "jupyter/scipy-notebook:2024-05-01", "jupyter/minimal-notebook:2024-05-01", "pangeo/pangeo-notebook",
+    "ghcr.io/dask/dask:2024.5.0-py3.11", "quay.io/jupyterhub/k8s-network-tools:3.3.7", "busybox:1.36",
+    "python:3.12-slim", "nvcr.io/nvidia/pytorch:24.04-py3", "grafana/agent", "grafana/agent:latest",
+    "example.com/not-on-any-node:1.0",
+]
+
+POOLS = {
+    "core": dict(labels={"hub.jupyter.org/node-purpose": "core", "cloud.google.com/gke-nodepool": "core-pool"},
+                 taints=[], cpu=[2, 4], mem_gi=[8, 15], gpu=0),
+    "user": dict(labels={"hub.jupyter.org/node-purpose": "user", "cloud.google.com/gke-nodepool": "user-pool"},
+                 taints=[("hub.jupyter.org/dedicated", "user", "NoSchedule")], cpu=[4, 8, 16], mem_gi=[30, 60], gpu=0),
+    "user-gke": dict(labels={"hub.jupyter.org/node-purpose": "user", "cloud.google.com/gke-nodepool": "user-gke"},
+                     taints=[("hub.jupyter.org_dedicated", "user", "NoSchedule")], cpu=[4, 8], mem_gi=[30], gpu=0),
+    "worker": dict(labels={"k8s.dask.org/node-purpose": "worker", "cloud.google.com/gke-nodepool": "dask-workers"},
+                   taints=[("k8s.dask.org/dedicated", "worker", "NoSchedule")], cpu=[8, 16, 32], mem_gi=[30, 64, 128], gpu=0),
+    "worker-gke": dict(labels={"k8s.dask.org/node-purpose": "worker", "cloud.google.com/gke-nodepool": "dask-preemptible",
+                               "cloud.google.com/gke-preemptible": "true"},
+                       taints=[("k8s.dask.org_dedicated", "worker", "NoSchedule"),
+                               ("cloud.google.com/gke-preemptible", "true", "PreferNoSchedule")],
+                       cpu=[8, 16], mem_gi=[30, 64], gpu=0),
+    "gpu": dict(labels={"cloud.google.com/gke-accelerator": "nvidia-tesla-t4", "cloud.google.com/gke-nodepool": "gpu-t4"},
+                taints=[("nvidia.com/gpu", "present", "NoSchedule")], cpu=[4, 8], mem_gi=[15, 30], gpu=[1, 2, 4]),
+    "plain": dict(labels={}, taints=[], cpu=[1, 2, 4, 8], mem_gi=[4, 8, 16, 32], gpu=0),
+}
+
+EXTRA_TAINTS = [
+    ("maintenance", "scheduled", "NoSchedule"),
+    ("maintenance", "soon", "PreferNoSchedule"),
+    ("node.kubernetes.io/unreachable", "", "NoExecute"),
+    ("node.kubernetes.io/not-ready", "", "NoExecute"),
+    ("spot", "true", "PreferNoSchedule"),
+    ("dedicated", "", "NoSchedule"),
+    ("team", "a", "NoExecute"),
+    ("team", "b", "NoSchedule"),
+]
+
+PROFILES = ["default", "most-allocated", "tightpack"]
+COHORT_LABELS = ["dask.org/cluster-name", "gateway.dask.org/cluster", "tightpack.io/cohort"]
+
+
+class Gen:
+    def __init__(self, rng):
+        self.r = rng
+        self.features = set()
+
+    def chance(self, p):
+        return self.r.random() < p
+
+    def pick(self, seq):
+        return self.r.choice(seq)
+
+    # ---- quantities, in the spellings users write ----
+    def cpu_q(self, milli):
+        r = self.r.random()
+        if r < 0.02:
+            return self.pick([f"{milli}e-3", f"{milli * 1000}u", f"{milli / 1000:.4f}"])
+        if milli % 1000 == 0 and r < 0.5:
+            v = str(milli // 1000)
+            return int(v) if self.chance(0.05) else v
+        if milli % 100 == 0 and r < 0.7:
+            return f"{milli / 1000:g}"
+        return f"{milli}m"
+
+    def mem_q(self, b):
+        r = self.r.random()
+        if r < 0.03:
+            # decimal and exponent spellings, rounded up to whole bytes by the API
+            return self.pick([f"{b / (1 << 30):.3f}Gi", f"{b:.3e}".replace("+", ""), f"{b / 1e9:.4f}G"])
+        if b % (1 << 30) == 0 and r < 0.4:
+            return f"{b >> 30}Gi"
+        if b % (1 << 20) == 0 and r < 0.6:
+            return f"{b >> 20}Mi"
+        if b % 1024 == 0 and r < 0.75:
+            return f"{b >> 10}Ki"
+        if b % 1_000_000_000 == 0 and r < 0.85:
+            return f"{b // 1_000_000_000}G"
+        if b % 1_000_000 == 0 and r < 0.9:
+            return f"{b // 1_000_000}M"
+        return str(b)
+
+    # ---- nodes ----
+    def node(self, name, pool, spec):
+        g = self
+        cpu = g.pick(spec["cpu"])
+        mem = g.pick(spec["mem_gi"]) << 30
+        labels = {"kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
+                  "topology.kubernetes.io/zone": g.pick(ZONES), "node.kubernetes.io/instance-type": f"n2-standard-{cpu}",
+                  "example.com/cores": str(cpu), "pool": pool}
+        labels.update(spec["labels"])
+        if g.chance(0.15):
+            labels["example.com/rank"] = g.pick(["1", "5", "10", "0", "x", "07"])
+        if g.chance(0.1):
+            labels["disktype"] = g.pick(["ssd", "hdd", ""])
+        taints = [dict(key=k, value=v, effect=e) if v else dict(key=k, effect=e) for k, v, e in spec["taints"]]
+        if g.chance(0.12):
+            k, v, e = g.pick(EXTRA_TAINTS)
+            t = dict(key=k, effect=e)
+            if v:
+                t["value"] = v
+            if e == "NoExecute" and g.chance(0.5):
+                t["timeAdded"] = "2024-05-01T00:00:00Z"
+            taints.append(t)
+            g.features.add("taint-" + e)
+        for t in taints:
+            g.features.add("taint-" + t["effect"])
+        alloc_cpu = cpu * 1000 - g.pick([0, 80, 90, 140, 1000 if cpu >= 8 else 0])
+        alloc_mem = mem - g.pick([0, 1 << 30, 3 << 29, 2_700_000 * 1024])
+        pods = g.pick(["110"] * 8 + ["32", "8", "4", "3"])
+        cap = {"cpu": g.cpu_q(cpu * 1000), "memory": g.mem_q(mem), "pods": "110", "ephemeral-storage": "98831908Ki"}
+        alloc = {"cpu": g.cpu_q(alloc_cpu), "memory": g.mem_q(alloc_mem), "pods": pods,
+                 "ephemeral-storage": g.pick(["47093746742", "90Gi", "20Gi"])}
+        if pods != "110":
+            g.features.add("pod-count")
+        gpu = spec["gpu"]
+        if gpu:
+            n = g.pick(gpu)
+            cap["nvidia.com/gpu"] = str(n)
+            alloc["nvidia.com/gpu"] = g.pick([str(n)] * 5 + ["0"])
+            g.features.add("gpu")
+        if g.chance(0.05):
+            cap["example.com/fpga"] = alloc["example.com/fpga"] = g.pick(["1", "2", "8"])
+            g.features.add("extended-resource")
+        if g.chance(0.03):
+            del alloc["pods"]
+            g.features.add("no-pods-allocatable")
+        status = {"capacity": cap, "allocatable": alloc}
+        if g.chance(0.08):
+            del status["allocatable"]  # API defaulting copies capacity
+            g.features.add("capacity-only")
+        images = []
+        for names, size in IMAGES:
+            if g.chance(0.3):
+                images.append({"names": list(names), "sizeBytes": size + g.pick([0, 0, 0, 1234567])})
+        if images:
+            status["images"] = images
+            g.features.add("images")
+        spec_ = {}
+        if taints:
+            spec_["taints"] = taints
+        if g.chance(0.05):
+            spec_["unschedulable"] = True
+            spec_.setdefault("taints", []).append({"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}) \
+                if g.chance(0.5) else None
+            g.features.add("cordoned")
+        node = {"metadata": {"name": name, "labels": labels}, "spec": spec_, "status": status}
+        node["_alloc"] = (alloc_cpu, alloc_mem)  # generator bookkeeping, removed before output
+        return node
+
+    # ---- pods ----
+    def resources(self, cpu_m, mem_b, gpu=0, style=None):
+        g = self
+        style = style or g.pick(["req", "req", "req", "both", "limits", "none", "cpu-only", "mem-only"])
+        req, lim = {}, {}
+        if style == "none":
+            g.features.add("no-requests")
+            return {}
+        if style in ("req", "both", "cpu-only"):
+            req["cpu"] = g.cpu_q(cpu_m)
+        if style in ("req", "both", "mem-only"):
+            req["memory"] = g.mem_q(mem_b)
+        if style == "both":
+            lim["cpu"] = g.cpu_q(cpu_m * g.pick([1, 2]))
+            lim["memory"] = req["memory"]
+        if style == "limits":
+            lim["cpu"] = g.cpu_q(cpu_m)
+            lim["memory"] = g.mem_q(mem_b)
+            g.features.add("limits-only")
+        if gpu:
+            lim["nvidia.com/gpu"] = str(gpu)
+            if g.chance(0.5):
+                req["nvidia.com/gpu"] = str(gpu)
+            g.features.add("gpu")
+        if g.chance(0.03):
+            n = g.pick(["1", "2", "3"])
+            lim["example.com/fpga"] = n
+            if g.chance(0.5):
+                req["example.com/fpga"] = n
+            g.features.add("extended-resource")
+        if g.chance(0.08):
+            req["ephemeral-storage"] = g.pick(["1Gi", "10Gi", "60Gi", "100Gi"])
+            g.features.add("ephemeral-storage")
+        out = {}
+        if req:
+            out["requests"] = req
+        if lim:
+            out["limits"] = lim
+        return out
+
+    def container(self, name, cpu_m, mem_b, gpu=0, ports=False):
+        g = self
+        c = {"name": name, "image": g.pick(POD_IMAGES), "resources": g.resources(cpu_m, mem_b, gpu)}
+        if ports and g.chance(0.5):
+            port = {"containerPort": g.pick([8080, 8786, 9090]), "hostPort": g.pick([8080, 8786, 9090])}
+            if g.chance(0.3):
+                port["protocol"] = g.pick(["TCP", "UDP"])
+            if g.chance(0.2):
+                port["hostIP"] = g.pick(["0.0.0.0", "10.0.0.1", "127.0.0.1"])
+            c["ports"] = [port]
+            g.features.add("host-ports")
+        return c
+
+    def pod_spec(self, nodes, incoming):
+        g = self
+        cpu_m = g.pick([50, 100, 250, 500, 500, 1000, 1000, 1500, 2000, 3500, 4000, 7000, 16000])
+        mem_b = g.pick([64 << 20, 256 << 20, 600 << 20, 1 << 30, 1 << 30, 2 << 30, 4_000_000_000, 8 << 30, 30 << 30, 100 << 30])
+        gpu = g.pick([0] * 8 + [1, 2]) if any("nvidia.com/gpu" in n["status"]["capacity"] for n in nodes) or g.chance(0.05) else 0
+        spec = {"containers": [g.container("main", cpu_m, mem_b, gpu, ports=g.chance(0.15))]}
+        if g.chance(0.2):
+            spec["containers"].append(g.container("side", g.pick([10, 100, 500]), g.pick([32 << 20, 128 << 20])))
+        if g.chance(0.25):
+            inits = []
+            for i in range(g.pick([1, 1, 2])):
+                c = g.container(f"init-{i}", g.pick([10, 100, 500, 3000, 6000]), g.pick([16 << 20, 1 << 30, 6 << 30]))
+                if g.chance(0.35):
+                    c["restartPolicy"] = "Always"
+                    g.features.add("sidecar")
+                else:
+                    g.features.add("init")
+                inits.append(c)
+            spec["initContainers"] = inits
+        if g.chance(0.08):
+            spec["overhead"] = {"cpu": g.pick(["250m", "100m", "1"]), "memory": g.pick(["120Mi", "64Mi"])}
+            g.features.add("overhead")
+        if g.chance(0.04):
+            # whole units: a fractional mantissa (1.5Gi) with an overhead meets
+            # kubernetes/kubernetes#141241 (known/README.md)
+            spec["resources"] = {"requests": {"cpu": f"{cpu_m * 2}m", "memory": str(mem_b * 2)}}
+            g.features.add("pod-level-resources")
+        if incoming or g.chance(0.3):
+            self.placement_constraints(spec, nodes)
+        prio = g.pick([None, None, 0, 100, 1000, -10, -5])
+        if prio is not None:
+            spec["priority"] = prio
+            g.features.add("priority")
+        if g.chance(0.1):
+            spec["preemptionPolicy"] = g.pick(["Never", "PreemptLowerPriority"])
+            g.features.add("preemption-policy")
+        if g.chance(0.04):
+            spec["volumes"] = [{"name": "scratch", "emptyDir": {}}]
+        return spec
+
+    def placement_constraints(self, spec, nodes):
+        g = self
+        labels = {}
+        for n in nodes:
+            for k, v in n["metadata"]["labels"].items():
+                labels.setdefault(k, set()).add(v)
+        keys = sorted(labels)
+        # tolerations: usually those of one pool, as a notebook or a Dask
+        # worker carries its pool's, and at random for the others
+        tols = []
+        taints = sorted({(t["key"], t.get("value", ""), t["effect"]) for n in nodes for t in n["spec"].get("taints", [])})
+        target = set()
+        if nodes and g.chance(0.8):
+            pool = g.pick(nodes)["metadata"]["labels"].get("pool")
+            target = {(t["key"], t.get("value", ""), t["effect"]) for n in nodes if n["metadata"]["labels"].get("pool") == pool
+                      for t in n["spec"].get("taints", []) if t["key"] != "node.kubernetes.io/unschedulable"}
+        for k, v, e in taints:
+            if (k, v, e) in target:
+                t = {"key": k, "operator": "Exists"} if g.chance(0.3) else {"key": k, "operator": "Equal", "value": v}
+                if g.chance(0.8):
+                    t["effect"] = e
+                tols.append(t)
+                continue
+            if g.chance(0.4):
+                t = {"key": k}
+                op = g.pick(["Equal", "Equal", "Exists", None])
+                if op == "Exists":
+                    t["operator"] = "Exists"
+                else:
+                    if op:
+                        t["operator"] = op
+                    t["value"] = v if g.chance(0.85) else "other"
+                eff = g.pick([e, e, e, "", "NoSchedule", "NoExecute", "PreferNoSchedule"])
+                if eff:
+                    t["effect"] = eff
+                if eff == "NoExecute" and g.chance(0.5):
+                    t["tolerationSeconds"] = 300
+                tols.append(t)
+        if g.chance(0.04):
+            tols.append({"operator": "Exists"})
+            g.features.add("tolerate-all")
+        if g.chance(0.05):
+            tols.append({"key": "node.kubernetes.io/unschedulable", "operator": "Exists", "effect": "NoSchedule"})
+        if tols:
+            spec["tolerations"] = tols
+            g.features.add("tolerations")
+        # nodeSelector
+        if g.chance(0.15) and keys:
+            k = g.pick(keys)
+            v = g.pick(sorted(labels[k])) if g.chance(0.9) else "nope"
+            spec["nodeSelector"] = {k: v}
+            g.features.add("nodeSelector")
+        aff = {}
+        if g.chance(0.25):
+            terms = [self.term(labels, nodes, required=True) for _ in range(g.pick([1, 2, 2]))]
+            aff["requiredDuringSchedulingIgnoredDuringExecution"] = {"nodeSelectorTerms": terms}
+            g.features.add("requiredNodeAffinity")
+        if g.chance(0.35):
+            aff["preferredDuringSchedulingIgnoredDuringExecution"] = [
+                {"weight": g.pick([1, 10, 50, 100]), "preference": self.term(labels, nodes, required=False)}
+                for _ in range(g.pick([1, 1, 2, 3]))]
+            g.features.add("preferredNodeAffinity")
+        if aff:
+            spec["affinity"] = {"nodeAffinity": aff}
+
+    def term(self, labels, nodes, required):
+        g = self
+        term = {}
+        exprs = []
+        for _ in range(g.pick([1, 1, 2])):
+            op = g.pick(["In", "In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"])
+            g.features.add("affinity-" + op)
+            if op in ("Gt", "Lt"):
+                k = g.pick(["example.com/cores", "example.com/rank"])
+                exprs.append({"key": k, "operator": op, "values": [g.pick(["0", "2", "4", "7", "8", "15", "07"])]})
+                continue
+            keys = sorted(labels) + ["absent.example.com/key"]
+            k = g.pick(keys)
+            if op in ("Exists", "DoesNotExist"):
+                exprs.append({"key": k, "operator": op})
+            else:
+                vals = sorted(labels.get(k, {"x"}))
+                chosen = g.r.sample(vals, min(len(vals), g.pick([1, 1, 2])))
+                if g.chance(0.2):
+                    chosen.append("other")
+                exprs.append({"key": k, "operator": op, "values": chosen})
+        if exprs and g.chance(0.9):
+            term["matchExpressions"] = exprs
+        if nodes and (not term or g.chance(0.12)):
+            names = [n["metadata"]["name"] for n in nodes]
+            op = g.pick(["In", "In", "NotIn"])
+            # In and NotIn on a field take exactly one value (API validation)
+            fields = [{"key": "metadata.name", "operator": op, "values": [g.pick(names)]}]
+            if g.chance(0.2):
+                fields.append({"key": "metadata.name", "operator": "NotIn", "values": [g.pick(names)]})
+            if required and g.chance(0.05):
+                fields.append({"key": "metadata.name", "operator": "In", "values": [g.pick(names)]})
+            term["matchFields"] = fields
+            g.features.add("matchFields")
+        if not term:
+            term["matchExpressions"] = exprs or [{"key": "pool", "operator": "Exists"}]
+        if g.chance(0.02):
+            g.features.add("empty-term")
+            return {}
+        return term
+
+    def meta(self, name, ns, cohort=None):
+        g = self
+        m = {"name": name}
+        if g.chance(0.8):
+            m["namespace"] = ns
+        labels = {"app": g.pick(["jupyterhub", "dask", "batch"])}
+        if cohort:
+            labels[cohort[0]] = cohort[1]
+            g.features.add("cohort")
+        m["labels"] = labels
+        return m
+
+
+def scenario(seed, index, min_nodes=1, max_nodes=24):
+    r = random.Random(f"{seed}/{index}")
+    g = Gen(r)
+    profile = g.pick(PROFILES)
+    variant = r.random()
+    if variant < 0.06:
+        profile = {"name": profile if profile != "tightpack" else "default",
+                   "scoreWeights": {g.pick(["NodeAffinity", "NodeResourcesFit", "TaintToleration", "ImageLocality"]): g.pick([1, 5, 50, 14631])}}
+    elif variant < 0.10:
+        profile = {"name": g.pick(["default", "most-allocated"]),
+                   "scoringStrategy": {"type": g.pick(["MostAllocated", "LeastAllocated"]),
+                                       "resources": [{"name": "cpu", "weight": g.pick([1, 3])}, {"name": "memory", "weight": 1},
+                                                     {"name": "nvidia.com/gpu", "weight": g.pick([1, 5])}]}}
+    elif variant < 0.13:
+        profile = {"name": "default", "disabledScore": g.r.sample(
+            ["NodeResourcesBalancedAllocation", "ImageLocality", "TaintToleration", "NodeAffinity"], g.pick([1, 2]))}
+    elif variant < 0.16:
+        profile = "rtc" if g.chance(0.5) else {
+            "name": "rtc", "scoringStrategy": {"type": "RequestedToCapacityRatio",
+                                               "resources": [{"name": "cpu", "weight": 2}, {"name": "memory", "weight": 1}],
+                                               "shape": [{"utilization": 0, "score": g.pick([0, 10])}, {"utilization": 50, "score": 3},
+                                                         {"utilization": 100, "score": g.pick([10, 0])}]}}
+    pname = profile if isinstance(profile, str) else profile["name"] + "*"
+
+    # nodes, in pools
+    n_nodes = r.randint(min_nodes, max_nodes) if r.random() > 0.02 else 0
+    if r.random() < 0.08 and max_nodes < 90:
+        n_nodes = r.randint(max_nodes, 90)  # larger clusters, still below kube-scheduler's sampling sizes
+        g.features.add("large")
+    pools = r.sample(sorted(POOLS), r.randint(1, 4))
+    nodes = []
+    for i in range(n_nodes):
+        pool = pools[i % len(pools)] if r.random() < 0.8 else g.pick(pools)
+        name = f"{pool}-{i:03d}" if r.random() < 0.9 else f"n{r.randint(0, 999)}-{i}"
+        nodes.append(g.node(name, pool, POOLS[pool]))
+    if n_nodes >= 2 and r.random() < 0.15:
+        # identical twins: ties
+        twin = json.loads(json.dumps(nodes[0]))
+        twin["metadata"]["name"] = "twin-" + nodes[0]["metadata"]["name"]
+        twin["metadata"]["labels"]["kubernetes.io/hostname"] = twin["metadata"]["name"]
+        nodes.append(twin)
+        g.features.add("ties")
+
+    cohorts = [(g.pick(COHORT_LABELS), f"cluster-{k}") for k in range(2)]
+    # bound pods
+    pods = []
+    for i, n in enumerate(nodes):
+        alloc_cpu, alloc_mem = n["_alloc"]
+        fill = r.random() * g.pick([0.3, 0.8, 1.0, 1.1, 1.6])
+        k = r.randint(0, 4)
+        used_ports = set()
+        for j in range(k):
+            share = fill / max(k, 1)
+            spec = g.pod_spec(nodes, incoming=False) if r.random() < 0.3 else {"containers": [
+                g.container("c", max(10, int(alloc_cpu * share) // 10 * 10), max(1 << 20, int(alloc_mem * share) >> 20 << 20),
+                            ports=r.random() < 0.1)]}
+            spec["nodeName"] = n["metadata"]["name"]
+            spec.pop("affinity", None)
+            # No two bound pods of a node share a host port: the kubelet would
+            # refuse the second, and kube-scheduler's port set (not a count)
+            # then tells preemption the port is free once either leaves.
+            for c in spec["containers"]:
+                kept = []
+                for port in c.get("ports", []):
+                    key = (port["hostPort"], port.get("protocol", "TCP"))
+                    if key not in used_ports:
+                        used_ports.add(key)
+                        kept.append(port)
+                if "ports" in c:
+                    c["ports"] = kept
+                    if not kept:
+                        del c["ports"]
+            if r.random() < 0.3:
+                spec["priority"] = g.pick([-10, -5, 0, 100, 1000])
+            p = {"metadata": g.meta(f"bound-{i}-{j}", g.pick(["default", "jhub", "dask"]),
+                                    g.pick(cohorts) if profile == "tightpack" or r.random() < 0.1 else None),
+                 "spec": spec}
+            if r.random() < 0.08:
+                p["status"] = {"phase": g.pick(["Succeeded", "Failed", "Pending", "Running"])}
+                g.features.add("phase")
+            pods.append(p)
+    # incoming pods
+    incoming = []
+    for t in range(r.randint(1, 3)):
+        spec = g.pod_spec(nodes, incoming=True)
+        cohort = g.pick(cohorts + [None]) if profile == "tightpack" or r.random() < 0.1 else None
+        p = {"metadata": g.meta(f"pod-{t}", g.pick(["default", "jhub", "dask"]), cohort), "spec": spec}
+        if r.random() < 0.4:
+            p["replicas"] = r.randint(1, 6) if r.random() < 0.9 else r.randint(7, 20)
+            g.features.add("replicas")
+        incoming.append(p)
+    for n in nodes:
+        n.pop("_alloc", None)
+    sid = f"gen-{seed}-{index}"
+    return {"scenario": {"profile": profile, "nodes": nodes, "pods": pods, "incoming": incoming},
+            "meta": {"id": sid, "seed": str(seed), "index": index, "profile": pname, "features": sorted(g.features)}}
+
+
+def big(seed, n_nodes, n_incoming, empty):
+    """A large cluster for timing: n_nodes in four pools, ~5 bound pods a node."""
+    r = random.Random(f"{seed}/big/{n_nodes}")
+    g = Gen(r)
+    nodes, pods = [], []
+    pools = ["user", "worker", "core", "gpu"]
+    for i in range(n_nodes):
+        pool = pools[i % 4] if i % 10 else "plain"
+        nodes.append(g.node(f"{pool}-{i:05d}", pool, POOLS[pool]))
+    for i, n in enumerate(nodes):
+        alloc_cpu, alloc_mem = n.pop("_alloc")
+        for j in range(5):
+            pods.append({"metadata": {"name": f"b-{i}-{j}", "namespace": "default"},
+                         "spec": {"nodeName": n["metadata"]["name"], "containers": [
+                             g.container("c", max(10, int(alloc_cpu * r.random() * 0.18)), max(1 << 20, int(alloc_mem * r.random() * 0.18)))]}})
+    incoming = []
+    if not empty:
+        for t in range(n_incoming):
+            spec = g.pod_spec(nodes[:50], incoming=True)
+            incoming.append({"metadata": {"name": f"pod-{t}", "namespace": "default"}, "spec": spec})
+    return {"scenario": {"profile": g.pick(PROFILES), "nodes": nodes, "pods": pods, "incoming": incoming},
+            "meta": {"id": f"big-{seed}-{n_nodes}", "seed": str(seed)}}
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--seed", required=True)
+    ap.add_argument("--count", type=int, default=1)
+    ap.add_argument("--start", type=int, default=0)
+    ap.add_argument("--nodes", default="1:24", help="MIN:MAX nodes per scenario (at most 100: kube-scheduler samples preemption candidates above)")
+    ap.add_argument("--big", type=int, help="one large scenario of this many nodes (timing)")
+    ap.add_argument("--incoming", type=int, default=100, help="with --big: incoming pods")
+    ap.add_argument("--empty", action="store_true", help="with --big: no incoming pods (to time decoding alone)")
+    ap.add_argument("-o", "--output")
+    a = ap.parse_args(argv)
+    out = open(a.output, "w") if a.output else sys.stdout
+    if a.big:
+        out.write(json.dumps(big(a.seed, a.big, a.incoming, a.empty), separators=(",", ":")) + "\n")
+        return 0
+    lo, hi = (int(x) for x in a.nodes.split(":"))
+    for i in range(a.start, a.start + a.count):
+        out.write(json.dumps(scenario(a.seed, i, lo, hi), separators=(",", ":")) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,645 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/tools/events"
+	resourceslicetracker "k8s.io/dynamic-resource-allocation/resourceslice/tracker"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/api/legacyscheme"
+	_ "k8s.io/kubernetes/pkg/apis/core/install"
+	"k8s.io/kubernetes/pkg/features"
+	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+	frameworkplugins "k8s.io/kubernetes/pkg/scheduler/framework/plugins"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultpreemption"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/dynamicresources"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/names"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodevolumelimits"
+	"k8s.io/kubernetes/pkg/scheduler/framework/preemption"
+	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+	"k8s.io/kubernetes/pkg/scheduler/metrics"
+	"k8s.io/kubernetes/pkg/scheduler/util/assumecache"
+
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+)
+
+func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
+
+// ---- output, in the corpus result format ----
+
+type profileOut struct {
+	Name          string           `json:"name"`
+	SchedulerName string           `json:"schedulerName"`
+	FilterPlugins []string         `json:"filterPlugins"`
+	ScorePlugins  []string         `json:"scorePlugins"`
+	ScoreWeights  map[string]int32 `json:"scoreWeights"`
+	PostFilter    []string         `json:"postFilterPlugins"`
+	Percentage    int32            `json:"percentageOfNodesToScore"`
+	KubeScheduler string           `json:"kubeScheduler"`
+}
+
+type podResult struct {
+	Pod                  string                      `json:"pod"`
+	Filter               map[string]any              `json:"filter,omitempty"`
+	FilterPlugin         map[string]string           `json:"filterPlugin,omitempty"`
+	Scores               map[string]map[string]int64 `json:"scores,omitempty"`
+	Feasible             int                         `json:"feasible"`
+	Scored               bool                        `json:"scored"`
+	Top                  []string                    `json:"top"`
+	Chosen               *string                     `json:"chosen"`
+	Message              string                      `json:"message,omitempty"`
+	UnschedulablePlugins []string                    `json:"unschedulablePlugins,omitempty"`
+	Error                string                      `json:"error,omitempty"`
+}
+
+type scenarioResult struct {
+	Profile *profileOut `json:"profile,omitempty"`
+	// --compat: the switches that changed something in this scenario.
+	Compat  []string     `json:"compat,omitempty"`
+	Results []*podResult `json:"results,omitempty"`
+	Error   string       `json:"error,omitempty"`
+}
+
+// ---- scenario decoding ----
+
+type scenarioIn struct {
+	Profile  json.RawMessage   `json:"profile"`
+	Nodes    []json.RawMessage `json:"nodes"`
+	Pods     []json.RawMessage `json:"pods"`
+	Incoming []json.RawMessage `json:"incoming"`
+}
+
+type decoded struct {
+	nodes    []*v1.Node
+	pods     []*v1.Pod
+	incoming []*v1.Pod
+}
+
+func decodeScenario(data []byte) (*scenarioIn, error) {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return nil, fmt.Errorf("not a JSON object: %w", err)
+	}
+	body := data
+	if inner, ok := top["scenario"]; ok {
+		body = inner
+	}
+	var s scenarioIn
+	if err := json.Unmarshal(body, &s); err != nil {
+		return nil, fmt.Errorf("scenario: %w", err)
+	}
+	return &s, nil
+}
+
+// API defaulting, as the API server applies it on create (status.allocatable
+// from capacity, container requests from limits, ...). Admission is not run.
+func decodeObjects(s *scenarioIn) (*decoded, error) {
+	d := &decoded{}
+	uid := 0
+	newUID := func() types.UID {
+		uid++
+		return types.UID(fmt.Sprintf("uid-%d", uid))
+	}
+	for i, raw := range s.Nodes {
+		n := &v1.Node{}
+		if err := utiljson.Unmarshal(raw, n); err != nil {
+			return nil, fmt.Errorf("nodes[%d]: %w", i, err)
+		}
+		legacyscheme.Scheme.Default(n)
+		if n.UID == "" {
+			n.UID = newUID()
+		}
+		d.nodes = append(d.nodes, n)
+	}
+	decodePod := func(raw json.RawMessage, path string) (*v1.Pod, int, error) {
+		p := &v1.Pod{}
+		if err := utiljson.Unmarshal(raw, p); err != nil {
+			return nil, 0, fmt.Errorf("%s: %w", path, err)
+		}
+		var extra struct {
+			Replicas *int `json:"replicas"`
+		}
+		json.Unmarshal(raw, &extra)
+		legacyscheme.Scheme.Default(p)
+		if p.Namespace == "" {
+			p.Namespace = "default"
+		}
+		replicas := -1
+		if extra.Replicas != nil {
+			replicas = *extra.Replicas
+		}
+		return p, replicas, nil
+	}
+	for i, raw := range s.Pods {
+		p, _, err := decodePod(raw, fmt.Sprintf("pods[%d]", i))
+		if err != nil {
+			return nil, err
+		}
+		// The scheduler's informer does not see terminated pods.
+		if p.Status.Phase == v1.PodSucceeded || p.Status.Phase == v1.PodFailed {
+			continue
+		}
+		p.UID = newUID()
+		d.pods = append(d.pods, p)
+	}
+	for i, raw := range s.Incoming {
+		p, replicas, err := decodePod(raw, fmt.Sprintf("incoming[%d]", i))
+		if err != nil {
+			return nil, err
+		}
+		if replicas < 0 {
+			p.UID = newUID()
+			d.incoming = append(d.incoming, p)
+			continue
+		}
+		for r := 0; r < replicas; r++ {
+			c := p.DeepCopy()
+			c.Name = fmt.Sprintf("%s-%d", p.Name, r)
+			c.UID = newUID()
+			d.incoming = append(d.incoming, c)
+		}
+	}
+	return d, nil
+}
+
+// ---- the framework ----
+
+// A framework per distinct configuration; its snapshot lister points at the
+// scenario being decided.
+type cachedFramework struct {
+	fw       framework.Framework
+	snapshot *swappableSnapshot
+	podStore interface {
+		Add(obj any) error
+		Delete(obj any) error
+	}
+	out *profileOut
+}
+
+type nopNominator struct{}
+
+func (nopNominator) AddNominatedPod(klog.Logger, fwk.PodInfo, *fwk.NominatingInfo) {}
+func (nopNominator) DeleteNominatedPodIfExists(*v1.Pod)                            {}
+func (nopNominator) UpdateNominatedPod(klog.Logger, *v1.Pod, fwk.PodInfo)          {}
+func (nopNominator) NominatedPodsForNode(string) []fwk.PodInfo                     { return nil }
+
+type nopActivator struct{}
+
+func (nopActivator) Activate(klog.Logger, map[string]*v1.Pod) {}
+
+func registry(c *compatState) frameworkruntime.Registry {
+	r := frameworkplugins.NewInTreeRegistry()
+	// DefaultPreemption as kube-scheduler builds it; only the eviction of the
+	// chosen victims (API calls made after the decision and its message) is
+	// made a no-op: there is no API server, and the corpus does not evict.
+	newPreemption := r[names.DefaultPreemption]
+	r[names.DefaultPreemption] = func(ctx context.Context, args runtime.Object, fh fwk.Handle) (fwk.Plugin, error) {
+		p, err := newPreemption(ctx, args, fh)
+		if err != nil {
+			return nil, err
+		}
+		if dp, ok := p.(*defaultpreemption.DefaultPreemption); ok && dp.Executor != nil {
+			dp.Executor.PreemptPod = func(context.Context, preemption.Candidate, preemption.ExecutorPreemptor, *v1.Pod, string) (bool, error) {
+				return false, nil
+			}
+		}
+		return p, nil
+	}
+	r[cohortName] = newCohort
+	c.wrapRegistry(r)
+	return r
+}
+
+func (r *runner) framework(ctx context.Context, rp *resolvedProfile) (*cachedFramework, error) {
+	if r.frameworks == nil {
+		metrics.Register() // as pkg/scheduler.New does: the framework records into them
+		r.frameworks = map[string]*cachedFramework{}
+	}
+	if cf, ok := r.frameworks[rp.key]; ok {
+		return cf, nil
+	}
+	logger := klog.FromContext(ctx)
+	client := fake.NewClientset()
+	factory := informers.NewSharedInformerFactory(client, 0)
+	// As pkg/scheduler.New wires the DRA manager and the CSI manager.
+	var draManager fwk.SharedDRAManager
+	if utilfeature.DefaultFeatureGate.Enabled(features.DynamicResourceAllocation) {
+		claimInformer := factory.Resource().V1().ResourceClaims().Informer()
+		claimCache := assumecache.NewAssumeCache(logger, claimInformer, "ResourceClaim", "", nil)
+		opts := resourceslicetracker.Options{
+			EnableDeviceTaintRules:   utilfeature.DefaultFeatureGate.Enabled(features.DRADeviceTaintRules),
+			EnableConsumableCapacity: utilfeature.DefaultFeatureGate.Enabled(features.DRAConsumableCapacity),
+			SliceInformer:            factory.Resource().V1().ResourceSlices(),
+		}
+		if opts.EnableDeviceTaintRules {
+			opts.TaintInformer = factory.Resource().V1().DeviceTaintRules()
+		}
+		tracker, err := resourceslicetracker.StartTracker(ctx, opts)
+		if err != nil {
+			return nil, fmt.Errorf("resource slice tracker: %w", err)
+		}
+		draManager = dynamicresources.NewDRAManager(ctx, claimCache, tracker, factory)
+	}
+	csiManager := nodevolumelimits.NewCSIManager(factory.Storage().V1().CSINodes().Lister())
+	snap := &swappableSnapshot{Snapshot: internalcache.NewEmptySnapshot()}
+	fw, err := frameworkruntime.NewFramework(ctx, registry(r.compat), rp.profile,
+		frameworkruntime.WithClientSet(client),
+		frameworkruntime.WithInformerFactory(factory),
+		frameworkruntime.WithSharedDRAManager(draManager),
+		frameworkruntime.WithSharedCSIManager(csiManager),
+		frameworkruntime.WithSnapshotSharedLister(snap),
+		frameworkruntime.WithMutableSnapshotLister(snap),
+		frameworkruntime.WithParallelism(r.parallelism),
+		frameworkruntime.WithWaitingPods(frameworkruntime.NewWaitingPodsMap()),
+		frameworkruntime.WithPodsInPreBind(frameworkruntime.NewPodsInPreBindMap()),
+		frameworkruntime.WithPodNominator(nopNominator{}),
+		frameworkruntime.WithPodActivator(nopActivator{}),
+		frameworkruntime.WithEventRecorder(&events.FakeRecorder{}),
+	)
+	if err != nil {
+		return nil, err
+	}
+	cf := &cachedFramework{fw: fw, snapshot: snap, podStore: factory.Core().V1().Pods().Informer().GetStore()}
+	plugins := fw.ListPlugins()
+	cf.out = &profileOut{Name: rp.name, SchedulerName: fw.ProfileName(), ScoreWeights: map[string]int32{}, Percentage: rp.percentage, KubeScheduler: kubernetesVersion()}
+	if plugins != nil {
+		for _, p := range plugins.Filter.Enabled {
+			cf.out.FilterPlugins = append(cf.out.FilterPlugins, p.Name)
+		}
+		for _, p := range plugins.Score.Enabled {
+			cf.out.ScorePlugins = append(cf.out.ScorePlugins, p.Name)
+			cf.out.ScoreWeights[p.Name] = p.Weight
+		}
+		for _, p := range plugins.PostFilter.Enabled {
+			cf.out.PostFilter = append(cf.out.PostFilter, p.Name)
+		}
+	}
+	r.frameworks[rp.key] = cf
+	return cf, nil
+}
+
+// swappableSnapshot lets one framework decide scenario after scenario: the
+// framework keeps this lister, and each scenario puts its own snapshot in.
+type swappableSnapshot struct {
+	*internalcache.Snapshot
+}
+
+func (s *swappableSnapshot) NodeInfos() fwk.NodeInfoLister       { return s }
+func (s *swappableSnapshot) StorageInfos() fwk.StorageInfoLister { return s }
+
+// ---- deciding ----
+
+func (r *runner) run(ctx context.Context, index int, data []byte) (result *scenarioResult) {
+	defer func() {
+		if p := recover(); p != nil {
+			msg := fmt.Sprintf("reference panicked: %v", p)
+			if os.Getenv("REFERENCE_STACK") != "" {
+				msg += "\n" + string(debug.Stack())
+			}
+			result = &scenarioResult{Error: msg}
+		}
+	}()
+	s, err := decodeScenario(data)
+	if err != nil {
+		return &scenarioResult{Error: err.Error()}
+	}
+	rp, err := r.resolveProfile(s.Profile)
+	if err != nil {
+		return &scenarioResult{Error: err.Error()}
+	}
+	d, err := decodeObjects(s)
+	if err != nil {
+		return &scenarioResult{Error: err.Error()}
+	}
+	cf, err := r.framework(ctx, rp)
+	if err != nil {
+		return &scenarioResult{Error: "building the framework: " + err.Error()}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	logger := klog.FromContext(ctx)
+
+	cache := internalcache.New(ctx, nil,
+		utilfeature.DefaultFeatureGate.Enabled(features.GenericWorkload),
+		utilfeature.DefaultFeatureGate.Enabled(features.CompositePodGroup))
+	for _, n := range d.nodes {
+		cache.AddNode(logger, n)
+	}
+	for _, p := range d.pods {
+		if err := cache.AddPod(logger, p); err != nil {
+			return &scenarioResult{Error: fmt.Sprintf("pod %s/%s: %v", p.Namespace, p.Name, err)}
+		}
+	}
+	out := &scenarioResult{Profile: cf.out, Results: []*podResult{}}
+	nextStart := 0
+	// One snapshot, brought up to date before each pod as schedulingCycle does.
+	snapshot := internalcache.NewEmptySnapshot()
+	for _, pod := range d.incoming {
+		if err := cache.UpdateSnapshot(logger, snapshot); err != nil {
+			return &scenarioResult{Error: "snapshot: " + err.Error()}
+		}
+		cf.snapshot.Snapshot = snapshot
+		cf.podStore.Add(pod)
+		start := time.Now()
+		percentage := rp.percentage
+		if r.percentage >= 0 {
+			percentage = r.percentage
+		}
+		res, chosen, err := decide(ctx, cf.fw, snapshot, pod, percentage, &nextStart, r.compat)
+		r.recordTiming(index, pod.Namespace+"/"+pod.Name, len(d.nodes), time.Since(start))
+		cf.podStore.Delete(pod)
+		if err != nil {
+			// A scheduler error (a plugin's Error status): kube-scheduler
+			// reports it on the pod (reason SchedulerError) and goes on.
+			out.Results = append(out.Results, &podResult{Pod: pod.Namespace + "/" + pod.Name, Error: err.Error()})
+			continue
+		}
+		out.Results = append(out.Results, res)
+		if chosen != "" {
+			bound := pod.DeepCopy()
+			bound.Spec.NodeName = chosen
+			if err := cache.AddPod(logger, bound); err != nil {
+				return &scenarioResult{Error: fmt.Sprintf("binding %s/%s: %v", pod.Namespace, pod.Name, err)}
+			}
+		}
+	}
+	cf.snapshot.Snapshot = internalcache.NewEmptySnapshot()
+	if len(r.compat.on) > 0 {
+		out.Compat = r.compat.take()
+	}
+	return out
+}
+
+// numFeasibleNodesToFind is kube-scheduler's (schedule_one.go), for a
+// configuration that sets percentageOfNodesToScore.
+func numFeasibleNodesToFind(percentage int32, numAllNodes int32) int32 {
+	const minFeasibleNodesToFind, minFeasibleNodesPercentageToFind = 100, 5
+	if numAllNodes < minFeasibleNodesToFind || percentage >= 100 {
+		return numAllNodes
+	}
+	if percentage == 0 {
+		percentage = int32(50) - numAllNodes/125
+		if percentage < minFeasibleNodesPercentageToFind {
+			percentage = minFeasibleNodesPercentageToFind
+		}
+	}
+	numNodes := numAllNodes * percentage / 100
+	if numNodes < minFeasibleNodesToFind {
+		return minFeasibleNodesToFind
+	}
+	return numNodes
+}
+
+// decide is one scheduling cycle of schedule_one.go (schedulePod,
+// findNodesThatFitPod, findNodesThatPassFilters, prioritizeNodes, and the
+// PostFilter of schedulingAlgorithm), keeping what the corpus reports: every
+// node's filter status, every plugin's weighted score, the tied best nodes.
+func decide(ctx context.Context, f framework.Framework, snapshot *internalcache.Snapshot, pod *v1.Pod, percentage int32, nextStart *int, compat *compatState) (*podResult, string, error) {
+	res := &podResult{Pod: pod.Namespace + "/" + pod.Name, Filter: map[string]any{}, Top: []string{}}
+	state := framework.NewCycleState()
+	allNodes, err := snapshot.NodeInfos().List()
+	if err != nil {
+		return nil, "", err
+	}
+	if len(allNodes) == 0 {
+		// ErrNoNodesAvailable: no FitError, no PostFilter.
+		res.Filter = nil
+		res.Message = "no nodes available to schedule pods"
+		return res, "", nil
+	}
+	diagnosis := framework.Diagnosis{NodeToStatus: framework.NewDefaultNodeToStatus()}
+	preRes, s, unschedulablePlugins := f.RunPreFilterPlugins(ctx, state, pod)
+	diagnosis.UnschedulablePlugins = unschedulablePlugins
+	var feasible []fwk.NodeInfo
+	if !s.IsSuccess() {
+		if !s.IsRejected() {
+			return nil, "", s.AsError()
+		}
+		diagnosis.NodeToStatus.SetAbsentNodesStatus(s)
+		diagnosis.PreFilterMsg = s.Message()
+		diagnosis.AddPluginStatus(s)
+		for _, n := range allNodes {
+			res.Filter[n.Node().Name] = reasons(s)
+			if res.FilterPlugin == nil {
+				res.FilterPlugin = map[string]string{}
+			}
+			res.FilterPlugin[n.Node().Name] = s.Plugin()
+		}
+	} else {
+		nodes := allNodes
+		if !preRes.AllNodes() {
+			nodes = make([]fwk.NodeInfo, 0, len(preRes.NodeNames))
+			for name := range preRes.NodeNames {
+				if ni, err := snapshot.Get(name); err == nil {
+					nodes = append(nodes, ni)
+				}
+			}
+			if compat.enabled("prefilter-absent") {
+				// 1.26 kept no status for the nodes left out: not in the
+				// message, and tried as preemption candidates.
+				diagnosis.NodeToStatus.SetAbsentNodesStatus(fwk.NewStatus(fwk.Unschedulable))
+				if len(nodes) < len(allNodes) {
+					compat.mark("prefilter-absent")
+				}
+			} else {
+				diagnosis.NodeToStatus.SetAbsentNodesStatus(fwk.NewStatus(fwk.UnschedulableAndUnresolvable,
+					fmt.Sprintf("node(s) didn't satisfy plugin(s) %v", sets.List(unschedulablePlugins))))
+			}
+		}
+		feasible, err = filterNodes(ctx, f, state, pod, nodes, percentage, nextStart, &diagnosis, res, len(allNodes))
+		if err != nil {
+			return nil, "", err
+		}
+	}
+	res.Feasible = len(feasible)
+	if len(feasible) == 0 {
+		fitErr := &framework.FitError{Pod: pod, NumAllNodes: len(allNodes), Diagnosis: diagnosis}
+		if f.HasPostFilterPlugins() {
+			_, status := f.RunPostFilterPlugins(ctx, state, pod, diagnosis.NodeToStatus)
+			fitErr.Diagnosis.PostFilterMsg = status.Message()
+		}
+		res.Message = fitErr.Error()
+		if compat.enabled("message-period") && fitErr.Diagnosis.PostFilterMsg != "" {
+			// 1.26 closed the PostFilter part with its own period.
+			res.Message += "."
+			compat.mark("message-period")
+		}
+		if len(diagnosis.UnschedulablePlugins) > 0 {
+			res.UnschedulablePlugins = sets.List(diagnosis.UnschedulablePlugins)
+		}
+		return res, "", nil
+	}
+	// kube-scheduler skips scoring when one node fits; the corpus reports
+	// the scores all the same ("scored": false).
+	res.Scored = len(feasible) > 1
+	res.Scores = map[string]map[string]int64{}
+	var scores []fwk.NodePluginScores
+	if f.HasScorePlugins() {
+		if st := f.RunPreScorePlugins(ctx, state, pod, feasible); !st.IsSuccess() {
+			return nil, "", st.AsError()
+		}
+		var st *fwk.Status
+		scores, st = f.RunScorePlugins(ctx, state, pod, feasible)
+		if !st.IsSuccess() {
+			return nil, "", st.AsError()
+		}
+	} else {
+		for _, n := range feasible {
+			scores = append(scores, fwk.NodePluginScores{Name: n.Node().Name, TotalScore: 1})
+		}
+	}
+	best := int64(-1 << 63)
+	for _, ns := range scores {
+		m := map[string]int64{}
+		for _, ps := range ns.Scores {
+			m[ps.Name] = ps.Score
+		}
+		m["total"] = ns.TotalScore
+		res.Scores[ns.Name] = m
+		if ns.TotalScore > best {
+			best = ns.TotalScore
+			res.Top = res.Top[:0]
+		}
+		if ns.TotalScore == best {
+			res.Top = append(res.Top, ns.Name)
+		}
+	}
+	// kube-scheduler picks uniformly among the tied best nodes; the corpus
+	// takes the smallest name.
+	sort.Strings(res.Top)
+	chosen := res.Top[0]
+	res.Chosen = &chosen
+	return res, chosen, nil
+}
+
+func reasons(s *fwk.Status) any {
+	r := s.Reasons()
+	if r == nil {
+		r = []string{}
+	}
+	return r
+}
+
+// filterNodes is findNodesThatPassFilters: in parallel, as kube-scheduler
+// does, over every node, or, with percentageOfNodesToScore set and 100 nodes
+// or more, from the rotating start index until enough nodes fit.
+func filterNodes(ctx context.Context, f framework.Framework, state fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo,
+	percentage int32, nextStart *int, diagnosis *framework.Diagnosis, res *podResult, numAll int) ([]fwk.NodeInfo, error) {
+	n := len(nodes)
+	if n == 0 {
+		return nil, nil
+	}
+	want := numFeasibleNodesToFind(percentage, int32(n))
+	statuses := make([]*fwk.Status, n)
+	ok := make([]bool, n)
+	checked := make([]bool, n)
+	if int(want) >= n {
+		var mu sync.Mutex
+		var firstErr error
+		f.Parallelizer().Until(ctx, n, func(i int) {
+			st := f.RunFilterPluginsWithNominatedPods(ctx, state, pod, nodes[i])
+			if st.Code() == fwk.Error {
+				mu.Lock()
+				if firstErr == nil {
+					firstErr = st.AsError()
+				}
+				mu.Unlock()
+				return
+			}
+			statuses[i], ok[i], checked[i] = st, st.IsSuccess(), true
+		}, "Filter")
+		if firstErr != nil {
+			return nil, firstErr
+		}
+		// every node processed: the start index moves by a whole turn
+	} else {
+		// As findNodesThatPassFilters: in parallel from the rotating start,
+		// cancelled once enough nodes fit (which ones is a race, as there).
+		start := *nextStart % n
+		var found int32
+		var mu sync.Mutex
+		var firstErr error
+		cctx, cancel := context.WithCancel(ctx)
+		f.Parallelizer().Until(cctx, n, func(k int) {
+			i := (start + k) % n
+			st := f.RunFilterPluginsWithNominatedPods(cctx, state, pod, nodes[i])
+			if st.Code() == fwk.Error {
+				mu.Lock()
+				if firstErr == nil {
+					firstErr = st.AsError()
+				}
+				mu.Unlock()
+				cancel()
+				return
+			}
+			if st.IsSuccess() {
+				if atomic.AddInt32(&found, 1) > want {
+					cancel()
+					atomic.AddInt32(&found, -1)
+					return
+				}
+			}
+			statuses[i], ok[i], checked[i] = st, st.IsSuccess(), true
+		}, "Filter")
+		cancel()
+		if firstErr != nil {
+			return nil, firstErr
+		}
+		processed := 0
+		for i := range checked {
+			if checked[i] {
+				processed++
+			}
+		}
+		*nextStart = (start + processed) % numAll
+	}
+	var feasible []fwk.NodeInfo
+	for i, ni := range nodes {
+		name := ni.Node().Name
+		switch {
+		case !checked[i]:
+			// not checked (sampling)
+		case ok[i]:
+			res.Filter[name] = "ok"
+			feasible = append(feasible, ni)
+		default:
+			res.Filter[name] = reasons(statuses[i])
+			if res.FilterPlugin == nil {
+				res.FilterPlugin = map[string]string{}
+			}
+			res.FilterPlugin[name] = statuses[i].Plugin()
+			diagnosis.NodeToStatus.Set(name, statuses[i])
+			diagnosis.AddPluginStatus(statuses[i])
+		}
+	}
+	return feasible, nil
+}
+
+// MarshalJSON: a pod the scheduler failed on (an Error status) is reported
+// as {"pod", "error"}, as `tightpack replay` reports it.
+func (p *podResult) MarshalJSON() ([]byte, error) {
+	if p.Error != "" {
+		return json.Marshal(map[string]string{"pod": p.Pod, "error": p.Error})
+	}
+	type plain podResult
+	return json.Marshal((*plain)(p))
+}
