@@ -9,19 +9,6 @@ namespace tightpack::daemon {
 namespace json = boost::json;
 using Clock = std::chrono::steady_clock;
 
-std::string micro_time_now() {
-  const auto now = std::chrono::system_clock::now();
-  const std::time_t t = std::chrono::system_clock::to_time_t(now);
-  const auto us = std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count() % 1000000;
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[40];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
-  char out[64];
-  std::snprintf(out, sizeof out, "%s.%06dZ", buf, static_cast<int>(us));
-  return out;
-}
-
 LeaderElector::LeaderElector(LeaderElection config, std::string identity,
                              std::shared_ptr<const kube::ClientConfig> client, std::shared_ptr<kube::RateLimiter> limiter)
     : config_(std::move(config)), identity_(std::move(identity)), client_(std::move(client), std::move(limiter)) {}
@@ -88,7 +75,7 @@ void LeaderElector::run() {
 }
 
 bool LeaderElector::try_acquire_or_renew() {
-  const std::string now = micro_time_now();
+  const std::string now = utc_timestamp(6);
   const int64_t lease_seconds = std::max<int64_t>(1, config_.lease_duration.count() / 1000);
   auto r = client_.request("GET", lease_path());
   if (!r) {
@@ -181,7 +168,7 @@ void LeaderElector::release() {
   if (!spec.is_object()) return;
   auto& s = spec.as_object();
   if (const auto* h = s.if_contains("holderIdentity"); !h || !h->is_string() || h->get_string() != identity_) return;
-  const std::string now = micro_time_now();
+  const std::string now = utc_timestamp(6);
   s["holderIdentity"] = "";
   s["leaseDurationSeconds"] = 1;
   s["renewTime"] = now;

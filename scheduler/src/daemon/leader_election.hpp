@@ -56,7 +56,5 @@ class LeaderElector {
   std::string acquire_time_;
 };
 
-// metav1.MicroTime of now: 2006-01-02T15:04:05.000000Z.
-std::string micro_time_now();
 
 }  // namespace tightpack::daemon

@@ -3,7 +3,6 @@
 #include <boost/json.hpp>
 #include <ctime>
 
-#include "daemon/leader_election.hpp"
 #include "daemon/snapshot.hpp"
 #include "log.hpp"
 #include "tightpack/decode.hpp"
@@ -226,20 +225,22 @@ kube::ReflectorHandler Scheduler::pdb_handler() {
   return h;
 }
 
-bool Scheduler::schedulable(const PodRecord& rec) const {
+bool Scheduler::ours_to_place(const PodRecord& rec) const {
   const Pod& p = rec.pod.pod;
   // Gated pods wait outside the queue, as kube-scheduler's PreEnqueue keeps them.
-  return rec.pending() && rec.assumed_node.empty() && p.deletion_timestamp.empty() && !p.scheduling_gated && ours(p);
+  return rec.pending() && p.deletion_timestamp.empty() && !p.scheduling_gated && ours(p);
 }
+
+bool Scheduler::schedulable(const PodRecord& rec) const { return ours_to_place(rec) && rec.assumed_node.empty(); }
 
 void Scheduler::requeue_if_pending(const PodRecord& rec) {
   const Pod& p = rec.pod.pod;
   const std::string key = p.key();
-  if (schedulable(rec)) {
-    queue_.add(key, p.priority, p.creation_timestamp, Clock::now());
-  } else if (!rec.pending() || !p.deletion_timestamp.empty() || p.scheduling_gated || !ours(p)) {
+  if (!ours_to_place(rec)) {
     queue_.remove(key);
     if (!rec.pending()) condition_written_.erase(key);
+  } else if (rec.assumed_node.empty()) {
+    queue_.add(key, p.priority, p.creation_timestamp, Clock::now());
   }
 }
 
@@ -247,15 +248,9 @@ void Scheduler::on_pod(autoscaler::CaPod pod) {
   const std::string key = pod.pod.key();
   std::optional<PodRecord> before = cache_.upsert_pod(std::move(pod));
   const PodRecord& rec = *cache_.pod(key);
-  const Pod& p = rec.pod.pod;
-  if (rec.pending() && ours(p) && p.deletion_timestamp.empty() && !p.scheduling_gated) {
-    // Our own status patches come back as updates: they retry nothing.
-    if (!before || spec_changed(before->pod.pod, p) || !queue_.contains(key)) {
-      if (rec.assumed_node.empty()) queue_.add(key, p.priority, p.creation_timestamp, Clock::now());
-    }
-  } else {
-    queue_.remove(key);
-    if (!rec.pending()) condition_written_.erase(key);
+  // Our own status patches come back as updates: they retry nothing.
+  if (!ours_to_place(rec) || !before || spec_changed(before->pod.pod, rec.pod.pod) || !queue_.contains(key)) {
+    requeue_if_pending(rec);
   }
   // A pod that stopped holding room frees it for the waiting pods.
   if (before && !before->holds().empty() && rec.holds().empty()) queue_.move_all(Clock::now());
@@ -448,7 +443,7 @@ void Scheduler::fail(const std::string& key, const PodRecord& rec, const std::st
                                                                 {"reason", reason},
                                                                 {"message", message},
                                                                 {"lastProbeTime", nullptr},
-                                                                {"lastTransitionTime", micro_time_now().substr(0, 19) + "Z"}}}}};
+                                                                {"lastTransitionTime", utc_timestamp(0)}}}}};
   if (!nominated.empty() || !pod.nominated_node_name.empty()) {
     status["nominatedNodeName"] = nominated.empty() ? json::value(nullptr) : json::value(nominated);
   }
@@ -536,7 +531,7 @@ void Scheduler::event(const std::string& ns, const std::string& name, const std:
                       const std::string& profile, const std::string& type, const std::string& reason,
                       const std::string& action, const std::string& note) {
   static std::atomic<uint64_t> sequence{0};
-  const std::string now = micro_time_now();
+  const std::string now = utc_timestamp(6);
   char suffix[32];
   std::snprintf(suffix, sizeof suffix, ".%llx", static_cast<unsigned long long>(
                                                     std::chrono::system_clock::now().time_since_epoch().count() + sequence++));

@@ -64,7 +64,9 @@ class Scheduler {
   void on_pod_gone(const std::string& key);
   void requeue_if_pending(const PodRecord& rec);
   bool ours(const Pod& pod) const;
-  bool schedulable(const PodRecord& rec) const;  // belongs in the queue
+  // A pending pod of one of our profiles, not terminating, not gated.
+  bool ours_to_place(const PodRecord& rec) const;
+  bool schedulable(const PodRecord& rec) const;  // ours to place and not assumed: belongs in the queue
 
   void loop();
   void schedule_one(const std::string& key);  // under m_
