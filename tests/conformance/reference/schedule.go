@@ -217,9 +217,14 @@ func registry(c *compatState) frameworkruntime.Registry {
 		if err != nil {
 			return nil, err
 		}
-		if dp, ok := p.(*defaultpreemption.DefaultPreemption); ok && dp.Executor != nil {
-			dp.Executor.PreemptPod = func(context.Context, preemption.Candidate, preemption.ExecutorPreemptor, *v1.Pod, string) (bool, error) {
-				return false, nil
+		if dp, ok := p.(*defaultpreemption.DefaultPreemption); ok {
+			if dp.Executor != nil {
+				dp.Executor.PreemptPod = func(context.Context, preemption.Candidate, preemption.ExecutorPreemptor, *v1.Pod, string) (bool, error) {
+					return false, nil
+				}
+			}
+			if dp.Evaluator != nil {
+				dp.Evaluator.Interface = &deterministicTies{DefaultPreemption: dp}
 			}
 		}
 		return p, nil
