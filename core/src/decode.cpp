@@ -379,8 +379,20 @@ Status decode_pod_into(const json::value& v, const JsonPath& path, Pod& pod) {
       if (const json::value* vols = member(*s, "volumes")) {
         const json::array* va = nullptr;
         TP_TRY(as_array(*vols, sp.field("volumes"), va));
-        for (const auto& vol : *va) {
-          if (vol.is_object() && volume_needs_volume_plugins(vol.get_object())) pod.has_claim_volumes = true;
+        const JsonPath vp = sp.field("volumes");
+        for (size_t i = 0; i < va->size(); ++i) {
+          const json::value& vol = (*va)[i];
+          if (!vol.is_object()) continue;
+          if (volume_needs_volume_plugins(vol.get_object())) pod.has_claim_volumes = true;
+          if (const json::value* iv = member(vol.get_object(), "image")) {
+            const JsonPath ep = vp.index(static_cast<int64_t>(i));
+            const JsonPath ip = ep.field("image");
+            const json::object* image = nullptr;
+            TP_TRY(as_object(*iv, ip, image));
+            std::string reference;
+            TP_TRY(read_string(*image, "reference", ip, reference));
+            pod.image_volumes.push_back(std::move(reference));
+          }
         }
       }
     }

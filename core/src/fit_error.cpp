@@ -4,9 +4,16 @@
 #include <map>
 
 #include "tightpack/framework.hpp"
+#include "tightpack/preemption.hpp"
 
 namespace tightpack {
 namespace {
+
+// The reason schedule_one gives the nodes a PreFilter left out (its
+// AbsentNodesStatus). NodeAffinity is the only modelled plugin whose
+// PreFilterResult restricts nodes.
+constexpr const char* kPreFilterAbsentReason = "node(s) didn't satisfy plugin(s) [NodeAffinity]";
+constexpr const char* kNotHelpful = "Preemption is not helpful for scheduling";
 
 // "N reason" per distinct reason, sorted as strings (so "10 …" before "2 …").
 std::string reason_histogram(const std::map<std::string, int64_t>& counts) {
@@ -30,9 +37,17 @@ std::string nodes_available(size_t num_all_nodes, const std::map<std::string, in
 
 }  // namespace
 
-// Evaluator.Preempt up to the choice of candidates: every node where preemption
-// might help (not rejected as UnschedulableAndUnresolvable, including nodes the
-// PreFilter left out) is tried without its lower-priority pods.
+std::string preemption_success_message(const Cluster& c, const PreemptionChoice& choice) {
+  return "found a potential placement for pod on node " + c.name(choice.node) + ", preempting " +
+         std::to_string(choice.victims.size()) + " victims";
+}
+
+// Evaluator.Preempt: the nodes a filter rejected as Unschedulable are dry-run
+// without their lower-priority pods. Nodes rejected UnschedulableAndUnresolvable
+// and nodes the PreFilter left out (UnschedulableAndUnresolvable since
+// kubernetes#125197/#126022) are not tried and count as "Preemption is not
+// helpful for scheduling". When some node can be freed, the message names
+// DefaultPreemption's choice (kubernetes#140180, v1.37).
 Preemption evaluate_preemption(const PodPlan& plan, const Cluster& c, const Decision& d) {
   Preemption p;
   if (plan.preempt_never()) {
@@ -43,8 +58,8 @@ Preemption evaluate_preemption(const PodPlan& plan, const Cluster& c, const Deci
   for (size_t j = 0; j < d.filtered.size(); ++j) status[d.filtered[j]] = &d.statuses[j];
   std::map<std::string, int64_t> counts;
   for (NodeIndex n = 0; n < c.size(); ++n) {
-    if (status[n] && status[n]->code == Code::UnschedulableAndUnresolvable) {
-      ++counts["Preemption is not helpful for scheduling"];
+    if (!status[n] || status[n]->code == Code::UnschedulableAndUnresolvable) {
+      ++counts[kNotHelpful];
       continue;
     }
     std::vector<size_t> victims;
@@ -60,7 +75,12 @@ Preemption evaluate_preemption(const PodPlan& plan, const Cluster& c, const Deci
     NodeStatus s = plan.filter(c, n, &relief);
     if (s.ok()) {
       p.helps = true;
-      p.message.clear();
+      // A node is freed: the message names the node DefaultPreemption picks
+      // (with no disruption budgets and start times known here; the in-cluster
+      // scheduler re-words it with its own choice).
+      if (auto choice = select_preemption(plan, c, d, PreemptionFacts{})) {
+        p.message = preemption_success_message(c, *choice);
+      }
       return p;
     }
     for (const auto& r : plan.reasons(c, n, s, &relief)) ++counts[r];
@@ -80,9 +100,14 @@ std::string fit_error_message(const PodPlan& plan, const Cluster& c, const Decis
       if (d.statuses[j].ok()) continue;
       for (const auto& r : plan.reasons(c, d.filtered[j], d.statuses[j])) ++counts[r];
     }
+    if (d.filtered.size() < d.num_all_nodes) {
+      counts[kPreFilterAbsentReason] += static_cast<int64_t>(d.num_all_nodes - d.filtered.size());
+    }
     msg = nodes_available(d.num_all_nodes, counts);
   }
-  if (d.preemption && !d.preemption->message.empty()) msg += " preemption: " + d.preemption->message + ".";
+  // The PostFilter text ends as DefaultPreemption words it: FitError.Error
+  // no longer adds a period of its own (kubernetes#123301, v1.30).
+  if (d.preemption && !d.preemption->message.empty()) msg += " preemption: " + d.preemption->message;
   return msg;
 }
 

@@ -241,7 +241,15 @@ NodeStatus PodPlan::filter(const Cluster& c, NodeIndex n, const Relief* relief) 
   for (const auto& [position, plugin] : dynamic_filters_) {
     if (position > static_position) break;
     if (plugin == Plugin::NodeResourcesFit) {
-      if (!plugins::fits(c, n, fit_request_, relief)) return NodeStatus{Code::Unschedulable, plugin};
+      if (relief) {  // a preemption dry run asks only whether the pod fits
+        if (!plugins::fits(c, n, fit_request_, relief)) return NodeStatus{Code::Unschedulable, plugin};
+        continue;
+      }
+      switch (plugins::fit_verdict(c, n, fit_request_)) {
+        case plugins::FitVerdict::kFits: continue;
+        case plugins::FitVerdict::kInsufficient: return NodeStatus{Code::Unschedulable, plugin};
+        case plugins::FitVerdict::kUnresolvable: return NodeStatus{Code::UnschedulableAndUnresolvable, plugin};
+      }
       continue;
     }
     bool conflict;
@@ -265,8 +273,7 @@ std::vector<std::string> PodPlan::reasons(const Cluster& c, NodeIndex n, const N
   switch (s.plugin) {
     case Plugin::NodeUnschedulable: return {kUnschedulableReason};
     case Plugin::NodeName: return {kNodeNameReason};
-    case Plugin::TaintToleration:
-      return {plugins::untolerated_taint_reason(c.taints_of_set(c.taint_set(n))[static_cast<size_t>(s.taint)])};
+    case Plugin::TaintToleration: return {plugins::kUntoleratedTaintReason};
     case Plugin::NodeAffinity:
       return {prefilter_conflict_ ? plugins::kNodeAffinityConflictReason : plugins::kNodeAffinityReason};
     case Plugin::NodePorts: return {plugins::kNodePortsReason};

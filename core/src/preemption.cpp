@@ -160,11 +160,13 @@ bool preferred(const Rank& a, const Rank& b) {
   return a.earliest_start > b.earliest_start;
 }
 
-// Nodes the filters rejected UnschedulableAndUnresolvable: no eviction helps there.
-std::vector<uint8_t> unresolvable_nodes(const Cluster& c, const Decision& d) {
+// The nodes NodesForStatusCode(Unschedulable) returns: those a filter
+// rejected as Unschedulable. Not those rejected UnschedulableAndUnresolvable,
+// where no eviction helps, nor those the PreFilter left out.
+std::vector<uint8_t> candidate_nodes(const Cluster& c, const Decision& d) {
   std::vector<uint8_t> out(c.size(), 0);
   for (size_t j = 0; j < d.filtered.size() && j < d.statuses.size(); ++j) {
-    if (d.filtered[j] < out.size() && d.statuses[j].code == Code::UnschedulableAndUnresolvable) {
+    if (d.filtered[j] < out.size() && d.statuses[j].code != Code::UnschedulableAndUnresolvable) {
       out[d.filtered[j]] = 1;
     }
   }
@@ -182,11 +184,11 @@ PreemptionChoice choice_of(NodeIndex n, const NodeVictims& v) {
 std::optional<PreemptionChoice> select_preemption(const PodPlan& plan, const Cluster& c,
                                                   const Decision& d, const PreemptionFacts& facts) {
   if (plan.preempt_never()) return std::nullopt;
-  const std::vector<uint8_t> unresolvable = unresolvable_nodes(c, d);
+  const std::vector<uint8_t> candidate = candidate_nodes(c, d);
   std::optional<PreemptionChoice> best;
   Rank best_rank;
   for (NodeIndex n = 0; n < c.size(); ++n) {
-    if (unresolvable[n]) continue;
+    if (!candidate[n]) continue;
     const std::optional<NodeVictims> v = select_victims_on_node(plan, c, n, facts);
     if (!v) continue;
     // The preemptor fits as the node is (the PreFilter left the node out, or
@@ -195,9 +197,11 @@ std::optional<PreemptionChoice> select_preemption(const PodPlan& plan, const Clu
     // least one victim pod on node").
     if (v->victims.empty()) return choice_of(n, *v);
     const Rank r = rank_of(*v);
-    // Ties go to the first node in cluster order; upstream takes the first in
-    // Go's map iteration order, which is random.
-    if (best && !preferred(r, best_rank)) continue;
+    // Ties go to the smallest name; upstream takes the first in Go's map
+    // iteration order, which is random.
+    if (best && !preferred(r, best_rank) && (preferred(best_rank, r) || c.name(best->node) < c.name(n))) {
+      continue;
+    }
     best = choice_of(n, *v);
     best_rank = r;
   }

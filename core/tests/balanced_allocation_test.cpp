@@ -7,11 +7,41 @@
 namespace tightpack::plugins {
 namespace {
 
+// The balance of one state of the node (balancedResourceScore).
 int64_t score(std::vector<int64_t> requested, std::vector<int64_t> allocatable) {
-  return balanced_allocation_score(requested.data(), allocatable.data(), requested.size());
+  return balance_score(requested.data(), allocatable.data(), requested.size());
 }
 
-// Cases of kube-scheduler's TestNodeResourcesBalancedAllocation.
+// The plugin's score: the change from `allocated` (without the pod) to
+// `requested` (with it).
+int64_t change(std::vector<int64_t> requested, std::vector<int64_t> allocated, std::vector<int64_t> allocatable) {
+  return balanced_allocation_score(requested.data(), allocated.data(), allocatable.data(), requested.size());
+}
+
+// Cases of kube-scheduler v1.37's TestNodeResourcesBalancedAllocation, where
+// each comment gives the balance before and after.
+TEST(BalancedAllocation, ScoresTheChangeInBalance) {
+  // Nothing scheduled, differently sized nodes: 100 -> 87 and 100 -> 100.
+  EXPECT_EQ(change({3000, 5000}, {0, 0}, {4000, 10000}), 68);
+  EXPECT_EQ(change({3000, 5000}, {0, 0}, {6000, 10000}), 75);
+  // Pods scheduled with resources: 85 -> 82 and 97 -> 95.
+  EXPECT_EQ(change({6000, 5000}, {3000, 0}, {10000, 20000}), 73);
+  EXPECT_EQ(change({6000, 10000}, {3000, 5000}, {10000, 20000}), 74);
+  // Differently sized: 90 -> 80.
+  EXPECT_EQ(change({6000, 10000}, {3000, 5000}, {10000, 50000}), 70);
+  // Reaching the minimum and the maximum: 50 -> 100 and 100 -> 50.
+  EXPECT_EQ(change({3000, 5000}, {3000, 0}, {3000, 5000}), 100);
+  EXPECT_EQ(change({0, 5000}, {0, 0}, {3000, 5000}), 50);
+  // At capacity: 75 -> 50 and 100 -> 75.
+  EXPECT_EQ(change({6000, 0}, {3000, 0}, {6000, 10000}), 62);
+  EXPECT_EQ(change({6000, 5000}, {3000, 5000}, {6000, 10000}), 62);
+  // A GPU the pod requests: 69 -> 70 and 62 -> 65 over three resources.
+  EXPECT_EQ(change({3000, 5000, 4}, {3000, 5000, 3}, {3500, 40000, 8}), 75);
+  EXPECT_EQ(change({3000, 5000, 1}, {3000, 5000, 0}, {3500, 40000, 8}), 76);
+}
+
+// Cases of kube-scheduler's TestNodeResourcesBalancedAllocation before v1.36,
+// for the balance of one state.
 TEST(BalancedAllocation, DifferentlySizedNodes) {
   // cpu 3000/4000 = 0.75, memory 5000/10000 = 0.5: std 0.125, score 87.5 → 87.
   EXPECT_EQ(score({3000, 5000}, {4000, 10000}), 87);

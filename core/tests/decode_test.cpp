@@ -246,6 +246,26 @@ TEST(DecodePod, ReadsWhatSchedulingNeeds) {
   EXPECT_FALSE(p->has_pod_anti_affinity);
   EXPECT_FALSE(p->has_topology_spread);
   EXPECT_FALSE(p->has_claim_volumes);
+  EXPECT_TRUE(p->image_volumes.empty());
+}
+
+TEST(DecodePod, ImageVolumes) {
+  // spec.volumes[].image.reference, for ImageLocality (an image source of
+  // sumImageScores in kube-scheduler v1.37), in the order of the volumes.
+  Pod p = testing::pod_from_json(R"({"metadata": {"name": "p"}, "spec": {"volumes": [
+      {"name": "model",
+       "image": {"reference": "registry.example/model:v2", "pullPolicy": "IfNotPresent"}},
+      {"name": "cfg", "configMap": {"name": "x"}},
+      {"name": "none", "image": null},
+      {"name": "data", "image": {"reference": "data"}}]}})");
+  EXPECT_EQ(p.image_volumes, (std::vector<std::string>{"registry.example/model:v2", "data"}));
+  EXPECT_FALSE(p.has_claim_volumes);
+  // An image volume needs no volume plugin.
+  p = testing::pod_from_json(R"({"metadata": {"name": "p"}, "spec": {"volumes": [
+      {"name": "d", "persistentVolumeClaim": {"claimName": "d"}},
+      {"name": "m", "image": {"reference": "m:1"}}]}})");
+  EXPECT_TRUE(p.has_claim_volumes);
+  EXPECT_EQ(p.image_volumes, (std::vector<std::string>{"m:1"}));
 }
 
 TEST(DecodePod, SchedulingGates) {
@@ -364,6 +384,19 @@ TEST(DecodePod, WrongTypesNameThePath) {
 
   e = pod_error(R"({"metadata": {"name": "p"}, "status": {"phase": 3}})");
   EXPECT_EQ(e.path, "$.status.phase");
+
+  e = pod_error(R"({"spec": {"volumes": [{"name": "cfg", "configMap": {"name": "x"}},
+      {"name": "model", "image": "registry.example/model:v2"}]}})");
+  EXPECT_EQ(e.path, "$.spec.volumes[1].image");
+  EXPECT_EQ(e.message, "expected an object, got a string");
+
+  e = pod_error(R"({"spec": {"volumes": [{"name": "model", "image": {"reference": 2}}]}})");
+  EXPECT_EQ(e.path, "$.spec.volumes[0].image.reference");
+  EXPECT_EQ(e.message, "expected a string, got an integer");
+
+  e = pod_error(R"({"spec": {"volumes": {"name": "model"}}})");
+  EXPECT_EQ(e.path, "$.spec.volumes");
+  EXPECT_EQ(e.message, "expected an array, got an object");
 }
 
 TEST(DecodeObjects, KubectlListOfNodesAndPods) {

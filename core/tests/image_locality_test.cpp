@@ -110,14 +110,52 @@ TEST(ImageLocality, UnknownImages) {
   EXPECT_EQ(image_locality_score(c, 0, images), 0);
 }
 
-TEST(ImageLocality, InitContainerImagesAreNotCounted) {
-  // The corpus (kube-scheduler 1.26) scores app containers only.
+TEST(ImageLocality, InitContainerImagesAreCounted) {
+  // kube-scheduler v1.37 (sumImageScores) counts init containers, sidecars
+  // among them, in the sum and in the threshold; the 1.26 corpus scored the
+  // app containers only (docs/conformance.md traces the change).
   Cluster c = build_cluster({node_with_images("a", {{{"init:1"}, 500 * kMB}})});
   Pod p = pod_with_images({"app:1"});
   p.init_containers.push_back(testing::make_container({}, "init"));
   p.init_containers[0].image = "init:1";
-  EXPECT_EQ(pod_images(c, p).size(), 1u);
-  EXPECT_EQ(score_on(c, 0, p), 0);
+  EXPECT_EQ(pod_images(c, p).size(), 2u);
+  // 100 × (500 − 23) / (2 × 1000 − 23) = 24.1.
+  EXPECT_EQ(score_on(c, 0, p), 24);
+  // A sidecar (restartPolicy: Always) counts the same.
+  p.init_containers[0].restart_always = true;
+  EXPECT_EQ(score_on(c, 0, p), 24);
+  // An init image missing from the node still raises the threshold.
+  Pod q = pod_with_images({"init:1"});
+  EXPECT_EQ(score_on(c, 0, q), 48);  // 100 × 477 / 977
+  q.init_containers.push_back(testing::make_container({}, "init"));
+  q.init_containers[0].image = "elsewhere:1";
+  EXPECT_EQ(score_on(c, 0, q), 24);
+}
+
+TEST(ImageLocality, ImageVolumesAreCounted) {
+  // spec.volumes[].image.reference is one more image source for
+  // sumImageScores, in the sum and in the threshold, normalised like a
+  // container's image.
+  Cluster c = build_cluster(
+      {node_with_images("a", {{{"data:1"}, 500 * kMB}, {{"init:1"}, 500 * kMB}}),
+       node_with_images("b", {})});
+  Pod p = pod_with_images({"app:1"});
+  p.image_volumes = {"data:1"};
+  EXPECT_EQ(pod_images(c, p).size(), 2u);
+  // 500 MB on one node of two: 250; 100 × (250 − 23) / (2000 − 23) = 11.5.
+  EXPECT_EQ(score_on(c, 0, p), 11);
+  EXPECT_EQ(score_on(c, 1, p), 0);
+  // Init container, app container and image volume: 100 × (500 − 23) / (3000 − 23) = 16.
+  p.init_containers.push_back(testing::make_container({}, "init"));
+  p.init_containers[0].image = "init:1";
+  EXPECT_EQ(pod_images(c, p).size(), 3u);
+  EXPECT_EQ(score_on(c, 0, p), 16);
+
+  // An untagged reference means :latest.
+  Cluster latest = build_cluster({node_with_images("a", {{{"data:latest"}, 500 * kMB}})});
+  Pod q = pod_with_images({"app:1"});
+  q.image_volumes = {"data"};
+  EXPECT_EQ(score_on(latest, 0, q), 24);
 }
 
 }  // namespace

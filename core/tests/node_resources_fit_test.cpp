@@ -294,5 +294,49 @@ TEST_F(FitFilter, ReliefGivesBackResources) {
   EXPECT_TRUE(fits(c, 0, r, &relief));
 }
 
+// kubernetes#131345 (v1.34): a request larger than the node's allocatable
+// makes the filter UnschedulableAndUnresolvable (no eviction can help); a
+// request that only exceeds the free room stays Unschedulable.
+TEST_F(FitFilter, RequestBeyondAllocatableIsUnresolvable) {
+  Node n = make_node("n", 1000, kGi, 2);
+  set_resource(n.allocatable, "ephemeral-storage", kGi);
+  set_resource(n.allocatable, "nvidia.com/gpu", 2);
+  Cluster c = build_cluster(
+      {n},
+      {bound_pod("x", "n", resources({{"cpu", 500}, {"memory", kGi / 2}, {"nvidia.com/gpu", 1}}))});
+  auto verdict = [&](ResourceList requests) {
+    return fit_verdict(c, 0, request_for(c, make_pod("p", {std::move(requests)})));
+  };
+  EXPECT_EQ(verdict(resources({{"cpu", 500}})), FitVerdict::kFits);
+  // More than is free, no more than the node has.
+  EXPECT_EQ(verdict(resources({{"cpu", 600}})), FitVerdict::kInsufficient);
+  EXPECT_EQ(verdict(resources({{"cpu", 1000}})), FitVerdict::kInsufficient);
+  EXPECT_EQ(verdict(resources({{"memory", kGi}})), FitVerdict::kInsufficient);
+  EXPECT_EQ(verdict(resources({{"nvidia.com/gpu", 2}})), FitVerdict::kInsufficient);
+  // More than the node has, per resource.
+  EXPECT_EQ(verdict(resources({{"cpu", 1001}})), FitVerdict::kUnresolvable);
+  EXPECT_EQ(verdict(resources({{"memory", 2 * kGi}})), FitVerdict::kUnresolvable);
+  EXPECT_EQ(verdict(resources({{"ephemeral-storage", 2 * kGi}})), FitVerdict::kUnresolvable);
+  EXPECT_EQ(verdict(resources({{"nvidia.com/gpu", 3}})), FitVerdict::kUnresolvable);
+  // One unresolvable resource settles it, before or after an insufficient one.
+  EXPECT_EQ(verdict(resources({{"cpu", 600}, {"memory", 2 * kGi}})), FitVerdict::kUnresolvable);
+  EXPECT_EQ(verdict(resources({{"cpu", 2000}, {"memory", kGi}})), FitVerdict::kUnresolvable);
+  // The reasons are the same either way.
+  const Pod both = make_pod("p", {resources({{"cpu", 600}, {"memory", 2 * kGi}})});
+  EXPECT_EQ(fit_reasons(c, 0, request_for(c, both)),
+            (std::vector<std::string>{"Insufficient cpu", "Insufficient memory"}));
+}
+
+TEST_F(FitFilter, TooManyPodsIsNeverUnresolvable) {
+  // fitsRequest never marks the pod count Unresolvable, even on a node that
+  // takes no pod at all.
+  Cluster c = build_cluster({make_node("full", 1000, kGi, 1), make_node("nopods", 1000, kGi, 0)},
+                            {bound_pod("x", "full", resources({{"cpu", 100}}))});
+  const FitRequest r = request_for(c, make_pod("p", {resources({{"cpu", 100}})}));
+  EXPECT_EQ(fit_verdict(c, 0, r), FitVerdict::kInsufficient);
+  EXPECT_EQ(fit_verdict(c, 1, r), FitVerdict::kInsufficient);
+  EXPECT_EQ(fit_reasons(c, 1, r), (std::vector<std::string>{"Too many pods"}));
+}
+
 }  // namespace
 }  // namespace tightpack::plugins

@@ -265,7 +265,8 @@ TEST(Preemption, LatestStartOfTheHighestPriorityVictimsBreaksTies) {
   choice = choose(c, preemptor(1000, 10), facts_of({{"a-low", 100}, {"b-low", 300}}));
   ASSERT_TRUE(choice.has_value());
   EXPECT_EQ(c.name(choice->node), "c");
-  // Without start times every criterion ties: the first node in cluster order.
+  // Without start times every criterion ties: the smallest name
+  // (TiesGoToTheSmallestNodeName).
   choice = choose(c, preemptor(1000, 10));
   ASSERT_TRUE(choice.has_value());
   EXPECT_EQ(c.name(choice->node), "a");
@@ -305,21 +306,67 @@ TEST(Preemption, UnresolvableNodesAreSkipped) {
   EXPECT_EQ(plain.name(skipped->node), "b");
 }
 
-TEST(Preemption, NodeNeedingNoVictimIsTakenAtOnce) {
-  // b is outside the decision (as outside a PreFilter node set) and takes the
-  // pod beside its lower-priority pod: it wins over a, which needs a victim.
+TEST(Preemption, NodesThePreFilterLeftOutAreNoCandidates) {
+  // b is outside the PreFilter's node set (matchFields on metadata.name). It
+  // would take the pod beside its lower-priority pod without any victim, and
+  // with 1.26 it was tried and won at once; since kubernetes#125197 the nodes
+  // a PreFilter leaves out are UnschedulableAndUnresolvable, so only a, which
+  // needs a victim, is a candidate.
   Cluster c = build_cluster({make_node("a", 1000, kGi), make_node("b", 1000, kGi)},
                             {bound_pod("a-low", "a", resources({{"cpu", 800}}), 0),
                              bound_pod("b-low", "b", resources({{"cpu", 100}}), 0)});
-  auto plan = PodPlan::make(c, default_scheduler(), preemptor(500, 10));
+  Pod p = preemptor(500, 10);
+  p.node_affinity.required =
+      std::vector<NodeSelectorTerm>{NodeSelectorTerm{{}, {{"metadata.name", "In", {"a"}}}}};
+  auto plan = PodPlan::make(c, default_scheduler(), p);
   ASSERT_TRUE(plan);
+  const Decision d = decide(*plan, c);
+  ASSERT_EQ(d.filtered.size(), 1u);
+  EXPECT_TRUE(d.feasible.empty());
+  auto choice = select_preemption(*plan, c, d, {});
+  ASSERT_TRUE(choice.has_value());
+  EXPECT_EQ(c.name(choice->node), "a");
+  EXPECT_EQ(victims(c, *choice), (std::vector<std::string>{"a-low"}));
+  EXPECT_EQ(preemption_success_message(c, *choice),
+            "found a potential placement for pod on node a, preempting 1 victims");
+
+  // The same with a decision made by hand that leaves b out.
   Decision outside_b;
   outside_b.filtered = {0};
   outside_b.statuses = {plan->filter(c, 0)};
-  auto choice = select_preemption(*plan, c, outside_b, {});
+  choice = select_preemption(*plan, c, outside_b, {});
+  ASSERT_TRUE(choice.has_value());
+  EXPECT_EQ(c.name(choice->node), "a");
+}
+
+TEST(Preemption, TiesGoToTheSmallestNodeName) {
+  // Every criterion of pickOneNodeForPreemption ties (no budgets, the same
+  // priorities, counts and start times): kube-scheduler takes one candidate
+  // in Go's map order, the engine the smallest name, whatever the cluster
+  // order (before, the first node in cluster order).
+  Cluster c = build_cluster(
+      {make_node("c", 1000, kGi), make_node("a", 1000, kGi), make_node("b", 1000, kGi)},
+      {bound_pod("c-low", "c", resources({{"cpu", 800}}), 0),
+       bound_pod("a-low", "a", resources({{"cpu", 800}}), 0),
+       bound_pod("b-low", "b", resources({{"cpu", 800}}), 0)});
+  auto choice = choose(c, preemptor(500, 10));
+  ASSERT_TRUE(choice.has_value());
+  EXPECT_EQ(c.name(choice->node), "a");
+  EXPECT_EQ(preemption_success_message(c, *choice),
+            "found a potential placement for pod on node a, preempting 1 victims");
+  // A criterion that does not tie still decides: b's victim started later.
+  choice = choose(c, preemptor(500, 10),
+                  facts_of({{"c-low", 100}, {"a-low", 100}, {"b-low", 200}}));
   ASSERT_TRUE(choice.has_value());
   EXPECT_EQ(c.name(choice->node), "b");
-  EXPECT_TRUE(choice->victims.empty());
+  // The message counts the victims of the chosen node.
+  Cluster two = build_cluster({make_node("n", 1000, kGi)},
+                              {bound_pod("low-1", "n", resources({{"cpu", 400}}), 0),
+                               bound_pod("low-2", "n", resources({{"cpu", 400}}), 0)});
+  choice = choose(two, preemptor(1000, 10));
+  ASSERT_TRUE(choice.has_value());
+  EXPECT_EQ(preemption_success_message(two, *choice),
+            "found a potential placement for pod on node n, preempting 2 victims");
 }
 
 // Whether the preemptor fits on n with the pods at `positions` evicted.

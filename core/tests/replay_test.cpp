@@ -133,12 +133,14 @@ TEST(ReplayText, ScenarioResults) {
   const auto& results = v.at("results").as_array();
   ASSERT_EQ(results.size(), 3u);
   // Empty nodes tie; a (the smaller name) is chosen; the next replica sees it.
-  // Fit: (50 + 75) / 2; Balanced: fractions 0.5 and 0.25, 87.5 truncated.
+  // Fit: (50 + 75) / 2. Balanced, the change in balance (kubernetes#135573):
+  // 100 empty, 87 with the pod (fractions 0.5 and 0.25, 87.5 truncated):
+  // 50 + (50 + 87 − 100) / 2 = 68.
   EXPECT_EQ(results[0], json_of(R"({"pod": "default/w-0", "filter": {"a": "ok", "b": "ok"},
       "scores": {"a": {"TaintToleration": 300, "NodeAffinity": 0, "NodeResourcesFit": 62,
-                       "NodeResourcesBalancedAllocation": 87, "ImageLocality": 0, "total": 449},
+                       "NodeResourcesBalancedAllocation": 68, "ImageLocality": 0, "total": 430},
                  "b": {"TaintToleration": 300, "NodeAffinity": 0, "NodeResourcesFit": 62,
-                       "NodeResourcesBalancedAllocation": 87, "ImageLocality": 0, "total": 449}},
+                       "NodeResourcesBalancedAllocation": 68, "ImageLocality": 0, "total": 430}},
       "feasible": 2, "scored": true, "top": ["a", "b"], "chosen": "a"})"));
   EXPECT_EQ(results[1].at("chosen").as_string(), "b");
   EXPECT_EQ(results[1].at("top"), json_of(R"(["b"])"));
@@ -158,10 +160,11 @@ TEST(ReplayText, UnschedulablePodsAreDropped) {
   EXPECT_EQ(results[0].at("filter"), json_of(R"({"a": ["Insufficient cpu"]})"));
   EXPECT_EQ(results[0].at("filterPlugin"), json_of(R"({"a": "NodeResourcesFit"})"));
   EXPECT_EQ(results[0].at("chosen"), json::value(nullptr));
+  // 3 cpu on a 2-cpu node: no eviction can help (kubernetes#131345), and one
+  // period at the end (kubernetes#123301).
   EXPECT_EQ(results[0].at("message").as_string(),
             "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 "
-            "No preemption "
-            "victims found for incoming pod..");
+            "Preemption is not helpful for scheduling.");
   EXPECT_EQ(results[1].at("chosen").as_string(), "a");
   EXPECT_EQ(results[1].at("scored"), json::value(false));
 }

@@ -103,9 +103,11 @@ class PodPlan {
  private:
   friend Decision decide(const PodPlan& plan, const Cluster& cluster);
   PodPlan() = default;
+  // Per scored resource: the node's requests with the pod, its allocatable,
+  // and, when `allocated` is given, its requests without the pod.
   void pairs(const Cluster& c, NodeIndex n, const std::vector<ResourceColumns>& columns,
              const std::vector<int64_t>& pod_request, bool non_zero, int64_t* requested,
-             int64_t* allocatable) const;
+             int64_t* allocatable, int64_t* allocated = nullptr) const;
 
   static constexpr uint8_t kNoStaticFailure = UINT8_MAX;
 
@@ -166,7 +168,8 @@ class PodPlan {
 struct Preemption {
   // Whether evicting lower-priority pods could make room on some node.
   bool helps = false;
-  // The PostFilter message (without "preemption: "), empty when it helps.
+  // The PostFilter message (without "preemption: "): why no node can be
+  // freed, or, when one can, the node chosen and the number of victims.
   std::string message;
 };
 
@@ -208,32 +211,35 @@ inline constexpr size_t kMaxScoredResources = 16;  // profile.cpp rejects more
 
 inline void PodPlan::pairs(const Cluster& c, NodeIndex n, const std::vector<ResourceColumns>& columns,
                     const std::vector<int64_t>& pod_request, bool non_zero, int64_t* requested,
-                    int64_t* allocatable) const {
+                    int64_t* allocatable, int64_t* allocated) const {
   for (size_t i = 0; i < columns.size(); ++i) {
+    int64_t node = 0;
     requested[i] = allocatable[i] = 0;
     const int64_t pod = pod_request[i];
     switch (columns[i].kind) {
       case ResourceColumns::kCpu:
         allocatable[i] = c.alloc_cpu()[n];
-        requested[i] = go_add(non_zero ? c.nz_cpu()[n] : c.req_cpu()[n], pod);
+        node = non_zero ? c.nz_cpu()[n] : c.req_cpu()[n];
         break;
       case ResourceColumns::kMemory:
         allocatable[i] = c.alloc_memory()[n];
-        requested[i] = go_add(non_zero ? c.nz_memory()[n] : c.req_memory()[n], pod);
+        node = non_zero ? c.nz_memory()[n] : c.req_memory()[n];
         break;
       case ResourceColumns::kEphemeral:
         allocatable[i] = c.alloc_ephemeral()[n];
-        requested[i] = go_add(c.req_ephemeral()[n], pod);
+        node = c.req_ephemeral()[n];
         break;
       case ResourceColumns::kScalar:
         // A scalar resource the pod does not request is left out of the score.
         if (pod == 0 || !c.has_scalar(columns[i].scalar, n)) break;
         allocatable[i] = c.alloc_scalar(columns[i].scalar)[n];
-        requested[i] = go_add(c.req_scalar(columns[i].scalar)[n], pod);
+        node = c.req_scalar(columns[i].scalar)[n];
         break;
       case ResourceColumns::kNone:
         break;
     }
+    requested[i] = go_add(node, pod);
+    if (allocated) allocated[i] = node;
   }
 }
 
@@ -256,9 +262,9 @@ inline int64_t PodPlan::cohort_score(const Cluster& c, NodeIndex n) const {
 
 inline int64_t PodPlan::balanced_score(const Cluster& c, NodeIndex n) const {
   if (balanced_skip_) return 0;
-  int64_t requested[kMaxScoredResources], allocatable[kMaxScoredResources];
-  pairs(c, n, balanced_columns_, balanced_pod_request_, false, requested, allocatable);
-  return plugins::balanced_allocation_score(requested, allocatable, balanced_columns_.size());
+  int64_t requested[kMaxScoredResources], allocatable[kMaxScoredResources], allocated[kMaxScoredResources];
+  pairs(c, n, balanced_columns_, balanced_pod_request_, false, requested, allocatable, allocated);
+  return plugins::balanced_allocation_score(requested, allocated, allocatable, balanced_columns_.size());
 }
 
 }  // namespace tightpack

@@ -152,6 +152,7 @@ struct Pod {
   std::vector<PodAffinityTerm> pod_affinity_terms;
   bool has_topology_spread = false;
   bool has_claim_volumes = false;
+  std::vector<std::string> image_volumes;  // spec.volumes[].image.reference (ImageLocality)
   bool scheduling_gated = false;  // spec.schedulingGates: no scheduler may take it yet
   std::string creation_timestamp;
   std::string deletion_timestamp;  // set while a deleted pod terminates: it still holds its node

@@ -45,13 +45,19 @@ struct PreemptionChoice {
 // evaluate_preemption it does not look at profile().preemption: the caller
 // runs it only when the profile has DefaultPreemption.
 //
-// Every node not rejected UnschedulableAndUnresolvable is a candidate, as in
-// evaluate_preemption. kube-scheduler dry-runs only a sample of them
+// Every node rejected Unschedulable is a candidate, as in evaluate_preemption
+// (not the nodes rejected UnschedulableAndUnresolvable nor those the PreFilter
+// left out). Candidates that tie on pickOneNodeForPreemption's criteria go
+// to the smallest node name; kube-scheduler takes one at random (Go map order). kube-scheduler dry-runs only a sample of them
 // (minCandidateNodesPercentage 10%, at least minCandidateNodesAbsolute 100,
 // from a random offset, stopping once it has that many candidates); that
 // sampling is not modelled, so on clusters of more than 100 nodes kube-scheduler
 // may settle for a candidate this ranks lower.
 std::optional<PreemptionChoice> select_preemption(const PodPlan& plan, const Cluster& cluster,
                                                   const Decision& d, const PreemptionFacts& facts);
+
+// DefaultPreemption's message when it nominates a node (without "preemption: "):
+// "found a potential placement for pod on node N, preempting K victims".
+std::string preemption_success_message(const Cluster& cluster, const PreemptionChoice& choice);
 
 }  // namespace tightpack

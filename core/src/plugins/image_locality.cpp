@@ -21,12 +21,16 @@ std::string normalized_image_name(std::string_view image) {
   return has_tag ? std::string(image) : std::string(image) + ":latest";
 }
 
-// The app containers only, as the shared corpus (kube-scheduler 1.26) scores
-// them. Upstream counts init containers' images too since v1.28; see
-// docs/conformance.md for why the engine follows the corpus here.
+// sumImageScores' sources, each counted in the sum and in the threshold: init
+// containers (sidecars among them), app containers, image volumes. The 1.26
+// corpus counted the app containers only; v1.37 counts all three (the change
+// is traced in docs/conformance.md).
 std::vector<StrId> pod_images(const Cluster& cluster, const Pod& pod) {
   std::vector<StrId> out;
+  out.reserve(pod.init_containers.size() + pod.containers.size() + pod.image_volumes.size());
+  for (const auto& c : pod.init_containers) out.push_back(cluster.strings().find(normalized_image_name(c.image)));
   for (const auto& c : pod.containers) out.push_back(cluster.strings().find(normalized_image_name(c.image)));
+  for (const auto& ref : pod.image_volumes) out.push_back(cluster.strings().find(normalized_image_name(ref)));
   return out;
 }
 

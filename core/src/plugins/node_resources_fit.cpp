@@ -37,12 +37,21 @@ FitRequest fit_request(const Cluster& cluster, const PodUsage& usage, const FitA
 }
 
 bool fits(const Cluster& c, NodeIndex n, const FitRequest& r, const Relief* relief) {
-  return check_fit(c, n, r, relief, [](auto&&) { return false; });
+  return check_fit(c, n, r, relief, [](auto&&, bool) { return false; });
+}
+
+FitVerdict fit_verdict(const Cluster& c, NodeIndex n, const FitRequest& r, const Relief* relief) {
+  FitVerdict verdict = FitVerdict::kFits;
+  check_fit(c, n, r, relief, [&](auto&&, bool unresolvable) {
+    verdict = unresolvable ? FitVerdict::kUnresolvable : FitVerdict::kInsufficient;
+    return !unresolvable;  // nothing after it can change the code
+  });
+  return verdict;
 }
 
 std::vector<std::string> fit_reasons(const Cluster& c, NodeIndex n, const FitRequest& r, const Relief* relief) {
   std::vector<std::string> out;
-  check_fit(c, n, r, relief, [&](auto&& reason) {
+  check_fit(c, n, r, relief, [&](auto&& reason, bool) {
     out.push_back(reason());
     return true;
   });

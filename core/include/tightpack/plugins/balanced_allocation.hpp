@@ -1,5 +1,5 @@
-// NodeResourcesBalancedAllocation: 100 × (1 − standard deviation of the
-// requested/allocatable fractions), over the real requests.
+// NodeResourcesBalancedAllocation: how much placing the pod improves the
+// balance of the node's requested/allocatable fractions.
 #pragma once
 
 #include <cmath>
@@ -16,7 +16,8 @@ namespace tightpack::plugins {
 // arithmetic would (e.g. (1 - 0.1) * 100 = 89.99…). IEEE-754 double +, −, ×, ÷
 // and sqrt are correctly rounded on x86-64 and in WebAssembly alike; the build
 // disables FMA contraction (-ffp-contract=off) so the operations stay these.
-inline int64_t balanced_allocation_score(const int64_t* requested, const int64_t* allocatable, size_t count) {
+// balancedResourceScore: 100 × (1 − standard deviation of the fractions).
+inline int64_t balance_score(const int64_t* requested, const int64_t* allocatable, size_t count) {
   double fractions[16];
   size_t n = 0;
   double total = 0;
@@ -41,5 +42,17 @@ inline int64_t balanced_allocation_score(const int64_t* requested, const int64_t
   return go_int64((1 - std_dev) * static_cast<double>(kMaxNodeScore));
 }
 
+// balancedResourceScorer since kubernetes#135573 (v1.36): the change in
+// balance, `requested` with the pod and `allocated` without it, mapped back to
+// [50, 100] so that a pod that leaves the balance as it was scores about 75.
+// Before, the score was balance_score(requested) alone (the 1.26 corpus).
+inline int64_t balanced_allocation_score(const int64_t* requested, const int64_t* allocated,
+                                         const int64_t* allocatable, size_t count) {
+  const int64_t with_pod = balance_score(requested, allocatable, count);
+  const int64_t without_pod = balance_score(allocated, allocatable, count);
+  // Integer division truncates toward zero in Go and C++ alike; the sums wrap
+  // in Go only for the absurd scores of wrapped requests.
+  return go_add(kMaxNodeScore / 2, go_div(go_sub(go_add(kMaxNodeScore / 2, with_pod), without_pod), 2));
+}
 
 }  // namespace tightpack::plugins

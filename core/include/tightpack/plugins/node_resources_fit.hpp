@@ -29,14 +29,22 @@ struct FitRequest {
 FitRequest fit_request(const Cluster& cluster, const PodUsage& usage, const FitArgs& args);
 
 
-// Calls on_insufficient(reason) for each resource that does not fit, in
-// kube-scheduler's order (pods, cpu, memory, ephemeral-storage, scalars), and
-// stops early when it returns false. Returns whether everything fits.
-// `reason` is a callable that returns the text: a caller that only wants the
-// verdict (fits, on every node of every decision) never builds a string.
+// Calls on_insufficient(reason, unresolvable) for each resource that does not
+// fit, in kube-scheduler's order (pods, cpu, memory, ephemeral-storage,
+// scalars), and stops early when it returns false. Returns whether everything
+// fits. `reason` is a callable that returns the text: a caller that only wants
+// the verdict (fits, on every node of every decision) never builds a string.
+// `unresolvable` is InsufficientResource.Unresolvable: the pod requests more
+// than the node's allocatable, which no eviction can cure (kubernetes#131345,
+// v1.34); "Too many pods" never is.
 template <class OnInsufficient>
 bool check_fit(const Cluster& c, NodeIndex n, const FitRequest& r, const Relief* relief,
                OnInsufficient&& on_insufficient);
+
+// The filter's status code: fitsRequest's reasons make it Unschedulable, and
+// UnschedulableAndUnresolvable when one of them is unresolvable.
+enum class FitVerdict : uint8_t { kFits, kInsufficient, kUnresolvable };
+FitVerdict fit_verdict(const Cluster& c, NodeIndex n, const FitRequest& r, const Relief* relief = nullptr);
 
 bool fits(const Cluster& c, NodeIndex n, const FitRequest& r, const Relief* relief = nullptr);
 std::vector<std::string> fit_reasons(const Cluster& c, NodeIndex n, const FitRequest& r,
@@ -48,12 +56,12 @@ template <class OnInsufficient>
 bool check_fit(const Cluster& c, NodeIndex n, const FitRequest& r, const Relief* relief,
                OnInsufficient&& on_insufficient) {
   bool ok = true;
-  auto report = [&](auto&& reason) {
+  auto report = [&](auto&& reason, bool unresolvable) {
     ok = false;
-    return on_insufficient(reason);
+    return on_insufficient(reason, unresolvable);
   };
   int64_t pods = c.pod_count()[n] - (relief ? relief->pods : 0);
-  if (pods + 1 > c.allowed_pods()[n] && !report([] { return std::string("Too many pods"); })) {
+  if (pods + 1 > c.allowed_pods()[n] && !report([] { return std::string("Too many pods"); }, false)) {
     return false;
   }
   if (r.requests_nothing()) return ok;
@@ -61,22 +69,23 @@ bool check_fit(const Cluster& c, NodeIndex n, const FitRequest& r, const Relief*
   // (negative) request sum can push it past int64, where Go wraps and C++ is UB.
   int64_t cpu_used = go_sub(c.req_cpu()[n], relief ? relief->cpu : 0);
   if (r.cpu > 0 && r.cpu > go_sub(c.alloc_cpu()[n], cpu_used) &&
-      !report([] { return std::string("Insufficient cpu"); })) {
+      !report([] { return std::string("Insufficient cpu"); }, r.cpu > c.alloc_cpu()[n])) {
     return false;
   }
   int64_t mem_used = go_sub(c.req_memory()[n], relief ? relief->memory : 0);
   if (r.memory > 0 && r.memory > go_sub(c.alloc_memory()[n], mem_used) &&
-      !report([] { return std::string("Insufficient memory"); })) {
+      !report([] { return std::string("Insufficient memory"); }, r.memory > c.alloc_memory()[n])) {
     return false;
   }
   int64_t eph_used = go_sub(c.req_ephemeral()[n], relief ? relief->ephemeral : 0);
   if (r.ephemeral > 0 && r.ephemeral > go_sub(c.alloc_ephemeral()[n], eph_used) &&
-      !report([] { return std::string("Insufficient ephemeral-storage"); })) {
+      !report([] { return std::string("Insufficient ephemeral-storage"); },
+              r.ephemeral > c.alloc_ephemeral()[n])) {
     return false;
   }
   for (const auto& s : r.scalars) {
     if (s.amount == 0 || s.ignored) continue;
-    int64_t free = 0;
+    int64_t free = 0, allocatable = 0;
     if (s.index != UINT32_MAX) {
       int64_t used = c.req_scalar(s.index)[n];
       if (relief) {
@@ -84,9 +93,12 @@ bool check_fit(const Cluster& c, NodeIndex n, const FitRequest& r, const Relief*
           if (idx == s.index) used = go_sub(used, v);
         }
       }
-      free = go_sub(c.alloc_scalar(s.index)[n], used);
+      allocatable = c.alloc_scalar(s.index)[n];
+      free = go_sub(allocatable, used);
     }
-    if (s.amount > free && !report([&] { return "Insufficient " + s.name; })) return false;
+    if (s.amount > free && !report([&] { return "Insufficient " + s.name; }, s.amount > allocatable)) {
+      return false;
+    }
   }
   return ok;
 }

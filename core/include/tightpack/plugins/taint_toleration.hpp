@@ -15,7 +15,11 @@ namespace tightpack::plugins {
 // (v1helper.FindMatchingUntoleratedTaint with DoNotScheduleTaintsFilterFunc).
 int first_untolerated_taint(const std::vector<Taint>& taints, const std::vector<Toleration>& tolerations);
 
-std::string untolerated_taint_reason(const Taint& taint);
+// The filter's reason, the same for every taint since kubernetes#134740
+// (v1.35, back-ported to 1.32-1.34): taint keys and values may be sensitive,
+// so the message no longer names them. Explanations that do name the taint
+// (scale-up predictions) keep first_untolerated_taint's index.
+inline constexpr const char* kUntoleratedTaintReason = "node(s) had untolerated taint(s)";
 
 // Tolerations with effect PreferNoSchedule or empty (getAllTolerationPreferNoSchedule).
 std::vector<Toleration> prefer_no_schedule_tolerations(const std::vector<Toleration>& tolerations);
