@@ -375,10 +375,14 @@ bool Scheduler::eligible_to_preempt(const Pod& pod) {
   return true;
 }
 
-std::string Scheduler::preempt(const std::string& key, const PodRecord& rec, const PodPlan& plan, const Decision& d) {
+std::string Scheduler::preempt(const std::string& key, const PodRecord& rec, const PodPlan& plan, Decision& d) {
   const Pod& pod = rec.pod.pod;
-  if (!eligible_to_preempt(pod)) return pod.nominated_node_name;
   Cluster& c = cache_.cluster();
+  if (!eligible_to_preempt(pod)) {
+    d.preemption->message = "not eligible due to a terminating pod on the nominated node.";
+    d.message = fit_error_message(plan, c, d);
+    return pod.nominated_node_name;
+  }
   PreemptionFacts facts;
   std::vector<const autoscaler::PdbSpec*> pdbs;
   for (const auto& [k, pdb] : cache_.pdbs()) {
@@ -405,6 +409,8 @@ std::string Scheduler::preempt(const std::string& key, const PodRecord& rec, con
   };
   auto choice = select_preemption(plan, c, d, facts);
   if (!choice) return "";
+  d.preemption->message = preemption_success_message(c, *choice);
+  d.message = fit_error_message(plan, c, d);
   const std::string node = c.name(choice->node);
   const auto& on = c.pods_on(choice->node);
   metrics_.preemption(static_cast<int>(choice->victims.size()));

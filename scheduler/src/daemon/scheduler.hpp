@@ -73,7 +73,10 @@ class Scheduler {
   void fail(const std::string& key, const PodRecord& rec, const std::string& profile, const std::string& reason,
             const std::string& message, const std::string& nominated);
   bool eligible_to_preempt(const Pod& pod);
-  std::string preempt(const std::string& key, const PodRecord& rec, const PodPlan& plan, const Decision& d);
+  // Nominates a node and evicts its victims; returns the nominated node and
+  // words d's message after this choice (disruption budgets and start times
+  // known here can pick another node than decide() named).
+  std::string preempt(const std::string& key, const PodRecord& rec, const PodPlan& plan, Decision& d);
 
   // API calls, run by the workers.
   void bind(kube::ApiClient& api, const std::string& key, const std::string& uid, const std::string& node,
