@@ -3,13 +3,14 @@
 
 usage: check_known.py KNOWN.jsonl TIGHTPACK REFERENCE REFERENCE_COMPAT [--reference BIN]
 
-For each scenario (meta.class names a --compat switch of kube-scheduler-reference):
+For each scenario (meta.class names a --compat switch of kube-scheduler-reference,
+one of the upstream defects in known/defects that the engine does not copy):
 tightpack must disagree with the plain reference, agree with the reference with
-every switch on, and (with --reference) disagree again when that one switch is
-off: the class is what separates the engine from kube-scheduler there. A scenario
-on which tightpack now agrees with the plain reference means the engine has
-adopted the current behaviour: the class is resolved, and its file and its
-paragraph in known/README.md and docs/conformance.md can go.
+every defect corrected (REFERENCE_COMPAT), and (with --reference) disagree again
+when that one correction is off: the class is what separates the engine from
+kube-scheduler there. A scenario on which tightpack now agrees with the plain
+reference means the engine copies the behaviour now, or upstream fixed it: its
+file and its paragraph in known/README.md and docs/conformance.md can go.
 Exit status 1 when a scenario fits none of these.
 """
 import json
@@ -21,8 +22,9 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from differential import compare  # noqa: E402
 
-SWITCHES = ["taint-message", "balanced-allocation", "message-period", "fit-unresolvable", "prefilter-absent",
-            "preemption-success", "dra-postfilter", "image-locality-init", "fit-score-pod-level"]
+HERE = os.path.dirname(os.path.abspath(__file__))
+with open(os.path.join(HERE, "known", "defects")) as f:
+    SWITCHES = f.read().strip().split(",")
 
 
 def main(argv):
@@ -43,7 +45,7 @@ def main(argv):
             continue
         diff = compare(tp, comp)
         if diff is not None:
-            print(f"known {cls}: tightpack differs from kube-scheduler with the 1.26 behaviours put back: {diff}")
+            print(f"known {cls}: tightpack differs from kube-scheduler with its defects corrected: {diff}")
             bad += 1
             continue
         if ref_bin:

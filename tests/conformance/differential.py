@@ -12,10 +12,11 @@ FailedScheduling message (present exactly when no node fits), and whether the
 scheduler failed on the pod (an error).
 
 A scenario on which tightpack disagrees with the reference (kube-scheduler
-v1.37.2) but agrees with it once the documented 1.26 behaviours are put back
-(REFERENCE_COMPAT: kube-scheduler-reference --compat all) is a *known*
-difference, named by the switches that changed something in it
-(tests/conformance/known/README.md). Any other disagreement is *unexplained*.
+v1.37.2) but agrees with it once the upstream defects the engine does not copy
+are corrected (REFERENCE_COMPAT: kube-scheduler-reference --compat with the
+switches of tests/conformance/known/defects) is a *known* difference, named by
+the switches that changed something in it (tests/conformance/known/README.md).
+Any other disagreement is *unexplained*.
 Each disagreeing scenario is written to DIR/<id>.json (known ones to
 DIR/known/<switches>/<id>.json, at most N per class), a corpus line with the
 reference's decision as "expected": `tightpack replay DIR/<id>.json` replays
