@@ -15,6 +15,34 @@ function taintsNamed(summary: ClusterSummary, key: string, value: string): strin
   return [...found];
 }
 
+/** Whether one of the pod's tolerations tolerates a taint printed as kubectl prints it. */
+function tolerates(pod: Pod, taint: string): boolean {
+  const m = /^([^=:]+)(?:=([^:]*))?:(\w+)$/.exec(taint);
+  if (!m) return false;
+  return (pod.spec?.tolerations ?? []).some((t) => {
+    if (t.effect && t.effect !== m[3]) return false;
+    if ((t.operator ?? 'Equal') === 'Exists') return !t.key || t.key === m[1];
+    return t.key === m[1] && (t.value ?? '') === (m[2] ?? '');
+  });
+}
+
+/**
+ * The NoSchedule/NoExecute taints on the cluster's nodes that none of the
+ * pod's tolerations tolerate. Since kubernetes#134740 (1.35, back-ported)
+ * kube-scheduler's message says only "node(s) had untolerated taint(s)":
+ * which taints they were is read from the nodes.
+ */
+function untoleratedTaints(summary: ClusterSummary, pod: Pod): string[] {
+  const found = new Set<string>();
+  for (const n of summary.nodes) {
+    for (const taint of n.taints) {
+      if (taint.endsWith(':PreferNoSchedule')) continue;
+      if (!tolerates(pod, taint)) found.add(taint);
+    }
+  }
+  return [...found].sort();
+}
+
 /** The most a worker can ask for and still fit a pool's emptiest node, per pool. */
 function roomPerPool(summary: ClusterSummary, resource: string): Map<string, number> {
   const room = new Map<string, number>();
@@ -45,6 +73,10 @@ export function fixes(summary: ClusterSummary, placement: Placement, pod: Pod): 
     for (const d of u.pools) texts.push(...d.autoscaler, ...d.filters);
   }
   const all = texts.join('\n');
+  if (/untolerated taint\(s\)/.test(all)) {
+    for (const taint of untoleratedTaints(summary, pod)) out.add(`add toleration ${taint}`);
+  }
+  // Clusters before that change name the first taint of each node.
   for (const m of all.matchAll(/untolerated taint\(?s?\)? \{([^:}]+): ?([^}]*)\}/g)) {
     for (const taint of taintsNamed(summary, m[1].trim(), m[2].trim())) out.add(`add toleration ${taint}`);
   }
@@ -85,15 +117,6 @@ export interface Warning {
 
 const POOL_LABELS = ['cloud.google.com/gke-nodepool', 'eks.amazonaws.com/nodegroup', 'kubernetes.azure.com/agentpool', 'karpenter.sh/nodepool'];
 
-function tolerates(pod: Pod, taint: string): boolean {
-  const m = /^([^=:]+)(?:=([^:]*))?:(\w+)$/.exec(taint);
-  if (!m) return false;
-  return (pod.spec?.tolerations ?? []).some((t) => {
-    if (t.effect && t.effect !== m[3]) return false;
-    if ((t.operator ?? 'Equal') === 'Exists') return !t.key || t.key === m[1];
-    return t.key === m[1] && (t.value ?? '') === (m[2] ?? '');
-  });
-}
 
 export function warnings(summary: ClusterSummary, placement: Placement, pod: Pod): Warning[] {
   const out: Warning[] = [];

@@ -96,6 +96,20 @@ describe('the answer', () => {
     expect(fixes(summary, placement, pod)).toContain('add toleration dask=worker:NoSchedule');
   });
 
+  test('"untolerated taint(s)", which names no taint, is answered from the nodes\' taints', () => {
+    // kube-scheduler since kubernetes#134740 and the engine: the message does not say which taint.
+    const placement = { placed: 0, unschedulable: { message: '0/2 nodes are available: 2 node(s) had untolerated taint(s).' } };
+    const nodes = [
+      { name: 'w', pool: 'dask-workers', taints: ['dask=worker:NoSchedule', 'spot:PreferNoSchedule'], allocatable: {}, requested: {} },
+      { name: 'g', pool: 'gpu', taints: ['nvidia.com/gpu=present:NoSchedule'], allocatable: {}, requested: {} },
+    ];
+    const gpuTolerated = { spec: { tolerations: [{ key: 'nvidia.com/gpu', operator: 'Exists' }] } };
+    expect(fixes({ nodes, pools: [] }, placement, gpuTolerated)).toEqual(['add toleration dask=worker:NoSchedule']);
+    expect(fixes({ nodes, pools: [] }, placement, { spec: {} })).toEqual(
+      ['add toleration dask=worker:NoSchedule', 'add toleration nvidia.com/gpu=present:NoSchedule']);
+    expect(fixes({ nodes, pools: [] }, placement, { spec: { tolerations: [{ operator: 'Exists' }] } })).toEqual([]);
+  });
+
   test('workers too large for any node are told how much they may ask for', () => {
     const s = { ...settingsOf(template.pod, 1), memory: '900Gi' };
     const { pod, placement } = place(s);
