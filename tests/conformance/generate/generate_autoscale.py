@@ -1,0 +1,516 @@
+#!/usr/bin/env python3
+"""Seeded generator of cluster-autoscaler scenarios in the shared autoscaler corpus format.
+
+usage: generate_autoscale.py --seed SEED [--count N] [--start I] [-o FILE]
+
+Prints one JSON line per scenario: {"scenario": {...}, "meta": {"id", "seed",
+"kind", "expander", "features"}}, the form `tightpack autoscale --jsonl` and
+cluster-autoscaler-reference read (../../shared/autoscaler/README.md).
+Scenario i of seed S is the same on every machine and Python 3 release
+(random.Random(f"autoscale/{S}/{i}")) for a given version of this file, so an
+id (gen-autoscale-S-i) names a scenario: `generate_autoscale.py --seed S
+--start i --count 1` makes it again.
+
+The clusters are DaskHub on GKE, as in the corpus: a core pool, a tainted user
+pool for notebooks, tainted Dask worker pools of several machine types, GPU
+pools (nvidia.com/gpu, the GKE accelerator label and taint); node groups with
+min, max and target sizes (target above the registered nodes: nodes requested
+but not registered), empty groups described by template + templatePods;
+DaemonSets and mirror pods on every node. Scale-up scenarios have pending Dask
+workers with replicas, notebooks, GPU pods, pods with node selectors, node
+affinity and tolerations, priorities (some below the expendable cutoff), and
+one of the expanders least-waste, most-pods, priority, priority,least-waste.
+Scale-down scenarios have nodes whose utilization is near the threshold
+(0.5, sometimes another --scale-down-utilization-threshold), and the drain
+blockers: pods without an owner, with custom owner kinds (DaskCluster,
+DaskWorkerGroup), with a ReplicaSet owner that does not exist,
+safe-to-evict "true" and "false", kube-system pods with and without a
+disruption budget, emptyDir (disk and memory) and hostPath volumes,
+budgets with no disruption allowed, StatefulSet and Job pods, DaemonSet and
+mirror pods, the scale-down-disabled node annotation; and now and then the
+skip-nodes-with-system-pods / -local-storage options turned off.
+
+What it avoids, because cluster-autoscaler's answer is random there in ways
+the reference cannot fix (its --repeat flags what is left):
+- Scale-down scenarios have no pending pods (the corpus covers the two
+  together): filter-out-schedulable puts pending pods that fit on existing
+  nodes in the order of CA's snapshot (a Go map, walked round-robin), and
+  they stay there for the scale-down simulation, so which node gets busier
+  is random.
+- Node groups never share a machine shape: identical templates tie
+  least-waste exactly. (Ties that remain go to the lowest group name in both
+  programs: the reference's expander breaks them so, as the corpus does.)
+- At most one idle node per (pool, shape) carries pods to move when several
+  candidates could take each other's pods: CA master's planner simulates
+  candidates cumulatively in an order that depends on map iteration.
+"""
+import argparse
+import json
+import random
+import sys
+
+DS_NAMES = [("fluentbit-gke", "100m", "200Mi"), ("gke-metrics-agent", "8m", "60Mi"), ("pdcsi-node", "10m", "20Mi")]
+
+# machine type: (cpu, memory GiB, allocatable cpu millicores, allocatable memory Ki)
+MACHINES = {
+    "n1-standard-4": (4, 15, 3920, 13004800),
+    "n1-standard-8": (8, 30, 7910, 27747778),
+    "n1-highmem-8": (8, 52, 7910, 49432330),
+    "n1-standard-16": (16, 60, 15890, 57242052),
+    "n1-highmem-16": (16, 104, 15890, 101234567),
+    "e2-standard-4": (4, 16, 3920, 14129216),
+    "n2-standard-8": (8, 32, 7910, 29426432),
+    "n1-standard-32": (32, 120, 31850, 117345678),
+}
+
+GPU_LABEL = "cloud.google.com/gke-accelerator"
+DASK_TAINT = {"key": "dask", "value": "worker", "effect": "NoSchedule"}
+USER_TAINT = {"key": "hub.jupyter.org/dedicated", "value": "user", "effect": "NoSchedule"}
+GPU_TAINT = {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}
+
+
+class Gen:
+    def __init__(self, seed, index):
+        self.r = random.Random(f"autoscale/{seed}/{index}")
+        self.seed, self.index = seed, index
+        self.features = set()
+        self.uid = 0
+
+    def name_suffix(self):
+        return "".join(self.r.choice("bcdfghjklmnpqrstvwxz2456789") for _ in range(4))
+
+    def new_uid(self, kind):
+        self.uid += 1
+        return f"uid-{kind}-{self.uid}"
+
+    # ---- node groups ----
+
+    def pools(self):
+        r = self.r
+        shapes = list(MACHINES)
+        r.shuffle(shapes)
+        used = set()
+
+        def shape(prefer):
+            for s in prefer + shapes:
+                if s not in used:
+                    used.add(s)
+                    return s
+
+        pools = [dict(name="core-pool", purpose="core", taints=[], machine=shape(["n1-standard-4", "e2-standard-4"]),
+                      min=1, gpu=0)]
+        if r.random() < 0.8:
+            pools.append(dict(name="user-pool", purpose="user", taints=[USER_TAINT],
+                              machine=shape(["n1-standard-8", "n2-standard-8"]), min=r.choice([0, 0, 1]), gpu=0))
+        for i in range(r.choice([1, 1, 2, 3])):
+            suffix = ["", "-hm", "-big"][i]
+            pools.append(dict(name="dask-workers" + suffix, purpose="worker", taints=[DASK_TAINT],
+                              machine=shape(["n1-highmem-8", "n1-standard-16", "n1-highmem-16"] if i else []),
+                              min=r.choice([0, 0, 0, 1]), gpu=0))
+        if r.random() < 0.35:
+            self.features.add("gpu")
+            pools.append(dict(name="gpu-t4-x1", purpose="gpu", taints=[GPU_TAINT], machine=shape(["n1-standard-8", "n2-standard-8"]),
+                              min=0, gpu=1))
+            if r.random() < 0.5:
+                pools.append(dict(name="gpu-t4-x4", purpose="gpu", taints=[GPU_TAINT], machine=shape(["n1-standard-32"]),
+                                  min=0, gpu=4))
+        return pools
+
+    def node_object(self, pool, name):
+        cpu, mem_gi, acpu, amem = MACHINES[pool["machine"]]
+        labels = {
+            "cloud.google.com/gke-nodepool": pool["name"],
+            "node.kubernetes.io/instance-type": pool["machine"],
+            "topology.kubernetes.io/zone": "us-central1-b",
+            "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
+            "hub.jupyter.org/node-purpose": pool["purpose"],
+        }
+        cap = {"cpu": str(cpu), "memory": f"{mem_gi * 1024 * 1024}Ki", "pods": "110"}
+        alloc = {"cpu": f"{acpu}m", "memory": f"{amem}Ki", "pods": "110"}
+        if pool["gpu"]:
+            labels[GPU_LABEL] = "nvidia-tesla-t4"
+            cap["nvidia.com/gpu"] = alloc["nvidia.com/gpu"] = str(pool["gpu"])
+        node = {"metadata": {"labels": labels}, "status": {"capacity": cap, "allocatable": alloc}}
+        if pool["taints"]:
+            node["spec"] = {"taints": [dict(t) for t in pool["taints"]]}
+        if name:
+            node["metadata"]["name"] = name
+            node["metadata"]["labels"]["kubernetes.io/hostname"] = name
+        return node
+
+    def mirror_pod(self, node_name):
+        p = {"metadata": {"namespace": "kube-system", "name": "kube-proxy" + (f"-{node_name}" if node_name else ""),
+                          "labels": {"component": "kube-proxy"},
+                          "annotations": {"kubernetes.io/config.mirror": "5f3b0c1e7d", "kubernetes.io/config.source": "file"}},
+             "spec": {"priority": 2000001000, "containers": [{"name": "kube-proxy", "image": "kube-proxy",
+                                                              "resources": {"requests": {"cpu": "100m"}}}],
+                      "tolerations": [{"operator": "Exists"}]},
+             "status": {"phase": "Running"}}
+        if node_name:
+            p["spec"]["nodeName"] = node_name
+        return p
+
+    def daemonsets(self):
+        out = []
+        for name, cpu, mem in DS_NAMES:
+            out.append({"metadata": {"name": name, "namespace": "kube-system", "uid": f"uid-ds-{name}"},
+                        "spec": {"selector": {"matchLabels": {"k8s-app": name}},
+                                 "template": {"metadata": {"labels": {"k8s-app": name}},
+                                              "spec": {"containers": [{"name": name, "image": "x",
+                                                                       "resources": {"requests": {"cpu": cpu, "memory": mem}}}],
+                                                       "tolerations": [{"operator": "Exists"}]}}}})
+        return out
+
+    def ds_pods(self, node_name):
+        out = []
+        for name, cpu, mem in DS_NAMES:
+            out.append({"metadata": {"namespace": "kube-system", "name": f"{name}-{self.name_suffix()}",
+                                     "labels": {"k8s-app": name},
+                                     "ownerReferences": [{"apiVersion": "apps/v1", "kind": "DaemonSet", "name": name,
+                                                          "uid": f"uid-ds-{name}", "controller": True}]},
+                        "spec": {"nodeName": node_name, "containers": [{"name": name, "image": "x",
+                                                                         "resources": {"requests": {"cpu": cpu, "memory": mem}}}],
+                                 "tolerations": [{"operator": "Exists"}]},
+                        "status": {"phase": "Running"}})
+        return out
+
+    # ---- pods ----
+
+    def pod(self, ns, name, cpu_m, mem_mi, node=None, owner=None, tolerations=(), selector=None, gpu=0,
+            annotations=None, volumes=None, labels=None, priority=None, affinity=None):
+        res = {"cpu": f"{cpu_m}m", "memory": f"{mem_mi}Mi"}
+        if gpu:
+            res["nvidia.com/gpu"] = str(gpu)
+        container = {"name": "main", "image": "pangeo/pangeo-notebook", "resources": {"requests": dict(res)}}
+        if self.r.random() < 0.3:
+            container["resources"] = {"limits": dict(res)}  # requests defaulted from limits
+            self.features.add("requests-from-limits")
+        p = {"metadata": {"namespace": ns, "name": name, "labels": dict(labels or {})},
+             "spec": {"containers": [container]}, "status": {"phase": "Running" if node else "Pending"}}
+        if node:
+            p["spec"]["nodeName"] = node
+        if owner:
+            p["metadata"]["ownerReferences"] = [dict(owner, controller=True)]
+        if tolerations:
+            p["spec"]["tolerations"] = [dict(t, operator="Equal") for t in tolerations]
+        if selector:
+            p["spec"]["nodeSelector"] = dict(selector)
+        if affinity:
+            p["spec"]["affinity"] = affinity
+        if annotations:
+            p["metadata"]["annotations"] = dict(annotations)
+        if volumes:
+            p["spec"]["volumes"] = volumes
+        if priority is not None:
+            p["spec"]["priority"] = priority
+        return p
+
+    def scenario(self):
+        r = self.r
+        kind = r.choice(["scale-up", "scale-up", "scale-up", "scale-down", "scale-down"])
+        pools = self.pools()
+        nodes, pods, groups = [], [], []
+        rss, sss, jobs, pdbs = [], [], [], []
+        node_free = {}  # node name -> [free cpu m, free mem Mi, pool]
+        for pool in pools:
+            if kind == "scale-up":
+                count = r.choice([0, 0, 1, 1, 2]) if pool["purpose"] != "core" else r.choice([1, 2])
+            else:
+                count = r.choice([0, 1, 2, 3, 3, 4]) if pool["purpose"] != "core" else r.choice([1, 2, 3])
+            count = max(count, pool["min"])
+            mx = count + r.choice([0, 1, 2, 3, 5, 10, 20])
+            if r.random() < 0.15:
+                mx = count  # at max size
+                self.features.add("group-at-max")
+            target = count
+            if count < mx and r.random() < 0.1:
+                target = count + 1  # a requested node not yet registered
+                self.features.add("upcoming-node")
+            names = []
+            for _ in range(count):
+                name = f"gke-daskhub-{pool['name']}-{self.name_suffix()}-{self.name_suffix()}"
+                names.append(name)
+                nodes.append(self.node_object(pool, name))
+                pods.append(self.mirror_pod(name))
+                pods.extend(self.ds_pods(name))
+                _, _, acpu, amem = MACHINES[pool["machine"]]
+                node_free[name] = [acpu - 218, amem // 1024 - 280, pool]
+            group = {"name": pool["name"], "minSize": pool["min"], "maxSize": mx, "nodes": names,
+                     "machineType": pool["machine"]}
+            if target != count:
+                group["targetSize"] = target
+            group["template"] = self.node_object(pool, None)
+            group["templatePods"] = [self.mirror_pod(None)]
+            if not names:
+                self.features.add("empty-group")
+            groups.append(group)
+        if r.random() < 0.1 and nodes:
+            # a node in no group: not autoscaled
+            pool = dict(name="static-pool", purpose="core", taints=[], machine="n1-standard-4", gpu=0)
+            name = f"gke-daskhub-static-{self.name_suffix()}"
+            nodes.append(self.node_object(pool, name))
+            pods.extend(self.ds_pods(name))
+            self.features.add("not-autoscaled")
+
+        # hub workloads on the core pool
+        core_nodes = [n["metadata"]["name"] for n in nodes if n["metadata"]["labels"]["hub.jupyter.org/node-purpose"] == "core"]
+        rs_hub = {"metadata": {"name": "hub-7d9f", "namespace": "daskhub", "uid": "uid-rs-hub"}, "spec": {"replicas": 1}}
+        rss.append(rs_hub)
+        for i, cn in enumerate(core_nodes):
+            if i == 0:
+                pods.append(self.pod("daskhub", "hub-7d9f-abcde", 200, 512, cn,
+                                     owner={"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "hub-7d9f", "uid": "uid-rs-hub"}))
+            choice = r.random()
+            if choice < 0.4:
+                # kube-dns with a budget that allows one disruption
+                self.features.add("kube-system-with-pdb")
+                rs = {"metadata": {"name": "kube-dns-5c8d", "namespace": "kube-system", "uid": "uid-rs-kube-dns"}}
+                if rs not in rss:
+                    rss.append(rs)
+                pods.append(self.pod("kube-system", f"kube-dns-5c8d-{self.name_suffix()}", 260, 110, cn,
+                                     labels={"k8s-app": "kube-dns"},
+                                     owner={"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "kube-dns-5c8d", "uid": "uid-rs-kube-dns"}))
+                if not any(p["metadata"]["name"] == "kube-dns-pdb" for p in pdbs):
+                    allowed = r.choice([0, 1, 1])
+                    pdbs.append({"metadata": {"name": "kube-dns-pdb", "namespace": "kube-system"},
+                                 "spec": {"maxUnavailable": 1, "selector": {"matchLabels": {"k8s-app": "kube-dns"}}},
+                                 "status": {"disruptionsAllowed": allowed}})
+            elif choice < 0.7:
+                self.features.add("kube-system-no-pdb")
+                rs = {"metadata": {"name": "metrics-server-6f9", "namespace": "kube-system", "uid": "uid-rs-ms"}}
+                if rs not in rss:
+                    rss.append(rs)
+                pods.append(self.pod("kube-system", f"metrics-server-6f9-{self.name_suffix()}", 48, 105, cn,
+                                     labels={"k8s-app": "metrics-server"},
+                                     owner={"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "metrics-server-6f9", "uid": "uid-rs-ms"}))
+
+        if kind in ("scale-down", "both"):
+            self.fill_for_scale_down(nodes, pods, node_free, rss, sss, jobs, pdbs)
+        else:
+            # some load so that some pending pods fit, some do not
+            for name, (fc, fm, pool) in list(node_free.items()):
+                if pool["purpose"] in ("worker", "user") and r.random() < 0.6:
+                    frac = r.uniform(0.3, 0.95)
+                    cpu, mem = int(fc * frac), int(fm * frac)
+                    owner = {"apiVersion": "gateway.dask.org/v1alpha1", "kind": "DaskCluster", "name": "dask-old", "uid": "uid-dc-old"}
+                    tol = [DASK_TAINT] if pool["purpose"] == "worker" else [USER_TAINT]
+                    pods.append(self.pod("daskhub", f"busy-{self.name_suffix()}", cpu, mem, name, owner=owner, tolerations=tol))
+                    node_free[name][0] -= cpu
+                    node_free[name][1] -= mem
+
+        pending = []
+        if kind in ("scale-up", "both"):
+            pending = self.pending_pods(pools, kind == "both", node_free)
+        expander = r.choice(["least-waste", "least-waste", "most-pods", "priority", "priority,least-waste"])
+        sc = {"nodes": nodes, "pods": pods, "nodeGroups": groups, "pending": pending, "expander": expander,
+              "scaleDown": kind != "scale-up", "daemonSets": self.daemonsets(), "replicaSets": rss}
+        if sss:
+            sc["statefulSets"] = sss
+        if jobs:
+            sc["jobs"] = jobs
+        if pdbs:
+            sc["podDisruptionBudgets"] = pdbs
+        if expander.startswith("priority"):
+            names = [g["name"] for g in groups]
+            r.shuffle(names)
+            prios = {"10": [".*"]}
+            if names:
+                prios[str(r.choice([20, 50]))] = [names[0]] if r.random() < 0.5 else ["dask-.*"]
+                if len(names) > 1 and r.random() < 0.5:
+                    prios["30"] = [names[1]]
+            sc["expanderPriorities"] = prios
+        opts = {}
+        if sc["scaleDown"] and r.random() < 0.25:
+            opts["scaleDownUtilizationThreshold"] = r.choice([0.4, 0.6, 0.7])
+            self.features.add("threshold-option")
+        if sc["scaleDown"] and r.random() < 0.1:
+            opts["skipNodesWithSystemPods"] = False
+            self.features.add("skip-system-pods-off")
+        if sc["scaleDown"] and r.random() < 0.1:
+            opts["skipNodesWithLocalStorage"] = False
+            self.features.add("skip-local-storage-off")
+        if opts:
+            sc["options"] = opts
+        meta = {"id": f"gen-autoscale-{self.seed}-{self.index}", "seed": self.seed, "index": self.index, "kind": kind,
+                "expander": expander, "features": sorted(self.features)}
+        return {"scenario": sc, "meta": meta}
+
+    def pending_pods(self, pools, few, node_free):
+        r = self.r
+        out = []
+        purposes = {p["purpose"] for p in pools}
+        n_kinds = 1 if few else r.choice([1, 1, 2, 3])
+        for k in range(n_kinds):
+            what = r.choice(["dask", "dask", "notebook", "plain"] + (["gpu"] if "gpu" in purposes else []))
+            cl = f"dask-{self.name_suffix()}"
+            if what == "dask":
+                self.features.add("dask-workers")
+                cpu = r.choice([500, 1000, 2000, 4000, 6000])
+                mem = r.choice([2, 4, 8, 12, 16, 30, 40]) * 1024
+                owner = {"apiVersion": "gateway.dask.org/v1alpha1", "kind": "DaskCluster", "name": cl, "uid": f"uid-dc-{cl}"}
+                sel = None
+                aff = None
+                if r.random() < 0.3:
+                    dask_pools = [p["name"] for p in pools if p["purpose"] == "worker"]
+                    sel = {"cloud.google.com/gke-nodepool": r.choice(dask_pools)}
+                    self.features.add("node-selector")
+                elif r.random() < 0.2:
+                    aff = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+                        {"matchExpressions": [{"key": "node.kubernetes.io/instance-type", "operator": "NotIn",
+                                               "values": [r.choice(list(MACHINES))]}]}]}}}
+                    self.features.add("node-affinity")
+                p = self.pod("daskhub", f"{cl}-default-worker", cpu, mem, owner=owner, tolerations=[DASK_TAINT],
+                             selector=sel, affinity=aff, labels={"dask.org/cluster-name": cl})
+                if r.random() < 0.15:
+                    p["spec"]["priority"] = r.choice([-20, 100])
+                    self.features.add("priority")
+                p["replicas"] = r.choice([1, 2, 3, 5, 8, 12, 20, 40])
+                out.append(p)
+            elif what == "notebook":
+                self.features.add("notebooks")
+                for _ in range(r.choice([1, 2, 3])):
+                    user = r.choice(["alice", "bob", "erin", "mallory", "rupert", "yolanda"]) + str(r.randrange(100))
+                    out.append(self.pod("daskhub", f"jupyter-{user}", r.choice([500, 1000, 2000, 3000]),
+                                        r.choice([2048, 4096, 8192, 16384]), tolerations=[USER_TAINT],
+                                        selector={"hub.jupyter.org/node-purpose": "user"},
+                                        labels={"component": "singleuser-server"}))
+            elif what == "gpu":
+                self.features.add("gpu-pods")
+                g = r.choice([1, 1, 2, 4])
+                p = self.pod("daskhub", f"{cl}-gpu-worker", r.choice([1000, 2000, 3000]), r.choice([4096, 8192, 16384]),
+                             tolerations=[GPU_TAINT, DASK_TAINT], gpu=g,
+                             owner={"apiVersion": "gateway.dask.org/v1alpha1", "kind": "DaskCluster", "name": cl, "uid": f"uid-dc-{cl}"})
+                p["replicas"] = r.choice([1, 2, 3, 6])
+                out.append(p)
+            else:
+                self.features.add("plain-pods")
+                p = self.pod("default", f"batch-{self.name_suffix()}", r.choice([250, 500, 1500]), r.choice([256, 1024, 6144]),
+                             owner={"apiVersion": "batch/v1", "kind": "Job", "name": "batch", "uid": "uid-job-batch"})
+                p["replicas"] = r.choice([1, 3, 10])
+                out.append(p)
+        return out
+
+    def fill_for_scale_down(self, nodes, pods, node_free, rss, sss, jobs, pdbs):
+        """Loads near the threshold and the drain blockers, one story per node."""
+        r = self.r
+        blockers = ["empty", "safe-true", "bare", "custom-owner", "rs-missing", "safe-false", "kube-system-rs",
+                    "emptydir", "emptydir-memory", "hostpath", "pdb-zero", "statefulset", "job", "busy", "near"]
+        movers = 0
+        for n in nodes:
+            name = n["metadata"]["name"]
+            if name not in node_free:
+                continue
+            fc, fm, pool = node_free[name]
+            if pool["purpose"] == "core":
+                continue
+            if r.random() < 0.08:
+                n["metadata"].setdefault("annotations", {})["cluster-autoscaler.kubernetes.io/scale-down-disabled"] = "true"
+                self.features.add("scale-down-disabled")
+            story = r.choice(blockers)
+            # utilization: near 0.5 of allocatable (or the option's threshold), low, or high
+            _, _, acpu, amem = MACHINES[pool["machine"]]
+            if story == "busy":
+                frac = r.uniform(0.6, 0.95)
+            elif story == "near":
+                frac = r.choice([0.44, 0.47, 0.49, 0.5, 0.51, 0.53, 0.56])
+                self.features.add("near-threshold")
+            else:
+                frac = r.uniform(0.05, 0.3)
+            cpu = max(50, int(acpu * frac) - 218)
+            mem = max(64, int(amem / 1024 * frac * r.uniform(0.3, 1.0)) - 280)
+            tol = {"worker": [DASK_TAINT], "user": [USER_TAINT], "gpu": [GPU_TAINT, DASK_TAINT]}.get(pool["purpose"], [])
+            gpu = 1 if pool["gpu"] and r.random() < 0.5 else 0
+            pname = f"{story}-{self.name_suffix()}"
+            rs_owner = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "dash-9b6b", "uid": "uid-rs-dash"}
+            if story == "empty":
+                self.features.add("empty-node")
+                continue
+            moving = story in ("safe-true", "statefulset", "job", "near", "emptydir-memory", "busy")
+            if moving:
+                movers += 1
+                if movers > 1 and r.random() < 0.7:
+                    # keep at most one node with pods to move in most scenarios (see the docstring)
+                    story, moving = "bare", False
+                    pname = f"{story}-{self.name_suffix()}"
+            kw = dict(tolerations=tol, gpu=gpu)
+            if story == "safe-true":
+                self.features.add("safe-to-evict-true")
+                p = self.pod("daskhub", pname, cpu, mem, name, annotations={"cluster-autoscaler.kubernetes.io/safe-to-evict": "true"}, **kw)
+            elif story == "bare":
+                self.features.add("no-owner")
+                p = self.pod("daskhub", "jupyter-" + pname, cpu, mem, name, **kw)
+            elif story == "custom-owner":
+                self.features.add("custom-owner")
+                kind = r.choice(["DaskWorkerGroup", "DaskCluster"])
+                p = self.pod("daskhub", pname, cpu, mem, name, owner={"apiVersion": "kubernetes.dask.org/v1", "kind": kind,
+                                                                      "name": "dask-x", "uid": "uid-dwg-x"}, **kw)
+            elif story == "rs-missing":
+                self.features.add("controller-not-found")
+                p = self.pod("daskhub", pname, cpu, mem, name, owner={"apiVersion": "apps/v1", "kind": "ReplicaSet",
+                                                                      "name": "gone-1234", "uid": "uid-rs-gone"}, **kw)
+            elif story == "safe-false":
+                self.features.add("safe-to-evict-false")
+                p = self.pod("daskhub", pname, cpu, mem, name, owner=rs_owner,
+                             annotations={"cluster-autoscaler.kubernetes.io/safe-to-evict": "false"}, **kw)
+            elif story == "kube-system-rs":
+                self.features.add("kube-system-no-pdb")
+                p = self.pod("kube-system", pname, cpu, mem, name, owner={"apiVersion": "apps/v1", "kind": "ReplicaSet",
+                                                                          "name": "konnectivity-agent-b8c", "uid": "uid-rs-konn"}, **kw)
+                rs = {"metadata": {"name": "konnectivity-agent-b8c", "namespace": "kube-system", "uid": "uid-rs-konn"}}
+                if rs not in rss:
+                    rss.append(rs)
+            elif story in ("emptydir", "emptydir-memory", "hostpath"):
+                self.features.add(story)
+                vol = {"name": "scratch"}
+                if story == "hostpath":
+                    vol["hostPath"] = {"path": "/var/tmp"}
+                elif story == "emptydir":
+                    vol["emptyDir"] = {}
+                else:
+                    vol["emptyDir"] = {"medium": "Memory"}
+                p = self.pod("daskhub", pname, cpu, mem, name, owner=rs_owner, volumes=[vol], **kw)
+            elif story == "pdb-zero":
+                self.features.add("pdb-no-disruptions")
+                p = self.pod("daskhub", pname, cpu, mem, name, owner=rs_owner, labels={"app": "guarded"}, **kw)
+                if not any(x["metadata"]["name"] == "guarded" for x in pdbs):
+                    pdbs.append({"metadata": {"name": "guarded", "namespace": "daskhub"},
+                                 "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "guarded"}}},
+                                 "status": {"disruptionsAllowed": 0}})
+            elif story == "statefulset":
+                self.features.add("statefulset")
+                p = self.pod("daskhub", f"db-{self.name_suffix()}", cpu, mem, name,
+                             owner={"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "db", "uid": "uid-sts-db"}, **kw)
+                if not sss:
+                    sss.append({"metadata": {"name": "db", "namespace": "daskhub", "uid": "uid-sts-db"}})
+            elif story == "job":
+                self.features.add("job")
+                p = self.pod("daskhub", pname, cpu, mem, name, owner={"apiVersion": "batch/v1", "kind": "Job", "name": "nightly",
+                                                                      "uid": "uid-job-nightly"}, **kw)
+                if not jobs:
+                    jobs.append({"metadata": {"name": "nightly", "namespace": "daskhub", "uid": "uid-job-nightly"}})
+            else:  # busy, near: a replicated pod
+                p = self.pod("daskhub", pname, cpu, mem, name, owner=rs_owner, **kw)
+            if story in ("safe-false", "emptydir", "emptydir-memory", "hostpath", "pdb-zero", "busy", "near"):
+                rs = {"metadata": {"name": "dash-9b6b", "namespace": "daskhub", "uid": "uid-rs-dash"}}
+                if rs not in rss:
+                    rss.append(rs)
+            pods.append(p)
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--seed", required=True)
+    ap.add_argument("--count", type=int, default=1)
+    ap.add_argument("--start", type=int, default=0)
+    ap.add_argument("-o", "--output")
+    a = ap.parse_args(argv)
+    out = open(a.output, "w") if a.output else sys.stdout
+    for i in range(a.start, a.start + a.count):
+        out.write(json.dumps(Gen(a.seed, i).scenario(), separators=(",", ":")) + "\n")
+    if a.output:
+        out.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
