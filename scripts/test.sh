@@ -5,8 +5,9 @@
 # extension, and the wheel in a real JupyterLab driven in Chromium), the test
 # control plane (etcd, kube-apiserver and kube-scheduler built from Go
 # modules) with `tightpack schedule` beside the real kube-scheduler on it, the
-# Helm chart and the image's root file system on it, and the native suites
-# again under AddressSanitizer + UBSan.
+# Helm chart and the image's root file system on it, differential
+# conformance against kube-scheduler's own framework (tests/conformance), and
+# the native suites again under AddressSanitizer + UBSan.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$SECONDS
@@ -46,6 +47,13 @@ echo "== test: the Helm chart on the control plane (Helm built from its Go modul
 deploy/test_chart.sh || status=1
 echo "== test: the image's runtime stage (the static binary alone in an empty, read-only root)"
 deploy/test_image_root.sh || status=1
+
+echo "== build: kube-scheduler-reference (kube-scheduler v1.37.2's own framework; shares the control plane's Go build cache)"
+tests/conformance/reference/build.sh || { echo "build of kube-scheduler-reference failed"; exit 1; }
+echo "== test: the corpus' current answers are kube-scheduler v1.37.2's (tests/conformance/corpus-v1.37)"
+tests/conformance/record_corpus.sh --check || status=1
+echo "== test: differential conformance, 1,000 fresh scenarios through kube-scheduler v1.37.2 and tightpack replay"
+tests/conformance/differential.sh --count 1000 --allow-known || status=1
 
 build asan
 echo "== test: asan"
