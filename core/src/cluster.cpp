@@ -6,6 +6,7 @@
 #include "tightpack/go_int.hpp"
 #include "tightpack/plugins/cohort.hpp"
 #include "tightpack/pod_resources.hpp"
+#include "tightpack/timestamp.hpp"
 
 namespace tightpack {
 namespace {
@@ -128,7 +129,8 @@ Result<Cluster> Cluster::build_impl(std::vector<Node> nodes, const PodList& pods
     NodeIndex at = c.find(pod.node_name);
     if (at == c.size()) continue;
     if (!pod.pod_affinity_terms.empty()) c.affinity_holders_.push_back({pod.key(), pod.ns, pod.pod_affinity_terms});
-    c.place(at, BoundPod{pod.key(), pod.priority, c.usage_of(pod), plugins::cohort_of(pod)});
+    c.place(at, BoundPod{pod.key(), pod.priority, c.usage_of(pod), plugins::cohort_of(pod),
+                         rfc3339_seconds(pod.start_time).value_or(0)});
   }
   return c;
 }

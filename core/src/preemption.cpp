@@ -22,7 +22,7 @@ struct Victim {
 };
 
 int64_t start_of(const PreemptionFacts& facts, const BoundPod& pod) {
-  const int64_t t = facts.start_time ? facts.start_time(pod) : 0;
+  const int64_t t = facts.start_time ? facts.start_time(pod) : pod.start;
   return t == 0 ? kNotStarted : t;
 }
 

@@ -224,3 +224,35 @@ TEST(DecodeScenario, ReplicasAreExpanded) {
 
 }  // namespace
 }  // namespace tightpack
+
+namespace tightpack {
+namespace {
+
+// DefaultPreemption's fifth criterion: of candidates equal in every other one,
+// the node whose highest-priority victims started last (status.startTime).
+// kube-scheduler-reference names b here; without start times the smallest
+// name, a, would be named.
+TEST(ReplayText, PreemptionMessageHonoursVictimsStartTimes) {
+  auto node = [](const char* name) {
+    return std::string(R"({"metadata": {"name": ")") + name +
+           R"("}, "status": {"allocatable": {"cpu": "1", "memory": "1Gi", "pods": "110"}}})";
+  };
+  auto victim = [](const char* name, const char* on, const char* started) {
+    return std::string(R"({"metadata": {"name": ")") + name + R"("}, "spec": {"nodeName": ")" + on +
+           R"(", "priority": 0, "containers": [{"name": "c", "resources": {"requests": {"cpu": "800m"}}}]},
+               "status": {"phase": "Running", "startTime": ")" + started + R"("}})";
+  };
+  const std::string scenario = R"({"profile": "default", "nodes": [)" + node("c") + "," + node("a") + "," +
+                               node("b") + R"(], "pods": [)" + victim("c-low", "c", "2024-01-01T00:01:40Z") + "," +
+                               victim("a-low", "a", "2024-01-01T00:01:40Z") + "," +
+                               victim("b-low", "b", "2024-01-01T00:03:20Z") +
+                               R"(], "incoming": [{"metadata": {"name": "p"}, "spec": {"priority": 10,
+                                   "containers": [{"name": "c", "resources": {"requests": {"cpu": "500m"}}}]}}]})";
+  json::value v = replay(scenario);
+  EXPECT_EQ(json::value_to<std::string>(v.at("results").at(0).at("message")),
+            "0/3 nodes are available: 3 Insufficient cpu. preemption: found a potential placement for pod on node "
+            "b, preempting 1 victims");
+}
+
+}  // namespace
+}  // namespace tightpack

@@ -52,6 +52,9 @@ struct BoundPod {
   int32_t priority = 0;
   PodUsage usage;
   std::string cohort;  // plugins::cohort_of: pods that leave together
+  // status.startTime in seconds since the epoch; 0 when the pod has not
+  // started (or is being placed), which DefaultPreemption counts as now.
+  int64_t start = 0;
 };
 
 struct ImageState {

@@ -27,10 +27,10 @@ struct PreemptionFacts {
   // not count. An index past the end matches nothing, as upstream skips a
   // budget whose selector does not parse; an index listed twice counts once.
   std::function<std::vector<size_t>(const BoundPod&)> pdbs_of;  // may be empty: no budgets
-  // The pod's start time (status.startTime, seconds since epoch; creation time
-  // when unset); 0 unknown, which counts as later than any known time, as
-  // upstream takes time.Now() for a pod without a start time.
-  std::function<int64_t(const BoundPod&)> start_time;  // may be empty
+  // The pod's start time (status.startTime, seconds since epoch); 0 unknown,
+  // which counts as later than any known time, as upstream takes time.Now()
+  // for a pod without a start time. Empty: the BoundPod's own `start`.
+  std::function<int64_t(const BoundPod&)> start_time;
 };
 
 struct PreemptionChoice {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "tightpack/plugins/cohort.hpp"
+#include "tightpack/timestamp.hpp"
 
 namespace tightpack::daemon {
 namespace {
@@ -150,7 +151,8 @@ void ClusterCache::forget(const std::string& key) {
 void ClusterCache::place(const std::string& key, const PodRecord& rec, NodeIndex n, std::optional<BoundPod> bound) {
   if (!bound) {
     const Pod& p = rec.pod.pod;
-    bound = BoundPod{key, p.priority, cluster_->usage_of(p), plugins::cohort_of(p)};
+    bound = BoundPod{key, p.priority, cluster_->usage_of(p), plugins::cohort_of(p),
+                     rfc3339_seconds(p.start_time).value_or(0)};
   }
   cluster_->place(n, std::move(*bound));
   placed_[key] = cluster_->name(n);

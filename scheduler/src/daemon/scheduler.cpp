@@ -8,6 +8,7 @@
 #include "tightpack/decode.hpp"
 #include "tightpack/plugins/inter_pod_affinity.hpp"
 #include "tightpack/preemption.hpp"
+#include "tightpack/timestamp.hpp"
 
 namespace tightpack::daemon {
 namespace json = boost::json;
@@ -24,13 +25,6 @@ bool spec_changed(const Pod& a, const Pod& b) {
     p->start_time.clear();
   }
   return !(x == y);
-}
-
-int64_t epoch_seconds(const std::string& rfc3339) {
-  if (rfc3339.size() < 19) return 0;
-  std::tm tm{};
-  if (!strptime(rfc3339.c_str(), "%Y-%m-%dT%H:%M:%S", &tm)) return 0;
-  return static_cast<int64_t>(timegm(&tm));
 }
 
 std::pair<std::string, std::string> split_key(const std::string& key) {
@@ -402,10 +396,12 @@ std::string Scheduler::preempt(const std::string& key, const PodRecord& rec, con
     }
     return out;
   };
+  // The latest status.startTime the watch saw (the kubelet sets it after the
+  // pod was bound); a pod without one counts as starting now, as upstream's
+  // GetPodStartTime has it.
   facts.start_time = [&](const BoundPod& bp) -> int64_t {
     const PodRecord* r = cache_.pod(bp.key);
-    if (!r) return 0;
-    return epoch_seconds(r->pod.pod.start_time.empty() ? r->pod.pod.creation_timestamp : r->pod.pod.start_time);
+    return r ? rfc3339_seconds(r->pod.pod.start_time).value_or(0) : 0;
   };
   auto choice = select_preemption(plan, c, d, facts);
   if (!choice) return "";

@@ -18,6 +18,7 @@ nodeSelector and node affinity, required and preferred, every operator
 (In, NotIn, Exists, DoesNotExist, Gt, Lt) and matchFields on metadata.name;
 cordoned nodes; node images (ImageLocality), with tags, digests and the
 implicit :latest; init containers and sidecars (restartPolicy Always);
+image volumes; bound pods' start times (DefaultPreemption's choice);
 pod overhead and pod-level requests; limits without requests; priorities,
 preemptionPolicy and preemption victims; host ports; terminated and
 pending bound pods; quantities in every spelling; TightpackCohort's labels.
@@ -286,6 +287,10 @@ class Gen:
             g.features.add("preemption-policy")
         if g.chance(0.04):
             spec["volumes"] = [{"name": "scratch", "emptyDir": {}}]
+        if g.chance(0.05):
+            # an OCI image mounted as a volume: ImageLocality counts it (v1.37)
+            spec.setdefault("volumes", []).append({"name": "model", "image": {"reference": g.pick(POD_IMAGES)}})
+            g.features.add("image-volume")
         return spec
 
     def placement_constraints(self, spec, nodes):
@@ -487,6 +492,12 @@ def scenario(seed, index, min_nodes=1, max_nodes=24):
             if r.random() < 0.08:
                 p["status"] = {"phase": g.pick(["Succeeded", "Failed", "Pending", "Running"])}
                 g.features.add("phase")
+            if r.random() < 0.5:
+                # few distinct times, so that DefaultPreemption's start-time
+                # criterion both ties and decides
+                p.setdefault("status", {})["startTime"] = g.pick(
+                    ["2026-11-30T08:00:00Z", "2026-11-30T09:30:00Z", "2026-11-30T09:30:00Z", "2026-11-29T23:59:59Z"])
+                g.features.add("start-time")
             pods.append(p)
     # incoming pods
     incoming = []
