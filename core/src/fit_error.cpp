@@ -76,8 +76,8 @@ Preemption evaluate_preemption(const PodPlan& plan, const Cluster& c, const Deci
     if (s.ok()) {
       p.helps = true;
       // A node is freed: the message names the node DefaultPreemption picks
-      // (with no disruption budgets and start times known here; the in-cluster
-      // scheduler re-words it with its own choice).
+      // (without disruption budgets, which the cluster does not keep; the
+      // in-cluster scheduler re-words it after its own choice, which has them).
       if (auto choice = select_preemption(plan, c, d, PreemptionFacts{})) {
         p.message = preemption_success_message(c, *choice);
       }
