@@ -26,6 +26,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import differential  # noqa: E402  (one way to name a difference, for both judges)
+
 
 def view(e):
     v = {
@@ -45,27 +48,7 @@ def view(e):
 
 
 def first_difference(exp, act, path="$"):
-    if type(exp) != type(act):
-        return f"{path}: reference {json.dumps(exp)[:200]}, tightpack {json.dumps(act)[:200]}"
-    if isinstance(exp, dict):
-        for k in sorted(set(exp) | set(act)):
-            if k not in act:
-                return f"{path}.{k}: tightpack lacks it (reference {json.dumps(exp[k])[:200]})"
-            if k not in exp:
-                return f"{path}.{k}: only tightpack has it: {json.dumps(act[k])[:200]}"
-            d = first_difference(exp[k], act[k], f"{path}.{k}")
-            if d:
-                return d
-        return None
-    if isinstance(exp, list):
-        if len(exp) != len(act):
-            return f"{path}: reference {len(exp)} items {json.dumps(exp)[:200]}, tightpack {len(act)} {json.dumps(act)[:200]}"
-        for i, (a, b) in enumerate(zip(exp, act)):
-            d = first_difference(a, b, f"{path}[{i}]")
-            if d:
-                return d
-        return None
-    return None if exp == act else f"{path}: reference {json.dumps(exp)[:200]}, tightpack {json.dumps(act)[:200]}"
+    return differential.first_difference(act, exp, path, names=("tightpack", "cluster-autoscaler"))
 
 
 def run_ref(binary, lines, *flags):

@@ -38,28 +38,30 @@ def nonzero(scores):
     return {n: {k: v for k, v in s.items() if v != 0 or k == "total"} for n, s in (scores or {}).items()}
 
 
-def first_difference(a, b, path):
+def first_difference(a, b, path, names=("tightpack", "kube-scheduler")):
+    """The first place where a (the engine's answer) and b (the reference's) differ, or None."""
+    left, right = names
     if type(a) is not type(b):
-        return f"{path}: tightpack {json.dumps(a)[:300]}, kube-scheduler {json.dumps(b)[:300]}"
+        return f"{path}: {left} {json.dumps(a)[:300]}, {right} {json.dumps(b)[:300]}"
     if isinstance(a, dict):
         for k in sorted(set(a) | set(b)):
             if k not in a:
-                return f"{path}.{k}: tightpack has none, kube-scheduler {json.dumps(b[k])[:300]}"
+                return f"{path}.{k}: {left} has none, {right} {json.dumps(b[k])[:300]}"
             if k not in b:
-                return f"{path}.{k}: tightpack {json.dumps(a[k])[:300]}, kube-scheduler has none"
-            d = first_difference(a[k], b[k], f"{path}.{k}")
+                return f"{path}.{k}: {left} {json.dumps(a[k])[:300]}, {right} has none"
+            d = first_difference(a[k], b[k], f"{path}.{k}", names)
             if d:
                 return d
         return None
     if isinstance(a, list):
         if len(a) != len(b):
-            return f"{path}: tightpack {json.dumps(a)[:300]}, kube-scheduler {json.dumps(b)[:300]}"
+            return f"{path}: {left} {json.dumps(a)[:300]}, {right} {json.dumps(b)[:300]}"
         for i, (x, y) in enumerate(zip(a, b)):
-            d = first_difference(x, y, f"{path}[{i}]")
+            d = first_difference(x, y, f"{path}[{i}]", names)
             if d:
                 return d
         return None
-    return None if a == b else f"{path}: tightpack {json.dumps(a)[:300]}, kube-scheduler {json.dumps(b)[:300]}"
+    return None if a == b else f"{path}: {left} {json.dumps(a)[:300]}, {right} {json.dumps(b)[:300]}"
 
 
 FIXED_RESOURCES = {"cpu", "memory", "ephemeral-storage"}
