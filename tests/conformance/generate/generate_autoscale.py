@@ -176,6 +176,15 @@ class Gen:
 
     # ---- pods ----
 
+    def kube_system_pod(self, pods, rss, rs_name, rs_uid, app, cpu_m, mem_mi, node):
+        """A kube-system pod of ReplicaSet rs_name (listed once in rss) on node."""
+        rs = {"metadata": {"name": rs_name, "namespace": "kube-system", "uid": rs_uid}}
+        if rs not in rss:
+            rss.append(rs)
+        pods.append(self.pod("kube-system", f"{rs_name}-{self.name_suffix()}", cpu_m, mem_mi, node,
+                             labels={"k8s-app": app},
+                             owner={"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": rs_name, "uid": rs_uid}))
+
     def pod(self, ns, name, cpu_m, mem_mi, node=None, owner=None, tolerations=(), selector=None, gpu=0,
             annotations=None, volumes=None, labels=None, priority=None, affinity=None):
         res = {"cpu": f"{cpu_m}m", "memory": f"{mem_mi}Mi"}
@@ -264,12 +273,7 @@ class Gen:
             if choice < 0.4:
                 # kube-dns with a budget that allows one disruption
                 self.features.add("kube-system-with-pdb")
-                rs = {"metadata": {"name": "kube-dns-5c8d", "namespace": "kube-system", "uid": "uid-rs-kube-dns"}}
-                if rs not in rss:
-                    rss.append(rs)
-                pods.append(self.pod("kube-system", f"kube-dns-5c8d-{self.name_suffix()}", 260, 110, cn,
-                                     labels={"k8s-app": "kube-dns"},
-                                     owner={"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "kube-dns-5c8d", "uid": "uid-rs-kube-dns"}))
+                self.kube_system_pod(pods, rss, "kube-dns-5c8d", "uid-rs-kube-dns", "kube-dns", 260, 110, cn)
                 if not any(p["metadata"]["name"] == "kube-dns-pdb" for p in pdbs):
                     allowed = r.choice([0, 1, 1])
                     pdbs.append({"metadata": {"name": "kube-dns-pdb", "namespace": "kube-system"},
@@ -277,12 +281,7 @@ class Gen:
                                  "status": {"disruptionsAllowed": allowed}})
             elif choice < 0.7:
                 self.features.add("kube-system-no-pdb")
-                rs = {"metadata": {"name": "metrics-server-6f9", "namespace": "kube-system", "uid": "uid-rs-ms"}}
-                if rs not in rss:
-                    rss.append(rs)
-                pods.append(self.pod("kube-system", f"metrics-server-6f9-{self.name_suffix()}", 48, 105, cn,
-                                     labels={"k8s-app": "metrics-server"},
-                                     owner={"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "metrics-server-6f9", "uid": "uid-rs-ms"}))
+                self.kube_system_pod(pods, rss, "metrics-server-6f9", "uid-rs-ms", "metrics-server", 48, 105, cn)
 
         if kind in ("scale-down", "both"):
             self.fill_for_scale_down(nodes, pods, node_free, rss, sss, jobs, pdbs)
