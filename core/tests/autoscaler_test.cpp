@@ -167,9 +167,11 @@ TEST(AutoscalerLoop, ScaleUpIsCappedAndTheRestWaits) {
   ASSERT_FALSE(r.contains("error")) << r;
   const auto& ups = r["scaleUp"].as_array();
   ASSERT_EQ(ups.size(), 1u);
-  EXPECT_EQ(ups[0].at("estimated").as_int64(), 3);
+  // The estimator stops at the group's room (max − target: 2), since
+  // kubernetes/autoscaler#5917; CA 1.26 estimated 3 and capped the increase.
+  EXPECT_EQ(ups[0].at("estimated").as_int64(), 2);
   EXPECT_EQ(ups[0].at("delta").as_int64(), 2);
-  EXPECT_EQ(ups[0].at("pods").as_array().size(), 3u);  // the estimator's pods, uncapped
+  EXPECT_EQ(ups[0].at("pods").as_array().size(), 2u);
   // Loop 2: two pods fit the upcoming nodes; the group is at max size.
   EXPECT_EQ(r["unhelped"].as_array(), (boost::json::array{"ns/job-2"}));
   EXPECT_EQ(r["loops"].as_int64(), 2);
@@ -193,7 +195,9 @@ TEST(AutoscalerLoop, MaxNodesTotalCapsTheIncrease) {
   ASSERT_FALSE(r.contains("error")) << r;
   const auto& ups = r["scaleUp"].as_array();
   ASSERT_EQ(ups.size(), 1u);
-  EXPECT_EQ(ups[0].at("estimated").as_int64(), 8);  // one pod fits the existing node
+  // One pod fits the existing node; of the other eight, the cluster's room
+  // (3 − 1 node) stops the estimator at two.
+  EXPECT_EQ(ups[0].at("estimated").as_int64(), 2);
   EXPECT_EQ(ups[0].at("delta").as_int64(), 2);
 }
 
@@ -250,7 +254,8 @@ CaPod ca(Pod pod, std::string kind = "", std::string owner = "") {
 DrainBlock first_block(const std::vector<CaPod>& pods, const AutoscaleScenario& s) {
   std::vector<const CaPod*> ptrs;
   for (const CaPod& p : pods) ptrs.push_back(&p);
-  return pods_to_move(ptrs, s).block;
+  const RemainingPdbs remaining = initial_pdbs(s);
+  return pods_to_move(ptrs, s, &remaining).block;
 }
 
 TEST(AutoscalerDrain, RulesInCaOrder) {
@@ -262,7 +267,7 @@ TEST(AutoscalerDrain, RulesInCaOrder) {
   ds.daemon_set = true;
   CaPod ok = ca(make_pod("ok"), "ReplicaSet", "rs");
   EXPECT_EQ(first_block({mirror, ds, ok}, s), DrainBlock::kNone);
-  EXPECT_EQ(pods_to_move({&mirror, &ds, &ok}, s).to_move, (std::vector<size_t>{2}));
+  EXPECT_EQ(pods_to_move({&mirror, &ds, &ok}, s, nullptr).to_move, (std::vector<size_t>{2}));
 
   CaPod orphan_ds = ca(make_pod("ods"), "DaemonSet", "deleted");
   EXPECT_EQ(first_block({orphan_ds}, s), DrainBlock::kControllerNotFound);
@@ -298,10 +303,36 @@ TEST(AutoscalerDrain, RulesInCaOrder) {
   CaPod both = bare;
   both.pod.annotations = pinned.pod.annotations;
   EXPECT_EQ(first_block({both}, s), DrainBlock::kNotReplicated);
-  // safe-to-evict: true lifts every rule but the budgets.
+  // safe-to-evict: true lifts every later rule, the budgets included
+  // (kubernetes/autoscaler#6135 made them one rule, after it).
   CaPod safe = bare;
   safe.pod.annotations = {{"cluster-autoscaler.kubernetes.io/safe-to-evict", "true"}};
   EXPECT_EQ(first_block({safe}, s), DrainBlock::kNone);
+  AutoscaleScenario no_budget = s;
+  no_budget.pdbs.push_back(PdbSpec{"default", LabelSelector{}, 0});
+  EXPECT_EQ(first_block({safe}, no_budget), DrainBlock::kNone);
+  // Budgets are checked pod by pod in the node's order: a pod without a
+  // budget left blocks before a later pod that is not replicated.
+  EXPECT_EQ(first_block({ok, bare}, no_budget), DrainBlock::kNotEnoughPdb);
+  // Without listers (the empty-candidates sorting) no controller is looked up.
+  std::vector<const CaPod*> only_missing = {&missing};
+  EXPECT_EQ(pods_to_move(only_missing, s, nullptr, false).block, DrainBlock::kNone);
+}
+
+TEST(AutoscalerDrain, KubeSystemPodsWithoutBudgetStopBlockingAfterAnHour) {
+  AutoscaleScenario s;
+  s.controllers = {"ReplicaSet/kube-system/dns"};
+  CaPod system = ca(make_pod("dns"), "ReplicaSet", "dns");
+  system.pod.ns = "kube-system";
+  EXPECT_EQ(first_block({system}, s), DrainBlock::kUnmovableKubeSystemPod);  // age unknown
+  s.options.now = 1'800'000'000;
+  system.created = *s.options.now - 3600;  // exactly an hour: not yet (time.After)
+  EXPECT_EQ(first_block({system}, s), DrainBlock::kUnmovableKubeSystemPod);
+  system.created = *s.options.now - 3601;
+  EXPECT_EQ(first_block({system}, s), DrainBlock::kNone);
+  // Then it is drainable outright, before the annotation rule.
+  system.pod.annotations = {{"cluster-autoscaler.kubernetes.io/safe-to-evict", "false"}};
+  EXPECT_EQ(first_block({system}, s), DrainBlock::kNone);
 }
 
 TEST(AutoscalerUtilization, MaxOfCpuAndMemoryOverAllocatable) {

@@ -185,7 +185,7 @@ TEST(ScaleUpPrediction, MaxSizeRespectedAndNamed) {
   ScaleUpPrediction p = predict(s, user_pod(kTwoCpu), 10);
   ASSERT_EQ(p.growth.size(), 1u);
   EXPECT_EQ(p.growth[0].nodes_added, 2);
-  EXPECT_EQ(p.growth[0].estimated, 3);  // capped after the expander
+  EXPECT_EQ(p.growth[0].estimated, 2);  // the estimator stops at the pool's room
   EXPECT_TRUE(p.growth[0].max_size_reached);
   EXPECT_EQ(p.growth[0].replicas, keys("ns/w", 0, 8));
   ASSERT_EQ(p.unplaced.size(), 1u);

@@ -8,7 +8,7 @@ namespace tightpack::cli {
 const char* const kAutoscaleHelp = R"(Usage: tightpack autoscale [--jsonl] [FILE|-]
 
 Reads an autoscaler scenario (nodes, pods, nodeGroups, pending, expander, …; or a
-corpus line with "scenario") and prints what cluster-autoscaler 1.26 decides, as
+corpus line with "scenario") and prints what cluster-autoscaler decides, as
 one JSON document: {"scaleUp": [{"loop", "nodeGroup", "delta", "estimated",
 "pods"}], "unhelped", "noScaleUp", "loops", "lastResult", "scaleDown": {"unneeded",
 "removable", "blocked", "utilization"}}. A scenario that cannot be decoded prints

@@ -18,11 +18,13 @@ const char* const kForecastHelp =
     R"(Usage: tightpack forecast --cluster FILE [--pools FILE] [--remove SELECTOR] [--output table|json]
 
 Which nodes cluster-autoscaler would remove (scale-down), and for every other
-node what keeps it, in cluster-autoscaler 1.26's reason names: utilization at or
-above the threshold (GPU nodes by GPU), a pod that fits on no other node, a pod
+node what keeps it, in cluster-autoscaler's reason names: utilization above
+the threshold (GPU nodes by GPU), a pod that fits on no other node, a pod
 without a controller or of a custom controller (the Dask operator's workers),
-safe-to-evict "false", local storage, kube-system pods without a disruption
-budget, a pool at its minimum size, a node in no pool.
+safe-to-evict "false", local storage, kube-system pods younger than an hour
+without a disruption budget, a budget used up, a pool at its minimum size, a
+node in no pool. Nodes are judged one after another, as cluster-autoscaler's
+scale-down planner does.
 
   --cluster FILE       the cluster: `kubectl get nodes,pods,daemonsets,replicasets,
                        statefulsets,jobs,pdb -A -o json`; with only nodes and pods,
@@ -104,7 +106,7 @@ void print_forecast(std::ostream& out, const pools::ScaleDownForecast& f, const 
   }
   out << "Scale-down forecast: " << f.removable << " of " << f.nodes.size()
       << " nodes removable after " << pools::format_duration(f.unneeded_seconds)
-      << " unneeded (cluster-autoscaler 1.26 rules)\n\n";
+      << " unneeded (cluster-autoscaler rules)\n\n";
   bool any_inferred = false;
   std::vector<std::vector<std::string>> rows{
       {"NODE", "POOL", "UTILIZATION", "REMOVABLE", "REASON", "DETAIL"}};

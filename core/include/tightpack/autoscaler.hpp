@@ -33,6 +33,7 @@ struct CaPod {
   std::vector<std::string> local_volumes;  // emptyDir and hostPath volume names
   bool mirror = false;                     // kubernetes.io/config.mirror
   bool daemon_set = false;                 // DaemonSet controller or the daemonset-pod annotation
+  std::optional<int64_t> created;          // metadata.creationTimestamp, Unix seconds
 
   const std::string* annotation(std::string_view key) const;
 };
@@ -79,6 +80,10 @@ struct Options {
   int64_t max_cores_total = 320000;                            // --cores-total max
   int64_t max_memory_total_gib = 6400000;                      // --memory-total max, GiB
   std::string gpu_label = "cloud.google.com/gke-accelerator";  // GCE's
+  // The time of the first loop, Unix seconds (the corpus option `now`). Pods
+  // are aged against it; without it a pod's age is unknown and it counts as
+  // new (the reference makes pods without a creationTimestamp a minute old).
+  std::optional<int64_t> now;
 };
 
 using Priorities = std::vector<std::pair<int64_t, std::vector<std::string>>>;
@@ -149,11 +154,23 @@ struct Estimate {
   std::vector<size_t> scheduled;  // indices into the input pods, in packing order
 };
 
-// BinpackingNodeEstimator: first-fit decreasing onto fresh copies of the
-// template; max sizes are not its business, but its limiter stops adding
-// nodes at --max-nodes-per-scaleup. `classes`, when given, is aligned with
-// `pods`: pods of one class differ only by name and share one PodPlan.
+// The estimator's limiter (estimator/threshold_based_limiter.go with the
+// thresholds core/autoscaler.go gives it): --max-nodes-per-scaleup, the
+// group's room (max size − target size, sng_capacity_threshold.go; similar
+// groups count only with --balance-similar-node-groups, off by default) and
+// the cluster's (--max-nodes-total − nodes incl. upcoming,
+// cluster_capacity_threshold.go), the smallest positive one; −1 when a
+// threshold leaves no room at all. kubernetes/autoscaler#5917 (CA 1.28) added
+// the last two: before, the estimate ignored the group's max size.
 inline constexpr int64_t kMaxNodesPerScaleUp = 1000;
+int64_t estimation_limit(int64_t max_size, int64_t target_size, int64_t max_nodes_total,
+                         int64_t current_nodes);
+
+// BinpackingNodeEstimator: first-fit decreasing onto fresh copies of the
+// template, at most `max_nodes` of them (−1: none). Once the limiter refuses
+// a node, the pods left still try the nodes already opened. `classes`, when
+// given, is aligned with `pods`: pods of one class differ only by name and
+// share one PodPlan.
 Result<Estimate> estimate(const NodeTemplate& t, const std::vector<const Pod*>& pods,
                           const Profile& profile, int64_t max_nodes = kMaxNodesPerScaleUp,
                           const std::vector<uint32_t>& classes = {});
@@ -249,8 +266,21 @@ struct DrainResult {
   size_t blocking_pod = 0;
 };
 
-// drain.GetPodsForDeletionOnNodeDrain with reference checks, then the budgets.
-DrainResult pods_to_move(const std::vector<const CaPod*>& pods, const AutoscaleScenario& s);
+// Disruptions each budget has left (aligned with AutoscaleScenario::pdbs), as
+// the scale-down planner's RemainingPdbTracker: a node found removable uses
+// one per pod it moves, for the candidates simulated after it.
+using RemainingPdbs = std::vector<int64_t>;
+RemainingPdbs initial_pdbs(const AutoscaleScenario& s);
+void remove_pods(const AutoscaleScenario& s, const std::vector<const Pod*>& moved,
+                 RemainingPdbs& remaining);
+
+// simulator.GetPodsToMove: every pod of the node through drainability.Rules
+// (rules.Default, in its order), the first blocking pod wins. Budgets are one
+// rule among them, checked per pod (kubernetes/autoscaler#6135). The
+// empty-candidates sorting asks without listers and budgets: `remaining`
+// nullptr (no budget at all) and `listers` false (no controller looked up).
+DrainResult pods_to_move(const std::vector<const CaPod*>& pods, const AutoscaleScenario& s,
+                         const RemainingPdbs* remaining, bool listers = true);
 
 struct Utilization {
   double cpu = 0;

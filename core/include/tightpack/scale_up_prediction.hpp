@@ -42,8 +42,9 @@ struct PoolGrowth {
   std::string pool;
   PoolSource source = PoolSource::kConfigured;
   int64_t nodes_added = 0;  // the increases of every loop that chose the pool
-  // The estimator's node counts summed over those loops: more than
-  // nodes_added when the increase was capped to the pool's max size.
+  // The estimator's node counts summed over those loops. The estimator stops
+  // at the pool's room, so this exceeds nodes_added only when
+  // --max-nodes-total or the cluster's resource limits cap the increase.
   int64_t estimated = 0;
   std::optional<int64_t> max_size;
   bool max_size_reached = false;        // the pool ends at its max size

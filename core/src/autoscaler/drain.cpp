@@ -1,6 +1,5 @@
-// Which pods a node drain would move, and what blocks it (utils/drain and
-// simulator.DetailedGetPodsForMove with reference checks): the rules in CA's
-// order, the first blocking pod wins.
+// Which pods a node drain would move, and what blocks it:
+// simulator/drainability/rules, in rules.Default's order.
 #include "tightpack/autoscaler.hpp"
 #include "tightpack/plugins/inter_pod_affinity.hpp"
 
@@ -42,6 +41,8 @@ bool known_controller(const std::string& kind) {
          kind == "StatefulSet";
 }
 
+constexpr int64_t kSystemPodDisruptionTimeout = 3600;  // seconds
+
 }  // namespace
 
 const char* drain_block_name(DrainBlock b) {
@@ -64,7 +65,23 @@ const char* drain_block_name(DrainBlock b) {
   return "";
 }
 
-DrainResult pods_to_move(const std::vector<const CaPod*>& pods, const AutoscaleScenario& s) {
+RemainingPdbs initial_pdbs(const AutoscaleScenario& s) {
+  RemainingPdbs out;
+  for (const PdbSpec& pdb : s.pdbs) out.push_back(pdb.disruptions_allowed);
+  return out;
+}
+
+void remove_pods(const AutoscaleScenario& s, const std::vector<const Pod*>& moved,
+                 RemainingPdbs& remaining) {
+  for (size_t b = 0; b < s.pdbs.size(); ++b) {
+    for (const Pod* pod : moved) {
+      if (pod->ns == s.pdbs[b].ns && selects(s.pdbs[b], *pod)) --remaining[b];
+    }
+  }
+}
+
+DrainResult pods_to_move(const std::vector<const CaPod*>& pods, const AutoscaleScenario& s,
+                         const RemainingPdbs* remaining, bool listers) {
   DrainResult r;
   auto block = [&](DrainBlock b, size_t i) {
     r.to_move.clear();
@@ -72,51 +89,68 @@ DrainResult pods_to_move(const std::vector<const CaPod*>& pods, const AutoscaleS
     r.blocking_pod = i;
     return r;
   };
+  // RemainingPdbTracker.MatchingPdbs: same namespace, selector matches.
+  auto has_pdb = [&](const Pod& pod) {
+    if (!remaining) return false;
+    for (const PdbSpec& pdb : s.pdbs) {
+      if (pod.ns == pdb.ns && selects(pdb, pod)) return true;
+    }
+    return false;
+  };
   for (size_t i = 0; i < pods.size(); ++i) {
     const CaPod& p = *pods[i];
+    // mirror: static pods are not evicted.
     if (p.mirror) continue;
     const std::string& kind = p.controller_kind;
-    // legacyCheckForReplicatedPods: ReplicationController first, then
-    // DaemonSet pods (by owner or annotation), then the other controllers.
-    // The lookup builds a string: only for the owners that need it.
-    auto listed = [&] {
-      return s.controllers.contains(kind + "/" + p.pod.ns + "/" + p.controller_name);
-    };
-    bool replicated = false;
-    if (kind != "ReplicationController" && p.daemon_set) {
-      if (kind == "DaemonSet" && !listed()) return block(DrainBlock::kControllerNotFound, i);
+    // replicacount (in the rules only while custom-controller pods block):
+    // the controller the pod names must be listed.
+    if (listers && s.options.skip_nodes_with_custom_controller_pods) {
+      auto listed = [&] {
+        return s.controllers.contains(kind + "/" + p.pod.ns + "/" + p.controller_name);
+      };
+      const bool looked_up = kind == "ReplicationController" ||
+                             (p.daemon_set ? kind == "DaemonSet" : known_controller(kind));
+      if (looked_up && !listed()) return block(DrainBlock::kControllerNotFound, i);
+    }
+    // daemonset: drained with the node, not moved.
+    if (p.daemon_set) continue;
+    // safetoevict, terminal: moved, no later rule asked.
+    const std::string* safe = p.annotation(kSafeToEvict);
+    if ((safe && *safe == "true") || p.pod.terminated()) {
+      r.to_move.push_back(i);
       continue;
     }
-    if (known_controller(kind)) {
-      if (!listed()) return block(DrainBlock::kControllerNotFound, i);
-      replicated = true;
-    } else if (!kind.empty() && !s.options.skip_nodes_with_custom_controller_pods) {
-      replicated = true;
+    // replicated
+    const bool replicated = s.options.skip_nodes_with_custom_controller_pods
+                                ? known_controller(kind)
+                                : !kind.empty();
+    if (!replicated) return block(DrainBlock::kNotReplicated, i);
+    // system: a kube-system pod without a budget blocks until it is older than
+    // --blocking-system-pod-distruption-timeout (1 h, kubernetes/autoscaler#7914).
+    if (s.options.skip_nodes_with_system_pods && p.pod.ns == "kube-system" &&
+        !has_pdb(p.pod)) {
+      if (p.created && s.options.now && *s.options.now > *p.created + kSystemPodDisruptionTimeout) {
+        r.to_move.push_back(i);
+        continue;
+      }
+      return block(DrainBlock::kUnmovableKubeSystemPod, i);
     }
-    const std::string* safe = p.annotation(kSafeToEvict);
-    if (!(safe && *safe == "true") && !p.pod.terminated()) {
-      if (!replicated) return block(DrainBlock::kNotReplicated, i);
-      if (p.pod.ns == "kube-system" && s.options.skip_nodes_with_system_pods) {
-        bool has_pdb = false;
-        for (const PdbSpec& pdb : s.pdbs)
-          has_pdb = has_pdb || (pdb.ns == "kube-system" && selects(pdb, p.pod));
-        if (!has_pdb) return block(DrainBlock::kUnmovableKubeSystemPod, i);
+    // notsafetoevict
+    if (safe && *safe == "false") return block(DrainBlock::kNotSafeToEvictAnnotation, i);
+    // localstorage
+    if (s.options.skip_nodes_with_local_storage && blocking_local_storage(p)) {
+      return block(DrainBlock::kLocalStorageRequested, i);
+    }
+    // pdb: any matching budget with no disruption left.
+    if (remaining) {
+      for (size_t b = 0; b < s.pdbs.size(); ++b) {
+        const PdbSpec& pdb = s.pdbs[b];
+        if (p.pod.ns == pdb.ns && selects(pdb, p.pod) && (*remaining)[b] < 1) {
+          return block(DrainBlock::kNotEnoughPdb, i);
+        }
       }
-      if (s.options.skip_nodes_with_local_storage && blocking_local_storage(p)) {
-        return block(DrainBlock::kLocalStorageRequested, i);
-      }
-      if (safe && *safe == "false") return block(DrainBlock::kNotSafeToEvictAnnotation, i);
     }
     r.to_move.push_back(i);
-  }
-  // checkPdbs: budgets in order, the pods of each.
-  for (const PdbSpec& pdb : s.pdbs) {
-    for (size_t i : r.to_move) {
-      const Pod& pod = pods[i]->pod;
-      if (pod.ns == pdb.ns && selects(pdb, pod) && pdb.disruptions_allowed < 1) {
-        return block(DrainBlock::kNotEnoughPdb, i);
-      }
-    }
   }
   return r;
 }

@@ -4,6 +4,7 @@
 #include <numeric>
 #include <optional>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "plans.hpp"
 #include "tightpack/autoscaler.hpp"
@@ -37,10 +38,15 @@ double nodes_by_requests(const Node& n, const std::vector<const Pod*>& pods) {
 }
 
 // First fit decreasing onto `count` copies of the template, opened one by
-// one; `ran_out` when a pod needed a copy beyond them.
+// one. When a pod needs a copy beyond them: with `final` unset, `ran_out` and
+// stop (the caller retries with more copies); with `final` set the limiter has
+// refused the node, and as BinpackingNodeEstimator then gives up on the rest
+// of that pod's equivalence group and lets later groups try only the nodes
+// already opened (tryToScheduleOnExistingNodes, stopping a group at its first
+// pod that fits none).
 Result<Estimate> pack(const NodeTemplate& t, const std::vector<const Pod*>& pods,
                       const std::vector<size_t>& order, const std::vector<uint32_t>& classes,
-                      const Profile& profile, size_t count, bool& ran_out) {
+                      const Profile& profile, size_t count, bool final, bool& ran_out) {
   Estimate e;
   std::vector<Node> nodes;
   std::vector<Pod> node_pods;
@@ -63,10 +69,13 @@ Result<Estimate> pack(const NodeTemplate& t, const std::vector<const Pod*>& pods
   // later pod of its class: each class resumes its first-fit scan where the
   // last one stopped.
   std::unordered_map<uint32_t, NodeIndex> first_candidate;
+  std::unordered_set<uint32_t> given_up;  // classes no longer tried, once the limiter refused
+  bool refused = false;
   NodeIndex opened = 0;
   for (size_t idx : order) {
     const Pod& pod = *pods[idx];
     const uint32_t cls = classes.empty() ? kOwnClass : classes[idx];
+    if (refused && cls != kOwnClass && given_up.contains(cls)) continue;
     auto found = plans.get(pod, cls);
     if (!found) return found.error();
     const PodPlan* plan = *found;
@@ -78,12 +87,21 @@ Result<Estimate> pack(const NodeTemplate& t, const std::vector<const Pod*>& pods
         at = n;
     }
     from = at.value_or(opened);
+    if (!at && refused) {
+      given_up.insert(cls);
+      continue;
+    }
     if (!at) {
       // An empty last node that did not take the pod means a fresh one won't.
       if (opened > 0 && !has_pods[opened - 1]) continue;
       if (opened >= c.size()) {  // the limiter refuses another node
-        ran_out = true;
-        break;
+        if (!final) {
+          ran_out = true;
+          break;
+        }
+        refused = true;
+        given_up.insert(cls);
+        continue;
       }
       NodeIndex n = opened++;
       if (plan->in_prefilter_set(n) && !plan->prefilter_conflict() && plan->filter(c, n).ok())
@@ -137,9 +155,28 @@ Result<Estimate> estimate(const NodeTemplate& t, const std::vector<const Pod*>& 
   }
   for (size_t batch = std::min(capacity, first);; batch = std::min(capacity, 2 * batch)) {
     bool ran_out = false;
-    auto e = pack(t, pods, order, classes, profile, batch, ran_out);
-    if (!e || !ran_out || batch == capacity) return e;
+    auto e = pack(t, pods, order, classes, profile, batch, batch == capacity, ran_out);
+    if (!e || !ran_out) return e;
   }
+}
+
+int64_t estimation_limit(int64_t max_size, int64_t target_size, int64_t max_nodes_total,
+                         int64_t current_nodes) {
+  // getMinLimit: a negative threshold wins, zero means none, else the smallest.
+  auto min_limit = [](int64_t base, int64_t next) -> int64_t {
+    if (base < 0 || next < 0) return -1;
+    if ((base == 0 || base > next) && next > 0) return next;
+    return base;
+  };
+  int64_t limit = min_limit(0, kMaxNodesPerScaleUp);
+  const int64_t room = max_size - target_size;
+  limit = min_limit(limit, room > 0 ? room : -1);
+  if (max_nodes_total != 0) {
+    limit = min_limit(limit, max_nodes_total < 0 || max_nodes_total <= current_nodes
+                                 ? -1
+                                 : max_nodes_total - current_nodes);
+  }
+  return limit;
 }
 
 }  // namespace tightpack::autoscaler

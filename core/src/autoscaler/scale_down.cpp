@@ -1,6 +1,11 @@
-// Scale-down's unneeded-node search (core/scaledown: eligibility, then
-// simulator.RemovalSimulator): each candidate on its own, its pods through
-// the drain rules and then onto the other nodes, first fit.
+// Scale-down's unneeded-node search (core/scaledown/planner): the candidates
+// in CA's order, eligibility first (scale-down disabled, utilization), then
+// each through simulator.RemovalSimulator, one after another: its pods through
+// the drainability rules, then onto the other nodes, first fit. A node found
+// removable stays removed for the candidates after it: it is no destination,
+// the pods it moved stay where they went, and they used up budget
+// disruptions (kubernetes/autoscaler#5976, #7219; CA 1.26 simulated each
+// candidate on its own).
 #include <algorithm>
 #include <optional>
 #include <unordered_map>
@@ -10,6 +15,7 @@
 #include "run.hpp"
 #include "tightpack/cluster.hpp"
 #include "tightpack/framework.hpp"
+#include "tightpack/go_sort.hpp"
 
 namespace tightpack::autoscaler {
 namespace {
@@ -41,19 +47,26 @@ class TrialPlacements {
     c_.place(n, std::move(pod));
     placed_.emplace_back(n, c_.pods_on(n).size() - 1);
   }
+  // The simulation persists (RemovalSimulator with canPersist): the
+  // placements stay when this goes.
+  void commit() { placed_.clear(); }
 
  private:
   Cluster& c_;
   std::vector<std::pair<NodeIndex, size_t>> placed_;
 };
 
-// findPlaceFor: every pod to move onto some other real node, first fit. The
-// index of the first pod that finds none, nullopt when all do. The cluster is
-// as before when it returns.
+// findPlaceFor: every pod to move onto some other real node still there,
+// first fit. The index of the first pod that finds none, nullopt when all do;
+// then, with `keep`, the placements stay and `where` gets each pod's node,
+// else the cluster is as before.
 Result<std::optional<size_t>> find_place(Cluster& c, NodeIndex removed,
+                                         const std::vector<uint8_t>& gone,
                                          const std::vector<const Pod*>& pods,
-                                         const Profile& profile) {
+                                         const Profile& profile, bool keep,
+                                         std::vector<NodeIndex>& where) {
   TrialPlacements trial(c);
+  where.clear();
   Pod moved;  // assigned, not constructed, per pod: its strings and vectors keep their storage
   for (size_t i = 0; i < pods.size(); ++i) {
     moved = *pods[i];
@@ -63,15 +76,22 @@ Result<std::optional<size_t>> find_place(Cluster& c, NodeIndex removed,
     std::optional<NodeIndex> at;
     if (!plan->prefilter_conflict()) {
       for (NodeIndex n = 0; n < c.size() && !at; ++n) {
-        if (n == removed || c.node(n).unschedulable) continue;
+        if (n == removed || gone[n] || c.node(n).unschedulable) continue;
         if (plan->in_prefilter_set(n) && plan->filter(c, n).ok()) at = n;
       }
     }
     if (!at) return std::optional<size_t>(i);
     trial.place(*at, plan->bound(moved.key()));
+    where.push_back(*at);
   }
+  if (keep) trial.commit();
   return std::optional<size_t>();
 }
+
+// planner.unneededNodesLimit in the first loop: --max-scale-down-parallelism
+// (10) nodes plus as many again; later loops allow more, and the engine
+// judges scale-down once, after the last loop.
+constexpr size_t kFirstLoopUnneededLimit = 20;
 
 }  // namespace
 
@@ -119,20 +139,35 @@ Result<ScaleDownRecord> run_scale_down(const AutoscaleScenario& s,
   if (!cluster) return cluster.error();
   const auto group_of = group_index(s);
 
+  // PreFilteringScaleDownNodeProcessor: nodes of no group, or of a group at
+  // its min size, are no candidates.
+  std::vector<size_t> candidates;
   for (size_t i = 0; i < s.nodes.size(); ++i) {
-    const CaNode& node = s.nodes[i];
-    const std::string& name = node.node.name;
+    const std::string& name = s.nodes[i].node.name;
     auto in_group = group_of.find(name);
     if (in_group == group_of.end()) {
       r.blocked[name] = "NotAutoscaled";
-      continue;
-    }
-    const size_t g = in_group->second;
-    const NodeGroupSpec* group = &s.groups[g];
-    if (run.target_sizes[g] <= group->min_size) {
+    } else if (run.target_sizes[in_group->second] <= s.groups[in_group->second].min_size) {
       r.blocked[name] = "NodeGroupMinSizeReached";
-      continue;
+    } else {
+      candidates.push_back(i);
     }
+  }
+  // ScaleDownCandidatesSortingProcessor: empty nodes first (nothing to move
+  // under the drainability rules without listers or budgets), by Go's
+  // sort.Sort, which is not stable.
+  std::vector<uint8_t> empty(s.nodes.size(), 0);
+  for (size_t i : candidates) {
+    DrainResult d = pods_to_move(on[i], s, nullptr, false);
+    empty[i] = d.block == DrainBlock::kNone && d.to_move.empty();
+  }
+  go_sort(candidates, [&](size_t a, size_t b) { return empty[a] && !empty[b]; });
+
+  // Eligibility for every candidate first, on the cluster as it is.
+  std::vector<size_t> eligible;
+  for (size_t i : candidates) {
+    const CaNode& node = s.nodes[i];
+    const std::string& name = node.node.name;
     if (node.scale_down_disabled) {
       r.blocked[name] = "ScaleDownDisabledAnnotation";
       continue;
@@ -143,25 +178,42 @@ Result<ScaleDownRecord> run_scale_down(const AutoscaleScenario& s,
     r.utilization[name] = u;
     const double threshold = u.gpu_node ? s.options.scale_down_gpu_utilization_threshold
                                         : s.options.scale_down_utilization_threshold;
-    if (u.value >= threshold) {
+    // Strictly above: kubernetes/autoscaler#8975 made a node exactly at the
+    // threshold underutilized (CA 1.26 compared with >=).
+    if (u.value > threshold) {
       r.blocked[name] = "NotUnderutilized";
       continue;
     }
-    DrainResult d = pods_to_move(on[i], s);
+    eligible.push_back(i);
+  }
+
+  RemainingPdbs remaining = initial_pdbs(s);
+  std::vector<uint8_t> gone(s.nodes.size(), 0);
+  std::vector<NodeIndex> where;
+  for (size_t i : eligible) {
+    if (run.loops == 1 && r.unneeded.size() >= kFirstLoopUnneededLimit) break;
+    const std::string& name = s.nodes[i].node.name;
+    // Copied: a pod this node took from an earlier removed node joins on[i].
+    const std::vector<const CaPod*> node_pods = on[i];
+    DrainResult d = pods_to_move(node_pods, s, &remaining);
     if (d.block != DrainBlock::kNone) {
       r.blocked[name] = std::string("BlockedByPod/") + drain_block_name(d.block);
-      r.blocking_pods[name] = on[i][d.blocking_pod]->pod.key();
+      r.blocking_pods[name] = node_pods[d.blocking_pod]->pod.key();
       continue;
     }
     std::vector<const Pod*> moving;
-    for (size_t k : d.to_move) moving.push_back(&on[i][k]->pod);
-    auto unplaced = find_place(*cluster, static_cast<NodeIndex>(i), moving, profile);
+    for (size_t k : d.to_move) moving.push_back(&node_pods[k]->pod);
+    auto unplaced = find_place(*cluster, static_cast<NodeIndex>(i), gone, moving, profile,
+                               true, where);
     if (!unplaced) return unplaced.error();
     if (*unplaced) {
       r.blocked[name] = "NoPlaceToMovePods";
       r.unplaceable_pods[name] = moving[**unplaced]->key();
       continue;
     }
+    gone[i] = 1;
+    for (size_t k = 0; k < d.to_move.size(); ++k) on[where[k]].push_back(node_pods[d.to_move[k]]);
+    remove_pods(s, moving, remaining);
     r.unneeded.push_back(name);
     r.pods_to_move[name] = moving.size();
     if (moving.empty()) r.empty.push_back(name);

@@ -10,6 +10,7 @@
 #include "run.hpp"
 #include "tightpack/cluster.hpp"
 #include "tightpack/framework.hpp"
+#include "tightpack/go_sort.hpp"
 
 namespace tightpack::autoscaler {
 namespace {
@@ -48,16 +49,18 @@ Result<Snapshot> snapshot(const AutoscaleScenario& s, const std::vector<NodeTemp
   return Snapshot{std::move(*c), real};
 }
 
-// Pending pods in the order CA packs them: priority, highest first;
-// expendable pods (below the cutoff) are nobody's concern.
+// Pending pods in the order CA packs them: priority, highest first, by Go's
+// sort.Slice (filterOutSchedulableByPacking), which is not stable: above 12
+// pods, replicas of equal priority are not tried in listing order, and the
+// engine must name the same ones. Expendable pods (below the cutoff) are
+// nobody's concern.
 std::vector<const Pod*> pods_to_help(const AutoscaleScenario& s) {
   std::vector<const Pod*> out;
   for (const CaPod& p : s.pending) {
     if (p.pod.priority < s.options.expendable_pods_priority_cutoff) continue;
     out.push_back(&p.pod);
   }
-  std::stable_sort(out.begin(), out.end(),
-                   [](const Pod* a, const Pod* b) { return a->priority > b->priority; });
+  go_sort_slice(out, [](const Pod* a, const Pod* b) { return a->priority > b->priority; });
   return out;
 }
 
@@ -206,8 +209,10 @@ Result<LoopOptions> expansion_options(const AutoscaleScenario& s,
     if (verdict->passing.empty()) continue;
     std::vector<uint32_t> passing_classes;
     for (const Pod* p : verdict->passing) passing_classes.push_back(class_of(classes, p));
-    auto e =
-        estimate(templates[g], verdict->passing, profile, kMaxNodesPerScaleUp, passing_classes);
+    const int64_t limit =
+        estimation_limit(group.max_size, targets[g], s.options.max_nodes_total,
+                         static_cast<int64_t>(s.nodes.size()) + upcoming_count(s, targets));
+    auto e = estimate(templates[g], verdict->passing, profile, limit, passing_classes);
     if (!e) return e.error();
     if (e->node_count == 0 || e->scheduled.empty()) continue;
     ExpansionOption o{group.name, e->node_count, {}, &templates[g].node};

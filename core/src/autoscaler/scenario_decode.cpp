@@ -6,6 +6,7 @@
 #include "json_read.hpp"
 #include "tightpack/autoscaler.hpp"
 #include "tightpack/decode.hpp"
+#include "tightpack/timestamp.hpp"
 
 namespace tightpack::autoscaler {
 
@@ -77,6 +78,18 @@ Result<CaPod> decode_ca_pod(const json::value& v, const JsonPath& path) {
 Status decode_ca_pod_into(const json::value& v, const JsonPath& path, CaPod& p) {
   if (auto s = decode_pod_into(v, path, p.pod); !s) return s;
   read_ca_extras(v.get_object(), p);
+  // The drainability rule for kube-system pods measures their age from it.
+  if (const json::object* m = child(v.get_object(), "metadata")) {
+    if (const json::value* ct = member(*m, "creationTimestamp")) {
+      const JsonPath mp = path.field("metadata");
+      const JsonPath cp = mp.field("creationTimestamp");
+      if (!ct->is_string()) return type_error(cp, "an RFC 3339 time", *ct);
+      p.created = rfc3339_seconds(ct->get_string());
+      if (!p.created) {
+        return value_error(cp, "not an RFC 3339 time: \"" + std::string(ct->get_string()) + "\"");
+      }
+    }
+  }
   return Ok{};
 }
 
@@ -240,6 +253,14 @@ Fail read_options(const json::object& o, const JsonPath& path, Options& opt) {
                    opt.skip_nodes_with_custom_controller_pods));
   TP_TRY(read_int(o, "maxLoops", path, opt.max_loops));
   TP_TRY(read_string(o, "gpuLabel", path, opt.gpu_label));
+  if (const json::value* nv = member(o, "now")) {
+    if (!nv->is_string()) return type_error(path.field("now"), "an RFC 3339 time", *nv);
+    opt.now = rfc3339_seconds(nv->get_string());
+    if (!opt.now) {
+      return value_error(path.field("now"),
+                         "not an RFC 3339 time: \"" + std::string(nv->get_string()) + "\"");
+    }
+  }
   TP_TRY(read_int(o, "maxNodesTotal", path, opt.max_nodes_total));
   TP_TRY(read_int(o, "maxCoresTotal", path, opt.max_cores_total));
   TP_TRY(read_int(o, "maxMemoryTotal", path, opt.max_memory_total_gib));

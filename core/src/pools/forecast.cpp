@@ -263,10 +263,11 @@ Result<ScaleDownForecast> forecast_scale_down(const ClusterSnapshot& snapshot,
   }
   if (drained > 1) {
     f.notes.push_back(
-        "each node is judged on its own, as cluster-autoscaler does: the pods of the " +
+        "nodes are judged one after another, as cluster-autoscaler does: the pods of the " +
         std::to_string(drained) +
-        " removable nodes that are not empty may not all fit elsewhere at once; "
-        "cluster-autoscaler drains one such node at a time and judges the rest again");
+        " removable nodes that are not empty fit elsewhere all at once, each node's where "
+        "the ones before left room; cluster-autoscaler still drains them a few at a time "
+        "(--max-scale-down-parallelism) and judges again every loop");
   }
   if (snapshot.listed_kinds.empty() && snapshot.pdbs.empty()) {
     f.notes.push_back(
