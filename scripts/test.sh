@@ -6,7 +6,8 @@
 # control plane (etcd, kube-apiserver and kube-scheduler built from Go
 # modules) with `tightpack schedule` beside the real kube-scheduler on it, the
 # Helm chart and the image's root file system on it, differential
-# conformance against kube-scheduler's own framework (tests/conformance), and
+# conformance against kube-scheduler's own framework and cluster-autoscaler's
+# own loop (tests/conformance), and
 # the native suites again under AddressSanitizer + UBSan.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -51,9 +52,16 @@ deploy/test_image_root.sh || status=1
 echo "== build: kube-scheduler-reference (kube-scheduler v1.37.2's own framework; shares the control plane's Go build cache)"
 tests/conformance/reference/build.sh || { echo "build of kube-scheduler-reference failed"; exit 1; }
 echo "== test: the corpus' current answers are kube-scheduler v1.37.2's (tests/conformance/corpus-v1.37)"
-tests/conformance/record_corpus.sh --check || status=1
+tests/conformance/record_corpus.sh --check scheduler || status=1
 echo "== test: differential conformance, 1,000 fresh scenarios through kube-scheduler v1.37.2 and tightpack replay"
 tests/conformance/differential.sh --count 1000 --allow-known || status=1
+
+echo "== build: cluster-autoscaler-reference (cluster-autoscaler master's own loop on the Kubernetes v1.35 modules it pins; ~5 min cold)"
+tests/conformance/autoscaler-reference/build.sh || { echo "build of cluster-autoscaler-reference failed"; exit 1; }
+echo "== test: the autoscaler corpus' current answers are cluster-autoscaler master's (tests/conformance/corpus-ca-master)"
+tests/conformance/record_corpus.sh --check autoscaler || status=1
+echo "== test: differential conformance, 1,000 fresh pool scenarios through cluster-autoscaler master and tightpack autoscale"
+tests/conformance/differential_autoscale.sh --count 1000 --allow-known || status=1
 
 build asan
 echo "== test: asan"

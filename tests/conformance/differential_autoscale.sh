@@ -14,9 +14,9 @@
 # autoscale_judge.py compares what the corpus' compare.py compares and sorts
 # each disagreement: *random* (cluster-autoscaler itself answers differently
 # from run to run, and tightpack gives one of its answers), *known* (the
-# reference agrees with tightpack with cluster-autoscaler 1.26's behaviours put
-# back, --compat; tightpack follows 1.26, as the shared corpus does), or
-# *unexplained*. Unexplained ones are written to DIR
+# reference agrees with tightpack once pods go to the first node that fits
+# instead of CA's round-robin, --compat first-fit: the engine difference
+# docs/autoscaler.md lists), or *unexplained*. Unexplained ones are written to DIR
 # (build/conformance/disagreements-autoscale) as <id>.json, five of each
 # other class under DIR/<class>/: corpus lines that both programs replay
 # (`tightpack autoscale FILE`, `cluster-autoscaler-reference FILE`) and that
@@ -78,15 +78,14 @@ for seed in "$fixed" "$rotating"; do
   done
 done
 
-# The engine differences found so far (known-autoscale/), judged against the
-# reference with CA's changes since 1.26 put back (--compat all), as the
-# engine still follows 1.26: each scenario must still show its class; one that
+# The engine differences found so far (known-autoscale/*.json), judged
+# against the reference: each scenario must still show its class; one that
 # agrees now is reported resolved, and its file and its paragraph in
 # docs/autoscaler.md can go.
 for f in "$here"/known-autoscale/*.json; do
   [[ -e $f ]] || continue
   python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))))' "$f" >"$work/known.jsonl"
-  "$ref" --jsonl --compat all "$work/known.jsonl" >"$work/known.ref" || true
+  "$ref" --jsonl "$work/known.jsonl" >"$work/known.ref" || true
   "$tp" autoscale --jsonl "$work/known.jsonl" >"$work/known.tp" || true
   python3 - "$work/known.jsonl" "$work/known.tp" "$work/known.ref" "$here" <<'EOF' || failed=1
 import json, sys
@@ -113,7 +112,7 @@ for f in glob.glob(work + "/*.counts"):
 known = sum(tot["known"].values())
 disagree = tot["scenarios"] - tot["agree"]
 detail = ", ".join(f"{v} {k}" for k, v in sorted(tot["known"].items())) or "none"
-print(f"differential-autoscale: of the disagreements, {known} known cluster-autoscaler changes since 1.26 ({detail}), "
+print(f"differential-autoscale: of the disagreements, {known} known engine differences ({detail}), "
       f"{tot['random']} random in cluster-autoscaler, {tot['unexplained']} unexplained, {tot['failed']} failed")
 print(f"differential-autoscale: {tot['scenarios']} scenarios, {tot['agree']} agree, {disagree} disagree, in {secs} s")
 bad = tot["unexplained"] + tot["failed"] + (0 if allow_known else known + tot["random"])

@@ -29,7 +29,8 @@ import (
 )
 
 type compatSwitch struct {
-	what string
+	what   string
+	not126 bool // not one of 1.26's behaviours: left out of "all"
 }
 
 var compatSwitches = map[string]compatSwitch{
@@ -52,8 +53,10 @@ func parseCompat(s string) (compatSet, error) {
 	for _, name := range strings.Split(s, ",") {
 		name = strings.TrimSpace(name)
 		if name == "all" {
-			for k := range compatSwitches {
-				out[k] = true
+			for k, sw := range compatSwitches {
+				if !sw.not126 {
+					out[k] = true
+				}
 			}
 			continue
 		}

@@ -372,6 +372,10 @@ func prepare(s *scenario, now time.Time) (nodes []*apiv1.Node, podsAll []*apiv1.
 	// pods), young enough that --blocking-system-pod-distruption-timeout (1 h)
 	// does not yet let kube-system pods without a budget go.
 	old := metav1.NewTime(now.Add(-time.Minute))
+	shift := time.Duration(0)
+	if s.Options.now != nil {
+		shift = now.Sub(*s.Options.now)
+	}
 	for _, p0 := range s.Pods {
 		p := p0.DeepCopy()
 		if p.UID == "" {
@@ -379,6 +383,8 @@ func prepare(s *scenario, now time.Time) (nodes []*apiv1.Node, podsAll []*apiv1.
 		}
 		if p.CreationTimestamp.IsZero() {
 			p.CreationTimestamp = old
+		} else {
+			p.CreationTimestamp = metav1.NewTime(p.CreationTimestamp.Add(shift))
 		}
 		podsAll = append(podsAll, p)
 	}
@@ -528,7 +534,7 @@ func (h *harness) run(s *scenario) (map[string]any, int, time.Duration, error) {
 	caOpts := coreoptions.AutoscalerOptions{
 		AutoscalingOptions:     opts,
 		FrameworkHandle:        h.fwHandle,
-		ClusterSnapshot:        predicate.NewPredicateSnapshot(snapshotStore, h.fwHandle, opts.DynamicResourceAllocationEnabled, opts.PredicateParallelism, opts.CSINodeAwareSchedulingEnabled),
+		ClusterSnapshot:        h.compat.clusterSnapshot(predicate.NewPredicateSnapshot(snapshotStore, h.fwHandle, opts.DynamicResourceAllocationEnabled, opts.PredicateParallelism, opts.CSINodeAwareSchedulingEnabled), s),
 		KubeClient:             kubeClient,
 		InformerFactory:        h.informerFactory,
 		AutoscalingKubeClients: kubeClients,

@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
@@ -53,6 +54,10 @@ type scenarioOptions struct {
 	maxMemoryTotalGiB                 *int64
 	maxLoops                          int
 	gpuLabel                          string
+	// now dates the scenario: the time of the first loop, against which
+	// creationTimestamps are read. The reference runs at the real clock (CA
+	// reads it in places), so dated objects are shifted by real − now.
+	now *time.Time
 }
 
 type scenario struct {
@@ -611,8 +616,18 @@ func decodeOptions(raw json.RawMessage, p string, o *scenarioOptions) error {
 			if o.gpuLabel, err = asString(v, kp); err != nil {
 				return err
 			}
+		case "now":
+			text, err := asString(v, kp)
+			if err != nil {
+				return err
+			}
+			t, perr := time.Parse(time.RFC3339, text)
+			if perr != nil {
+				return ferr(kp, "not an RFC 3339 time: %q", text)
+			}
+			o.now = &t
 		default:
-			return ferr(kp, "unknown option (known: scaleDownUtilizationThreshold, scaleDownGpuUtilizationThreshold, expendablePodsPriorityCutoff, skipNodesWithSystemPods, skipNodesWithLocalStorage, skipNodesWithCustomControllerPods, maxNodesTotal, maxCoresTotal, maxMemoryTotal, maxLoops, gpuLabel)")
+			return ferr(kp, "unknown option (known: scaleDownUtilizationThreshold, scaleDownGpuUtilizationThreshold, expendablePodsPriorityCutoff, skipNodesWithSystemPods, skipNodesWithLocalStorage, skipNodesWithCustomControllerPods, maxNodesTotal, maxCoresTotal, maxMemoryTotal, maxLoops, gpuLabel, now)")
 		}
 	}
 	return nil
