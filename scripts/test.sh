@@ -55,6 +55,10 @@ echo "== test: the corpus' current answers are kube-scheduler v1.37.2's (tests/c
 tests/conformance/record_corpus.sh --check scheduler || status=1
 echo "== test: differential conformance, 1,000 fresh scenarios through kube-scheduler v1.37.2 and tightpack replay"
 tests/conformance/differential.sh --count 1000 --allow-known || status=1
+echo "== build: kube-scheduler-reference-v1.36.3 (the release zero-to-jupyterhub ships; its own module set)"
+tests/conformance/reference/build.sh --release v1.36.3 || { echo "build of kube-scheduler-reference-v1.36.3 failed"; exit 1; }
+echo "== test: differential conformance, 1,000 fresh scenarios through kube-scheduler v1.36.3 and tightpack replay"
+tests/conformance/differential.sh --count 1000 --release v1.36.3 --allow-known || status=1
 
 echo "== build: cluster-autoscaler-reference (cluster-autoscaler master's own loop on the Kubernetes v1.35 modules it pins; ~5 min cold)"
 tests/conformance/autoscaler-reference/build.sh || { echo "build of cluster-autoscaler-reference failed"; exit 1; }

@@ -78,8 +78,10 @@ Preemption evaluate_preemption(const PodPlan& plan, const Cluster& c, const Deci
       // A node is freed: the message names the node DefaultPreemption picks
       // (without disruption budgets, which the cluster does not keep; the
       // in-cluster scheduler re-words it after its own choice, which has them).
-      if (auto choice = select_preemption(plan, c, d, PreemptionFacts{})) {
-        p.message = preemption_success_message(c, *choice);
+      if (plan.profile().kube_minor >= 37) {
+        if (auto choice = select_preemption(plan, c, d, PreemptionFacts{})) {
+          p.message = preemption_success_message(c, *choice);
+        }
       }
       return p;
     }
@@ -105,9 +107,18 @@ std::string fit_error_message(const PodPlan& plan, const Cluster& c, const Decis
     }
     msg = nodes_available(d.num_all_nodes, counts);
   }
-  // The PostFilter text ends as DefaultPreemption words it: FitError.Error
-  // no longer adds a period of its own (kubernetes#123301, v1.30).
-  if (d.preemption && !d.preemption->message.empty()) msg += " preemption: " + d.preemption->message;
+  // The PostFilter plugins' messages, joined as RunPostFilterPlugins joins
+  // them; the text ends as the last plugin words it: FitError.Error no longer
+  // adds a period of its own (kubernetes#123301, v1.30). v1.36's
+  // DynamicResources adds a message of its own unless preemption succeeded
+  // (a PostFilter success ends the phase; kubernetes#140222 dropped it in v1.37).
+  std::vector<std::string> post;
+  const bool freed = d.preemption && d.preemption->helps;
+  if (plan.profile().kube_minor < 37 && plan.profile().dra_post_filter && !freed) {
+    post.push_back("no new claims to deallocate");
+  }
+  if (d.preemption && !d.preemption->message.empty()) post.push_back("preemption: " + d.preemption->message);
+  for (size_t i = 0; i < post.size(); ++i) msg += (i == 0 ? " " : ", ") + post[i];
   return msg;
 }
 

@@ -177,11 +177,12 @@ Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Po
   }
   if (!plan.first_fit_ && profile.score_weight(Plugin::ImageLocality) > 0) {
     auto images = plugins::pod_images(c, pod);
+    const size_t threshold_images = plugins::threshold_image_count(pod, profile.kube_minor);
     std::vector<int64_t> by_set(c.image_set_count(), -1);
     plan.image_score_.resize(n);
     for (NodeIndex i = 0; i < n; ++i) {
       int64_t& score = by_set[c.image_set(i)];
-      if (score < 0) score = plugins::image_locality_score(c, i, images);
+      if (score < 0) score = plugins::image_locality_score(c, i, images, threshold_images);
       plan.image_score_[i] = score;
     }
   }

@@ -458,6 +458,15 @@ Result<Profile> decode_profile(const json::object& o, const JsonPath& path, int3
       profile.scores.push_back({p, w});
     }
     profile.preemption = !post->names.empty();
+    // DynamicResources joins the default multi-point set (before
+    // DefaultPreemption) through its feature gate; the engine models only its
+    // PostFilter message, and a configuration can still disable it.
+    auto disabled_in = [](const PluginSet& set) {
+      return std::any_of(set.disabled.begin(), set.disabled.end(), [](const std::string& n) {
+        return n == "DynamicResources" || n == "*";
+      });
+    };
+    profile.dra_post_filter = !disabled_in(custom_multi) && !disabled_in(custom_post);
     if (const json::value* cv = member(o, "pluginConfig")) {
       const json::array* configs = nullptr;
       TP_TRY(as_array(*cv, path.field("pluginConfig"), configs));

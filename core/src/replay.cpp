@@ -94,7 +94,7 @@ Result<Profile> resolve_scenario_profile(const json::value& spec, const JsonPath
     TP_TRY(as_object(spec, path, o));
     for (const auto& kv : *o) {
       if (kv.key() != "name" && kv.key() != "scoringStrategy" && kv.key() != "scoreWeights" &&
-          kv.key() != "disabledScore" && kv.key() != "schedulerConfig") {
+          kv.key() != "disabledScore" && kv.key() != "schedulerConfig" && kv.key() != "release") {
         return value_error(path.field(kv.key()), "unknown field");
       }
     }
@@ -170,7 +170,21 @@ Result<Profile> resolve_scenario_profile(const json::value& spec, const JsonPath
   if (auto fail = run()) return *fail;
   auto decoded = decode_scheduler_configuration(config, path);
   if (!decoded) return decoded.error();
-  return std::move(decoded->profiles.front());
+  Profile profile = std::move(decoded->profiles.front());
+  // "release": the kube-scheduler whose wording to use (Profile::kube_minor).
+  if (const json::value* rv = spec.is_object() ? member(spec.get_object(), "release") : nullptr) {
+    const JsonPath rp = path.field("release");
+    if (!rv->is_string()) return type_error(rp, "a string", *rv);
+    if (rv->get_string() == "v1.37") {
+      profile.kube_minor = 37;
+    } else if (rv->get_string() == "v1.36") {
+      profile.kube_minor = 36;
+    } else {
+      return value_error(rp, "unknown kube-scheduler release " + quote_value(rv->get_string()) +
+                                 " (v1.37, v1.36)");
+    }
+  }
+  return profile;
 }
 
 Result<Scenario> decode_scenario(const json::value& doc) {

@@ -25,8 +25,8 @@ Pod pod_with_images(std::vector<std::string> images) {
   return p;
 }
 
-int64_t score_on(const Cluster& c, NodeIndex n, const Pod& p) {
-  return image_locality_score(c, n, pod_images(c, p));
+int64_t score_on(const Cluster& c, NodeIndex n, const Pod& p, int kube_minor = 37) {
+  return image_locality_score(c, n, pod_images(c, p), threshold_image_count(p, kube_minor));
 }
 
 TEST(ImageLocality, NormalizedImageName) {
@@ -107,7 +107,18 @@ TEST(ImageLocality, UnknownImages) {
   auto images = pod_images(c, p);
   ASSERT_EQ(images.size(), 1u);
   EXPECT_EQ(images[0], kNoStr);
-  EXPECT_EQ(image_locality_score(c, 0, images), 0);
+  EXPECT_EQ(image_locality_score(c, 0, images, 1), 0);
+}
+
+// An image volume adds to the sum in both releases; v1.37 also raises the
+// threshold by one image (kubernetes#138951), v1.36 does not.
+TEST(ImageLocality, ImageVolumesInTheThresholdSinceV137) {
+  Cluster c = build_cluster({node_with_images("a", {{{"app:v1"}, 500 * kMB}, {{"data:v1"}, 500 * kMB}})});
+  Pod p = pod_with_images({"app:v1"});
+  p.image_volumes = {"data:v1"};
+  // sum 1000 MB (one node of one: no spread scaling); thresholds 23 MB..2000 or ..1000 MB.
+  EXPECT_EQ(score_on(c, 0, p, 37), 100 * (1000 - 23) / (2000 - 23));
+  EXPECT_EQ(score_on(c, 0, p, 36), 100);
 }
 
 TEST(ImageLocality, InitContainerImagesAreCounted) {

@@ -254,5 +254,45 @@ TEST(ReplayText, PreemptionMessageHonoursVictimsStartTimes) {
             "b, preempting 1 victims");
 }
 
+// "release": "v1.36" words FailedScheduling as the kube-scheduler
+// zero-to-jupyterhub ships: DynamicResources' PostFilter adds "no new claims
+// to deallocate" (kubernetes#140222 dropped it in v1.37), and when preemption
+// frees a node there is no PostFilter text (kubernetes#140180 added it).
+TEST(ReplayText, ReleaseV136WordsPostFilterAsV136) {
+  auto node = [](const char* name) {
+    return std::string(R"({"metadata": {"name": ")") + name +
+           R"("}, "status": {"allocatable": {"cpu": "1", "memory": "1Gi", "pods": "110"}}})";
+  };
+  const std::string busy = R"({"metadata": {"name": "low"}, "spec": {"nodeName": "a", "priority": 0,
+      "containers": [{"name": "c", "resources": {"requests": {"cpu": "800m"}}}]}, "status": {"phase": "Running"}})";
+  auto scenario = [&](const char* profile, int priority) {
+    return std::string(R"({"profile": )") + profile + R"(, "nodes": [)" + node("a") + R"(], "pods": [)" + busy +
+           R"(], "incoming": [{"metadata": {"name": "p"}, "spec": {"priority": )" + std::to_string(priority) +
+           R"(, "containers": [{"name": "c", "resources": {"requests": {"cpu": "500m"}}}]}}]})";
+  };
+  auto message = [&](const char* profile, int priority) {
+    return json::value_to<std::string>(replay(scenario(profile, priority)).at("results").at(0).at("message"));
+  };
+  const char* v136 = R"({"name": "default", "release": "v1.36"})";
+  EXPECT_EQ(message(v136, 0),
+            "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: 0/1 nodes are "
+            "available: 1 No preemption victims found for incoming pod.");
+  EXPECT_EQ(message(v136, 10), "0/1 nodes are available: 1 Insufficient cpu.");
+  EXPECT_EQ(message(R"({"name": "default", "release": "v1.37"})", 0),
+            "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 No preemption "
+            "victims found for incoming pod.");
+  EXPECT_EQ(message("\"default\"", 10),
+            "0/1 nodes are available: 1 Insufficient cpu. preemption: found a potential placement for pod on node "
+            "a, preempting 1 victims");
+  // A profile that disables DynamicResources has no such text.
+  const char* no_dra = R"({"release": "v1.36", "schedulerConfig": {"apiVersion": "kubescheduler.config.k8s.io/v1",
+      "kind": "KubeSchedulerConfiguration", "profiles": [{"plugins": {"multiPoint": {"disabled": [{"name": "DynamicResources"}]}}}]}})";
+  EXPECT_EQ(message(no_dra, 0),
+            "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 No preemption "
+            "victims found for incoming pod.");
+  EXPECT_EQ(replay_error(R"({"profile": {"name": "default", "release": "v1.35"}})"),
+            "$.profile.release: unknown kube-scheduler release \"v1.35\" (v1.37, v1.36)");
+}
+
 }  // namespace
 }  // namespace tightpack

@@ -80,6 +80,15 @@ struct Profile {
   std::vector<Plugin> filters;           // enabled Filter plugins, in run order
   std::vector<ScorePluginEntry> scores;  // enabled Score plugins, in run order
   bool preemption = true;                // DefaultPreemption at PostFilter
+  // DynamicResources at PostFilter (kube-scheduler's defaults put it before
+  // DefaultPreemption while DynamicResourceAllocation is on, as by default).
+  bool dra_post_filter = true;
+  // The kube-scheduler minor release whose FailedScheduling wording the
+  // engine uses: 37 (v1.37, the default) or 36 (the release
+  // zero-to-jupyterhub ships), which adds DynamicResources' "no new claims to
+  // deallocate" (removed by kubernetes#140222) and has no message when
+  // preemption frees a node (added by kubernetes#140180).
+  int kube_minor = 37;
   FitArgs fit;
   std::vector<ResourceSpec> balanced_resources{{"cpu", 1}, {"memory", 1}};
   int32_t percentage_of_nodes_to_score = 0;  // 0: kube-scheduler's adaptive default

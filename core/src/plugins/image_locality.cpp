@@ -34,7 +34,13 @@ std::vector<StrId> pod_images(const Cluster& cluster, const Pod& pod) {
   return out;
 }
 
-int64_t image_locality_score(const Cluster& cluster, NodeIndex n, const std::vector<StrId>& images) {
+size_t threshold_image_count(const Pod& pod, int kube_minor) {
+  const size_t containers = pod.init_containers.size() + pod.containers.size();
+  return kube_minor >= 37 ? containers + pod.image_volumes.size() : containers;
+}
+
+int64_t image_locality_score(const Cluster& cluster, NodeIndex n, const std::vector<StrId>& images,
+                             size_t threshold_images) {
   const auto& held = cluster.images(n);
   const auto total_nodes = static_cast<double>(cluster.size());
   int64_t sum = 0;
@@ -47,7 +53,7 @@ int64_t image_locality_score(const Cluster& cluster, NodeIndex n, const std::vec
     // conversion result, then its wrapping sum, not UB.
     sum = go_add(sum, go_int64(static_cast<double>(state->size) * spread));
   }
-  int64_t max_threshold = kMaxContainerThreshold * static_cast<int64_t>(images.size());
+  int64_t max_threshold = kMaxContainerThreshold * static_cast<int64_t>(threshold_images);
   sum = std::clamp(sum, kMinThreshold, std::max(max_threshold, kMinThreshold));
   if (max_threshold <= kMinThreshold) return 0;
   return kMaxNodeScore * (sum - kMinThreshold) / (max_threshold - kMinThreshold);

@@ -549,6 +549,9 @@ def main(argv):
     ap.add_argument("--big", type=int, help="one large scenario of this many nodes (timing)")
     ap.add_argument("--incoming", type=int, default=100, help="with --big: incoming pods")
     ap.add_argument("--empty", action="store_true", help="with --big: no incoming pods (to time decoding alone)")
+    ap.add_argument("--release", help="the kube-scheduler release the scenarios are for (v1.36): "
+                                      "written into each profile, for the engine's wording and "
+                                      "the reference's check")
     ap.add_argument("-o", "--output")
     a = ap.parse_args(argv)
     out = open(a.output, "w") if a.output else sys.stdout
@@ -557,7 +560,12 @@ def main(argv):
         return 0
     lo, hi = (int(x) for x in a.nodes.split(":"))
     for i in range(a.start, a.start + a.count):
-        out.write(json.dumps(scenario(a.seed, i, lo, hi), separators=(",", ":")) + "\n")
+        s = scenario(a.seed, i, lo, hi)
+        if a.release:
+            p = s["scenario"]["profile"]
+            s["scenario"]["profile"] = dict(p, release=a.release) if isinstance(p, dict) else \
+                {"name": p, "release": a.release}
+        out.write(json.dumps(s, separators=(",", ":")) + "\n")
     return 0
 
 

@@ -1,15 +1,41 @@
 #!/usr/bin/env bash
-# Builds kube-scheduler-reference (kube-scheduler v1.37.2's framework run on
-# corpus scenarios, main.go) into build/conformance/. Go's build and module
-# caches live outside the clone (~/.cache/go-build, ~/go/pkg/mod) and are
-# shared with tests/controlplane/build.sh: the same module versions and flags,
-# so after the control plane is built this takes seconds.
+# Builds kube-scheduler-reference (kube-scheduler's own framework run on
+# corpus scenarios, main.go) into build/conformance/:
+#
+#   build.sh                     v1.37.2 (go.mod here), the release the engine follows
+#   build.sh --release v1.36.3   the release zero-to-jupyterhub ships, one minor behind
+#                                (v1.36.3/go.mod and go.sum; release_v136.go, tag kube136)
+#                                -> kube-scheduler-reference-v1.36.3
+#
+# Go's build and module caches live outside the clone (~/.cache/go-build,
+# ~/go/pkg/mod); v1.37.2 shares them with tests/controlplane/build.sh (the
+# same module versions and flags), so after the control plane is built it
+# takes seconds. v1.36.3 is its own module set: ~5 min of CPU cold.
 # Environment: GO_BUILD_FLAGS (e.g. "-p 1" on a busy machine).
 set -euo pipefail
 cd "$(dirname "$0")"
-out=../../../build/conformance
+out=$(cd ../../.. && pwd)/build/conformance
 mkdir -p "$out"
 start=$SECONDS
+release=
+if [[ ${1:-} == --release ]]; then release=${2:?--release needs a version}; fi
+if [[ -z $release ]]; then
+  # shellcheck disable=SC2086
+  GOFLAGS=-mod=mod go build -trimpath ${GO_BUILD_FLAGS:-} -o "$out/kube-scheduler-reference" .
+  echo "conformance: built kube-scheduler-reference in $((SECONDS - start)) s"
+  exit 0
+fi
+case $release in
+  v1.36.*) tag=kube136 ;;
+  *) echo "build.sh: no release $release (v1.36.3)" >&2; exit 2 ;;
+esac
+[[ -f $release/go.mod ]] || { echo "build.sh: no $release/go.mod" >&2; exit 2; }
+# The same sources with that release's module set, built in a folder of its own.
+src=$out/reference-$release
+rm -rf "$src"
+mkdir -p "$src"
+cp ./*.go "$src/"
+cp "$release/go.mod" "$release/go.sum" "$src/"
 # shellcheck disable=SC2086
-GOFLAGS=-mod=mod go build -trimpath ${GO_BUILD_FLAGS:-} -o "$out/kube-scheduler-reference" .
-echo "conformance: built kube-scheduler-reference in $((SECONDS - start)) s"
+(cd "$src" && GOFLAGS=-mod=mod go build -trimpath -tags "$tag" ${GO_BUILD_FLAGS:-} -o "$out/kube-scheduler-reference-$release" .)
+echo "conformance: built kube-scheduler-reference-$release in $((SECONDS - start)) s"

@@ -321,7 +321,8 @@ func (d *compatDRA) PostFilter(ctx context.Context, state fwk.CycleState, pod *v
 	r, s := d.DynamicResources.PostFilter(ctx, state, pod, m)
 	if s.Code() == fwk.Error {
 		d.c.mark("dra-postfilter")
-		return nil, fwk.NewStatus(fwk.Unschedulable)
+		// What it answers for a pod without claims whose state it wrote.
+		return nil, draNoClaims()
 	}
 	return r, s
 }

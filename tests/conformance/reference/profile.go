@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config/scheme"
@@ -155,6 +156,16 @@ func (r *runner) resolveProfile(spec json.RawMessage) (*resolvedProfile, error) 
 		for k := range o {
 			switch k {
 			case "name", "scoringStrategy", "scoreWeights", "disabledScore", "schedulerConfig":
+			case "release":
+				// The engine's wording switch (v1.37, v1.36): this program
+				// answers only for the release it was built from.
+				var rel string
+				if err := json.Unmarshal(o[k], &rel); err != nil {
+					return nil, fmt.Errorf("profile.release: a string")
+				}
+				if v := kubernetesVersion(); !strings.HasPrefix(v, rel+".") {
+					return nil, fmt.Errorf("profile.release: %q, but this reference is k8s.io/kubernetes %s", rel, v)
+				}
 			default:
 				return nil, fmt.Errorf("profile.%s: unknown field", k)
 			}

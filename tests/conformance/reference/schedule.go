@@ -34,7 +34,6 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/dynamicresources"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/names"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodevolumelimits"
-	"k8s.io/kubernetes/pkg/scheduler/framework/preemption"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
 	"k8s.io/kubernetes/pkg/scheduler/util/assumecache"
@@ -219,9 +218,7 @@ func registry(c *compatState) frameworkruntime.Registry {
 		}
 		if dp, ok := p.(*defaultpreemption.DefaultPreemption); ok {
 			if dp.Executor != nil {
-				dp.Executor.PreemptPod = func(context.Context, preemption.Candidate, preemption.ExecutorPreemptor, *v1.Pod, string) (bool, error) {
-					return false, nil
-				}
+				dp.Executor.PreemptPod = noEviction
 			}
 			if dp.Evaluator != nil {
 				dp.Evaluator.Interface = &deterministicTies{DefaultPreemption: dp}
@@ -256,7 +253,7 @@ func (r *runner) framework(ctx context.Context, rp *resolvedProfile) (*cachedFra
 			SliceInformer:            factory.Resource().V1().ResourceSlices(),
 		}
 		if opts.EnableDeviceTaintRules {
-			opts.TaintInformer = factory.Resource().V1().DeviceTaintRules()
+			setDeviceTaintInformers(&opts, factory)
 		}
 		tracker, err := resourceslicetracker.StartTracker(ctx, opts)
 		if err != nil {
@@ -266,20 +263,20 @@ func (r *runner) framework(ctx context.Context, rp *resolvedProfile) (*cachedFra
 	}
 	csiManager := nodevolumelimits.NewCSIManager(factory.Storage().V1().CSINodes().Lister())
 	snap := &swappableSnapshot{Snapshot: internalcache.NewEmptySnapshot()}
-	fw, err := frameworkruntime.NewFramework(ctx, registry(r.compat), rp.profile,
+	fwOptions := append([]frameworkruntime.Option{
 		frameworkruntime.WithClientSet(client),
 		frameworkruntime.WithInformerFactory(factory),
 		frameworkruntime.WithSharedDRAManager(draManager),
 		frameworkruntime.WithSharedCSIManager(csiManager),
 		frameworkruntime.WithSnapshotSharedLister(snap),
-		frameworkruntime.WithMutableSnapshotLister(snap),
 		frameworkruntime.WithParallelism(r.parallelism),
 		frameworkruntime.WithWaitingPods(frameworkruntime.NewWaitingPodsMap()),
 		frameworkruntime.WithPodsInPreBind(frameworkruntime.NewPodsInPreBindMap()),
 		frameworkruntime.WithPodNominator(nopNominator{}),
 		frameworkruntime.WithPodActivator(nopActivator{}),
 		frameworkruntime.WithEventRecorder(&events.FakeRecorder{}),
-	)
+	}, releaseFrameworkOptions(snap)...)
+	fw, err := frameworkruntime.NewFramework(ctx, registry(r.compat), rp.profile, fwOptions...)
 	if err != nil {
 		return nil, err
 	}
@@ -343,9 +340,7 @@ func (r *runner) run(ctx context.Context, index int, data []byte) (result *scena
 	defer cancel()
 	logger := klog.FromContext(ctx)
 
-	cache := internalcache.New(ctx, nil,
-		utilfeature.DefaultFeatureGate.Enabled(features.GenericWorkload),
-		utilfeature.DefaultFeatureGate.Enabled(features.CompositePodGroup))
+	cache := newSchedulerCache(ctx)
 	for _, n := range d.nodes {
 		cache.AddNode(logger, n)
 	}

@@ -17,6 +17,13 @@ std::string normalized_image_name(std::string_view image);
 // the cluster: kNoStr for an image no node holds.
 std::vector<StrId> pod_images(const Cluster& cluster, const Pod& pod);
 
-int64_t image_locality_score(const Cluster& cluster, NodeIndex n, const std::vector<StrId>& images);
+// `threshold_images`: how many images the maximum threshold counts. v1.37
+// counts every source (kubernetes#138951, fixing #138952); v1.36
+// counts the containers only, image volumes adding to the sum alone.
+int64_t image_locality_score(const Cluster& cluster, NodeIndex n, const std::vector<StrId>& images,
+                             size_t threshold_images);
+
+// The number of images the threshold counts for `pod` under `kube_minor`.
+size_t threshold_image_count(const Pod& pod, int kube_minor);
 
 }  // namespace tightpack::plugins

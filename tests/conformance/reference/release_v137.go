@@ -1,0 +1,43 @@
+//go:build !kube136
+
+package main
+
+// The few places where kube-scheduler's internal API changed between the two
+// pinned releases: this file for v1.37.2 (go.mod), release_v136.go for the
+// release zero-to-jupyterhub ships (build.sh --release v1.36.3, tag kube136).
+
+import (
+	"context"
+
+	v1 "k8s.io/api/core/v1"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/client-go/informers"
+	resourceslicetracker "k8s.io/dynamic-resource-allocation/resourceslice/tracker"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/features"
+	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
+	"k8s.io/kubernetes/pkg/scheduler/framework/preemption"
+	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+)
+
+// noEviction replaces DefaultPreemption's API calls: no victim is evicted.
+func noEviction(context.Context, preemption.Candidate, preemption.ExecutorPreemptor, *v1.Pod, string) (bool, error) {
+	return false, nil
+}
+
+func setDeviceTaintInformers(opts *resourceslicetracker.Options, factory informers.SharedInformerFactory) {
+	opts.TaintInformer = factory.Resource().V1().DeviceTaintRules()
+}
+
+func releaseFrameworkOptions(snap *swappableSnapshot) []frameworkruntime.Option {
+	return []frameworkruntime.Option{frameworkruntime.WithMutableSnapshotLister(snap)}
+}
+
+func newSchedulerCache(ctx context.Context) internalcache.Cache {
+	return internalcache.New(ctx, nil,
+		utilfeature.DefaultFeatureGate.Enabled(features.GenericWorkload),
+		utilfeature.DefaultFeatureGate.Enabled(features.CompositePodGroup))
+}
+
+// draNoClaims: DynamicResources' PostFilter for a pod without claims.
+func draNoClaims() *fwk.Status { return fwk.NewStatus(fwk.Unschedulable) }
