@@ -87,7 +87,14 @@ export interface PlaceRequest extends ExplainRequest {
 }
 
 export interface ForecastRequest {
+  /** Pods to take away first: a label selector in kubectl's syntax. */
   remove?: string;
+  /**
+   * When pods' ages are judged, RFC 3339 (`new Date().toISOString()`):
+   * kube-system pods without a disruption budget block only in their first
+   * hour. Without it ages are unknown and such pods block.
+   */
+  now?: string;
 }
 
 export interface Forecast {

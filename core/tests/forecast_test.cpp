@@ -107,7 +107,7 @@ ClusterSnapshot snapshot_of(const std::vector<json::object>& items) {
 }
 
 ScaleDownForecast forecast(const std::vector<json::object>& items, const PoolsConfig& config = {},
-                           const char* remove = nullptr) {
+                           const char* remove = nullptr, std::optional<int64_t> now = std::nullopt) {
   ClusterSnapshot s = snapshot_of(items);
   std::vector<Node> nodes;
   for (const auto& n : s.nodes) nodes.push_back(n.node);
@@ -118,7 +118,7 @@ ScaleDownForecast forecast(const std::vector<json::object>& items, const PoolsCo
     selector = parsed ? *parsed : LabelSelector{};
   }
   auto f = forecast_scale_down(s, resolve_pools(config, nodes), config,
-                               selector ? &*selector : nullptr);
+                               selector ? &*selector : nullptr, now);
   if (!f) {
     ADD_FAILURE() << f.error().what();
     return {};
@@ -407,6 +407,21 @@ TEST(Forecast, KubeSystemPodWithoutDisruptionBudgetBlocks) {
             "kube-system pod kube-system/kube-dns-1 without a PodDisruptionBudget");
   auto with = forecast({node("a", "core"), node("b", ""), dns, pdb("kube-system", "dns", 1)});
   EXPECT_TRUE(at(with, "a").removable) << at(with, "a").message;
+}
+
+// cluster-autoscaler#7914: a kube-system pod without a budget blocks only
+// during its first hour; without a time to judge at, its age is unknown.
+TEST(Forecast, KubeSystemPodOlderThanAnHourDoesNotBlock) {
+  json::object dns = labelled(replicated(pod("kube-system", "kube-dns-1", "a", "200m")), "app", "dns");
+  metadata(dns)["creationTimestamp"] = "2026-11-30T10:00:00Z";
+  // b is in no pool, so it stays as the place the pod moves to.
+  const std::vector<json::object> cluster = {node("a", "core"), node("b", ""), dns};
+  const int64_t created = 1796032800;  // 2026-11-30T10:00:00Z
+  EXPECT_EQ(at(forecast(cluster), "a").reason, "BlockedByPod/UnmovableKubeSystemPod");
+  EXPECT_EQ(at(forecast(cluster, {}, nullptr, created + 59 * 60), "a").reason,
+            "BlockedByPod/UnmovableKubeSystemPod");
+  auto later = forecast(cluster, {}, nullptr, created + 61 * 60);
+  EXPECT_TRUE(at(later, "a").removable) << at(later, "a").message;
 }
 
 TEST(Forecast, DisruptionBudgetWithNoDisruptionLeftBlocks) {

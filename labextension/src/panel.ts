@@ -403,7 +403,9 @@ export class TightpackPanel extends Widget {
   private runForecast(): void {
     if (!this.cluster) return;
     const remove = this.forecastInput.value.trim();
-    const r = this.cluster.forecast(remove ? { remove } : {});
+    // cluster-autoscaler lets kube-system pods go an hour after their creation.
+    const now = new Date().toISOString();
+    const r = this.cluster.forecast(remove ? { remove, now } : { now });
     this.forecast.replaceChildren();
     if (!r.ok) {
       this.forecast.append(el('p', 'tp-error', r.error));

@@ -32,7 +32,7 @@ constexpr const char* kUsageText = R"(tightpack — Kubernetes-exact placement e
 Usage:
   tightpack replay [--jsonl] [FILE|-]
   tightpack autoscale [--jsonl] [FILE|-]
-  tightpack forecast --cluster FILE [--pools FILE] [--remove SELECTOR]
+  tightpack forecast --cluster FILE [--pools FILE] [--remove SELECTOR] [--now TIME]
                      [--output table|json]
   tightpack predict --cluster FILE --pod FILE --replicas N [--config FILE]
                     [--scheduler-name NAME] [--pools FILE] [--output table|json]

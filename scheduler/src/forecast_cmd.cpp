@@ -1,6 +1,7 @@
 #include "forecast_cmd.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <boost/json.hpp>
 #include <iostream>
 #include <map>
@@ -10,12 +11,14 @@
 #include "document_command.hpp"
 #include "tightpack/forecast.hpp"
 #include "tightpack/pools.hpp"
+#include "tightpack/timestamp.hpp"
 
 namespace tightpack::cli {
 namespace json = boost::json;
 
 const char* const kForecastHelp =
-    R"(Usage: tightpack forecast --cluster FILE [--pools FILE] [--remove SELECTOR] [--output table|json]
+    R"(Usage: tightpack forecast --cluster FILE [--pools FILE] [--remove SELECTOR] [--now TIME]
+                          [--output table|json]
 
 Which nodes cluster-autoscaler would remove (scale-down), and for every other
 node what keeps it, in cluster-autoscaler's reason names: utilization above
@@ -36,6 +39,8 @@ scale-down planner does.
   --remove SELECTOR    take the pods this label selector selects away first (a
                        user's workers leaving), in kubectl's syntax:
                        'dask.org/cluster-name=alice', 'app in (a,b)', '!k', 'k!=v'
+  --now TIME           the time to judge pods' ages at, RFC 3339 (default: now);
+                       kube-system pods without a budget stop blocking after an hour
   --output table|json  (default: table)
 
 Exit status: 0 forecast printed, 1 bad input, 2 bad usage.
@@ -50,7 +55,7 @@ struct ForecastArgs {
 
 // --name VALUE or --name=VALUE for the options that take one; --help.
 bool parse(const std::vector<std::string>& argv, ForecastArgs& a, std::string& error) {
-  static const char* const kWithValue[] = {"--cluster", "--pools", "--remove", "--output"};
+  static const char* const kWithValue[] = {"--cluster", "--pools", "--remove", "--output", "--now"};
   for (size_t i = 0; i < argv.size(); ++i) {
     const std::string& arg = argv[i];
     if (arg == "--help") {
@@ -181,6 +186,18 @@ int forecast(const std::vector<std::string>& argv, std::istream& in, std::ostrea
     err << "tightpack forecast: --output must be table or json, not " << quote_value(output) << "\n";
     return kUsage;
   }
+  int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
+                    std::chrono::system_clock::now().time_since_epoch())
+                    .count();
+  if (a.options.count("--now")) {
+    auto t = rfc3339_seconds(a.options["--now"]);
+    if (!t) {
+      err << "tightpack forecast: --now must be an RFC 3339 time such as 2026-11-30T12:00:00Z, not "
+          << quote_value(a.options["--now"]) << "\n";
+      return kUsage;
+    }
+    now = *t;
+  }
   std::optional<LabelSelector> remove;
   if (a.options.count("--remove")) {
     const std::string& text = a.options["--remove"];
@@ -223,7 +240,7 @@ int forecast(const std::vector<std::string>& argv, std::istream& in, std::ostrea
   nodes.reserve(snapshot->nodes.size());
   for (const autoscaler::CaNode& n : snapshot->nodes) nodes.push_back(n.node);
   const pools::ResolvedPools resolved = pools::resolve_pools(config, nodes);
-  auto f = pools::forecast_scale_down(*snapshot, resolved, config, remove ? &*remove : nullptr);
+  auto f = pools::forecast_scale_down(*snapshot, resolved, config, remove ? &*remove : nullptr, now);
   if (!f) {
     err << "tightpack forecast: " << a.options["--cluster"] << ": " << f.error().what() << "\n";
     return kInputError;

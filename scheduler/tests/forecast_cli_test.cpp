@@ -130,6 +130,11 @@ TEST(ForecastCli, UsageErrors) {
   CliRun output = run_cli({"forecast", "--cluster", kCluster, "--output", "yaml"});
   EXPECT_EQ(output.code, kUsage);
   EXPECT_TRUE(has(output.err, "--output must be table or json, not \"yaml\"")) << output.err;
+  CliRun now = run_cli({"forecast", "--cluster", kCluster, "--now", "yesterday"});
+  EXPECT_EQ(now.code, kUsage);
+  EXPECT_TRUE(has(now.err, "--now must be an RFC 3339 time such as 2026-11-30T12:00:00Z, not \"yesterday\""))
+      << now.err;
+  EXPECT_EQ(run_cli({"forecast", "--cluster", kCluster, "--now", "2026-11-30T12:00:00Z"}).code, kOk);
   EXPECT_EQ(run_cli({"forecast", "--cluster", "-", "--pools", "-"}).code, kUsage);
   EXPECT_EQ(run_cli({"forecast", "--cluster"}).code, kUsage);
 }

@@ -51,16 +51,18 @@ describe.each(cases)('%s', (_, podDoc, replicas, profile) => {
 describe.each([[null], ['app.kubernetes.io/component=worker'], ['hub.jupyter.org/username in (ana,bo)']])(
   'scale-down forecast removing %s',
   (remove) => {
+    // The native command reads the clock by default; both get the same time.
+    const now = '2026-11-30T12:00:00Z';
     test('wasm forecast() equals native forecast --output json', async () => {
       required(nativeTightpack, 'build it with `cmake --build --preset release` or set TIGHTPACK_NATIVE');
       const dir = mkdtempSync(path.join(tmpdir(), 'tightpack-agreement-'));
       writeFileSync(path.join(dir, 'pools.json'), JSON.stringify(inferAllPools));
       const native = spawnSync(nativeTightpack, ['forecast', '--cluster', clusterFile, '--pools',
-        path.join(dir, 'pools.json'), ...(remove ? ['--remove', remove] : []), '--output', 'json']);
+        path.join(dir, 'pools.json'), ...(remove ? ['--remove', remove] : []), '--now', now, '--output', 'json']);
       expect(native.stderr.toString()).toBe('');
       const engine = await loadEngine();
       const cluster = engine.loadCluster(readFileSync(clusterFile), { pools: inferAllPools }).value;
-      const wasm = cluster.forecast(remove ? { remove } : {});
+      const wasm = cluster.forecast(remove ? { remove, now } : { now });
       expect(wasm.ok).toBe(true);
       expect(wasm.value).toEqual(JSON.parse(native.stdout.toString()));
     });

@@ -183,6 +183,8 @@ describe('answers have the declared shapes', () => {
     expectShape(some, 'Forecast');
     expect(cluster.forecast({ remove: 'a in (b' }).error).toContain('remove');
     expect(cluster.forecast({ removed: 'x' }).error).toContain('unknown field');
+    expectShape(cluster.forecast({ now: '2026-11-30T12:00:00.123Z' }).value, 'Forecast');
+    expect(cluster.forecast({ now: 'yesterday' }).error).toContain('now: "yesterday" is not an RFC 3339 time');
   });
   test('ClusterSummary', () => expectShape(cluster.summary().value, 'ClusterSummary'));
   test('Result failures', () => {

@@ -64,14 +64,17 @@ struct ScaleDownForecast {
   std::vector<std::string> notes;          // what the user should know about the answer
 };
 
-// Runs cluster-autoscaler 1.26's scale-down rules on the snapshot, after
-// taking away the bound and pending pods `remove` selects (when given).
-// Pending pods are not part of the forecast (see docs/forecast.md). Errors
-// when a pod needs a scheduling feature the engine does not model.
+// Runs cluster-autoscaler's scale-down rules on the snapshot, after taking
+// away the bound and pending pods `remove` selects (when given), at time
+// `now` (Unix seconds; without it pods' ages are unknown and kube-system pods
+// without a budget block as young ones do). Pending pods are not part of the
+// forecast (see docs/forecast.md). Errors when a pod needs a scheduling
+// feature the engine does not model.
 Result<ScaleDownForecast> forecast_scale_down(const ClusterSnapshot& snapshot,
                                               const ResolvedPools& pools,
                                               const PoolsConfig& config,
-                                              const LabelSelector* remove = nullptr);
+                                              const LabelSelector* remove = nullptr,
+                                              std::optional<int64_t> now = std::nullopt);
 
 // What a user can do about a blocker, by CA's reason name; empty when there
 // is nothing to do but wait (removable) or no advice.

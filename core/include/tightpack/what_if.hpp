@@ -86,9 +86,11 @@ class WhatIfCluster {
   // every score plugin's scores, encoded as `tightpack replay` encodes one.
   Result<boost::json::object> explain(const Pod& pod, const Profile& profile) const;
 
-  // cluster-autoscaler's scale-down after the pods `remove` selects (all
-  // pods when null) left: which nodes go and what keeps the others. Needs pools.
-  Result<pools::ScaleDownForecast> forecast(const LabelSelector* remove) const;
+  // cluster-autoscaler's scale-down after the pods `remove` selects (none
+  // when null) left, judging pods' ages at `now` (Unix seconds): which nodes
+  // go and what keeps the others. Needs pools.
+  Result<pools::ScaleDownForecast> forecast(const LabelSelector* remove,
+                                            std::optional<int64_t> now = std::nullopt) const;
 
   // Every node with its pool, taints and fill, for drawing the cluster.
   boost::json::object summary() const;
@@ -138,7 +140,8 @@ std::string loaded_text(const WhatIfCluster& cluster);
 std::string summary_text(const WhatIfCluster& cluster);
 std::string place_text(WhatIfCluster& cluster, std::string_view request_json);
 std::string explain_text(const WhatIfCluster& cluster, std::string_view request_json);
-// {"remove"?: "<label selector, kubectl syntax>"} -> the forecast's JSON
+// {"remove"?: "<label selector, kubectl syntax>", "now"?: "<RFC 3339>"} ->
+// the forecast's JSON
 // (what `tightpack forecast --output json` prints).
 std::string forecast_text(const WhatIfCluster& cluster, std::string_view request_json);
 std::string error_text(std::string_view message);

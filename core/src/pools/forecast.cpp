@@ -119,8 +119,8 @@ std::string_view blocker_fix(std::string_view reason) {
     return "the pod asked not to be evicted: wait for it to finish, or remove the annotation";
   }
   if (reason == "BlockedByPod/UnmovableKubeSystemPod") {
-    return "give the kube-system pod a PodDisruptionBudget, or run cluster-autoscaler with "
-           "--skip-nodes-with-system-pods=false";
+    return "wait until the pod is an hour old, give it a PodDisruptionBudget, or run "
+           "cluster-autoscaler with --skip-nodes-with-system-pods=false";
   }
   if (reason == "BlockedByPod/NotEnoughPdb") {
     return "wait until the budget allows a disruption, or relax its minAvailable/maxUnavailable";
@@ -131,12 +131,14 @@ std::string_view blocker_fix(std::string_view reason) {
 Result<ScaleDownForecast> forecast_scale_down(const ClusterSnapshot& snapshot,
                                               const ResolvedPools& pools,
                                               const PoolsConfig& config,
-                                              const LabelSelector* remove) {
+                                              const LabelSelector* remove,
+                                              std::optional<int64_t> now) {
   ScaleDownForecast f;
   f.unneeded_seconds = config.scale_down_unneeded_seconds;
   // The rules read the snapshot's pods where they are, less those removed.
   autoscaler::AutoscaleScenario s = autoscale_scenario_without_pods(snapshot, pools, config);
   s.scale_down = true;
+  s.options.now = now;
   s.pending.clear();
   std::vector<const CaPod*> bound;
   bound.reserve(snapshot.pods.size());

@@ -4,6 +4,7 @@
 
 #include "json_read.hpp"
 #include "tightpack/decode.hpp"
+#include "tightpack/timestamp.hpp"
 #include "tightpack/what_if.hpp"
 
 namespace tightpack {
@@ -124,7 +125,9 @@ std::string forecast_text(const WhatIfCluster& cluster, std::string_view request
   const json::object* o = nullptr;
   if (auto fail = as_object(*doc, root, o)) return error_text(fail->what());
   for (const auto& kv : *o) {
-    if (kv.key() != "remove") return error_text(value_error(root.field(kv.key()), "unknown field (remove)").what());
+    if (kv.key() != "remove" && kv.key() != "now") {
+      return error_text(value_error(root.field(kv.key()), "unknown field (remove, now)").what());
+    }
   }
   std::string remove_text;
   if (auto fail = read_string(*o, "remove", root, remove_text)) return error_text(fail->what());
@@ -134,7 +137,16 @@ std::string forecast_text(const WhatIfCluster& cluster, std::string_view request
     if (!parsed) return error_text(value_error(root.field("remove"), parsed.error().what()).what());
     remove = std::move(*parsed);
   }
-  auto forecast = cluster.forecast(remove ? &*remove : nullptr);
+  // The browser's clock comes in the request: the engine reads no clock, so
+  // both builds answer the same for the same request.
+  std::string now_text;
+  if (auto fail = read_string(*o, "now", root, now_text)) return error_text(fail->what());
+  std::optional<int64_t> now;
+  if (member(*o, "now")) {
+    now = rfc3339_seconds(now_text);
+    if (!now) return error_text(value_error(root.field("now"), json::serialize(json::value(now_text)) + " is not an RFC 3339 time").what());
+  }
+  auto forecast = cluster.forecast(remove ? &*remove : nullptr, now);
   if (!forecast) return error_text(forecast.error().what());
   return json::serialize(pools::forecast_json(*forecast));
 }

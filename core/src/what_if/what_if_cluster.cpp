@@ -141,9 +141,10 @@ Result<Placement> WhatIfCluster::place(const Pod& pod, int64_t replicas, const P
   return p;
 }
 
-Result<pools::ScaleDownForecast> WhatIfCluster::forecast(const LabelSelector* remove) const {
+Result<pools::ScaleDownForecast> WhatIfCluster::forecast(const LabelSelector* remove,
+                                                         std::optional<int64_t> now) const {
   if (!pools_) return Error{"pools", "a scale-down forecast needs node pools"};
-  return pools::forecast_scale_down(snapshot_, pools_->resolved, pools_->config, remove);
+  return pools::forecast_scale_down(snapshot_, pools_->resolved, pools_->config, remove, now);
 }
 
 Result<json::object> WhatIfCluster::explain(const Pod& pod, const Profile& profile) const {
