@@ -60,8 +60,9 @@ TEST(PredictPools, GpuWorkersFillTheT4PoolThenTheA100PoolAtSizeZero) {
   EXPECT_EQ(t4.at("nodesAdded").as_int64(), 1);
   EXPECT_EQ(t4.at("estimated").as_int64(), 1);
   EXPECT_TRUE(t4.at("maxSizeReached").as_bool());
-  // Which replica lands where is CA's first fit over the new nodes, pools by name.
-  EXPECT_EQ(t4.at("replicas").as_array(), (boost::json::array{"daskhub/gpu-worker-2"}));
+  // Which replica lands where is CA's round-robin over the new nodes, from
+  // where its last placement of the run left it.
+  EXPECT_EQ(t4.at("replicas").as_array(), (boost::json::array{"daskhub/gpu-worker-1"}));
   EXPECT_EQ(t4.at("readyInSeconds").as_int64(), 600);
   EXPECT_FALSE(t4.at("templateFromConfiguration").as_bool());
   EXPECT_DOUBLE_EQ(t4.at("addedPricePerHour").as_double(), 0.73);
@@ -71,7 +72,7 @@ TEST(PredictPools, GpuWorkersFillTheT4PoolThenTheA100PoolAtSizeZero) {
   EXPECT_EQ(a100.at("nodesAdded").as_int64(), 2);
   EXPECT_EQ(a100.at("loops").as_array(), (boost::json::array{2}));
   EXPECT_EQ(a100.at("replicas").as_array(),
-            (boost::json::array{"daskhub/gpu-worker-0", "daskhub/gpu-worker-1"}));
+            (boost::json::array{"daskhub/gpu-worker-0", "daskhub/gpu-worker-2"}));
   EXPECT_EQ(a100.at("readyInSeconds").as_int64(), 12 * 60 + 10);
   EXPECT_TRUE(a100.at("templateFromConfiguration").as_bool());
   EXPECT_DOUBLE_EQ(a100.at("addedPricePerHour").as_double(), 2 * 3.67);

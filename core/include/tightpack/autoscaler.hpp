@@ -166,8 +166,9 @@ inline constexpr int64_t kMaxNodesPerScaleUp = 1000;
 int64_t estimation_limit(int64_t max_size, int64_t target_size, int64_t max_nodes_total,
                          int64_t current_nodes);
 
-// BinpackingNodeEstimator: first-fit decreasing onto fresh copies of the
-// template, at most `max_nodes` of them (−1: none). Once the limiter refuses
+// BinpackingNodeEstimator: largest pods first onto fresh copies of the
+// template, round-robin over the copies opened (from a fresh start: no other
+// placement came before), at most `max_nodes` of them (−1: none). Once the limiter refuses
 // a node, the pods left still try the nodes already opened. `classes`, when
 // given, is aligned with `pods`: pods of one class differ only by name and
 // share one PodPlan.

@@ -113,13 +113,8 @@ json::value encode(const RunRecord& run) {
 
 json::value run_autoscale(const AutoscaleScenario& s) {
   const Profile profile = default_profile();
-  auto run = run_scale_up(s, profile);
+  auto run = run_scale_up(s, profile);  // its loops run the planner too
   if (!run) return json::object{{"error", run.error().what()}};
-  if (s.scale_down) {
-    auto down = run_scale_down(s, profile, *run);
-    if (!down) return json::object{{"error", down.error().what()}};
-    run->scale_down = std::move(*down);
-  }
   return encode(*run);
 }
 

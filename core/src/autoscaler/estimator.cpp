@@ -1,12 +1,14 @@
 // BinpackingNodeEstimator (estimator/binpacking_estimator.go): how many new
-// nodes of a group the pending pods need, first-fit decreasing.
+// nodes of a group the pending pods need, first-fit decreasing with CA's
+// round-robin over the nodes opened.
 #include <algorithm>
 #include <numeric>
 #include <optional>
 #include <unordered_map>
-#include <unordered_set>
 
+#include "ca_state.hpp"
 #include "plans.hpp"
+#include "run.hpp"
 #include "tightpack/autoscaler.hpp"
 #include "tightpack/cluster.hpp"
 #include "tightpack/framework.hpp"
@@ -37,16 +39,22 @@ double nodes_by_requests(const Node& n, const std::vector<const Pod*>& pods) {
   return need;
 }
 
-// First fit decreasing onto `count` copies of the template, opened one by
-// one. When a pod needs a copy beyond them: with `final` unset, `ran_out` and
-// stop (the caller retries with more copies); with `final` set the limiter has
-// refused the node, and as BinpackingNodeEstimator then gives up on the rest
-// of that pod's equivalence group and lets later groups try only the nodes
-// already opened (tryToScheduleOnExistingNodes, stopping a group at its first
-// pod that fits none).
+// BinpackingNodeEstimator.Estimate onto `count` copies of the template,
+// opened one by one, equivalence group by equivalence group (a run of pods of
+// one class in `order`; a pod of no class is a group of its own):
+// tryToScheduleOnExistingNodes places the group's pods on the nodes opened so
+// far, round-robin from the last match (`rr`; the snapshot lists `listed`
+// nodes before the new ones), until one fits none; tryToScheduleOnNewNodes
+// puts the rest on the last node opened, opening another when it is full. A
+// pod that an empty last node does not take ends the group, as does one a new
+// node does not take. When a pod needs a copy beyond `count`: with `final`
+// unset, `ran_out` and stop (the caller retries with more copies); with
+// `final` set the limiter has refused the node, and later groups only try the
+// nodes already opened.
 Result<Estimate> pack(const NodeTemplate& t, const std::vector<const Pod*>& pods,
                       const std::vector<size_t>& order, const std::vector<uint32_t>& classes,
-                      const Profile& profile, size_t count, bool final, bool& ran_out) {
+                      const Profile& profile, size_t count, bool final, NodeRoundRobin& rr,
+                      size_t listed, bool& ran_out) {
   Estimate e;
   std::vector<Node> nodes;
   std::vector<Pod> node_pods;
@@ -66,46 +74,70 @@ Result<Estimate> pack(const NodeTemplate& t, const std::vector<const Pod*>& pods
   Plans plans(c, profile);
   std::vector<uint8_t> has_pods(c.size(), 0);
   // Nodes only gain pods here, so a node that rejected a pod rejects every
-  // later pod of its class: each class resumes its first-fit scan where the
-  // last one stopped.
-  std::unordered_map<uint32_t, NodeIndex> first_candidate;
-  std::unordered_set<uint32_t> given_up;  // classes no longer tried, once the limiter refused
-  bool refused = false;
+  // later pod of its class.
+  std::unordered_map<uint32_t, std::vector<uint8_t>> rejects;
+  bool refused = false;  // newNodesAvailable is false
   NodeIndex opened = 0;
+  enum class Step { kExisting, kNew, kDone } step = Step::kDone;
+  std::optional<uint32_t> group;
   for (size_t idx : order) {
     const Pod& pod = *pods[idx];
     const uint32_t cls = classes.empty() ? kOwnClass : classes[idx];
-    if (refused && cls != kOwnClass && given_up.contains(cls)) continue;
+    if (!group || *group != cls || cls == kOwnClass) {
+      group = cls;
+      step = Step::kExisting;
+    }
+    if (step == Step::kDone) continue;
     auto found = plans.get(pod, cls);
     if (!found) return found.error();
     const PodPlan* plan = *found;
-    NodeIndex& from = first_candidate[cls];
-    if (cls == kOwnClass) from = 0;
-    std::optional<NodeIndex> at;
-    for (NodeIndex n = from; n < opened && !at; ++n) {
+    std::vector<uint8_t>& rejected = rejects[cls];
+    if (cls == kOwnClass) rejected.clear();
+    rejected.resize(c.size(), 0);
+    auto fits = [&](NodeIndex n) {
+      if (rejected[n]) return false;
       if (plan->in_prefilter_set(n) && !plan->prefilter_conflict() && plan->filter(c, n).ok())
-        at = n;
+        return true;
+      rejected[n] = 1;
+      return false;
+    };
+    std::optional<NodeIndex> at;
+    if (step == Step::kExisting) {
+      if (!plan->prefilter_conflict() && opened > 0) {
+        const size_t list = listed + opened;
+        const size_t from = rr.start(list);
+        for (size_t i = 0; i < list && !at; ++i) {
+          const size_t position = (from + i) % list;
+          if (position < listed) continue;
+          if (fits(static_cast<NodeIndex>(position - listed))) {
+            at = static_cast<NodeIndex>(position - listed);
+            rr.matched(position);
+          }
+        }
+      }
+      if (!at) step = refused ? Step::kDone : Step::kNew;
     }
-    from = at.value_or(opened);
-    if (!at && refused) {
-      given_up.insert(cls);
-      continue;
-    }
-    if (!at) {
-      // An empty last node that did not take the pod means a fresh one won't.
-      if (opened > 0 && !has_pods[opened - 1]) continue;
-      if (opened >= c.size()) {  // the limiter refuses another node
+    if (!at && step == Step::kNew) {
+      if (opened > 0 && fits(opened - 1)) {
+        at = opened - 1;
+      } else if (opened > 0 && !has_pods[opened - 1]) {
+        // An empty last node that did not take the pod means a fresh one won't.
+        step = Step::kDone;
+      } else if (opened >= c.size()) {  // the limiter refuses another node
         if (!final) {
           ran_out = true;
           break;
         }
         refused = true;
-        given_up.insert(cls);
-        continue;
+        step = Step::kDone;
+      } else {
+        const NodeIndex n = opened++;
+        if (fits(n)) {
+          at = n;
+        } else {
+          step = Step::kDone;
+        }
       }
-      NodeIndex n = opened++;
-      if (plan->in_prefilter_set(n) && !plan->prefilter_conflict() && plan->filter(c, n).ok())
-        at = n;
     }
     if (!at) continue;
     c.place(*at, plan->bound(pod.key()));
@@ -133,6 +165,14 @@ double estimator_score(const Pod& pod, const Node& template_node) {
 Result<Estimate> estimate(const NodeTemplate& t, const std::vector<const Pod*>& pods,
                           const Profile& profile, int64_t max_nodes,
                           const std::vector<uint32_t>& classes) {
+  NodeRoundRobin fresh;
+  return estimate_in_snapshot(t, pods, profile, max_nodes, classes, fresh, 0);
+}
+
+Result<Estimate> estimate_in_snapshot(const NodeTemplate& t, const std::vector<const Pod*>& pods,
+                                      const Profile& profile, int64_t max_nodes,
+                                      const std::vector<uint32_t>& classes, NodeRoundRobin& rr,
+                                      size_t listed) {
   if (pods.empty()) return Estimate{};
   std::vector<double> score(pods.size());
   for (size_t i = 0; i < pods.size(); ++i) score[i] = estimator_score(*pods[i], t.node);
@@ -155,8 +195,12 @@ Result<Estimate> estimate(const NodeTemplate& t, const std::vector<const Pod*>& 
   }
   for (size_t batch = std::min(capacity, first);; batch = std::min(capacity, 2 * batch)) {
     bool ran_out = false;
-    auto e = pack(t, pods, order, classes, profile, batch, batch == capacity, ran_out);
-    if (!e || !ran_out) return e;
+    NodeRoundRobin trial = rr;
+    auto e = pack(t, pods, order, classes, profile, batch, batch == capacity, trial, listed, ran_out);
+    if (!e || !ran_out) {
+      if (e) rr = trial;
+      return e;
+    }
   }
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "ca_state.hpp"
 #include "tightpack/autoscaler.hpp"
 #include "tightpack/profile.hpp"
 
@@ -66,10 +67,33 @@ struct RunRecord {
   std::vector<int64_t> target_sizes;      // per group, after the loops
   std::vector<PlacedPod> placed_pending;  // by the last loop
   std::optional<ScaleDownRecord> scale_down;
+  CaState state;  // as the last loop left it
 };
 
-// The scale-up loops; an error when a pod needs a feature the engine does not model.
+// The loops: filter-out-schedulable, scale-up and the scale-down planner in
+// each, as RunOnce runs them (the planner runs every loop, whether or not the
+// scenario asks for its answer: it moves CA's round-robin). `scale_down`
+// holds the last loop's planner when the scenario asks for it. An error when
+// a pod needs a feature the engine does not model.
 Result<RunRecord> run_scale_up(const AutoscaleScenario& s, const Profile& profile);
+
+// The estimator inside a loop: `rr` is the run's round-robin, which moves as
+// pods land on the nodes it opens, and `listed` the nodes the snapshot lists
+// before them (real and upcoming).
+Result<Estimate> estimate_in_snapshot(const NodeTemplate& t, const std::vector<const Pod*>& pods,
+                                      const Profile& profile, int64_t max_nodes,
+                                      const std::vector<uint32_t>& classes, NodeRoundRobin& rr,
+                                      size_t listed);
+
+// One loop's scale-down planner (UpdateClusterState) on the real nodes with
+// `bound` pods and the pending pods filter-out-schedulable `placed` there,
+// the groups at `targets`, `upcoming` upcoming nodes in the snapshot; `state`
+// carries the round-robin, hints and the planner's memory between loops.
+Result<ScaleDownRecord> plan_scale_down(const AutoscaleScenario& s,
+                                        const std::vector<const CaPod*>& bound,
+                                        const std::vector<PlacedPod>& placed,
+                                        const std::vector<int64_t>& targets, size_t upcoming,
+                                        int64_t loop, const Profile& profile, CaState& state);
 
 // A pending pod where filterOutSchedulable puts it once the groups have
 // reached `targets`: on a real node, or on an upcoming node of a group.
@@ -80,12 +104,15 @@ struct Landing {
 };
 
 // The first step of the loop after the last one: the pending pods CA helps,
-// first fit in priority order onto the real nodes and the nodes the groups
-// asked for. Pods that fit nowhere are left out.
+// in priority order onto the real nodes and the nodes the groups asked for,
+// from where `state` (the run's, copied) left CA's hints and round-robin.
+// Pods that fit nowhere are left out.
 Result<std::vector<Landing>> land_pending(const AutoscaleScenario& s, const Profile& profile,
-                                          const std::vector<int64_t>& targets);
+                                          const std::vector<int64_t>& targets, CaState state);
 
-// Unneeded nodes in the state the loops left.
+// One planner pass with nothing remembered, on the cluster as the scenario
+// gives it and the groups at `run.target_sizes`: what simulations over time
+// and the forecast ask (run_scale_up's own planner runs inside its loops).
 Result<ScaleDownRecord> run_scale_down(const AutoscaleScenario& s, const Profile& profile,
                                        const RunRecord& run);
 // The same with the bound pods held by the caller, in place of `s.pods`

@@ -1,17 +1,22 @@
-// Scale-down's unneeded-node search (core/scaledown/planner): the candidates
-// in CA's order, eligibility first (scale-down disabled, utilization), then
-// each through simulator.RemovalSimulator, one after another: its pods through
-// the drainability rules, then onto the other nodes, first fit. A node found
-// removable stays removed for the candidates after it: it is no destination,
-// the pods it moved stay where they went, and they used up budget
-// disruptions (kubernetes/autoscaler#5976, #7219; CA 1.26 simulated each
-// candidate on its own).
+// Scale-down's unneeded-node search (core/scaledown/planner), one loop's
+// UpdateClusterState: the candidates in CA's order (empty nodes first, then
+// those the last loop found unneeded), eligibility first (scale-down
+// disabled, utilization; nodes found unremovable in an earlier loop are not
+// checked again), then each through simulator.RemovalSimulator, one after
+// another: its pods through the drainability rules, then onto the other
+// nodes, each first on the node its hint names, else round-robin from CA's
+// last match. A node found removable stays removed for the candidates after
+// it: it is no destination and leaves the node list, the pods it moved stay
+// where they went, and they used up budget disruptions
+// (kubernetes/autoscaler#5976, #7219; CA 1.26 simulated each candidate on its
+// own).
 #include <algorithm>
 #include <optional>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "ca_state.hpp"
 #include "run.hpp"
 #include "tightpack/cluster.hpp"
 #include "tightpack/framework.hpp"
@@ -56,14 +61,39 @@ class TrialPlacements {
   std::vector<std::pair<NodeIndex, size_t>> placed_;
 };
 
+// The snapshot's node list as the planner's fork has it: the real nodes not
+// removed, in order (a candidate under simulation stays, as the tainted ghost
+// CA puts in its place), then `upcoming` upcoming nodes, which take no pod.
+class NodeList {
+ public:
+  NodeList(size_t real, size_t upcoming) : upcoming_(upcoming) {
+    alive_.reserve(real);
+    for (size_t i = 0; i < real; ++i) alive_.push_back(static_cast<NodeIndex>(i));
+  }
+  size_t size() const { return alive_.size() + upcoming_; }
+  // The real node at `position`, nullopt for an upcoming one.
+  std::optional<NodeIndex> at(size_t position) const {
+    if (position < alive_.size()) return alive_[position];
+    return std::nullopt;
+  }
+  void remove(NodeIndex n) { std::erase(alive_, n); }
+
+ private:
+  std::vector<NodeIndex> alive_;
+  size_t upcoming_;
+};
+
 // findPlaceFor: every pod to move onto some other real node still there,
-// first fit. The index of the first pod that finds none, nullopt when all do;
-// then, with `keep`, the placements stay and `where` gets each pod's node,
-// else the cluster is as before.
+// each first on its hinted node, else round-robin; stops at the first pod
+// that finds none (breakOnFailure). Its index, nullopt when all fit; then,
+// with `keep`, the placements stay and `where` gets each pod's node, else the
+// cluster is as before. Hints and the round-robin move either way: they live
+// outside the snapshot CA forks.
 Result<std::optional<size_t>> find_place(Cluster& c, NodeIndex removed,
-                                         const std::vector<uint8_t>& gone,
+                                         const std::vector<uint8_t>& gone, const NodeList& list,
                                          const std::vector<const Pod*>& pods,
-                                         const Profile& profile, bool keep,
+                                         const std::vector<PodHints::Key>& hint_keys,
+                                         const Profile& profile, bool keep, CaState& state,
                                          std::vector<NodeIndex>& where) {
   TrialPlacements trial(c);
   where.clear();
@@ -73,14 +103,24 @@ Result<std::optional<size_t>> find_place(Cluster& c, NodeIndex removed,
     moved.node_name.clear();
     auto plan = PodPlan::make(c, profile, moved, PodPlan::Use::kFirstFit);
     if (!plan) return plan.error();
+    auto acceptable = [&](NodeIndex n) { return n != removed && !gone[n]; };
+    auto fits = [&](NodeIndex n) { return plan->in_prefilter_set(n) && plan->filter(c, n).ok(); };
     std::optional<NodeIndex> at;
     if (!plan->prefilter_conflict()) {
-      for (NodeIndex n = 0; n < c.size() && !at; ++n) {
-        if (n == removed || gone[n] || c.node(n).unschedulable) continue;
-        if (plan->in_prefilter_set(n) && plan->filter(c, n).ok()) at = n;
+      if (const std::optional<NodeIndex> hint = state.removal_hints.get(hint_keys[i])) {
+        if (*hint < c.size() && acceptable(*hint) && fits(*hint)) at = *hint;
+      }
+      const size_t from = state.round_robin.start(list.size());
+      for (size_t k = 0; k < list.size() && !at; ++k) {
+        const size_t position = (from + k) % list.size();
+        const std::optional<NodeIndex> n = list.at(position);
+        if (!n || !acceptable(*n) || c.node(*n).unschedulable || !fits(*n)) continue;
+        at = *n;
+        state.round_robin.matched(position);
       }
     }
     if (!at) return std::optional<size_t>(i);
+    state.removal_hints.set(hint_keys[i], *at);
     trial.place(*at, plan->bound(moved.key()));
     where.push_back(*at);
   }
@@ -88,10 +128,19 @@ Result<std::optional<size_t>> find_place(Cluster& c, NodeIndex removed,
   return std::optional<size_t>();
 }
 
-// planner.unneededNodesLimit in the first loop: --max-scale-down-parallelism
-// (10) nodes plus as many again; later loops allow more, and the engine
-// judges scale-down once, after the last loop.
-constexpr size_t kFirstLoopUnneededLimit = 20;
+// planner.unneededNodesLimit: --max-scale-down-parallelism (10) nodes plus
+// as many again, over the nodes the last loop found unneeded, capped by the
+// parallelism times --scale-down-unneeded-time (10 minutes) over the shortest
+// loop interval (10 s here), plus the parallelism; in the first loop the
+// interval is unknown and the cap is 20. Loop 0 is no loop of CA's but a
+// question about the cluster as it is (the forecast): no limit.
+size_t unneeded_limit(int64_t loop, size_t previous_unneeded) {
+  constexpr size_t kParallelism = 10;
+  if (loop <= 0) return SIZE_MAX;
+  const size_t limit = previous_unneeded + 2 * kParallelism;
+  const size_t cap = loop <= 1 ? 2 * kParallelism : kParallelism * (600 / 10) + kParallelism;
+  return std::min(limit, cap);
+}
 
 }  // namespace
 
@@ -106,19 +155,38 @@ Result<ScaleDownRecord> run_scale_down(const AutoscaleScenario& s, const Profile
 Result<ScaleDownRecord> run_scale_down(const AutoscaleScenario& s,
                                        const std::vector<const CaPod*>& bound,
                                        const Profile& profile, const RunRecord& run) {
+  CaState fresh;
+  return plan_scale_down(s, bound, run.placed_pending, run.target_sizes, 0, run.loops, profile,
+                         fresh);
+}
+
+Result<ScaleDownRecord> plan_scale_down(const AutoscaleScenario& s,
+                                        const std::vector<const CaPod*>& bound,
+                                        const std::vector<PlacedPod>& placed_pending,
+                                        const std::vector<int64_t>& targets, size_t upcoming,
+                                        int64_t loop, const Profile& profile, CaState& state) {
   ScaleDownRecord r;
-  r.loop = run.loops;
+  r.loop = loop;
   // The pending pods filter-out-schedulable packed onto real nodes stay in
-  // the snapshot scale-down reads: CA 1.26 does not revert that packing.
+  // the snapshot the planner reads.
   std::unordered_map<const Pod*, const CaPod*> pending_of;
   for (const CaPod& p : s.pending) pending_of[&p.pod] = &p;
   std::vector<CaPod> placed;
-  for (const PlacedPod& pp : run.placed_pending) {
+  std::vector<PodHints::Key> placed_keys;  // the scenario's pod of each copy
+  placed.reserve(placed_pending.size());
+  for (const PlacedPod& pp : placed_pending) {
     auto it = pending_of.find(pp.pod);
     if (it == pending_of.end()) continue;
     placed.push_back(*it->second);
     placed.back().pod.node_name = pp.node;
+    placed_keys.push_back(pp.pod);
   }
+  // A pod's hints follow the scenario's pod, not the copy placed here.
+  auto hint_key = [&](const CaPod* p) -> PodHints::Key {
+    if (!placed.empty() && p >= placed.data() && p < placed.data() + placed.size())
+      return placed_keys[static_cast<size_t>(p - placed.data())];
+    return &p->pod;
+  };
   std::vector<Node> nodes;
   std::vector<const Pod*> pods;
   for (const CaNode& n : s.nodes) nodes.push_back(n.node);
@@ -147,27 +215,41 @@ Result<ScaleDownRecord> run_scale_down(const AutoscaleScenario& s,
     auto in_group = group_of.find(name);
     if (in_group == group_of.end()) {
       r.blocked[name] = "NotAutoscaled";
-    } else if (run.target_sizes[in_group->second] <= s.groups[in_group->second].min_size) {
+    } else if (targets[in_group->second] <= s.groups[in_group->second].min_size) {
       r.blocked[name] = "NodeGroupMinSizeReached";
     } else {
       candidates.push_back(i);
     }
   }
   // ScaleDownCandidatesSortingProcessor: empty nodes first (nothing to move
-  // under the drainability rules without listers or budgets), by Go's
-  // sort.Sort, which is not stable.
+  // under the drainability rules without listers or budgets), then the nodes
+  // the last loop found unneeded, by Go's sort.Sort, which is not stable.
   std::vector<uint8_t> empty(s.nodes.size(), 0);
+  std::vector<uint8_t> previous(s.nodes.size(), 0);
   for (size_t i : candidates) {
     DrainResult d = pods_to_move(on[i], s, nullptr, false);
     empty[i] = d.block == DrainBlock::kNone && d.to_move.empty();
+    previous[i] = state.previous_unneeded.contains(s.nodes[i].node.name);
   }
-  go_sort(candidates, [&](size_t a, size_t b) { return empty[a] && !empty[b]; });
+  go_sort(candidates, [&](size_t a, size_t b) {
+    if (empty[a] != empty[b]) return empty[a] != 0;
+    return previous[a] && !previous[b];
+  });
 
   // Eligibility for every candidate first, on the cluster as it is.
   std::vector<size_t> eligible;
   for (size_t i : candidates) {
     const CaNode& node = s.nodes[i];
     const std::string& name = node.node.name;
+    if (auto earlier = state.unremovable.find(name); earlier != state.unremovable.end()) {
+      // RecentlyUnremovable, reported with what was found then.
+      const UnremovableRecord& u = earlier->second;
+      r.blocked[name] = u.reason;
+      if (u.blocking_pod) r.blocking_pods[name] = *u.blocking_pod;
+      if (u.unplaceable_pod) r.unplaceable_pods[name] = *u.unplaceable_pod;
+      if (u.utilization) r.utilization[name] = *u.utilization;
+      continue;
+    }
     if (node.scale_down_disabled) {
       r.blocked[name] = "ScaleDownDisabledAnnotation";
       continue;
@@ -189,35 +271,56 @@ Result<ScaleDownRecord> run_scale_down(const AutoscaleScenario& s,
 
   RemainingPdbs remaining = initial_pdbs(s);
   std::vector<uint8_t> gone(s.nodes.size(), 0);
+  NodeList list(s.nodes.size(), upcoming);
   std::vector<NodeIndex> where;
+  const size_t limit = unneeded_limit(loop, state.previous_unneeded.size());
+  auto unremovable = [&](const std::string& name) {
+    UnremovableRecord u{r.blocked[name], {}, {}, {}};
+    if (auto it = r.blocking_pods.find(name); it != r.blocking_pods.end()) u.blocking_pod = it->second;
+    if (auto it = r.unplaceable_pods.find(name); it != r.unplaceable_pods.end()) u.unplaceable_pod = it->second;
+    if (auto it = r.utilization.find(name); it != r.utilization.end()) u.utilization = it->second;
+    state.unremovable.emplace(name, std::move(u));
+  };
   for (size_t i : eligible) {
-    if (run.loops == 1 && r.unneeded.size() >= kFirstLoopUnneededLimit) break;
     const std::string& name = s.nodes[i].node.name;
+    if (r.unneeded.size() >= limit) {
+      r.blocked[name] = "NotUnneededOtherReason";  // not simulated this loop
+      continue;
+    }
     // Copied: a pod this node took from an earlier removed node joins on[i].
     const std::vector<const CaPod*> node_pods = on[i];
     DrainResult d = pods_to_move(node_pods, s, &remaining);
     if (d.block != DrainBlock::kNone) {
       r.blocked[name] = std::string("BlockedByPod/") + drain_block_name(d.block);
       r.blocking_pods[name] = node_pods[d.blocking_pod]->pod.key();
+      unremovable(name);
       continue;
     }
     std::vector<const Pod*> moving;
-    for (size_t k : d.to_move) moving.push_back(&node_pods[k]->pod);
-    auto unplaced = find_place(*cluster, static_cast<NodeIndex>(i), gone, moving, profile,
-                               true, where);
+    std::vector<PodHints::Key> keys;
+    for (size_t k : d.to_move) {
+      moving.push_back(&node_pods[k]->pod);
+      keys.push_back(hint_key(node_pods[k]));
+    }
+    auto unplaced = find_place(*cluster, static_cast<NodeIndex>(i), gone, list, moving, keys,
+                               profile, true, state, where);
     if (!unplaced) return unplaced.error();
     if (*unplaced) {
       r.blocked[name] = "NoPlaceToMovePods";
       r.unplaceable_pods[name] = moving[**unplaced]->key();
+      unremovable(name);
       continue;
     }
     gone[i] = 1;
+    list.remove(static_cast<NodeIndex>(i));
     for (size_t k = 0; k < d.to_move.size(); ++k) on[where[k]].push_back(node_pods[d.to_move[k]]);
     remove_pods(s, moving, remaining);
     r.unneeded.push_back(name);
     r.pods_to_move[name] = moving.size();
     if (moving.empty()) r.empty.push_back(name);
   }
+  state.previous_unneeded = std::set<std::string>(r.unneeded.begin(), r.unneeded.end());
+  state.removal_hints.drop_old();
   std::sort(r.unneeded.begin(), r.unneeded.end());
   std::sort(r.empty.begin(), r.empty.end());
   return r;

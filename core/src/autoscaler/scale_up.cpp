@@ -1,7 +1,7 @@
-// StaticAutoscaler.RunOnce's scale-up half, loop after loop: pods that fit
-// existing or upcoming nodes are dropped, the rest become one expansion
-// option per node group, the expanders choose one, and its increase is capped
-// to the group's max size. One group grows per loop.
+// StaticAutoscaler.RunOnce, loop after loop: pods that fit existing or
+// upcoming nodes are dropped, the rest become one expansion option per node
+// group, the expanders choose one, and its increase is capped to the group's
+// max size (one group grows per loop); then the scale-down planner.
 #include <algorithm>
 #include <numeric>
 #include <unordered_map>
@@ -132,18 +132,20 @@ void sort_by_group(std::vector<OptionRecord>& v) {
             [](const OptionRecord& a, const OptionRecord& b) { return a.group < b.group; });
 }
 
-// filterOutSchedulable: pending pods onto the snapshot's nodes, first fit in
-// priority order, each placement seen by the next. Returns the pods left;
-// `placed` gets the ones that landed on real nodes.
+// filterOutSchedulable: pending pods onto the snapshot's nodes in priority
+// order, each first on the node its hint names (where it went last loop),
+// else round-robin from CA's last match; each placement seen by the next.
+// Returns the pods left; `placed` gets the ones that landed on real nodes.
 Result<std::vector<const Pod*>> fit_existing(
     Snapshot& snap, const std::vector<const Pod*>& pending, const Profile& profile,
-    const ClassOf& classes, std::vector<PlacedPod>& placed, std::vector<std::string>* fitted,
+    const ClassOf& classes, CaState& state, std::vector<PlacedPod>& placed,
+    std::vector<std::string>* fitted,
     std::vector<std::pair<const Pod*, NodeIndex>>* landed = nullptr) {
   Cluster& c = snap.cluster;
   Plans plans(c, profile);
   // Nodes only gain pods here, so a node that rejected a pod rejects every
-  // later pod of its class: each class resumes its scan where the last stopped.
-  std::unordered_map<uint32_t, NodeIndex> first_candidate;
+  // later pod of its class.
+  std::unordered_map<uint32_t, std::vector<uint8_t>> rejects;
   std::vector<const Pod*> left;
   placed.clear();
   for (const Pod* p : pending) {
@@ -151,21 +153,36 @@ Result<std::vector<const Pod*>> fit_existing(
     auto found = plans.get(*p, cls);
     if (!found) return found.error();
     const PodPlan* plan = *found;
-    NodeIndex& from = first_candidate[cls];
-    if (cls == kOwnClass) from = 0;
+    std::vector<uint8_t>& rejected = rejects[cls];
+    if (cls == kOwnClass) rejected.clear();
+    rejected.resize(c.size(), 0);
+    auto fits = [&](NodeIndex n) {
+      if (rejected[n]) return false;
+      if (plan->in_prefilter_set(n) && plan->filter(c, n).ok()) return true;
+      rejected[n] = 1;
+      return false;
+    };
     std::optional<NodeIndex> at;
     if (!plan->prefilter_conflict()) {
-      for (NodeIndex n = from; n < c.size() && !at; ++n) {
+      // CA names a group's template afresh every loop (template-node-for-
+      // <group>-<random>), so a hint to an upcoming node names no node later.
+      if (const std::optional<NodeIndex> hint = state.pending_hints.get(p)) {
+        if (*hint < snap.real_nodes && fits(*hint)) at = *hint;
+      }
+      const size_t from = state.round_robin.start(c.size());
+      for (size_t i = 0; i < c.size() && !at; ++i) {
+        const NodeIndex n = static_cast<NodeIndex>((from + i) % c.size());
         // FitsAnyNodeMatching skips unschedulable nodes whatever the pod tolerates.
-        if (!c.node(n).unschedulable && plan->in_prefilter_set(n) && plan->filter(c, n).ok())
-          at = n;
+        if (c.node(n).unschedulable || !fits(n)) continue;
+        at = n;
+        state.round_robin.matched(n);
       }
     }
-    from = at.value_or(static_cast<NodeIndex>(c.size()));
     if (!at) {
       left.push_back(p);
       continue;
     }
+    if (*at < snap.real_nodes) state.pending_hints.set(p, *at);
     c.place(*at, plan->bound(p->key()));
     if (fitted) fitted->push_back(p->key());
     if (landed) landed->emplace_back(p, *at);
@@ -173,6 +190,7 @@ Result<std::vector<const Pod*>> fit_existing(
       placed.push_back(PlacedPod{p, c.name(*at)});
     }
   }
+  state.pending_hints.drop_old();
   return left;
 }
 
@@ -190,7 +208,8 @@ Result<LoopOptions> expansion_options(const AutoscaleScenario& s,
                                       const std::vector<int64_t>& targets,
                                       const std::vector<const Pod*>& left,
                                       const ResourcesLeft& resources, const Profile& profile,
-                                      const ClassOf& classes) {
+                                      const ClassOf& classes, NodeRoundRobin& rr,
+                                      size_t listed) {
   LoopOptions out;
   for (size_t g = 0; g < s.groups.size(); ++g) {
     const NodeGroupSpec& group = s.groups[g];
@@ -212,7 +231,8 @@ Result<LoopOptions> expansion_options(const AutoscaleScenario& s,
     const int64_t limit =
         estimation_limit(group.max_size, targets[g], s.options.max_nodes_total,
                          static_cast<int64_t>(s.nodes.size()) + upcoming_count(s, targets));
-    auto e = estimate(templates[g], verdict->passing, profile, limit, passing_classes);
+    auto e = estimate_in_snapshot(templates[g], verdict->passing, profile, limit,
+                                  passing_classes, rr, listed);
     if (!e) return e.error();
     if (e->node_count == 0 || e->scheduled.empty()) continue;
     ExpansionOption o{group.name, e->node_count, {}, &templates[g].node};
@@ -245,7 +265,7 @@ void record_unhelped(RunRecord& run, const std::vector<const Pod*>& left,
 }  // namespace
 
 Result<std::vector<Landing>> land_pending(const AutoscaleScenario& s, const Profile& profile,
-                                          const std::vector<int64_t>& targets) {
+                                          const std::vector<int64_t>& targets, CaState state) {
   std::vector<NodeTemplate> templates;
   for (const NodeGroupSpec& g : s.groups) templates.push_back(group_template(s, g));
   auto snap = snapshot(s, templates, targets);
@@ -259,7 +279,8 @@ Result<std::vector<Landing>> land_pending(const AutoscaleScenario& s, const Prof
   std::vector<PlacedPod> placed;
   std::vector<std::pair<const Pod*, NodeIndex>> landed;
   const std::vector<const Pod*> pending = pods_to_help(s);
-  auto left = fit_existing(*snap, pending, profile, class_map(pending), placed, nullptr, &landed);
+  auto left =
+      fit_existing(*snap, pending, profile, class_map(pending), state, placed, nullptr, &landed);
   if (!left) return left.error();
   std::vector<Landing> out;
   for (const auto& [pod, n] : landed) {
@@ -279,16 +300,30 @@ Result<RunRecord> run_scale_up(const AutoscaleScenario& s, const Profile& profil
   }
   const std::vector<const Pod*> pending = pods_to_help(s);
   const ClassOf classes = class_map(pending);
+  std::vector<const CaPod*> bound;
+  bound.reserve(s.pods.size());
+  for (const CaPod& p : s.pods) bound.push_back(&p);
   for (int64_t loop = 1; loop <= s.options.max_loops; ++loop) {
     run.loops = loop;
     auto snap = snapshot(s, templates, run.target_sizes);
     if (!snap) return snap.error();
-    auto left = fit_existing(*snap, pending, profile, classes, run.placed_pending,
+    auto left = fit_existing(*snap, pending, profile, classes, run.state, run.placed_pending,
                              loop == 1 ? &run.fits_existing : nullptr);
     if (!left) return left.error();
+    const size_t upcoming = snap->cluster.size() - snap->real_nodes;
+    // The loop's last step, after any scale-up: the planner, on the real
+    // nodes and the pending pods packed there, the groups at their new sizes.
+    auto plan = [&]() -> Status {
+      auto down = plan_scale_down(s, bound, run.placed_pending, run.target_sizes, upcoming, loop,
+                                  profile, run.state);
+      if (!down) return down.error();
+      if (s.scale_down) run.scale_down = std::move(*down);
+      return Ok{};
+    };
     if (left->empty()) {
       run.unhelped.clear();
       run.last_result = "ScaleUpNotNeeded";
+      if (auto st = plan(); !st) return st.error();
       break;
     }
 
@@ -298,8 +333,8 @@ Result<RunRecord> run_scale_up(const AutoscaleScenario& s, const Profile& profil
     const ResourcesLeft resources = resources_left(s, templates, run.target_sizes);
     LoopOptions lo;
     if (!at_max_nodes) {
-      auto found =
-          expansion_options(s, templates, run.target_sizes, *left, resources, profile, classes);
+      auto found = expansion_options(s, templates, run.target_sizes, *left, resources, profile,
+                                     classes, run.state.round_robin, snap->cluster.size());
       if (!found) return found.error();
       lo = std::move(*found);
     }
@@ -342,6 +377,7 @@ Result<RunRecord> run_scale_up(const AutoscaleScenario& s, const Profile& profil
       run.scale_ups.push_back(std::move(r));
     }
     record_unhelped(run, *left, helped, lo);
+    if (auto st = plan(); !st) return st.error();
     if (!choice) {
       run.last_result = "ScaleUpNoOptionsAvailable";
       break;

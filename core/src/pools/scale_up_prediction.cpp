@@ -279,7 +279,7 @@ Result<ScaleUpPrediction> predict_scale_up(const ClusterSnapshot& snapshot,
   auto run = autoscaler::run_scale_up(s, profile);
   if (!run) return run.error();
   out.loops = run->loops;
-  auto landed = autoscaler::land_pending(s, profile, run->target_sizes);
+  auto landed = autoscaler::land_pending(s, profile, run->target_sizes, run->state);
   if (!landed) return landed.error();
 
   // Pools in the order they first grow.
