@@ -113,7 +113,7 @@ json::value encode(const RunRecord& run) {
 
 json::value run_autoscale(const AutoscaleScenario& s) {
   const Profile profile = default_profile();
-  auto run = run_scale_up(s, profile);  // its loops run the planner too
+  auto run = run_loops(s, profile);  // its loops run the planner too
   if (!run) return json::object{{"error", run.error().what()}};
   return encode(*run);
 }

@@ -75,7 +75,7 @@ struct RunRecord {
 // scenario asks for its answer: it moves CA's round-robin). `scale_down`
 // holds the last loop's planner when the scenario asks for it. An error when
 // a pod needs a feature the engine does not model.
-Result<RunRecord> run_scale_up(const AutoscaleScenario& s, const Profile& profile);
+Result<RunRecord> run_loops(const AutoscaleScenario& s, const Profile& profile);
 
 // The estimator inside a loop: `rr` is the run's round-robin, which moves as
 // pods land on the nodes it opens, and `listed` the nodes the snapshot lists
@@ -112,7 +112,7 @@ Result<std::vector<Landing>> land_pending(const AutoscaleScenario& s, const Prof
 
 // One planner pass with nothing remembered, on the cluster as the scenario
 // gives it and the groups at `run.target_sizes`: what simulations over time
-// and the forecast ask (run_scale_up's own planner runs inside its loops).
+// and the forecast ask (run_loops's own planner runs inside its loops).
 Result<ScaleDownRecord> run_scale_down(const AutoscaleScenario& s, const Profile& profile,
                                        const RunRecord& run);
 // The same with the bound pods held by the caller, in place of `s.pods`

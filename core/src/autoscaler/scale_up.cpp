@@ -291,7 +291,7 @@ Result<std::vector<Landing>> land_pending(const AutoscaleScenario& s, const Prof
   return out;
 }
 
-Result<RunRecord> run_scale_up(const AutoscaleScenario& s, const Profile& profile) {
+Result<RunRecord> run_loops(const AutoscaleScenario& s, const Profile& profile) {
   RunRecord run;
   std::vector<NodeTemplate> templates;
   for (const NodeGroupSpec& g : s.groups) {

@@ -315,7 +315,7 @@ class Simulation {
     if (!pending_.empty()) {
       autoscaler::AutoscaleScenario sc = ca_scenario();
       for (const CaPod& p : pending_) sc.pending.push_back(p);
-      auto run = autoscaler::run_scale_up(sc, ca_profile);
+      auto run = autoscaler::run_loops(sc, ca_profile);
       if (!run) return run.error();
       for (size_t g = 0; g < sc.groups.size(); ++g) {
         const int64_t delta = run->target_sizes[g] - *sc.groups[g].target_size;

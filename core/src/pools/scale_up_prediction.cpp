@@ -276,7 +276,7 @@ Result<ScaleUpPrediction> predict_scale_up(const ClusterSnapshot& snapshot,
     mine.insert(s.pending.back().pod.key());
   }
 
-  auto run = autoscaler::run_scale_up(s, profile);
+  auto run = autoscaler::run_loops(s, profile);
   if (!run) return run.error();
   out.loops = run->loops;
   auto landed = autoscaler::land_pending(s, profile, run->target_sizes, run->state);
