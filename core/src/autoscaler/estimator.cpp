@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <numeric>
 #include <optional>
-#include <unordered_map>
 
 #include "ca_state.hpp"
 #include "plans.hpp"
@@ -73,9 +72,7 @@ Result<Estimate> pack(const NodeTemplate& t, const std::vector<const Pod*>& pods
   Cluster& c = *cluster;
   Plans plans(c, profile);
   std::vector<uint8_t> has_pods(c.size(), 0);
-  // Nodes only gain pods here, so a node that rejected a pod rejects every
-  // later pod of its class.
-  std::unordered_map<uint32_t, std::vector<uint8_t>> rejects;
+  ClassRejections rejections;
   bool refused = false;  // newNodesAvailable is false
   NodeIndex opened = 0;
   enum class Step { kExisting, kNew, kDone } step = Step::kDone;
@@ -91,16 +88,7 @@ Result<Estimate> pack(const NodeTemplate& t, const std::vector<const Pod*>& pods
     auto found = plans.get(pod, cls);
     if (!found) return found.error();
     const PodPlan* plan = *found;
-    std::vector<uint8_t>& rejected = rejects[cls];
-    if (cls == kOwnClass) rejected.clear();
-    rejected.resize(c.size(), 0);
-    auto fits = [&](NodeIndex n) {
-      if (rejected[n]) return false;
-      if (plan->in_prefilter_set(n) && !plan->prefilter_conflict() && plan->filter(c, n).ok())
-        return true;
-      rejected[n] = 1;
-      return false;
-    };
+    auto fits = [&](NodeIndex n) { return rejections.fits(cls, *plan, c, n); };
     std::optional<NodeIndex> at;
     if (step == Step::kExisting) {
       if (!plan->prefilter_conflict() && opened > 0) {

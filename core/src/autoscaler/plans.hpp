@@ -42,4 +42,26 @@ class Plans {
   std::optional<PodPlan> own_;
 };
 
+// Where nodes only gain pods (filter-out-schedulable, the estimator), a node
+// that rejected a pod rejects every later pod of its class: each such no is
+// asked once. Pods of no class are asked every time.
+class ClassRejections {
+ public:
+  // Whether `plan`, for a pod of class `cls`, passes node `n` of `c`.
+  bool fits(uint32_t cls, const PodPlan& plan, const Cluster& c, NodeIndex n) {
+    std::vector<uint8_t>* rejected = nullptr;
+    if (cls != kOwnClass) {
+      rejected = &rejected_[cls];
+      if (rejected->size() < c.size()) rejected->resize(c.size(), 0);
+      if ((*rejected)[n]) return false;
+    }
+    if (!plan.prefilter_conflict() && plan.in_prefilter_set(n) && plan.filter(c, n).ok()) return true;
+    if (rejected) (*rejected)[n] = 1;
+    return false;
+  }
+
+ private:
+  std::unordered_map<uint32_t, std::vector<uint8_t>> rejected_;
+};
+
 }  // namespace tightpack::autoscaler

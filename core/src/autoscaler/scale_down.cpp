@@ -25,6 +25,15 @@
 namespace tightpack::autoscaler {
 namespace {
 
+// What the planner reports for a node it does not remove, now or (CA's
+// RecentlyUnremovable) as found in an earlier loop.
+void report(ScaleDownRecord& r, const std::string& node, const UnremovableRecord& u) {
+  r.blocked[node] = u.reason;
+  if (u.blocking_pod) r.blocking_pods[node] = *u.blocking_pod;
+  if (u.unplaceable_pod) r.unplaceable_pods[node] = *u.unplaceable_pod;
+  if (u.utilization) r.utilization[node] = *u.utilization;
+}
+
 // Each node's group, the first that lists it, looked up once rather than by
 // a search of every group per node.
 std::unordered_map<std::string_view, size_t> group_index(const AutoscaleScenario& s) {
@@ -66,7 +75,7 @@ class TrialPlacements {
 // CA puts in its place), then `upcoming` upcoming nodes, which take no pod.
 class NodeList {
  public:
-  NodeList(size_t real, size_t upcoming) : upcoming_(upcoming) {
+  NodeList(size_t real, size_t upcoming) : removed_(real, 0), upcoming_(upcoming) {
     alive_.reserve(real);
     for (size_t i = 0; i < real; ++i) alive_.push_back(static_cast<NodeIndex>(i));
   }
@@ -76,10 +85,15 @@ class NodeList {
     if (position < alive_.size()) return alive_[position];
     return std::nullopt;
   }
-  void remove(NodeIndex n) { std::erase(alive_, n); }
+  bool removed(NodeIndex n) const { return removed_[n] != 0; }
+  void remove(NodeIndex n) {
+    removed_[n] = 1;
+    std::erase(alive_, n);
+  }
 
  private:
   std::vector<NodeIndex> alive_;
+  std::vector<uint8_t> removed_;
   size_t upcoming_;
 };
 
@@ -89,8 +103,7 @@ class NodeList {
 // with `keep`, the placements stay and `where` gets each pod's node, else the
 // cluster is as before. Hints and the round-robin move either way: they live
 // outside the snapshot CA forks.
-Result<std::optional<size_t>> find_place(Cluster& c, NodeIndex removed,
-                                         const std::vector<uint8_t>& gone, const NodeList& list,
+Result<std::optional<size_t>> find_place(Cluster& c, NodeIndex candidate, const NodeList& list,
                                          const std::vector<const Pod*>& pods,
                                          const std::vector<PodHints::Key>& hint_keys,
                                          const Profile& profile, bool keep, CaState& state,
@@ -103,7 +116,7 @@ Result<std::optional<size_t>> find_place(Cluster& c, NodeIndex removed,
     moved.node_name.clear();
     auto plan = PodPlan::make(c, profile, moved, PodPlan::Use::kFirstFit);
     if (!plan) return plan.error();
-    auto acceptable = [&](NodeIndex n) { return n != removed && !gone[n]; };
+    auto acceptable = [&](NodeIndex n) { return n != candidate && !list.removed(n); };
     auto fits = [&](NodeIndex n) { return plan->in_prefilter_set(n) && plan->filter(c, n).ok(); };
     std::optional<NodeIndex> at;
     if (!plan->prefilter_conflict()) {
@@ -242,12 +255,7 @@ Result<ScaleDownRecord> plan_scale_down(const AutoscaleScenario& s,
     const CaNode& node = s.nodes[i];
     const std::string& name = node.node.name;
     if (auto earlier = state.unremovable.find(name); earlier != state.unremovable.end()) {
-      // RecentlyUnremovable, reported with what was found then.
-      const UnremovableRecord& u = earlier->second;
-      r.blocked[name] = u.reason;
-      if (u.blocking_pod) r.blocking_pods[name] = *u.blocking_pod;
-      if (u.unplaceable_pod) r.unplaceable_pods[name] = *u.unplaceable_pod;
-      if (u.utilization) r.utilization[name] = *u.utilization;
+      report(r, name, earlier->second);  // RecentlyUnremovable: as found then
       continue;
     }
     if (node.scale_down_disabled) {
@@ -270,15 +278,13 @@ Result<ScaleDownRecord> plan_scale_down(const AutoscaleScenario& s,
   }
 
   RemainingPdbs remaining = initial_pdbs(s);
-  std::vector<uint8_t> gone(s.nodes.size(), 0);
   NodeList list(s.nodes.size(), upcoming);
   std::vector<NodeIndex> where;
   const size_t limit = unneeded_limit(loop, state.previous_unneeded.size());
-  auto unremovable = [&](const std::string& name) {
-    UnremovableRecord u{r.blocked[name], {}, {}, {}};
-    if (auto it = r.blocking_pods.find(name); it != r.blocking_pods.end()) u.blocking_pod = it->second;
-    if (auto it = r.unplaceable_pods.find(name); it != r.unplaceable_pods.end()) u.unplaceable_pod = it->second;
+  // Found unremovable by the simulation: not checked again in later loops.
+  auto unremovable = [&](const std::string& name, UnremovableRecord u) {
     if (auto it = r.utilization.find(name); it != r.utilization.end()) u.utilization = it->second;
+    report(r, name, u);
     state.unremovable.emplace(name, std::move(u));
   };
   for (size_t i : eligible) {
@@ -291,9 +297,8 @@ Result<ScaleDownRecord> plan_scale_down(const AutoscaleScenario& s,
     const std::vector<const CaPod*> node_pods = on[i];
     DrainResult d = pods_to_move(node_pods, s, &remaining);
     if (d.block != DrainBlock::kNone) {
-      r.blocked[name] = std::string("BlockedByPod/") + drain_block_name(d.block);
-      r.blocking_pods[name] = node_pods[d.blocking_pod]->pod.key();
-      unremovable(name);
+      unremovable(name, {std::string("BlockedByPod/") + drain_block_name(d.block),
+                         node_pods[d.blocking_pod]->pod.key(), std::nullopt, std::nullopt});
       continue;
     }
     std::vector<const Pod*> moving;
@@ -302,16 +307,13 @@ Result<ScaleDownRecord> plan_scale_down(const AutoscaleScenario& s,
       moving.push_back(&node_pods[k]->pod);
       keys.push_back(hint_key(node_pods[k]));
     }
-    auto unplaced = find_place(*cluster, static_cast<NodeIndex>(i), gone, list, moving, keys,
-                               profile, true, state, where);
+    auto unplaced = find_place(*cluster, static_cast<NodeIndex>(i), list, moving, keys, profile,
+                               true, state, where);
     if (!unplaced) return unplaced.error();
     if (*unplaced) {
-      r.blocked[name] = "NoPlaceToMovePods";
-      r.unplaceable_pods[name] = moving[**unplaced]->key();
-      unremovable(name);
+      unremovable(name, {"NoPlaceToMovePods", std::nullopt, moving[**unplaced]->key(), std::nullopt});
       continue;
     }
-    gone[i] = 1;
     list.remove(static_cast<NodeIndex>(i));
     for (size_t k = 0; k < d.to_move.size(); ++k) on[where[k]].push_back(node_pods[d.to_move[k]]);
     remove_pods(s, moving, remaining);

@@ -143,9 +143,7 @@ Result<std::vector<const Pod*>> fit_existing(
     std::vector<std::pair<const Pod*, NodeIndex>>* landed = nullptr) {
   Cluster& c = snap.cluster;
   Plans plans(c, profile);
-  // Nodes only gain pods here, so a node that rejected a pod rejects every
-  // later pod of its class.
-  std::unordered_map<uint32_t, std::vector<uint8_t>> rejects;
+  ClassRejections rejections;
   std::vector<const Pod*> left;
   placed.clear();
   for (const Pod* p : pending) {
@@ -153,15 +151,7 @@ Result<std::vector<const Pod*>> fit_existing(
     auto found = plans.get(*p, cls);
     if (!found) return found.error();
     const PodPlan* plan = *found;
-    std::vector<uint8_t>& rejected = rejects[cls];
-    if (cls == kOwnClass) rejected.clear();
-    rejected.resize(c.size(), 0);
-    auto fits = [&](NodeIndex n) {
-      if (rejected[n]) return false;
-      if (plan->in_prefilter_set(n) && plan->filter(c, n).ok()) return true;
-      rejected[n] = 1;
-      return false;
-    };
+    auto fits = [&](NodeIndex n) { return rejections.fits(cls, *plan, c, n); };
     std::optional<NodeIndex> at;
     if (!plan->prefilter_conflict()) {
       // CA names a group's template afresh every loop (template-node-for-
