@@ -5,7 +5,8 @@
 # extension, and the wheel in a real JupyterLab driven in Chromium), the test
 # control plane (etcd, kube-apiserver and kube-scheduler built from Go
 # modules) with `tightpack schedule` beside the real kube-scheduler on it, the
-# Helm chart and the image's root file system on it, differential
+# Helm chart and the image's root file system on it, the seeding of the one
+# module the proxy serves only as a zip, differential
 # conformance against kube-scheduler's own framework and cluster-autoscaler's
 # own loop (tests/conformance), and
 # the native suites again under AddressSanitizer + UBSan.
@@ -60,6 +61,8 @@ tests/conformance/reference/build.sh --release v1.36.3 || { echo "build of kube-
 echo "== test: differential conformance, 1,000 fresh scenarios through kube-scheduler v1.36.3 and tightpack replay"
 tests/conformance/differential.sh --count 1000 --release v1.36.3 --allow-known || status=1
 
+echo "== test: gomodseed seeds the cluster-autoscaler pseudo-version from its zip alone into an empty module cache, and refuses a corrupt one"
+tests/conformance/gomodseed/test.sh || status=1
 echo "== build: cluster-autoscaler-reference (cluster-autoscaler master's own loop on the Kubernetes v1.35 modules it pins; ~5 min cold)"
 tests/conformance/autoscaler-reference/build.sh || { echo "build of cluster-autoscaler-reference failed"; exit 1; }
 echo "== test: the autoscaler corpus' current answers are cluster-autoscaler master's (tests/conformance/corpus-ca-master)"

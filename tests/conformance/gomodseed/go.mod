@@ -1,0 +1,3 @@
+module tightpack.io/tests/conformance/gomodseed
+
+go 1.22
