@@ -44,59 +44,32 @@ Decision decide(const PodPlan& plan, const Cluster& c) {
   }
 
   if (!d.feasible.empty()) {
-    const Profile& profile = plan.profile();
-    std::array<int64_t, kScorePlugins.size()> weight{};
-    for (size_t k = 0; k < kScorePlugins.size(); ++k) weight[k] = profile.score_weight(kScorePlugins[k]);
+    const ScoreVector weight = score_weights(plan.profile());
     int64_t max_taint = 0, max_affinity = 0;
     for (NodeIndex i : d.feasible) {
       max_taint = std::max(max_taint, plan.taint_raw(c, i));
       max_affinity = std::max(max_affinity, plan.affinity_raw(i));
     }
-    // Normalised scores depend on the raw value only, and nodes share few raw
-    // values: one division per distinct value.
-    std::vector<int64_t> taint_norm(plan.taint_raw_by_set_.size());
-    for (size_t t = 0; t < taint_norm.size(); ++t) {
-      taint_norm[t] = plugins::default_normalize(plan.taint_raw_by_set_[t], max_taint, true);
-    }
-    int64_t last_affinity_raw = -1, last_affinity_norm = 0;
+    const PodPlan::Normalizers norm = plan.normalizers(max_taint, max_affinity);
     PodPlan::Cache& cache = plan.cache_for(c);
-    const bool dynamic_scores = weight[2] != 0 || weight[3] != 0 || weight[5] != 0;
+    const bool pod_dependent = plan.has_pod_dependent_scores(weight);
     d.scores.resize(d.feasible.size());
     int64_t best = INT64_MIN;
     for (size_t j = 0; j < d.feasible.size(); ++j) {
       const NodeIndex i = d.feasible[j];
-      if (dynamic_scores && cache.score_generation[i] != c.generation(i)) {
-        cache.fit[i] = weight[2] ? plan.fit_score(c, i) : 0;
-        cache.balanced[i] = weight[3] ? plan.balanced_score(c, i) : 0;
-        cache.cohort[i] = weight[5] ? plan.cohort_score(c, i) : 0;
+      if (pod_dependent && cache.score_generation[i] != c.generation(i)) {
+        cache.scores[i] = plan.pod_dependent_scores(c, i, weight);
         cache.score_generation[i] = c.generation(i);
       }
-      int64_t affinity = 0;
-      if (weight[1]) {
-        int64_t raw = plan.affinity_raw(i);
-        if (raw != last_affinity_raw) {
-          last_affinity_raw = raw;
-          last_affinity_norm = plugins::default_normalize(raw, max_affinity, false);
-        }
-        affinity = last_affinity_norm;
+      const PodPlan::PodDependentScores none;
+      const ScoreVector normalised = plan.normalised_scores(c, i, norm, pod_dependent ? cache.scores[i] : none);
+      if (auto invalid = weigh(normalised, weight, d.scores[j])) {
+        d.error = invalid_score_error(*invalid, normalised[score_slot(*invalid)]);
+        d.feasible.clear();
+        d.scores.clear();
+        return d;
       }
-      const std::array<int64_t, kScorePlugins.size()> normalised{
-          taint_norm[c.taint_set(i)], affinity, dynamic_scores ? cache.fit[i] : 0,
-          dynamic_scores ? cache.balanced[i] : 0, plan.image_score(i),
-          dynamic_scores ? cache.cohort[i] : 0};
-      ScoreRow& row = d.scores[j];
-      row.total = 0;
-      for (size_t k = 0; k < normalised.size(); ++k) {
-        if (weight[k] && (normalised[k] < 0 || normalised[k] > plugins::kMaxNodeScore)) {
-          d.error = invalid_score_error(kScorePlugins[k], normalised[k]);
-          d.feasible.clear();
-          d.scores.clear();
-          return d;
-        }
-        row.weighted[k] = normalised[k] * weight[k];
-        row.total += row.weighted[k];
-      }
-      best = std::max(best, row.total);
+      best = std::max(best, d.scores[j].total);
     }
     for (size_t j = 0; j < d.feasible.size(); ++j) {
       if (d.scores[j].total == best) d.top.push_back(d.feasible[j]);

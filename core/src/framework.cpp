@@ -8,15 +8,14 @@
 #include "tightpack/plugins/image_locality.hpp"
 #include "tightpack/plugins/inter_pod_affinity.hpp"
 #include "tightpack/plugins/node_affinity.hpp"
+#include "tightpack/plugins/node_name.hpp"
 #include "tightpack/plugins/node_ports.hpp"
+#include "tightpack/plugins/node_unschedulable.hpp"
 #include "tightpack/plugins/taint_toleration.hpp"
 #include "tightpack/pod_resources.hpp"
 
 namespace tightpack {
 namespace {
-
-constexpr const char* kUnschedulableReason = "node(s) were unschedulable";
-constexpr const char* kNodeNameReason = "node(s) didn't match the requested node name";
 
 int64_t amount(const ResourceList& list, std::string_view name) {
   const int64_t* v = find_resource(list, name);
@@ -119,7 +118,9 @@ Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Po
   required.bind(c);
   for (size_t pos = 0; pos < profile.filters.size(); ++pos) {
     Plugin p = profile.filters[pos];
-    if (p == Plugin::NodeResourcesFit || (p == Plugin::NodePorts && !plan.usage_.host_ports.empty())) {
+    const PluginInfo& info = plugin_info(p);
+    const bool skipped = p == Plugin::NodePorts && plan.usage_.host_ports.empty();  // its PreFilter skips
+    if (info.modelled && info.filter_reads == Reads::kNodePods && !skipped) {
       plan.dynamic_filters_.emplace_back(static_cast<uint8_t>(pos), p);
     }
   }
@@ -209,10 +210,11 @@ PodPlan::StaticVerdict PodPlan::judge(const Cluster& c, NodeIndex i, bool affini
     NodeStatus s;
     switch (plugin) {
       case Plugin::NodeUnschedulable:
-        if (c.node(i).unschedulable) s.code = Code::UnschedulableAndUnresolvable;
+        // Listed only for pods that do not tolerate cordoned nodes.
+        if (!plugins::unschedulable_admits(c.node(i), false)) s.code = Code::UnschedulableAndUnresolvable;
         break;
       case Plugin::NodeName:
-        if (node_name_ != c.name(i)) s.code = Code::UnschedulableAndUnresolvable;
+        if (!plugins::node_name_admits(node_name_, c.name(i))) s.code = Code::UnschedulableAndUnresolvable;
         break;
       case Plugin::TaintToleration: {
         int& t = taint_by_set_[c.taint_set(i)];
@@ -272,8 +274,8 @@ NodeStatus PodPlan::filter(const Cluster& c, NodeIndex n, const Relief* relief) 
 std::vector<std::string> PodPlan::reasons(const Cluster& c, NodeIndex n, const NodeStatus& s,
                                           const Relief* relief) const {
   switch (s.plugin) {
-    case Plugin::NodeUnschedulable: return {kUnschedulableReason};
-    case Plugin::NodeName: return {kNodeNameReason};
+    case Plugin::NodeUnschedulable: return {plugins::kUnschedulableReason};
+    case Plugin::NodeName: return {plugins::kNodeNameReason};
     case Plugin::TaintToleration: return {plugins::kUntoleratedTaintReason};
     case Plugin::NodeAffinity:
       return {prefilter_conflict_ ? plugins::kNodeAffinityConflictReason : plugins::kNodeAffinityReason};
@@ -289,9 +291,7 @@ PodPlan::Cache& PodPlan::cache_for(const Cluster& c) const {
     cache_.generation.assign(c.size(), UINT32_MAX);
     cache_.status.assign(c.size(), NodeStatus{});
     cache_.score_generation.assign(c.size(), UINT32_MAX);
-    cache_.fit.assign(c.size(), 0);
-    cache_.balanced.assign(c.size(), 0);
-    cache_.cohort.assign(c.size(), 0);
+    cache_.scores.assign(c.size(), PodDependentScores{});
   }
   return cache_;
 }

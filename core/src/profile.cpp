@@ -14,51 +14,16 @@ using namespace json_read;
 
 namespace {
 
-enum Ext : uint8_t { kFilter = 1, kScore = 2, kPostFilter = 4, kOther = 8 };
+using ext::kFilter;
+using ext::kPostFilter;
+using ext::kScore;
 
-struct PluginInfo {
-  const char* name;
-  uint8_t ext;
-};
-
-// Which extension points each in-tree plugin implements (filter, score,
-// postFilter; kOther for queueSort, bind, preEnqueue).
-constexpr std::array<PluginInfo, static_cast<size_t>(Plugin::kCount)> kPlugins{{
-    {"NodeUnschedulable", kFilter},
-    {"NodeName", kFilter},
-    {"TaintToleration", kFilter | kScore},
-    {"NodeAffinity", kFilter | kScore},
-    {"NodePorts", kFilter},
-    {"NodeResourcesFit", kFilter | kScore},
-    {"NodeResourcesBalancedAllocation", kScore},
-    {"ImageLocality", kScore},
-    {"VolumeRestrictions", kFilter},
-    {"NodeVolumeLimits", kFilter},
-    {"EBSLimits", kFilter},
-    {"GCEPDLimits", kFilter},
-    {"AzureDiskLimits", kFilter},
-    {"VolumeBinding", kFilter | kScore},
-    {"VolumeZone", kFilter},
-    {"PodTopologySpread", kFilter | kScore},
-    {"InterPodAffinity", kFilter | kScore},
-    {"DynamicResources", kFilter},
-    {"DefaultPreemption", kPostFilter},
-    {"PrioritySort", kOther},
-    {"SchedulingGates", kOther},
-    {"DefaultBinder", kOther},
-    {"TightpackCohort", kScore},
-}};
-
-const PluginInfo& info(Plugin p) { return kPlugins[static_cast<size_t>(p)]; }
+const PluginInfo& info(Plugin p) { return plugin_info(p); }
 
 bool find_plugin(std::string_view name, Plugin& out) {
-  for (size_t i = 0; i < kPlugins.size(); ++i) {
-    if (name == kPlugins[i].name) {
-      out = static_cast<Plugin>(i);
-      return true;
-    }
-  }
-  return false;
+  auto p = tightpack::find_plugin(name);
+  if (p) out = *p;
+  return p.has_value();
 }
 
 struct PluginRef {
@@ -480,7 +445,12 @@ Result<Profile> decode_profile(const json::object& o, const JsonPath& path, int3
 
 }  // namespace
 
-const char* plugin_name(Plugin p) { return info(p).name; }
+std::optional<Plugin> find_plugin(std::string_view name) {
+  for (const auto& p : kPluginTable) {
+    if (name == p.name) return p.plugin;
+  }
+  return std::nullopt;
+}
 
 const char* strategy_name(ScoringStrategy s) {
   switch (s) {

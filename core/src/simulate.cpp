@@ -5,7 +5,6 @@
 #include <numeric>
 #include <set>
 
-#include "tightpack/plugins/normalize.hpp"
 
 namespace tightpack {
 namespace {
@@ -14,7 +13,8 @@ class ReplicaIndex {
  public:
   ReplicaIndex(const PodPlan& plan, const Cluster& c) : plan_(plan), c_(c) {
     const size_t n = c.size();
-    for (size_t k = 0; k < kScorePlugins.size(); ++k) weight_[k] = plan.profile().score_weight(kScorePlugins[k]);
+    weight_ = score_weights(plan.profile());
+    pod_dependent_ = plan.has_pod_dependent_scores(weight_);
     // Rank nodes by name once so that ties compare as integers.
     std::vector<NodeIndex> by_name(n);
     std::iota(by_name.begin(), by_name.end(), 0);
@@ -24,7 +24,6 @@ class ReplicaIndex {
     node_by_rank_ = std::move(by_name);
     feasible_.assign(n, 0);
     total_.assign(n, 0);
-    static_part_.assign(n, 0);
     for (NodeIndex i = 0; i < n; ++i) {
       if (plan.in_prefilter_set(i) && !plan.prefilter_conflict() && plan.filter(c, i).ok()) feasible_[i] = 1;
     }
@@ -51,22 +50,20 @@ class ReplicaIndex {
       if (max_moved) rebuild();
       return;
     }
-    total_[n] = static_part_[n] + dynamic_part(n);
+    total_[n] = total_of(n);
     order_.insert({-total_[n], rank_[n]});
   }
 
  private:
   // A score outside [0, 100] makes kube-scheduler fail the pod with an error;
   // decide() reports it, so the index only notes that it saw one.
-  int64_t checked(int64_t score) {
-    if (score < 0 || score > plugins::kMaxNodeScore) invalid_ = true;
-    return score;
-  }
-
-  int64_t dynamic_part(NodeIndex n) {
-    return (weight_[2] ? checked(plan_.fit_score(c_, n)) * weight_[2] : 0) +
-           (weight_[3] ? checked(plan_.balanced_score(c_, n)) * weight_[3] : 0) +
-           (weight_[5] ? checked(plan_.cohort_score(c_, n)) * weight_[5] : 0);
+  int64_t total_of(NodeIndex n) {
+    const PodPlan::PodDependentScores none;
+    const ScoreVector normalised = plan_.normalised_scores(
+        c_, n, norm_, pod_dependent_ ? plan_.pod_dependent_scores(c_, n, weight_) : none);
+    ScoreRow row;
+    if (weigh(normalised, weight_, row)) invalid_ = true;
+    return row.total;
   }
 
   // Removes one occurrence of `raw` and returns the new maximum (0 when empty).
@@ -86,28 +83,24 @@ class ReplicaIndex {
     }
     max_taint_ = taint_hist_.empty() ? 0 : taint_hist_.rbegin()->first;
     max_affinity_ = affinity_hist_.empty() ? 0 : affinity_hist_.rbegin()->first;
+    norm_ = plan_.normalizers(max_taint_, max_affinity_);
     order_.clear();
     for (NodeIndex i = 0; i < c_.size(); ++i) {
       if (!feasible_[i]) continue;
-      static_part_[i] =
-          (weight_[0] ? checked(plugins::default_normalize(plan_.taint_raw(c_, i), max_taint_, true)) * weight_[0]
-                      : 0) +
-          (weight_[1] ? checked(plugins::default_normalize(plan_.affinity_raw(i), max_affinity_, false)) *
-                            weight_[1]
-                      : 0) +
-          (weight_[4] ? checked(plan_.image_score(i)) * weight_[4] : 0);
-      total_[i] = static_part_[i] + dynamic_part(i);
+      total_[i] = total_of(i);
       order_.insert({-total_[i], rank_[i]});
     }
   }
 
   const PodPlan& plan_;
   const Cluster& c_;
-  std::array<int64_t, kScorePlugins.size()> weight_{};
+  ScoreVector weight_{};
+  bool pod_dependent_ = false;
+  PodPlan::Normalizers norm_;
   std::vector<uint32_t> rank_;
   std::vector<NodeIndex> node_by_rank_;
   std::vector<uint8_t> feasible_;
-  std::vector<int64_t> total_, static_part_;
+  std::vector<int64_t> total_;
   int64_t max_taint_ = 0, max_affinity_ = 0;
   std::map<int64_t, int64_t> taint_hist_, affinity_hist_;  // raw score → feasible nodes
   std::set<std::pair<int64_t, uint32_t>> order_;  // (-total, name rank)

@@ -22,7 +22,9 @@ using testing::make_node;
 using testing::make_pod;
 using testing::resources;
 
-constexpr size_t kTaint = 0, kAffinity = 1, kFit = 2, kBalanced = 3, kImage = 4;
+constexpr size_t kTaint = slot<Plugin::TaintToleration>(), kAffinity = slot<Plugin::NodeAffinity>(),
+                 kFit = slot<Plugin::NodeResourcesFit>(), kBalanced = slot<Plugin::NodeResourcesBalancedAllocation>(),
+                 kImage = slot<Plugin::ImageLocality>();
 
 Profile z2jh_profile() {
   auto c = decode_scheduler_configuration(json_of(kZ2jhUserSchedulerConfig), JsonPath());

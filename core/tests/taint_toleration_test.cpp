@@ -1,3 +1,4 @@
+#include "tightpack/plugins/node_unschedulable.hpp"
 #include "tightpack/plugins/taint_toleration.hpp"
 
 #include <gtest/gtest.h>

@@ -36,15 +36,22 @@ struct NodeStatus {
   bool ok() const { return code == Code::Success; }
 };
 
-// The score plugins the engine models, in the order results list them.
-inline constexpr std::array<Plugin, 6> kScorePlugins = {
-    Plugin::TaintToleration, Plugin::NodeAffinity, Plugin::NodeResourcesFit,
-    Plugin::NodeResourcesBalancedAllocation, Plugin::ImageLocality, Plugin::TightpackCohort};
+// One value per modelled score plugin, in registry order (kScorePlugins).
+using ScoreVector = std::array<int64_t, kScoreSlots>;
 
 struct ScoreRow {
-  std::array<int64_t, kScorePlugins.size()> weighted{};  // normalised score × weight
+  ScoreVector weighted{};  // normalised score × weight
   int64_t total = 0;
 };
+
+// The profile's weight of every modelled score plugin (0: not scoring).
+ScoreVector score_weights(const Profile& profile);
+
+// RunScorePlugins' sum for one node: each enabled plugin's normalised score,
+// checked against [0, 100], times its weight. Returns the first plugin whose
+// score is out of range (kube-scheduler then fails the pod with an error),
+// or nothing.
+std::optional<Plugin> weigh(const ScoreVector& normalised, const ScoreVector& weight, ScoreRow& row);
 
 struct Decision;
 
@@ -89,6 +96,27 @@ class PodPlan {
   bool balanced_skipped() const { return balanced_skip_; }
   int64_t cohort_score(const Cluster& c, NodeIndex n) const;
   const std::string& cohort() const { return cohort_; }
+
+  // NormalizeScore's inputs over a set of feasible nodes, for the plugins
+  // that normalise by the highest raw score among them.
+  struct Normalizers {
+    std::vector<int64_t> taint_by_set;  // normalised TaintToleration per taint set
+    int64_t max_affinity = 0;
+  };
+  Normalizers normalizers(int64_t max_taint, int64_t max_affinity) const;
+
+  // The raw scores that read the node's pods (score_reads kNodePods in the
+  // registry), for the plugins `weight` enables; the incremental paths
+  // recompute them when the node's pods change.
+  struct PodDependentScores {
+    int64_t fit = 0, balanced = 0, cohort = 0;
+  };
+  bool has_pod_dependent_scores(const ScoreVector& weight) const;
+  PodDependentScores pod_dependent_scores(const Cluster& c, NodeIndex n, const ScoreVector& weight) const;
+
+  // Every modelled plugin's normalised score of node n.
+  ScoreVector normalised_scores(const Cluster& c, NodeIndex n, const Normalizers& norm,
+                                const PodDependentScores& pod_dependent) const;
 
   // The placed copy of this pod.
   BoundPod bound(std::string key) const { return BoundPod{std::move(key), priority_, usage_, cohort_}; }
@@ -159,7 +187,7 @@ class PodPlan {
     std::vector<uint32_t> generation;  // UINT32_MAX: nothing cached
     std::vector<NodeStatus> status;
     std::vector<uint32_t> score_generation;
-    std::vector<int64_t> fit, balanced, cohort;
+    std::vector<PodDependentScores> scores;
   };
   Cache& cache_for(const Cluster& c) const;
   mutable Cache cache_;

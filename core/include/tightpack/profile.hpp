@@ -11,42 +11,10 @@
 
 #include "tightpack/error.hpp"
 #include "tightpack/json_path.hpp"
+#include "tightpack/plugins/registry.hpp"
 
 namespace tightpack {
 
-// Plugins a configuration may name: kube-scheduler's in-tree ones, then
-// tightpack's. The first eight and TightpackCohort are modelled; the
-// others are no-ops for pods that do not use their feature, and a pod that uses
-// it is refused with a message (see framework.hpp).
-enum class Plugin : uint8_t {
-  NodeUnschedulable,
-  NodeName,
-  TaintToleration,
-  NodeAffinity,
-  NodePorts,
-  NodeResourcesFit,
-  NodeResourcesBalancedAllocation,
-  ImageLocality,
-  VolumeRestrictions,
-  NodeVolumeLimits,
-  EBSLimits,
-  GCEPDLimits,
-  AzureDiskLimits,
-  VolumeBinding,
-  VolumeZone,
-  PodTopologySpread,
-  InterPodAffinity,
-  DynamicResources,
-  DefaultPreemption,
-  PrioritySort,
-  SchedulingGates,
-  DefaultBinder,
-  // tightpack's own (plugins/cohort.hpp); kube-scheduler does not know it.
-  TightpackCohort,
-  kCount,
-};
-
-const char* plugin_name(Plugin p);
 
 enum class ScoringStrategy : uint8_t { LeastAllocated, MostAllocated, RequestedToCapacityRatio };
 

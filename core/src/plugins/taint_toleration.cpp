@@ -28,8 +28,4 @@ int64_t intolerable_prefer_no_schedule(const std::vector<Taint>& taints,
   return count;
 }
 
-bool tolerates_unschedulable(const std::vector<Toleration>& tolerations) {
-  return tolerations_tolerate(tolerations, Taint{"node.kubernetes.io/unschedulable", "", "NoSchedule"});
-}
-
 }  // namespace tightpack::plugins

@@ -28,8 +28,4 @@ std::vector<Toleration> prefer_no_schedule_tolerations(const std::vector<Tolerat
 int64_t intolerable_prefer_no_schedule(const std::vector<Taint>& taints,
                                        const std::vector<Toleration>& prefer_tolerations);
 
-// NodeUnschedulable: a cordoned node admits a pod that tolerates the
-// node.kubernetes.io/unschedulable:NoSchedule taint.
-bool tolerates_unschedulable(const std::vector<Toleration>& tolerations);
-
 }  // namespace tightpack::plugins

@@ -1,0 +1,77 @@
+// Scoring: the plugins' normalised scores of a node and RunScorePlugins'
+// weighted sum, shared by decide() and the replica index (simulate.cpp).
+#include "tightpack/framework.hpp"
+#include "tightpack/plugins/normalize.hpp"
+
+namespace tightpack {
+
+ScoreVector score_weights(const Profile& profile) {
+  ScoreVector weight{};
+  for (size_t k = 0; k < kScoreSlots; ++k) weight[k] = profile.score_weight(kScorePlugins[k]);
+  return weight;
+}
+
+std::optional<Plugin> weigh(const ScoreVector& normalised, const ScoreVector& weight, ScoreRow& row) {
+  row.total = 0;
+  for (size_t k = 0; k < kScoreSlots; ++k) {
+    if (weight[k] && (normalised[k] < 0 || normalised[k] > plugins::kMaxNodeScore)) return kScorePlugins[k];
+    row.weighted[k] = normalised[k] * weight[k];
+    row.total += row.weighted[k];
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+int64_t normalize(Plugin p, int64_t raw, int64_t max) {
+  switch (plugin_info(p).normalization) {
+    case Normalization::kDefault: return plugins::default_normalize(raw, max, false);
+    case Normalization::kDefaultReverse: return plugins::default_normalize(raw, max, true);
+    case Normalization::kNone: break;
+  }
+  return raw;
+}
+
+}  // namespace
+
+PodPlan::Normalizers PodPlan::normalizers(int64_t max_taint, int64_t max_affinity) const {
+  Normalizers n;
+  // Nodes share few taint sets: one division per set.
+  n.taint_by_set.resize(taint_raw_by_set_.size());
+  for (size_t t = 0; t < n.taint_by_set.size(); ++t) {
+    n.taint_by_set[t] = normalize(Plugin::TaintToleration, taint_raw_by_set_[t], max_taint);
+  }
+  n.max_affinity = max_affinity;
+  return n;
+}
+
+bool PodPlan::has_pod_dependent_scores(const ScoreVector& weight) const {
+  for (size_t k = 0; k < kScoreSlots; ++k) {
+    if (weight[k] && plugin_info(kScorePlugins[k]).score_reads == Reads::kNodePods) return true;
+  }
+  return false;
+}
+
+PodPlan::PodDependentScores PodPlan::pod_dependent_scores(const Cluster& c, NodeIndex n,
+                                                          const ScoreVector& weight) const {
+  PodDependentScores s;
+  if (weight[slot<Plugin::NodeResourcesFit>()]) s.fit = fit_score(c, n);
+  if (weight[slot<Plugin::NodeResourcesBalancedAllocation>()]) s.balanced = balanced_score(c, n);
+  if (weight[slot<Plugin::TightpackCohort>()]) s.cohort = cohort_score(c, n);
+  return s;
+}
+
+ScoreVector PodPlan::normalised_scores(const Cluster& c, NodeIndex n, const Normalizers& norm,
+                                       const PodDependentScores& pod_dependent) const {
+  static_assert(kScoreSlots == 6, "every modelled score plugin has its normalised score here");
+  ScoreVector v{};
+  v[slot<Plugin::TaintToleration>()] = norm.taint_by_set[c.taint_set(n)];
+  v[slot<Plugin::NodeAffinity>()] = normalize(Plugin::NodeAffinity, affinity_raw(n), norm.max_affinity);
+  v[slot<Plugin::NodeResourcesFit>()] = pod_dependent.fit;
+  v[slot<Plugin::NodeResourcesBalancedAllocation>()] = pod_dependent.balanced;
+  v[slot<Plugin::ImageLocality>()] = image_score(n);
+  v[slot<Plugin::TightpackCohort>()] = pod_dependent.cohort;
+  return v;
+}
+
+}  // namespace tightpack
