@@ -177,22 +177,12 @@ bool non_empty_array(const json::object& o, std::string_view key) {
   return v && v->is_array() && !v->get_array().empty();
 }
 
-Fail read_label_selector(const json::value& v, const JsonPath& path, LabelSelector& out) {
-  const json::object* o = nullptr;
-  TP_TRY(as_object(v, path, o));
-  TP_TRY(read_string_map(*o, "matchLabels", path, out.match_labels));
-  std::vector<NodeSelectorRequirement> exprs;
-  TP_TRY(read_requirements(*o, "matchExpressions", path, exprs));
-  for (auto& e : exprs) out.match_expressions.push_back({std::move(e.key), std::move(e.op), std::move(e.values)});
-  return std::nullopt;
-}
-
 Fail read_pod_affinity_term(const json::object& o, const JsonPath& path, PodAffinityTerm& t) {
   if (const json::value* ls = member(o, "labelSelector")) {
-    TP_TRY(read_label_selector(*ls, path.field("labelSelector"), t.label_selector.emplace()));
+    TP_TRY(decode_label_selector(*ls, path.field("labelSelector"), t.label_selector.emplace()));
   }
   if (const json::value* ns = member(o, "namespaceSelector")) {
-    TP_TRY(read_label_selector(*ns, path.field("namespaceSelector"), t.namespace_selector.emplace()));
+    TP_TRY(decode_label_selector(*ns, path.field("namespaceSelector"), t.namespace_selector.emplace()));
   }
   TP_TRY(read_string_list(o, "namespaces", path, t.namespaces));
   TP_TRY(read_string(o, "topologyKey", path, t.topology_key));
@@ -332,6 +322,16 @@ bool volume_needs_volume_plugins(const json::object& vol) {
 }
 
 }  // namespace
+
+std::optional<Error> decode_label_selector(const json::value& v, const JsonPath& path, LabelSelector& out) {
+  const json::object* o = nullptr;
+  TP_TRY(as_object(v, path, o));
+  TP_TRY(read_string_map(*o, "matchLabels", path, out.match_labels));
+  std::vector<NodeSelectorRequirement> exprs;
+  TP_TRY(read_requirements(*o, "matchExpressions", path, exprs));
+  for (auto& e : exprs) out.match_expressions.push_back({std::move(e.key), std::move(e.op), std::move(e.values)});
+  return std::nullopt;
+}
 
 Result<Pod> decode_pod(const json::value& v, const JsonPath& path) {
   Pod pod;

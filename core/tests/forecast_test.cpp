@@ -1,3 +1,4 @@
+#include "tightpack/labels.hpp"
 #include "tightpack/forecast.hpp"
 
 #include <gtest/gtest.h>
@@ -528,7 +529,7 @@ bool selects(std::string_view selector, std::initializer_list<std::pair<const ch
     ADD_FAILURE() << s.error().what();
     return false;
   }
-  return plugins::label_selector_matches(*s, testing::labels(l));
+  return label_selector_matches(*s, testing::labels(l));
 }
 
 TEST(LabelSelectorParse, EqualityAndInequality) {

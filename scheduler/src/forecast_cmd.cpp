@@ -9,6 +9,7 @@
 
 #include "cli.hpp"
 #include "document_command.hpp"
+#include "tightpack/labels.hpp"
 #include "tightpack/forecast.hpp"
 #include "tightpack/pools.hpp"
 #include "tightpack/timestamp.hpp"
@@ -206,7 +207,7 @@ int forecast(const std::vector<std::string>& argv, std::istream& in, std::ostrea
       err << "tightpack forecast: --remove needs a selector, such as dask.org/cluster-name=alice\n";
       return kUsage;
     }
-    auto parsed = pools::parse_label_selector(text);
+    auto parsed = parse_label_selector(text);
     if (!parsed) {
       err << "tightpack forecast: --remove: " << parsed.error().what() << "\n";
       return kUsage;

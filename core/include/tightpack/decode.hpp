@@ -5,6 +5,7 @@
 
 #include <boost/json/value.hpp>
 #include <functional>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -23,6 +24,10 @@ Result<Pod> decode_pod(const boost::json::value& v, const JsonPath& path);
 // a Pod is a large object, and decoders of 150,000 pods should not move each
 // one three times.
 Status decode_pod_into(const boost::json::value& v, const JsonPath& path, Pod& pod);
+
+// A metav1.LabelSelector, decoded as it is written (validate_label_selector
+// in labels.hpp checks it); the error carries the JSON path.
+std::optional<Error> decode_label_selector(const boost::json::value& v, const JsonPath& path, LabelSelector& out);
 
 struct ClusterObjects {
   std::vector<Node> nodes;

@@ -22,14 +22,6 @@
 
 namespace tightpack::pools {
 
-// A label selector in kubectl's syntax (`kubectl get pods -l …`):
-// comma-separated requirements `k=v`, `k==v`, `k!=v`, `k in (a,b)`,
-// `k notin (a)`, `k`, `!k`, with label keys and values checked as the API
-// server checks them. `k!=v` and `notin` also select pods without the label,
-// as in kubectl. The empty text selects every pod. Errors quote the selector
-// and give the 1-based position of the offending character.
-Result<LabelSelector> parse_label_selector(std::string_view text);
-
 struct NodeForecast {
   std::string node;
   std::string pool;  // empty: the node is in no pool (not autoscaled)

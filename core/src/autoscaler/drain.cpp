@@ -1,5 +1,6 @@
 // Which pods a node drain would move, and what blocks it:
 // simulator/drainability/rules, in rules.Default's order.
+#include "tightpack/labels.hpp"
 #include "tightpack/autoscaler.hpp"
 #include "tightpack/plugins/inter_pod_affinity.hpp"
 
@@ -11,7 +12,7 @@ constexpr std::string_view kSafeToEvictLocalVolumes =
     "cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes";
 
 bool selects(const PdbSpec& pdb, const Pod& pod) {
-  return pdb.selector && plugins::label_selector_matches(*pdb.selector, pod.labels);
+  return pdb.selector && label_selector_matches(*pdb.selector, pod.labels);
 }
 
 // HasBlockingLocalStorage: emptyDir/hostPath volumes not named in the

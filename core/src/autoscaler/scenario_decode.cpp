@@ -122,32 +122,6 @@ Result<CaNode> decode_ca_node(const json::value& v, const JsonPath& path) {
 
 namespace {
 
-Fail read_selector(const json::value& v, const JsonPath& path, LabelSelector& out) {
-  const json::object* o = nullptr;
-  TP_TRY(as_object(v, path, o));
-  TP_TRY(read_string_map(*o, "matchLabels", path, out.match_labels));
-  if (const json::value* ev = member(*o, "matchExpressions")) {
-    JsonPath ep = path.field("matchExpressions");
-    const json::array* a = nullptr;
-    TP_TRY(as_array(*ev, ep, a));
-    for (size_t i = 0; i < a->size(); ++i) {
-      JsonPath ip = ep.index(static_cast<int64_t>(i));
-      const json::object* ro = nullptr;
-      TP_TRY(as_object((*a)[i], ip, ro));
-      LabelSelectorRequirement r;
-      TP_TRY(read_string(*ro, "key", ip, r.key));
-      TP_TRY(read_string(*ro, "operator", ip, r.op));
-      if (const json::array* vals = child_array(*ro, "values")) {
-        for (const auto& x : *vals) {
-          if (x.is_string()) r.values.emplace_back(x.get_string());
-        }
-      }
-      out.match_expressions.push_back(std::move(r));
-    }
-  }
-  return std::nullopt;
-}
-
 Fail read_object_name(const json::value& v, const JsonPath& path, std::string& ns,
                       std::string& name) {
   const json::object* o = nullptr;
@@ -317,7 +291,7 @@ Result<PdbSpec> decode_pdb(const json::value& v, const JsonPath& p) {
   if (const json::object* spec = child(po, "spec")) {
     if (const json::value* sel = member(*spec, "selector")) {
       JsonPath specp = p.field("spec");
-      if (auto fail = read_selector(*sel, specp.field("selector"), pdb.selector.emplace())) {
+      if (auto fail = decode_label_selector(*sel, specp.field("selector"), pdb.selector.emplace())) {
         return *fail;
       }
     }

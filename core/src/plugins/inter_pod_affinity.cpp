@@ -2,30 +2,9 @@
 
 #include <algorithm>
 
-namespace tightpack::plugins {
+#include "tightpack/labels.hpp"
 
-bool label_selector_matches(const LabelSelector& selector, const Labels& labels) {
-  for (const auto& [k, v] : selector.match_labels) {
-    const std::string* have = find_label(labels, k);
-    if (!have || *have != v) return false;
-  }
-  for (const auto& r : selector.match_expressions) {
-    const std::string* have = find_label(labels, r.key);
-    bool in = have && std::find(r.values.begin(), r.values.end(), *have) != r.values.end();
-    if (r.op == "In") {
-      if (r.values.empty() || !in) return false;
-    } else if (r.op == "NotIn") {
-      if (r.values.empty() || in) return false;
-    } else if (r.op == "Exists") {
-      if (!r.values.empty() || !have) return false;
-    } else if (r.op == "DoesNotExist") {
-      if (!r.values.empty() || have) return false;
-    } else {
-      return false;
-    }
-  }
-  return true;
-}
+namespace tightpack::plugins {
 
 bool term_may_select(const PodAffinityTerm& term, const std::string& owner_namespace, const Pod& pod) {
   if (term.uses_label_keys) return true;

@@ -1,6 +1,7 @@
 // The scale-down forecast: cluster-autoscaler's scale-down run on a snapshot
 // and its pools, each verdict put in a sentence. The verdicts are
 // run_scale_down's; nothing here decides.
+#include "tightpack/labels.hpp"
 #include "tightpack/forecast.hpp"
 
 #include <algorithm>
@@ -143,7 +144,7 @@ Result<ScaleDownForecast> forecast_scale_down(const ClusterSnapshot& snapshot,
   std::vector<const CaPod*> bound;
   bound.reserve(snapshot.pods.size());
   for (const CaPod& p : snapshot.pods) {
-    if (remove && plugins::label_selector_matches(*remove, p.pod.labels)) {
+    if (remove && label_selector_matches(*remove, p.pod.labels)) {
       f.removed_pods.push_back(p.pod.key());
     } else {
       bound.push_back(&p);
@@ -153,7 +154,7 @@ Result<ScaleDownForecast> forecast_scale_down(const ClusterSnapshot& snapshot,
   if (remove) {
     pending = static_cast<size_t>(
         std::count_if(snapshot.pending.begin(), snapshot.pending.end(), [&](const CaPod& p) {
-          return !plugins::label_selector_matches(*remove, p.pod.labels);
+          return !label_selector_matches(*remove, p.pod.labels);
         }));
   }
 

@@ -3,6 +3,7 @@
 #include <boost/json.hpp>
 
 #include "json_read.hpp"
+#include "tightpack/labels.hpp"
 #include "tightpack/decode.hpp"
 #include "tightpack/timestamp.hpp"
 #include "tightpack/what_if.hpp"
@@ -133,7 +134,7 @@ std::string forecast_text(const WhatIfCluster& cluster, std::string_view request
   if (auto fail = read_string(*o, "remove", root, remove_text)) return error_text(fail->what());
   std::optional<LabelSelector> remove;
   if (member(*o, "remove")) {
-    auto parsed = pools::parse_label_selector(remove_text);
+    auto parsed = parse_label_selector(remove_text);
     if (!parsed) return error_text(value_error(root.field("remove"), parsed.error().what()).what());
     remove = std::move(*parsed);
   }

@@ -5,6 +5,7 @@
 
 #include "daemon/snapshot.hpp"
 #include "log.hpp"
+#include "tightpack/labels.hpp"
 #include "tightpack/decode.hpp"
 #include "tightpack/plugins/inter_pod_affinity.hpp"
 #include "tightpack/preemption.hpp"
@@ -392,7 +393,7 @@ std::string Scheduler::preempt(const std::string& key, const PodRecord& rec, con
     for (size_t i = 0; i < pdbs.size(); ++i) {
       const auto& sel = pdbs[i]->selector;
       if (pdbs[i]->ns != r->pod.pod.ns || !sel || (sel->match_labels.empty() && sel->match_expressions.empty())) continue;
-      if (plugins::label_selector_matches(*sel, r->pod.pod.labels)) out.push_back(i);
+      if (label_selector_matches(*sel, r->pod.pod.labels)) out.push_back(i);
     }
     return out;
   };

@@ -11,10 +11,6 @@
 
 namespace tightpack::plugins {
 
-// metav1.LabelSelectorAsSelector(...).Matches(labels); an invalid selector
-// matches nothing.
-bool label_selector_matches(const LabelSelector& selector, const Labels& labels);
-
 // Whether `term`, held by a pod in namespace `owner_namespace`, may select
 // `pod`. Conservative where the snapshot cannot tell (a non-empty
 // namespaceSelector needs namespace labels; matchLabelKeys needs the owner's

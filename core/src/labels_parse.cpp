@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "tightpack/forecast.hpp"
+#include "tightpack/labels.hpp"
 
-namespace tightpack::pools {
+namespace tightpack {
 namespace {
 
 enum class Tok : uint8_t {
@@ -75,53 +75,6 @@ std::vector<Token> lex(std::string_view s) {
   return out;
 }
 
-bool alnum(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
-
-// validation.IsQualifiedName's name part, and IsValidLabelValue when not empty.
-std::string name_problem(std::string_view n) {
-  if (n.empty()) return "must not be empty";
-  if (n.size() > 63) return "must be no more than 63 characters";
-  if (!alnum(n.front()) || !alnum(n.back())) return "must begin and end with a letter or digit";
-  for (char c : n) {
-    if (!alnum(c) && c != '-' && c != '_' && c != '.') {
-      return "may contain only letters, digits, '-', '_' and '.'";
-    }
-  }
-  return "";
-}
-
-// A DNS-1123 subdomain: the prefix of a label key.
-std::string prefix_problem(std::string_view p) {
-  if (p.empty()) return "the prefix before '/' must not be empty";
-  if (p.size() > 253) return "the prefix before '/' must be no more than 253 characters";
-  size_t start = 0;
-  while (start <= p.size()) {
-    size_t dot = p.find('.', start);
-    if (dot == std::string_view::npos) dot = p.size();
-    std::string_view part = p.substr(start, dot - start);
-    bool ok = !part.empty() && part.front() != '-' && part.back() != '-';
-    for (char c : part) ok = ok && ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-');
-    if (!ok) return "the prefix before '/' must be a lowercase DNS subdomain such as dask.org";
-    start = dot + 1;
-  }
-  return "";
-}
-
-std::string key_problem(std::string_view key) {
-  const size_t slash = key.find('/');
-  if (slash == std::string_view::npos) return name_problem(key);
-  if (key.find('/', slash + 1) != std::string_view::npos) return "may contain at most one '/'";
-  if (std::string p = prefix_problem(key.substr(0, slash)); !p.empty()) return p;
-  if (std::string p = name_problem(key.substr(slash + 1)); !p.empty()) return "name part " + p;
-  return "";
-}
-
-std::string value_problem(std::string_view value) {
-  return value.empty() ? "" : name_problem(value);
-}
-
 class Parser {
  public:
   explicit Parser(std::string_view text) : text_(text), tokens_(lex(text)) {}
@@ -166,7 +119,7 @@ class Parser {
     if (negated) next();
     const Token& key = next();
     if (key.tok != Tok::kIdentifier) return fail(key, "expected a label key");
-    if (std::string p = key_problem(key.text); !p.empty()) return bad(key, "label key", p);
+    if (std::string p = label_key_problem(key.text); !p.empty()) return bad(key, "label key", p);
     r.key = key.text;
     if (negated || peek().tok == Tok::kEnd || peek().tok == Tok::kComma) {
       r.op = negated ? "DoesNotExist" : "Exists";
@@ -184,7 +137,7 @@ class Parser {
           if (v.tok != Tok::kIdentifier && v.tok != Tok::kIn && v.tok != Tok::kNotIn) {
             return fail(v, "expected a label value");
           }
-          if (std::string p = value_problem(v.text); !p.empty()) return bad(v, "label value", p);
+          if (std::string p = label_value_problem(v.text); !p.empty()) return bad(v, "label value", p);
           value = v.text;
         }
         r.values.push_back(std::move(value));
@@ -228,7 +181,7 @@ class Parser {
         continue;
       }
       if ((t.tok == Tok::kIdentifier || t.tok == Tok::kIn || t.tok == Tok::kNotIn) && want_value) {
-        if (std::string p = value_problem(t.text); !p.empty()) return bad(t, "label value", p);
+        if (std::string p = label_value_problem(t.text); !p.empty()) return bad(t, "label value", p);
         add(t.text);
         want_value = false;
         continue;
@@ -246,4 +199,4 @@ class Parser {
 
 Result<LabelSelector> parse_label_selector(std::string_view text) { return Parser(text).parse(); }
 
-}  // namespace tightpack::pools
+}  // namespace tightpack
