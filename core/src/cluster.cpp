@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 
 #include "tightpack/go_int.hpp"
 #include "tightpack/plugins/cohort.hpp"
@@ -16,6 +17,12 @@ int64_t amount(const ResourceList& list, std::string_view name) {
   return v ? *v : 0;
 }
 
+struct PodMetaLess {
+  bool operator()(const PodMeta& a, const PodMeta& b) const {
+    return std::tie(a.ns, a.labels, a.terminating) < std::tie(b.ns, b.labels, b.terminating);
+  }
+};
+
 const Pod& deref(const Pod& p) { return p; }
 const Pod& deref(const Pod* p) { return *p; }
 
@@ -26,17 +33,19 @@ uint64_t InstanceId::next() {
   return ++counter;
 }
 
-Result<Cluster> Cluster::build(std::vector<Node> nodes, const std::vector<Pod>& pods) {
-  return build_impl(std::move(nodes), pods);
+Result<Cluster> Cluster::build(std::vector<Node> nodes, const std::vector<Pod>& pods, ApiObjects objects) {
+  return build_impl(std::move(nodes), pods, std::move(objects));
 }
 
-Result<Cluster> Cluster::build_from(std::vector<Node> nodes, const std::vector<const Pod*>& pods) {
-  return build_impl(std::move(nodes), pods);
+Result<Cluster> Cluster::build_from(std::vector<Node> nodes, const std::vector<const Pod*>& pods,
+                                    ApiObjects objects) {
+  return build_impl(std::move(nodes), pods, std::move(objects));
 }
 
 template <class PodList>
-Result<Cluster> Cluster::build_impl(std::vector<Node> nodes, const PodList& pods) {
+Result<Cluster> Cluster::build_impl(std::vector<Node> nodes, const PodList& pods, ApiObjects objects) {
   Cluster c;
+  c.objects_ = std::move(objects);
   const size_t n = nodes.size();
   c.nodes_ = std::move(nodes);
   for (NodeIndex i = 0; i < n; ++i) {
@@ -123,14 +132,22 @@ Result<Cluster> Cluster::build_impl(std::vector<Node> nodes, const PodList& pods
     if (fresh) c.image_sets_.push_back(std::move(images));
     c.image_set_[i] = set->second;
   }
+  // Pods of one workload share their namespace and labels: one PodMeta each.
+  std::map<PodMeta, std::shared_ptr<const PodMeta>, PodMetaLess> metas;
   for (const auto& entry : pods) {
     const Pod& pod = deref(entry);
     if (pod.terminated() || pod.node_name.empty()) continue;
     NodeIndex at = c.find(pod.node_name);
     if (at == c.size()) continue;
     if (!pod.pod_affinity_terms.empty()) c.affinity_holders_.push_back({pod.key(), pod.ns, pod.pod_affinity_terms});
+    PodMeta meta{pod.ns, pod.labels, !pod.deletion_timestamp.empty()};
+    auto it = metas.find(meta);
+    if (it == metas.end()) {
+      auto shared = std::make_shared<const PodMeta>(meta);
+      it = metas.emplace(std::move(meta), std::move(shared)).first;
+    }
     c.place(at, BoundPod{pod.key(), pod.priority, c.usage_of(pod), plugins::cohort_of(pod),
-                         rfc3339_seconds(pod.start_time).value_or(0)});
+                         rfc3339_seconds(pod.start_time).value_or(0), it->second});
   }
   return c;
 }
@@ -226,6 +243,7 @@ void Cluster::add_usage(NodeIndex n, const PodUsage& u, int sign) {
   add(nz_mem_[n], u.nz_memory);
   pod_count_[n] += sign;
   ++generation_[n];
+  ++epoch_;
   for (const auto& [s, v] : u.scalars) add(req_scalar_[s][n], v);
 }
 
@@ -251,6 +269,7 @@ void Cluster::remove(NodeIndex n, const std::vector<size_t>& positions) {
 
 Relief Cluster::relief_of(NodeIndex n, const std::vector<size_t>& positions) const {
   Relief r;
+  r.positions = positions;
   for (size_t pos : positions) {
     const PodUsage& u = pods_[n][pos].usage;
     r.cpu = go_add(r.cpu, u.cpu);

@@ -33,10 +33,10 @@ Decision decide(const PodPlan& plan, const Cluster& c) {
     for (NodeIndex i = 0; i < n; ++i) {
       if (!plan.in_prefilter_set(i)) continue;
       if (cache.generation[i] != c.generation(i)) {
-        cache.status[i] = plan.filter(c, i);
+        cache.verdict[i] = plan.node_verdict(c, i);
         cache.generation[i] = c.generation(i);
       }
-      const NodeStatus s = cache.status[i];
+      const NodeStatus s = plan.with_domain_filters(c, i, cache.verdict[i]);
       d.filtered.push_back(i);
       d.statuses.push_back(s);
       if (s.ok()) d.feasible.push_back(i);
@@ -53,6 +53,9 @@ Decision decide(const PodPlan& plan, const Cluster& c) {
     const PodPlan::Normalizers norm = plan.normalizers(max_taint, max_affinity);
     PodPlan::Cache& cache = plan.cache_for(c);
     const bool pod_dependent = plan.has_pod_dependent_scores(weight);
+    const std::vector<int64_t> spread = weight[slot<Plugin::PodTopologySpread>()]
+                                            ? plan.spread_scores(c, d.feasible)
+                                            : std::vector<int64_t>{};
     d.scores.resize(d.feasible.size());
     int64_t best = INT64_MIN;
     for (size_t j = 0; j < d.feasible.size(); ++j) {
@@ -62,7 +65,8 @@ Decision decide(const PodPlan& plan, const Cluster& c) {
         cache.score_generation[i] = c.generation(i);
       }
       const PodPlan::PodDependentScores none;
-      const ScoreVector normalised = plan.normalised_scores(c, i, norm, pod_dependent ? cache.scores[i] : none);
+      const ScoreVector normalised = plan.normalised_scores(c, i, norm, pod_dependent ? cache.scores[i] : none,
+                                                            spread.empty() ? 0 : spread[j]);
       if (auto invalid = weigh(normalised, weight, d.scores[j])) {
         d.error = invalid_score_error(*invalid, normalised[score_slot(*invalid)]);
         d.feasible.clear();

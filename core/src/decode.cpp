@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "json_read.hpp"
+#include "tightpack/labels.hpp"
 #include "tightpack/quantity.hpp"
 
 namespace tightpack {
@@ -321,6 +322,91 @@ bool volume_needs_volume_plugins(const json::object& vol) {
   return false;
 }
 
+// metadata.ownerReferences: the first reference with controller: true.
+Fail read_controller(const json::object& meta, const JsonPath& path, std::optional<OwnerReference>& out) {
+  const json::value* v = member(meta, "ownerReferences");
+  if (!v) return std::nullopt;
+  const JsonPath p = path.field("ownerReferences");
+  const json::array* a = nullptr;
+  TP_TRY(as_array(*v, p, a));
+  for (size_t i = 0; i < a->size(); ++i) {
+    const JsonPath ip = p.index(static_cast<int64_t>(i));
+    const json::object* o = nullptr;
+    TP_TRY(as_object((*a)[i], ip, o));
+    OwnerReference ref;
+    bool controller = false;
+    TP_TRY(read_string(*o, "apiVersion", ip, ref.api_version));
+    TP_TRY(read_string(*o, "kind", ip, ref.kind));
+    TP_TRY(read_string(*o, "name", ip, ref.name));
+    TP_TRY(read_string(*o, "uid", ip, ref.uid));
+    TP_TRY(read_bool(*o, "controller", ip, controller));
+    if (controller && !out) out = std::move(ref);
+  }
+  return std::nullopt;
+}
+
+// The checks ValidateTopologySpreadConstraints (a pod's) or
+// ValidatePodTopologySpreadArgs (defaultConstraints) makes.
+Fail check_topology_spread(const std::vector<TopologySpreadConstraint>& list, const JsonPath& path, bool for_pod) {
+  for (size_t i = 0; i < list.size(); ++i) {
+    const TopologySpreadConstraint& c = list[i];
+    const JsonPath ip = path.index(static_cast<int64_t>(i));
+    if (c.max_skew <= 0) {
+      return value_error(ip.field("maxSkew"), "maxSkew " + std::to_string(c.max_skew) + " must be greater than zero");
+    }
+    if (c.topology_key.empty()) return value_error(ip.field("topologyKey"), "can not be empty");
+    if (!for_pod) {
+      if (std::string p = label_key_problem(c.topology_key); !p.empty()) {
+        return value_error(ip.field("topologyKey"), "topology key " + quote_value(c.topology_key) + " " + p);
+      }
+    }
+    if (c.when_unsatisfiable != "DoNotSchedule" && c.when_unsatisfiable != "ScheduleAnyway") {
+      return value_error(ip.field("whenUnsatisfiable"), "unsupported value " + quote_value(c.when_unsatisfiable) +
+                                                           " (DoNotSchedule, ScheduleAnyway)");
+    }
+    for (size_t j = 0; j < i; ++j) {
+      if (list[j].topology_key == c.topology_key && list[j].when_unsatisfiable == c.when_unsatisfiable) {
+        return value_error(ip, "duplicate {" + c.topology_key + ", " + c.when_unsatisfiable + "} (also at index " +
+                                   std::to_string(j) + ")");
+      }
+    }
+    if (!for_pod) {
+      if (c.label_selector) {
+        return value_error(ip.field("labelSelector"),
+                           "constraint must not define a selector, as they deduced for each pod");
+      }
+      continue;
+    }
+    if (c.min_domains) {
+      if (*c.min_domains <= 0) {
+        return value_error(ip.field("minDomains"),
+                           "minDomains " + std::to_string(*c.min_domains) + " must be greater than zero");
+      }
+      if (c.when_unsatisfiable != "DoNotSchedule") {
+        return value_error(ip.field("minDomains"), "can only use minDomains if whenUnsatisfiable=DoNotSchedule, not " +
+                                                       c.when_unsatisfiable);
+      }
+    }
+    for (auto [field, value] : {std::pair{"nodeAffinityPolicy", &c.node_affinity_policy},
+                                std::pair{"nodeTaintsPolicy", &c.node_taints_policy}}) {
+      if (!value->empty() && *value != "Honor" && *value != "Ignore") {
+        return value_error(ip.field(field), "unsupported value " + quote_value(*value) + " (Honor, Ignore)");
+      }
+    }
+    const JsonPath kp = ip.field("matchLabelKeys");
+    for (size_t k = 0; k < c.match_label_keys.size(); ++k) {
+      if (std::string p = label_key_problem(c.match_label_keys[k]); !p.empty()) {
+        return value_error(kp.index(static_cast<int64_t>(k)),
+                           "label key " + quote_value(c.match_label_keys[k]) + " " + p);
+      }
+    }
+    if (c.label_selector) {
+      if (auto e = validate_label_selector(*c.label_selector, ip.field("labelSelector"))) return *e;
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<Error> decode_label_selector(const json::value& v, const JsonPath& path, LabelSelector& out) {
@@ -331,6 +417,35 @@ std::optional<Error> decode_label_selector(const json::value& v, const JsonPath&
   TP_TRY(read_requirements(*o, "matchExpressions", path, exprs));
   for (auto& e : exprs) out.match_expressions.push_back({std::move(e.key), std::move(e.op), std::move(e.values)});
   return std::nullopt;
+}
+
+std::optional<Error> decode_topology_spread(const json::value& v, const JsonPath& path, bool for_pod,
+                                           std::vector<TopologySpreadConstraint>& out) {
+  const json::array* a = nullptr;
+  TP_TRY(as_array(v, path, a));
+  out.clear();
+  for (size_t i = 0; i < a->size(); ++i) {
+    const JsonPath ip = path.index(static_cast<int64_t>(i));
+    const json::object* o = nullptr;
+    TP_TRY(as_object((*a)[i], ip, o));
+    TopologySpreadConstraint c;
+    TP_TRY(read_int(*o, "maxSkew", ip, c.max_skew));
+    TP_TRY(read_string(*o, "topologyKey", ip, c.topology_key));
+    TP_TRY(read_string(*o, "whenUnsatisfiable", ip, c.when_unsatisfiable));
+    if (const json::value* ls = member(*o, "labelSelector")) {
+      TP_TRY(decode_label_selector(*ls, ip.field("labelSelector"), c.label_selector.emplace()));
+    }
+    if (member(*o, "minDomains")) {
+      int32_t m = 0;
+      TP_TRY(read_int(*o, "minDomains", ip, m));
+      c.min_domains = m;
+    }
+    TP_TRY(read_string(*o, "nodeAffinityPolicy", ip, c.node_affinity_policy));
+    TP_TRY(read_string(*o, "nodeTaintsPolicy", ip, c.node_taints_policy));
+    TP_TRY(read_string_list(*o, "matchLabelKeys", ip, c.match_label_keys));
+    out.push_back(std::move(c));
+  }
+  return check_topology_spread(out, path, for_pod);
 }
 
 Result<Pod> decode_pod(const json::value& v, const JsonPath& path) {
@@ -355,6 +470,7 @@ Status decode_pod_into(const json::value& v, const JsonPath& path, Pod& pod) {
       TP_TRY(read_string(*m, "deletionTimestamp", mp, pod.deletion_timestamp));
       TP_TRY(read_string_map(*m, "labels", mp, pod.labels));
       TP_TRY(read_string_map(*m, "annotations", mp, pod.annotations));
+      TP_TRY(read_controller(*m, mp, pod.controller));
     }
     if (const json::value* sv = member(*o, "spec")) {
       JsonPath sp = path.field("spec");
@@ -374,7 +490,9 @@ Status decode_pod_into(const json::value& v, const JsonPath& path, Pod& pod) {
       TP_TRY(read_string_map(*s, "nodeSelector", sp, pod.node_selector));
       TP_TRY(read_tolerations(*s, sp, pod.tolerations));
       TP_TRY(read_affinity(*s, sp, pod));
-      pod.has_topology_spread = non_empty_array(*s, "topologySpreadConstraints");
+      if (const json::value* ts = member(*s, "topologySpreadConstraints")) {
+        TP_TRY(decode_topology_spread(*ts, sp.field("topologySpreadConstraints"), true, pod.topology_spread));
+      }
       pod.scheduling_gated = non_empty_array(*s, "schedulingGates");
       if (const json::value* vols = member(*s, "volumes")) {
         const json::array* va = nullptr;
@@ -480,6 +598,107 @@ Result<Node> decode_node(const json::value& v, const JsonPath& path) {
 
 namespace {
 
+Fail read_meta(const json::object& o, const JsonPath& path, std::string& ns, std::string& name, Labels* labels,
+               bool namespaced) {
+  const json::value* mv = member(o, "metadata");
+  const JsonPath mp = path.field("metadata");
+  if (mv) {
+    const json::object* m = nullptr;
+    TP_TRY(as_object(*mv, mp, m));
+    TP_TRY(read_string(*m, "name", mp, name));
+    if (namespaced) TP_TRY(read_string(*m, "namespace", mp, ns));
+    if (labels) TP_TRY(read_string_map(*m, "labels", mp, *labels));
+  }
+  if (name.empty()) return value_error(mp.field("name"), "the object needs a name");
+  if (namespaced && ns.empty()) ns = "default";
+  return std::nullopt;
+}
+
+const json::object* spec_of(const json::object& o) {
+  const json::value* v = member(o, "spec");
+  return v && v->is_object() ? &v->get_object() : nullptr;
+}
+
+Fail check_spec(const json::object& o, const JsonPath& path) {
+  if (const json::value* v = member(o, "spec"); v && !v->is_object()) return type_error(path.field("spec"), "an object", *v);
+  return std::nullopt;
+}
+
+}  // namespace
+
+Result<Namespace> decode_namespace(const json::value& v, const JsonPath& path) {
+  Namespace out;
+  auto run = [&]() -> Fail {
+    const json::object* o = nullptr;
+    TP_TRY(as_object(v, path, o));
+    std::string ignored;
+    return read_meta(*o, path, ignored, out.name, &out.labels, false);
+  };
+  if (auto fail = run()) return *fail;
+  return out;
+}
+
+Result<MapSelectorObject> decode_map_selector_object(const json::value& v, const JsonPath& path) {
+  MapSelectorObject out;
+  auto run = [&]() -> Fail {
+    const json::object* o = nullptr;
+    TP_TRY(as_object(v, path, o));
+    TP_TRY(read_meta(*o, path, out.ns, out.name, nullptr, true));
+    TP_TRY(check_spec(*o, path));
+    if (const json::object* spec = spec_of(*o)) {
+      const JsonPath sp = path.field("spec");
+      if (member(*spec, "selector")) TP_TRY(read_string_map(*spec, "selector", sp, out.selector.emplace()));
+    }
+    return std::nullopt;
+  };
+  if (auto fail = run()) return *fail;
+  return out;
+}
+
+Result<SelectorObject> decode_selector_object(const json::value& v, const JsonPath& path) {
+  SelectorObject out;
+  auto run = [&]() -> Fail {
+    const json::object* o = nullptr;
+    TP_TRY(as_object(v, path, o));
+    TP_TRY(read_meta(*o, path, out.ns, out.name, nullptr, true));
+    TP_TRY(check_spec(*o, path));
+    if (const json::object* spec = spec_of(*o)) {
+      const JsonPath sp = path.field("spec");
+      if (const json::value* sel = member(*spec, "selector")) {
+        const JsonPath selp = sp.field("selector");
+        TP_TRY(decode_label_selector(*sel, selp, out.selector.emplace()));
+        if (auto e = validate_label_selector(*out.selector, selp)) return *e;
+      }
+    }
+    return std::nullopt;
+  };
+  if (auto fail = run()) return *fail;
+  return out;
+}
+
+Status decode_api_object(std::string_view kind, const json::value& v, const JsonPath& path, ApiObjects& out,
+                         bool& known) {
+  known = true;
+  if (kind == "Namespace") {
+    auto o = decode_namespace(v, path);
+    if (!o) return o.error();
+    out.namespaces.push_back(std::move(*o));
+  } else if (kind == "Service" || kind == "ReplicationController") {
+    auto o = decode_map_selector_object(v, path);
+    if (!o) return o.error();
+    (kind == "Service" ? out.services : out.replication_controllers).push_back(std::move(*o));
+  } else if (kind == "ReplicaSet" || kind == "StatefulSet") {
+    auto o = decode_selector_object(v, path);
+    if (!o) return o.error();
+    (kind == "ReplicaSet" ? out.replica_sets : out.stateful_sets).push_back(std::move(*o));
+  } else {
+    known = false;
+  }
+  return Ok{};
+}
+
+namespace {
+
 Fail visit_items(const json::value& v, const JsonPath& path, std::string_view default_kind,
                  const ObjectVisitor& visit) {
   const json::array* a = nullptr;
@@ -551,9 +770,13 @@ Status decode_objects(const json::value& v, const JsonPath& path, ClusterObjects
       auto pod = decode_pod(item, p);
       if (!pod) return pod.error();
       out.pods.push_back(std::move(*pod));
-    } else if (single) {
-      return Error{p.field("kind").str(), "expected a List, NodeList, PodList, Node or Pod, got " +
-                                              quote_value(kind)};
+    } else {
+      bool known = false;
+      if (auto s = decode_api_object(kind, item, p, out.objects, known); !s) return s;
+      if (!known && single) {
+        return Error{p.field("kind").str(), "expected a List, NodeList, PodList, Node or Pod, got " +
+                                                quote_value(kind)};
+      }
     }
     return Ok{};
   });

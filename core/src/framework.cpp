@@ -83,9 +83,6 @@ Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Po
       }
     }
   }
-  if (pod.has_topology_spread && uses(Plugin::PodTopologySpread)) {
-    return Error{"", unsupported(plan.key_, "topologySpreadConstraints (PodTopologySpread)")};
-  }
   if (pod.has_claim_volumes && (uses(Plugin::VolumeBinding) || uses(Plugin::VolumeZone) ||
                                 uses(Plugin::VolumeRestrictions) || uses(Plugin::NodeVolumeLimits))) {
     return Error{"", unsupported(plan.key_, "persistent or CSI volumes (VolumeBinding)")};
@@ -116,6 +113,26 @@ Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Po
   plan.tolerations_ = pod.tolerations;
   plugins::RequiredNodeAffinity required(pod);
   required.bind(c);
+  plan.meta_ = std::make_shared<const PodMeta>(PodMeta{pod.ns, pod.labels, false});
+  if (uses(Plugin::PodTopologySpread)) {
+    auto hard = profile.filter_enabled(Plugin::PodTopologySpread)
+                    ? plugins::spread_constraints(pod, profile.spread, c.objects(), true)
+                    : std::vector<plugins::SpreadConstraint>{};
+    auto soft = profile.score_weight(Plugin::PodTopologySpread) > 0
+                    ? plugins::spread_constraints(pod, profile.spread, c.objects(), false)
+                    : std::vector<plugins::SpreadConstraint>{};
+    if (!hard.empty() || !soft.empty()) {
+      // Only the system defaults score nodes without every topology key.
+      const bool require_all = !pod.topology_spread.empty() || !profile.spread.system_defaulting;
+      plan.spread_.emplace(c, pod, std::move(hard), std::move(soft), require_all,
+                           [&](NodeIndex i) { return required.matches(c, i); });
+      for (size_t pos = 0; pos < profile.filters.size(); ++pos) {
+        if (profile.filters[pos] == Plugin::PodTopologySpread && plan.spread_->filters()) {
+          plan.spread_position_ = static_cast<uint8_t>(pos);
+        }
+      }
+    }
+  }
   for (size_t pos = 0; pos < profile.filters.size(); ++pos) {
     Plugin p = profile.filters[pos];
     const PluginInfo& info = plugin_info(p);
@@ -237,7 +254,7 @@ PodPlan::StaticVerdict PodPlan::judge(const Cluster& c, NodeIndex i, bool affini
   return StaticVerdict{};
 }
 
-NodeStatus PodPlan::filter(const Cluster& c, NodeIndex n, const Relief* relief) const {
+PodPlan::Verdict PodPlan::node_verdict(const Cluster& c, NodeIndex n, const Relief* relief) const {
   const StaticVerdict verdict = first_fit_ ? judge(c, n, !required_ || required_->matches(c, n))
                                            : StaticVerdict{static_position_[n], static_status_[n]};
   const uint8_t static_position = verdict.position;
@@ -245,13 +262,14 @@ NodeStatus PodPlan::filter(const Cluster& c, NodeIndex n, const Relief* relief) 
     if (position > static_position) break;
     if (plugin == Plugin::NodeResourcesFit) {
       if (relief) {  // a preemption dry run asks only whether the pod fits
-        if (!plugins::fits(c, n, fit_request_, relief)) return NodeStatus{Code::Unschedulable, plugin};
+        if (!plugins::fits(c, n, fit_request_, relief)) return {position, NodeStatus{Code::Unschedulable, plugin}};
         continue;
       }
       switch (plugins::fit_verdict(c, n, fit_request_)) {
         case plugins::FitVerdict::kFits: continue;
-        case plugins::FitVerdict::kInsufficient: return NodeStatus{Code::Unschedulable, plugin};
-        case plugins::FitVerdict::kUnresolvable: return NodeStatus{Code::UnschedulableAndUnresolvable, plugin};
+        case plugins::FitVerdict::kInsufficient: return {position, NodeStatus{Code::Unschedulable, plugin}};
+        case plugins::FitVerdict::kUnresolvable:
+          return {position, NodeStatus{Code::UnschedulableAndUnresolvable, plugin}};
       }
       continue;
     }
@@ -266,9 +284,31 @@ NodeStatus PodPlan::filter(const Cluster& c, NodeIndex n, const Relief* relief) 
     } else {
       conflict = plugins::ports_conflict(usage_.host_ports, c.used_ports(n));
     }
-    if (conflict) return NodeStatus{Code::Unschedulable, plugin};
+    if (conflict) return {position, NodeStatus{Code::Unschedulable, plugin}};
   }
-  return verdict.status;
+  return {verdict.position, verdict.status};
+}
+
+NodeStatus PodPlan::with_domain_filters(const Cluster& c, NodeIndex n, const Verdict& v, const Relief* relief) const {
+  if (spread_position_ < v.position) {
+    spread_->sync(c);
+    uint8_t detail = 0;
+    if (!spread_->admits(c, n, relief, detail)) {
+      NodeStatus s{detail == plugins::kSpreadMissingLabel ? Code::UnschedulableAndUnresolvable : Code::Unschedulable,
+                   Plugin::PodTopologySpread};
+      s.detail = detail;
+      return s;
+    }
+  }
+  return v.status;
+}
+
+NodeStatus PodPlan::filter(const Cluster& c, NodeIndex n, const Relief* relief) const {
+  return with_domain_filters(c, n, node_verdict(c, n, relief), relief);
+}
+
+bool PodPlan::reads_domains(const ScoreVector& weight) const {
+  return spread_ && (spread_->filters() || (spread_->scores() && weight[slot<Plugin::PodTopologySpread>()]));
 }
 
 std::vector<std::string> PodPlan::reasons(const Cluster& c, NodeIndex n, const NodeStatus& s,
@@ -281,6 +321,8 @@ std::vector<std::string> PodPlan::reasons(const Cluster& c, NodeIndex n, const N
       return {prefilter_conflict_ ? plugins::kNodeAffinityConflictReason : plugins::kNodeAffinityReason};
     case Plugin::NodePorts: return {plugins::kNodePortsReason};
     case Plugin::NodeResourcesFit: return plugins::fit_reasons(c, n, fit_request_, relief);
+    case Plugin::PodTopologySpread:
+      return {s.detail == plugins::kSpreadMissingLabel ? plugins::kSpreadMissingLabelReason : plugins::kSpreadReason};
     default: return {};
   }
 }
@@ -289,7 +331,7 @@ PodPlan::Cache& PodPlan::cache_for(const Cluster& c) const {
   if (cache_.instance != c.instance() || cache_.generation.size() != c.size()) {
     cache_.instance = c.instance();
     cache_.generation.assign(c.size(), UINT32_MAX);
-    cache_.status.assign(c.size(), NodeStatus{});
+    cache_.verdict.assign(c.size(), Verdict{});
     cache_.score_generation.assign(c.size(), UINT32_MAX);
     cache_.scores.assign(c.size(), PodDependentScores{});
   }

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "json_read.hpp"
+#include "tightpack/decode.hpp"
 
 namespace tightpack {
 
@@ -359,9 +360,24 @@ Fail read_plugin_config(const json::array& configs, const JsonPath& path, Profil
         TP_TRY(check_fields(*args, ap, {"apiVersion", "kind", "hardPodAffinityWeight",
                                         "ignorePreferredTermsOfExistingPods"}));
         break;
-      case Plugin::PodTopologySpread:
+      case Plugin::PodTopologySpread: {
         TP_TRY(check_fields(*args, ap, {"apiVersion", "kind", "defaultConstraints", "defaultingType"}));
+        std::string type = "System";
+        TP_TRY(read_string(*args, "defaultingType", ap, type));
+        if (type.empty()) type = "System";  // SetDefaults_PodTopologySpreadArgs
+        if (type != "System" && type != "List") {
+          return value_error(ap.field("defaultingType"), "unsupported value " + quote_value(type) + " (List, System)");
+        }
+        profile.spread.system_defaulting = type == "System";
+        profile.spread.default_constraints.clear();
+        if (const json::value* dc = member(*args, "defaultConstraints")) {
+          TP_TRY(decode_topology_spread(*dc, ap.field("defaultConstraints"), false, profile.spread.default_constraints));
+        }
+        if (profile.spread.system_defaulting && !profile.spread.default_constraints.empty()) {
+          return value_error(ap.field("defaultingType"), "System is invalid when .defaultConstraints are not empty");
+        }
         break;
+      }
       case Plugin::VolumeBinding:
         TP_TRY(check_fields(*args, ap, {"apiVersion", "kind", "bindTimeoutSeconds", "shape"}));
         break;

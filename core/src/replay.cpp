@@ -187,6 +187,37 @@ Result<Profile> resolve_scenario_profile(const json::value& spec, const JsonPath
   return profile;
 }
 
+namespace {
+
+// The scenario's keys (../shared/corpus/README.md), with the kind of the
+// objects each list holds.
+constexpr std::pair<const char*, const char*> kObjectKeys[] = {
+    {"namespaces", "Namespace"},
+    {"services", "Service"},
+    {"replicaSets", "ReplicaSet"},
+    {"statefulSets", "StatefulSet"},
+    {"replicationControllers", "ReplicationController"},
+    {"persistentVolumeClaims", "PersistentVolumeClaim"},
+    {"persistentVolumes", "PersistentVolume"},
+    {"storageClasses", "StorageClass"},
+    {"csiNodes", "CSINode"},
+    {"csiDrivers", "CSIDriver"},
+    {"csiStorageCapacities", "CSIStorageCapacity"},
+    {"podDisruptionBudgets", "PodDisruptionBudget"},
+};
+constexpr const char* kScenarioKeys[] = {"profile", "nodes", "pods", "incoming", "namespaces", "services",
+                                         "replicaSets", "statefulSets", "replicationControllers",
+                                         "persistentVolumeClaims", "persistentVolumes", "storageClasses",
+                                         "csiNodes", "csiDrivers", "csiStorageCapacities", "podDisruptionBudgets"};
+
+std::string scenario_keys() {
+  std::string out;
+  for (const char* k : kScenarioKeys) out += (out.empty() ? "" : ", ") + std::string(k);
+  return out;
+}
+
+}  // namespace
+
 Result<Scenario> decode_scenario(const json::value& doc) {
   Scenario s;
   auto run = [&]() -> Fail {
@@ -206,6 +237,36 @@ Result<Scenario> decode_scenario(const json::value& doc) {
                                              s.profile_name);
     if (!resolved) return resolved.error();
     s.profile = std::move(*resolved);
+    // Every key is one the engine reads: a misspelt one must not quietly
+    // drop what it holds.
+    for (const auto& kv : *sc) {
+      const std::string_view key = kv.key();
+      bool known = false;
+      for (const char* k : kScenarioKeys) known = known || key == k;
+      if (sc == o && (key == "expected" || key == "meta")) known = true;  // a corpus line without "scenario"
+      if (!known) {
+        return value_error(sp->field(key), "unknown scenario key " + quote_value(key) + " (" + scenario_keys() + ")");
+      }
+    }
+    for (const auto& [key, kind] : kObjectKeys) {
+      const json::value* v = member(*sc, key);
+      if (!v) continue;
+      const JsonPath lp = sp->field(key);
+      const json::array* a = nullptr;
+      TP_TRY(as_array(*v, lp, a));
+      if (a->empty()) continue;
+      if (kind == std::string_view("PodDisruptionBudget")) {
+        return value_error(lp, "disruption budgets in a scheduling scenario are not supported by tightpack yet");
+      }
+      for (size_t i = 0; i < a->size(); ++i) {
+        const JsonPath ip = lp.index(static_cast<int64_t>(i));
+        bool decoded = false;
+        if (auto st = decode_api_object(kind, (*a)[i], ip, s.objects, decoded); !st) return st.error();
+        // The volume objects are read by plugins that refuse every pod that
+        // uses a claim today: accepted and not read.
+        (void)decoded;
+      }
+    }
     for (const char* key : {"nodes", "pods", "incoming"}) {
       const json::value* v = member(*sc, key);
       if (!v) continue;
@@ -286,7 +347,7 @@ json::object encode_decision(const PodPlan& plan, const Cluster& c, const Decisi
     for (size_t j = 0; j < d.feasible.size(); ++j) {
       json::object row;
       for (size_t k = 0; k < kScorePlugins.size(); ++k) {
-        if (plan.profile().score_weight(kScorePlugins[k]) > 0) {
+        if (plan.scores_with(kScorePlugins[k])) {
           row[plugin_name(kScorePlugins[k])] = d.scores[j].weighted[k];
         }
       }
@@ -314,7 +375,7 @@ json::value run_scenario(const Scenario& s) {
   json::object profile = encode_profile(s.profile).as_object();
   profile["name"] = s.profile_name;
   out["profile"] = std::move(profile);
-  auto cluster = Cluster::build(s.nodes, s.pods);
+  auto cluster = Cluster::build(s.nodes, s.pods, s.objects);
   if (!cluster) return json::object{{"error", cluster.error().what()}};
   json::array results;
   for (const Pod& pod : s.incoming) {

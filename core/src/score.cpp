@@ -27,7 +27,9 @@ int64_t normalize(Plugin p, int64_t raw, int64_t max) {
   switch (plugin_info(p).normalization) {
     case Normalization::kDefault: return plugins::default_normalize(raw, max, false);
     case Normalization::kDefaultReverse: return plugins::default_normalize(raw, max, true);
-    case Normalization::kNone: break;
+    case Normalization::kNone:
+    case Normalization::kSpread:  // over the feasible nodes at once: spread_scores
+      break;
   }
   return raw;
 }
@@ -62,16 +64,32 @@ PodPlan::PodDependentScores PodPlan::pod_dependent_scores(const Cluster& c, Node
 }
 
 ScoreVector PodPlan::normalised_scores(const Cluster& c, NodeIndex n, const Normalizers& norm,
-                                       const PodDependentScores& pod_dependent) const {
-  static_assert(kScoreSlots == 6, "every modelled score plugin has its normalised score here");
+                                       const PodDependentScores& pod_dependent, int64_t spread) const {
+  static_assert(kScoreSlots == 7, "every modelled score plugin has its normalised score here");
   ScoreVector v{};
   v[slot<Plugin::TaintToleration>()] = norm.taint_by_set[c.taint_set(n)];
   v[slot<Plugin::NodeAffinity>()] = normalize(Plugin::NodeAffinity, affinity_raw(n), norm.max_affinity);
   v[slot<Plugin::NodeResourcesFit>()] = pod_dependent.fit;
   v[slot<Plugin::NodeResourcesBalancedAllocation>()] = pod_dependent.balanced;
   v[slot<Plugin::ImageLocality>()] = image_score(n);
+  v[slot<Plugin::PodTopologySpread>()] = spread;
   v[slot<Plugin::TightpackCohort>()] = pod_dependent.cohort;
   return v;
+}
+
+std::vector<int64_t> PodPlan::spread_scores(const Cluster& c, const std::vector<NodeIndex>& feasible) const {
+  std::vector<int64_t> out;
+  if (!spread_ || !spread_->scores()) return out;
+  spread_->sync(c);
+  spread_->raw_scores(c, feasible, out);
+  plugins::normalize_spread_scores(out);
+  return out;
+}
+
+bool PodPlan::scores_with(Plugin p) const {
+  if (profile_->score_weight(p) <= 0) return false;
+  if (p == Plugin::PodTopologySpread) return spread_ && spread_->scores();  // PreScore skips otherwise
+  return true;
 }
 
 }  // namespace tightpack

@@ -115,6 +115,28 @@ Result<SimulationResult> simulate_replicas(Cluster& cluster, const Profile& prof
   if (!plan) return plan.error();
   SimulationResult result;
   result.replicas.reserve(static_cast<size_t>(std::max<int64_t>(replicas, 0)));
+  if (plan->reads_domains(score_weights(profile))) {
+    // A placement moves the counts of every node in its topology domains, so
+    // each replica is decided afresh (the plan's per-node caches still spare
+    // the nodes whose pods did not change).
+    for (int64_t r = 0; r < replicas; ++r) {
+      ReplicaPlacement placement;
+      placement.pod = pod.ns + "/" + pod.name + "-" + std::to_string(r);
+      if (result.unschedulable_message.empty()) {
+        Decision d = decide(*plan, cluster);
+        if (d.chosen) {
+          placement.node = *d.chosen;
+          placement.tied = d.top.size();
+          cluster.place(*d.chosen, plan->bound(placement.pod));
+        } else {
+          result.unschedulable_message = d.error.empty() ? d.message : d.error;
+          result.preemption = d.preemption;
+        }
+      }
+      result.replicas.push_back(std::move(placement));
+    }
+    return result;
+  }
   ReplicaIndex index(*plan, cluster);
   for (int64_t r = 0; r < replicas; ++r) {
     ReplicaPlacement placement;

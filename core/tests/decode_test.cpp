@@ -244,7 +244,7 @@ TEST(DecodePod, ReadsWhatSchedulingNeeds) {
   EXPECT_EQ(p->nominated_node_name, "n2");
   EXPECT_FALSE(p->has_pod_affinity);
   EXPECT_FALSE(p->has_pod_anti_affinity);
-  EXPECT_FALSE(p->has_topology_spread);
+  EXPECT_TRUE(p->topology_spread.empty());
   EXPECT_FALSE(p->has_claim_volumes);
   EXPECT_TRUE(p->image_volumes.empty());
 }
@@ -306,15 +306,13 @@ TEST(DecodePod, FeaturesTheEngineDoesNotModel) {
   Pod p = testing::pod_from_json(R"({"metadata": {"name": "p"}, "spec": {
       "affinity": {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{"topologyKey": "zone"}]},
                    "podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": []}},
-      "topologySpreadConstraints": [{"maxSkew": 1}],
       "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": "d"}}]}})");
   EXPECT_TRUE(p.has_pod_affinity);
   EXPECT_FALSE(p.has_pod_anti_affinity);  // an empty list asks for nothing
-  EXPECT_TRUE(p.has_topology_spread);
   EXPECT_TRUE(p.has_claim_volumes);
   p = testing::pod_from_json(R"({"metadata": {"name": "p"}, "spec": {
       "topologySpreadConstraints": [], "volumes": [{"name": "tmp", "emptyDir": {}}]}})");
-  EXPECT_FALSE(p.has_topology_spread);
+  EXPECT_TRUE(p.topology_spread.empty());
   EXPECT_FALSE(p.has_claim_volumes);
 }
 
@@ -596,6 +594,62 @@ TEST(JsonPathTest, Rendering) {
   EXPECT_EQ(labels_path.field("").str(), "$.items[3].labels[\"\"]");
   const JsonPath profile("profile");
   EXPECT_EQ(profile.field("x").str(), "profile.x");
+}
+
+}  // namespace
+}  // namespace tightpack
+
+namespace tightpack {
+namespace {
+
+TEST(DecodeObjects, WorkloadsAndServicesOfAList) {
+  ClusterObjects out = objects(R"({"kind": "List", "items": [
+      {"kind": "Namespace", "metadata": {"name": "dask", "labels": {"team": "a"}}},
+      {"kind": "Service", "metadata": {"name": "sched", "namespace": "dask"},
+       "spec": {"selector": {"dask.org/component": "scheduler"}}},
+      {"kind": "Service", "metadata": {"name": "headless"}, "spec": {"clusterIP": "None"}},
+      {"kind": "ReplicaSet", "metadata": {"name": "w-7c9b4", "namespace": "dask"},
+       "spec": {"selector": {"matchLabels": {"dask.org/worker-name": "w"}}}},
+      {"kind": "StatefulSet", "metadata": {"name": "user-placeholder", "namespace": "jhub"},
+       "spec": {"selector": {"matchLabels": {"component": "user-placeholder"}}}},
+      {"kind": "ReplicationController", "metadata": {"name": "rc"}, "spec": {"selector": {"app": "batch"}}},
+      {"kind": "ConfigMap", "metadata": {"name": "ignored"}}]})");
+  ASSERT_EQ(out.objects.namespaces.size(), 1u);
+  EXPECT_EQ(out.objects.namespaces[0].labels, testing::labels({{"team", "a"}}));
+  ASSERT_EQ(out.objects.services.size(), 2u);
+  EXPECT_EQ(out.objects.services[0].ns, "dask");
+  ASSERT_TRUE(out.objects.services[0].selector);
+  EXPECT_FALSE(out.objects.services[1].selector);  // no selector: selects nothing
+  EXPECT_EQ(out.objects.services[1].ns, "default");
+  ASSERT_EQ(out.objects.replica_sets.size(), 1u);
+  EXPECT_EQ(out.objects.replica_sets[0].selector->match_labels, testing::labels({{"dask.org/worker-name", "w"}}));
+  EXPECT_EQ(out.objects.stateful_sets.size(), 1u);
+  EXPECT_EQ(out.objects.replication_controllers.size(), 1u);
+}
+
+TEST(DecodePod, TheControllerAndSpreadConstraints) {
+  Pod p = testing::pod_from_json(R"({"metadata": {"name": "w", "ownerReferences": [
+      {"apiVersion": "apps/v1", "kind": "Deployment", "name": "not-the-controller"},
+      {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "w-7c9b4", "uid": "u", "controller": true}]},
+      "spec": {"topologySpreadConstraints": [{"maxSkew": 2, "topologyKey": "topology.kubernetes.io/zone",
+        "whenUnsatisfiable": "DoNotSchedule", "minDomains": 3, "nodeTaintsPolicy": "Honor",
+        "labelSelector": {"matchLabels": {"app": "w"}}, "matchLabelKeys": ["pod-template-hash"]}]}})");
+  ASSERT_TRUE(p.controller);
+  EXPECT_EQ(p.controller->kind, "ReplicaSet");
+  EXPECT_EQ(p.controller->name, "w-7c9b4");
+  ASSERT_EQ(p.topology_spread.size(), 1u);
+  const TopologySpreadConstraint& c = p.topology_spread[0];
+  EXPECT_EQ(c.max_skew, 2);
+  EXPECT_EQ(c.min_domains, 3);
+  EXPECT_EQ(c.node_taints_policy, "Honor");
+  EXPECT_EQ(c.match_label_keys, std::vector<std::string>{"pod-template-hash"});
+  auto bad = decode_pod(testing::json_of(R"({"metadata": {"name": "w"}, "spec": {"topologySpreadConstraints": [
+      {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule"},
+      {"maxSkew": 2, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule"}]}})"),
+                        JsonPath());
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().what(),
+            "$.spec.topologySpreadConstraints[1]: duplicate {zone, DoNotSchedule} (also at index 0)");
 }
 
 }  // namespace

@@ -580,29 +580,21 @@ TEST(PodPlanMake, RefusesUnmodelledFeatures) {
   Cluster c = build_cluster({make_node("a", 1000, kGi)});
   Profile profile = default_profile();
   Pod p = make_pod("p");
-  p.has_topology_spread = true;
+  p.has_claim_volumes = true;
   auto plan = PodPlan::make(c, profile, p);
   ASSERT_FALSE(plan);
   EXPECT_EQ(plan.error().message,
-            "pod default/p: topologySpreadConstraints (PodTopologySpread) is not supported by "
-            "tightpack yet; "
+            "pod default/p: persistent or CSI volumes (VolumeBinding) is not supported by tightpack yet; "
             "kube-scheduler would consider it");
-
-  p = make_pod("p");
-  p.has_claim_volumes = true;
-  plan = PodPlan::make(c, profile, p);
-  ASSERT_FALSE(plan);
-  EXPECT_NE(plan.error().message.find("VolumeBinding"), std::string::npos);
 
   // A profile without the plugins has nothing to consider.
   auto without =
       decode_scheduler_configuration(json_of(R"({"apiVersion": "kubescheduler.config.k8s.io/v1",
       "kind": "KubeSchedulerConfiguration", "profiles": [{"plugins": {"multiPoint": {"disabled": [
-        {"name": "PodTopologySpread"}, {"name": "VolumeBinding"}, {"name": "VolumeZone"},
+        {"name": "VolumeBinding"}, {"name": "VolumeZone"},
         {"name": "VolumeRestrictions"}, {"name": "NodeVolumeLimits"}]}}}]})"),
                                      JsonPath());
   ASSERT_TRUE(without) << without.error().what();
-  p.has_topology_spread = true;
   EXPECT_TRUE(PodPlan::make(c, without->profiles[0], p));
 }
 

@@ -38,11 +38,12 @@ TEST(Registry, ScoreColumnsAreTheModelledScorePluginsInOrder) {
 }
 
 TEST(Registry, ScorePluginsThatScoreByTheirOwnFormulaAreNotNormalisedAgain) {
-  // NormalizeScore is implemented by exactly these two of the modelled ones.
+  // NormalizeScore is implemented by exactly these of the modelled ones.
   for (Plugin p : kScorePlugins) {
-    const Normalization want = p == Plugin::TaintToleration ? Normalization::kDefaultReverse
-                               : p == Plugin::NodeAffinity  ? Normalization::kDefault
-                                                            : Normalization::kNone;
+    const Normalization want = p == Plugin::TaintToleration     ? Normalization::kDefaultReverse
+                               : p == Plugin::NodeAffinity      ? Normalization::kDefault
+                               : p == Plugin::PodTopologySpread ? Normalization::kSpread
+                                                                : Normalization::kNone;
     EXPECT_EQ(plugin_info(p).normalization, want) << plugin_name(p);
   }
 }

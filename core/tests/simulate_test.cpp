@@ -109,9 +109,9 @@ TEST(SimulateReplicas, ZeroReplicasAndErrors) {
   auto r = simulate_replicas(c, profile, make_pod("w"), 0);
   ASSERT_TRUE(r);
   EXPECT_TRUE(r->replicas.empty());
-  Pod spread = make_pod("w");
-  spread.has_topology_spread = true;
-  EXPECT_FALSE(simulate_replicas(c, profile, spread, 3));
+  Pod claim = make_pod("w");
+  claim.has_claim_volumes = true;
+  EXPECT_FALSE(simulate_replicas(c, profile, claim, 3));
 }
 
 TEST(SimulateReplicas, NoNodes) {

@@ -1,9 +1,10 @@
 // Every scenario of the shared corpora through `tightpack-wasm` and the
 // native `tightpack`: the outputs must be the same bytes.
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { nativeTightpack, required, sharedDir, wasmCommand } from './paths.js';
+import { nativeTightpack, repoDir, required, sharedDir, wasmCommand } from './paths.js';
 
 function run(command, args) {
   const r = spawnSync(command[0], [...command.slice(1), ...args], { maxBuffer: 1 << 30 });
@@ -58,6 +59,24 @@ describe.each(corpora)('tightpack-wasm %s --jsonl %s', (command, file) => {
     const wasm = run([process.execPath, wasmCommand], [command, '--jsonl', corpus]);
     expect(lines(native).length).toBeGreaterThan(100);
     const difference = native.equals(wasm) ? null : firstDifference(corpus, native, wasm);
+    expect(difference).toBeNull();
+  });
+});
+
+// Generated scenarios reach what the shared corpus does not: Services,
+// ReplicaSets and StatefulSets with the pods they select, topology spread
+// constraints and their float64 scores (tests/conformance/generate).
+describe('tightpack-wasm replay --jsonl on 400 generated scenarios', () => {
+  test('prints the same bytes as the native tightpack', () => {
+    required(nativeTightpack, 'build it with `cmake --build --preset release` or set TIGHTPACK_NATIVE');
+    const dir = mkdtempSync(path.join(tmpdir(), 'tightpack-generated-'));
+    const file = path.join(dir, 'generated.jsonl');
+    run(['python3'], [path.join(repoDir, 'tests', 'conformance', 'generate', 'generate.py'), '--seed', 'wasm-1',
+      '--count', '400', '-o', file]);
+    const native = run([nativeTightpack], ['replay', '--jsonl', file]);
+    const wasm = run([process.execPath, wasmCommand], ['replay', '--jsonl', file]);
+    expect(native.toString()).toContain('"PodTopologySpread"');
+    const difference = native.equals(wasm) ? null : firstDifference(file, native, wasm);
     expect(difference).toBeNull();
   });
 });

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -45,6 +46,7 @@ struct Relief {
   int64_t cpu = 0, memory = 0, ephemeral = 0, pods = 0;
   std::vector<std::pair<uint32_t, int64_t>> scalars;
   std::vector<HostPort> ports;
+  std::vector<size_t> positions;  // the pods taken off, in pods_on(node)
 };
 
 struct BoundPod {
@@ -55,6 +57,8 @@ struct BoundPod {
   // status.startTime in seconds since the epoch; 0 when the pod has not
   // started (or is being placed), which DefaultPreemption counts as now.
   int64_t start = 0;
+  // Namespace and labels, for other pods' selectors; null matches none.
+  std::shared_ptr<const PodMeta> meta;
 };
 
 struct ImageState {
@@ -83,9 +87,13 @@ class Cluster {
  public:
   // Bound pods whose node is missing, and finished pods, are left out, as the
   // scheduler cache leaves them out.
-  static Result<Cluster> build(std::vector<Node> nodes, const std::vector<Pod>& pods);
+  static Result<Cluster> build(std::vector<Node> nodes, const std::vector<Pod>& pods, ApiObjects objects = {});
   // The same for pods held elsewhere (a scenario's), without copying them.
-  static Result<Cluster> build_from(std::vector<Node> nodes, const std::vector<const Pod*>& pods);
+  static Result<Cluster> build_from(std::vector<Node> nodes, const std::vector<const Pod*>& pods,
+                                    ApiObjects objects = {});
+
+  // The cluster objects beyond nodes and pods (Services, controllers, ...).
+  const ApiObjects& objects() const { return objects_; }
 
   size_t size() const { return nodes_.size(); }
   const Node& node(NodeIndex i) const { return nodes_[i]; }
@@ -107,6 +115,9 @@ class Cluster {
   // instance() it keys per-node caches of pod-dependent verdicts.
   uint32_t generation(NodeIndex n) const { return generation_[n]; }
   uint64_t instance() const { return instance_.value(); }
+  // Changes whenever any node's generation does: state kept over all nodes
+  // (topology domain counts) is up to date while it stays the same.
+  uint64_t epoch() const { return epoch_; }
   const std::vector<HostPort>& used_ports(NodeIndex n) const { return ports_[n]; }
 
   // Columns.
@@ -153,7 +164,7 @@ class Cluster {
 
  private:
   template <class PodList>
-  static Result<Cluster> build_impl(std::vector<Node> nodes, const PodList& pods);
+  static Result<Cluster> build_impl(std::vector<Node> nodes, const PodList& pods, ApiObjects objects);
   void add_usage(NodeIndex n, const PodUsage& u, int sign);
   void add_scalar(PodUsage& u, const std::string& name, int64_t amount) const;
   static void add_host_ports(PodUsage& u, const Container& c);
@@ -183,7 +194,9 @@ class Cluster {
 
   std::vector<std::vector<BoundPod>> pods_;
   std::vector<uint32_t> generation_;
+  uint64_t epoch_ = 0;
   InstanceId instance_;
+  ApiObjects objects_;
   std::vector<std::vector<HostPort>> ports_;
   std::vector<AffinityHolder> affinity_holders_;
 };

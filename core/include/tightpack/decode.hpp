@@ -29,9 +29,25 @@ Status decode_pod_into(const boost::json::value& v, const JsonPath& path, Pod& p
 // in labels.hpp checks it); the error carries the JSON path.
 std::optional<Error> decode_label_selector(const boost::json::value& v, const JsonPath& path, LabelSelector& out);
 
+// spec.topologySpreadConstraints of a pod (`for_pod`) or
+// PodTopologySpreadArgs.defaultConstraints, validated as the API server
+// validates a pod's, or kube-scheduler its arguments.
+std::optional<Error> decode_topology_spread(const boost::json::value& v, const JsonPath& path, bool for_pod,
+                                           std::vector<TopologySpreadConstraint>& out);
+
+// The cluster objects beyond nodes and pods (model.hpp: ApiObjects).
+Result<Namespace> decode_namespace(const boost::json::value& v, const JsonPath& path);
+Result<MapSelectorObject> decode_map_selector_object(const boost::json::value& v, const JsonPath& path);  // Service, RC
+Result<SelectorObject> decode_selector_object(const boost::json::value& v, const JsonPath& path);  // RS, StatefulSet
+// Decodes an object of one of those kinds into `out`; `known` is false for
+// any other kind (nothing decoded).
+Status decode_api_object(std::string_view kind, const boost::json::value& v, const JsonPath& path, ApiObjects& out,
+                         bool& known);
+
 struct ClusterObjects {
   std::vector<Node> nodes;
   std::vector<Pod> pods;
+  ApiObjects objects;
 };
 
 // Calls `visit` with each Kubernetes object of a v1 List (or any *List), a
@@ -43,7 +59,8 @@ Status visit_objects(const boost::json::value& v, const JsonPath& path, const Ob
 
 // Accepts a v1 List (as `kubectl get nodes,pods -A -o json` prints it), a
 // NodeList or PodList, a single Node or Pod, or {"nodes": [...], "pods": [...]}.
-// Objects of other kinds in a List are skipped.
+// Namespaces, Services, ReplicaSets, StatefulSets and ReplicationControllers
+// in a List are decoded too; objects of other kinds are skipped.
 Status decode_objects(const boost::json::value& v, const JsonPath& path, ClusterObjects& out);
 
 // Resource amount in the scheduler's unit for that resource: millicores for

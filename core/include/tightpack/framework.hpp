@@ -23,6 +23,7 @@
 #include "tightpack/plugins/cohort.hpp"
 #include "tightpack/plugins/node_affinity.hpp"
 #include "tightpack/plugins/node_resources_fit.hpp"
+#include "tightpack/plugins/pod_topology_spread.hpp"
 #include "tightpack/profile.hpp"
 
 namespace tightpack {
@@ -33,6 +34,7 @@ struct NodeStatus {
   Code code = Code::Success;
   Plugin plugin = Plugin::kCount;
   int16_t taint = -1;  // TaintToleration: index of the untolerated taint
+  uint8_t detail = 0;  // which of the plugin's reasons (PodTopologySpread)
   bool ok() const { return code == Code::Success; }
 };
 
@@ -79,6 +81,22 @@ class PodPlan {
   // Filter verdict of a node in the cluster's current state; `relief` takes
   // pods off the node first (preemption what-ifs).
   NodeStatus filter(const Cluster& c, NodeIndex n, const Relief* relief = nullptr) const;
+
+  // The same in two parts, for callers that remember verdicts per node
+  // generation: the filters that read the node and its own pods, with the
+  // position of the first that fails (kNoFailure when none does), and then the
+  // filters that read whole topology domains, which may change when any node
+  // does (PodTopologySpread), applied to that.
+  struct Verdict {
+    uint8_t position = UINT8_MAX;
+    NodeStatus status;
+  };
+  Verdict node_verdict(const Cluster& c, NodeIndex n, const Relief* relief = nullptr) const;
+  NodeStatus with_domain_filters(const Cluster& c, NodeIndex n, const Verdict& v,
+                                 const Relief* relief = nullptr) const;
+  // Whether some filter or score reads topology domains for this pod: after
+  // a placement, more nodes than the one that changed may move.
+  bool reads_domains(const ScoreVector& weight) const;
   // kube-scheduler's reasons for a verdict.
   std::vector<std::string> reasons(const Cluster& c, NodeIndex n, const NodeStatus& status,
                                    const Relief* relief = nullptr) const;
@@ -114,12 +132,21 @@ class PodPlan {
   bool has_pod_dependent_scores(const ScoreVector& weight) const;
   PodDependentScores pod_dependent_scores(const Cluster& c, NodeIndex n, const ScoreVector& weight) const;
 
-  // Every modelled plugin's normalised score of node n.
+  // Every modelled plugin's normalised score of node n; `spread` is its
+  // normalised PodTopologySpread score among the decision's feasible nodes
+  // (spread_scores).
   ScoreVector normalised_scores(const Cluster& c, NodeIndex n, const Normalizers& norm,
-                                const PodDependentScores& pod_dependent) const;
+                                const PodDependentScores& pod_dependent, int64_t spread = 0) const;
+
+  // PodTopologySpread's PreScore, Score and NormalizeScore over the feasible
+  // nodes (empty when it does not score this pod).
+  std::vector<int64_t> spread_scores(const Cluster& c, const std::vector<NodeIndex>& feasible) const;
+  // Whether a score plugin scores this pod at all (its PreScore does not
+  // skip); results list only those.
+  bool scores_with(Plugin p) const;
 
   // The placed copy of this pod.
-  BoundPod bound(std::string key) const { return BoundPod{std::move(key), priority_, usage_, cohort_}; }
+  BoundPod bound(std::string key) const { return BoundPod{std::move(key), priority_, usage_, cohort_, 0, meta_}; }
 
   // Where a scored resource's numbers come from
   // (calculateResourceAllocatableRequest), resolved once per pod.
@@ -178,6 +205,11 @@ class PodPlan {
   std::vector<int64_t> balanced_pod_request_;  // per profile.balanced_resources entry
   bool balanced_skip_ = false;
   std::string cohort_;
+  std::shared_ptr<const PodMeta> meta_;
+  // PodTopologySpread, when it filters or scores this pod: its position in
+  // the filter order, and the counts, brought up to date before each use.
+  uint8_t spread_position_ = UINT8_MAX;
+  mutable std::optional<plugins::SpreadCounts> spread_;
 
   // decide() remembers filter() and the pod-dependent scores per node until
   // the node's generation changes, so that after a placement only that node
@@ -185,7 +217,7 @@ class PodPlan {
   struct Cache {
     uint64_t instance = 0;
     std::vector<uint32_t> generation;  // UINT32_MAX: nothing cached
-    std::vector<NodeStatus> status;
+    std::vector<Verdict> verdict;
     std::vector<uint32_t> score_generation;
     std::vector<PodDependentScores> scores;
   };

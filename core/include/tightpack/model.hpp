@@ -107,6 +107,30 @@ struct PodAffinityTerm {
   bool operator==(const PodAffinityTerm&) const = default;
 };
 
+// v1.TopologySpreadConstraint, as validated by the API server.
+struct TopologySpreadConstraint {
+  int32_t max_skew = 0;
+  std::string topology_key;
+  std::string when_unsatisfiable;  // DoNotSchedule, ScheduleAnyway
+  std::optional<LabelSelector> label_selector;  // absent selects no pod
+  std::optional<int32_t> min_domains;
+  std::string node_affinity_policy;  // "", Honor, Ignore
+  std::string node_taints_policy;    // "", Honor, Ignore
+  std::vector<std::string> match_label_keys;
+
+  bool operator==(const TopologySpreadConstraint&) const = default;
+};
+
+// The ownerReference with controller: true (metav1.GetControllerOf).
+struct OwnerReference {
+  std::string api_version;
+  std::string kind;
+  std::string name;
+  std::string uid;
+
+  bool operator==(const OwnerReference&) const = default;
+};
+
 struct ContainerPort {
   int32_t container_port = 0;
   int32_t host_port = 0;
@@ -150,8 +174,9 @@ struct Pod {
   bool has_pod_affinity = false;
   bool has_pod_anti_affinity = false;
   std::vector<PodAffinityTerm> pod_affinity_terms;
-  bool has_topology_spread = false;
   bool has_claim_volumes = false;
+  std::vector<TopologySpreadConstraint> topology_spread;
+  std::optional<OwnerReference> controller;
   std::vector<std::string> image_volumes;  // spec.volumes[].image.reference (ImageLocality)
   bool scheduling_gated = false;  // spec.schedulingGates: no scheduler may take it yet
   std::string creation_timestamp;
@@ -163,6 +188,16 @@ struct Pod {
   bool terminated() const { return phase == "Succeeded" || phase == "Failed"; }
 
   bool operator==(const Pod&) const = default;
+};
+
+// What other pods' selectors read of a bound pod (PodTopologySpread's
+// counts): pods that share all three share one PodMeta.
+struct PodMeta {
+  std::string ns;
+  Labels labels;
+  bool terminating = false;  // metadata.deletionTimestamp is set
+
+  bool operator==(const PodMeta&) const = default;
 };
 
 struct ContainerImage {
@@ -178,6 +213,36 @@ struct Node {
   ResourceList allocatable;  // status.allocatable, defaulted from status.capacity
   ResourceList capacity;
   std::vector<ContainerImage> images;
+};
+
+// The cluster objects beyond nodes and pods that scheduling reads, each
+// reduced to what it reads.
+struct Namespace {
+  std::string name;
+  Labels labels;
+};
+
+// A Service (spec.selector: absent selects nothing, {} every pod of its
+// namespace) or a ReplicationController (spec.selector, a plain map).
+struct MapSelectorObject {
+  std::string ns;
+  std::string name;
+  std::optional<Labels> selector;
+};
+
+// A ReplicaSet or StatefulSet (spec.selector, a LabelSelector).
+struct SelectorObject {
+  std::string ns;
+  std::string name;
+  std::optional<LabelSelector> selector;
+};
+
+struct ApiObjects {
+  std::vector<Namespace> namespaces;
+  std::vector<MapSelectorObject> services;
+  std::vector<SelectorObject> replica_sets;
+  std::vector<SelectorObject> stateful_sets;
+  std::vector<MapSelectorObject> replication_controllers;
 };
 
 }  // namespace tightpack

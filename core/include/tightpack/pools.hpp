@@ -127,6 +127,9 @@ struct ClusterSnapshot {
   // `kubectl get nodes,pods` carries none: the controllers that pods name
   // are then taken to exist, rather than all blocking scale-down.
   std::set<std::string> listed_kinds;
+  // Namespaces, Services, ReplicaSets, StatefulSets and ReplicationControllers,
+  // as the scheduler reads them (PodTopologySpread's defaults).
+  ApiObjects objects;
 };
 Result<ClusterSnapshot> decode_cluster_snapshot(const boost::json::value& v, const JsonPath& path);
 

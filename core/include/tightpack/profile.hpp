@@ -11,6 +11,7 @@
 
 #include "tightpack/error.hpp"
 #include "tightpack/json_path.hpp"
+#include "tightpack/model.hpp"
 #include "tightpack/plugins/registry.hpp"
 
 namespace tightpack {
@@ -38,6 +39,12 @@ struct FitArgs {
   std::vector<std::string> ignored_resource_groups;
 };
 
+// PodTopologySpreadArgs: the constraints of pods that have none of their own.
+struct SpreadArgs {
+  bool system_defaulting = true;  // defaultingType System: hostname 3 and zone 5, ScheduleAnyway
+  std::vector<TopologySpreadConstraint> default_constraints;  // defaultingType List
+};
+
 struct ScorePluginEntry {
   Plugin plugin;
   int64_t weight;
@@ -59,6 +66,7 @@ struct Profile {
   int kube_minor = 37;
   FitArgs fit;
   std::vector<ResourceSpec> balanced_resources{{"cpu", 1}, {"memory", 1}};
+  SpreadArgs spread;
   int32_t percentage_of_nodes_to_score = 0;  // 0: kube-scheduler's adaptive default
 
   bool filter_enabled(Plugin p) const;

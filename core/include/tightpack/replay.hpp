@@ -22,6 +22,7 @@ struct Scenario {
   std::vector<Node> nodes;
   std::vector<Pod> pods;
   std::vector<Pod> incoming;  // replicas already expanded to <name>-<i>
+  ApiObjects objects;         // namespaces, services, replicaSets, ...
 };
 
 // Resolves a scenario profile: "default", "most-allocated" (the zero-to-jupyterhub

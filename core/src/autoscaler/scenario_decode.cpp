@@ -29,20 +29,9 @@ const json::array* child_array(const json::object& o, std::string_view key) {
 
 // Fields the pod decoder already type-checked, or that only explain.
 void read_ca_extras(const json::object& o, CaPod& p) {
-  if (const json::object* m = child(o, "metadata")) {
-    if (const json::array* owners = child_array(*m, "ownerReferences")) {
-      for (const auto& ov : *owners) {
-        if (!ov.is_object()) continue;
-        const json::object& ref = ov.get_object();
-        const json::value* controller = member(ref, "controller");
-        if (!controller || !controller->is_bool() || !controller->get_bool()) continue;
-        const json::value* kind = member(ref, "kind");
-        const json::value* name = member(ref, "name");
-        if (kind && kind->is_string()) p.controller_kind = std::string(kind->get_string());
-        if (name && name->is_string()) p.controller_name = std::string(name->get_string());
-        break;  // metav1.GetControllerOf: the first controller reference
-      }
-    }
+  if (p.pod.controller) {
+    p.controller_kind = p.pod.controller->kind;
+    p.controller_name = p.pod.controller->name;
   }
   if (const json::object* spec = child(o, "spec")) {
     if (const json::array* vols = child_array(*spec, "volumes")) {

@@ -57,6 +57,11 @@ Result<ClusterSnapshot> decode_cluster_snapshot(const json::value& v, const Json
       if (!name) return name.error();
       s.controllers.insert(std::string(kind) + "/" + name->first + "/" + name->second);
       s.listed_kinds.insert(std::string(kind));
+      bool known = false;
+      if (auto st = decode_api_object(kind, item, p, s.objects, known); !st) return st;
+    } else if ((kind == "Service" || kind == "Namespace") && &item != &v) {
+      bool known = false;
+      if (auto st = decode_api_object(kind, item, p, s.objects, known); !st) return st;
     } else if (kind == "PodDisruptionBudget") {
       auto pdb = autoscaler::decode_pdb(item, p);
       if (!pdb) return pdb.error();

@@ -28,7 +28,7 @@ Result<WhatIfCluster> WhatIfCluster::load(const json::value& doc, const JsonPath
   std::vector<const Pod*> pods;
   pods.reserve(snapshot->pods.size());
   for (const auto& p : snapshot->pods) pods.push_back(&p.pod);
-  auto cluster = Cluster::build_from(std::move(nodes), pods);
+  auto cluster = Cluster::build_from(std::move(nodes), pods, snapshot->objects);
   if (!cluster) return cluster.error();
   return WhatIfCluster(std::move(*snapshot), std::move(*cluster));
 }

@@ -23,9 +23,12 @@ pod overhead and pod-level requests; limits without requests; priorities,
 preemptionPolicy and preemption victims; host ports; terminated and
 pending bound pods; quantities in every spelling; TightpackCohort's labels.
 Profiles: default, most-allocated (zero-to-jupyterhub's user-scheduler) and
-tightpack (config/*.yaml), a few with the corpus' overrides, and rtc. It
-leaves out what the engine refuses: inter-pod affinity, topology spread
-constraints and persistent volumes.
+tightpack (config/*.yaml), a few with the corpus' overrides, and rtc.
+Workloads (workloads(), a random stream of its own): Services, ReplicaSets,
+StatefulSets and ReplicationControllers in DaskHub shapes with the pods they
+select or own, explicit topologySpreadConstraints of every kind, terminating
+pods, zone-less nodes, List-defaulted spread constraints. It leaves out what
+the engine refuses: inter-pod affinity and persistent volumes.
 """
 import argparse
 import json
@@ -512,8 +515,196 @@ def scenario(seed, index, min_nodes=1, max_nodes=24):
     for n in nodes:
         n.pop("_alloc", None)
     sid = f"gen-{seed}-{index}"
-    return {"scenario": {"profile": profile, "nodes": nodes, "pods": pods, "incoming": incoming},
-            "meta": {"id": sid, "seed": str(seed), "index": index, "profile": pname, "features": sorted(g.features)}}
+    s = {"scenario": {"profile": profile, "nodes": nodes, "pods": pods, "incoming": incoming},
+         "meta": {"id": sid, "seed": str(seed), "index": index, "profile": pname, "features": sorted(g.features)}}
+    workloads(s, seed, index)
+    return s
+
+
+ZONE_KEY = "topology.kubernetes.io/zone"
+HOST_KEY = "kubernetes.io/hostname"
+
+
+def owner(kind, name, controller=True):
+    ref = {"apiVersion": "v1" if kind == "ReplicationController" else "apps/v1", "kind": kind, "name": name,
+           "uid": f"uid-{kind.lower()}-{name}"}
+    if controller is not None:
+        ref["controller"] = controller
+    return ref
+
+
+def workloads(s, seed, index):
+    """Adds what real hubs run beside nodes and pods, with its own random
+    stream so that the rest of the scenario stays what it was: the dask-kubernetes
+    operator's scheduler Deployment and Service and its one-replica worker
+    Deployments (each a ReplicaSet that selects only its own pod), the hub
+    Deployment with its Service, the user-placeholder StatefulSet, other
+    Services and ReplicationControllers; pods they select or own (which get
+    PodTopologySpread's system default constraints), explicit
+    topologySpreadConstraints of every kind, terminating pods, nodes without a
+    zone label, and profiles with List-defaulted constraints."""
+    r = random.Random(f"{seed}/{index}/workloads")
+    if r.random() < 0.45:
+        return
+    sc, meta = s["scenario"], s["meta"]
+    feats = set(meta["features"])
+    g = Gen(r)
+    nodes, pods, incoming = sc["nodes"], sc["pods"], sc["incoming"]
+    services, replica_sets, stateful_sets, rcs = [], [], [], []
+
+    def ns_of(p):
+        return p["metadata"].get("namespace", "default")
+
+    def join(p, labels, ref=None):
+        p["metadata"].setdefault("labels", {}).update(labels)
+        if ref:
+            p["metadata"]["ownerReferences"] = [ref] if r.random() < 0.9 else [
+                owner("Deployment", "other", controller=False), ref]
+
+    everyone = pods + incoming
+    for k in range(r.randint(1, 3)):
+        kind = g.pick(["dask", "dask", "hub", "placeholder", "service", "rc"])
+        ns = g.pick(["default", "jhub", "dask"])
+        members = [p for p in everyone if ns_of(p) == ns and r.random() < 0.5]
+        if kind == "dask":
+            cluster = f"dc{k}"
+            sched_labels = {"dask.org/cluster-name": cluster, "dask.org/component": "scheduler"}
+            services.append({"metadata": {"name": f"{cluster}-scheduler", "namespace": ns},
+                             "spec": {"selector": dict(sched_labels)}})
+            for i, p in enumerate(members):
+                if i == 0 and r.random() < 0.7:
+                    rs = f"{cluster}-scheduler-5d8f7"
+                    replica_sets.append({"metadata": {"name": rs, "namespace": ns},
+                                         "spec": {"selector": {"matchLabels": dict(sched_labels)}}})
+                    join(p, sched_labels, owner("ReplicaSet", rs))
+                    continue
+                worker = f"{cluster}-default-worker-{i:03x}"
+                labels = {"dask.org/cluster-name": cluster, "dask.org/component": "worker",
+                          "dask.org/workergroup-name": "default", "dask.org/worker-name": worker}
+                rs = f"{worker}-7c9b4"
+                replica_sets.append({"metadata": {"name": rs, "namespace": ns}, "spec": {"selector": {
+                    "matchLabels": {"dask.org/cluster-name": cluster, "dask.org/worker-name": worker}}}})
+                join(p, labels, owner("ReplicaSet", rs))
+            feats.add("workload-dask")
+        elif kind == "hub":
+            labels = {"app": "jupyterhub", "component": "hub", "release": "jhub"}
+            services.append({"metadata": {"name": "hub", "namespace": ns},
+                             "spec": {"selector": {"app": "jupyterhub", "component": "hub", "release": "jhub"}}})
+            rs = "hub-6b7f9c"
+            replica_sets.append({"metadata": {"name": rs, "namespace": ns}, "spec": {"selector": {
+                "matchLabels": {"app": "jupyterhub", "component": "hub", "release": "jhub"}}}})
+            for p in members[:2]:
+                join(p, labels, owner("ReplicaSet", rs))
+            feats.add("workload-hub")
+        elif kind == "placeholder":
+            labels = {"app": "jupyterhub", "component": "user-placeholder", "release": "jhub"}
+            stateful_sets.append({"metadata": {"name": "user-placeholder", "namespace": ns}, "spec": {"selector": {
+                "matchLabels": {"app": "jupyterhub", "component": "user-placeholder", "release": "jhub"}}}})
+            for p in members:
+                join(p, labels, owner("StatefulSet", "user-placeholder"))
+            feats.add("workload-statefulset")
+        elif kind == "service":
+            app = g.pick(["jupyterhub", "dask", "batch"])
+            svc = {"metadata": {"name": f"svc-{k}", "namespace": ns}, "spec": {}}
+            pick = r.random()
+            if pick < 0.7:
+                svc["spec"]["selector"] = {"app": app}
+            elif pick < 0.85:
+                svc["spec"]["selector"] = {}  # selects every pod of the namespace, adds no label
+            # else: no selector, selects nothing
+            services.append(svc)
+            if r.random() < 0.5:
+                rs = f"{app}-rs-{k}"
+                sel = {"matchLabels": {"app": app}} if r.random() < 0.7 else {
+                    "matchExpressions": [{"key": "app", "operator": g.pick(["In", "NotIn"]), "values": [app, "other"]},
+                                         {"key": "tier", "operator": g.pick(["Exists", "DoesNotExist"])}]}
+                replica_sets.append({"metadata": {"name": rs, "namespace": ns}, "spec": {"selector": sel}})
+                for p in members:
+                    if r.random() < 0.6:
+                        join(p, {"app": app}, owner("ReplicaSet", rs, controller=g.pick([True, True, False, None])))
+            feats.add("workload-service")
+        else:
+            name = f"rc-{k}"
+            rcs.append({"metadata": {"name": name, "namespace": ns}, "spec": {"selector": {"app": "batch"}}})
+            for p in members:
+                join(p, {"app": "batch"}, owner("ReplicationController", name))
+            feats.add("workload-rc")
+    if r.random() < 0.1 and pods:
+        # a controller a pod names that the scenario lacks, or of another kind
+        p = g.pick(pods)
+        p["metadata"]["ownerReferences"] = [g.pick([owner("ReplicaSet", "gone"), owner("DaemonSet", "ds"),
+                                                    {"apiVersion": "extensions/v1beta1", "kind": "ReplicaSet",
+                                                     "name": "hub-6b7f9c", "controller": True}])]
+    for p in pods:
+        if r.random() < 0.04:
+            p["metadata"]["deletionTimestamp"] = "2026-11-30T10:00:00Z"
+            feats.add("terminating")
+    for n in nodes:
+        if r.random() < 0.08:
+            del n["metadata"]["labels"][ZONE_KEY]
+            feats.add("zoneless-node")
+    # explicit constraints
+    keys = [ZONE_KEY, ZONE_KEY, HOST_KEY, HOST_KEY, "pool", "node.kubernetes.io/instance-type", "example.com/rank"]
+    for p in incoming:
+        if r.random() < 0.35:
+            cons = []
+            for key in r.sample(keys, r.randint(1, 2)):
+                c = {"maxSkew": g.pick([1, 1, 2, 3]), "topologyKey": key,
+                     "whenUnsatisfiable": g.pick(["DoNotSchedule", "ScheduleAnyway"])}
+                if any(x["topologyKey"] == key and x["whenUnsatisfiable"] == c["whenUnsatisfiable"] for x in cons):
+                    continue
+                app = p["metadata"].get("labels", {}).get("app", "dask")
+                pick = r.random()
+                if pick < 0.75:
+                    c["labelSelector"] = {"matchLabels": {"app": app}}
+                elif pick < 0.9:
+                    c["labelSelector"] = {"matchExpressions": [
+                        {"key": "app", "operator": g.pick(["In", "NotIn", "Exists"]), "values": [app]}]}
+                    if c["labelSelector"]["matchExpressions"][0]["operator"] == "Exists":
+                        del c["labelSelector"]["matchExpressions"][0]["values"]
+                elif pick < 0.95:
+                    c["labelSelector"] = {}
+                # else: no selector, matches nothing
+                if c["whenUnsatisfiable"] == "DoNotSchedule" and r.random() < 0.25:
+                    c["minDomains"] = g.pick([1, 2, 3, 5])
+                    feats.add("spread-min-domains")
+                if r.random() < 0.2:
+                    c["nodeAffinityPolicy"] = g.pick(["Honor", "Ignore"])
+                    feats.add("spread-node-affinity-policy")
+                if r.random() < 0.2:
+                    c["nodeTaintsPolicy"] = g.pick(["Honor", "Ignore"])
+                    feats.add("spread-node-taints-policy")
+                if r.random() < 0.15 and "labelSelector" in c:
+                    c["matchLabelKeys"] = [g.pick(["dask.org/cluster-name", "component", "pod-template-hash"])]
+                    p["metadata"].setdefault("labels", {})["pod-template-hash"] = "abc12"
+                    feats.add("spread-match-label-keys")
+                cons.append(c)
+            if cons:
+                p["spec"]["topologySpreadConstraints"] = cons
+                feats.add("spread-" + cons[0]["whenUnsatisfiable"])
+    if r.random() < 0.08:
+        cons = [{"maxSkew": g.pick([1, 2]), "topologyKey": g.pick([ZONE_KEY, HOST_KEY, "pool"]),
+                 "whenUnsatisfiable": g.pick(["DoNotSchedule", "ScheduleAnyway"])}]
+        if r.random() < 0.5:
+            cons.append({"maxSkew": 4, "topologyKey": "node.kubernetes.io/instance-type",
+                         "whenUnsatisfiable": "ScheduleAnyway"})
+        base = g.pick(["default", "most-allocated"])
+        cfg = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+               "profiles": [{"schedulerName": "default-scheduler", "pluginConfig": [
+                   {"name": "PodTopologySpread", "args": {"defaultingType": "List", "defaultConstraints": cons}}]}]}
+        if base == "most-allocated":
+            cfg["profiles"][0]["plugins"] = {"score": {"disabled": [{"name": "*"}], "enabled": [
+                {"name": "NodeAffinity", "weight": 14631}, {"name": "InterPodAffinity", "weight": 1331},
+                {"name": "NodeResourcesFit", "weight": 121}, {"name": "ImageLocality", "weight": 11},
+                {"name": "PodTopologySpread", "weight": 2}, {"name": "TaintToleration", "weight": 3}]}}
+        sc["profile"] = {"name": "default", "schedulerConfig": cfg}
+        meta["profile"] = "spread-list*"
+        feats.add("spread-list-defaulting")
+    for key, objs in (("services", services), ("replicaSets", replica_sets), ("statefulSets", stateful_sets),
+                      ("replicationControllers", rcs)):
+        if objs:
+            sc[key] = objs
+    meta["features"] = sorted(feats)
 
 
 def big(seed, n_nodes, n_incoming, empty):

@@ -13,7 +13,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
@@ -25,6 +27,7 @@ import (
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
+	_ "k8s.io/kubernetes/pkg/apis/apps/install"
 	_ "k8s.io/kubernetes/pkg/apis/core/install"
 	"k8s.io/kubernetes/pkg/features"
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
@@ -85,12 +88,42 @@ type scenarioIn struct {
 	Nodes    []json.RawMessage `json:"nodes"`
 	Pods     []json.RawMessage `json:"pods"`
 	Incoming []json.RawMessage `json:"incoming"`
+	// The cluster objects beyond nodes and pods (../shared/corpus/README.md).
+	Namespaces             []json.RawMessage `json:"namespaces"`
+	Services               []json.RawMessage `json:"services"`
+	ReplicaSets            []json.RawMessage `json:"replicaSets"`
+	StatefulSets           []json.RawMessage `json:"statefulSets"`
+	ReplicationControllers []json.RawMessage `json:"replicationControllers"`
+	PersistentVolumeClaims []json.RawMessage `json:"persistentVolumeClaims"`
+	PersistentVolumes      []json.RawMessage `json:"persistentVolumes"`
+	StorageClasses         []json.RawMessage `json:"storageClasses"`
+	CSINodes               []json.RawMessage `json:"csiNodes"`
+	CSIDrivers             []json.RawMessage `json:"csiDrivers"`
+	CSIStorageCapacities   []json.RawMessage `json:"csiStorageCapacities"`
+	PodDisruptionBudgets   []json.RawMessage `json:"podDisruptionBudgets"`
+}
+
+// scenarioKeys are the keys a scenario may have; tightpack replay refuses
+// any other, and so does the reference, so that a misspelt key is an error
+// on both sides rather than objects quietly left out of one.
+var scenarioKeys = map[string]bool{
+	"profile": true, "nodes": true, "pods": true, "incoming": true,
+	"namespaces": true, "services": true, "replicaSets": true, "statefulSets": true,
+	"replicationControllers": true, "persistentVolumeClaims": true, "persistentVolumes": true,
+	"storageClasses": true, "csiNodes": true, "csiDrivers": true, "csiStorageCapacities": true,
+	"podDisruptionBudgets": true,
 }
 
 type decoded struct {
 	nodes    []*v1.Node
 	pods     []*v1.Pod
 	incoming []*v1.Pod
+	// What the plugins' listers hold, by informer.
+	namespaces             []any
+	services               []any
+	replicaSets            []any
+	statefulSets           []any
+	replicationControllers []any
 }
 
 func decodeScenario(data []byte) (*scenarioIn, error) {
@@ -99,8 +132,19 @@ func decodeScenario(data []byte) (*scenarioIn, error) {
 		return nil, fmt.Errorf("not a JSON object: %w", err)
 	}
 	body := data
+	bare := true
 	if inner, ok := top["scenario"]; ok {
 		body = inner
+		bare = false
+	}
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(body, &keys); err != nil {
+		return nil, fmt.Errorf("scenario: %w", err)
+	}
+	for k := range keys {
+		if !scenarioKeys[k] && !(bare && (k == "expected" || k == "meta")) {
+			return nil, fmt.Errorf("scenario: unknown key %q", k)
+		}
 	}
 	var s scenarioIn
 	if err := json.Unmarshal(body, &s); err != nil {
@@ -160,6 +204,40 @@ func decodeObjects(s *scenarioIn) (*decoded, error) {
 		p.UID = newUID()
 		d.pods = append(d.pods, p)
 	}
+	if len(s.PodDisruptionBudgets) > 0 {
+		return nil, fmt.Errorf("podDisruptionBudgets: not fed to the framework yet")
+	}
+	objects := []struct {
+		key  string
+		raw  []json.RawMessage
+		into *[]any
+		make func() runtime.Object
+	}{
+		{"namespaces", s.Namespaces, &d.namespaces, func() runtime.Object { return &v1.Namespace{} }},
+		{"services", s.Services, &d.services, func() runtime.Object { return &v1.Service{} }},
+		{"replicaSets", s.ReplicaSets, &d.replicaSets, func() runtime.Object { return &appsv1.ReplicaSet{} }},
+		{"statefulSets", s.StatefulSets, &d.statefulSets, func() runtime.Object { return &appsv1.StatefulSet{} }},
+		{"replicationControllers", s.ReplicationControllers, &d.replicationControllers,
+			func() runtime.Object { return &v1.ReplicationController{} }},
+	}
+	for _, o := range objects {
+		for i, raw := range o.raw {
+			obj := o.make()
+			if err := utiljson.Unmarshal(raw, obj); err != nil {
+				return nil, fmt.Errorf("%s[%d]: %w", o.key, i, err)
+			}
+			legacyscheme.Scheme.Default(obj)
+			if m, ok := obj.(metav1.Object); ok {
+				if m.GetNamespace() == "" && o.key != "namespaces" {
+					m.SetNamespace("default")
+				}
+				if m.GetUID() == "" {
+					m.SetUID(newUID())
+				}
+			}
+			*o.into = append(*o.into, obj)
+		}
+	}
 	for i, raw := range s.Incoming {
 		p, replicas, err := decodePod(raw, fmt.Sprintf("incoming[%d]", i))
 		if err != nil {
@@ -191,7 +269,32 @@ type cachedFramework struct {
 		Add(obj any) error
 		Delete(obj any) error
 	}
-	out *profileOut
+	factory informers.SharedInformerFactory
+	out     *profileOut
+}
+
+// setObjects puts a scenario's cluster objects into the stores the plugins'
+// listers read (as the informers would after a list), replacing the last
+// scenario's.
+func (cf *cachedFramework) setObjects(d *decoded) error {
+	f := cf.factory
+	for _, s := range []struct {
+		store interface {
+			Replace([]any, string) error
+		}
+		objects []any
+	}{
+		{f.Core().V1().Namespaces().Informer().GetStore(), d.namespaces},
+		{f.Core().V1().Services().Informer().GetStore(), d.services},
+		{f.Apps().V1().ReplicaSets().Informer().GetStore(), d.replicaSets},
+		{f.Apps().V1().StatefulSets().Informer().GetStore(), d.statefulSets},
+		{f.Core().V1().ReplicationControllers().Informer().GetStore(), d.replicationControllers},
+	} {
+		if err := s.store.Replace(s.objects, ""); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 type nopNominator struct{}
@@ -280,7 +383,7 @@ func (r *runner) framework(ctx context.Context, rp *resolvedProfile) (*cachedFra
 	if err != nil {
 		return nil, err
 	}
-	cf := &cachedFramework{fw: fw, snapshot: snap, podStore: factory.Core().V1().Pods().Informer().GetStore()}
+	cf := &cachedFramework{fw: fw, snapshot: snap, podStore: factory.Core().V1().Pods().Informer().GetStore(), factory: factory}
 	plugins := fw.ListPlugins()
 	cf.out = &profileOut{Name: rp.name, SchedulerName: fw.ProfileName(), ScoreWeights: map[string]int32{}, Percentage: rp.percentage, KubeScheduler: kubernetesVersion()}
 	if plugins != nil {
@@ -339,6 +442,11 @@ func (r *runner) run(ctx context.Context, index int, data []byte) (result *scena
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	logger := klog.FromContext(ctx)
+
+	if err := cf.setObjects(d); err != nil {
+		return &scenarioResult{Error: "cluster objects: " + err.Error()}
+	}
+	defer cf.setObjects(&decoded{})
 
 	cache := newSchedulerCache(ctx)
 	for _, n := range d.nodes {

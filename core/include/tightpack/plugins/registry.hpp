@@ -56,6 +56,7 @@ inline constexpr uint8_t kOther = 8;  // queueSort, preEnqueue, bind
 enum class Reads : uint8_t {
   kNode,      // the node alone: computed once per pod
   kNodePods,  // the pods bound to that node: recomputed when they change
+  kDomainPods,  // the pods of the node's topology domains: any placement may move it
 };
 
 // NormalizeScore.
@@ -63,6 +64,7 @@ enum class Normalization : uint8_t {
   kNone,            // the score is in [0, 100] already
   kDefault,         // helper.DefaultNormalizeScore(100, false): 100 × raw / max
   kDefaultReverse,  // helper.DefaultNormalizeScore(100, true)
+  kSpread,          // PodTopologySpread's: 100 × (max + min − raw) / max over the scored nodes
 };
 
 struct PluginInfo {
@@ -97,7 +99,7 @@ inline constexpr std::array<PluginInfo, static_cast<size_t>(Plugin::kCount)> kPl
     {Plugin::AzureDiskLimits,                 "AzureDiskLimits",                 ext::kFilter,              false, Reads::kNodePods, Reads::kNode,     Normalization::kNone},
     {Plugin::VolumeBinding,                   "VolumeBinding",                   ext::kFilter | ext::kScore, false, Reads::kNode,    Reads::kNode,     Normalization::kNone},
     {Plugin::VolumeZone,                      "VolumeZone",                      ext::kFilter,              false, Reads::kNode,     Reads::kNode,     Normalization::kNone},
-    {Plugin::PodTopologySpread,               "PodTopologySpread",               ext::kFilter | ext::kScore, false, Reads::kNodePods, Reads::kNodePods, Normalization::kNone},
+    {Plugin::PodTopologySpread,               "PodTopologySpread",               ext::kFilter | ext::kScore, true,  Reads::kDomainPods, Reads::kDomainPods, Normalization::kSpread},
     {Plugin::InterPodAffinity,                "InterPodAffinity",                ext::kFilter | ext::kScore, false, Reads::kNodePods, Reads::kNodePods, Normalization::kNone},
     {Plugin::DynamicResources,                "DynamicResources",                ext::kFilter,              false, Reads::kNode,     Reads::kNode,     Normalization::kNone},
     {Plugin::DefaultPreemption,               "DefaultPreemption",               ext::kPostFilter,          true,  Reads::kNode,     Reads::kNode,     Normalization::kNone},

@@ -1,0 +1,133 @@
+// PodTopologySpread (pkg/scheduler/framework/plugins/podtopologyspread, as of
+// kube-scheduler v1.37.2): the pod's own topologySpreadConstraints, or, for a
+// pod without any, the profile's default constraints with a selector deduced
+// from the Services, ReplicaSets, StatefulSets and ReplicationControllers
+// that select or own it. DoNotSchedule constraints filter (a node whose
+// domain would exceed maxSkew over the least-loaded domain), ScheduleAnyway
+// constraints score (fewer matching pods in the node's domains is better).
+//
+// SpreadCounts keeps, for one incoming pod, the number of matching pods on
+// every node and in every topology domain, and brings them up to date from
+// the nodes whose pods changed, so that the replicas of one template cost one
+// count of the cluster, not one per replica.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "tightpack/cluster.hpp"
+#include "tightpack/labels.hpp"
+#include "tightpack/model.hpp"
+#include "tightpack/profile.hpp"
+
+namespace tightpack::plugins {
+
+inline constexpr const char* kSpreadReason = "node(s) didn't match pod topology spread constraints";
+inline constexpr const char* kSpreadMissingLabelReason =
+    "node(s) didn't match pod topology spread constraints (missing required label)";
+// NodeStatus::detail of a PodTopologySpread rejection.
+inline constexpr uint8_t kSpreadSkew = 0;
+inline constexpr uint8_t kSpreadMissingLabel = 1;
+
+// topologySpreadConstraint: one constraint with its selector built.
+struct SpreadConstraint {
+  int32_t max_skew = 1;
+  std::string topology_key;
+  Selector selector;
+  int32_t min_domains = 1;
+  bool honor_node_affinity = true;  // nodeAffinityPolicy, Honor by default
+  bool honor_node_taints = false;   // nodeTaintsPolicy, Ignore by default
+
+  bool operator==(const SpreadConstraint&) const = default;
+};
+
+// helper.DefaultSelector: the selectors of the Services in the pod's
+// namespace that select it, merged, plus the selector of the ReplicaSet,
+// StatefulSet or ReplicationController that controls it.
+Selector default_selector(const Pod& pod, const ApiObjects& objects);
+
+// The constraints of one kind (hard: DoNotSchedule, for the filter; soft:
+// ScheduleAnyway, for the score): the pod's own, with matchLabelKeys merged
+// into their selectors, or, when it has none, the profile's defaults with the
+// default selector (none when that selects nothing).
+std::vector<SpreadConstraint> spread_constraints(const Pod& pod, const SpreadArgs& args,
+                                                 const ApiObjects& objects, bool hard);
+
+class SpreadCounts {
+ public:
+  // `required` and `tolerations` are the incoming pod's (node inclusion
+  // policies); `require_all_soft`: nodes without every soft constraint's
+  // topology key are not scored (false only for the system defaults).
+  SpreadCounts(const Cluster& c, const Pod& pod, std::vector<SpreadConstraint> hard,
+               std::vector<SpreadConstraint> soft, bool require_all_soft,
+               const std::function<bool(NodeIndex)>& matches_required_affinity);
+
+  bool filters() const { return !hard_.empty(); }
+  bool scores() const { return !soft_.empty(); }
+
+  // Recounts the nodes whose pods changed since the last call; nothing to do
+  // when the cluster did not change.
+  void sync(const Cluster& c);
+
+  // Filter: true when the node passes; else `detail` says why (kSpreadSkew:
+  // Unschedulable, kSpreadMissingLabel: UnschedulableAndUnresolvable).
+  // `relief` takes pods off the node first (DefaultPreemption's RemovePod).
+  bool admits(const Cluster& c, NodeIndex n, const Relief* relief, uint8_t& detail) const;
+
+  // PreScore and Score over the feasible nodes: each node's raw score, or
+  // kNotScored for a node that lacks a topology key (IgnoredNodes).
+  static constexpr int64_t kNotScored = -1;
+  void raw_scores(const Cluster& c, const std::vector<NodeIndex>& feasible, std::vector<int64_t>& out) const;
+
+ private:
+  // One constraint over the nodes: each node's domain (its label value,
+  // interned; kNoDomain when it lacks the key), whether its pods count, and
+  // the matching pods per domain.
+  static constexpr int32_t kNoDomain = -1;
+  struct Domains {
+    SpreadConstraint constraint;
+    size_t selector = 0;  // into selectors_
+    bool hostname = false;
+    std::vector<int32_t> domain;   // per node
+    std::vector<uint8_t> counted;  // per node
+    std::vector<int64_t> total;    // per domain
+    std::vector<uint8_t> listed;   // per domain: a counted node has it (TpValueToMatchNum's keys)
+    size_t listed_count = 0;
+    int64_t min_total = 0;  // over listed domains, after sync()
+    bool self_match = false;
+  };
+  struct Matcher {
+    Selector selector;
+    mutable std::unordered_map<const PodMeta*, bool> memo;
+    std::vector<int64_t> per_node;
+  };
+
+  int64_t count(const Matcher& m, const std::vector<BoundPod>& pods) const;
+  bool matches(const Matcher& m, const BoundPod& p) const;
+  size_t matcher_for(const Selector& s);
+  void build(const Cluster& c, std::vector<SpreadConstraint> list, bool hard, bool require_all,
+             const std::function<bool(NodeIndex)>& matches_required_affinity, std::vector<Domains>& out);
+
+  std::string ns_;
+  Labels pod_labels_;
+  std::vector<Toleration> tolerations_;
+  std::vector<Matcher> matchers_;
+  std::vector<Domains> hard_, soft_;
+  bool require_all_soft_ = true;
+  std::vector<uint8_t> has_all_soft_keys_;  // per node
+  std::vector<uint32_t> generation_;        // per node, as counted
+  uint64_t instance_ = 0, epoch_ = UINT64_MAX;
+};
+
+// topologyNormalizingWeight and scoreForCount, in float64 as upstream.
+double spread_topology_weight(size_t size);
+double spread_score_for_count(int64_t count, int32_t max_skew, double topology_weight);
+
+// PodTopologySpread.NormalizeScore over raw scores (kNotScored: 0).
+void normalize_spread_scores(std::vector<int64_t>& scores);
+
+}  // namespace tightpack::plugins
