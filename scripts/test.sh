@@ -1,80 +1,119 @@
 #!/usr/bin/env bash
-# Runs every test: the GoogleTest suites and both corpora natively (release),
-# the WebAssembly build against the native one (Jest, wasm/test), the
+# Runs every test: both corpora and the fuzzing seeds through the release
+# binary, the WebAssembly build against the native one (Jest, wasm/test), the
 # JupyterLab extension (Jest for the front end, pytest for the server
 # extension, and the wheel in a real JupyterLab driven in Chromium), the test
 # control plane (etcd, kube-apiserver and kube-scheduler built from Go
 # modules) with `tightpack schedule` beside the real kube-scheduler on it, the
 # Helm chart and the image's root file system on it, the seeding of the one
-# module the proxy serves only as a zip, differential
-# conformance against kube-scheduler's own framework and cluster-autoscaler's
-# own loop (tests/conformance), and
-# the native suites again under AddressSanitizer + UBSan.
+# module the proxy serves only as a zip, differential conformance against
+# kube-scheduler's own framework and cluster-autoscaler's own loop
+# (tests/conformance), and the GoogleTest suites and the scheduler's
+# end-to-end suite under AddressSanitizer + UBSan.
+#
+# The builds that only later stages need (the ASan build, the second
+# kube-scheduler release and cluster-autoscaler) run in the background at low
+# priority, so that they take the processor time the stages before them leave
+# idle while they wait on API servers, browsers and leader elections; a stage
+# that needs one waits for it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$SECONDS
 scripts/bootstrap.sh
 
 status=0
+stage() { printf '== [%d:%02d] %s\n' $(((SECONDS - start) / 60)) $(((SECONDS - start) % 60)) "$*"; }
+quiet() { grep -Ev '^\[[0-9]+/[0-9]+\] ' || true; }
 build() {
-  echo "== build: $1"
-  scripts/build.sh "$1" 2>&1 | grep -Ev '^\[[0-9]+/[0-9]+\] ' || true
-  [[ ${PIPESTATUS[0]} == 0 ]] || { echo "build of $1 failed"; exit 1; }
+  local name=$1
+  shift
+  stage "build: $name"
+  scripts/build.sh "$name" "$@" 2>&1 | quiet
+  [[ ${PIPESTATUS[0]} == 0 ]] || { echo "build of $name failed"; exit 1; }
 }
 
-build release
-echo "== test: release"
-ctest --preset release --no-tests=error || status=1
+mkdir -p build/logs
+background_pid=
+trap '[[ -z $background_pid ]] || kill -- -"$background_pid" 2>/dev/null || true' EXIT
+# build/logs/<name>.rc appears when <name> is built (its exit status).
+background_builds() {
+  rm -f build/logs/*.rc
+  set -m  # its own process group, so that an early exit stops all of it
+  (
+    set +e
+    run() {
+      local name=$1
+      shift
+      nice -n 10 "$@" >"build/logs/$name.log" 2>&1
+      echo $? >"build/logs/$name.rc"
+    }
+    run kube-scheduler-reference-v1.36.3 tests/conformance/reference/build.sh --release v1.36.3
+    run cluster-autoscaler-reference tests/conformance/autoscaler-reference/build.sh
+    run asan scripts/build.sh asan
+  ) &
+  background_pid=$!
+  set +m
+}
+wait_for() {
+  local name=$1
+  stage "build: $name (in the background since the start; waiting for it)"
+  while [[ ! -f build/logs/$name.rc ]]; do sleep 2; done
+  quiet <"build/logs/$name.log"
+  [[ $(cat "build/logs/$name.rc") == 0 ]] || { echo "build of $name failed"; exit 1; }
+}
+
+build release --target tightpack --target tightpack_daskhub_day
+background_builds
+stage "test: both corpora, the fuzzing seeds and the DaskHub day through the release binaries"
+ctest --preset release -L binaries --no-tests=error || status=1
 
 build wasm
-echo "== test: wasm (Jest; compares with build/release)"
+stage "test: wasm (Jest; compares with build/release)"
 (cd wasm && npm test --silent) || status=1
 
-echo "== build: labextension (wheel)"
+stage "build: labextension (wheel)"
 scripts/build_labextension.sh || { echo "build of the labextension failed"; exit 1; }
-echo "== test: labextension front end (Jest)"
+stage "test: labextension front end (Jest)"
 (cd labextension && npm test --silent) || status=1
-echo "== test: labextension server extension (pytest on jupyter_server)"
+stage "test: labextension server extension (pytest on jupyter_server)"
 PYTHONPATH=labextension build/venv/bin/python -m pytest -q labextension/tests || status=1
-echo "== test: the sidebar in JupyterLab from PyPI, in Chromium"
+stage "test: the sidebar in JupyterLab from PyPI, in Chromium"
 node --test labextension/ui-tests/ || status=1
 
-echo "== build: the test control plane (etcd, kube-apiserver, kube-scheduler from Go modules)"
+stage "build: the test control plane (etcd, kube-apiserver, kube-scheduler from Go modules)"
 tests/controlplane/build.sh || { echo "build of the control plane failed"; exit 1; }
-echo "== test: the control plane with the real kube-scheduler"
+stage "test: the control plane with the real kube-scheduler"
 tests/controlplane/smoke_test.sh || status=1
-echo "== test: tightpack schedule on the control plane, beside the real kube-scheduler"
+stage "test: tightpack schedule on the control plane, beside the real kube-scheduler"
 tests/scheduler/run.sh || status=1
-echo "== test: the Helm chart on the control plane (Helm built from its Go module; RBAC exactly enough)"
+stage "test: the Helm chart on the control plane (Helm built from its Go module; RBAC exactly enough)"
 deploy/test_chart.sh || status=1
-echo "== test: the image's runtime stage (the static binary alone in an empty, read-only root)"
+stage "test: the image's runtime stage (the static binary alone in an empty, read-only root)"
 deploy/test_image_root.sh || status=1
 
-echo "== build: kube-scheduler-reference (kube-scheduler v1.37.2's own framework; shares the control plane's Go build cache)"
+stage "build: kube-scheduler-reference (kube-scheduler v1.37.2's own framework; shares the control plane's Go build cache)"
 tests/conformance/reference/build.sh || { echo "build of kube-scheduler-reference failed"; exit 1; }
-echo "== test: the corpus' current answers are kube-scheduler v1.37.2's (tests/conformance/corpus-v1.37)"
+stage "test: the corpus' current answers are kube-scheduler v1.37.2's (tests/conformance/corpus-v1.37)"
 tests/conformance/record_corpus.sh --check scheduler || status=1
-echo "== test: differential conformance, 1,000 fresh scenarios through kube-scheduler v1.37.2 and tightpack replay"
+stage "test: differential conformance, 1,000 fresh scenarios through kube-scheduler v1.37.2 and tightpack replay"
 tests/conformance/differential.sh --count 1000 --allow-known || status=1
-echo "== build: kube-scheduler-reference-v1.36.3 (the release zero-to-jupyterhub ships; its own module set)"
-tests/conformance/reference/build.sh --release v1.36.3 || { echo "build of kube-scheduler-reference-v1.36.3 failed"; exit 1; }
-echo "== test: differential conformance, 1,000 fresh scenarios through kube-scheduler v1.36.3 and tightpack replay"
+wait_for kube-scheduler-reference-v1.36.3
+stage "test: differential conformance, 1,000 fresh scenarios through kube-scheduler v1.36.3 and tightpack replay"
 tests/conformance/differential.sh --count 1000 --release v1.36.3 --allow-known || status=1
 
-echo "== test: gomodseed seeds the cluster-autoscaler pseudo-version from its zip alone into an empty module cache, and refuses a corrupt one"
+stage "test: gomodseed seeds the cluster-autoscaler pseudo-version from its zip alone into an empty module cache, and refuses a corrupt one"
 tests/conformance/gomodseed/test.sh || status=1
-echo "== build: cluster-autoscaler-reference (cluster-autoscaler master's own loop on the Kubernetes v1.35 modules it pins; ~5 min cold)"
-tests/conformance/autoscaler-reference/build.sh || { echo "build of cluster-autoscaler-reference failed"; exit 1; }
-echo "== test: the autoscaler corpus' current answers are cluster-autoscaler master's (tests/conformance/corpus-ca-master)"
+wait_for cluster-autoscaler-reference
+stage "test: the autoscaler corpus' current answers are cluster-autoscaler master's (tests/conformance/corpus-ca-master)"
 tests/conformance/record_corpus.sh --check autoscaler || status=1
-echo "== test: differential conformance, 1,000 fresh pool scenarios through cluster-autoscaler master and tightpack autoscale"
+stage "test: differential conformance, 1,000 fresh pool scenarios through cluster-autoscaler master and tightpack autoscale"
 tests/conformance/differential_autoscale.sh --count 1000 --allow-known || status=1
 
-build asan
-echo "== test: asan"
+wait_for asan
+stage "test: asan (the GoogleTest suites, both corpora and the fuzzing seeds)"
 ctest --preset asan --no-tests=error || status=1
-echo "== test: tightpack schedule under ASan + UBSan on the control plane"
+stage "test: tightpack schedule under ASan + UBSan on the control plane"
 TIGHTPACK=build/asan/scheduler/tightpack tests/scheduler/run.sh || status=1
 
-echo "== all tests took $((SECONDS - start)) s"
+stage "all tests took $((SECONDS - start)) s"
 exit $status
