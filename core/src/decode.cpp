@@ -638,42 +638,44 @@ Result<Namespace> decode_namespace(const json::value& v, const JsonPath& path) {
   return out;
 }
 
-Result<MapSelectorObject> decode_map_selector_object(const json::value& v, const JsonPath& path) {
-  MapSelectorObject out;
+namespace {
+
+// A namespaced object whose spec only `read_spec` reads.
+template <class Object, class ReadSpec>
+Result<Object> decode_namespaced(const json::value& v, const JsonPath& path, ReadSpec&& read_spec) {
+  Object out;
   auto run = [&]() -> Fail {
     const json::object* o = nullptr;
     TP_TRY(as_object(v, path, o));
     TP_TRY(read_meta(*o, path, out.ns, out.name, nullptr, true));
     TP_TRY(check_spec(*o, path));
-    if (const json::object* spec = spec_of(*o)) {
-      const JsonPath sp = path.field("spec");
-      if (member(*spec, "selector")) TP_TRY(read_string_map(*spec, "selector", sp, out.selector.emplace()));
-    }
-    return std::nullopt;
+    const json::object* spec = spec_of(*o);
+    const JsonPath sp = path.field("spec");
+    return spec ? read_spec(*spec, sp, out) : std::nullopt;
   };
   if (auto fail = run()) return *fail;
   return out;
 }
 
-Result<SelectorObject> decode_selector_object(const json::value& v, const JsonPath& path) {
-  SelectorObject out;
-  auto run = [&]() -> Fail {
-    const json::object* o = nullptr;
-    TP_TRY(as_object(v, path, o));
-    TP_TRY(read_meta(*o, path, out.ns, out.name, nullptr, true));
-    TP_TRY(check_spec(*o, path));
-    if (const json::object* spec = spec_of(*o)) {
-      const JsonPath sp = path.field("spec");
-      if (const json::value* sel = member(*spec, "selector")) {
-        const JsonPath selp = sp.field("selector");
-        TP_TRY(decode_label_selector(*sel, selp, out.selector.emplace()));
-        if (auto e = validate_label_selector(*out.selector, selp)) return *e;
-      }
-    }
+}  // namespace
+
+Result<MapSelectorObject> decode_map_selector_object(const json::value& v, const JsonPath& path) {
+  return decode_namespaced<MapSelectorObject>(v, path, [](const json::object& spec, const JsonPath& sp,
+                                                          MapSelectorObject& out) -> Fail {
+    if (member(spec, "selector")) TP_TRY(read_string_map(spec, "selector", sp, out.selector.emplace()));
     return std::nullopt;
-  };
-  if (auto fail = run()) return *fail;
-  return out;
+  });
+}
+
+Result<SelectorObject> decode_selector_object(const json::value& v, const JsonPath& path) {
+  return decode_namespaced<SelectorObject>(v, path, [](const json::object& spec, const JsonPath& sp,
+                                                       SelectorObject& out) -> Fail {
+    const json::value* sel = member(spec, "selector");
+    if (!sel) return std::nullopt;
+    const JsonPath selp = sp.field("selector");
+    TP_TRY(decode_label_selector(*sel, selp, out.selector.emplace()));
+    return validate_label_selector(*out.selector, selp);
+  });
 }
 
 Status decode_api_object(std::string_view kind, const json::value& v, const JsonPath& path, ApiObjects& out,
