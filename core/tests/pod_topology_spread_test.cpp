@@ -20,6 +20,8 @@ using testing::make_pod;
 
 constexpr int64_t kGi = testing::kGi;
 constexpr size_t kSpread = slot<Plugin::PodTopologySpread>();
+// PodPlan keeps a pointer to its profile, so the tests share one that outlives them.
+const Profile kDefault = default_profile();
 
 Node zoned(std::string name, const char* zone) {
   Node n = make_node(std::move(name), 4000, 16 * kGi);
@@ -111,7 +113,7 @@ TEST(PodTopologySpread, SystemDefaultsScoreAReplicaSetsPods) {
             (std::map<std::string, int64_t>{{"a", 120}, {"b", 120}, {"c", 200}}));
   // A pod no workload selects: PreScore skips, no score.
   Pod lone = make_pod("lone");
-  auto plan = PodPlan::make(c, default_profile(), lone);
+  auto plan = PodPlan::make(c, kDefault, lone);
   ASSERT_TRUE(plan);
   EXPECT_FALSE(plan->scores_with(Plugin::PodTopologySpread));
   EXPECT_TRUE(plan->scores_with(Plugin::NodeAffinity));
@@ -135,7 +137,7 @@ TEST(PodTopologySpread, DoNotScheduleFiltersBySkewAndMissingLabels) {
   p.topology_spread = {TopologySpreadConstraint{1, "topology.kubernetes.io/zone", "DoNotSchedule",
                                                 LabelSelector{labels({{"app", "x"}}), {}}}};
   Cluster c = cluster(nodes(), bound);
-  auto plan = PodPlan::make(c, default_profile(), p);
+  auto plan = PodPlan::make(c, kDefault, p);
   ASSERT_TRUE(plan) << plan.error().what();
   Decision d = decide(*plan, c);
   // z1 holds 2, z2 holds 1: a and b would make z1 3 − 1 = 2 > 1; c makes 2 − 1 = 1.
@@ -157,7 +159,7 @@ TEST(PodTopologySpread, DoNotScheduleFiltersBySkewAndMissingLabels) {
   // With minDomains 3 there are too few domains: the global minimum is 0,
   // and c (1 + 1 − 0 = 2) no longer fits either.
   p.topology_spread[0].min_domains = 3;
-  auto strict = PodPlan::make(c, default_profile(), p);
+  auto strict = PodPlan::make(c, kDefault, p);
   ASSERT_TRUE(strict);
   d = decide(*strict, c);
   EXPECT_TRUE(d.feasible.empty());
@@ -192,7 +194,7 @@ TEST(PodTopologySpread, TerminatingAndOtherNamespacePodsDoNotCount) {
   p.topology_spread = {TopologySpreadConstraint{1, "kubernetes.io/hostname", "DoNotSchedule",
                                                 LabelSelector{labels({{"app", "x"}}), {}}}};
   Cluster c = cluster({zoned("a", "z1"), zoned("b", "z1")}, bound);
-  auto plan = PodPlan::make(c, default_profile(), p);
+  auto plan = PodPlan::make(c, kDefault, p);
   ASSERT_TRUE(plan);
   EXPECT_EQ(decide(*plan, c).feasible.size(), 2u);
 }

@@ -71,6 +71,8 @@ class PodPlan {
   enum class Use : uint8_t { kDecide, kFirstFit };
   static Result<PodPlan> make(const Cluster& cluster, const Profile& profile, const Pod& pod,
                               Use use = Use::kDecide);
+  // The plan keeps a pointer to the profile: a temporary would dangle.
+  static Result<PodPlan> make(const Cluster&, Profile&&, const Pod&, Use = Use::kDecide) = delete;
 
   const Profile& profile() const { return *profile_; }
   const std::string& key() const { return key_; }
