@@ -15,6 +15,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -29,6 +30,7 @@ import (
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	_ "k8s.io/kubernetes/pkg/apis/apps/install"
 	_ "k8s.io/kubernetes/pkg/apis/core/install"
+	_ "k8s.io/kubernetes/pkg/apis/storage/install" // storage.k8s.io/v1 defaulting (StorageClass volumeBindingMode, CSIDriver)
 	"k8s.io/kubernetes/pkg/features"
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
@@ -124,6 +126,13 @@ type decoded struct {
 	replicaSets            []any
 	statefulSets           []any
 	replicationControllers []any
+	// VolumeBinding, VolumeZone, VolumeRestrictions, NodeVolumeLimits.
+	persistentVolumeClaims []any
+	persistentVolumes      []any
+	storageClasses         []any
+	csiNodes               []any
+	csiDrivers             []any
+	csiStorageCapacities   []any
 }
 
 func decodeScenario(data []byte) (*scenarioIn, error) {
@@ -161,6 +170,14 @@ func decodeObjects(s *scenarioIn) (*decoded, error) {
 	newUID := func() types.UID {
 		uid++
 		return types.UID(fmt.Sprintf("uid-%d", uid))
+	}
+	// A pod keeps the uid the scenario gives it (a generic ephemeral
+	// volume's claim names its pod's uid in its controller reference); the
+	// counter moves all the same, so the other pods' uids stay what they were.
+	podUID := func(p *v1.Pod) {
+		if u := newUID(); p.UID == "" {
+			p.UID = u
+		}
 	}
 	for i, raw := range s.Nodes {
 		n := &v1.Node{}
@@ -201,24 +218,40 @@ func decodeObjects(s *scenarioIn) (*decoded, error) {
 		if p.Status.Phase == v1.PodSucceeded || p.Status.Phase == v1.PodFailed {
 			continue
 		}
-		p.UID = newUID()
+		podUID(p)
 		d.pods = append(d.pods, p)
 	}
 	if len(s.PodDisruptionBudgets) > 0 {
 		return nil, fmt.Errorf("podDisruptionBudgets: not fed to the framework yet")
 	}
+	// uid: whether a missing uid is made up. PVCs and PVs keep what the
+	// scenario gives, empty if absent: VolumeBinding compares a PV's
+	// claimRef.uid with its claim's, and an empty claimRef.uid matches any
+	// claim of that name. Nothing reads the other storage objects' uids.
 	objects := []struct {
-		key  string
-		raw  []json.RawMessage
-		into *[]any
-		make func() runtime.Object
+		key        string
+		raw        []json.RawMessage
+		into       *[]any
+		namespaced bool
+		uid        bool
+		make       func() runtime.Object
 	}{
-		{"namespaces", s.Namespaces, &d.namespaces, func() runtime.Object { return &v1.Namespace{} }},
-		{"services", s.Services, &d.services, func() runtime.Object { return &v1.Service{} }},
-		{"replicaSets", s.ReplicaSets, &d.replicaSets, func() runtime.Object { return &appsv1.ReplicaSet{} }},
-		{"statefulSets", s.StatefulSets, &d.statefulSets, func() runtime.Object { return &appsv1.StatefulSet{} }},
-		{"replicationControllers", s.ReplicationControllers, &d.replicationControllers,
+		{"namespaces", s.Namespaces, &d.namespaces, false, true, func() runtime.Object { return &v1.Namespace{} }},
+		{"services", s.Services, &d.services, true, true, func() runtime.Object { return &v1.Service{} }},
+		{"replicaSets", s.ReplicaSets, &d.replicaSets, true, true, func() runtime.Object { return &appsv1.ReplicaSet{} }},
+		{"statefulSets", s.StatefulSets, &d.statefulSets, true, true, func() runtime.Object { return &appsv1.StatefulSet{} }},
+		{"replicationControllers", s.ReplicationControllers, &d.replicationControllers, true, true,
 			func() runtime.Object { return &v1.ReplicationController{} }},
+		{"persistentVolumeClaims", s.PersistentVolumeClaims, &d.persistentVolumeClaims, true, false,
+			func() runtime.Object { return &v1.PersistentVolumeClaim{} }},
+		{"persistentVolumes", s.PersistentVolumes, &d.persistentVolumes, false, false,
+			func() runtime.Object { return &v1.PersistentVolume{} }},
+		{"storageClasses", s.StorageClasses, &d.storageClasses, false, false,
+			func() runtime.Object { return &storagev1.StorageClass{} }},
+		{"csiNodes", s.CSINodes, &d.csiNodes, false, false, func() runtime.Object { return &storagev1.CSINode{} }},
+		{"csiDrivers", s.CSIDrivers, &d.csiDrivers, false, false, func() runtime.Object { return &storagev1.CSIDriver{} }},
+		{"csiStorageCapacities", s.CSIStorageCapacities, &d.csiStorageCapacities, true, false,
+			func() runtime.Object { return &storagev1.CSIStorageCapacity{} }},
 	}
 	for _, o := range objects {
 		for i, raw := range o.raw {
@@ -228,10 +261,10 @@ func decodeObjects(s *scenarioIn) (*decoded, error) {
 			}
 			legacyscheme.Scheme.Default(obj)
 			if m, ok := obj.(metav1.Object); ok {
-				if m.GetNamespace() == "" && o.key != "namespaces" {
+				if m.GetNamespace() == "" && o.namespaced {
 					m.SetNamespace("default")
 				}
-				if m.GetUID() == "" {
+				if m.GetUID() == "" && o.uid {
 					m.SetUID(newUID())
 				}
 			}
@@ -244,7 +277,7 @@ func decodeObjects(s *scenarioIn) (*decoded, error) {
 			return nil, err
 		}
 		if replicas < 0 {
-			p.UID = newUID()
+			podUID(p)
 			d.incoming = append(d.incoming, p)
 			continue
 		}
@@ -289,6 +322,20 @@ func (cf *cachedFramework) setObjects(d *decoded) error {
 		{f.Apps().V1().ReplicaSets().Informer().GetStore(), d.replicaSets},
 		{f.Apps().V1().StatefulSets().Informer().GetStore(), d.statefulSets},
 		{f.Core().V1().ReplicationControllers().Informer().GetStore(), d.replicationControllers},
+		// VolumeBinding's assume caches (volumebinding/passive_assume_cache.go)
+		// read these indexers directly, objects they assumed laid over them;
+		// Replace re-indexes with every index added to them (the PVs' storage
+		// class index from NewPVAssumeCache, the VolumeAttachments' node index
+		// from NodeVolumeLimits).
+		{f.Core().V1().PersistentVolumeClaims().Informer().GetIndexer(), d.persistentVolumeClaims},
+		{f.Core().V1().PersistentVolumes().Informer().GetIndexer(), d.persistentVolumes},
+		{f.Storage().V1().StorageClasses().Informer().GetIndexer(), d.storageClasses},
+		{f.Storage().V1().CSINodes().Informer().GetIndexer(), d.csiNodes},
+		{f.Storage().V1().CSIDrivers().Informer().GetIndexer(), d.csiDrivers},
+		{f.Storage().V1().CSIStorageCapacities().Informer().GetIndexer(), d.csiStorageCapacities},
+		// No attach/detach controller: nothing is attached but what the
+		// bound pods' volumes say.
+		{f.Storage().V1().VolumeAttachments().Informer().GetIndexer(), nil},
 	} {
 		if err := s.store.Replace(s.objects, ""); err != nil {
 			return err
@@ -447,6 +494,19 @@ func (r *runner) run(ctx context.Context, index int, data []byte) (result *scena
 		return &scenarioResult{Error: "cluster objects: " + err.Error()}
 	}
 	defer cf.setObjects(&decoded{})
+	// What the Reserve plugins assumed for the pods placed so far
+	// (VolumeBinding: a provisioned claim's selected node, a matched PV's
+	// claimRef, in its assume caches) is seen by the later pods, as in
+	// kube-scheduler, and undone here, last first, before the stores are
+	// emptied: the framework decides the next scenario too, and an assumed
+	// object of the same name and resourceVersion would outlive Replace.
+	var reserved []reservation
+	defer func() {
+		for i := len(reserved) - 1; i >= 0; i-- {
+			rv := reserved[i]
+			cf.fw.RunReservePluginsUnreserve(ctx, rv.state, rv.pod, rv.node)
+		}
+	}()
 
 	cache := newSchedulerCache(ctx)
 	for _, n := range d.nodes {
@@ -472,7 +532,7 @@ func (r *runner) run(ctx context.Context, index int, data []byte) (result *scena
 		if r.percentage >= 0 {
 			percentage = r.percentage
 		}
-		res, chosen, err := decide(ctx, cf.fw, snapshot, pod, percentage, &nextStart, r.compat)
+		res, chosen, state, err := decide(ctx, cf.fw, snapshot, pod, percentage, &nextStart, r.compat)
 		r.recordTiming(index, pod.Namespace+"/"+pod.Name, len(d.nodes), time.Since(start))
 		cf.podStore.Delete(pod)
 		if err != nil {
@@ -485,6 +545,25 @@ func (r *runner) run(ctx context.Context, index int, data []byte) (result *scena
 		if chosen != "" {
 			bound := pod.DeepCopy()
 			bound.Spec.NodeName = chosen
+			// assumeAndReserve (schedule_one.go): Reserve on the assumed pod;
+			// Permit and the binding cycle (PreBind's API updates) are not run.
+			if st := cf.fw.RunReservePluginsReserve(ctx, state, bound, chosen); !st.IsSuccess() {
+				cf.fw.RunReservePluginsUnreserve(ctx, state, bound, chosen)
+				if !st.IsRejected() {
+					out.Results[len(out.Results)-1] = &podResult{Pod: res.Pod, Error: st.AsError().Error()}
+					continue
+				}
+				// Rejected: kube-scheduler reports a FitError on the one node.
+				fitErr := &framework.FitError{Pod: pod, NumAllNodes: 1,
+					Diagnosis: framework.Diagnosis{NodeToStatus: framework.NewDefaultNodeToStatus()}}
+				fitErr.Diagnosis.NodeToStatus.Set(chosen, st)
+				fitErr.Diagnosis.AddPluginStatus(st)
+				res.Message = fitErr.Error()
+				res.UnschedulablePlugins = sets.List(fitErr.Diagnosis.UnschedulablePlugins)
+				res.Chosen = nil
+				continue
+			}
+			reserved = append(reserved, reservation{state: state, pod: bound, node: chosen})
 			if err := cache.AddPod(logger, bound); err != nil {
 				return &scenarioResult{Error: fmt.Sprintf("binding %s/%s: %v", pod.Namespace, pod.Name, err)}
 			}
@@ -521,9 +600,21 @@ func numFeasibleNodesToFind(percentage int32, numAllNodes int32) int32 {
 // findNodesThatFitPod, findNodesThatPassFilters, prioritizeNodes, and the
 // PostFilter of schedulingAlgorithm), keeping what the corpus reports: every
 // node's filter status, every plugin's weighted score, the tied best nodes.
-func decide(ctx context.Context, f framework.Framework, snapshot *internalcache.Snapshot, pod *v1.Pod, percentage int32, nextStart *int, compat *compatState) (*podResult, string, error) {
-	res := &podResult{Pod: pod.Namespace + "/" + pod.Name, Filter: map[string]any{}, Top: []string{}}
+func decide(ctx context.Context, f framework.Framework, snapshot *internalcache.Snapshot, pod *v1.Pod, percentage int32, nextStart *int, compat *compatState) (*podResult, string, fwk.CycleState, error) {
 	state := framework.NewCycleState()
+	res, chosen, err := decideIn(ctx, f, state, snapshot, pod, percentage, nextStart, compat)
+	return res, chosen, state, err
+}
+
+// reservation: a placed pod's cycle, for Unreserve at the end of the scenario.
+type reservation struct {
+	state fwk.CycleState
+	pod   *v1.Pod
+	node  string
+}
+
+func decideIn(ctx context.Context, f framework.Framework, state fwk.CycleState, snapshot *internalcache.Snapshot, pod *v1.Pod, percentage int32, nextStart *int, compat *compatState) (*podResult, string, error) {
+	res := &podResult{Pod: pod.Namespace + "/" + pod.Name, Filter: map[string]any{}, Top: []string{}}
 	allNodes, err := snapshot.NodeInfos().List()
 	if err != nil {
 		return nil, "", err
