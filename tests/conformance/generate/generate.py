@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Seeded generator of scheduling scenarios in the shared corpus format.
 
-usage: generate.py --seed SEED [--count N] [--start I] [--nodes MIN:MAX] [-o FILE]
+usage: generate.py --seed SEED [--count N] [--start I] [--nodes MIN:MAX] [--volumes] [-o FILE]
        generate.py --seed SEED --big NODES [--incoming N] [--empty] [-o FILE]
 
 Prints one JSON line per scenario: {"scenario": {...}, "meta": {"id", "seed",
@@ -28,7 +28,11 @@ Workloads (workloads(), a random stream of its own): Services, ReplicaSets,
 StatefulSets and ReplicationControllers in DaskHub shapes with the pods they
 select or own, explicit topologySpreadConstraints of every kind, terminating
 pods, zone-less nodes, List-defaulted spread constraints. It leaves out what
-the engine refuses: inter-pod affinity and persistent volumes.
+the engine refuses: inter-pod affinity and persistent volumes. --volumes adds
+the storage of a DaskHub (volumes(), a random stream of its own, so without
+the flag every scenario is byte for byte what it was): claims, PVs, classes,
+CSINodes, CSIDrivers and CSIStorageCapacities, for kube-scheduler-reference
+alone until the engine reads them (examples/volumes/ has hand-checked ones).
 """
 import argparse
 import json
@@ -415,7 +419,7 @@ class Gen:
         return m
 
 
-def scenario(seed, index, min_nodes=1, max_nodes=24):
+def scenario(seed, index, min_nodes=1, max_nodes=24, with_volumes=False):
     r = random.Random(f"{seed}/{index}")
     g = Gen(r)
     profile = g.pick(PROFILES)
@@ -518,6 +522,8 @@ def scenario(seed, index, min_nodes=1, max_nodes=24):
     s = {"scenario": {"profile": profile, "nodes": nodes, "pods": pods, "incoming": incoming},
          "meta": {"id": sid, "seed": str(seed), "index": index, "profile": pname, "features": sorted(g.features)}}
     workloads(s, seed, index)
+    if with_volumes:
+        volumes(s, seed, index)
     return s
 
 
@@ -707,6 +713,301 @@ def workloads(s, seed, index):
     meta["features"] = sorted(feats)
 
 
+# DaskHub storage: (provisioner, home class, volume handle of a disk in a zone)
+STORAGE_PROVIDERS = [
+    ("pd.csi.storage.gke.io", "standard-rwo", lambda z, n: f"projects/daskhub/zones/{z}/disks/{n}"),
+    ("ebs.csi.aws.com", "gp3", lambda z, n: "vol-0" + n[4:21].replace("-", "")),
+]
+
+
+def volumes(s, seed, index):
+    """Adds (with --volumes, its own random stream) the storage of a DaskHub:
+    zero-to-jupyterhub home claims claim-<user> (10Gi ReadWriteOnce) on a
+    WaitForFirstConsumer class of a CSI driver, bound (their PV in one zone) or
+    still to be provisioned (sometimes on a class with allowedTopologies, or
+    with volume.kubernetes.io/selected-node already set), ReadWriteOncePod
+    ones, claims the scenario lacks, Immediate claims bound and unbound (some
+    classes without volumeBindingMode, defaulted), a static NFS claim shared by
+    many notebooks, static available PVs of distinct sizes, the hub's own
+    claim, Dask workers' generic ephemeral volumes, CSINodes with small attach
+    counts, CSIDrivers with and without storageCapacity, CSIStorageCapacities
+    per zone, and PV zone labels for VolumeZone. Bound pods use bound claims
+    whose PV their node can reach. Objects are as the API server stores them
+    once the controllers have run."""
+    r = random.Random(f"{seed}/{index}/volumes")
+    if r.random() < 0.35:
+        return
+    sc, meta = s["scenario"], s["meta"]
+    feats = set(meta["features"])
+    g = Gen(r)
+    nodes, pods, incoming = sc["nodes"], sc["pods"], sc["incoming"]
+    driver, home_class, handle = g.pick(STORAGE_PROVIDERS)
+    node_zone = {n["metadata"]["name"]: n["metadata"]["labels"].get(ZONE_KEY) for n in nodes}
+    zones = sorted({z for z in node_zone.values() if z}) or list(ZONES)
+    claims, pvs, classes, csi_nodes, drivers, capacities = [], [], [], [], [], []
+    claim_of = {}  # (namespace, name) -> claim
+    counter = [0]
+
+    def uid():
+        counter[0] += 1
+        h = "%08x" % r.getrandbits(32)
+        return f"{h}-{counter[0]:04x}-4{index % 4096:03x}-8{counter[0] % 4096:03x}-{r.getrandbits(48):012x}"
+
+    def ns_of(p):
+        return p["metadata"].get("namespace", "default")
+
+    classes.append({"metadata": {"name": home_class, "annotations": {
+        "storageclass.kubernetes.io/is-default-class": "true"}},
+        "provisioner": driver, "parameters": {"type": "pd-balanced" if driver.startswith("pd") else "gp3"},
+        "reclaimPolicy": "Delete", "volumeBindingMode": "WaitForFirstConsumer", "allowVolumeExpansion": True})
+    if r.random() < 0.25:
+        allowed = sorted(r.sample(zones, r.randint(1, max(1, len(zones) - 1)))) if len(zones) > 1 else list(zones)
+        if r.random() < 0.2:
+            allowed = [g.pick([z for z in ZONES if z not in zones] or ["us-east1-b"])]  # a zone without nodes
+        classes[0]["allowedTopologies"] = [{"matchLabelExpressions": [{"key": ZONE_KEY, "values": allowed}]}]
+        feats.add("volume-allowed-topologies")
+    immediate = None
+    if r.random() < 0.3:
+        immediate = {"metadata": {"name": "standard-immediate"}, "provisioner": driver, "reclaimPolicy": "Delete"}
+        if r.random() < 0.5:
+            immediate["volumeBindingMode"] = "Immediate"
+        else:
+            feats.add("volume-class-defaulted")
+        classes.append(immediate)
+
+    def pv_for(claim, zone, name=None, cls=None):
+        size = claim["spec"]["resources"]["requests"]["storage"]
+        pv_name = name or "pvc-" + claim["metadata"]["uid"]
+        pv = {"metadata": {"name": pv_name, "annotations": {"pv.kubernetes.io/provisioned-by": driver},
+                           "finalizers": ["kubernetes.io/pv-protection"]},
+              "spec": {"capacity": {"storage": size}, "accessModes": list(claim["spec"]["accessModes"]),
+                       "claimRef": {"kind": "PersistentVolumeClaim", "apiVersion": "v1",
+                                    "namespace": claim["metadata"]["namespace"], "name": claim["metadata"]["name"],
+                                    "uid": claim["metadata"]["uid"]},
+                       "persistentVolumeReclaimPolicy": "Delete", "storageClassName": cls or home_class,
+                       "volumeMode": "Filesystem",
+                       "csi": {"driver": driver, "volumeHandle": handle(zone, pv_name), "fsType": "ext4"},
+                       "nodeAffinity": {"required": {"nodeSelectorTerms": [
+                           {"matchExpressions": [{"key": ZONE_KEY, "operator": "In", "values": [zone]}]}]}}},
+              "status": {"phase": "Bound"}}
+        if r.random() < 0.3:
+            pv["metadata"]["labels"] = {ZONE_KEY: zone if r.random() < 0.85 else "__".join(sorted(r.sample(
+                ZONES, 2)))}
+            feats.add("volume-zone-label")
+            if r.random() < 0.3:
+                # provisioned in-tree before CSI migration: zone labels, no node affinity
+                del pv["spec"]["nodeAffinity"]
+                feats.add("volume-zone-label-only")
+        pvs.append(pv)
+
+    def claim(ns, name, cls, size="10Gi", modes=("ReadWriteOnce",), state="pending", zone=None, node=None,
+              owner=None, template=None):
+        key = (ns, name)
+        if key in claim_of:
+            return claim_of[key]
+        c = {"metadata": {"name": name, "namespace": ns, "uid": uid(), "finalizers": ["kubernetes.io/pvc-protection"]},
+             "spec": template or {"accessModes": list(modes), "resources": {"requests": {"storage": size}},
+                                  "storageClassName": cls, "volumeMode": "Filesystem"},
+             "status": {"phase": "Pending"}}
+        c["spec"].setdefault("volumeMode", "Filesystem")
+        if owner:
+            c["metadata"]["ownerReferences"] = [owner]
+        ann = {}
+        if state == "bound":
+            ann.update({"pv.kubernetes.io/bind-completed": "yes", "pv.kubernetes.io/bound-by-controller": "yes",
+                        "volume.beta.kubernetes.io/storage-provisioner": driver,
+                        "volume.kubernetes.io/storage-provisioner": driver})
+            c["spec"]["volumeName"] = "pvc-" + c["metadata"]["uid"]
+            c["status"] = {"phase": "Bound", "accessModes": list(c["spec"]["accessModes"]),
+                           "capacity": {"storage": c["spec"]["resources"]["requests"]["storage"]}}
+            pv_for(c, zone or g.pick(zones), cls=c["spec"]["storageClassName"])
+        elif state == "selected":
+            ann.update({"volume.kubernetes.io/selected-node": node,
+                        "volume.beta.kubernetes.io/storage-provisioner": driver,
+                        "volume.kubernetes.io/storage-provisioner": driver})
+        if ann:
+            c["metadata"]["annotations"] = ann
+        claims.append(c)
+        claim_of[key] = c
+        return c
+
+    def mount(p, vol_name, claim_name):
+        vols = p["spec"].setdefault("volumes", [])
+        if not any(v["name"] == vol_name for v in vols):
+            vols.append({"name": vol_name, "persistentVolumeClaim": {"claimName": claim_name}})
+
+    # the shared NFS home of a namespace: a static claim bound to an NFS PV
+    nfs = {}
+
+    def nfs_claim(ns):
+        if ns not in nfs:
+            c = claim(ns, "home-nfs", "", size="1Ti", modes=("ReadWriteMany",), state="static")
+            pv_name = f"{ns}-home-nfs"
+            c["spec"]["volumeName"] = pv_name
+            c["metadata"]["annotations"] = {"pv.kubernetes.io/bind-completed": "yes"}
+            c["status"] = {"phase": "Bound", "accessModes": ["ReadWriteMany"], "capacity": {"storage": "1Ti"}}
+            pvs.append({"metadata": {"name": pv_name, "finalizers": ["kubernetes.io/pv-protection"]},
+                        "spec": {"capacity": {"storage": "1Ti"}, "accessModes": ["ReadWriteMany"],
+                                 "claimRef": {"kind": "PersistentVolumeClaim", "apiVersion": "v1", "namespace": ns,
+                                              "name": "home-nfs", "uid": c["metadata"]["uid"]},
+                                 "persistentVolumeReclaimPolicy": "Retain", "storageClassName": "",
+                                 "volumeMode": "Filesystem",
+                                 "nfs": {"server": "10.87.0.2", "path": f"/homes/{ns}"}},
+                        "status": {"phase": "Bound"}})
+            nfs[ns] = c
+            feats.add("volume-nfs")
+        return nfs[ns]
+
+    class Users:  # distinct user names, in a random order
+        def __init__(self):
+            self.n = r.randrange(1000)
+
+        def pop(self):
+            self.n += 1 + r.randrange(7)
+            return f"user{self.n}"
+
+    users = Users()
+    homes = []  # claims of bound pods that incoming ones may share
+
+    # bound pods: their claims are bound, their PVs in their node's zone
+    for p in pods:
+        node = p["spec"]["nodeName"]
+        zone = node_zone.get(node)
+        ns = ns_of(p)
+        roll = r.random()
+        if roll < 0.3 and zone:
+            user = users.pop()
+            modes = ("ReadWriteOncePod",) if r.random() < 0.2 else ("ReadWriteOnce",)
+            c = claim(ns, f"claim-{user}", home_class, modes=modes, state="bound", zone=zone)
+            mount(p, f"volume-{user}", c["metadata"]["name"])
+            homes.append(c)
+            feats.add("volume-bound-pod")
+        elif roll < 0.45:
+            mount(p, "home", nfs_claim(ns)["metadata"]["name"])
+    # the hub and its database claim
+    if r.random() < 0.4:
+        hub_pods = [p for p in pods if node_zone.get(p["spec"]["nodeName"])]
+        if hub_pods and r.random() < 0.8:
+            p = g.pick(hub_pods)
+            zone = node_zone[p["spec"]["nodeName"]]
+        else:
+            p = g.pick(incoming)
+            zone = g.pick(zones)
+        c = claim(ns_of(p), "hub-db-dir", home_class, size="1Gi", state="bound", zone=zone)
+        mount(p, "pvc", c["metadata"]["name"])
+        p["metadata"].setdefault("labels", {}).update({"component": "hub"})
+        feats.add("volume-hub")
+    # static available PVs in the home class, of distinct sizes
+    if r.random() < 0.3:
+        for k, size in enumerate(r.sample(["5Gi", "10Gi", "12Gi", "15Gi", "20Gi", "32Gi", "50Gi", "100Gi"],
+                                          r.randint(1, 4))):
+            zone = g.pick(zones)
+            name = f"static-{k}"
+            pv = {"metadata": {"name": name, "finalizers": ["kubernetes.io/pv-protection"]},
+                  "spec": {"capacity": {"storage": size}, "accessModes": ["ReadWriteOnce"],
+                           "persistentVolumeReclaimPolicy": "Retain", "storageClassName": home_class,
+                           "volumeMode": "Filesystem",
+                           "csi": {"driver": driver, "volumeHandle": handle(zone, "disk-static-%d-0123456789abcdef" % k),
+                                   "fsType": "ext4"},
+                           "nodeAffinity": {"required": {"nodeSelectorTerms": [
+                               {"matchExpressions": [{"key": ZONE_KEY, "operator": "In", "values": [zone]}]}]}}},
+                  "status": {"phase": "Available"}}
+            pvs.append(pv)
+        feats.add("volume-static-pv")
+    # incoming pods
+    for p in incoming:
+        ns = ns_of(p)
+        roll = r.random()
+        if roll < 0.55:
+            # a notebook and its home
+            kind = r.random()
+            if homes and kind < 0.12:
+                c = g.pick([h for h in homes if h["metadata"]["namespace"] == ns] or [None])
+                if c is None:
+                    continue
+                feats.add("volume-shared-home")
+            elif kind < 0.2:
+                user = users.pop()
+                mount(p, f"volume-{user}", f"claim-{user}")  # the claim is missing
+                feats.add("volume-missing-claim")
+                continue
+            elif kind < 0.45:
+                c = claim(ns, f"claim-{users.pop()}", home_class, state="bound")
+                feats.add("volume-home-bound")
+            elif kind < 0.55 and nodes:
+                node = g.pick([n["metadata"]["name"] for n in nodes] + ["gone-node"])
+                c = claim(ns, f"claim-{users.pop()}", home_class, state="selected", node=node)
+                feats.add("volume-selected-node")
+            elif kind < 0.62:
+                c = claim(ns, f"claim-{users.pop()}", home_class, modes=("ReadWriteOncePod",),
+                          state=g.pick(["pending", "bound"]))
+                feats.add("volume-rwop")
+            elif kind < 0.76 and immediate:
+                c = claim(ns, f"claim-{users.pop()}", "standard-immediate", state=g.pick(["pending", "bound"]))
+                feats.add("volume-immediate-" + ("bound" if "volumeName" in c["spec"] else "unbound"))
+            else:
+                c = claim(ns, f"claim-{users.pop()}", home_class)
+                feats.add("volume-home-provision")
+            user = c["metadata"]["name"][len("claim-"):] if c["metadata"]["name"].startswith("claim-") else "hub"
+            mount(p, f"volume-{user}", c["metadata"]["name"])
+            homes.append(c)
+            if r.random() < 0.25:
+                mount(p, "home", nfs_claim(ns)["metadata"]["name"])
+        elif roll < 0.7:
+            mount(p, "home", nfs_claim(ns)["metadata"]["name"])
+        elif roll < 0.8 and "replicas" not in p:
+            # a Dask worker's generic ephemeral scratch volume
+            template = {"accessModes": ["ReadWriteOnce"], "storageClassName": home_class,
+                        "resources": {"requests": {"storage": g.pick(["50Gi", "100Gi"])}}}
+            p["spec"].setdefault("volumes", []).append(
+                {"name": "dask-scratch", "ephemeral": {"volumeClaimTemplate": {
+                    "metadata": {"labels": {"app": "dask"}}, "spec": template}}})
+            feats.add("volume-ephemeral")
+            if r.random() < 0.2:
+                continue  # the ephemeral volume controller has not created it yet
+            name = p["metadata"]["name"]
+            p["metadata"]["uid"] = f"pod-{index}-{name}"
+            own = {"apiVersion": "v1", "kind": "Pod", "name": name, "uid": p["metadata"]["uid"],
+                   "controller": True, "blockOwnerDeletion": True}
+            if r.random() < 0.15:
+                own["uid"] = f"pod-{index}-{name}-before"  # a claim left by an earlier pod of that name
+            c = claim(ns, f"{name}-dask-scratch", home_class, owner=own, template=json.loads(json.dumps(template)))
+            c["metadata"]["labels"] = {"app": "dask"}
+    # CSINodes with small attach counts, the CSIDriver, capacities per zone
+    if nodes and r.random() < 0.5:
+        every = r.random() < 0.5
+        for n in nodes:
+            if every or r.random() < 0.7:
+                d = {"name": driver, "nodeID": n["metadata"]["name"], "topologyKeys": [ZONE_KEY]}
+                if r.random() < 0.9:
+                    d["allocatable"] = {"count": g.pick([1, 1, 2, 3, 4, 15])}
+                csi_nodes.append({"metadata": {"name": n["metadata"]["name"]}, "spec": {"drivers": [d]}})
+        feats.add("volume-csinode")
+    if r.random() < 0.5:
+        with_capacity = r.random() < 0.6
+        drivers.append({"metadata": {"name": driver}, "spec": {
+            "attachRequired": True, "podInfoOnMount": False, "storageCapacity": with_capacity,
+            "fsGroupPolicy": "ReadWriteOnceWithFSType", "requiresRepublish": False,
+            "volumeLifecycleModes": ["Persistent"]}})
+        feats.add("volume-csidriver-capacity" if with_capacity else "volume-csidriver")
+        if with_capacity or r.random() < 0.2:
+            for k, zone in enumerate(zones):
+                if r.random() < 0.2:
+                    continue
+                cap = {"metadata": {"name": f"csisc-{k}", "namespace": "kube-system"},
+                       "storageClassName": home_class, "nodeTopology": {"matchLabels": {ZONE_KEY: zone}},
+                       "capacity": g.pick(["0", "5Gi", "9Gi", "100Gi", "2Ti", "68719476736"])}
+                if r.random() < 0.3:
+                    cap["maximumVolumeSize"] = g.pick(["5Gi", "10Gi", "64Ti"])
+                capacities.append(cap)
+            feats.add("volume-capacity")
+    for key, objs in (("persistentVolumeClaims", claims), ("persistentVolumes", pvs), ("storageClasses", classes),
+                      ("csiNodes", csi_nodes), ("csiDrivers", drivers), ("csiStorageCapacities", capacities)):
+        if objs:
+            sc[key] = objs
+    meta["features"] = sorted(feats)
+
+
 def big(seed, n_nodes, n_incoming, empty):
     """A large cluster for timing: n_nodes in four pools, ~5 bound pods a node."""
     r = random.Random(f"{seed}/big/{n_nodes}")
@@ -743,6 +1044,9 @@ def main(argv):
     ap.add_argument("--release", help="the kube-scheduler release the scenarios are for (v1.36): "
                                       "written into each profile, for the engine's wording and "
                                       "the reference's check")
+    ap.add_argument("--volumes", action="store_true",
+                    help="add DaskHub storage (volumes(): claims, PVs, classes, CSI objects) to a share of the "
+                         "scenarios; the engine refuses claim volumes today")
     ap.add_argument("-o", "--output")
     a = ap.parse_args(argv)
     out = open(a.output, "w") if a.output else sys.stdout
@@ -751,7 +1055,7 @@ def main(argv):
         return 0
     lo, hi = (int(x) for x in a.nodes.split(":"))
     for i in range(a.start, a.start + a.count):
-        s = scenario(a.seed, i, lo, hi)
+        s = scenario(a.seed, i, lo, hi, with_volumes=a.volumes)
         if a.release:
             p = s["scenario"]["profile"]
             s["scenario"]["profile"] = dict(p, release=a.release) if isinstance(p, dict) else \
