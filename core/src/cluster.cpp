@@ -46,6 +46,7 @@ template <class PodList>
 Result<Cluster> Cluster::build_impl(std::vector<Node> nodes, const PodList& pods, ApiObjects objects) {
   Cluster c;
   c.objects_ = std::move(objects);
+  c.storage_ = plugins::StorageState(c.objects_);
   const size_t n = nodes.size();
   c.nodes_ = std::move(nodes);
   for (NodeIndex i = 0; i < n; ++i) {
@@ -146,8 +147,16 @@ Result<Cluster> Cluster::build_impl(std::vector<Node> nodes, const PodList& pods
       auto shared = std::make_shared<const PodMeta>(meta);
       it = metas.emplace(std::move(meta), std::move(shared)).first;
     }
-    c.place(at, BoundPod{pod.key(), pod.priority, c.usage_of(pod), plugins::cohort_of(pod),
-                         rfc3339_seconds(pod.start_time).value_or(0), it->second});
+    // A bound pod's claims are bound already, or assumed for its node.
+    BoundPod bound{pod.key(), pod.priority, c.usage_of(pod), plugins::cohort_of(pod),
+                   rfc3339_seconds(pod.start_time).value_or(0), it->second,
+                   pod.volumes.empty() ? nullptr : c.storage_.storage_of(pod)};
+    if (bound.storage && !bound.storage->delayed_claims.empty()) {
+      auto copy = std::make_shared<plugins::PodStorage>(*bound.storage);
+      copy->delayed_claims.clear();
+      bound.storage = std::move(copy);
+    }
+    c.place(at, std::move(bound));
   }
   return c;
 }
@@ -250,7 +259,17 @@ void Cluster::add_usage(NodeIndex n, const PodUsage& u, int sign) {
 void Cluster::place(NodeIndex n, BoundPod pod) {
   add_usage(n, pod.usage, +1);
   for (const auto& p : pod.usage.host_ports) ports_[n].push_back(p);
+  if (pod.storage) {
+    for (const auto& key : pod.storage->claim_keys) ++claim_users_[key];
+    if (pod.storage->in_tree) ++in_tree_volume_pods_;
+    if (!pod.storage->delayed_claims.empty()) storage_.assume(*pod.storage, nodes_[n]);
+  }
   pods_[n].push_back(std::move(pod));
+}
+
+int64_t Cluster::claim_users(const std::string& key) const {
+  auto it = claim_users_.find(key);
+  return it == claim_users_.end() ? 0 : it->second;
 }
 
 void Cluster::remove(NodeIndex n, const std::vector<size_t>& positions) {
@@ -259,6 +278,10 @@ void Cluster::remove(NodeIndex n, const std::vector<size_t>& positions) {
   for (size_t pos : sorted) {
     BoundPod& pod = pods_[n][pos];
     add_usage(n, pod.usage, -1);
+    if (pod.storage) {
+      for (const auto& key : pod.storage->claim_keys) --claim_users_[key];
+      if (pod.storage->in_tree) --in_tree_volume_pods_;
+    }
     for (const auto& p : pod.usage.host_ports) {
       auto it = std::find(ports_[n].begin(), ports_[n].end(), p);
       if (it != ports_[n].end()) ports_[n].erase(it);

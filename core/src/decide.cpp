@@ -23,7 +23,7 @@ Decision decide(const PodPlan& plan, const Cluster& c) {
     d.prefilter_rejected = true;
     for (NodeIndex i = 0; i < n; ++i) {
       d.filtered.push_back(i);
-      d.statuses.push_back(NodeStatus{Code::UnschedulableAndUnresolvable, Plugin::NodeAffinity});
+      d.statuses.push_back(plan.prefilter_status());
     }
   } else {
     d.filtered.reserve(n);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "decode_detail.hpp"
 #include "json_read.hpp"
 #include "tightpack/labels.hpp"
 #include "tightpack/quantity.hpp"
@@ -312,18 +313,8 @@ Fail read_tolerations(const json::object& spec, const JsonPath& path, std::vecto
   return std::nullopt;
 }
 
-// Volumes whose scheduling plugins (VolumeBinding, VolumeZone, VolumeRestrictions,
-// NodeVolumeLimits) the engine does not model.
-bool volume_needs_volume_plugins(const json::object& vol) {
-  for (const char* key : {"persistentVolumeClaim", "ephemeral", "gcePersistentDisk",
-                          "awsElasticBlockStore", "azureDisk", "rbd", "iscsi", "csi", "cinder"}) {
-    if (member(vol, key)) return true;
-  }
-  return false;
-}
-
 // metadata.ownerReferences: the first reference with controller: true.
-Fail read_controller(const json::object& meta, const JsonPath& path, std::optional<OwnerReference>& out) {
+Fail read_controller_ref(const json::object& meta, const JsonPath& path, std::optional<OwnerReference>& out) {
   const json::value* v = member(meta, "ownerReferences");
   if (!v) return std::nullopt;
   const JsonPath p = path.field("ownerReferences");
@@ -409,6 +400,18 @@ Fail check_topology_spread(const std::vector<TopologySpreadConstraint>& list, co
 
 }  // namespace
 
+namespace decode_detail {
+
+Fail read_node_selector_term(const json::value& v, const JsonPath& path, NodeSelectorTerm& term) {
+  return read_term(v, path, term);
+}
+
+Fail read_controller(const json::object& meta, const JsonPath& path, std::optional<OwnerReference>& out) {
+  return read_controller_ref(meta, path, out);
+}
+
+}  // namespace decode_detail
+
 std::optional<Error> decode_label_selector(const json::value& v, const JsonPath& path, LabelSelector& out) {
   const json::object* o = nullptr;
   TP_TRY(as_object(v, path, o));
@@ -470,7 +473,7 @@ Status decode_pod_into(const json::value& v, const JsonPath& path, Pod& pod) {
       TP_TRY(read_string(*m, "deletionTimestamp", mp, pod.deletion_timestamp));
       TP_TRY(read_string_map(*m, "labels", mp, pod.labels));
       TP_TRY(read_string_map(*m, "annotations", mp, pod.annotations));
-      TP_TRY(read_controller(*m, mp, pod.controller));
+      TP_TRY(read_controller_ref(*m, mp, pod.controller));
     }
     if (const json::value* sv = member(*o, "spec")) {
       JsonPath sp = path.field("spec");
@@ -501,7 +504,9 @@ Status decode_pod_into(const json::value& v, const JsonPath& path, Pod& pod) {
         for (size_t i = 0; i < va->size(); ++i) {
           const json::value& vol = (*va)[i];
           if (!vol.is_object()) continue;
-          if (volume_needs_volume_plugins(vol.get_object())) pod.has_claim_volumes = true;
+          PodVolume volume;
+          TP_TRY(decode_detail::read_pod_volume(vol.get_object(), vp.index(static_cast<int64_t>(i)), volume));
+          if (volume.source != PodVolume::Source::kOther) pod.volumes.push_back(std::move(volume));
           if (const json::value* iv = member(vol.get_object(), "image")) {
             const JsonPath ep = vp.index(static_cast<int64_t>(i));
             const JsonPath ip = ep.field("image");
@@ -678,6 +683,17 @@ Result<SelectorObject> decode_selector_object(const json::value& v, const JsonPa
   });
 }
 
+namespace {
+
+template <class T>
+Status append(Result<T> decoded, std::vector<T>& into) {
+  if (!decoded) return decoded.error();
+  into.push_back(std::move(*decoded));
+  return Ok{};
+}
+
+}  // namespace
+
 Status decode_api_object(std::string_view kind, const json::value& v, const JsonPath& path, ApiObjects& out,
                          bool& known) {
   known = true;
@@ -693,6 +709,21 @@ Status decode_api_object(std::string_view kind, const json::value& v, const Json
     auto o = decode_selector_object(v, path);
     if (!o) return o.error();
     (kind == "ReplicaSet" ? out.replica_sets : out.stateful_sets).push_back(std::move(*o));
+  } else if (kind == "PersistentVolumeClaim") {
+    out.storage_listed = true;
+    return append(decode_persistent_volume_claim(v, path), out.claims);
+  } else if (kind == "PersistentVolume") {
+    out.storage_listed = true;
+    return append(decode_persistent_volume(v, path), out.volumes);
+  } else if (kind == "StorageClass") {
+    out.storage_listed = true;
+    return append(decode_storage_class(v, path), out.storage_classes);
+  } else if (kind == "CSINode") {
+    return append(decode_csi_node(v, path), out.csi_nodes);
+  } else if (kind == "CSIDriver") {
+    return append(decode_csi_driver(v, path), out.csi_drivers);
+  } else if (kind == "CSIStorageCapacity") {
+    return append(decode_csi_storage_capacity(v, path), out.csi_capacities);
   } else {
     known = false;
   }

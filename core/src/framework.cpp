@@ -11,6 +11,10 @@
 #include "tightpack/plugins/node_name.hpp"
 #include "tightpack/plugins/node_ports.hpp"
 #include "tightpack/plugins/node_unschedulable.hpp"
+#include "tightpack/plugins/node_volume_limits.hpp"
+#include "tightpack/plugins/volume_binding.hpp"
+#include "tightpack/plugins/volume_restrictions.hpp"
+#include "tightpack/plugins/volume_zone.hpp"
 #include "tightpack/plugins/taint_toleration.hpp"
 #include "tightpack/pod_resources.hpp"
 
@@ -83,10 +87,7 @@ Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Po
       }
     }
   }
-  if (pod.has_claim_volumes && (uses(Plugin::VolumeBinding) || uses(Plugin::VolumeZone) ||
-                                uses(Plugin::VolumeRestrictions) || uses(Plugin::NodeVolumeLimits))) {
-    return Error{"", unsupported(plan.key_, "persistent or CSI volumes (VolumeBinding)")};
-  }
+  if (auto refused = plan.plan_volumes(c, profile, pod)) return Error{"", unsupported(plan.key_, *refused)};
   if (profile.filters.size() >= kNoStaticFailure) return Error{"", "too many filter plugins"};
   plan.priority_ = pod.priority;
   plan.preempt_never_ = pod.preempt_never;
@@ -136,7 +137,13 @@ Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Po
   for (size_t pos = 0; pos < profile.filters.size(); ++pos) {
     Plugin p = profile.filters[pos];
     const PluginInfo& info = plugin_info(p);
-    const bool skipped = p == Plugin::NodePorts && plan.usage_.host_ports.empty();  // its PreFilter skips
+    // Their PreFilters skip, or they have nothing to check for this pod.
+    const bool skipped = (p == Plugin::NodePorts && plan.usage_.host_ports.empty()) ||
+                         (p == Plugin::VolumeRestrictions && plan.disks_.empty()) ||
+                         (p == Plugin::NodeVolumeLimits && plan.attachable_.empty());
+    if (p == Plugin::VolumeRestrictions && !plan.read_write_once_pod_.empty()) {
+      plan.restrictions_position_ = static_cast<uint8_t>(pos);
+    }
     if (info.modelled && info.filter_reads == Reads::kNodePods && !skipped) {
       plan.dynamic_filters_.emplace_back(static_cast<uint8_t>(pos), p);
     }
@@ -150,7 +157,9 @@ Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Po
     Plugin p = profile.filters[pos];
     bool can_reject = (p == Plugin::NodeUnschedulable && any_cordoned && !tolerates_unschedulable) ||
                       (p == Plugin::NodeName && !pod.node_name.empty()) || p == Plugin::TaintToleration ||
-                      (p == Plugin::NodeAffinity && !required.trivial());
+                      (p == Plugin::NodeAffinity && !required.trivial()) ||
+                      (p == Plugin::VolumeBinding && plan.binding_filters_) ||
+                      (p == Plugin::VolumeZone && !plan.zone_topologies_.empty());
     if (can_reject) plan.static_filters_.emplace_back(static_cast<uint8_t>(pos), p);
   }
   plan.first_fit_ = use == Use::kFirstFit;
@@ -170,6 +179,19 @@ Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Po
       const StaticVerdict v = plan.judge(c, i, affinity_match.empty() || affinity_match[i]);
       plan.static_position_[i] = v.position;
       plan.static_status_[i] = v.status;
+    }
+    if (plan.volume_scores_) {
+      const plugins::PodClaims claims = plan.claims(c);
+      std::vector<std::pair<int64_t, int64_t>> shape;
+      for (const ShapePoint& point : profile.volume_shape ? *profile.volume_shape
+                                                          : std::vector<ShapePoint>{{0, 10}, {100, 0}}) {
+        shape.emplace_back(point.utilization, point.score * (plugins::kMaxNodeScore / 10));
+      }
+      plan.volume_score_.resize(n);
+      for (NodeIndex i = 0; i < n; ++i) {
+        plan.volume_score_[i] =
+            plugins::volume_binding_score(plugins::find_pod_volumes(c.storage(), claims, c.node(i)), shape);
+      }
     }
   }
 
@@ -242,6 +264,17 @@ PodPlan::StaticVerdict PodPlan::judge(const Cluster& c, NodeIndex i, bool affini
         }
         break;
       }
+      case Plugin::VolumeBinding: {
+        const uint8_t conflicts = plugins::find_pod_volumes(c.storage(), claims(c), c.node(i)).conflicts;
+        if (conflicts) {
+          s.code = Code::UnschedulableAndUnresolvable;
+          s.detail = conflicts;
+        }
+        break;
+      }
+      case Plugin::VolumeZone:
+        if (!plugins::volume_zone_admits(zone_topologies_, c.node(i).labels)) s.code = Code::UnschedulableAndUnresolvable;
+        break;
       default:  // NodeAffinity
         if (!affinity_ok) s.code = Code::UnschedulableAndUnresolvable;
         break;
@@ -273,6 +306,25 @@ PodPlan::Verdict PodPlan::node_verdict(const Cluster& c, NodeIndex n, const Reli
       }
       continue;
     }
+    if (plugin == Plugin::VolumeRestrictions) {
+      const auto& pods = c.pods_on(n);
+      for (size_t k = 0; k < pods.size(); ++k) {
+        if (!pods[k].storage || (relief && std::find(relief->positions.begin(), relief->positions.end(), k) !=
+                                               relief->positions.end())) {
+          continue;
+        }
+        if (plugins::disks_conflict(disks_, *pods[k].storage)) return {position, NodeStatus{Code::Unschedulable, plugin}};
+      }
+      continue;
+    }
+    if (plugin == Plugin::NodeVolumeLimits) {
+      const auto v = plugins::volume_limits(c.storage(), attachable_, c.node(n), c.pods_on(n), relief,
+                                            profile_->kube_minor >= 37);
+      if (v.kind == plugins::VolumeLimitsVerdict::kAdmits) continue;
+      NodeStatus s{Code::Unschedulable, plugin};
+      s.detail = v.kind == plugins::VolumeLimitsVerdict::kExceeded ? 0 : static_cast<uint8_t>(1 + v.driver);
+      return {position, s};
+    }
     bool conflict;
     if (relief && !relief->ports.empty()) {
       std::vector<HostPort> used = c.used_ports(n);
@@ -290,6 +342,24 @@ PodPlan::Verdict PodPlan::node_verdict(const Cluster& c, NodeIndex n, const Reli
 }
 
 NodeStatus PodPlan::with_domain_filters(const Cluster& c, NodeIndex n, const Verdict& v, const Relief* relief) const {
+  // VolumeRestrictions' ReadWriteOncePod check reads the whole cluster's
+  // claim users (less a preemption's victims); it runs before
+  // PodTopologySpread in every profile order kube-scheduler accepts.
+  if (restrictions_position_ < v.position && restrictions_position_ < spread_position_) {
+    int64_t conflicting = 0;
+    for (const std::string& name : read_write_once_pod_) conflicting += c.claim_users(ns_ + "/" + name) > 0;
+    if (relief && conflicting > 0) {
+      const auto& pods = c.pods_on(n);
+      for (size_t k : relief->positions) {
+        if (pods[k].storage) conflicting -= plugins::read_write_once_pod_refs(read_write_once_pod_, *pods[k].storage);
+      }
+    }
+    if (conflicting > 0) {
+      NodeStatus s{Code::Unschedulable, Plugin::VolumeRestrictions};
+      s.detail = 1;
+      return s;
+    }
+  }
   if (spread_position_ < v.position) {
     spread_->sync(c);
     uint8_t detail = 0;
@@ -308,7 +378,97 @@ NodeStatus PodPlan::filter(const Cluster& c, NodeIndex n, const Relief* relief) 
 }
 
 bool PodPlan::reads_domains(const ScoreVector& weight) const {
-  return spread_ && (spread_->filters() || (spread_->scores() && weight[slot<Plugin::PodTopologySpread>()]));
+  return restrictions_position_ != UINT8_MAX ||
+         (spread_ && (spread_->filters() || (spread_->scores() && weight[slot<Plugin::PodTopologySpread>()])));
+}
+
+NodeStatus PodPlan::prefilter_status() const {
+  if (prefilter_conflict_ || !rejection_) return NodeStatus{Code::UnschedulableAndUnresolvable, Plugin::NodeAffinity};
+  return NodeStatus{Code::UnschedulableAndUnresolvable, rejection_->plugin};
+}
+
+plugins::PodClaims PodPlan::claims(const Cluster& c) const {
+  plugins::PodClaims out;
+  auto resolve = [&](const std::vector<std::string>& keys, std::vector<const PersistentVolumeClaim*>& into) {
+    for (const std::string& key : keys) {
+      const size_t slash = key.find('/');
+      if (const PersistentVolumeClaim* claim = c.storage().claim(key.substr(0, slash), key.substr(slash + 1))) {
+        into.push_back(claim);
+      }
+    }
+  };
+  resolve(bound_claims_, out.bound);
+  resolve(delayed_claims_, out.delayed);
+  return out;
+}
+
+std::optional<std::string> PodPlan::plan_volumes(const Cluster& c, const Profile& profile, const Pod& pod) {
+  if (pod.volumes.empty()) return std::nullopt;
+  const bool claims = std::any_of(pod.volumes.begin(), pod.volumes.end(), [](const PodVolume& v) {
+    return v.source == PodVolume::Source::kClaim || v.source == PodVolume::Source::kEphemeral;
+  });
+  const bool reads_claims = profile.filter_enabled(Plugin::VolumeBinding) || profile.filter_enabled(Plugin::VolumeZone) ||
+                            profile.filter_enabled(Plugin::VolumeRestrictions) ||
+                            profile.filter_enabled(Plugin::NodeVolumeLimits);
+  if (claims && reads_claims && !c.objects().storage_listed) {
+    return std::string("persistent volume claims when the cluster's claims, volumes and classes are not given "
+                       "(VolumeBinding)");
+  }
+  const plugins::StorageState& st = c.storage();
+  ns_ = pod.ns;
+  storage_ = st.storage_of(pod);
+  // The PreFilters in profile order: the first to reject decides for every node.
+  for (Plugin p : profile.filters) {
+    std::optional<std::string> rejection;
+    switch (p) {
+      case Plugin::VolumeRestrictions: {
+        auto pre = plugins::volume_restrictions_prefilter(st, pod);
+        rejection = std::move(pre.rejection);
+        disks_ = std::move(pre.disks);
+        read_write_once_pod_ = std::move(pre.read_write_once_pod);
+        break;
+      }
+      case Plugin::NodeVolumeLimits:
+        // NodeVolumeLimits translates in-tree volumes to CSI on every node
+        // with a CSINode; the engine does not.
+        if (!st.csi_nodes_empty() && ((storage_ && storage_->in_tree) || c.in_tree_volume_pods() > 0)) {
+          return std::string("in-tree volumes on nodes with a CSINode (NodeVolumeLimits translates them to CSI)");
+        }
+        attachable_ = st.attachable(pod);
+        break;
+      case Plugin::VolumeBinding: {
+        auto pre = plugins::volume_binding_prefilter(st, pod);
+        if (!pre) break;
+        rejection = std::move(pre->rejection);
+        for (const PersistentVolumeClaim* claim : pre->claims.bound) {
+          const PersistentVolume* pv = st.volume(claim->volume_name);
+          if (pv && !pv->in_tree_plugin.empty() && pv->in_tree_plugin != "kubernetes.io/azure-file" &&
+              pv->in_tree_plugin != "kubernetes.io/vsphere-volume" && st.migrated(pv->in_tree_plugin)) {
+            return "volume " + pv->name + " of in-tree plugin " + pv->in_tree_plugin +
+                   " migrated to CSI (VolumeBinding translates its node affinity)";
+          }
+          bound_claims_.push_back(claim->key());
+        }
+        for (const PersistentVolumeClaim* claim : pre->claims.delayed) delayed_claims_.push_back(claim->key());
+        binding_filters_ = true;
+        volume_scores_ = profile.kube_minor >= 37 && profile.score_weight(Plugin::VolumeBinding) > 0;
+        break;
+      }
+      case Plugin::VolumeZone: {
+        auto pre = plugins::volume_zone_prefilter(st, pod);
+        if (!pre) break;
+        rejection = std::move(pre->rejection);
+        zone_topologies_ = std::move(pre->topologies);
+        break;
+      }
+      default: break;
+    }
+    if (rejection) {
+      rejection_ = Rejection{p, std::move(*rejection)};
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
 }
 
 std::vector<std::string> PodPlan::reasons(const Cluster& c, NodeIndex n, const NodeStatus& s,
@@ -323,6 +483,18 @@ std::vector<std::string> PodPlan::reasons(const Cluster& c, NodeIndex n, const N
     case Plugin::NodeResourcesFit: return plugins::fit_reasons(c, n, fit_request_, relief);
     case Plugin::PodTopologySpread:
       return {s.detail == plugins::kSpreadMissingLabel ? plugins::kSpreadMissingLabelReason : plugins::kSpreadReason};
+    case Plugin::VolumeRestrictions:
+    case Plugin::NodeVolumeLimits:
+    case Plugin::VolumeBinding:
+    case Plugin::VolumeZone:
+      if (rejection_ && rejection_->plugin == s.plugin) return {rejection_->reason};
+      if (s.plugin == Plugin::VolumeBinding) return plugins::volume_binding_reasons(s.detail);
+      if (s.plugin == Plugin::VolumeZone) return {plugins::kVolumeZoneReason};
+      if (s.plugin == Plugin::VolumeRestrictions) {
+        return {s.detail == 1 ? plugins::kReadWriteOncePodReason : plugins::kDiskConflictReason};
+      }
+      if (s.detail == 0) return {plugins::kMaxVolumeCountReason};
+      return {plugins::driver_not_installed_reason(attachable_[s.detail - 1].second)};
     default: return {};
   }
 }

@@ -378,9 +378,19 @@ Fail read_plugin_config(const json::array& configs, const JsonPath& path, Profil
         }
         break;
       }
-      case Plugin::VolumeBinding:
+      case Plugin::VolumeBinding: {
         TP_TRY(check_fields(*args, ap, {"apiVersion", "kind", "bindTimeoutSeconds", "shape"}));
+        int64_t timeout = 600;
+        TP_TRY(read_int(*args, "bindTimeoutSeconds", ap, timeout));
+        if (timeout < 0) {
+          return value_error(ap.field("bindTimeoutSeconds"),
+                             "invalid BindTimeoutSeconds, should not be a negative value");
+        }
+        if (const json::value* shape = member(*args, "shape"); shape && !shape->is_null()) {
+          TP_TRY(read_shape(*args, ap, profile.volume_shape.emplace()));
+        }
         break;
+      }
       default:
         return value_error(ap, std::string("plugin ") + info(plugin).name + " takes no arguments");
     }

@@ -248,6 +248,7 @@ Result<Scenario> decode_scenario(const json::value& doc) {
         return value_error(sp->field(key), "unknown scenario key " + quote_value(key) + " (" + scenario_keys() + ")");
       }
     }
+    s.objects.storage_listed = true;  // a scenario lacks what it does not list
     for (const auto& [key, kind] : kObjectKeys) {
       const json::value* v = member(*sc, key);
       if (!v) continue;
@@ -262,9 +263,7 @@ Result<Scenario> decode_scenario(const json::value& doc) {
         const JsonPath ip = lp.index(static_cast<int64_t>(i));
         bool decoded = false;
         if (auto st = decode_api_object(kind, (*a)[i], ip, s.objects, decoded); !st) return st.error();
-        // The volume objects are read by plugins that refuse every pod that
-        // uses a claim today: accepted and not read.
-        (void)decoded;
+        if (!decoded) return value_error(ip, "not a " + std::string(kind));
       }
     }
     for (const char* key : {"nodes", "pods", "incoming"}) {

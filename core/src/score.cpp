@@ -65,13 +65,14 @@ PodPlan::PodDependentScores PodPlan::pod_dependent_scores(const Cluster& c, Node
 
 ScoreVector PodPlan::normalised_scores(const Cluster& c, NodeIndex n, const Normalizers& norm,
                                        const PodDependentScores& pod_dependent, int64_t spread) const {
-  static_assert(kScoreSlots == 7, "every modelled score plugin has its normalised score here");
+  static_assert(kScoreSlots == 8, "every modelled score plugin has its normalised score here");
   ScoreVector v{};
   v[slot<Plugin::TaintToleration>()] = norm.taint_by_set[c.taint_set(n)];
   v[slot<Plugin::NodeAffinity>()] = normalize(Plugin::NodeAffinity, affinity_raw(n), norm.max_affinity);
   v[slot<Plugin::NodeResourcesFit>()] = pod_dependent.fit;
   v[slot<Plugin::NodeResourcesBalancedAllocation>()] = pod_dependent.balanced;
   v[slot<Plugin::ImageLocality>()] = image_score(n);
+  v[slot<Plugin::VolumeBinding>()] = volume_score(n);
   v[slot<Plugin::PodTopologySpread>()] = spread;
   v[slot<Plugin::TightpackCohort>()] = pod_dependent.cohort;
   return v;
@@ -89,6 +90,9 @@ std::vector<int64_t> PodPlan::spread_scores(const Cluster& c, const std::vector<
 bool PodPlan::scores_with(Plugin p) const {
   if (profile_->score_weight(p) <= 0) return false;
   if (p == Plugin::PodTopologySpread) return spread_ && spread_->scores();  // PreScore skips otherwise
+  // v1.37 scores every pod (0 without claims); results list it only for
+  // pods with claims, where it can be more.
+  if (p == Plugin::VolumeBinding) return volume_scores_;
   return true;
 }
 

@@ -115,14 +115,19 @@ Result<SimulationResult> simulate_replicas(Cluster& cluster, const Profile& prof
   if (!plan) return plan.error();
   SimulationResult result;
   result.replicas.reserve(static_cast<size_t>(std::max<int64_t>(replicas, 0)));
-  if (plan->reads_domains(score_weights(profile))) {
+  if (plan->reads_domains(score_weights(profile)) || plan->assumes_volumes()) {
     // A placement moves the counts of every node in its topology domains, so
     // each replica is decided afresh (the plan's per-node caches still spare
-    // the nodes whose pods did not change).
+    // the nodes whose pods did not change); one that makes VolumeBinding
+    // assume a claim changes what the next replica's plan reads.
     for (int64_t r = 0; r < replicas; ++r) {
       ReplicaPlacement placement;
       placement.pod = pod.ns + "/" + pod.name + "-" + std::to_string(r);
       if (result.unschedulable_message.empty()) {
+        if (r > 0 && plan->assumes_volumes()) {
+          plan = PodPlan::make(cluster, profile, pod);
+          if (!plan) return plan.error();
+        }
         Decision d = decide(*plan, cluster);
         if (d.chosen) {
           placement.node = *d.chosen;

@@ -245,7 +245,7 @@ TEST(DecodePod, ReadsWhatSchedulingNeeds) {
   EXPECT_FALSE(p->has_pod_affinity);
   EXPECT_FALSE(p->has_pod_anti_affinity);
   EXPECT_TRUE(p->topology_spread.empty());
-  EXPECT_FALSE(p->has_claim_volumes);
+  EXPECT_TRUE(p->volumes.empty());
   EXPECT_TRUE(p->image_volumes.empty());
 }
 
@@ -259,12 +259,13 @@ TEST(DecodePod, ImageVolumes) {
       {"name": "none", "image": null},
       {"name": "data", "image": {"reference": "data"}}]}})");
   EXPECT_EQ(p.image_volumes, (std::vector<std::string>{"registry.example/model:v2", "data"}));
-  EXPECT_FALSE(p.has_claim_volumes);
+  EXPECT_TRUE(p.volumes.empty());
   // An image volume needs no volume plugin.
   p = testing::pod_from_json(R"({"metadata": {"name": "p"}, "spec": {"volumes": [
       {"name": "d", "persistentVolumeClaim": {"claimName": "d"}},
       {"name": "m", "image": {"reference": "m:1"}}]}})");
-  EXPECT_TRUE(p.has_claim_volumes);
+  ASSERT_EQ(p.volumes.size(), 1u);
+  EXPECT_EQ(p.volumes[0].claim, "d");
   EXPECT_EQ(p.image_volumes, (std::vector<std::string>{"m:1"}));
 }
 
@@ -309,11 +310,12 @@ TEST(DecodePod, FeaturesTheEngineDoesNotModel) {
       "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": "d"}}]}})");
   EXPECT_TRUE(p.has_pod_affinity);
   EXPECT_FALSE(p.has_pod_anti_affinity);  // an empty list asks for nothing
-  EXPECT_TRUE(p.has_claim_volumes);
+  ASSERT_EQ(p.volumes.size(), 1u);
+  EXPECT_EQ(p.volumes[0].claim, "d");
   p = testing::pod_from_json(R"({"metadata": {"name": "p"}, "spec": {
       "topologySpreadConstraints": [], "volumes": [{"name": "tmp", "emptyDir": {}}]}})");
   EXPECT_TRUE(p.topology_spread.empty());
-  EXPECT_FALSE(p.has_claim_volumes);
+  EXPECT_TRUE(p.volumes.empty());
 }
 
 TEST(DecodePod, RequiredAffinityWithoutTermsIsKept) {

@@ -580,19 +580,18 @@ TEST(PodPlanMake, RefusesUnmodelledFeatures) {
   Cluster c = build_cluster({make_node("a", 1000, kGi)});
   Profile profile = default_profile();
   Pod p = make_pod("p");
-  p.has_claim_volumes = true;
+  p.has_pod_affinity = true;
   auto plan = PodPlan::make(c, profile, p);
   ASSERT_FALSE(plan);
   EXPECT_EQ(plan.error().message,
-            "pod default/p: persistent or CSI volumes (VolumeBinding) is not supported by tightpack yet; "
+            "pod default/p: inter-pod affinity (InterPodAffinity) is not supported by tightpack yet; "
             "kube-scheduler would consider it");
 
-  // A profile without the plugins has nothing to consider.
+  // A profile without the plugin has nothing to consider.
   auto without =
       decode_scheduler_configuration(json_of(R"({"apiVersion": "kubescheduler.config.k8s.io/v1",
       "kind": "KubeSchedulerConfiguration", "profiles": [{"plugins": {"multiPoint": {"disabled": [
-        {"name": "VolumeBinding"}, {"name": "VolumeZone"},
-        {"name": "VolumeRestrictions"}, {"name": "NodeVolumeLimits"}]}}}]})"),
+        {"name": "InterPodAffinity"}]}}}]})"),
                                      JsonPath());
   ASSERT_TRUE(without) << without.error().what();
   EXPECT_TRUE(PodPlan::make(c, without->profiles[0], p));

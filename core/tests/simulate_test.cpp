@@ -109,9 +109,9 @@ TEST(SimulateReplicas, ZeroReplicasAndErrors) {
   auto r = simulate_replicas(c, profile, make_pod("w"), 0);
   ASSERT_TRUE(r);
   EXPECT_TRUE(r->replicas.empty());
-  Pod claim = make_pod("w");
-  claim.has_claim_volumes = true;
-  EXPECT_FALSE(simulate_replicas(c, profile, claim, 3));
+  Pod affine = make_pod("w");
+  affine.has_pod_affinity = true;
+  EXPECT_FALSE(simulate_replicas(c, profile, affine, 3));
 }
 
 TEST(SimulateReplicas, NoNodes) {

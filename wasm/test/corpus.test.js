@@ -65,17 +65,19 @@ describe.each(corpora)('tightpack-wasm %s --jsonl %s', (command, file) => {
 
 // Generated scenarios reach what the shared corpus does not: Services,
 // ReplicaSets and StatefulSets with the pods they select, topology spread
-// constraints and their float64 scores (tests/conformance/generate).
+// constraints and their float64 scores, and a DaskHub's storage (claims,
+// volumes, classes, CSI objects; tests/conformance/generate --volumes).
 describe('tightpack-wasm replay --jsonl on 400 generated scenarios', () => {
   test('prints the same bytes as the native tightpack', () => {
     required(nativeTightpack, 'build it with `cmake --build --preset release` or set TIGHTPACK_NATIVE');
     const dir = mkdtempSync(path.join(tmpdir(), 'tightpack-generated-'));
     const file = path.join(dir, 'generated.jsonl');
     run(['python3'], [path.join(repoDir, 'tests', 'conformance', 'generate', 'generate.py'), '--seed', 'wasm-1',
-      '--count', '400', '-o', file]);
+      '--count', '400', '--volumes', '-o', file]);
     const native = run([nativeTightpack], ['replay', '--jsonl', file]);
     const wasm = run([process.execPath, wasmCommand], ['replay', '--jsonl', file]);
     expect(native.toString()).toContain('"PodTopologySpread"');
+    expect(native.toString()).toContain('"VolumeBinding"');
     const difference = native.equals(wasm) ? null : firstDifference(file, native, wasm);
     expect(difference).toBeNull();
   });

@@ -14,6 +14,8 @@
 
 #include "tightpack/error.hpp"
 #include "tightpack/model.hpp"
+#include "tightpack/objects.hpp"
+#include "tightpack/plugins/storage_state.hpp"
 #include "tightpack/string_pool.hpp"
 
 namespace tightpack {
@@ -59,6 +61,9 @@ struct BoundPod {
   int64_t start = 0;
   // Namespace and labels, for other pods' selectors; null matches none.
   std::shared_ptr<const PodMeta> meta;
+  // What it holds of the storage (claims, attached volumes, disks); null
+  // for none.
+  std::shared_ptr<const plugins::PodStorage> storage;
 };
 
 struct ImageState {
@@ -94,6 +99,15 @@ class Cluster {
 
   // The cluster objects beyond nodes and pods (Services, controllers, ...).
   const ApiObjects& objects() const { return objects_; }
+  // The storage objects as the volume plugins see them, with what
+  // VolumeBinding assumed for the pods placed since the cluster was built.
+  const plugins::StorageState& storage() const { return storage_; }
+  // How many bound pods use the claim namespace/name in a persistentVolumeClaim
+  // volume (the snapshot's used-claim set).
+  int64_t claim_users(const std::string& key) const;
+  // Bound pods whose volumes NodeVolumeLimits would translate from in-tree
+  // plugins to CSI, which the engine does not do yet.
+  int64_t in_tree_volume_pods() const { return in_tree_volume_pods_; }
 
   size_t size() const { return nodes_.size(); }
   const Node& node(NodeIndex i) const { return nodes_[i]; }
@@ -103,6 +117,8 @@ class Cluster {
   // Computes what `pod` takes, resolving resource names to this cluster's columns.
   PodUsage usage_of(const Pod& pod) const;
 
+  // Placing a pod whose unbound claims wait for their first consumer runs
+  // VolumeBinding's Reserve: later pods see the claims assumed.
   void place(NodeIndex n, BoundPod pod);
   // Removes the pods at the given positions of pods_on(n).
   void remove(NodeIndex n, const std::vector<size_t>& positions);
@@ -197,6 +213,9 @@ class Cluster {
   uint64_t epoch_ = 0;
   InstanceId instance_;
   ApiObjects objects_;
+  plugins::StorageState storage_;
+  std::unordered_map<std::string, int64_t> claim_users_;
+  int64_t in_tree_volume_pods_ = 0;
   std::vector<std::vector<HostPort>> ports_;
   std::vector<AffinityHolder> affinity_holders_;
 };

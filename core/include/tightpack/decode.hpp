@@ -12,6 +12,7 @@
 #include "tightpack/error.hpp"
 #include "tightpack/json_path.hpp"
 #include "tightpack/model.hpp"
+#include "tightpack/objects.hpp"
 
 namespace tightpack {
 
@@ -35,10 +36,17 @@ std::optional<Error> decode_label_selector(const boost::json::value& v, const Js
 std::optional<Error> decode_topology_spread(const boost::json::value& v, const JsonPath& path, bool for_pod,
                                            std::vector<TopologySpreadConstraint>& out);
 
-// The cluster objects beyond nodes and pods (model.hpp: ApiObjects).
+// The cluster objects beyond nodes and pods (objects.hpp: ApiObjects).
 Result<Namespace> decode_namespace(const boost::json::value& v, const JsonPath& path);
 Result<MapSelectorObject> decode_map_selector_object(const boost::json::value& v, const JsonPath& path);  // Service, RC
 Result<SelectorObject> decode_selector_object(const boost::json::value& v, const JsonPath& path);  // RS, StatefulSet
+// The storage objects (storage_decode.cpp).
+Result<PersistentVolumeClaim> decode_persistent_volume_claim(const boost::json::value& v, const JsonPath& path);
+Result<PersistentVolume> decode_persistent_volume(const boost::json::value& v, const JsonPath& path);
+Result<StorageClass> decode_storage_class(const boost::json::value& v, const JsonPath& path);
+Result<CsiNode> decode_csi_node(const boost::json::value& v, const JsonPath& path);
+Result<CsiDriver> decode_csi_driver(const boost::json::value& v, const JsonPath& path);
+Result<CsiStorageCapacity> decode_csi_storage_capacity(const boost::json::value& v, const JsonPath& path);
 // Decodes an object of one of those kinds into `out`; `known` is false for
 // any other kind (nothing decoded).
 Status decode_api_object(std::string_view kind, const boost::json::value& v, const JsonPath& path, ApiObjects& out,
@@ -59,8 +67,8 @@ Status visit_objects(const boost::json::value& v, const JsonPath& path, const Ob
 
 // Accepts a v1 List (as `kubectl get nodes,pods -A -o json` prints it), a
 // NodeList or PodList, a single Node or Pod, or {"nodes": [...], "pods": [...]}.
-// Namespaces, Services, ReplicaSets, StatefulSets and ReplicationControllers
-// in a List are decoded too; objects of other kinds are skipped.
+// Namespaces, Services, ReplicaSets, StatefulSets, ReplicationControllers and
+// the storage objects in a List are decoded too; objects of other kinds are skipped.
 Status decode_objects(const boost::json::value& v, const JsonPath& path, ClusterObjects& out);
 
 // Resource amount in the scheduler's unit for that resource: millicores for

@@ -24,6 +24,8 @@
 #include "tightpack/plugins/node_affinity.hpp"
 #include "tightpack/plugins/node_resources_fit.hpp"
 #include "tightpack/plugins/pod_topology_spread.hpp"
+#include "tightpack/plugins/volume_binding.hpp"
+#include "tightpack/plugins/volume_zone.hpp"
 #include "tightpack/profile.hpp"
 
 namespace tightpack {
@@ -34,7 +36,10 @@ struct NodeStatus {
   Code code = Code::Success;
   Plugin plugin = Plugin::kCount;
   int16_t taint = -1;  // TaintToleration: index of the untolerated taint
-  uint8_t detail = 0;  // which of the plugin's reasons (PodTopologySpread)
+  // Which of the plugin's reasons: PodTopologySpread's, VolumeBinding's set
+  // of conflicts, VolumeRestrictions' and NodeVolumeLimits' (a driver's
+  // index).
+  uint8_t detail = 0;
   bool ok() const { return code == Code::Success; }
 };
 
@@ -99,18 +104,28 @@ class PodPlan {
   // Whether some filter or score reads topology domains for this pod: after
   // a placement, more nodes than the one that changed may move.
   bool reads_domains(const ScoreVector& weight) const;
+  // Whether placing the pod makes VolumeBinding assume something of its
+  // claims (unbound WaitForFirstConsumer ones): a plan made before that
+  // placement no longer sees the storage as the cluster does.
+  bool assumes_volumes() const { return storage_ && !storage_->delayed_claims.empty(); }
   // kube-scheduler's reasons for a verdict.
   std::vector<std::string> reasons(const Cluster& c, NodeIndex n, const NodeStatus& status,
                                    const Relief* relief = nullptr) const;
 
-  // PreFilter outcome: nodes outside the metadata.name restriction are not filtered.
-  bool prefilter_conflict() const { return prefilter_conflict_; }
+  // PreFilter outcome: a plugin rejected every node (NodeAffinity's
+  // metadata.name restriction names no node, a volume plugin's claim is
+  // missing, ...), or nodes outside the metadata.name restriction are not
+  // filtered.
+  bool prefilter_conflict() const { return prefilter_conflict_ || rejection_.has_value(); }
+  // The status every node gets when a PreFilter rejects them.
+  NodeStatus prefilter_status() const;
   bool in_prefilter_set(NodeIndex n) const { return in_set_.empty() || in_set_[n]; }
 
   // Raw (pre-normalisation) scores.
   int64_t taint_raw(const Cluster& c, NodeIndex n) const { return taint_raw_by_set_[c.taint_set(n)]; }
   int64_t affinity_raw(NodeIndex n) const { return affinity_raw_.empty() ? 0 : affinity_raw_[n]; }
   int64_t image_score(NodeIndex n) const { return image_score_.empty() ? 0 : image_score_[n]; }
+  int64_t volume_score(NodeIndex n) const { return volume_score_.empty() ? 0 : volume_score_[n]; }
   int64_t fit_score(const Cluster& c, NodeIndex n) const;
   int64_t balanced_score(const Cluster& c, NodeIndex n) const;
   bool balanced_skipped() const { return balanced_skip_; }
@@ -148,7 +163,9 @@ class PodPlan {
   bool scores_with(Plugin p) const;
 
   // The placed copy of this pod.
-  BoundPod bound(std::string key) const { return BoundPod{std::move(key), priority_, usage_, cohort_, 0, meta_}; }
+  BoundPod bound(std::string key) const {
+    return BoundPod{std::move(key), priority_, usage_, cohort_, 0, meta_, storage_};
+  }
 
   // Where a scored resource's numbers come from
   // (calculateResourceAllocatableRequest), resolved once per pod.
@@ -175,6 +192,11 @@ class PodPlan {
     NodeStatus status;
   };
   StaticVerdict judge(const Cluster& c, NodeIndex n, bool affinity_ok) const;
+  // The volume plugins' PreFilters and what their filters read; an
+  // unmodelled case is returned as what the engine does not model.
+  std::optional<std::string> plan_volumes(const Cluster& c, const Profile& profile, const Pod& pod);
+  // VolumeBinding's claims, resolved against the cluster's storage.
+  plugins::PodClaims claims(const Cluster& c) const;
 
   const Profile* profile_ = nullptr;
   std::string key_;
@@ -212,6 +234,27 @@ class PodPlan {
   // the filter order, and the counts, brought up to date before each use.
   uint8_t spread_position_ = UINT8_MAX;
   mutable std::optional<plugins::SpreadCounts> spread_;
+  // The volume plugins. A PreFilter that rejects every node; VolumeBinding's
+  // claims (by key: judged against the cluster's storage when a node is) and
+  // score per node; VolumeZone's topologies; VolumeRestrictions' disks and
+  // ReadWriteOncePod claims (their users are counted over the whole cluster,
+  // like topology domains: with_domain_filters); NodeVolumeLimits' volumes.
+  struct Rejection {
+    Plugin plugin;
+    std::string reason;
+  };
+  std::optional<Rejection> rejection_;
+  std::vector<std::string> bound_claims_, delayed_claims_;
+  bool binding_filters_ = false;
+  std::vector<plugins::VolumeTopology> zone_topologies_;
+  std::vector<PodVolume> disks_;
+  std::string ns_;
+  std::vector<std::string> read_write_once_pod_;
+  uint8_t restrictions_position_ = UINT8_MAX;
+  std::vector<std::pair<std::string, std::string>> attachable_;
+  bool volume_scores_ = false;
+  std::vector<int64_t> volume_score_;  // per node, when volume_scores_
+  std::shared_ptr<const plugins::PodStorage> storage_;
 
   // decide() remembers filter() and the pod-dependent scores per node until
   // the node's generation changes, so that after a placement only that node

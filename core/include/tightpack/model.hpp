@@ -151,6 +151,30 @@ struct Container {
   bool operator==(const Container&) const = default;
 };
 
+// One entry of spec.volumes, reduced to what the volume plugins read
+// (VolumeBinding, VolumeZone, VolumeRestrictions, NodeVolumeLimits).
+struct PodVolume {
+  enum class Source : uint8_t {
+    kOther,                 // read by no scheduling plugin (emptyDir, configMap, nfs, csi, ...)
+    kClaim,                 // persistentVolumeClaim
+    kEphemeral,             // ephemeral: a claim named <pod>-<volume>, owned by the pod
+    kGcePersistentDisk,     // in-tree sources VolumeRestrictions compares ...
+    kAwsElasticBlockStore,
+    kIscsi,
+    kRbd,
+    kInTreeMigratable,      // ... and the other in-tree ones CSI migration translates
+  };
+  std::string name;
+  Source source = Source::kOther;
+  std::string claim;  // kClaim: claimName; kEphemeral: the generated claim name
+  std::string disk;   // pdName, volumeID, iqn, rbd image; kInTreeMigratable: the in-tree plugin name
+  std::string pool;   // rbd
+  std::vector<std::string> monitors;  // rbd
+  bool read_only = false;
+
+  bool operator==(const PodVolume&) const = default;
+};
+
 struct Pod {
   std::string ns = "default";
   std::string name;
@@ -174,7 +198,7 @@ struct Pod {
   bool has_pod_affinity = false;
   bool has_pod_anti_affinity = false;
   std::vector<PodAffinityTerm> pod_affinity_terms;
-  bool has_claim_volumes = false;
+  std::vector<PodVolume> volumes;  // only those a scheduling plugin reads (Source other than kOther)
   std::vector<TopologySpreadConstraint> topology_spread;
   std::optional<OwnerReference> controller;
   std::vector<std::string> image_volumes;  // spec.volumes[].image.reference (ImageLocality)
@@ -213,36 +237,6 @@ struct Node {
   ResourceList allocatable;  // status.allocatable, defaulted from status.capacity
   ResourceList capacity;
   std::vector<ContainerImage> images;
-};
-
-// The cluster objects beyond nodes and pods that scheduling reads, each
-// reduced to what it reads.
-struct Namespace {
-  std::string name;
-  Labels labels;
-};
-
-// A Service (spec.selector: absent selects nothing, {} every pod of its
-// namespace) or a ReplicationController (spec.selector, a plain map).
-struct MapSelectorObject {
-  std::string ns;
-  std::string name;
-  std::optional<Labels> selector;
-};
-
-// A ReplicaSet or StatefulSet (spec.selector, a LabelSelector).
-struct SelectorObject {
-  std::string ns;
-  std::string name;
-  std::optional<LabelSelector> selector;
-};
-
-struct ApiObjects {
-  std::vector<Namespace> namespaces;
-  std::vector<MapSelectorObject> services;
-  std::vector<SelectorObject> replica_sets;
-  std::vector<SelectorObject> stateful_sets;
-  std::vector<MapSelectorObject> replication_controllers;
 };
 
 }  // namespace tightpack

@@ -21,6 +21,7 @@
 #include "tightpack/error.hpp"
 #include "tightpack/json_path.hpp"
 #include "tightpack/model.hpp"
+#include "tightpack/objects.hpp"
 
 namespace tightpack::pools {
 

@@ -6,6 +6,7 @@
 
 #include <boost/json/value.hpp>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -67,6 +68,9 @@ struct Profile {
   FitArgs fit;
   std::vector<ResourceSpec> balanced_resources{{"cpu", 1}, {"memory", 1}};
   SpreadArgs spread;
+  // VolumeBindingArgs.shape (StorageCapacityScoring), when configured; the
+  // default is (0, 10), (100, 0) from v1.37, where the feature is on.
+  std::optional<std::vector<ShapePoint>> volume_shape;
   int32_t percentage_of_nodes_to_score = 0;  // 0: kube-scheduler's adaptive default
 
   bool filter_enabled(Plugin p) const;

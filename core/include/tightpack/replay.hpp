@@ -12,6 +12,7 @@
 #include "tightpack/error.hpp"
 #include "tightpack/framework.hpp"
 #include "tightpack/model.hpp"
+#include "tightpack/objects.hpp"
 #include "tightpack/profile.hpp"
 
 namespace tightpack {

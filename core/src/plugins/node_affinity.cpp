@@ -132,6 +132,10 @@ bool NodeSelectorTermMatcher::matches(const Node& node) const {
                     node.name);
 }
 
+bool NodeSelectorTermMatcher::matches_labels(const Labels& labels) const {
+  return match_with([&](size_t i) { return find_label(labels, term_.match_expressions[i].key); }, "");
+}
+
 bool NodeSelectorTermMatcher::matches(const Cluster& c, NodeIndex n) const {
   return match_with([&](size_t i) { return column_value(c, columns_[i], n); }, c.name(n));
 }

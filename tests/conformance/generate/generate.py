@@ -28,11 +28,11 @@ Workloads (workloads(), a random stream of its own): Services, ReplicaSets,
 StatefulSets and ReplicationControllers in DaskHub shapes with the pods they
 select or own, explicit topologySpreadConstraints of every kind, terminating
 pods, zone-less nodes, List-defaulted spread constraints. It leaves out what
-the engine refuses: inter-pod affinity and persistent volumes. --volumes adds
-the storage of a DaskHub (volumes(), a random stream of its own, so without
-the flag every scenario is byte for byte what it was): claims, PVs, classes,
-CSINodes, CSIDrivers and CSIStorageCapacities, for kube-scheduler-reference
-alone until the engine reads them (examples/volumes/ has hand-checked ones).
+the engine refuses: inter-pod affinity. --volumes adds the storage of a
+DaskHub (volumes(), a random stream of its own, so without the flag every
+scenario is byte for byte what it was): claims, PVs, classes, CSINodes,
+CSIDrivers and CSIStorageCapacities (examples/volumes/ has hand-checked ones);
+differential.sh passes it.
 """
 import argparse
 import json
@@ -1046,7 +1046,7 @@ def main(argv):
                                       "the reference's check")
     ap.add_argument("--volumes", action="store_true",
                     help="add DaskHub storage (volumes(): claims, PVs, classes, CSI objects) to a share of the "
-                         "scenarios; the engine refuses claim volumes today")
+                         "scenarios (differential.sh passes it)")
     ap.add_argument("-o", "--output")
     a = ap.parse_args(argv)
     out = open(a.output, "w") if a.output else sys.stdout

@@ -30,6 +30,9 @@ class NodeSelectorTermMatcher {
   void bind(const Cluster& cluster);
   bool matches(const Node& node) const;
   bool matches(const Cluster& cluster, NodeIndex n) const;
+  // As matched against a node that has only these labels and no name
+  // (volume.CheckNodeAffinity: a PersistentVolume's node affinity).
+  bool matches_labels(const Labels& labels) const;
   bool valid() const { return valid_; }
   // What the verdict depends on: these label keys and, with fields, the node name.
   void collect_keys(std::vector<std::string>& keys) const;

@@ -22,6 +22,7 @@
 #include "tightpack/cluster.hpp"
 #include "tightpack/labels.hpp"
 #include "tightpack/model.hpp"
+#include "tightpack/objects.hpp"
 #include "tightpack/profile.hpp"
 
 namespace tightpack::plugins {

@@ -1,0 +1,161 @@
+// The cluster objects beyond nodes and pods that scheduling reads, each
+// reduced to what kube-scheduler's plugins read of it: namespaces
+// (InterPodAffinity), the owners and Services behind PodTopologySpread's
+// system defaults, and the storage objects of the volume plugins.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tightpack/model.hpp"
+
+namespace tightpack {
+
+struct Namespace {
+  std::string name;
+  Labels labels;
+};
+
+// A Service (spec.selector: absent selects nothing, {} every pod of its
+// namespace) or a ReplicationController (spec.selector, a plain map).
+struct MapSelectorObject {
+  std::string ns;
+  std::string name;
+  std::optional<Labels> selector;
+};
+
+// A ReplicaSet or StatefulSet (spec.selector, a LabelSelector).
+struct SelectorObject {
+  std::string ns;
+  std::string name;
+  std::optional<LabelSelector> selector;
+};
+
+// v1.PersistentVolumeAccessMode, as a set.
+enum AccessMode : uint8_t {
+  kReadWriteOnce = 1,
+  kReadOnlyMany = 2,
+  kReadWriteMany = 4,
+  kReadWriteOncePod = 8,
+};
+
+// Storage amounts are kept in bytes, rounded up as Quantity.Value() rounds:
+// kube-scheduler compares claim requests with volume capacities by
+// Quantity.Cmp, which differs from comparing whole bytes only for amounts
+// with fractions of a byte.
+
+struct ClaimReference {
+  std::string ns;
+  std::string name;
+  std::string uid;  // empty: any claim of that name
+};
+
+// v1.PersistentVolumeClaim.
+struct PersistentVolumeClaim {
+  std::string ns;
+  std::string name;
+  std::string uid;
+  // volume.GetPersistentVolumeClaimClass: the beta annotation, else
+  // spec.storageClassName; "" for none.
+  std::string class_name;
+  std::string volume_name;                   // spec.volumeName
+  bool bind_completed = false;               // pv.kubernetes.io/bind-completed
+  std::optional<std::string> selected_node;  // volume.kubernetes.io/selected-node
+  uint8_t access_modes = 0;
+  bool block = false;                        // spec.volumeMode: Block
+  std::optional<int64_t> request;            // spec.resources.requests.storage
+  std::optional<LabelSelector> selector;     // spec.selector
+  std::string attributes_class;              // spec.volumeAttributesClassName
+  bool lost = false;                         // status.phase: Lost
+  bool deleting = false;                     // metadata.deletionTimestamp
+  std::optional<OwnerReference> controller;  // generic ephemeral volumes: the pod
+
+  std::string key() const { return ns + "/" + name; }
+};
+
+// v1.PersistentVolume.
+struct PersistentVolume {
+  std::string name;
+  Labels labels;
+  std::string class_name;  // the beta annotation, else spec.storageClassName
+  int64_t capacity = 0;    // spec.capacity.storage
+  uint8_t access_modes = 0;
+  bool block = false;
+  std::optional<ClaimReference> claim_ref;
+  std::string phase;  // status.phase: Available, Bound, Released, Failed, Pending
+  bool deleting = false;
+  std::string attributes_class;
+  // spec.nodeAffinity.required.nodeSelectorTerms, when set.
+  std::optional<std::vector<NodeSelectorTerm>> node_affinity;
+  std::string csi_driver;  // spec.csi
+  std::string csi_handle;
+  // The in-tree plugin (kubernetes.io/gce-pd, ...) of an in-tree source that
+  // CSI migration translates; empty otherwise.
+  std::string in_tree_plugin;
+};
+
+// One storage.k8s.io/v1 TopologySelectorTerm: every key has one of its values.
+struct TopologySelectorTerm {
+  std::vector<std::pair<std::string, std::vector<std::string>>> match_label_expressions;
+};
+
+// storage.k8s.io/v1 StorageClass.
+struct StorageClass {
+  std::string name;
+  std::string provisioner;
+  bool wait_for_first_consumer = false;  // volumeBindingMode, defaulted to Immediate
+  std::vector<TopologySelectorTerm> allowed_topologies;  // empty: everywhere
+};
+
+// storage.k8s.io/v1 CSINode.
+struct CsiNode {
+  struct Driver {
+    std::string name;
+    std::optional<int32_t> count;  // allocatable.count
+  };
+  std::string name;
+  std::vector<Driver> drivers;
+  // storage.alpha.kubernetes.io/migrated-plugins, split at commas.
+  std::vector<std::string> migrated_plugins;
+};
+
+// storage.k8s.io/v1 CSIDriver.
+struct CsiDriver {
+  std::string name;
+  bool storage_capacity = false;  // spec.storageCapacity
+  // spec.preventPodSchedulingIfMissing (VolumeLimitScaling, beta and on in v1.37)
+  bool prevent_if_missing = false;
+};
+
+// storage.k8s.io/v1 CSIStorageCapacity.
+struct CsiStorageCapacity {
+  std::string ns;
+  std::string name;
+  std::string class_name;                     // storageClassName
+  std::optional<LabelSelector> node_topology;  // absent: no node has access
+  std::optional<int64_t> capacity;
+  std::optional<int64_t> maximum_volume_size;
+};
+
+struct ApiObjects {
+  std::vector<Namespace> namespaces;
+  std::vector<MapSelectorObject> services;
+  std::vector<SelectorObject> replica_sets;
+  std::vector<SelectorObject> stateful_sets;
+  std::vector<MapSelectorObject> replication_controllers;
+  std::vector<PersistentVolumeClaim> claims;
+  std::vector<PersistentVolume> volumes;
+  std::vector<StorageClass> storage_classes;
+  std::vector<CsiNode> csi_nodes;
+  std::vector<CsiDriver> csi_drivers;
+  std::vector<CsiStorageCapacity> csi_capacities;
+  // Whether the source lists the storage objects at all (a scenario does;
+  // a snapshot does when it holds claims, volumes or classes). Without them
+  // a pod's claims cannot be judged: "not found" would be a wrong answer.
+  bool storage_listed = false;
+};
+
+}  // namespace tightpack

@@ -1,0 +1,30 @@
+// NodeVolumeLimits (CSILimits): the node's CSINode caps how many volumes of
+// each CSI driver its pods may attach; with VolumeLimitScaling (beta and on
+// in v1.37) a driver that asks for it must be installed on the node, with
+// the semantics of pkg/scheduler/framework/plugins/nodevolumelimits.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tightpack/cluster.hpp"
+#include "tightpack/plugins/storage_state.hpp"
+
+namespace tightpack::plugins {
+
+inline constexpr const char* kMaxVolumeCountReason = "node(s) exceed max volume count";
+std::string driver_not_installed_reason(const std::string& driver);
+
+struct VolumeLimitsVerdict {
+  enum Kind : uint8_t { kAdmits, kExceeded, kDriverMissing } kind = kAdmits;
+  uint8_t driver = 0;  // kDriverMissing: index in the pod's attachable volumes
+};
+
+// `attachable` is the pod's own (StorageState::attachable); `relief` takes
+// pods off the node first.
+VolumeLimitsVerdict volume_limits(const StorageState& s, const std::vector<std::pair<std::string, std::string>>& attachable,
+                                  const Node& node, const std::vector<BoundPod>& pods, const Relief* relief,
+                                  bool limit_scaling);
+
+}  // namespace tightpack::plugins

@@ -1,0 +1,76 @@
+// VolumeBinding: the pod's claims against each node (bound claims' volume
+// node affinity; unbound WaitForFirstConsumer claims either matched with an
+// available static volume the node can reach, or provisioned where the
+// class' allowedTopologies and CSIStorageCapacity allow), its PreFilter
+// (missing, lost, deleted claims; unbound Immediate ones) and its score
+// (StorageCapacityScoring, beta and on in v1.37), with the semantics of
+// pkg/scheduler/framework/plugins/volumebinding (binder.go) and
+// component-helpers/storage/volume (FindMatchingVolume).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tightpack/model.hpp"
+#include "tightpack/objects.hpp"
+#include "tightpack/plugins/storage_state.hpp"
+
+namespace tightpack::plugins {
+
+inline constexpr const char* kVolumeNodeConflictReason = "node(s) didn't match PersistentVolume's node affinity";
+inline constexpr const char* kVolumeBindConflictReason = "node(s) didn't find available persistent volumes to bind";
+inline constexpr const char* kVolumeNotEnoughSpaceReason = "node(s) did not have enough free storage";
+inline constexpr const char* kVolumeMissingReason =
+    "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)";
+inline constexpr const char* kUnboundImmediateReason = "pod has unbound immediate PersistentVolumeClaims";
+
+// FindPodVolumes' conflicts, as a set; reasons() lists them in its order.
+enum VolumeConflict : uint8_t {
+  kVolumeNodeConflict = 1,
+  kVolumeBindConflict = 2,
+  kVolumeNotEnoughSpace = 4,
+  kVolumeMissing = 8,
+};
+std::vector<std::string> volume_binding_reasons(uint8_t conflicts);
+
+// GetPodVolumeClaims: the pod's claims, sorted as the binder sorts them.
+struct PodClaims {
+  std::vector<const PersistentVolumeClaim*> bound;    // volumeName and bind-completed
+  std::vector<const PersistentVolumeClaim*> delayed;  // unbound, WaitForFirstConsumer
+};
+
+// PreFilter: nullopt when the pod has no claim (the plugin skips it);
+// otherwise its claims, or the reason every node is rejected
+// (UnschedulableAndUnresolvable).
+struct VolumeBindingPreFilter {
+  PodClaims claims;
+  std::optional<std::string> rejection;
+};
+std::optional<VolumeBindingPreFilter> volume_binding_prefilter(const StorageState& s, const Pod& pod);
+
+// What FindPodVolumes finds on one node.
+struct NodeVolumes {
+  uint8_t conflicts = 0;
+  std::vector<std::pair<const PersistentVolumeClaim*, const PersistentVolume*>> static_bindings;
+  // Claims to provision, with the CSIStorageCapacity that has room (null
+  // when the driver does not track capacity).
+  std::vector<std::pair<const PersistentVolumeClaim*, const CsiStorageCapacity*>> provisions;
+};
+NodeVolumes find_pod_volumes(const StorageState& s, const PodClaims& claims, const Node& node);
+
+// FindMatchingVolume with delayBinding on: the smallest available volume of
+// the claim's class that the claim fits and the node reaches, or the one
+// already bound to the claim; null when none.
+const PersistentVolume* find_matching_volume(const PersistentVolumeClaim& claim,
+                                             const std::vector<const PersistentVolume*>& volumes, const Node& node,
+                                             const std::vector<const PersistentVolume*>& excluded);
+
+// Score: the shape's score of each class' requested/capacity, averaged over
+// the classes (static bindings, else provisions with capacity tracking).
+// `shape` is (utilization, score × 10) points; empty means no scorer.
+int64_t volume_binding_score(const NodeVolumes& v, const std::vector<std::pair<int64_t, int64_t>>& shape);
+
+}  // namespace tightpack::plugins

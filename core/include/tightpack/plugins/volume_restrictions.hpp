@@ -1,0 +1,36 @@
+// VolumeRestrictions: two pods of a node may not share an in-line GCE PD,
+// EBS volume, iSCSI or RBD disk (unless both read it only), and a
+// ReadWriteOncePod claim that some pod uses admits no other, with the
+// semantics of pkg/scheduler/framework/plugins/volumerestrictions.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tightpack/model.hpp"
+#include "tightpack/plugins/storage_state.hpp"
+
+namespace tightpack::plugins {
+
+inline constexpr const char* kDiskConflictReason = "node(s) had no available disk";
+inline constexpr const char* kReadWriteOncePodReason =
+    "node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access mode already in-use by another pod";
+
+// PreFilter: the reason every node is rejected (a claim the listers lack),
+// or what Filter reads.
+struct VolumeRestrictionsPreFilter {
+  std::optional<std::string> rejection;
+  std::vector<std::string> read_write_once_pod;  // claim names, in the pod's namespace
+  std::vector<PodVolume> disks;
+};
+VolumeRestrictionsPreFilter volume_restrictions_prefilter(const StorageState& s, const Pod& pod);
+
+// isVolumeConflict of any of `disks` with a pod's disks.
+bool disks_conflict(const std::vector<PodVolume>& disks, const PodStorage& other);
+
+// conflictingPVCRefCountForPod: the pod's claim volumes (by name, as
+// upstream counts them) that name one of the ReadWriteOncePod claims.
+int64_t read_write_once_pod_refs(const std::vector<std::string>& claims, const PodStorage& other);
+
+}  // namespace tightpack::plugins

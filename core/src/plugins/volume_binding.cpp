@@ -1,0 +1,248 @@
+#include "tightpack/plugins/volume_binding.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "tightpack/labels.hpp"
+
+namespace tightpack::plugins {
+namespace {
+
+constexpr std::string_view kNoProvisioner = "kubernetes.io/no-provisioner";
+
+bool bound_to(const PersistentVolume& pv, const PersistentVolumeClaim& claim) {  // IsVolumeBoundToClaim
+  if (!pv.claim_ref) return false;
+  if (pv.claim_ref->name != claim.name || pv.claim_ref->ns != claim.ns) return false;
+  return pv.claim_ref->uid.empty() || pv.claim_ref->uid == claim.uid;
+}
+
+bool contains(const std::vector<const PersistentVolume*>& list, const PersistentVolume* pv) {
+  return std::find(list.begin(), list.end(), pv) != list.end();
+}
+
+// hasEnoughCapacity: true with no capacity object when the claim asks for no
+// size or its provisioner does not track capacity.
+bool enough_capacity(const StorageState& s, const PersistentVolumeClaim& claim, const StorageClass& sc,
+                     const Node& node, const CsiStorageCapacity*& found) {
+  found = nullptr;
+  if (!claim.request) return true;
+  const CsiDriver* driver = s.csi_driver(sc.provisioner);
+  if (!driver || !driver->storage_capacity) return true;
+  for (const CsiStorageCapacity& c : s.capacities()) {
+    if (c.class_name != sc.name) continue;
+    const std::optional<int64_t>& limit = c.maximum_volume_size ? c.maximum_volume_size : c.capacity;
+    if (!limit || *limit < *claim.request) continue;
+    if (!c.node_topology || !Selector::of(c.node_topology).matches(node.labels)) continue;
+    found = &c;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<std::string> volume_binding_reasons(uint8_t conflicts) {
+  std::vector<std::string> out;
+  if (conflicts & kVolumeNodeConflict) out.emplace_back(kVolumeNodeConflictReason);
+  if (conflicts & kVolumeBindConflict) out.emplace_back(kVolumeBindConflictReason);
+  if (conflicts & kVolumeNotEnoughSpace) out.emplace_back(kVolumeNotEnoughSpaceReason);
+  if (conflicts & kVolumeMissing) out.emplace_back(kVolumeMissingReason);
+  return out;
+}
+
+std::optional<VolumeBindingPreFilter> volume_binding_prefilter(const StorageState& s, const Pod& pod) {
+  VolumeBindingPreFilter out;
+  bool has_claims = false;
+  // podHasPVCs: every claim must exist, be neither lost nor being deleted,
+  // and an ephemeral one must be the pod's.
+  for (const PodVolume& v : pod.volumes) {
+    const bool ephemeral = v.source == PodVolume::Source::kEphemeral;
+    if (!ephemeral && v.source != PodVolume::Source::kClaim) continue;
+    has_claims = true;
+    const std::string name = claim_name(pod, v);
+    const PersistentVolumeClaim* claim = s.claim(pod.ns, name);
+    if (!claim) {
+      out.rejection = ephemeral ? "waiting for ephemeral volume controller to create the persistentvolumeclaim \"" +
+                                      name + "\""
+                                : "persistentvolumeclaim \"" + name + "\" not found";
+      return out;
+    }
+    if (claim->lost) {
+      out.rejection = "persistentvolumeclaim \"" + claim->name + "\" bound to non-existent persistentvolume \"" +
+                      claim->volume_name + "\"";
+      return out;
+    }
+    if (claim->deleting) {
+      out.rejection = "persistentvolumeclaim \"" + claim->name + "\" is being deleted";
+      return out;
+    }
+    if (ephemeral && (!claim->controller || claim->controller->uid != pod.uid)) {
+      out.rejection = "PVC " + claim->ns + "/" + claim->name + " was not created for pod " + pod.ns + "/" + pod.name +
+                      " (pod is not owner)";
+      return out;
+    }
+  }
+  if (!has_claims) return std::nullopt;
+  bool unbound_immediate = false;
+  for (const PodVolume& v : pod.volumes) {
+    if (v.source != PodVolume::Source::kClaim && v.source != PodVolume::Source::kEphemeral) continue;
+    const PersistentVolumeClaim* claim = s.claim(pod.ns, claim_name(pod, v));
+    if (!claim->volume_name.empty() && claim->bind_completed) {
+      out.claims.bound.push_back(claim);
+    } else if (s.delay_binding(*claim) && claim->volume_name.empty()) {
+      out.claims.delayed.push_back(claim);
+    } else {
+      unbound_immediate = true;  // prebound claims too: the PV controller binds them
+    }
+  }
+  if (unbound_immediate) out.rejection = kUnboundImmediateReason;
+  return out;
+}
+
+const PersistentVolume* find_matching_volume(const PersistentVolumeClaim& claim,
+                                             const std::vector<const PersistentVolume*>& volumes, const Node& node,
+                                             const std::vector<const PersistentVolume*>& excluded) {
+  const int64_t requested = claim.request.value_or(0);
+  const Selector selector = claim.selector ? Selector::of(claim.selector) : Selector();
+  const PersistentVolume* smallest = nullptr;
+  for (const PersistentVolume* pv : volumes) {
+    if (contains(excluded, pv)) continue;
+    if (pv->claim_ref && !bound_to(*pv, claim)) continue;
+    if (pv->capacity < requested) continue;
+    if (pv->block != claim.block) continue;
+    if (pv->attributes_class != claim.attributes_class) continue;
+    if (pv->deleting) continue;
+    const bool reachable = volume_node_affinity_matches(*pv, node.labels);
+    if (bound_to(*pv, claim)) return reachable ? pv : nullptr;
+    if (pv->phase != "Available") continue;
+    if (claim.selector && !selector.matches(pv->labels)) continue;
+    if (pv->class_name != claim.class_name) continue;
+    if (!reachable) continue;
+    if ((claim.access_modes & pv->access_modes) != claim.access_modes) continue;
+    // Of volumes of one size, kube-scheduler takes the first in Go map
+    // order, the engine the first in input order.
+    if (!smallest || smallest->capacity > pv->capacity) smallest = pv;
+  }
+  return smallest;
+}
+
+NodeVolumes find_pod_volumes(const StorageState& s, const PodClaims& claims, const Node& node) {
+  NodeVolumes out;
+  // checkBoundClaims stops at the first claim whose volume is missing or out
+  // of reach.
+  for (const PersistentVolumeClaim* claim : claims.bound) {
+    const PersistentVolume* pv = s.volume(claim->volume_name);
+    if (!pv) {
+      out.conflicts |= kVolumeMissing;
+      break;
+    }
+    if (!volume_node_affinity_matches(*pv, node.labels)) {
+      out.conflicts |= kVolumeNodeConflict;
+      break;
+    }
+  }
+  if (claims.delayed.empty()) return out;
+  std::vector<const PersistentVolumeClaim*> to_match, to_provision;
+  for (const PersistentVolumeClaim* claim : claims.delayed) {
+    if (claim->selected_node) {
+      if (*claim->selected_node != node.name) {
+        out.conflicts |= kVolumeBindConflict;  // the fast path returns at once
+        return out;
+      }
+      to_provision.push_back(claim);
+    } else {
+      to_match.push_back(claim);
+    }
+  }
+  bool satisfied = true;
+  if (!to_match.empty()) {
+    // byPVCSize with sort.Sort, which is an insertion sort (stable) for the
+    // few claims a pod has.
+    std::stable_sort(to_match.begin(), to_match.end(), [](const PersistentVolumeClaim* a, const PersistentVolumeClaim* b) {
+      return a->request.value_or(0) < b->request.value_or(0);
+    });
+    std::vector<const PersistentVolume*> chosen;
+    for (const PersistentVolumeClaim* claim : to_match) {
+      const PersistentVolume* pv = find_matching_volume(*claim, s.volumes_of_class(claim->class_name), node, chosen);
+      if (!pv) {
+        to_provision.push_back(claim);
+        satisfied = false;
+        continue;
+      }
+      chosen.push_back(pv);
+      out.static_bindings.emplace_back(claim, pv);
+    }
+  }
+  bool sufficient = true;
+  if (!to_provision.empty()) {
+    // checkVolumeProvisions decides alone whether the unbound claims are
+    // satisfied: a claim no volume matched may still be provisioned.
+    satisfied = true;
+    for (const PersistentVolumeClaim* claim : to_provision) {
+      const StorageClass* sc = s.storage_class(claim->class_name);  // delay binding: the class exists
+      if (!sc || sc->provisioner.empty() || sc->provisioner == kNoProvisioner ||
+          !topology_matches(sc->allowed_topologies, node.labels)) {
+        satisfied = false;
+        out.provisions.clear();
+        break;
+      }
+      const CsiStorageCapacity* capacity = nullptr;
+      if (!enough_capacity(s, *claim, *sc, node, capacity)) {
+        sufficient = false;
+        out.provisions.clear();
+        break;
+      }
+      out.provisions.emplace_back(claim, capacity);
+    }
+  }
+  if (!satisfied) out.conflicts |= kVolumeBindConflict;
+  if (!sufficient) out.conflicts |= kVolumeNotEnoughSpace;
+  return out;
+}
+
+int64_t volume_binding_score(const NodeVolumes& v, const std::vector<std::pair<int64_t, int64_t>>& shape) {
+  if (shape.empty()) return 0;
+  // classResourceMap: requested and capacity per class.
+  std::vector<std::pair<std::string, std::pair<int64_t, int64_t>>> classes;
+  auto entry = [&](const std::string& name) -> std::pair<int64_t, int64_t>& {
+    for (auto& [n, rc] : classes) {
+      if (n == name) return rc;
+    }
+    return classes.emplace_back(name, std::pair<int64_t, int64_t>{0, 0}).second;
+  };
+  if (!v.static_bindings.empty()) {
+    for (const auto& [claim, pv] : v.static_bindings) {
+      auto& [requested, capacity] = entry(pv->class_name);
+      requested += claim->request.value_or(0);
+      capacity += pv->capacity;
+    }
+  } else {
+    for (const auto& [claim, capacity] : v.provisions) {
+      if (!capacity) continue;
+      auto& rc = entry(claim->class_name);
+      // Not +=: two claims of one class share the node's capacity.
+      rc.second = capacity->capacity.value_or(0);
+      rc.first += claim->request.value_or(0);
+    }
+  }
+  if (classes.empty()) return 0;
+  // helper.BuildBrokenLinearFunction.
+  auto raw = [&](int64_t p) {
+    for (size_t i = 0; i < shape.size(); ++i) {
+      if (p <= shape[i].first) {
+        if (i == 0) return shape[0].second;
+        return shape[i - 1].second +
+               (shape[i].second - shape[i - 1].second) * (p - shape[i - 1].first) / (shape[i].first - shape[i - 1].first);
+      }
+    }
+    return shape.back().second;
+  };
+  int64_t sum = 0;
+  for (const auto& [name, rc] : classes) {
+    const auto [requested, capacity] = rc;
+    sum += (capacity == 0 || requested > capacity) ? raw(100) : raw(requested * 100 / capacity);
+  }
+  return static_cast<int64_t>(std::round(static_cast<double>(sum) / static_cast<double>(classes.size())));
+}
+
+}  // namespace tightpack::plugins
