@@ -173,25 +173,31 @@ Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Po
       affinity_match = per_node_by_labels(c, keys, required.uses_fields(),
                                           [&](NodeIndex i) { return int64_t{required.matches(c, i)}; });
     }
+    if (plan.binding_filters_) {
+      // FindPodVolumes once per node, for VolumeBinding's verdict (judge)
+      // and its score.
+      const plugins::PodClaims claims = plan.claims(c);
+      std::vector<std::pair<int64_t, int64_t>> shape;
+      if (plan.volume_scores_) {
+        for (const ShapePoint& point : profile.volume_shape ? *profile.volume_shape
+                                                            : std::vector<ShapePoint>{{0, 10}, {100, 0}}) {
+          shape.emplace_back(point.utilization, point.score * (plugins::kMaxNodeScore / 10));
+        }
+        plan.volume_score_.resize(n);
+      }
+      plan.binding_conflicts_.resize(n);
+      for (NodeIndex i = 0; i < n; ++i) {
+        const plugins::NodeVolumes found = plugins::find_pod_volumes(c.storage(), claims, c.node(i));
+        plan.binding_conflicts_[i] = found.conflicts;
+        if (plan.volume_scores_) plan.volume_score_[i] = plugins::volume_binding_score(found, shape);
+      }
+    }
     plan.static_position_.resize(n);
     plan.static_status_.resize(n);
     for (NodeIndex i = 0; i < n; ++i) {
       const StaticVerdict v = plan.judge(c, i, affinity_match.empty() || affinity_match[i]);
       plan.static_position_[i] = v.position;
       plan.static_status_[i] = v.status;
-    }
-    if (plan.volume_scores_) {
-      const plugins::PodClaims claims = plan.claims(c);
-      std::vector<std::pair<int64_t, int64_t>> shape;
-      for (const ShapePoint& point : profile.volume_shape ? *profile.volume_shape
-                                                          : std::vector<ShapePoint>{{0, 10}, {100, 0}}) {
-        shape.emplace_back(point.utilization, point.score * (plugins::kMaxNodeScore / 10));
-      }
-      plan.volume_score_.resize(n);
-      for (NodeIndex i = 0; i < n; ++i) {
-        plan.volume_score_[i] =
-            plugins::volume_binding_score(plugins::find_pod_volumes(c.storage(), claims, c.node(i)), shape);
-      }
     }
   }
 
@@ -265,7 +271,9 @@ PodPlan::StaticVerdict PodPlan::judge(const Cluster& c, NodeIndex i, bool affini
         break;
       }
       case Plugin::VolumeBinding: {
-        const uint8_t conflicts = plugins::find_pod_volumes(c.storage(), claims(c), c.node(i)).conflicts;
+        const uint8_t conflicts = binding_conflicts_.empty()
+                                      ? plugins::find_pod_volumes(c.storage(), claims(c), c.node(i)).conflicts
+                                      : binding_conflicts_[i];
         if (conflicts) {
           s.code = Code::UnschedulableAndUnresolvable;
           s.detail = conflicts;
@@ -442,8 +450,7 @@ std::optional<std::string> PodPlan::plan_volumes(const Cluster& c, const Profile
         rejection = std::move(pre->rejection);
         for (const PersistentVolumeClaim* claim : pre->claims.bound) {
           const PersistentVolume* pv = st.volume(claim->volume_name);
-          if (pv && !pv->in_tree_plugin.empty() && pv->in_tree_plugin != "kubernetes.io/azure-file" &&
-              pv->in_tree_plugin != "kubernetes.io/vsphere-volume" && st.migrated(pv->in_tree_plugin)) {
+          if (pv && plugins::migrates_to_csi(pv->in_tree_plugin) && st.migrated(pv->in_tree_plugin)) {
             return "volume " + pv->name + " of in-tree plugin " + pv->in_tree_plugin +
                    " migrated to CSI (VolumeBinding translates its node affinity)";
           }

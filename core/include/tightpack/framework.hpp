@@ -246,6 +246,7 @@ class PodPlan {
   std::optional<Rejection> rejection_;
   std::vector<std::string> bound_claims_, delayed_claims_;
   bool binding_filters_ = false;
+  std::vector<uint8_t> binding_conflicts_;  // per node, kDecide plans (first-fit ones judge when asked)
   std::vector<plugins::VolumeTopology> zone_topologies_;
   std::vector<PodVolume> disks_;
   std::string ns_;

@@ -32,13 +32,6 @@ const char* in_tree_plugin_of(const PodVolume& v) {
   }
 }
 
-// isCSIMigrationOn: the in-tree plugins NodeVolumeLimits translates on every
-// node that has a CSINode.
-bool limits_translate(std::string_view plugin) {
-  return plugin == "kubernetes.io/aws-ebs" || plugin == "kubernetes.io/portworx-volume" ||
-         plugin == "kubernetes.io/gce-pd" || plugin == "kubernetes.io/azure-disk" || plugin == "kubernetes.io/cinder";
-}
-
 template <class T>
 const T* lookup(const std::vector<T>& list, const std::unordered_map<std::string, uint32_t>& index,
                 const std::string& key) {
@@ -47,6 +40,11 @@ const T* lookup(const std::vector<T>& list, const std::unordered_map<std::string
 }
 
 }  // namespace
+
+bool migrates_to_csi(std::string_view plugin) {
+  return plugin == "kubernetes.io/aws-ebs" || plugin == "kubernetes.io/portworx-volume" ||
+         plugin == "kubernetes.io/gce-pd" || plugin == "kubernetes.io/azure-disk" || plugin == "kubernetes.io/cinder";
+}
 
 std::string claim_name(const Pod& pod, const PodVolume& v) {
   return v.source == PodVolume::Source::kEphemeral ? pod.name + "-" + v.name : v.claim;
@@ -66,10 +64,8 @@ bool topology_matches(const std::vector<TopologySelectorTerm>& terms, const Labe
     if (term.match_label_expressions.empty()) continue;  // selects nothing
     bool all = true;
     for (const auto& [key, values] : term.match_label_expressions) {
-      auto it = std::lower_bound(node_labels.begin(), node_labels.end(), key,
-                                 [](const auto& kv, const std::string& k) { return kv.first < k; });
-      if (it == node_labels.end() || it->first != key ||
-          std::find(values.begin(), values.end(), it->second) == values.end()) {
+      const std::string* value = find_label(node_labels, key);
+      if (!value || std::find(values.begin(), values.end(), *value) == values.end()) {
         all = false;
         break;
       }
@@ -180,16 +176,16 @@ std::shared_ptr<const PodStorage> StorageState::storage_of(const Pod& pod) const
       case PodVolume::Source::kRbd: s.disks.push_back(v); break;
       default: break;
     }
-    if (const char* plugin = in_tree_plugin_of(v); plugin && limits_translate(plugin)) s.in_tree = true;
+    if (const char* plugin = in_tree_plugin_of(v); plugin && migrates_to_csi(plugin)) s.in_tree = true;
     if (v.source == PodVolume::Source::kClaim || v.source == PodVolume::Source::kEphemeral) {
       const PersistentVolumeClaim* c = claim(pod.ns, claim_name(pod, v));
       if (!c) continue;
       if (c->volume_name.empty() && delay_binding(*c)) s.delayed_claims.push_back(c->key());
       const PersistentVolume* pv = c->volume_name.empty() ? nullptr : volume(c->volume_name);
-      if (pv && limits_translate(pv->in_tree_plugin)) s.in_tree = true;
+      if (pv && migrates_to_csi(pv->in_tree_plugin)) s.in_tree = true;
       if (!pv && !c->class_name.empty()) {
         const StorageClass* sc = storage_class(c->class_name);
-        if (sc && limits_translate(sc->provisioner)) s.in_tree = true;
+        if (sc && migrates_to_csi(sc->provisioner)) s.in_tree = true;
       }
     }
   }

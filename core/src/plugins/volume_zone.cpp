@@ -21,12 +21,6 @@ std::string_view ga_label(std::string_view key) {
   return key;
 }
 
-const std::string* label(const Labels& labels, std::string_view key) {
-  auto it = std::lower_bound(labels.begin(), labels.end(), key,
-                             [](const auto& kv, std::string_view k) { return kv.first < k; });
-  return it != labels.end() && it->first == key ? &it->second : nullptr;
-}
-
 // volumehelpers.LabelZonesToSet: zones separated by "__", each trimmed; an
 // empty one makes the label unreadable (ignored).
 std::optional<std::vector<std::string>> zones(std::string_view value) {
@@ -76,7 +70,7 @@ std::optional<VolumeZonePreFilter> volume_zone_prefilter(const StorageState& s, 
       return out;
     }
     for (std::string_view key : kTopologyLabels) {
-      const std::string* value = label(pv->labels, key);
+      const std::string* value = find_label(pv->labels, key);
       if (!value) continue;
       if (auto set = zones(*value)) out.topologies.push_back(VolumeTopology{std::string(key), std::move(*set)});
     }
@@ -87,11 +81,11 @@ std::optional<VolumeZonePreFilter> volume_zone_prefilter(const StorageState& s, 
 
 bool volume_zone_admits(const std::vector<VolumeTopology>& topologies, const Labels& node_labels) {
   bool constrained = false;
-  for (std::string_view key : kTopologyLabels) constrained = constrained || label(node_labels, key);
+  for (std::string_view key : kTopologyLabels) constrained = constrained || find_label(node_labels, key);
   if (!constrained) return true;
   for (const VolumeTopology& t : topologies) {
-    const std::string* value = label(node_labels, t.key);
-    if (!value) value = label(node_labels, ga_label(t.key));
+    const std::string* value = find_label(node_labels, t.key);
+    if (!value) value = find_label(node_labels, ga_label(t.key));
     if (!value || std::find(t.values.begin(), t.values.end(), *value) == t.values.end()) return false;
   }
   return true;

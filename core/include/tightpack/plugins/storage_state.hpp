@@ -23,6 +23,10 @@ namespace tightpack::plugins {
 // ephemeral.VolumeClaimName: the claim of a generic ephemeral volume.
 std::string claim_name(const Pod& pod, const PodVolume& v);
 
+// The in-tree plugins kube-scheduler translates to CSI (NodeVolumeLimits'
+// isCSIMigrationOn, VolumeBinding's isCSIMigrationOnForPlugin: one list).
+bool migrates_to_csi(std::string_view in_tree_plugin);
+
 // volume.CheckNodeAffinity: the volume's required node affinity against a
 // node's labels (as a node without a name: matchFields never match).
 bool volume_node_affinity_matches(const PersistentVolume& pv, const Labels& node_labels);
