@@ -253,3 +253,39 @@ TEST(SpreadArgs, ListDefaultingFromTheConfiguration) {
 
 }  // namespace
 }  // namespace tightpack
+
+namespace tightpack {
+namespace {
+
+TEST(PodTopologySpread, PreemptionTakesOffATerminatingVictimItNeverCounted) {
+  // updateWithPod (RemovePod) does not skip terminating pods as
+  // countPodsMatchSelector does: a's domain counts 1 (the terminating pod is
+  // not counted) and loses 1 when the terminating pod is a victim, so the
+  // pod fits there after preemption (kube-scheduler v1.37.2, checked with
+  // kube-scheduler-reference).
+  auto node = [](const char* name, const char* pool, const char* cpu) {
+    return std::string(R"({"metadata": {"name": ")") + name + R"(", "labels": {"pool": ")" + pool +
+           R"("}}, "status": {"capacity": {"cpu": ")" + cpu + R"(", "memory": "8Gi", "pods": "110"}}})";
+  };
+  auto pod = [](const char* name, const char* node_name, const char* app, int priority, const char* cpu,
+                bool terminating) {
+    return std::string(R"({"metadata": {"name": ")") + name + R"(", "labels": {"app": ")" + app + "\"}" +
+           (terminating ? R"(, "deletionTimestamp": "2026-11-30T10:00:00Z")" : "") + R"(}, "spec": {"nodeName": ")" +
+           node_name + R"(", "priority": )" + std::to_string(priority) +
+           R"(, "containers": [{"name": "c", "resources": {"requests": {"cpu": ")" + cpu + R"("}}}]}})";
+  };
+  const std::string scenario =
+      R"({"profile": "default", "nodes": [)" + node("a", "p1", "4") + "," + node("b", "p2", "1") +
+      R"(], "pods": [)" + pod("x1", "a", "x", 1000, "1", false) + "," + pod("x2", "a", "x", 0, "1", true) + "," +
+      pod("full", "b", "y", 1000, "1", false) + R"(], "incoming": [{"metadata": {"name": "p", "labels": {"app": "x"}},
+      "spec": {"priority": 100, "containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}],
+      "topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "pool", "whenUnsatisfiable": "DoNotSchedule",
+                                     "labelSelector": {"matchLabels": {"app": "x"}}}]}}]})";
+  boost::json::value v = json_of(replay_text(scenario));
+  EXPECT_EQ(v.at("results").at(0).at("message").as_string(),
+            "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) didn't match pod topology spread constraints. "
+            "preemption: found a potential placement for pod on node a, preempting 1 victims");
+}
+
+}  // namespace
+}  // namespace tightpack

@@ -290,10 +290,16 @@ bool SpreadCounts::admits(const Cluster& c, NodeIndex n, const Relief* relief, u
     int64_t min = d.min_total;
     if (relief && d.counted[n]) {
       // RemovePod for each victim: its domain loses the matching ones, and
-      // the critical path follows a domain that drops below it.
+      // the critical path follows a domain that drops below it. updateWithPod
+      // matches as countPodsMatchSelector does not: a terminating pod, never
+      // counted, is taken off all the same, and an empty selector matches
+      // every pod of the namespace.
       int64_t removed = 0;
       const auto& pods = c.pods_on(n);
-      for (size_t pos : relief->positions) removed += matches(matchers_[d.selector], pods[pos]) ? 1 : 0;
+      for (size_t pos : relief->positions) {
+        const BoundPod& p = pods[pos];
+        removed += p.meta && p.meta->ns == ns_ && matchers_[d.selector].selector.matches(p.meta->labels) ? 1 : 0;
+      }
       match -= removed;
       min = std::min(min, match);
     }
