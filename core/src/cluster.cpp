@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <tuple>
+#include <unordered_map>
 
 #include "tightpack/go_int.hpp"
 #include "tightpack/plugins/cohort.hpp"
@@ -21,6 +22,31 @@ struct PodMetaLess {
   bool operator()(const PodMeta& a, const PodMeta& b) const {
     return std::tie(a.ns, a.labels, a.terminating) < std::tie(b.ns, b.labels, b.terminating);
   }
+};
+
+// The pods of one workload share their terms: one compiled copy each, so
+// that what InterPodAffinity remembers per copy is remembered once.
+class AffinityTermsCache {
+ public:
+  std::shared_ptr<const plugins::AffinityTerms> of(const Pod& pod) {
+    if (pod.pod_affinity_terms.empty()) return nullptr;
+    size_t h = std::hash<std::string>{}(pod.ns);
+    for (const auto& t : pod.pod_affinity_terms) {
+      h = h * 31 + std::hash<std::string>{}(t.topology_key) + static_cast<size_t>(t.weight) * 4 +
+          (t.anti ? 2 : 0) + (t.required ? 1 : 0);
+    }
+    auto [begin, end] = seen_.equal_range(h);
+    for (auto it = begin; it != end; ++it) {
+      const Pod& other = *it->second.first;
+      if (other.ns == pod.ns && other.pod_affinity_terms == pod.pod_affinity_terms) return it->second.second;
+    }
+    auto terms = plugins::affinity_terms(pod);
+    seen_.emplace(h, std::make_pair(&pod, terms));
+    return terms;
+  }
+
+ private:
+  std::unordered_multimap<size_t, std::pair<const Pod*, std::shared_ptr<const plugins::AffinityTerms>>> seen_;
 };
 
 const Pod& deref(const Pod& p) { return p; }
@@ -87,6 +113,7 @@ Result<Cluster> Cluster::build_impl(std::vector<Node> nodes, const PodList& pods
   c.taint_set_.resize(n);
   c.image_set_.resize(n);
   c.generation_.assign(n, 0);
+  c.affinity_generation_.assign(n, 0);
   c.pods_.resize(n);
   c.ports_.resize(n);
   std::map<std::vector<std::string>, uint32_t> taint_set_ids;
@@ -135,12 +162,12 @@ Result<Cluster> Cluster::build_impl(std::vector<Node> nodes, const PodList& pods
   }
   // Pods of one workload share their namespace and labels: one PodMeta each.
   std::map<PodMeta, std::shared_ptr<const PodMeta>, PodMetaLess> metas;
+  AffinityTermsCache terms;
   for (const auto& entry : pods) {
     const Pod& pod = deref(entry);
     if (pod.terminated() || pod.node_name.empty()) continue;
     NodeIndex at = c.find(pod.node_name);
     if (at == c.size()) continue;
-    if (!pod.pod_affinity_terms.empty()) c.affinity_holders_.push_back({pod.key(), pod.ns, pod.pod_affinity_terms});
     PodMeta meta{pod.ns, pod.labels, !pod.deletion_timestamp.empty()};
     auto it = metas.find(meta);
     if (it == metas.end()) {
@@ -150,7 +177,7 @@ Result<Cluster> Cluster::build_impl(std::vector<Node> nodes, const PodList& pods
     // A bound pod's claims are bound already, or assumed for its node.
     BoundPod bound{pod.key(), pod.priority, c.usage_of(pod), plugins::cohort_of(pod),
                    rfc3339_seconds(pod.start_time).value_or(0), it->second,
-                   pod.volumes.empty() ? nullptr : c.storage_.storage_of(pod)};
+                   pod.volumes.empty() ? nullptr : c.storage_.storage_of(pod), terms.of(pod)};
     if (bound.storage && !bound.storage->delayed_claims.empty()) {
       auto copy = std::make_shared<plugins::PodStorage>(*bound.storage);
       copy->delayed_claims.clear();
@@ -258,6 +285,12 @@ void Cluster::add_usage(NodeIndex n, const PodUsage& u, int sign) {
 
 void Cluster::place(NodeIndex n, BoundPod pod) {
   add_usage(n, pod.usage, +1);
+  if (pod.affinity) {
+    ++affinity_pods_;
+    if (plugins::reads_namespace_labels(*pod.affinity)) ++namespace_label_readers_;
+    ++affinity_epoch_;
+    ++affinity_generation_[n];
+  }
   for (const auto& p : pod.usage.host_ports) ports_[n].push_back(p);
   if (pod.storage) {
     for (const auto& key : pod.storage->claim_keys) ++claim_users_[key];
@@ -278,6 +311,12 @@ void Cluster::remove(NodeIndex n, const std::vector<size_t>& positions) {
   for (size_t pos : sorted) {
     BoundPod& pod = pods_[n][pos];
     add_usage(n, pod.usage, -1);
+    if (pod.affinity) {
+      --affinity_pods_;
+      if (plugins::reads_namespace_labels(*pod.affinity)) --namespace_label_readers_;
+      ++affinity_epoch_;
+      ++affinity_generation_[n];
+    }
     if (pod.storage) {
       for (const auto& key : pod.storage->claim_keys) --claim_users_[key];
       if (pod.storage->in_tree) --in_tree_volume_pods_;

@@ -53,9 +53,7 @@ Decision decide(const PodPlan& plan, const Cluster& c) {
     const PodPlan::Normalizers norm = plan.normalizers(max_taint, max_affinity);
     PodPlan::Cache& cache = plan.cache_for(c);
     const bool pod_dependent = plan.has_pod_dependent_scores(weight);
-    const std::vector<int64_t> spread = weight[slot<Plugin::PodTopologySpread>()]
-                                            ? plan.spread_scores(c, d.feasible)
-                                            : std::vector<int64_t>{};
+    const PodPlan::DomainScores domain = plan.domain_scores(c, d.feasible, weight);
     d.scores.resize(d.feasible.size());
     int64_t best = INT64_MIN;
     for (size_t j = 0; j < d.feasible.size(); ++j) {
@@ -65,8 +63,8 @@ Decision decide(const PodPlan& plan, const Cluster& c) {
         cache.score_generation[i] = c.generation(i);
       }
       const PodPlan::PodDependentScores none;
-      const ScoreVector normalised = plan.normalised_scores(c, i, norm, pod_dependent ? cache.scores[i] : none,
-                                                            spread.empty() ? 0 : spread[j]);
+      const ScoreVector normalised =
+          plan.normalised_scores(c, i, norm, pod_dependent ? cache.scores[i] : none, &domain, j);
       if (auto invalid = weigh(normalised, weight, d.scores[j])) {
         d.error = invalid_score_error(*invalid, normalised[score_slot(*invalid)]);
         d.feasible.clear();

@@ -66,6 +66,8 @@ Result<int64_t> resource_amount(std::string_view resource, const json::value& v)
 
 namespace {
 
+constexpr std::string_view kMetadataNameLabel = "kubernetes.io/metadata.name";
+
 Fail read_resources(const json::object& o, std::string_view key, const JsonPath& path,
                     ResourceList& out) {
   const json::value* v = member(o, key);
@@ -179,16 +181,27 @@ bool non_empty_array(const json::object& o, std::string_view key) {
   return v && v->is_array() && !v->get_array().empty();
 }
 
+// A v1.PodAffinityTerm, checked as kube-apiserver's validatePodAffinityTerm
+// checks it: valid selectors and a topology key that is a valid label key.
+// matchLabelKeys and mismatchLabelKeys are left to kube-apiserver, which
+// merges them into the label selector when it stores the pod.
 Fail read_pod_affinity_term(const json::object& o, const JsonPath& path, PodAffinityTerm& t) {
   if (const json::value* ls = member(o, "labelSelector")) {
-    TP_TRY(decode_label_selector(*ls, path.field("labelSelector"), t.label_selector.emplace()));
+    const JsonPath lp = path.field("labelSelector");
+    TP_TRY(decode_label_selector(*ls, lp, t.label_selector.emplace()));
+    TP_TRY(validate_label_selector(*t.label_selector, lp));
   }
   if (const json::value* ns = member(o, "namespaceSelector")) {
-    TP_TRY(decode_label_selector(*ns, path.field("namespaceSelector"), t.namespace_selector.emplace()));
+    const JsonPath np = path.field("namespaceSelector");
+    TP_TRY(decode_label_selector(*ns, np, t.namespace_selector.emplace()));
+    TP_TRY(validate_label_selector(*t.namespace_selector, np));
   }
   TP_TRY(read_string_list(o, "namespaces", path, t.namespaces));
   TP_TRY(read_string(o, "topologyKey", path, t.topology_key));
-  t.uses_label_keys = non_empty_array(o, "matchLabelKeys") || non_empty_array(o, "mismatchLabelKeys");
+  if (t.topology_key.empty()) return value_error(path.field("topologyKey"), "a pod affinity term needs a topology key");
+  if (std::string problem = label_key_problem(t.topology_key); !problem.empty()) {
+    return value_error(path.field("topologyKey"), quote_value(t.topology_key) + " is not a valid label key: " + problem);
+  }
   return std::nullopt;
 }
 
@@ -220,6 +233,9 @@ Fail read_pod_affinity_terms(const json::object& o, const JsonPath& path, bool a
       PodAffinityTerm t;
       t.anti = anti;
       TP_TRY(read_int(*wo, "weight", ip, t.weight));
+      if (t.weight < 1 || t.weight > 100) {
+        return value_error(ip.field("weight"), std::to_string(t.weight) + " is not in the range 1-100");
+      }
       if (const json::value* tv = member(*wo, "podAffinityTerm")) {
         JsonPath tp = ip.field("podAffinityTerm");
         const json::object* to = nullptr;
@@ -238,14 +254,11 @@ Fail read_affinity(const json::object& spec, const JsonPath& path, Pod& pod) {
   JsonPath p = path.field("affinity");
   const json::object* aff = nullptr;
   TP_TRY(as_object(*v, p, aff));
-  for (auto [key, flag] : {std::pair{"podAffinity", &pod.has_pod_affinity},
-                           std::pair{"podAntiAffinity", &pod.has_pod_anti_affinity}}) {
+  for (const std::string_view key : {"podAffinity", "podAntiAffinity"}) {
     if (const json::value* pa = member(*aff, key)) {
       JsonPath pap = p.field(key);
       const json::object* pao = nullptr;
       TP_TRY(as_object(*pa, pap, pao));
-      *flag = non_empty_array(*pao, "requiredDuringSchedulingIgnoredDuringExecution") ||
-              non_empty_array(*pao, "preferredDuringSchedulingIgnoredDuringExecution");
       TP_TRY(read_pod_affinity_terms(*pao, pap, key == std::string_view("podAntiAffinity"), pod.pod_affinity_terms));
     }
   }
@@ -497,6 +510,7 @@ Status decode_pod_into(const json::value& v, const JsonPath& path, Pod& pod) {
         TP_TRY(decode_topology_spread(*ts, sp.field("topologySpreadConstraints"), true, pod.topology_spread));
       }
       pod.scheduling_gated = non_empty_array(*s, "schedulingGates");
+      pod.resource_claims = non_empty_array(*s, "resourceClaims");
       if (const json::value* vols = member(*s, "volumes")) {
         const json::array* va = nullptr;
         TP_TRY(as_array(*vols, sp.field("volumes"), va));
@@ -637,7 +651,18 @@ Result<Namespace> decode_namespace(const json::value& v, const JsonPath& path) {
     const json::object* o = nullptr;
     TP_TRY(as_object(v, path, o));
     std::string ignored;
-    return read_meta(*o, path, ignored, out.name, &out.labels, false);
+    TP_TRY(read_meta(*o, path, ignored, out.name, &out.labels, false));
+    // SetDefaults_Namespace: every named namespace carries its name as a label.
+    if (!out.name.empty()) {
+      auto it = std::lower_bound(out.labels.begin(), out.labels.end(), std::string(kMetadataNameLabel),
+                                 [](const auto& e, const std::string& key) { return e.first < key; });
+      if (it != out.labels.end() && it->first == kMetadataNameLabel) {
+        it->second = out.name;
+      } else {
+        out.labels.insert(it, {std::string(kMetadataNameLabel), out.name});
+      }
+    }
+    return std::nullopt;
   };
   if (auto fail = run()) return *fail;
   return out;
@@ -698,6 +723,7 @@ Status decode_api_object(std::string_view kind, const json::value& v, const Json
                          bool& known) {
   known = true;
   if (kind == "Namespace") {
+    out.namespaces_listed = true;
     auto o = decode_namespace(v, path);
     if (!o) return o.error();
     out.namespaces.push_back(std::move(*o));

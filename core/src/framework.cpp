@@ -72,20 +72,15 @@ Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Po
   plan.profile_ = &profile;
   plan.key_ = pod.key();
   auto uses = [&](Plugin p) { return profile.filter_enabled(p) || profile.score_weight(p) > 0; };
-  if ((pod.has_pod_affinity || pod.has_pod_anti_affinity) && uses(Plugin::InterPodAffinity)) {
-    return Error{"", unsupported(plan.key_, "inter-pod affinity (InterPodAffinity)")};
+  if (pod.resource_claims && profile.dra_post_filter) {  // DynamicResources is enabled
+    return Error{"", unsupported(plan.key_, "resource claims (DynamicResources)")};
   }
-  if (uses(Plugin::InterPodAffinity)) {
-    // Bound pods' terms matter only if one of them can select this pod.
-    for (const auto& holder : c.pods_with_pod_affinity()) {
-      for (const auto& term : holder.terms) {
-        if (plugins::term_may_select(term, holder.ns, pod)) {
-          return Error{"", unsupported(plan.key_, std::string(term.anti ? "anti-affinity" : "affinity") +
-                                                      " of bound pod " + holder.key +
-                                                      " selecting it (InterPodAffinity)")};
-        }
-      }
-    }
+  plan.affinity_terms_ = plugins::affinity_terms(pod);
+  if (uses(Plugin::InterPodAffinity) && !c.objects().namespaces_listed &&
+      ((plan.affinity_terms_ && plugins::reads_namespace_labels(*plan.affinity_terms_)) ||
+       c.namespace_label_readers() > 0)) {
+    return Error{"", unsupported(plan.key_, "an inter-pod affinity term's namespaceSelector on namespace labels when "
+                                            "the cluster's namespaces are not given (InterPodAffinity)")};
   }
   if (auto refused = plan.plan_volumes(c, profile, pod)) return Error{"", unsupported(plan.key_, *refused)};
   if (profile.filters.size() >= kNoStaticFailure) return Error{"", "too many filter plugins"};
@@ -115,6 +110,14 @@ Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Po
   plugins::RequiredNodeAffinity required(pod);
   required.bind(c);
   plan.meta_ = std::make_shared<const PodMeta>(PodMeta{pod.ns, pod.labels, false});
+  if (uses(Plugin::InterPodAffinity)) {
+    plan.inter_pod_.emplace(c, pod, plan.affinity_terms_, profile.inter_pod_affinity,
+                            profile.filter_enabled(Plugin::InterPodAffinity),
+                            profile.score_weight(Plugin::InterPodAffinity) > 0);
+    for (size_t pos = 0; pos < profile.filters.size(); ++pos) {
+      if (profile.filters[pos] == Plugin::InterPodAffinity) plan.inter_pod_position_ = static_cast<uint8_t>(pos);
+    }
+  }
   if (uses(Plugin::PodTopologySpread)) {
     auto hard = profile.filter_enabled(Plugin::PodTopologySpread)
                     ? plugins::spread_constraints(pod, profile.spread, c.objects(), true)
@@ -350,10 +353,33 @@ PodPlan::Verdict PodPlan::node_verdict(const Cluster& c, NodeIndex n, const Reli
 }
 
 NodeStatus PodPlan::with_domain_filters(const Cluster& c, NodeIndex n, const Verdict& v, const Relief* relief) const {
-  // VolumeRestrictions' ReadWriteOncePod check reads the whole cluster's
-  // claim users (less a preemption's victims); it runs before
-  // PodTopologySpread in every profile order kube-scheduler accepts.
-  if (restrictions_position_ < v.position && restrictions_position_ < spread_position_) {
+  // The domain filters in profile order, each only where no filter before
+  // it rejected the node.
+  std::array<std::pair<uint8_t, Plugin>, 3> order{{{restrictions_position_, Plugin::VolumeRestrictions},
+                                                   {spread_position_, Plugin::PodTopologySpread},
+                                                   {inter_pod_position_, Plugin::InterPodAffinity}}};
+  std::sort(order.begin(), order.end());
+  for (const auto& [position, plugin] : order) {
+    if (position >= v.position) break;
+    if (auto s = domain_filter(c, n, plugin, relief)) return *s;
+  }
+  return v.status;
+}
+
+std::optional<NodeStatus> PodPlan::domain_filter(const Cluster& c, NodeIndex n, Plugin plugin,
+                                                 const Relief* relief) const {
+  if (plugin == Plugin::InterPodAffinity) {
+    inter_pod_->sync(c);
+    uint8_t detail = 0;
+    if (inter_pod_->admits(c, n, relief, detail)) return std::nullopt;
+    NodeStatus s{detail == plugins::kAffinityNotMatched ? Code::UnschedulableAndUnresolvable : Code::Unschedulable,
+                 Plugin::InterPodAffinity};
+    s.detail = detail;
+    return s;
+  }
+  if (plugin == Plugin::VolumeRestrictions) {
+    // The ReadWriteOncePod check reads the whole cluster's claim users (less
+    // a preemption's victims).
     int64_t conflicting = 0;
     for (const std::string& name : read_write_once_pod_) conflicting += c.claim_users(ns_ + "/" + name) > 0;
     if (relief && conflicting > 0) {
@@ -362,23 +388,18 @@ NodeStatus PodPlan::with_domain_filters(const Cluster& c, NodeIndex n, const Ver
         if (pods[k].storage) conflicting -= plugins::read_write_once_pod_refs(read_write_once_pod_, *pods[k].storage);
       }
     }
-    if (conflicting > 0) {
-      NodeStatus s{Code::Unschedulable, Plugin::VolumeRestrictions};
-      s.detail = 1;
-      return s;
-    }
+    if (conflicting == 0) return std::nullopt;
+    NodeStatus s{Code::Unschedulable, Plugin::VolumeRestrictions};
+    s.detail = 1;
+    return s;
   }
-  if (spread_position_ < v.position) {
-    spread_->sync(c);
-    uint8_t detail = 0;
-    if (!spread_->admits(c, n, relief, detail)) {
-      NodeStatus s{detail == plugins::kSpreadMissingLabel ? Code::UnschedulableAndUnresolvable : Code::Unschedulable,
-                   Plugin::PodTopologySpread};
-      s.detail = detail;
-      return s;
-    }
-  }
-  return v.status;
+  spread_->sync(c);  // PodTopologySpread
+  uint8_t detail = 0;
+  if (spread_->admits(c, n, relief, detail)) return std::nullopt;
+  NodeStatus s{detail == plugins::kSpreadMissingLabel ? Code::UnschedulableAndUnresolvable : Code::Unschedulable,
+               Plugin::PodTopologySpread};
+  s.detail = detail;
+  return s;
 }
 
 NodeStatus PodPlan::filter(const Cluster& c, NodeIndex n, const Relief* relief) const {
@@ -386,8 +407,13 @@ NodeStatus PodPlan::filter(const Cluster& c, NodeIndex n, const Relief* relief) 
 }
 
 bool PodPlan::reads_domains(const ScoreVector& weight) const {
+  // InterPodAffinity's scores of a pod without terms do not move when its
+  // copies are placed, but they are normalised over the feasible nodes,
+  // which the replica index does not do.
   return restrictions_position_ != UINT8_MAX ||
-         (spread_ && (spread_->filters() || (spread_->scores() && weight[slot<Plugin::PodTopologySpread>()])));
+         (spread_ && (spread_->filters() || (spread_->scores() && weight[slot<Plugin::PodTopologySpread>()]))) ||
+         (inter_pod_ && (inter_pod_->reads_domains() ||
+                         (weight[slot<Plugin::InterPodAffinity>()] && !inter_pod_->score_skipped())));
 }
 
 NodeStatus PodPlan::prefilter_status() const {
@@ -490,6 +516,10 @@ std::vector<std::string> PodPlan::reasons(const Cluster& c, NodeIndex n, const N
     case Plugin::NodeResourcesFit: return plugins::fit_reasons(c, n, fit_request_, relief);
     case Plugin::PodTopologySpread:
       return {s.detail == plugins::kSpreadMissingLabel ? plugins::kSpreadMissingLabelReason : plugins::kSpreadReason};
+    case Plugin::InterPodAffinity:
+      return {s.detail == plugins::kAffinityNotMatched       ? plugins::kAffinityReason
+              : s.detail == plugins::kAntiAffinityNotMatched ? plugins::kAntiAffinityReason
+                                                             : plugins::kExistingAntiAffinityReason};
     case Plugin::VolumeRestrictions:
     case Plugin::NodeVolumeLimits:
     case Plugin::VolumeBinding:

@@ -279,6 +279,17 @@ Fail read_shape(const json::object& o, const JsonPath& path, std::vector<ShapePo
   return std::nullopt;
 }
 
+// InterPodAffinityArgs, defaulted and validated (ValidateInterPodAffinityArgs).
+Fail read_inter_pod_affinity_args(const json::object& args, const JsonPath& path, InterPodAffinityArgs& out) {
+  out = InterPodAffinityArgs{};
+  TP_TRY(read_int(args, "hardPodAffinityWeight", path, out.hard_pod_affinity_weight));
+  if (out.hard_pod_affinity_weight < 0 || out.hard_pod_affinity_weight > 100) {
+    return value_error(path.field("hardPodAffinityWeight"),
+                       std::to_string(out.hard_pod_affinity_weight) + " is not in the valid range [0, 100]");
+  }
+  return read_bool(args, "ignorePreferredTermsOfExistingPods", path, out.ignore_preferred_terms_of_existing_pods);
+}
+
 Fail read_fit_args(const json::object& args, const JsonPath& path, FitArgs& fit) {
   TP_TRY(check_fields(args, path, {"apiVersion", "kind", "ignoredResources", "ignoredResourceGroups",
                                    "scoringStrategy"}));
@@ -359,6 +370,7 @@ Fail read_plugin_config(const json::array& configs, const JsonPath& path, Profil
       case Plugin::InterPodAffinity:
         TP_TRY(check_fields(*args, ap, {"apiVersion", "kind", "hardPodAffinityWeight",
                                         "ignorePreferredTermsOfExistingPods"}));
+        TP_TRY(read_inter_pod_affinity_args(*args, ap, profile.inter_pod_affinity));
         break;
       case Plugin::PodTopologySpread: {
         TP_TRY(check_fields(*args, ap, {"apiVersion", "kind", "defaultConstraints", "defaultingType"}));

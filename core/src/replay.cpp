@@ -249,6 +249,7 @@ Result<Scenario> decode_scenario(const json::value& doc) {
       }
     }
     s.objects.storage_listed = true;  // a scenario lacks what it does not list
+    s.objects.namespaces_listed = true;
     for (const auto& [key, kind] : kObjectKeys) {
       const json::value* v = member(*sc, key);
       if (!v) continue;

@@ -28,7 +28,8 @@ int64_t normalize(Plugin p, int64_t raw, int64_t max) {
     case Normalization::kDefault: return plugins::default_normalize(raw, max, false);
     case Normalization::kDefaultReverse: return plugins::default_normalize(raw, max, true);
     case Normalization::kNone:
-    case Normalization::kSpread:  // over the feasible nodes at once: spread_scores
+    case Normalization::kSpread:  // over the feasible nodes at once: domain_scores
+    case Normalization::kMinMax:
       break;
   }
   return raw;
@@ -64,8 +65,9 @@ PodPlan::PodDependentScores PodPlan::pod_dependent_scores(const Cluster& c, Node
 }
 
 ScoreVector PodPlan::normalised_scores(const Cluster& c, NodeIndex n, const Normalizers& norm,
-                                       const PodDependentScores& pod_dependent, int64_t spread) const {
-  static_assert(kScoreSlots == 8, "every modelled score plugin has its normalised score here");
+                                       const PodDependentScores& pod_dependent, const DomainScores* domain,
+                                       size_t j) const {
+  static_assert(kScoreSlots == 9, "every modelled score plugin has its normalised score here");
   ScoreVector v{};
   v[slot<Plugin::TaintToleration>()] = norm.taint_by_set[c.taint_set(n)];
   v[slot<Plugin::NodeAffinity>()] = normalize(Plugin::NodeAffinity, affinity_raw(n), norm.max_affinity);
@@ -73,23 +75,32 @@ ScoreVector PodPlan::normalised_scores(const Cluster& c, NodeIndex n, const Norm
   v[slot<Plugin::NodeResourcesBalancedAllocation>()] = pod_dependent.balanced;
   v[slot<Plugin::ImageLocality>()] = image_score(n);
   v[slot<Plugin::VolumeBinding>()] = volume_score(n);
-  v[slot<Plugin::PodTopologySpread>()] = spread;
+  if (domain && !domain->spread.empty()) v[slot<Plugin::PodTopologySpread>()] = domain->spread[j];
+  if (domain && !domain->inter_pod.empty()) v[slot<Plugin::InterPodAffinity>()] = domain->inter_pod[j];
   v[slot<Plugin::TightpackCohort>()] = pod_dependent.cohort;
   return v;
 }
 
-std::vector<int64_t> PodPlan::spread_scores(const Cluster& c, const std::vector<NodeIndex>& feasible) const {
-  std::vector<int64_t> out;
-  if (!spread_ || !spread_->scores()) return out;
-  spread_->sync(c);
-  spread_->raw_scores(c, feasible, out);
-  plugins::normalize_spread_scores(out);
+PodPlan::DomainScores PodPlan::domain_scores(const Cluster& c, const std::vector<NodeIndex>& feasible,
+                                             const ScoreVector& weight) const {
+  DomainScores out;
+  if (spread_ && spread_->scores() && weight[slot<Plugin::PodTopologySpread>()]) {
+    spread_->sync(c);
+    spread_->raw_scores(c, feasible, out.spread);
+    plugins::normalize_spread_scores(out.spread);
+  }
+  if (inter_pod_ && weight[slot<Plugin::InterPodAffinity>()]) {
+    inter_pod_->sync(c);
+    if (!inter_pod_->score_skipped()) inter_pod_->normalised_scores(feasible, out.inter_pod);
+  }
   return out;
 }
 
 bool PodPlan::scores_with(Plugin p) const {
   if (profile_->score_weight(p) <= 0) return false;
   if (p == Plugin::PodTopologySpread) return spread_ && spread_->scores();  // PreScore skips otherwise
+  // As of the last decision (PreScore skips when no term matched).
+  if (p == Plugin::InterPodAffinity) return inter_pod_ && !inter_pod_->score_skipped();
   // v1.37 scores every pod (0 without claims); results list it only for
   // pods with claims, where it can be more.
   if (p == Plugin::VolumeBinding) return volume_scores_;

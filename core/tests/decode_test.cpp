@@ -242,8 +242,7 @@ TEST(DecodePod, ReadsWhatSchedulingNeeds) {
   EXPECT_EQ(p->phase, "Running");
   EXPECT_FALSE(p->terminated());
   EXPECT_EQ(p->nominated_node_name, "n2");
-  EXPECT_FALSE(p->has_pod_affinity);
-  EXPECT_FALSE(p->has_pod_anti_affinity);
+  EXPECT_TRUE(p->pod_affinity_terms.empty());
   EXPECT_TRUE(p->topology_spread.empty());
   EXPECT_TRUE(p->volumes.empty());
   EXPECT_TRUE(p->image_volumes.empty());
@@ -308,8 +307,9 @@ TEST(DecodePod, FeaturesTheEngineDoesNotModel) {
       "affinity": {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{"topologyKey": "zone"}]},
                    "podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": []}},
       "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": "d"}}]}})");
-  EXPECT_TRUE(p.has_pod_affinity);
-  EXPECT_FALSE(p.has_pod_anti_affinity);  // an empty list asks for nothing
+  ASSERT_EQ(p.pod_affinity_terms.size(), 1u);  // an empty list asks for nothing
+  EXPECT_TRUE(p.pod_affinity_terms[0].required);
+  EXPECT_FALSE(p.pod_affinity_terms[0].anti);
   ASSERT_EQ(p.volumes.size(), 1u);
   EXPECT_EQ(p.volumes[0].claim, "d");
   p = testing::pod_from_json(R"({"metadata": {"name": "p"}, "spec": {
@@ -617,7 +617,9 @@ TEST(DecodeObjects, WorkloadsAndServicesOfAList) {
       {"kind": "ReplicationController", "metadata": {"name": "rc"}, "spec": {"selector": {"app": "batch"}}},
       {"kind": "ConfigMap", "metadata": {"name": "ignored"}}]})");
   ASSERT_EQ(out.objects.namespaces.size(), 1u);
-  EXPECT_EQ(out.objects.namespaces[0].labels, testing::labels({{"team", "a"}}));
+  // SetDefaults_Namespace adds the name label.
+  EXPECT_EQ(out.objects.namespaces[0].labels,
+            testing::labels({{"kubernetes.io/metadata.name", "dask"}, {"team", "a"}}));
   ASSERT_EQ(out.objects.services.size(), 2u);
   EXPECT_EQ(out.objects.services[0].ns, "dask");
   ASSERT_TRUE(out.objects.services[0].selector);

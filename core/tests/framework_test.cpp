@@ -576,16 +576,31 @@ TEST(Decide, PreFilterWithOneConflictingTermUsesTheOthers) {
   EXPECT_EQ(o.chosen, "c");
 }
 
-TEST(PodPlanMake, RefusesUnmodelledFeatures) {
+TEST(PodPlanMake, RefusesNamespaceSelectorsOnLabelsTheInputDoesNotGive) {
   Cluster c = build_cluster({make_node("a", 1000, kGi)});
   Profile profile = default_profile();
   Pod p = make_pod("p");
-  p.has_pod_affinity = true;
+  PodAffinityTerm term;
+  term.required = true;
+  term.label_selector = LabelSelector{};
+  term.namespace_selector = LabelSelector{{{"team", "a"}}, {}};
+  term.topology_key = "kubernetes.io/hostname";
+  p.pod_affinity_terms = {term};
   auto plan = PodPlan::make(c, profile, p);
   ASSERT_FALSE(plan);
   EXPECT_EQ(plan.error().message,
-            "pod default/p: inter-pod affinity (InterPodAffinity) is not supported by tightpack yet; "
+            "pod default/p: an inter-pod affinity term's namespaceSelector on namespace labels when the "
+            "cluster's namespaces are not given (InterPodAffinity) is not supported by tightpack yet; "
             "kube-scheduler would consider it");
+  // kubernetes.io/metadata.name is on every namespace.
+  p.pod_affinity_terms[0].namespace_selector = LabelSelector{{{"kubernetes.io/metadata.name", "a"}}, {}};
+  EXPECT_TRUE(PodPlan::make(c, profile, p));
+  p.pod_affinity_terms[0].namespace_selector = LabelSelector{{{"team", "a"}}, {}};
+  ApiObjects listed;
+  listed.namespaces_listed = true;
+  auto with_namespaces = Cluster::build({make_node("a", 1000, kGi)}, {}, listed);
+  ASSERT_TRUE(with_namespaces);
+  EXPECT_TRUE(PodPlan::make(*with_namespaces, profile, p));
 
   // A profile without the plugin has nothing to consider.
   auto without =

@@ -43,6 +43,7 @@ TEST(Registry, ScorePluginsThatScoreByTheirOwnFormulaAreNotNormalisedAgain) {
     const Normalization want = p == Plugin::TaintToleration     ? Normalization::kDefaultReverse
                                : p == Plugin::NodeAffinity      ? Normalization::kDefault
                                : p == Plugin::PodTopologySpread ? Normalization::kSpread
+                               : p == Plugin::InterPodAffinity  ? Normalization::kMinMax
                                                                 : Normalization::kNone;
     EXPECT_EQ(plugin_info(p).normalization, want) << plugin_name(p);
   }

@@ -103,15 +103,12 @@ TEST(SimulateReplicas, HostPortsAllowOneReplicaPerNode) {
             "incoming pod.");
 }
 
-TEST(SimulateReplicas, ZeroReplicasAndErrors) {
+TEST(SimulateReplicas, ZeroReplicas) {
   Cluster c = build_cluster({make_node("a", 4000, 8 * kGi)});
   Profile profile = default_profile();
   auto r = simulate_replicas(c, profile, make_pod("w"), 0);
   ASSERT_TRUE(r);
   EXPECT_TRUE(r->replicas.empty());
-  Pod affine = make_pod("w");
-  affine.has_pod_affinity = true;
-  EXPECT_FALSE(simulate_replicas(c, profile, affine, 3));
 }
 
 TEST(SimulateReplicas, NoNodes) {

@@ -15,6 +15,7 @@
 #include "tightpack/error.hpp"
 #include "tightpack/model.hpp"
 #include "tightpack/objects.hpp"
+#include "tightpack/plugins/affinity_terms.hpp"
 #include "tightpack/plugins/storage_state.hpp"
 #include "tightpack/string_pool.hpp"
 
@@ -64,6 +65,9 @@ struct BoundPod {
   // What it holds of the storage (claims, attached volumes, disks); null
   // for none.
   std::shared_ptr<const plugins::PodStorage> storage;
+  // Its inter-pod (anti-)affinity terms, which filter and score other pods;
+  // null for none.
+  std::shared_ptr<const plugins::AffinityTerms> affinity;
 };
 
 struct ImageState {
@@ -169,14 +173,16 @@ class Cluster {
   const ImageState* image_state(StrId image) const;
   const StringPool& strings() const { return strings_; }
 
-  // Bound pods with inter-pod (anti-)affinity terms, which can filter or score
-  // other pods.
-  struct AffinityHolder {
-    std::string key;  // namespace/name
-    std::string ns;
-    std::vector<PodAffinityTerm> terms;
-  };
-  const std::vector<AffinityHolder>& pods_with_pod_affinity() const { return affinity_holders_; }
+  // Bound pods with inter-pod (anti-)affinity terms, which can filter or
+  // score other pods: how many, and a number that changes whenever one is
+  // placed or removed, in all and per node (what InterPodAffinity recounts
+  // for a pod without terms of its own).
+  int64_t affinity_pods() const { return affinity_pods_; }
+  uint64_t affinity_epoch() const { return affinity_epoch_; }
+  uint32_t affinity_generation(NodeIndex n) const { return affinity_generation_[n]; }
+  // Bound pods with a term whose namespace selector reads other namespace
+  // labels than kubernetes.io/metadata.name.
+  int64_t namespace_label_readers() const { return namespace_label_readers_; }
 
  private:
   template <class PodList>
@@ -217,7 +223,10 @@ class Cluster {
   std::unordered_map<std::string, int64_t> claim_users_;
   int64_t in_tree_volume_pods_ = 0;
   std::vector<std::vector<HostPort>> ports_;
-  std::vector<AffinityHolder> affinity_holders_;
+  int64_t affinity_pods_ = 0;
+  int64_t namespace_label_readers_ = 0;
+  uint64_t affinity_epoch_ = 0;
+  std::vector<uint32_t> affinity_generation_;
 };
 
 }  // namespace tightpack

@@ -21,6 +21,7 @@
 #include "tightpack/go_int.hpp"
 #include "tightpack/plugins/balanced_allocation.hpp"
 #include "tightpack/plugins/cohort.hpp"
+#include "tightpack/plugins/inter_pod_affinity.hpp"
 #include "tightpack/plugins/node_affinity.hpp"
 #include "tightpack/plugins/node_resources_fit.hpp"
 #include "tightpack/plugins/pod_topology_spread.hpp"
@@ -64,9 +65,9 @@ struct Decision;
 
 class PodPlan {
  public:
-  // Errors when the pod needs a plugin the engine does not model yet
-  // (inter-pod affinity, topology spread, volumes), or when bound pods with
-  // inter-pod affinity could change its placement.
+  // Errors when the pod needs what the engine does not model (an in-tree
+  // volume migrated to CSI, claims or namespace labels the input does not
+  // give).
   //
   // kFirstFit compiles only what filter() needs and judges a node's static
   // filters (taints, affinity, cordon) when first asked: cluster-autoscaler's
@@ -93,7 +94,8 @@ class PodPlan {
   // generation: the filters that read the node and its own pods, with the
   // position of the first that fails (kNoFailure when none does), and then the
   // filters that read whole topology domains, which may change when any node
-  // does (PodTopologySpread), applied to that.
+  // does (PodTopologySpread, InterPodAffinity, VolumeRestrictions'
+  // ReadWriteOncePod check), applied to that.
   struct Verdict {
     uint8_t position = UINT8_MAX;
     NodeStatus status;
@@ -149,22 +151,27 @@ class PodPlan {
   bool has_pod_dependent_scores(const ScoreVector& weight) const;
   PodDependentScores pod_dependent_scores(const Cluster& c, NodeIndex n, const ScoreVector& weight) const;
 
-  // Every modelled plugin's normalised score of node n; `spread` is its
-  // normalised PodTopologySpread score among the decision's feasible nodes
-  // (spread_scores).
-  ScoreVector normalised_scores(const Cluster& c, NodeIndex n, const Normalizers& norm,
-                                const PodDependentScores& pod_dependent, int64_t spread = 0) const;
+  // The normalised scores of the plugins that normalise over the decision's
+  // feasible nodes at once and read whole topology domains
+  // (PodTopologySpread, InterPodAffinity): per plugin, one score per feasible
+  // node, or none when the plugin does not score this pod.
+  struct DomainScores {
+    std::vector<int64_t> spread, inter_pod;
+  };
+  DomainScores domain_scores(const Cluster& c, const std::vector<NodeIndex>& feasible, const ScoreVector& weight) const;
 
-  // PodTopologySpread's PreScore, Score and NormalizeScore over the feasible
-  // nodes (empty when it does not score this pod).
-  std::vector<int64_t> spread_scores(const Cluster& c, const std::vector<NodeIndex>& feasible) const;
+  // Every modelled plugin's normalised score of node n, the j-th feasible
+  // node of `domain`'s decision (none: those plugins give 0).
+  ScoreVector normalised_scores(const Cluster& c, NodeIndex n, const Normalizers& norm,
+                                const PodDependentScores& pod_dependent, const DomainScores* domain = nullptr,
+                                size_t j = 0) const;
   // Whether a score plugin scores this pod at all (its PreScore does not
   // skip); results list only those.
   bool scores_with(Plugin p) const;
 
   // The placed copy of this pod.
   BoundPod bound(std::string key) const {
-    return BoundPod{std::move(key), priority_, usage_, cohort_, 0, meta_, storage_};
+    return BoundPod{std::move(key), priority_, usage_, cohort_, 0, meta_, storage_, affinity_terms_};
   }
 
   // Where a scored resource's numbers come from
@@ -192,6 +199,9 @@ class PodPlan {
     NodeStatus status;
   };
   StaticVerdict judge(const Cluster& c, NodeIndex n, bool affinity_ok) const;
+  // One of the filters that read whole topology domains; nothing when it
+  // admits the node.
+  std::optional<NodeStatus> domain_filter(const Cluster& c, NodeIndex n, Plugin plugin, const Relief* relief) const;
   // The volume plugins' PreFilters and what their filters read; an
   // unmodelled case is returned as what the engine does not model.
   std::optional<std::string> plan_volumes(const Cluster& c, const Profile& profile, const Pod& pod);
@@ -234,6 +244,11 @@ class PodPlan {
   // the filter order, and the counts, brought up to date before each use.
   uint8_t spread_position_ = UINT8_MAX;
   mutable std::optional<plugins::SpreadCounts> spread_;
+  // InterPodAffinity, when the profile runs it: the pod's terms, the
+  // plugin's position in the filter order, and its counts.
+  std::shared_ptr<const plugins::AffinityTerms> affinity_terms_;
+  uint8_t inter_pod_position_ = UINT8_MAX;
+  mutable std::optional<plugins::AffinityCounts> inter_pod_;
   // The volume plugins. A PreFilter that rejects every node; VolumeBinding's
   // claims (by key: judged against the cluster's storage when a node is) and
   // score per node; VolumeZone's topologies; VolumeRestrictions' disks and

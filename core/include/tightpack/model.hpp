@@ -102,7 +102,6 @@ struct PodAffinityTerm {
   std::vector<std::string> namespaces;
   std::optional<LabelSelector> namespace_selector;
   std::string topology_key;
-  bool uses_label_keys = false;  // matchLabelKeys / mismatchLabelKeys
 
   bool operator==(const PodAffinityTerm&) const = default;
 };
@@ -193,16 +192,13 @@ struct Pod {
   int32_t priority = 0;
   bool preempt_never = false;
   std::string nominated_node_name;
-  // Features the engine does not model yet; a pod using one is refused with a
-  // message instead of being scored wrongly.
-  bool has_pod_affinity = false;
-  bool has_pod_anti_affinity = false;
-  std::vector<PodAffinityTerm> pod_affinity_terms;
+  std::vector<PodAffinityTerm> pod_affinity_terms;  // required and preferred, affinity and anti-affinity
   std::vector<PodVolume> volumes;  // only those a scheduling plugin reads (Source other than kOther)
   std::vector<TopologySpreadConstraint> topology_spread;
   std::optional<OwnerReference> controller;
   std::vector<std::string> image_volumes;  // spec.volumes[].image.reference (ImageLocality)
   bool scheduling_gated = false;  // spec.schedulingGates: no scheduler may take it yet
+  bool resource_claims = false;   // spec.resourceClaims (DynamicResources, which the engine does not model)
   std::string creation_timestamp;
   std::string deletion_timestamp;  // set while a deleted pod terminates: it still holds its node
   std::string start_time;          // status.startTime

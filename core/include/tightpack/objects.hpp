@@ -156,6 +156,9 @@ struct ApiObjects {
   // a snapshot does when it holds claims, volumes or classes). Without them
   // a pod's claims cannot be judged: "not found" would be a wrong answer.
   bool storage_listed = false;
+  // The same for Namespaces: a namespace selector on other labels than
+  // kubernetes.io/metadata.name cannot be judged without them.
+  bool namespaces_listed = false;
 };
 
 }  // namespace tightpack

@@ -46,6 +46,12 @@ struct SpreadArgs {
   std::vector<TopologySpreadConstraint> default_constraints;  // defaultingType List
 };
 
+// InterPodAffinityArgs.
+struct InterPodAffinityArgs {
+  int32_t hard_pod_affinity_weight = 1;  // SetDefaults_InterPodAffinityArgs
+  bool ignore_preferred_terms_of_existing_pods = false;
+};
+
 struct ScorePluginEntry {
   Plugin plugin;
   int64_t weight;
@@ -68,6 +74,7 @@ struct Profile {
   FitArgs fit;
   std::vector<ResourceSpec> balanced_resources{{"cpu", 1}, {"memory", 1}};
   SpreadArgs spread;
+  InterPodAffinityArgs inter_pod_affinity;
   // VolumeBindingArgs.shape (StorageCapacityScoring), when configured; the
   // default is (0, 10), (100, 0) from v1.37, where the feature is on.
   std::optional<std::vector<ShapePoint>> volume_shape;

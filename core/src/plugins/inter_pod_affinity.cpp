@@ -1,25 +1,333 @@
 #include "tightpack/plugins/inter_pod_affinity.hpp"
 
 #include <algorithm>
+#include <limits>
 
-#include "tightpack/labels.hpp"
+#include "tightpack/plugins/normalize.hpp"
 
 namespace tightpack::plugins {
+namespace {
 
-bool term_may_select(const PodAffinityTerm& term, const std::string& owner_namespace, const Pod& pod) {
-  if (term.uses_label_keys) return true;
-  if (!term.label_selector) return false;  // a nil selector selects no pod
-  bool namespace_ok;
-  if (term.namespace_selector) {
-    // {} selects every namespace; a non-empty selector needs namespace labels,
-    // which the snapshot does not carry: assume it may match.
-    namespace_ok = true;
-  } else if (term.namespaces.empty()) {
-    namespace_ok = pod.ns == owner_namespace;
-  } else {
-    namespace_ok = std::find(term.namespaces.begin(), term.namespaces.end(), pod.ns) != term.namespaces.end();
+// Adds `amount` to the pair's entry (topologyToMatchedTermCountList.recordMatch,
+// merged as mergeWithList merges).
+void add(std::vector<std::pair<uint64_t, int64_t>>& into, uint64_t pair, int64_t amount) {
+  for (auto& [p, a] : into) {
+    if (p == pair) {
+      a += amount;
+      return;
+    }
   }
-  return namespace_ok && label_selector_matches(*term.label_selector, pod.labels);
+  into.emplace_back(pair, amount);
+}
+
+bool all_match(const std::vector<AffinityTerm>& terms, const PodMeta& pod, const Labels& namespace_labels) {
+  if (terms.empty()) return false;  // podMatchesAllAffinityTerms
+  for (const auto& t : terms) {
+    if (!t.matches(pod, namespace_labels)) return false;
+  }
+  return true;
+}
+
+std::vector<uint8_t> each_match(const std::vector<AffinityTerm>& terms, const PodMeta& pod,
+                                const Labels& namespace_labels) {
+  std::vector<uint8_t> out(terms.size());
+  for (size_t i = 0; i < terms.size(); ++i) out[i] = terms[i].matches(pod, namespace_labels) ? 1 : 0;
+  return out;
+}
+
+}  // namespace
+
+AffinityCounts::AffinityCounts(const Cluster& c, const Pod& pod, std::shared_ptr<const AffinityTerms> own,
+                               const InterPodAffinityArgs& args, bool filters, bool scores)
+    : cluster_(&c), own_(std::move(own)), args_(args), filters_(filters), scores_(scores) {
+  meta_ = std::make_shared<const PodMeta>(PodMeta{pod.ns, pod.labels, false});
+  namespace_labels_ = namespace_labels(c.objects(), pod.ns);
+  if (own_) {
+    has_preferred_ = !own_->preferred_affinity.empty() || !own_->preferred_anti_affinity.empty();
+    auto keys = [&](const std::vector<AffinityTerm>& terms, std::vector<uint32_t>& out) {
+      for (const auto& t : terms) out.push_back(key_id(t.topology_key));
+    };
+    keys(own_->required_affinity, required_affinity_keys_);
+    keys(own_->required_anti_affinity, required_anti_keys_);
+    keys(own_->preferred_affinity, preferred_affinity_keys_);
+    keys(own_->preferred_anti_affinity, preferred_anti_keys_);
+    // satisfiesSelfAffinityCheck: the incoming pod's terms have their
+    // namespace selectors merged into namespace lists from the namespaces
+    // that exist, its own among them.
+    self_match_ = all_match(own_->required_affinity, *meta_, namespace_labels_);
+  }
+  // PreScore skips when the profile ignores the bound pods' preferred terms
+  // and the pod has none of its own.
+  if (args_.ignore_preferred_terms_of_existing_pods && !has_preferred_) scores_ = false;
+  sync(c);
+}
+
+uint32_t AffinityCounts::key_id(const std::string& key) const {
+  for (uint32_t k = 0; k < keys_.size(); ++k) {
+    if (keys_[k] == key) return k;
+  }
+  keys_.push_back(key);
+  columns_.push_back(cluster_->label_column(key));
+  return static_cast<uint32_t>(keys_.size() - 1);
+}
+
+const AffinityCounts::OwnMatches& AffinityCounts::own_matches(const std::shared_ptr<const PodMeta>& meta) const {
+  auto [it, fresh] = own_memo_.try_emplace(meta.get());
+  OwnMatches& m = it->second;
+  if (!fresh) return m;
+  m.keep = meta;
+  // The bound pod's namespace labels, for terms whose namespace selector was
+  // merged into the namespaces it selects.
+  const Labels labels = namespace_labels(cluster_->objects(), meta->ns);
+  m.all_required_affinity = all_match(own_->required_affinity, *meta, labels);
+  m.required_anti_affinity = each_match(own_->required_anti_affinity, *meta, labels);
+  m.preferred_affinity = each_match(own_->preferred_affinity, *meta, labels);
+  m.preferred_anti_affinity = each_match(own_->preferred_anti_affinity, *meta, labels);
+  return m;
+}
+
+const AffinityCounts::TheirMatches& AffinityCounts::their_matches(
+    const std::shared_ptr<const AffinityTerms>& terms) const {
+  auto [it, fresh] = their_memo_.try_emplace(terms.get());
+  TheirMatches& m = it->second;
+  if (!fresh) return m;
+  m.keep = terms;
+  auto list = [&](const std::vector<AffinityTerm>& from, std::vector<uint8_t>& matches, std::vector<uint32_t>& keys) {
+    matches = each_match(from, *meta_, namespace_labels_);
+    for (const auto& t : from) keys.push_back(key_id(t.topology_key));
+  };
+  list(terms->required_affinity, m.required_affinity, m.required_affinity_keys);
+  list(terms->required_anti_affinity, m.required_anti_affinity, m.required_anti_keys);
+  list(terms->preferred_affinity, m.preferred_affinity, m.preferred_affinity_keys);
+  list(terms->preferred_anti_affinity, m.preferred_anti_affinity, m.preferred_anti_keys);
+  return m;
+}
+
+void AffinityCounts::filter_contribution(NodeIndex n, const BoundPod& p, Contribution& affinity,
+                                         Contribution& anti_affinity, Contribution& existing) const {
+  if (own_ && p.meta) {
+    // getIncomingAffinityAntiAffinityCounts.
+    const OwnMatches& m = own_matches(p.meta);
+    if (m.all_required_affinity) {
+      for (uint32_t k : required_affinity_keys_) {
+        if (const StrId v = value(k, n); v != kNoStr) add(affinity, pair(k, v), 1);
+      }
+    }
+    for (size_t i = 0; i < required_anti_keys_.size(); ++i) {
+      if (!m.required_anti_affinity[i]) continue;
+      if (const StrId v = value(required_anti_keys_[i], n); v != kNoStr) {
+        add(anti_affinity, pair(required_anti_keys_[i], v), 1);
+      }
+    }
+  }
+  if (p.affinity && !p.affinity->required_anti_affinity.empty()) {
+    // getExistingAntiAffinityCounts.
+    const TheirMatches& m = their_matches(p.affinity);
+    for (size_t i = 0; i < m.required_anti_keys.size(); ++i) {
+      if (!m.required_anti_affinity[i]) continue;
+      if (const StrId v = value(m.required_anti_keys[i], n); v != kNoStr) {
+        add(existing, pair(m.required_anti_keys[i], v), 1);
+      }
+    }
+  }
+}
+
+void AffinityCounts::score_contribution(NodeIndex n, const BoundPod& p, NodeState& out) const {
+  // processExistingPod: each term that matches, on a node with its topology
+  // key, adds its weight to the node's domain.
+  auto process = [&](const std::vector<uint8_t>& matches, const std::vector<uint32_t>& keys,
+                     const std::vector<AffinityTerm>& terms, int64_t weight_or_zero, int64_t sign) {
+    for (size_t i = 0; i < keys.size(); ++i) {
+      if (!matches[i]) continue;
+      const StrId v = value(keys[i], n);
+      if (v == kNoStr) continue;
+      const int64_t weight = weight_or_zero ? weight_or_zero : terms[i].weight;
+      add(out.score, pair(keys[i], v), sign * weight);
+      ++out.score_hits;
+    }
+  };
+  if (has_preferred_ && p.meta) {
+    const OwnMatches& m = own_matches(p.meta);
+    process(m.preferred_affinity, preferred_affinity_keys_, own_->preferred_affinity, 0, 1);
+    process(m.preferred_anti_affinity, preferred_anti_keys_, own_->preferred_anti_affinity, 0, -1);
+  }
+  if (p.affinity) {
+    const TheirMatches& m = their_matches(p.affinity);
+    if (args_.hard_pod_affinity_weight > 0) {
+      process(m.required_affinity, m.required_affinity_keys, p.affinity->required_affinity,
+              args_.hard_pod_affinity_weight, 1);
+    }
+    process(m.preferred_affinity, m.preferred_affinity_keys, p.affinity->preferred_affinity, 0, 1);
+    process(m.preferred_anti_affinity, m.preferred_anti_keys, p.affinity->preferred_anti_affinity, 0, -1);
+  }
+}
+
+AffinityCounts::NodeState AffinityCounts::count_node(const Cluster& c, NodeIndex n) const {
+  NodeState s;
+  if (!own_ && c.affinity_pods() == 0) return s;
+  // A node without labels has no topology pair; processExistingPod returns
+  // at once for it.
+  if (c.node(n).labels.empty()) return s;
+  for (const BoundPod& p : c.pods_on(n)) {
+    if (!own_ && !p.affinity) continue;
+    if (filters_) filter_contribution(n, p, s.affinity, s.anti_affinity, s.existing);
+    if (scores_) score_contribution(n, p, s);
+  }
+  return s;
+}
+
+void AffinityCounts::apply(Counts& counts, size_t& nonzero, const Contribution& contribution, int64_t sign) {
+  for (const auto& [p, amount] : contribution) {
+    if (amount == 0) continue;
+    int64_t& v = counts[p];
+    const bool was = v != 0;
+    v += sign * amount;
+    if (was && v == 0) {
+      --nonzero;
+      counts.erase(p);
+    } else if (!was && v != 0) {
+      ++nonzero;
+    }
+  }
+}
+
+void AffinityCounts::apply(const NodeState& s, int64_t sign) {
+  apply(affinity_, affinity_nonzero_, s.affinity, sign);
+  apply(anti_affinity_, anti_nonzero_, s.anti_affinity, sign);
+  apply(existing_, existing_nonzero_, s.existing, sign);
+  score_hits_ += sign * s.score_hits;
+  // The score map keeps pairs that sum to zero: they were matched, which is
+  // what decides whether PreScore skips, and they add nothing.
+  for (const auto& [p, amount] : s.score) score_[p] += sign * amount;
+}
+
+void AffinityCounts::sync(const Cluster& c) {
+  const bool fresh = instance_ != c.instance() || generation_.size() != c.size();
+  const uint64_t epoch = own_ ? c.epoch() : c.affinity_epoch();
+  if (!fresh && epoch_ == epoch) return;
+  if (fresh) {
+    cluster_ = &c;
+    for (size_t k = 0; k < keys_.size(); ++k) columns_[k] = c.label_column(keys_[k]);
+    generation_.assign(c.size(), UINT32_MAX);
+    counted_.clear();
+    affinity_.clear(), anti_affinity_.clear(), existing_.clear(), score_.clear();
+    affinity_nonzero_ = anti_nonzero_ = existing_nonzero_ = score_nonzero_ = 0;
+    score_hits_ = 0;
+  }
+  instance_ = c.instance();
+  epoch_ = epoch;
+  for (NodeIndex n = 0; n < c.size(); ++n) {
+    const uint32_t generation = own_ ? c.generation(n) : c.affinity_generation(n);
+    if (generation_[n] == generation) continue;
+    generation_[n] = generation;
+    if (auto it = counted_.find(n); it != counted_.end()) {
+      apply(it->second, -1);
+      counted_.erase(it);
+    }
+    NodeState s = count_node(c, n);
+    if (s.empty()) continue;
+    apply(s, +1);
+    for (const auto& [p, amount] : s.existing) {
+      if (key_in_existing_.size() <= key_of(p)) key_in_existing_.resize(keys_.size(), 0);
+      key_in_existing_[key_of(p)] = 1;
+    }
+    for (const auto& [p, amount] : s.score) {
+      if (key_in_score_.size() <= key_of(p)) key_in_score_.resize(keys_.size(), 0);
+      key_in_score_[key_of(p)] = 1;
+    }
+    counted_.emplace(n, std::move(s));
+  }
+}
+
+bool AffinityCounts::admits(const Cluster& c, NodeIndex n, const Relief* relief, uint8_t& detail) const {
+  if (!filters_) return true;
+  // RemovePod for each victim: what it added to the maps leaves them.
+  Contribution gone_affinity, gone_anti, gone_existing;
+  if (relief && !c.node(n).labels.empty()) {
+    const auto& pods = c.pods_on(n);
+    for (size_t pos : relief->positions) filter_contribution(n, pods[pos], gone_affinity, gone_anti, gone_existing);
+  }
+  auto count = [](const Counts& counts, const Contribution& gone, uint64_t p) {
+    auto it = counts.find(p);
+    int64_t v = it == counts.end() ? 0 : it->second;
+    for (const auto& [q, amount] : gone) {
+      if (q == p) v -= amount;
+    }
+    return v;
+  };
+  if (own_ && !own_->required_affinity.empty()) {
+    // nodeTopologyMatchesAffinity.
+    bool pods_exist = true;
+    for (uint32_t k : required_affinity_keys_) {
+      const StrId v = value(k, n);
+      if (v == kNoStr) {  // every topology key must be on the node, also for self-affinity
+        detail = kAffinityNotMatched;
+        return false;
+      }
+      if (count(affinity_, gone_affinity, pair(k, v)) <= 0) pods_exist = false;
+    }
+    if (!pods_exist) {
+      // No pod anywhere matches all the terms (the map is empty) and the pod
+      // matches them itself: it may be the first of its group.
+      size_t nonzero = affinity_nonzero_;
+      for (const auto& [p, amount] : gone_affinity) {
+        auto it = affinity_.find(p);
+        if (amount != 0 && it != affinity_.end() && it->second == amount) --nonzero;
+      }
+      if (nonzero != 0 || !self_match_) {
+        detail = kAffinityNotMatched;
+        return false;
+      }
+    }
+  }
+  if (own_ && anti_nonzero_ > 0) {
+    // satisfyPodAntiAffinity.
+    for (uint32_t k : required_anti_keys_) {
+      const StrId v = value(k, n);
+      if (v != kNoStr && count(anti_affinity_, gone_anti, pair(k, v)) > 0) {
+        detail = kAntiAffinityNotMatched;
+        return false;
+      }
+    }
+  }
+  if (existing_nonzero_ > 0) {
+    // satisfyExistingPodsAntiAffinity.
+    for (uint32_t k = 0; k < key_in_existing_.size(); ++k) {
+      if (!key_in_existing_[k]) continue;
+      const StrId v = value(k, n);
+      if (v != kNoStr && count(existing_, gone_existing, pair(k, v)) > 0) {
+        detail = kExistingAntiAffinityNotMatched;
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+void AffinityCounts::normalised_scores(const std::vector<NodeIndex>& feasible, std::vector<int64_t>& out) const {
+  out.assign(feasible.size(), 0);
+  if (score_skipped()) return;
+  int64_t min_count = std::numeric_limits<int64_t>::max(), max_count = std::numeric_limits<int64_t>::min();
+  for (size_t j = 0; j < feasible.size(); ++j) {
+    int64_t score = 0;
+    for (uint32_t k = 0; k < key_in_score_.size(); ++k) {
+      if (!key_in_score_[k]) continue;
+      const StrId v = value(k, feasible[j]);
+      if (v == kNoStr) continue;
+      auto it = score_.find(pair(k, v));
+      if (it != score_.end()) score += it->second;
+    }
+    out[j] = score;
+    min_count = std::min(min_count, score);
+    max_count = std::max(max_count, score);
+  }
+  // NormalizeScore, in float64 as upstream.
+  const int64_t diff = max_count - min_count;
+  for (int64_t& s : out) {
+    double f = 0;
+    if (diff > 0) f = static_cast<double>(kMaxNodeScore) * (static_cast<double>(s - min_count) / static_cast<double>(diff));
+    s = static_cast<int64_t>(f);
+  }
 }
 
 }  // namespace tightpack::plugins

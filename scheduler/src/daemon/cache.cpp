@@ -153,7 +153,8 @@ void ClusterCache::place(const std::string& key, const PodRecord& rec, NodeIndex
     const Pod& p = rec.pod.pod;
     bound = BoundPod{key, p.priority, cluster_->usage_of(p), plugins::cohort_of(p),
                      rfc3339_seconds(p.start_time).value_or(0),
-                     std::make_shared<const PodMeta>(PodMeta{p.ns, p.labels, !p.deletion_timestamp.empty()})};
+                     std::make_shared<const PodMeta>(PodMeta{p.ns, p.labels, !p.deletion_timestamp.empty()}),
+                     nullptr, plugins::affinity_terms(p)};
   }
   cluster_->place(n, std::move(*bound));
   placed_[key] = cluster_->name(n);

@@ -1,20 +1,140 @@
-// InterPodAffinity, the part the engine decides exactly today: whether the
-// (anti-)affinity terms of bound pods can select an incoming pod at all. When
-// none can, kube-scheduler's InterPodAffinity filter passes every node and its
-// score is 0 everywhere (no topology score, so NormalizeScore leaves zeros),
-// which is what the engine computes without modelling the plugin.
+// InterPodAffinity (pkg/scheduler/framework/plugins/interpodaffinity, as of
+// kube-scheduler v1.37.2, with InterPodAffinityHostnameFastPath off as it is
+// by default):
+// - Filter: the incoming pod's required affinity (UnschedulableAndUnresolvable
+//   where no pod in the node's domain matches all its terms, unless no pod
+//   anywhere does and the pod matches them itself), its required
+//   anti-affinity and the bound pods' required anti-affinity (Unschedulable
+//   where a matching pod shares the node's domain);
+// - Score: the preferred terms of both sides and the bound pods' required
+//   affinity terms (hardPodAffinityWeight), summed per topology domain and
+//   normalised between the lowest and the highest raw score of the feasible
+//   nodes.
+//
+// AffinityCounts keeps, for one incoming pod, what kube-scheduler's PreFilter
+// and PreScore build by walking every bound pod, per node, and brings it up
+// to date from the nodes whose pods changed (as SpreadCounts does), so that
+// the replicas of one template cost one walk of the cluster, not one each.
 #pragma once
 
+#include <cstdint>
+#include <memory>
 #include <string>
+#include <unordered_map>
+#include <vector>
 
+#include "tightpack/cluster.hpp"
+#include "tightpack/plugins/affinity_terms.hpp"
+#include "tightpack/labels.hpp"
 #include "tightpack/model.hpp"
+#include "tightpack/objects.hpp"
+#include "tightpack/profile.hpp"
 
 namespace tightpack::plugins {
 
-// Whether `term`, held by a pod in namespace `owner_namespace`, may select
-// `pod`. Conservative where the snapshot cannot tell (a non-empty
-// namespaceSelector needs namespace labels; matchLabelKeys needs the owner's
-// labels at admission): then it answers yes.
-bool term_may_select(const PodAffinityTerm& term, const std::string& owner_namespace, const Pod& pod);
+inline constexpr const char* kAffinityReason = "node(s) didn't match pod affinity rules";
+inline constexpr const char* kAntiAffinityReason = "node(s) didn't match pod anti-affinity rules";
+inline constexpr const char* kExistingAntiAffinityReason = "node(s) didn't satisfy existing pods anti-affinity rules";
+// NodeStatus::detail of an InterPodAffinity rejection.
+inline constexpr uint8_t kAffinityNotMatched = 0;
+inline constexpr uint8_t kAntiAffinityNotMatched = 1;
+inline constexpr uint8_t kExistingAntiAffinityNotMatched = 2;
+
+class AffinityCounts {
+ public:
+  // `own`: the incoming pod's terms (null for none). `filters` and `scores`:
+  // whether the profile runs the plugin's Filter and Score.
+  AffinityCounts(const Cluster& c, const Pod& pod, std::shared_ptr<const AffinityTerms> own,
+                 const InterPodAffinityArgs& args, bool filters, bool scores);
+
+  // Whether placing copies of this pod can move the plugin's verdicts or
+  // scores: only when the pod has terms of its own.
+  bool reads_domains() const { return own_ != nullptr && (filters_ || scores_); }
+
+  // Recounts the nodes whose pods changed since the last call (for a pod
+  // without terms, only those where a pod with terms came or went).
+  void sync(const Cluster& c);
+
+  // Filter: true when the node passes; else `detail` says why
+  // (kAffinityNotMatched: UnschedulableAndUnresolvable; the two others:
+  // Unschedulable). `relief` takes pods off the node first (RemovePod).
+  bool admits(const Cluster& c, NodeIndex n, const Relief* relief, uint8_t& detail) const;
+
+  // PreScore's Skip: no term of either side matched a pod on a node with
+  // its topology key, or the pod has no preferred terms and the profile
+  // ignores those of the bound pods.
+  bool score_skipped() const { return !scores_ || score_hits_ == 0; }
+  // Score over the feasible nodes, then NormalizeScore.
+  void normalised_scores(const std::vector<NodeIndex>& feasible, std::vector<int64_t>& out) const;
+
+ private:
+  // A topology pair (key, value) as (index into keys_, interned value).
+  static uint64_t pair(uint32_t key, StrId value) { return (uint64_t{key} << 32) | value; }
+  static uint32_t key_of(uint64_t pair) { return static_cast<uint32_t>(pair >> 32); }
+  using Counts = std::unordered_map<uint64_t, int64_t>;
+  // What one node adds to a map: distinct pairs with their amounts.
+  using Contribution = std::vector<std::pair<uint64_t, int64_t>>;
+  struct NodeState {
+    Contribution affinity, anti_affinity, existing, score;
+    int64_t score_hits = 0;
+    bool empty() const {
+      return affinity.empty() && anti_affinity.empty() && existing.empty() && score.empty() && score_hits == 0;
+    }
+  };
+  // Which of the incoming pod's terms a bound pod's namespace and labels
+  // match (memoised per PodMeta), and which of a bound pod's terms the
+  // incoming pod matches (per AffinityTerms), with those terms' keys.
+  struct OwnMatches {
+    std::shared_ptr<const PodMeta> keep;  // the key stays valid while memoised
+    bool all_required_affinity = false;
+    std::vector<uint8_t> required_anti_affinity, preferred_affinity, preferred_anti_affinity;
+  };
+  struct TheirMatches {
+    std::shared_ptr<const AffinityTerms> keep;
+    std::vector<uint8_t> required_affinity, required_anti_affinity, preferred_affinity, preferred_anti_affinity;
+    std::vector<uint32_t> required_affinity_keys, required_anti_keys, preferred_affinity_keys, preferred_anti_keys;
+  };
+
+  uint32_t key_id(const std::string& key) const;
+  StrId value(uint32_t key, NodeIndex n) const {
+    const std::vector<StrId>* column = columns_[key];
+    return column ? (*column)[n] : kNoStr;
+  }
+  const OwnMatches& own_matches(const std::shared_ptr<const PodMeta>& meta) const;
+  const TheirMatches& their_matches(const std::shared_ptr<const AffinityTerms>& terms) const;
+  // What the pods on node n add to each map.
+  NodeState count_node(const Cluster& c, NodeIndex n) const;
+  // What one pod on node n adds to the filter maps: for a node's count and
+  // for a preemption's victims (RemovePod).
+  void filter_contribution(NodeIndex n, const BoundPod& p, Contribution& affinity, Contribution& anti_affinity,
+                           Contribution& existing) const;
+  void score_contribution(NodeIndex n, const BoundPod& p, NodeState& out) const;
+  static void apply(Counts& counts, size_t& nonzero, const Contribution& contribution, int64_t sign);
+  void apply(const NodeState& s, int64_t sign);
+
+  const Cluster* cluster_ = nullptr;
+  std::shared_ptr<const AffinityTerms> own_;
+  std::shared_ptr<const PodMeta> meta_;
+  Labels namespace_labels_;  // the incoming pod's namespace's
+  InterPodAffinityArgs args_;
+  bool filters_ = false, scores_ = false;
+  bool has_preferred_ = false;
+  bool self_match_ = false;  // the pod matches all its required affinity terms
+  std::vector<uint32_t> required_affinity_keys_, required_anti_keys_, preferred_affinity_keys_,
+      preferred_anti_keys_;
+  // Interned topology keys and the nodes' values of each; grown as bound
+  // pods' terms name new keys.
+  mutable std::vector<std::string> keys_;
+  mutable std::vector<const std::vector<StrId>*> columns_;
+  std::vector<uint8_t> key_in_existing_, key_in_score_;  // per key: the map has pairs of it
+  mutable std::unordered_map<const PodMeta*, OwnMatches> own_memo_;
+  mutable std::unordered_map<const AffinityTerms*, TheirMatches> their_memo_;
+  std::vector<uint32_t> generation_;  // per node, as counted
+  std::unordered_map<NodeIndex, NodeState> counted_;  // nodes that add something
+  Counts affinity_, anti_affinity_, existing_, score_;
+  size_t affinity_nonzero_ = 0, anti_nonzero_ = 0, existing_nonzero_ = 0, score_nonzero_ = 0;
+  int64_t score_hits_ = 0;
+  uint64_t instance_ = 0, epoch_ = UINT64_MAX;
+};
 
 }  // namespace tightpack::plugins

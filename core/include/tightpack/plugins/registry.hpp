@@ -65,6 +65,7 @@ enum class Normalization : uint8_t {
   kDefault,         // helper.DefaultNormalizeScore(100, false): 100 × raw / max
   kDefaultReverse,  // helper.DefaultNormalizeScore(100, true)
   kSpread,          // PodTopologySpread's: 100 × (max + min − raw) / max over the scored nodes
+  kMinMax,          // InterPodAffinity's: 100 × (raw − min) / (max − min) over the feasible nodes
 };
 
 struct PluginInfo {
@@ -100,7 +101,7 @@ inline constexpr std::array<PluginInfo, static_cast<size_t>(Plugin::kCount)> kPl
     {Plugin::VolumeBinding,                   "VolumeBinding",                   ext::kFilter | ext::kScore, true, Reads::kNode,    Reads::kNode,     Normalization::kNone},
     {Plugin::VolumeZone,                      "VolumeZone",                      ext::kFilter,              true, Reads::kNode,     Reads::kNode,     Normalization::kNone},
     {Plugin::PodTopologySpread,               "PodTopologySpread",               ext::kFilter | ext::kScore, true,  Reads::kDomainPods, Reads::kDomainPods, Normalization::kSpread},
-    {Plugin::InterPodAffinity,                "InterPodAffinity",                ext::kFilter | ext::kScore, false, Reads::kNodePods, Reads::kNodePods, Normalization::kNone},
+    {Plugin::InterPodAffinity,                "InterPodAffinity",                ext::kFilter | ext::kScore, true,  Reads::kDomainPods, Reads::kDomainPods, Normalization::kMinMax},
     {Plugin::DynamicResources,                "DynamicResources",                ext::kFilter,              false, Reads::kNode,     Reads::kNode,     Normalization::kNone},
     {Plugin::DefaultPreemption,               "DefaultPreemption",               ext::kPostFilter,          true,  Reads::kNode,     Reads::kNode,     Normalization::kNone},
     {Plugin::PrioritySort,                    "PrioritySort",                    ext::kOther,               true,  Reads::kNode,     Reads::kNode,     Normalization::kNone},
