@@ -4,10 +4,11 @@
 #
 #   tests/conformance/differential.sh [--count N] [--seed FIXED] [--rotating-seed S]
 #                                     [--chunk N] [--allow-known] [--out DIR]
-#                                     [--release v1.36.3] [--no-volumes]
+#                                     [--release v1.36.3] [--no-volumes] [--no-affinity]
 #
-# The scenarios carry a DaskHub's storage (generate.py --volumes) unless
-# --no-volumes is given.
+# The scenarios carry a DaskHub's storage (generate.py --volumes) and
+# inter-pod affinity (generate.py --affinity) unless --no-volumes or
+# --no-affinity is given.
 #
 # --release v1.36.3 judges against the release zero-to-jupyterhub ships
 # (kube-scheduler-reference-v1.36.3, reference/build.sh --release): the
@@ -33,7 +34,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-count=1000 fixed=tightpack-1 rotating=$(date -u +%Y%m%d) chunk=2000 allow_known=0 release= volumes=1
+count=1000 fixed=tightpack-1 rotating=$(date -u +%Y%m%d) chunk=2000 allow_known=0 release= volumes=1 affinity=1
 out=$root/build/conformance/disagreements
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -44,8 +45,9 @@ while [[ $# -gt 0 ]]; do
     --out) out=$2; shift 2 ;;
     --allow-known) allow_known=1; shift ;;
     --no-volumes) volumes=; shift ;;
+    --no-affinity) affinity=; shift ;;
     --release) release=$2; shift 2 ;;
-    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
     *) echo "differential.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -88,7 +90,7 @@ for seed in "$fixed" "$rotating"; do
   at=0
   while [[ $at -lt $todo ]]; do
     size=$((todo - at < chunk ? todo - at : chunk))
-    python3 "$gen" --seed "$seed" --start "$at" --count "$size" ${gen_release:+--release "$gen_release"} ${volumes:+--volumes} -o "$work/batch.jsonl"
+    python3 "$gen" --seed "$seed" --start "$at" --count "$size" ${gen_release:+--release "$gen_release"} ${volumes:+--volumes} ${affinity:+--affinity} -o "$work/batch.jsonl"
     run_batch "b$n" "$work/batch.jsonl"
     at=$((at + size))
     n=$((n + 1))

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Seeded generator of scheduling scenarios in the shared corpus format.
 
-usage: generate.py --seed SEED [--count N] [--start I] [--nodes MIN:MAX] [--volumes] [-o FILE]
+usage: generate.py --seed SEED [--count N] [--start I] [--nodes MIN:MAX] [--volumes] [--affinity] [-o FILE]
        generate.py --seed SEED --big NODES [--incoming N] [--empty] [-o FILE]
 
 Prints one JSON line per scenario: {"scenario": {...}, "meta": {"id", "seed",
@@ -27,12 +27,14 @@ tightpack (config/*.yaml), a few with the corpus' overrides, and rtc.
 Workloads (workloads(), a random stream of its own): Services, ReplicaSets,
 StatefulSets and ReplicationControllers in DaskHub shapes with the pods they
 select or own, explicit topologySpreadConstraints of every kind, terminating
-pods, zone-less nodes, List-defaulted spread constraints. It leaves out what
-the engine refuses: inter-pod affinity. --volumes adds the storage of a
-DaskHub (volumes(), a random stream of its own, so without the flag every
-scenario is byte for byte what it was): claims, PVs, classes, CSINodes,
-CSIDrivers and CSIStorageCapacities (examples/volumes/ has hand-checked ones);
-differential.sh passes it.
+pods, zone-less nodes, List-defaulted spread constraints. --volumes adds the
+storage of a DaskHub (volumes(), a random stream of its own, so without the
+flag every scenario is byte for byte what it was): claims, PVs, classes,
+CSINodes, CSIDrivers and CSIStorageCapacities (examples/volumes/ has
+hand-checked ones). --affinity adds inter-pod affinity the same way
+(affinity(): the node-placeholder, notebooks keeping off each other's nodes,
+workers near their scheduler, random terms of every kind, Namespaces,
+InterPodAffinityArgs). differential.sh passes both.
 """
 import argparse
 import json
@@ -419,7 +421,7 @@ class Gen:
         return m
 
 
-def scenario(seed, index, min_nodes=1, max_nodes=24, with_volumes=False):
+def scenario(seed, index, min_nodes=1, max_nodes=24, with_volumes=False, with_affinity=False):
     r = random.Random(f"{seed}/{index}")
     g = Gen(r)
     profile = g.pick(PROFILES)
@@ -524,6 +526,8 @@ def scenario(seed, index, min_nodes=1, max_nodes=24, with_volumes=False):
     workloads(s, seed, index)
     if with_volumes:
         volumes(s, seed, index)
+    if with_affinity:
+        affinity(s, seed, index)
     return s
 
 
@@ -710,6 +714,181 @@ def workloads(s, seed, index):
                       ("replicationControllers", rcs)):
         if objs:
             sc[key] = objs
+    meta["features"] = sorted(feats)
+
+
+AFFINITY_KEYS = [HOST_KEY, HOST_KEY, HOST_KEY, ZONE_KEY, ZONE_KEY, "pool", "node.kubernetes.io/instance-type",
+                 "example.com/rank", "example.com/missing"]
+NAMESPACES = ["default", "jhub", "dask"]
+
+
+def affinity(s, seed, index):
+    """Adds (with --affinity, its own random stream) inter-pod affinity: the
+    2i2c node-placeholder (low-priority replicas with required hostname
+    anti-affinity among themselves), notebooks that prefer other users' nodes
+    less (z2jh's singleuser.extraPodAntiAffinity), Dask workers that prefer
+    their scheduler's zone or their cluster's nodes, and random terms of every
+    kind on incoming and bound pods: required and preferred, affinity and
+    anti-affinity, several per pod and several with one topology key, keys
+    some nodes lack, label selectors nil, empty or of every operator, the
+    namespaces list, namespace selectors (empty, on
+    kubernetes.io/metadata.name, on other labels), listed Namespaces, and
+    profiles with InterPodAffinityArgs."""
+    r = random.Random(f"{seed}/{index}/affinity")
+    if r.random() < 0.3:
+        return
+    sc, meta = s["scenario"], s["meta"]
+    feats = set(meta["features"])
+    g = Gen(r)
+    nodes, pods, incoming = sc["nodes"], sc["pods"], sc["incoming"]
+
+    def labels_of(p):
+        return p["metadata"].setdefault("labels", {})
+
+    def ns_of(p):
+        return p["metadata"].get("namespace", "default")
+
+    # Labels the selectors below can pick: the pods' own, and a few roles.
+    for p in pods + incoming:
+        if r.random() < 0.4:
+            labels_of(p)["app"] = g.pick(["dask", "jupyterhub", "batch", "web"])
+        if r.random() < 0.2:
+            labels_of(p)["component"] = g.pick(["singleuser-server", "worker", "scheduler"])
+    pairs = sorted({(k, v) for p in pods + incoming for k, v in labels_of(p).items()}) or [("app", "dask")]
+
+    def selector():
+        pick = r.random()
+        k, v = g.pick(pairs)
+        if pick < 0.55:
+            return {"matchLabels": {k: v}}
+        if pick < 0.8:
+            op = g.pick(["In", "NotIn", "Exists", "DoesNotExist"])
+            e = {"key": k, "operator": op}
+            if op in ("In", "NotIn"):
+                e["values"] = sorted({v, g.pick(pairs)[1]})
+            sel = {"matchExpressions": [e]}
+            if r.random() < 0.3:
+                k2, v2 = g.pick(pairs)
+                sel["matchLabels"] = {k2: v2}
+            return sel
+        if pick < 0.92:
+            feats.add("affinity-selector-everything")
+            return {}
+        feats.add("affinity-selector-nil")
+        return None
+
+    def term(key=None):
+        t = {"topologyKey": key or g.pick(AFFINITY_KEYS)}
+        sel = selector()
+        if sel is not None:
+            t["labelSelector"] = sel
+        pick = r.random()
+        if pick < 0.12:
+            t["namespaces"] = r.sample(NAMESPACES, r.randint(1, 2))
+            feats.add("affinity-namespaces")
+        elif pick < 0.3:
+            t["namespaceSelector"] = g.pick([
+                {}, {"matchLabels": {"team": g.pick(["a", "b"])}},
+                {"matchLabels": {"kubernetes.io/metadata.name": g.pick(NAMESPACES)}},
+                {"matchExpressions": [{"key": "team", "operator": g.pick(["Exists", "DoesNotExist"])}]}])
+            if r.random() < 0.3:
+                t["namespaces"] = [g.pick(NAMESPACES)]
+            feats.add("affinity-namespace-selector")
+        return t
+
+    def add_terms(p, required=0.35, preferred=0.35):
+        aff = p["spec"].setdefault("affinity", {})
+        for kind in ("podAffinity", "podAntiAffinity"):
+            d = {}
+            if r.random() < required:
+                d["requiredDuringSchedulingIgnoredDuringExecution"] = [term() for _ in range(r.randint(1, 2))]
+                feats.add(f"{kind}-required")
+            if r.random() < preferred:
+                d["preferredDuringSchedulingIgnoredDuringExecution"] = [
+                    {"weight": g.pick([1, 5, 50, 100]), "podAffinityTerm": term()} for _ in range(r.randint(1, 3))]
+                feats.add(f"{kind}-preferred")
+            if d:
+                aff[kind] = d
+        if not aff:
+            del p["spec"]["affinity"]
+
+    for p in incoming:
+        if r.random() < 0.55:
+            add_terms(p)
+    for p in pods:
+        if r.random() < 0.12:
+            add_terms(p, required=0.3, preferred=0.4)
+    shape = r.random()
+    if shape < 0.25:
+        # 2i2c's node-placeholder: one replica per node, evicted by any user
+        ph = {"app": "node-placeholder", "component": "placeholder"}
+        anti = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+            {"labelSelector": {"matchLabels": dict(ph)}, "topologyKey": HOST_KEY}]}}
+        for p in pods:
+            if r.random() < 0.15:
+                labels_of(p).update(ph)
+                p["spec"]["affinity"] = json.loads(json.dumps(anti))
+                p["spec"]["priority"] = -10
+        spec = {"containers": [g.container("pause", g.pick([500, 1000, 2000]), g.pick([1 << 30, 4 << 30]))],
+                "priority": -10, "affinity": json.loads(json.dumps(anti))}
+        incoming.append({"metadata": {"name": "node-placeholder", "namespace": g.pick(NAMESPACES),
+                                      "labels": dict(ph)}, "spec": spec, "replicas": r.randint(2, 8)})
+        feats.add("affinity-node-placeholder")
+    elif shape < 0.45:
+        # notebooks that keep off other users' nodes, preferably
+        user = {"component": "singleuser-server"}
+        for p in pods + incoming:
+            if r.random() < 0.3:
+                labels_of(p).update(user)
+                if r.random() < 0.7:
+                    p["spec"].setdefault("affinity", {})["podAntiAffinity"] = {
+                        "preferredDuringSchedulingIgnoredDuringExecution": [
+                            {"weight": 100, "podAffinityTerm": {"labelSelector": {"matchLabels": dict(user)},
+                                                                "topologyKey": HOST_KEY}}]}
+        feats.add("affinity-spread-users")
+    elif shape < 0.6:
+        # Dask workers near their scheduler
+        for p in incoming:
+            if r.random() < 0.6:
+                p["spec"].setdefault("affinity", {})["podAffinity"] = {
+                    "preferredDuringSchedulingIgnoredDuringExecution": [
+                        {"weight": 100, "podAffinityTerm": {"labelSelector": {"matchLabels": {
+                            "dask.org/component": "scheduler"}}, "topologyKey": g.pick([ZONE_KEY, HOST_KEY])}}],
+                    **({"requiredDuringSchedulingIgnoredDuringExecution": [
+                        {"labelSelector": {"matchLabels": {"app": "dask"}}, "topologyKey": ZONE_KEY}]}
+                       if r.random() < 0.3 else {})}
+        for p in pods:
+            if r.random() < 0.1:
+                labels_of(p)["dask.org/component"] = "scheduler"
+        feats.add("affinity-dask-scheduler")
+    if r.random() < 0.5:
+        listed = []
+        for ns in NAMESPACES:
+            if r.random() < 0.7:
+                labels = {"team": g.pick(["a", "b"])} if r.random() < 0.6 else {}
+                if r.random() < 0.1:
+                    labels["kubernetes.io/metadata.name"] = "stale"  # defaulting sets the real name
+                listed.append({"metadata": {"name": ns, "labels": labels}})
+        if listed:
+            sc["namespaces"] = listed
+            feats.add("namespaces")
+    if isinstance(sc["profile"], str) and sc["profile"] in ("default", "most-allocated") and r.random() < 0.15:
+        args = {"hardPodAffinityWeight": g.pick([0, 1, 5, 100])}
+        if r.random() < 0.4:
+            args["ignorePreferredTermsOfExistingPods"] = True
+        cfg = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+               "profiles": [{"schedulerName": "default-scheduler",
+                             "pluginConfig": [{"name": "InterPodAffinity", "args": args}]}]}
+        if sc["profile"] == "most-allocated":
+            cfg["profiles"][0]["plugins"] = {"score": {"disabled": [{"name": "*"}], "enabled": [
+                {"name": "NodeAffinity", "weight": 14631}, {"name": "InterPodAffinity", "weight": 1331},
+                {"name": "NodeResourcesFit", "weight": 121}, {"name": "ImageLocality", "weight": 11},
+                {"name": "PodTopologySpread", "weight": 2}, {"name": "TaintToleration", "weight": 3}]}}
+            cfg["profiles"][0]["pluginConfig"].append({"name": "NodeResourcesFit", "args": {"scoringStrategy": {
+                "type": "MostAllocated", "resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]}}})
+        sc["profile"] = {"name": "default", "schedulerConfig": cfg}
+        meta["profile"] = "inter-pod-args*"
+        feats.add("inter-pod-affinity-args")
     meta["features"] = sorted(feats)
 
 
@@ -1047,6 +1226,9 @@ def main(argv):
     ap.add_argument("--volumes", action="store_true",
                     help="add DaskHub storage (volumes(): claims, PVs, classes, CSI objects) to a share of the "
                          "scenarios (differential.sh passes it)")
+    ap.add_argument("--affinity", action="store_true",
+                    help="add inter-pod affinity (affinity(): DaskHub shapes and random terms, Namespaces) to a "
+                         "share of the scenarios (differential.sh passes it)")
     ap.add_argument("-o", "--output")
     a = ap.parse_args(argv)
     out = open(a.output, "w") if a.output else sys.stdout
@@ -1055,7 +1237,7 @@ def main(argv):
         return 0
     lo, hi = (int(x) for x in a.nodes.split(":"))
     for i in range(a.start, a.start + a.count):
-        s = scenario(a.seed, i, lo, hi, with_volumes=a.volumes)
+        s = scenario(a.seed, i, lo, hi, with_volumes=a.volumes, with_affinity=a.affinity)
         if a.release:
             p = s["scenario"]["profile"]
             s["scenario"]["profile"] = dict(p, release=a.release) if isinstance(p, dict) else \

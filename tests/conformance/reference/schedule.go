@@ -288,7 +288,32 @@ func decodeObjects(s *scenarioIn) (*decoded, error) {
 			d.incoming = append(d.incoming, c)
 		}
 	}
+	addUsedNamespaces(d)
 	return d, nil
+}
+
+// addUsedNamespaces gives the namespace lister, besides the scenario's
+// namespaces, every namespace a pod is in (../shared/corpus/README.md): the
+// API server has it (no pod can be created in a namespace that does not
+// exist) with the label defaulting puts on every namespace,
+// kubernetes.io/metadata.name. InterPodAffinity lists namespaces for a
+// term's namespaceSelector and reads the incoming pod's namespace labels.
+func addUsedNamespaces(d *decoded) {
+	listed := map[string]bool{}
+	for _, o := range d.namespaces {
+		listed[o.(*v1.Namespace).Name] = true
+	}
+	for _, list := range [][]*v1.Pod{d.pods, d.incoming} {
+		for _, p := range list {
+			if listed[p.Namespace] {
+				continue
+			}
+			listed[p.Namespace] = true
+			ns := &v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: p.Namespace, UID: types.UID("uid-namespace-" + p.Namespace)}}
+			legacyscheme.Scheme.Default(ns)
+			d.namespaces = append(d.namespaces, ns)
+		}
+	}
 }
 
 // ---- the framework ----
