@@ -65,19 +65,21 @@ describe.each(corpora)('tightpack-wasm %s --jsonl %s', (command, file) => {
 
 // Generated scenarios reach what the shared corpus does not: Services,
 // ReplicaSets and StatefulSets with the pods they select, topology spread
-// constraints and their float64 scores, and a DaskHub's storage (claims,
-// volumes, classes, CSI objects; tests/conformance/generate --volumes).
+// constraints and their float64 scores, a DaskHub's storage (claims,
+// volumes, classes, CSI objects; tests/conformance/generate --volumes) and
+// inter-pod affinity with its float64 normalisation (--affinity).
 describe('tightpack-wasm replay --jsonl on 400 generated scenarios', () => {
   test('prints the same bytes as the native tightpack', () => {
     required(nativeTightpack, 'build it with `cmake --build --preset release` or set TIGHTPACK_NATIVE');
     const dir = mkdtempSync(path.join(tmpdir(), 'tightpack-generated-'));
     const file = path.join(dir, 'generated.jsonl');
     run(['python3'], [path.join(repoDir, 'tests', 'conformance', 'generate', 'generate.py'), '--seed', 'wasm-1',
-      '--count', '400', '--volumes', '-o', file]);
+      '--count', '400', '--volumes', '--affinity', '-o', file]);
     const native = run([nativeTightpack], ['replay', '--jsonl', file]);
     const wasm = run([process.execPath, wasmCommand], ['replay', '--jsonl', file]);
     expect(native.toString()).toContain('"PodTopologySpread"');
     expect(native.toString()).toContain('"VolumeBinding"');
+    expect(native.toString()).toContain("didn't match pod anti-affinity rules");
     const difference = native.equals(wasm) ? null : firstDifference(file, native, wasm);
     expect(difference).toBeNull();
   });
