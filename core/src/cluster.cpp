@@ -72,6 +72,7 @@ template <class PodList>
 Result<Cluster> Cluster::build_impl(std::vector<Node> nodes, const PodList& pods, ApiObjects objects) {
   Cluster c;
   c.objects_ = std::move(objects);
+  c.owners_ = OwnerIndex(c.objects_);
   c.storage_ = plugins::StorageState(c.objects_);
   const size_t n = nodes.size();
   c.nodes_ = std::move(nodes);
@@ -114,6 +115,7 @@ Result<Cluster> Cluster::build_impl(std::vector<Node> nodes, const PodList& pods
   c.image_set_.resize(n);
   c.generation_.assign(n, 0);
   c.affinity_generation_.assign(n, 0);
+  c.affinity_pods_on_.assign(n, 0);
   c.pods_.resize(n);
   c.ports_.resize(n);
   std::map<std::vector<std::string>, uint32_t> taint_set_ids;
@@ -283,10 +285,72 @@ void Cluster::add_usage(NodeIndex n, const PodUsage& u, int sign) {
   for (const auto& [s, v] : u.scalars) add(req_scalar_[s][n], v);
 }
 
+namespace {
+std::string label_key(std::string_view key, std::string_view value) {
+  std::string out;
+  out.reserve(key.size() + 1 + value.size());
+  out.append(key).append("=").append(value);  // neither a label key nor a value holds '='
+  return out;
+}
+}  // namespace
+
+void Cluster::index_labels(NodeIndex n, const BoundPod& pod, int sign) const {
+  if (!pod.meta) return;
+  for (const auto& [key, value] : pod.meta->labels) {
+    const std::string k = label_key(key, value);
+    if (sign > 0) {
+      label_nodes_[k].push_back(n);
+      continue;
+    }
+    auto it = label_nodes_.find(k);
+    if (it == label_nodes_.end()) continue;
+    auto at = std::find(it->second.begin(), it->second.end(), n);
+    if (at != it->second.end()) {
+      *at = it->second.back();
+      it->second.pop_back();
+    }
+    if (it->second.empty()) label_nodes_.erase(it);
+  }
+}
+
+const std::vector<NodeIndex>& Cluster::nodes_with_label(std::string_view key, std::string_view value) const {
+  if (!label_index_built_) {
+    label_index_built_ = true;
+    for (NodeIndex n = 0; n < pods_.size(); ++n) {
+      for (const BoundPod& p : pods_[n]) index_labels(n, p, +1);
+    }
+  }
+  static const std::vector<NodeIndex> none;
+  auto it = label_nodes_.find(label_key(key, value));
+  return it == label_nodes_.end() ? none : it->second;
+}
+
+bool Cluster::mark_selector_candidates(const Selector& selector, std::vector<uint8_t>& into) const {
+  if (selector.is_nothing()) return true;
+  const Selector::Requirement* best = nullptr;
+  size_t best_size = 0;
+  for (const auto& r : selector.requirements()) {
+    if (r.op != Selector::Op::kIn) continue;
+    size_t size = 0;
+    for (const auto& v : r.values) size += nodes_with_label(r.key, v).size();
+    if (!best || size < best_size) {
+      best = &r;
+      best_size = size;
+    }
+  }
+  if (!best) return false;
+  for (const auto& v : best->values) {
+    for (NodeIndex n : nodes_with_label(best->key, v)) into[n] = 1;
+  }
+  return true;
+}
+
 void Cluster::place(NodeIndex n, BoundPod pod) {
   add_usage(n, pod.usage, +1);
+  if (label_index_built_) index_labels(n, pod, +1);
   if (pod.affinity) {
     ++affinity_pods_;
+    ++affinity_pods_on_[n];
     if (plugins::reads_namespace_labels(*pod.affinity)) ++namespace_label_readers_;
     ++affinity_epoch_;
     ++affinity_generation_[n];
@@ -311,8 +375,10 @@ void Cluster::remove(NodeIndex n, const std::vector<size_t>& positions) {
   for (size_t pos : sorted) {
     BoundPod& pod = pods_[n][pos];
     add_usage(n, pod.usage, -1);
+    if (label_index_built_) index_labels(n, pod, -1);
     if (pod.affinity) {
       --affinity_pods_;
+      --affinity_pods_on_[n];
       if (plugins::reads_namespace_labels(*pod.affinity)) --namespace_label_readers_;
       ++affinity_epoch_;
       ++affinity_generation_[n];
@@ -347,6 +413,22 @@ Relief Cluster::relief_of(NodeIndex n, const std::vector<size_t>& positions) con
 const std::vector<StrId>* Cluster::label_column(std::string_view key) const {
   auto it = label_columns_.find(std::string(key));
   return it == label_columns_.end() ? nullptr : &it->second;
+}
+
+const Cluster::Domains& Cluster::domains(std::string_view key) const {
+  auto it = domains_.find(key);
+  if (it != domains_.end()) return it->second;
+  Domains d;
+  d.of_node.assign(size(), -1);
+  if (const std::vector<StrId>* column = label_column(key)) {
+    std::unordered_map<StrId, int32_t> ids;
+    for (NodeIndex i = 0; i < size(); ++i) {
+      if ((*column)[i] == kNoStr) continue;
+      d.of_node[i] = ids.try_emplace((*column)[i], static_cast<int32_t>(ids.size())).first->second;
+    }
+    d.count = ids.size();
+  }
+  return domains_.emplace(std::string(key), std::move(d)).first->second;
 }
 
 const ImageState* Cluster::image_state(StrId image) const {

@@ -120,10 +120,10 @@ Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Po
   }
   if (uses(Plugin::PodTopologySpread)) {
     auto hard = profile.filter_enabled(Plugin::PodTopologySpread)
-                    ? plugins::spread_constraints(pod, profile.spread, c.objects(), true)
+                    ? plugins::spread_constraints(pod, profile.spread, c.objects(), c.owners(), true)
                     : std::vector<plugins::SpreadConstraint>{};
     auto soft = profile.score_weight(Plugin::PodTopologySpread) > 0
-                    ? plugins::spread_constraints(pod, profile.spread, c.objects(), false)
+                    ? plugins::spread_constraints(pod, profile.spread, c.objects(), c.owners(), false)
                     : std::vector<plugins::SpreadConstraint>{};
     if (!hard.empty() || !soft.empty()) {
       // Only the system defaults score nodes without every topology key.
@@ -352,7 +352,8 @@ PodPlan::Verdict PodPlan::node_verdict(const Cluster& c, NodeIndex n, const Reli
   return {verdict.position, verdict.status};
 }
 
-NodeStatus PodPlan::with_domain_filters(const Cluster& c, NodeIndex n, const Verdict& v, const Relief* relief) const {
+NodeStatus PodPlan::with_domain_filters(const Cluster& c, NodeIndex n, const Verdict& v, const Relief* relief,
+                                        Plugin skip) const {
   // The domain filters in profile order, each only where no filter before
   // it rejected the node.
   std::array<std::pair<uint8_t, Plugin>, 3> order{{{restrictions_position_, Plugin::VolumeRestrictions},
@@ -361,6 +362,7 @@ NodeStatus PodPlan::with_domain_filters(const Cluster& c, NodeIndex n, const Ver
   std::sort(order.begin(), order.end());
   for (const auto& [position, plugin] : order) {
     if (position >= v.position) break;
+    if (plugin == skip) continue;
     if (auto s = domain_filter(c, n, plugin, relief)) return *s;
   }
   return v.status;
@@ -416,6 +418,12 @@ bool PodPlan::reads_domains(const ScoreVector& weight) const {
                          (weight[slot<Plugin::InterPodAffinity>()] && !inter_pod_->score_skipped())));
 }
 
+bool PodPlan::only_spread_reads_domains(const ScoreVector& weight) const {
+  return restrictions_position_ == UINT8_MAX && !assumes_volumes() &&
+         (!inter_pod_ || (!inter_pod_->reads_domains() &&
+                          (!weight[slot<Plugin::InterPodAffinity>()] || inter_pod_->score_skipped())));
+}
+
 NodeStatus PodPlan::prefilter_status() const {
   if (prefilter_conflict_ || !rejection_) return NodeStatus{Code::UnschedulableAndUnresolvable, Plugin::NodeAffinity};
   return NodeStatus{Code::UnschedulableAndUnresolvable, rejection_->plugin};
@@ -433,6 +441,7 @@ plugins::PodClaims PodPlan::claims(const Cluster& c) const {
   };
   resolve(bound_claims_, out.bound);
   resolve(delayed_claims_, out.delayed);
+  plugins::resolve_candidates(c.storage(), out);
   return out;
 }
 

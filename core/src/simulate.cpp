@@ -1,5 +1,7 @@
 #include "tightpack/simulate.hpp"
 
+#include "spread_replica_index.hpp"
+
 #include <algorithm>
 #include <map>
 #include <numeric>
@@ -109,17 +111,55 @@ class ReplicaIndex {
 
 }  // namespace
 
+namespace {
+
+// Places the replicas with an index (ReplicaIndex or SpreadReplicaIndex):
+// each further replica is an update of the node that received the last one.
+template <class Index>
+SimulationResult place_with(Index& index, Cluster& cluster, const PodPlan& plan, const Pod& pod, int64_t replicas) {
+  SimulationResult result;
+  result.replicas.reserve(static_cast<size_t>(std::max<int64_t>(replicas, 0)));
+  for (int64_t r = 0; r < replicas; ++r) {
+    ReplicaPlacement placement;
+    placement.pod = pod.ns + "/" + pod.name + "-" + std::to_string(r);
+    if (index.empty() || index.saw_invalid_score()) {
+      // Nothing changes once a replica fails, so the first failure speaks for all.
+      if (result.unschedulable_message.empty()) {
+        Decision d = decide(plan, cluster);
+        result.unschedulable_message = d.error.empty() ? d.message : d.error;
+        result.preemption = d.preemption;
+      }
+      result.replicas.push_back(std::move(placement));
+      continue;
+    }
+    NodeIndex n = index.best();
+    placement.node = n;
+    placement.tied = index.tied();
+    cluster.place(n, plan.bound(placement.pod));
+    index.update(n);
+    result.replicas.push_back(std::move(placement));
+  }
+  return result;
+}
+
+}  // namespace
+
 Result<SimulationResult> simulate_replicas(Cluster& cluster, const Profile& profile, const Pod& pod,
                                            int64_t replicas) {
   auto plan = PodPlan::make(cluster, profile, pod);
   if (!plan) return plan.error();
-  SimulationResult result;
-  result.replicas.reserve(static_cast<size_t>(std::max<int64_t>(replicas, 0)));
-  if (plan->reads_domains(score_weights(profile)) || plan->assumes_volumes()) {
+  const ScoreVector weight = score_weights(profile);
+  if (plan->reads_domains(weight) && SpreadReplicaIndex::applies(*plan, weight)) {
+    SpreadReplicaIndex index(*plan, cluster);
+    return place_with(index, cluster, *plan, pod, replicas);
+  }
+  if (plan->reads_domains(weight) || plan->assumes_volumes()) {
     // A placement moves the counts of every node in its topology domains, so
     // each replica is decided afresh (the plan's per-node caches still spare
     // the nodes whose pods did not change); one that makes VolumeBinding
     // assume a claim changes what the next replica's plan reads.
+    SimulationResult result;
+    result.replicas.reserve(static_cast<size_t>(std::max<int64_t>(replicas, 0)));
     for (int64_t r = 0; r < replicas; ++r) {
       ReplicaPlacement placement;
       placement.pod = pod.ns + "/" + pod.name + "-" + std::to_string(r);
@@ -143,27 +183,7 @@ Result<SimulationResult> simulate_replicas(Cluster& cluster, const Profile& prof
     return result;
   }
   ReplicaIndex index(*plan, cluster);
-  for (int64_t r = 0; r < replicas; ++r) {
-    ReplicaPlacement placement;
-    placement.pod = pod.ns + "/" + pod.name + "-" + std::to_string(r);
-    if (index.empty() || index.saw_invalid_score()) {
-      // Nothing changes once a replica fails, so the first failure speaks for all.
-      if (result.unschedulable_message.empty()) {
-        Decision d = decide(*plan, cluster);
-        result.unschedulable_message = d.error.empty() ? d.message : d.error;
-        result.preemption = d.preemption;
-      }
-      result.replicas.push_back(std::move(placement));
-      continue;
-    }
-    NodeIndex n = index.best();
-    placement.node = n;
-    placement.tied = index.tied();
-    cluster.place(n, plan->bound(placement.pod));
-    index.update(n);
-    result.replicas.push_back(std::move(placement));
-  }
-  return result;
+  return place_with(index, cluster, *plan, pod, replicas);
 }
 
 }  // namespace tightpack

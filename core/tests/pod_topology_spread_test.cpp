@@ -82,24 +82,24 @@ TEST(DefaultSelector, ServicesAndTheControllingReplicaSet) {
   o.services.push_back(MapSelectorObject{"default", "all", Labels{}});      // every pod, adds nothing
   Pod p = member("w3", "", "w", "w-rs");
   p.labels = labels({{"app", "w"}, {"tier", "t"}});
-  const Selector s = plugins::default_selector(p, o);
+  const Selector s = plugins::default_selector(p, o, OwnerIndex(o));
   EXPECT_EQ(s.requirements().size(), 2u);  // the Service's app=w and the ReplicaSet's app=w
   EXPECT_TRUE(s.matches(labels({{"app", "w"}})));
   EXPECT_FALSE(s.matches(labels({{"app", "x"}})));
 
   Pod orphan = p;
   orphan.controller.reset();
-  EXPECT_EQ(plugins::default_selector(orphan, o).requirements().size(), 1u);
+  EXPECT_EQ(plugins::default_selector(orphan, o, OwnerIndex(o)).requirements().size(), 1u);
   Pod gone = p;
   gone.controller->name = "gone";
-  EXPECT_EQ(plugins::default_selector(gone, o).requirements().size(), 1u);
+  EXPECT_EQ(plugins::default_selector(gone, o, OwnerIndex(o)).requirements().size(), 1u);
   Pod old_group = p;
   old_group.controller->api_version = "extensions/v1beta1";  // not apps/v1: not looked up
-  EXPECT_EQ(plugins::default_selector(old_group, o).requirements().size(), 1u);
+  EXPECT_EQ(plugins::default_selector(old_group, o, OwnerIndex(o)).requirements().size(), 1u);
   Pod lone = p;
   lone.ns = "lonely";
   lone.controller.reset();
-  EXPECT_TRUE(plugins::default_selector(lone, o).empty());
+  EXPECT_TRUE(plugins::default_selector(lone, o, OwnerIndex(o)).empty());
 }
 
 TEST(PodTopologySpread, SystemDefaultsScoreAReplicaSetsPods) {

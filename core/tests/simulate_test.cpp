@@ -162,6 +162,8 @@ class World {
     if (chance(50)) l.push_back({"disk", pick<const char*>({"ssd", "hdd"})});
     if (chance(50)) l.push_back({"gen", pick<const char*>({"1", "2", "3", "4", "5"})});
     for (const auto& [k, v] : l) n.labels.emplace_back(k, v);
+    // Hostname domains: usually the node's own, sometimes shared, sometimes none.
+    if (chance(85)) n.labels.emplace_back("kubernetes.io/hostname", chance(10) ? "shared-host" : n.name);
     std::sort(n.labels.begin(), n.labels.end());
     if (chance(30)) {
       const std::vector<Taint> pool = {{"dedicated", "gpu", "NoSchedule"},
@@ -243,6 +245,26 @@ class World {
     }
     p.priority = pick<int32_t>({0, 50, 200});
     p.preempt_never = chance(10);
+    if (chance(40)) {
+      // Spread constraints: every placement moves the counts of a domain.
+      const int count = uniform(1, 3);
+      for (int i = 0; i < count; ++i) {
+        TopologySpreadConstraint c;
+        c.max_skew = uniform(1, 3);
+        c.topology_key = pick<std::string>({"zone", "kubernetes.io/hostname", "kubernetes.io/hostname", "disk"});
+        c.when_unsatisfiable = chance(50) ? "DoNotSchedule" : "ScheduleAnyway";
+        if (std::any_of(p.topology_spread.begin(), p.topology_spread.end(), [&](const auto& o) {
+              return o.topology_key == c.topology_key && o.when_unsatisfiable == c.when_unsatisfiable;
+            })) {
+          continue;
+        }
+        if (chance(90)) c.label_selector = LabelSelector{testing::labels({{"dask.org/cluster-name", "a"}}), {}};
+        if (c.when_unsatisfiable == "DoNotSchedule" && chance(20)) c.min_domains = uniform(1, 4);
+        if (chance(20)) c.node_affinity_policy = pick<std::string>({"Honor", "Ignore"});
+        if (chance(20)) c.node_taints_policy = pick<std::string>({"Honor", "Ignore"});
+        p.topology_spread.push_back(std::move(c));
+      }
+    }
     return p;
   }
 

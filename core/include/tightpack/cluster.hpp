@@ -103,6 +103,7 @@ class Cluster {
 
   // The cluster objects beyond nodes and pods (Services, controllers, ...).
   const ApiObjects& objects() const { return objects_; }
+  const OwnerIndex& owners() const { return owners_; }
   // The storage objects as the volume plugins see them, with what
   // VolumeBinding assumed for the pods placed since the cluster was built.
   const plugins::StorageState& storage() const { return storage_; }
@@ -170,6 +171,14 @@ class Cluster {
   // The value of one label key on every node (kNoStr where absent), or nullptr
   // when no node has the key.
   const std::vector<StrId>* label_column(std::string_view key) const;
+  // The topology domains of a label key: each node's domain (numbered from 0
+  // in node order, -1 where the node lacks the key) and how many there are.
+  // Computed once per key, when first asked (not safe from two threads).
+  struct Domains {
+    std::vector<int32_t> of_node;
+    size_t count = 0;
+  };
+  const Domains& domains(std::string_view key) const;
   const ImageState* image_state(StrId image) const;
   const StringPool& strings() const { return strings_; }
 
@@ -180,6 +189,20 @@ class Cluster {
   int64_t affinity_pods() const { return affinity_pods_; }
   uint64_t affinity_epoch() const { return affinity_epoch_; }
   uint32_t affinity_generation(NodeIndex n) const { return affinity_generation_[n]; }
+  uint32_t affinity_pods_on(NodeIndex n) const { return affinity_pods_on_[n]; }
+  // The nodes holding a bound pod labelled key=value, a node once per such
+  // pod, in no order: where a selector with that requirement can match
+  // anything. PodTopologySpread and InterPodAffinity count the pods their
+  // selectors match; with this they look at those nodes instead of every pod
+  // of the cluster. Built on first use and kept up to date by place() and
+  // remove(); like the plans' caches, not safe to call from two threads.
+  const std::vector<NodeIndex>& nodes_with_label(std::string_view key, std::string_view value) const;
+  // Marks in `into` (one entry per node) the nodes where `selector` can
+  // match a bound pod: those with a pod carrying a value of one of its In
+  // requirements (the one that names the fewest). False when it has none,
+  // so that it may match pods anywhere (Everything, only NotIn or Exists).
+  bool mark_selector_candidates(const Selector& selector, std::vector<uint8_t>& into) const;
+
   // Bound pods with a term whose namespace selector reads other namespace
   // labels than kubernetes.io/metadata.name.
   int64_t namespace_label_readers() const { return namespace_label_readers_; }
@@ -219,14 +242,19 @@ class Cluster {
   uint64_t epoch_ = 0;
   InstanceId instance_;
   ApiObjects objects_;
+  OwnerIndex owners_;
   plugins::StorageState storage_;
   std::unordered_map<std::string, int64_t> claim_users_;
   int64_t in_tree_volume_pods_ = 0;
   std::vector<std::vector<HostPort>> ports_;
   int64_t affinity_pods_ = 0;
+  void index_labels(NodeIndex n, const BoundPod& pod, int sign) const;
+  mutable bool label_index_built_ = false;
+  mutable std::unordered_map<std::string, Domains, NameHash, std::equal_to<>> domains_;
+  mutable std::unordered_map<std::string, std::vector<NodeIndex>, NameHash, std::equal_to<>> label_nodes_;
   int64_t namespace_label_readers_ = 0;
   uint64_t affinity_epoch_ = 0;
-  std::vector<uint32_t> affinity_generation_;
+  std::vector<uint32_t> affinity_generation_, affinity_pods_on_;
 };
 
 }  // namespace tightpack

@@ -102,7 +102,18 @@ class PodPlan {
   };
   Verdict node_verdict(const Cluster& c, NodeIndex n, const Relief* relief = nullptr) const;
   NodeStatus with_domain_filters(const Cluster& c, NodeIndex n, const Verdict& v,
-                                 const Relief* relief = nullptr) const;
+                                 const Relief* relief = nullptr, Plugin skip = Plugin::kCount) const;
+  // Every filter but PodTopologySpread, for the replica index that judges
+  // PodTopologySpread by groups of nodes (SpreadReplicaIndex).
+  NodeStatus filter_without_spread(const Cluster& c, NodeIndex n) const {
+    return with_domain_filters(c, n, node_verdict(c, n), nullptr, Plugin::PodTopologySpread);
+  }
+  // PodTopologySpread's counts, when the plugin filters or scores this pod.
+  plugins::SpreadCounts* spread_counts() const { return spread_ ? &*spread_ : nullptr; }
+  // Whether, of the plugins reading whole topology domains, only
+  // PodTopologySpread reads them for this pod: the others' verdicts and
+  // scores do not move when copies of it are placed.
+  bool only_spread_reads_domains(const ScoreVector& weight) const;
   // Whether some filter or score reads topology domains for this pod: after
   // a placement, more nodes than the one that changed may move.
   bool reads_domains(const ScoreVector& weight) const;

@@ -5,8 +5,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -159,6 +162,30 @@ struct ApiObjects {
   // The same for Namespaces: a namespace selector on other labels than
   // kubernetes.io/metadata.name cannot be judged without them.
   bool namespaces_listed = false;
+};
+
+// The workload objects of an ApiObjects by namespace and name, for
+// PodTopologySpread's DefaultSelector, which looks up the controller of
+// every pod it plans for (a hub with thousands of Dask workers has a
+// ReplicaSet each). The first object of a name, as a search in input order
+// finds it. It holds positions, not pointers: look up in the ApiObjects it
+// was built from (or an equal copy).
+class OwnerIndex {
+ public:
+  OwnerIndex() = default;
+  explicit OwnerIndex(const ApiObjects& objects);
+  const SelectorObject* replica_set(const ApiObjects& o, std::string_view ns, std::string_view name) const;
+  const SelectorObject* stateful_set(const ApiObjects& o, std::string_view ns, std::string_view name) const;
+  const MapSelectorObject* replication_controller(const ApiObjects& o, std::string_view ns,
+                                                  std::string_view name) const;
+
+ private:
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  using Index = std::unordered_map<std::string, uint32_t, Hash, std::equal_to<>>;
+  Index replica_sets_, stateful_sets_, replication_controllers_;
 };
 
 }  // namespace tightpack

@@ -55,6 +55,10 @@ AffinityCounts::AffinityCounts(const Cluster& c, const Pod& pod, std::shared_ptr
     // namespace selectors merged into namespace lists from the namespaces
     // that exist, its own among them.
     self_match_ = all_match(own_->required_affinity, *meta_, namespace_labels_);
+    for (const auto* terms : {&own_->required_affinity, &own_->required_anti_affinity, &own_->preferred_affinity,
+                              &own_->preferred_anti_affinity}) {
+      for (const AffinityTerm& t : *terms) own_reads_namespaces_ = own_reads_namespaces_ || !t.namespace_selector.is_nothing();
+    }
   }
   // PreScore skips when the profile ignores the bound pods' preferred terms
   // and the pod has none of its own.
@@ -71,18 +75,26 @@ uint32_t AffinityCounts::key_id(const std::string& key) const {
   return static_cast<uint32_t>(keys_.size() - 1);
 }
 
-const AffinityCounts::OwnMatches& AffinityCounts::own_matches(const std::shared_ptr<const PodMeta>& meta) const {
-  auto [it, fresh] = own_memo_.try_emplace(meta.get());
-  OwnMatches& m = it->second;
+const Labels& AffinityCounts::labels_of_namespace(const std::string& ns) const {
+  for (const auto& [name, labels] : namespace_labels_memo_) {
+    if (name == ns) return labels;
+  }
+  return namespace_labels_memo_.emplace_back(ns, namespace_labels(cluster_->objects(), ns)).second;
+}
+
+AffinityCounts::OwnMatches AffinityCounts::own_matches(const std::shared_ptr<const PodMeta>& meta) const {
+  auto [found, fresh] = own_memo_.find_or_add(meta);
+  OwnMatches& m = *found;
   if (!fresh) return m;
-  m.keep = meta;
   // The bound pod's namespace labels, for terms whose namespace selector was
   // merged into the namespaces it selects.
-  const Labels labels = namespace_labels(cluster_->objects(), meta->ns);
+  static const Labels none;
+  const Labels& labels = own_reads_namespaces_ ? labels_of_namespace(meta->ns) : none;
   m.all_required_affinity = all_match(own_->required_affinity, *meta, labels);
-  m.required_anti_affinity = each_match(own_->required_anti_affinity, *meta, labels);
-  m.preferred_affinity = each_match(own_->preferred_affinity, *meta, labels);
-  m.preferred_anti_affinity = each_match(own_->preferred_anti_affinity, *meta, labels);
+  m.bits = static_cast<uint32_t>(own_bits_.size());
+  for (const auto* terms : {&own_->required_anti_affinity, &own_->preferred_affinity, &own_->preferred_anti_affinity}) {
+    for (const AffinityTerm& t : *terms) own_bits_.push_back(t.matches(*meta, labels) ? 1 : 0);
+  }
   return m;
 }
 
@@ -107,14 +119,14 @@ void AffinityCounts::filter_contribution(NodeIndex n, const BoundPod& p, Contrib
                                          Contribution& anti_affinity, Contribution& existing) const {
   if (own_ && p.meta) {
     // getIncomingAffinityAntiAffinityCounts.
-    const OwnMatches& m = own_matches(p.meta);
+    const OwnMatches m = own_matches(p.meta);
     if (m.all_required_affinity) {
       for (uint32_t k : required_affinity_keys_) {
         if (const StrId v = value(k, n); v != kNoStr) add(affinity, pair(k, v), 1);
       }
     }
     for (size_t i = 0; i < required_anti_keys_.size(); ++i) {
-      if (!m.required_anti_affinity[i]) continue;
+      if (!own_bits_[m.bits + i]) continue;
       if (const StrId v = value(required_anti_keys_[i], n); v != kNoStr) {
         add(anti_affinity, pair(required_anti_keys_[i], v), 1);
       }
@@ -135,7 +147,7 @@ void AffinityCounts::filter_contribution(NodeIndex n, const BoundPod& p, Contrib
 void AffinityCounts::score_contribution(NodeIndex n, const BoundPod& p, NodeState& out) const {
   // processExistingPod: each term that matches, on a node with its topology
   // key, adds its weight to the node's domain.
-  auto process = [&](const std::vector<uint8_t>& matches, const std::vector<uint32_t>& keys,
+  auto process = [&](const uint8_t* matches, const std::vector<uint32_t>& keys,
                      const std::vector<AffinityTerm>& terms, int64_t weight_or_zero, int64_t sign) {
     for (size_t i = 0; i < keys.size(); ++i) {
       if (!matches[i]) continue;
@@ -147,24 +159,25 @@ void AffinityCounts::score_contribution(NodeIndex n, const BoundPod& p, NodeStat
     }
   };
   if (has_preferred_ && p.meta) {
-    const OwnMatches& m = own_matches(p.meta);
-    process(m.preferred_affinity, preferred_affinity_keys_, own_->preferred_affinity, 0, 1);
-    process(m.preferred_anti_affinity, preferred_anti_keys_, own_->preferred_anti_affinity, 0, -1);
+    const OwnMatches m = own_matches(p.meta);
+    const uint8_t* bits = own_bits_.data() + m.bits + required_anti_keys_.size();
+    process(bits, preferred_affinity_keys_, own_->preferred_affinity, 0, 1);
+    process(bits + preferred_affinity_keys_.size(), preferred_anti_keys_, own_->preferred_anti_affinity, 0, -1);
   }
   if (p.affinity) {
     const TheirMatches& m = their_matches(p.affinity);
     if (args_.hard_pod_affinity_weight > 0) {
-      process(m.required_affinity, m.required_affinity_keys, p.affinity->required_affinity,
+      process(m.required_affinity.data(), m.required_affinity_keys, p.affinity->required_affinity,
               args_.hard_pod_affinity_weight, 1);
     }
-    process(m.preferred_affinity, m.preferred_affinity_keys, p.affinity->preferred_affinity, 0, 1);
-    process(m.preferred_anti_affinity, m.preferred_anti_keys, p.affinity->preferred_anti_affinity, 0, -1);
+    process(m.preferred_affinity.data(), m.preferred_affinity_keys, p.affinity->preferred_affinity, 0, 1);
+    process(m.preferred_anti_affinity.data(), m.preferred_anti_keys, p.affinity->preferred_anti_affinity, 0, -1);
   }
 }
 
 AffinityCounts::NodeState AffinityCounts::count_node(const Cluster& c, NodeIndex n) const {
   NodeState s;
-  if (!own_ && c.affinity_pods() == 0) return s;
+  if (!own_ && c.affinity_pods_on(n) == 0) return s;
   // A node without labels has no topology pair; processExistingPod returns
   // at once for it.
   if (c.node(n).labels.empty()) return s;
@@ -201,6 +214,30 @@ void AffinityCounts::apply(const NodeState& s, int64_t sign) {
   for (const auto& [p, amount] : s.score) score_[p] += sign * amount;
 }
 
+void AffinityCounts::skip_nodes_without_candidates(const Cluster& c) {
+  // A node counts something only if one of the pod's selectors can match
+  // one of its pods, or one of its pods has terms: the others are counted
+  // (nothing) without looking at their pods.
+  std::vector<uint8_t> candidate(c.size(), 0);
+  auto mark_all = [&](const std::vector<AffinityTerm>& terms) {
+    for (const auto& t : terms) {
+      if (!c.mark_selector_candidates(t.selector, candidate)) return false;
+    }
+    return true;
+  };
+  // Required affinity counts pods matching every term: one term's candidates do.
+  bool bounded = own_->required_affinity.empty();
+  for (const auto& t : own_->required_affinity) bounded = bounded || c.mark_selector_candidates(t.selector, candidate);
+  bounded = bounded && mark_all(own_->required_anti_affinity);
+  if (has_preferred_ && scores_) {
+    bounded = bounded && mark_all(own_->preferred_affinity) && mark_all(own_->preferred_anti_affinity);
+  }
+  if (!bounded) return;
+  for (NodeIndex n = 0; n < c.size(); ++n) {
+    if (!candidate[n] && c.affinity_pods_on(n) == 0) generation_[n] = c.generation(n);
+  }
+}
+
 void AffinityCounts::sync(const Cluster& c) {
   const bool fresh = instance_ != c.instance() || generation_.size() != c.size();
   const uint64_t epoch = own_ ? c.epoch() : c.affinity_epoch();
@@ -216,6 +253,7 @@ void AffinityCounts::sync(const Cluster& c) {
   }
   instance_ = c.instance();
   epoch_ = epoch;
+  if (fresh && own_) skip_nodes_without_candidates(c);
   for (NodeIndex n = 0; n < c.size(); ++n) {
     const uint32_t generation = own_ ? c.generation(n) : c.affinity_generation(n);
     if (generation_[n] == generation) continue;

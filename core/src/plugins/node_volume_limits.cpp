@@ -1,7 +1,6 @@
 #include "tightpack/plugins/node_volume_limits.hpp"
 
 #include <algorithm>
-#include <map>
 
 namespace tightpack::plugins {
 
@@ -27,25 +26,44 @@ VolumeLimitsVerdict volume_limits(const StorageState& s, const std::vector<std::
     }
   }
   if (!csi_node) return {};
-  std::map<std::string, int64_t> limits;
-  for (const CsiNode::Driver& d : csi_node->drivers) {
-    if (d.count) limits[d.name] = *d.count;
-  }
-  if (limits.empty()) return {};
-  std::map<std::string, std::string> attached;  // unique name → driver
+  auto limit_of = [&](const std::string& driver) -> const std::optional<int32_t>* {
+    for (const CsiNode::Driver& d : csi_node->drivers) {
+      if (d.name == driver && d.count) return &d.count;
+    }
+    return nullptr;
+  };
+  if (std::none_of(attachable.begin(), attachable.end(), [&](const auto& a) { return limit_of(a.second); })) return {};
+  // The node's attached volumes, each unique name once (with the driver it
+  // was first seen with). A node holds few: a list, not a map.
+  std::vector<const std::pair<std::string, std::string>*> attached;
   for (size_t k = 0; k < pods.size(); ++k) {
-    if (relief && std::find(relief->positions.begin(), relief->positions.end(), k) != relief->positions.end()) continue;
     if (!pods[k].storage) continue;
-    for (const auto& [unique, driver] : pods[k].storage->attached) attached.emplace(unique, driver);
+    if (relief && std::find(relief->positions.begin(), relief->positions.end(), k) != relief->positions.end()) continue;
+    for (const auto& volume : pods[k].storage->attached) {
+      if (std::none_of(attached.begin(), attached.end(), [&](const auto* a) { return a->first == volume.first; })) {
+        attached.push_back(&volume);
+      }
+    }
   }
-  std::map<std::string, int64_t> attached_count, new_count;
-  for (const auto& [unique, driver] : attached) ++attached_count[driver];
-  for (const auto& [unique, driver] : attachable) {
-    if (!attached.count(unique)) ++new_count[driver];
-  }
-  for (const auto& [driver, count] : new_count) {
-    auto limit = limits.find(driver);
-    if (limit != limits.end() && attached_count[driver] + count > limit->second) return {VolumeLimitsVerdict::kExceeded};
+  // Per driver of the pod's new volumes: the node's volumes of that driver
+  // and the new ones must stay within its limit.
+  for (size_t i = 0; i < attachable.size(); ++i) {
+    const std::string& driver = attachable[i].second;
+    if (std::any_of(attachable.begin(), attachable.begin() + static_cast<std::ptrdiff_t>(i),
+                    [&](const auto& a) { return a.second == driver; })) {
+      continue;  // counted with its first volume
+    }
+    const std::optional<int32_t>* limit = limit_of(driver);
+    if (!limit) continue;
+    int64_t fresh = 0;
+    for (const auto& [unique, d] : attachable) {
+      if (d != driver) continue;
+      if (std::none_of(attached.begin(), attached.end(), [&](const auto* a) { return a->first == unique; })) ++fresh;
+    }
+    if (fresh == 0) continue;  // nothing new to attach: not checked, even on a node over its limit
+    const int64_t count =
+        std::count_if(attached.begin(), attached.end(), [&](const auto* a) { return a->second == driver; });
+    if (count + fresh > **limit) return {VolumeLimitsVerdict::kExceeded};
   }
   return {};
 }

@@ -60,7 +60,7 @@ const std::vector<TopologySpreadConstraint>& system_default_spread() {
 
 }  // namespace
 
-Selector default_selector(const Pod& pod, const ApiObjects& objects) {
+Selector default_selector(const Pod& pod, const ApiObjects& objects, const OwnerIndex& owners) {
   Labels set;
   for (const auto& s : objects.services) {
     // A Service without a selector selects nothing, not everything.
@@ -71,27 +71,20 @@ Selector default_selector(const Pod& pod, const ApiObjects& objects) {
   if (!pod.controller) return selector;
   const OwnerReference& owner = *pod.controller;
   if (is_kind(owner, "", "ReplicationController")) {
-    for (const auto& rc : objects.replication_controllers) {
-      if (rc.ns != pod.ns || rc.name != owner.name) continue;
-      if (rc.selector) merge(set, *rc.selector);
-      return Selector::of_set(set);
-    }
-    return selector;
+    const MapSelectorObject* rc = owners.replication_controller(objects, pod.ns, owner.name);
+    if (!rc) return selector;
+    if (rc->selector) merge(set, *rc->selector);
+    return Selector::of_set(set);
   }
-  const std::vector<SelectorObject>* owners = nullptr;
-  if (is_kind(owner, "apps", "ReplicaSet")) owners = &objects.replica_sets;
-  if (is_kind(owner, "apps", "StatefulSet")) owners = &objects.stateful_sets;
-  if (!owners) return selector;
-  for (const auto& o : *owners) {
-    if (o.ns != pod.ns || o.name != owner.name) continue;
-    selector.add(Selector::of(o.selector));
-    break;
-  }
+  const SelectorObject* o = nullptr;
+  if (is_kind(owner, "apps", "ReplicaSet")) o = owners.replica_set(objects, pod.ns, owner.name);
+  if (is_kind(owner, "apps", "StatefulSet")) o = owners.stateful_set(objects, pod.ns, owner.name);
+  if (o) selector.add(Selector::of(o->selector));
   return selector;
 }
 
 std::vector<SpreadConstraint> spread_constraints(const Pod& pod, const SpreadArgs& args, const ApiObjects& objects,
-                                                 bool hard) {
+                                                 const OwnerIndex& owners, bool hard) {
   const std::string_view action = hard ? "DoNotSchedule" : "ScheduleAnyway";
   const bool own = !pod.topology_spread.empty();
   const std::vector<TopologySpreadConstraint>& source =
@@ -122,7 +115,7 @@ std::vector<SpreadConstraint> spread_constraints(const Pod& pod, const SpreadArg
     out.push_back(std::move(sc));
   }
   if (own || out.empty()) return out;
-  const Selector selector = default_selector(pod, objects);
+  const Selector selector = default_selector(pod, objects, owners);
   if (selector.empty()) return {};
   for (auto& sc : out) sc.selector = selector;
   return out;
@@ -198,17 +191,11 @@ void SpreadCounts::build(const Cluster& c, std::vector<SpreadConstraint> list, b
     d.selector = matcher_for(sc.selector);
     d.hostname = !hard && sc.topology_key == kHostnameKey;
     d.self_match = sc.selector.matches(pod_labels_);
-    const std::vector<StrId>* column = c.label_column(sc.topology_key);
-    d.domain.assign(n, kNoDomain);
+    const Cluster::Domains& domains = c.domains(sc.topology_key);
+    d.domain = domains.of_node;  // kNoDomain where the node lacks the key
     d.counted.assign(n, 0);
-    std::unordered_map<StrId, int32_t> ids;
-    for (NodeIndex i = 0; i < n; ++i) {
-      if (!column || (*column)[i] == kNoStr) continue;
-      auto [it, fresh] = ids.try_emplace((*column)[i], static_cast<int32_t>(ids.size()));
-      d.domain[i] = it->second;
-    }
-    d.total.assign(ids.size(), 0);
-    d.listed.assign(ids.size(), 0);
+    d.total.assign(domains.count, 0);
+    d.listed.assign(domains.count, 0);
     for (NodeIndex i = 0; i < n; ++i) {
       if (require_all && !all_keys[i]) continue;
       // matchNodeInclusionPolicies.
@@ -233,9 +220,9 @@ bool SpreadCounts::matches(const Matcher& m, const BoundPod& p) const {
   // countPodsMatchSelector: pods of the incoming pod's namespace, not
   // terminating; an empty selector counts nothing.
   if (m.selector.empty() || !p.meta || p.meta->terminating || p.meta->ns != ns_) return false;
-  auto [it, fresh] = m.memo.try_emplace(p.meta.get(), false);
-  if (fresh) it->second = m.selector.matches(p.meta->labels);
-  return it->second;
+  auto [found, fresh] = m.memo.find_or_add(p.meta);
+  if (fresh) *found = m.selector.matches(p.meta->labels) ? 2 : 1;
+  return *found == 2;
 }
 
 int64_t SpreadCounts::count(const Matcher& m, const std::vector<BoundPod>& pods) const {
@@ -255,28 +242,148 @@ void SpreadCounts::sync(const Cluster& c) {
     for (auto* list : {&hard_, &soft_}) {
       for (auto& d : *list) std::fill(d.total.begin(), d.total.end(), 0);
     }
-  }
-  for (NodeIndex i = 0; i < c.size(); ++i) {
-    if (generation_[i] == c.generation(i)) continue;
-    generation_[i] = c.generation(i);
-    for (size_t s = 0; s < matchers_.size(); ++s) {
-      const int64_t now = count(matchers_[s], c.pods_on(i));
-      const int64_t delta = now - matchers_[s].per_node[i];
-      if (delta == 0) continue;
-      matchers_[s].per_node[i] = now;
-      for (auto* list : {&hard_, &soft_}) {
-        for (auto& d : *list) {
-          if (d.selector == s && d.counted[i]) d.total[d.domain[i]] += delta;
-        }
+    // Only nodes with a pod some selector can match count anything: the
+    // others are counted (zero) without looking at their pods.
+    std::vector<uint8_t> candidate(c.size(), 0);
+    bool anywhere = false;
+    for (const auto& m : matchers_) anywhere = anywhere || !c.mark_selector_candidates(m.selector, candidate);
+    if (!anywhere) {
+      for (NodeIndex i = 0; i < c.size(); ++i) {
+        if (!candidate[i]) generation_[i] = c.generation(i);
       }
     }
   }
-  for (auto& d : hard_) {
-    d.min_total = std::numeric_limits<int64_t>::max();
-    for (size_t v = 0; v < d.total.size(); ++v) {
-      if (d.listed[v]) d.min_total = std::min(d.min_total, d.total[v]);
+  for (NodeIndex i = 0; i < c.size(); ++i) {
+    if (generation_[i] != c.generation(i)) recount(c, i);
+  }
+  for (auto& d : hard_) update_min(d);
+}
+
+void SpreadCounts::recount(const Cluster& c, NodeIndex i) {
+  generation_[i] = c.generation(i);
+  for (size_t s = 0; s < matchers_.size(); ++s) {
+    const int64_t now = count(matchers_[s], c.pods_on(i));
+    const int64_t delta = now - matchers_[s].per_node[i];
+    if (delta == 0) continue;
+    matchers_[s].per_node[i] = now;
+    for (auto* list : {&hard_, &soft_}) {
+      for (auto& d : *list) {
+        if (d.selector == s && d.counted[i]) d.total[d.domain[i]] += delta;
+      }
     }
   }
+}
+
+void SpreadCounts::update_min(Domains& d) const {
+  d.min_total = std::numeric_limits<int64_t>::max();
+  for (size_t v = 0; v < d.total.size(); ++v) {
+    if (d.listed[v]) d.min_total = std::min(d.min_total, d.total[v]);
+  }
+}
+
+void SpreadCounts::sync_node(const Cluster& c, NodeIndex n) {
+  if (instance_ != c.instance()) {
+    sync(c);
+    return;
+  }
+  if (generation_[n] != c.generation(n)) {
+    recount(c, n);
+    for (auto& d : hard_) update_min(d);
+  }
+  // Every other node is as counted: the cluster's state is this one's.
+  epoch_ = c.epoch();
+}
+
+void SpreadCounts::signature(NodeIndex n, int64_t* out) const {
+  size_t k = 0;
+  for (const auto& d : hard_) {
+    const int32_t v = d.domain[n];
+    if (v == kNoDomain) {
+      out[k++] = kNoDomain;
+    } else if (d.constraint.topology_key == kHostnameKey) {
+      out[k++] = d.listed[v] ? d.total[v] : 0;
+    } else {
+      out[k++] = v;
+    }
+  }
+  for (const auto& d : soft_) {
+    const int32_t v = d.domain[n];
+    out[k++] = v == kNoDomain ? kNoDomain : d.hostname ? matchers_[d.selector].per_node[n] : v;
+  }
+  out[k] = require_all_soft_ && !has_all_soft_keys_[n] ? 1 : 0;
+}
+
+void SpreadCounts::signature_dependents(NodeIndex n, std::vector<NodeIndex>& out) const {
+  out.assign(1, n);
+  if (nodes_of_domain_.empty()) {
+    nodes_of_domain_.resize(hard_.size());
+    for (size_t k = 0; k < hard_.size(); ++k) {
+      if (hard_[k].constraint.topology_key != kHostnameKey) continue;
+      nodes_of_domain_[k].resize(hard_[k].total.size());
+      for (NodeIndex i = 0; i < hard_[k].domain.size(); ++i) {
+        if (hard_[k].domain[i] != kNoDomain) nodes_of_domain_[k][hard_[k].domain[i]].push_back(i);
+      }
+    }
+  }
+  for (size_t k = 0; k < hard_.size(); ++k) {
+    if (nodes_of_domain_[k].empty() || hard_[k].domain[n] == kNoDomain) continue;
+    for (NodeIndex i : nodes_of_domain_[k][hard_[k].domain[n]]) {
+      if (std::find(out.begin(), out.end(), i) == out.end()) out.push_back(i);
+    }
+  }
+}
+
+bool SpreadCounts::admits_signature(const int64_t* signature, uint8_t& detail) const {
+  for (size_t k = 0; k < hard_.size(); ++k) {
+    const Domains& d = hard_[k];
+    if (signature[k] == kNoDomain) {
+      detail = kSpreadMissingLabel;
+      return false;
+    }
+    const int64_t match = d.constraint.topology_key == kHostnameKey
+                              ? signature[k]
+                              : (d.listed[signature[k]] ? d.total[signature[k]] : 0);
+    const int64_t min = d.listed_count < static_cast<size_t>(d.constraint.min_domains) ? 0 : d.min_total;
+    if (match + (d.self_match ? 1 : 0) - min > d.constraint.max_skew) {
+      detail = kSpreadSkew;
+      return false;
+    }
+  }
+  return true;
+}
+
+std::vector<double> SpreadCounts::topology_weights(const std::vector<const int64_t*>& signatures,
+                                                   const std::vector<size_t>& nodes) const {
+  std::vector<double> out(soft_.size());
+  const size_t scored_at = hard_.size() + soft_.size();
+  for (size_t k = 0; k < soft_.size(); ++k) {
+    size_t size = 0;
+    if (soft_[k].hostname) {
+      for (size_t g = 0; g < signatures.size(); ++g) size += signatures[g][scored_at] ? 0 : nodes[g];
+    } else {
+      std::vector<int64_t> seen;
+      for (const int64_t* s : signatures) {
+        if (s[scored_at]) continue;
+        const int64_t v = s[hard_.size() + k];
+        if (std::find(seen.begin(), seen.end(), v) == seen.end()) seen.push_back(v);
+      }
+      size = seen.size();
+    }
+    out[k] = spread_topology_weight(size);
+  }
+  return out;
+}
+
+int64_t SpreadCounts::raw_score(const int64_t* signature, const std::vector<double>& weights) const {
+  double score = 0;
+  for (size_t k = 0; k < soft_.size(); ++k) {
+    const Domains& d = soft_[k];
+    const int64_t v = signature[hard_.size() + k];
+    if (v == kNoDomain) continue;
+    const int64_t cnt = d.hostname ? v : d.total[v];
+    score += spread_score_for_count(cnt, d.constraint.max_skew, weights[k]);
+  }
+  return static_cast<int64_t>(go_round(score));
 }
 
 bool SpreadCounts::admits(const Cluster& c, NodeIndex n, const Relief* relief, uint8_t& detail) const {

@@ -32,9 +32,8 @@ const char* in_tree_plugin_of(const PodVolume& v) {
   }
 }
 
-template <class T>
-const T* lookup(const std::vector<T>& list, const std::unordered_map<std::string, uint32_t>& index,
-                const std::string& key) {
+template <class T, class Index>
+const T* lookup(const std::vector<T>& list, const Index& index, std::string_view key) {
   auto it = index.find(key);
   return it == index.end() ? nullptr : &list[it->second];
 }
@@ -86,6 +85,9 @@ StorageState::StorageState(const ApiObjects& o)
   // store's Replace keeps it.
   for (uint32_t i = 0; i < claims_.size(); ++i) claim_by_key_[claims_[i].key()] = i;
   for (uint32_t i = 0; i < volumes_.size(); ++i) volume_by_name_[volumes_[i].name] = i;
+  // A name listed twice is its last object, as in the lister.
+  for (const auto& [name, i] : volume_by_name_) volumes_by_class_[volumes_[i].class_name].push_back(i);
+  for (auto& [name, list] : volumes_by_class_) std::sort(list.begin(), list.end());  // input order
   for (uint32_t i = 0; i < classes_.size(); ++i) class_by_name_[classes_[i].name] = i;
   for (uint32_t i = 0; i < csi_nodes_.size(); ++i) csi_node_by_name_[csi_nodes_[i].name] = i;
   for (uint32_t i = 0; i < drivers_.size(); ++i) driver_by_name_[drivers_[i].name] = i;
@@ -103,24 +105,22 @@ const PersistentVolumeClaim* StorageState::claim(std::string_view ns, std::strin
   return lookup(claims_, claim_by_key_, key);
 }
 const PersistentVolume* StorageState::volume(std::string_view name) const {
-  return lookup(volumes_, volume_by_name_, std::string(name));
+  return lookup(volumes_, volume_by_name_, name);
 }
 const StorageClass* StorageState::storage_class(std::string_view name) const {
-  return lookup(classes_, class_by_name_, std::string(name));
+  return lookup(classes_, class_by_name_, name);
 }
-const CsiNode* StorageState::csi_node(std::string_view node) const {
-  return lookup(csi_nodes_, csi_node_by_name_, std::string(node));
-}
+const CsiNode* StorageState::csi_node(std::string_view node) const { return lookup(csi_nodes_, csi_node_by_name_, node); }
 const CsiDriver* StorageState::csi_driver(std::string_view name) const {
-  return lookup(drivers_, driver_by_name_, std::string(name));
+  return lookup(drivers_, driver_by_name_, name);
 }
 
 std::vector<const PersistentVolume*> StorageState::volumes_of_class(std::string_view class_name) const {
   std::vector<const PersistentVolume*> out;
-  for (const auto& [name, i] : volume_by_name_) {
-    if (volumes_[i].class_name == class_name) out.push_back(&volumes_[i]);
-  }
-  std::sort(out.begin(), out.end());  // input order
+  auto it = volumes_by_class_.find(std::string(class_name));
+  if (it == volumes_by_class_.end()) return out;
+  out.reserve(it->second.size());
+  for (uint32_t i : it->second) out.push_back(&volumes_[i]);
   return out;
 }
 

@@ -99,31 +99,51 @@ std::optional<VolumeBindingPreFilter> volume_binding_prefilter(const StorageStat
   return out;
 }
 
-const PersistentVolume* find_matching_volume(const PersistentVolumeClaim& claim,
-                                             const std::vector<const PersistentVolume*>& volumes, const Node& node,
-                                             const std::vector<const PersistentVolume*>& excluded) {
+std::vector<const PersistentVolume*> matching_candidates(const PersistentVolumeClaim& claim,
+                                                         const std::vector<const PersistentVolume*>& volumes) {
   const int64_t requested = claim.request.value_or(0);
   const Selector selector = claim.selector ? Selector::of(claim.selector) : Selector();
-  const PersistentVolume* smallest = nullptr;
+  std::vector<const PersistentVolume*> out;
   for (const PersistentVolume* pv : volumes) {
-    if (contains(excluded, pv)) continue;
     if (pv->claim_ref && !bound_to(*pv, claim)) continue;
     if (pv->capacity < requested) continue;
     if (pv->block != claim.block) continue;
     if (pv->attributes_class != claim.attributes_class) continue;
     if (pv->deleting) continue;
-    const bool reachable = volume_node_affinity_matches(*pv, node.labels);
-    if (bound_to(*pv, claim)) return reachable ? pv : nullptr;
+    if (bound_to(*pv, claim)) {
+      out.push_back(pv);
+      continue;
+    }
     if (pv->phase != "Available") continue;
     if (claim.selector && !selector.matches(pv->labels)) continue;
     if (pv->class_name != claim.class_name) continue;
-    if (!reachable) continue;
     if ((claim.access_modes & pv->access_modes) != claim.access_modes) continue;
+    out.push_back(pv);
+  }
+  return out;
+}
+
+const PersistentVolume* find_matching_volume(const PersistentVolumeClaim& claim,
+                                             const std::vector<const PersistentVolume*>& candidates, const Node& node,
+                                             const std::vector<const PersistentVolume*>& excluded) {
+  const PersistentVolume* smallest = nullptr;
+  for (const PersistentVolume* pv : candidates) {
+    if (contains(excluded, pv)) continue;
+    const bool reachable = volume_node_affinity_matches(*pv, node.labels);
+    if (bound_to(*pv, claim)) return reachable ? pv : nullptr;
+    if (!reachable) continue;
     // Of volumes of one size, kube-scheduler takes the first in Go map
     // order, the engine the first in input order.
     if (!smallest || smallest->capacity > pv->capacity) smallest = pv;
   }
   return smallest;
+}
+
+void resolve_candidates(const StorageState& s, PodClaims& claims) {
+  claims.candidates.clear();
+  for (const PersistentVolumeClaim* claim : claims.delayed) {
+    claims.candidates.push_back(matching_candidates(*claim, s.volumes_of_class(claim->class_name)));
+  }
 }
 
 NodeVolumes find_pod_volumes(const StorageState& s, const PodClaims& claims, const Node& node) {
@@ -142,28 +162,36 @@ NodeVolumes find_pod_volumes(const StorageState& s, const PodClaims& claims, con
     }
   }
   if (claims.delayed.empty()) return out;
-  std::vector<const PersistentVolumeClaim*> to_match, to_provision;
-  for (const PersistentVolumeClaim* claim : claims.delayed) {
+  // (claim, its candidates)
+  std::vector<std::pair<const PersistentVolumeClaim*, const std::vector<const PersistentVolume*>*>> to_match;
+  std::vector<const PersistentVolumeClaim*> to_provision;
+  std::vector<std::vector<const PersistentVolume*>> found_here;  // when not resolved beforehand
+  if (claims.candidates.size() != claims.delayed.size()) found_here.reserve(claims.delayed.size());
+  for (size_t i = 0; i < claims.delayed.size(); ++i) {
+    const PersistentVolumeClaim* claim = claims.delayed[i];
     if (claim->selected_node) {
       if (*claim->selected_node != node.name) {
         out.conflicts |= kVolumeBindConflict;  // the fast path returns at once
         return out;
       }
       to_provision.push_back(claim);
+    } else if (claims.candidates.size() == claims.delayed.size()) {
+      to_match.emplace_back(claim, &claims.candidates[i]);
     } else {
-      to_match.push_back(claim);
+      found_here.push_back(matching_candidates(*claim, s.volumes_of_class(claim->class_name)));
+      to_match.emplace_back(claim, &found_here.back());
     }
   }
   bool satisfied = true;
   if (!to_match.empty()) {
     // byPVCSize with sort.Sort, which is an insertion sort (stable) for the
     // few claims a pod has.
-    std::stable_sort(to_match.begin(), to_match.end(), [](const PersistentVolumeClaim* a, const PersistentVolumeClaim* b) {
-      return a->request.value_or(0) < b->request.value_or(0);
+    std::stable_sort(to_match.begin(), to_match.end(), [](const auto& a, const auto& b) {
+      return a.first->request.value_or(0) < b.first->request.value_or(0);
     });
     std::vector<const PersistentVolume*> chosen;
-    for (const PersistentVolumeClaim* claim : to_match) {
-      const PersistentVolume* pv = find_matching_volume(*claim, s.volumes_of_class(claim->class_name), node, chosen);
+    for (const auto& [claim, candidates] : to_match) {
+      const PersistentVolume* pv = find_matching_volume(*claim, *candidates, node, chosen);
       if (!pv) {
         to_provision.push_back(claim);
         satisfied = false;

@@ -28,6 +28,7 @@
 #include "tightpack/labels.hpp"
 #include "tightpack/model.hpp"
 #include "tightpack/objects.hpp"
+#include "tightpack/pointer_memo.hpp"
 #include "tightpack/profile.hpp"
 
 namespace tightpack::plugins {
@@ -85,9 +86,11 @@ class AffinityCounts {
   // match (memoised per PodMeta), and which of a bound pod's terms the
   // incoming pod matches (per AffinityTerms), with those terms' keys.
   struct OwnMatches {
-    std::shared_ptr<const PodMeta> keep;  // the key stays valid while memoised
     bool all_required_affinity = false;
-    std::vector<uint8_t> required_anti_affinity, preferred_affinity, preferred_anti_affinity;
+    // Into own_bits_: one byte per required anti-affinity term, then per
+    // preferred affinity term, then per preferred anti-affinity term (one
+    // allocation for all the memo's entries, not three per entry).
+    uint32_t bits = 0;
   };
   struct TheirMatches {
     std::shared_ptr<const AffinityTerms> keep;
@@ -100,7 +103,7 @@ class AffinityCounts {
     const std::vector<StrId>* column = columns_[key];
     return column ? (*column)[n] : kNoStr;
   }
-  const OwnMatches& own_matches(const std::shared_ptr<const PodMeta>& meta) const;
+  OwnMatches own_matches(const std::shared_ptr<const PodMeta>& meta) const;
   const TheirMatches& their_matches(const std::shared_ptr<const AffinityTerms>& terms) const;
   // What the pods on node n add to each map.
   NodeState count_node(const Cluster& c, NodeIndex n) const;
@@ -110,6 +113,9 @@ class AffinityCounts {
                            Contribution& existing) const;
   void score_contribution(NodeIndex n, const BoundPod& p, NodeState& out) const;
   static void apply(Counts& counts, size_t& nonzero, const Contribution& contribution, int64_t sign);
+  // Before the first count: marks as counted the nodes none of the pod's
+  // selectors can match a pod on (Cluster::mark_selector_candidates).
+  void skip_nodes_without_candidates(const Cluster& c);
   void apply(const NodeState& s, int64_t sign);
 
   const Cluster* cluster_ = nullptr;
@@ -127,7 +133,11 @@ class AffinityCounts {
   mutable std::vector<std::string> keys_;
   mutable std::vector<const std::vector<StrId>*> columns_;
   std::vector<uint8_t> key_in_existing_, key_in_score_;  // per key: the map has pairs of it
-  mutable std::unordered_map<const PodMeta*, OwnMatches> own_memo_;
+  mutable PointerMemo<PodMeta, OwnMatches> own_memo_;
+  mutable std::vector<uint8_t> own_bits_;
+  bool own_reads_namespaces_ = false;  // some term has a namespace selector
+  mutable std::vector<std::pair<std::string, Labels>> namespace_labels_memo_;
+  const Labels& labels_of_namespace(const std::string& ns) const;
   mutable std::unordered_map<const AffinityTerms*, TheirMatches> their_memo_;
   std::vector<uint32_t> generation_;  // per node, as counted
   std::unordered_map<NodeIndex, NodeState> counted_;  // nodes that add something

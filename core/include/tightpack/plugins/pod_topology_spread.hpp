@@ -23,6 +23,7 @@
 #include "tightpack/labels.hpp"
 #include "tightpack/model.hpp"
 #include "tightpack/objects.hpp"
+#include "tightpack/pointer_memo.hpp"
 #include "tightpack/profile.hpp"
 
 namespace tightpack::plugins {
@@ -49,14 +50,14 @@ struct SpreadConstraint {
 // helper.DefaultSelector: the selectors of the Services in the pod's
 // namespace that select it, merged, plus the selector of the ReplicaSet,
 // StatefulSet or ReplicationController that controls it.
-Selector default_selector(const Pod& pod, const ApiObjects& objects);
+Selector default_selector(const Pod& pod, const ApiObjects& objects, const OwnerIndex& owners);
 
 // The constraints of one kind (hard: DoNotSchedule, for the filter; soft:
 // ScheduleAnyway, for the score): the pod's own, with matchLabelKeys merged
 // into their selectors, or, when it has none, the profile's defaults with the
 // default selector (none when that selects nothing).
-std::vector<SpreadConstraint> spread_constraints(const Pod& pod, const SpreadArgs& args,
-                                                 const ApiObjects& objects, bool hard);
+std::vector<SpreadConstraint> spread_constraints(const Pod& pod, const SpreadArgs& args, const ApiObjects& objects,
+                                                 const OwnerIndex& owners, bool hard);
 
 class SpreadCounts {
  public:
@@ -84,6 +85,33 @@ class SpreadCounts {
   static constexpr int64_t kNotScored = -1;
   void raw_scores(const Cluster& c, const std::vector<NodeIndex>& feasible, std::vector<int64_t>& out) const;
 
+  // For simulate's replica index, which groups nodes that admit and score
+  // alike. A node's signature: per constraint (hard, then soft) its domain,
+  // or, for a constraint over kubernetes.io/hostname, the count it reads (its
+  // domain's for a hard one, its own for a soft one), kNoDomain where the node
+  // lacks the key; last, 1 when the node is not scored (kNotScored). Nodes of
+  // equal signatures get the same verdict and the same raw score, whatever
+  // the counts are.
+  size_t signature_size() const { return hard_.size() + soft_.size() + 1; }
+  void signature(NodeIndex n, int64_t* out) const;
+  // The nodes whose signature a change of node n's pods may change: n, and
+  // the nodes sharing a hostname domain with it.
+  void signature_dependents(NodeIndex n, std::vector<NodeIndex>& out) const;
+  // admits() of the nodes of a signature.
+  bool admits_signature(const int64_t* signature, uint8_t& detail) const;
+  // PreScore's topology weights, from the scored feasible nodes: per soft
+  // constraint, for one over kubernetes.io/hostname their number, else how
+  // many distinct domains they are in (a node without the key being in "").
+  // `signatures` are those of the feasible nodes (one per group), `nodes`
+  // how many nodes have each.
+  std::vector<double> topology_weights(const std::vector<const int64_t*>& signatures,
+                                       const std::vector<size_t>& nodes) const;
+  // The raw score of a signature's nodes with those weights (not for
+  // signatures of unscored nodes).
+  int64_t raw_score(const int64_t* signature, const std::vector<double>& weights) const;
+  // sync() for one node whose pods changed.
+  void sync_node(const Cluster& c, NodeIndex n);
+
  private:
   // One constraint over the nodes: each node's domain (its label value,
   // interned; kNoDomain when it lacks the key), whether its pods count, and
@@ -103,11 +131,16 @@ class SpreadCounts {
   };
   struct Matcher {
     Selector selector;
-    mutable std::unordered_map<const PodMeta*, bool> memo;
+    mutable PointerMemo<PodMeta, uint8_t> memo;  // 1: no, 2: yes
     std::vector<int64_t> per_node;
   };
 
   int64_t count(const Matcher& m, const std::vector<BoundPod>& pods) const;
+  void recount(const Cluster& c, NodeIndex i);
+  void update_min(Domains& d) const;
+  // Per hard constraint over kubernetes.io/hostname, the nodes of each domain
+  // (built when first asked).
+  mutable std::vector<std::vector<std::vector<NodeIndex>>> nodes_of_domain_;
   bool matches(const Matcher& m, const BoundPod& p) const;
   size_t matcher_for(const Selector& s);
   void build(const Cluster& c, std::vector<SpreadConstraint> list, bool hard, bool require_all,

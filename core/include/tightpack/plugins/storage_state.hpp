@@ -102,8 +102,17 @@ class StorageState {
   std::vector<CsiNode> csi_nodes_;
   std::vector<CsiDriver> drivers_;
   std::vector<CsiStorageCapacity> capacities_;
-  std::unordered_map<std::string, uint32_t> claim_by_key_, volume_by_name_, class_by_name_, csi_node_by_name_,
-      driver_by_name_;
+  // Looked up by string_view without building a string: the filters look
+  // up a node's CSINode and a driver for every node of every decision.
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  using Index = std::unordered_map<std::string, uint32_t, NameHash, std::equal_to<>>;
+  Index claim_by_key_, volume_by_name_, class_by_name_, csi_node_by_name_, driver_by_name_;
+  // The volumes of each class, by index in input order: listed per claim
+  // of every plan, so kept rather than searched for.
+  std::unordered_map<std::string, std::vector<uint32_t>> volumes_by_class_;
   std::vector<std::string> migrated_;
   uint64_t epoch_ = 0;
 };

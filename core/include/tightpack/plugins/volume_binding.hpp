@@ -40,7 +40,12 @@ std::vector<std::string> volume_binding_reasons(uint8_t conflicts);
 struct PodClaims {
   std::vector<const PersistentVolumeClaim*> bound;    // volumeName and bind-completed
   std::vector<const PersistentVolumeClaim*> delayed;  // unbound, WaitForFirstConsumer
+  // Per delayed claim, the volumes FindMatchingVolume could choose on some
+  // node (matching_candidates), found once for every node; empty until
+  // resolve_candidates().
+  std::vector<std::vector<const PersistentVolume*>> candidates;
 };
+void resolve_candidates(const StorageState& s, PodClaims& claims);
 
 // PreFilter: nullopt when the pod has no claim (the plugin skips it);
 // otherwise its claims, or the reason every node is rejected
@@ -61,11 +66,15 @@ struct NodeVolumes {
 };
 NodeVolumes find_pod_volumes(const StorageState& s, const PodClaims& claims, const Node& node);
 
-// FindMatchingVolume with delayBinding on: the smallest available volume of
-// the claim's class that the claim fits and the node reaches, or the one
-// already bound to the claim; null when none.
+// FindMatchingVolume with delayBinding on, in two parts. The volumes of the
+// claim's class that pass every check that does not read the node, in their
+// order: the one bound to the claim, and available ones the claim fits.
+std::vector<const PersistentVolume*> matching_candidates(const PersistentVolumeClaim& claim,
+                                                         const std::vector<const PersistentVolume*>& volumes);
+// Then on a node: the volume bound to the claim if the node reaches it
+// (null if not), else the smallest candidate the node reaches; null when none.
 const PersistentVolume* find_matching_volume(const PersistentVolumeClaim& claim,
-                                             const std::vector<const PersistentVolume*>& volumes, const Node& node,
+                                             const std::vector<const PersistentVolume*>& candidates, const Node& node,
                                              const std::vector<const PersistentVolume*>& excluded);
 
 // Score: the shape's score of each class' requested/capacity, averaged over
