@@ -4,6 +4,7 @@
 
 #include <boost/json.hpp>
 #include <map>
+#include <optional>
 
 #include "synthetic_cluster.hpp"
 #include "tightpack/decode.hpp"
@@ -91,11 +92,14 @@ void BM_Simulate(benchmark::State& state) {
   Pod pod = dask_worker();
   const Cluster& base = cluster_of(nodes);
   int64_t placed = 0;
+  std::optional<Cluster> cluster;
   for (auto _ : state) {
+    // Copying the cluster and destroying the last copy are not measured.
     state.PauseTiming();
-    Cluster cluster = base;
+    cluster.reset();
+    cluster.emplace(base);
     state.ResumeTiming();
-    auto result = simulate_replicas(cluster, profile, pod, replicas);
+    auto result = simulate_replicas(*cluster, profile, pod, replicas);
     placed = 0;
     for (const auto& r : result->replicas) placed += r.node.has_value();
     benchmark::DoNotOptimize(result);
@@ -106,6 +110,47 @@ void BM_Simulate(benchmark::State& state) {
 }
 BENCHMARK(BM_Simulate)
     ->ArgsProduct({{1000}, {1000}, {0, 1}})
+    ->ArgNames({"nodes", "replicas", "profile"})
+    ->Unit(benchmark::kMillisecond);
+
+// Replicas of a Dask worker template with topology spread constraints: zones
+// (DoNotSchedule, maxSkew 1) and nodes (ScheduleAnyway), so that every
+// placement moves the counts of a whole zone (SpreadReplicaIndex).
+void BM_SimulateSpread(benchmark::State& state) {
+  const size_t nodes = static_cast<size_t>(state.range(0));
+  const int64_t replicas = state.range(1);
+  Profile profile = profile_named(static_cast<int>(state.range(2)));
+  Pod pod = dask_worker();
+  pod.labels = {{"app", "dask-worker"}};
+  for (const auto& [key, action] : {std::pair{"topology.kubernetes.io/zone", "DoNotSchedule"},
+                                    std::pair{"kubernetes.io/hostname", "ScheduleAnyway"}}) {
+    TopologySpreadConstraint c;
+    c.max_skew = 1;
+    c.topology_key = key;
+    c.when_unsatisfiable = action;
+    c.label_selector = LabelSelector{{{"app", "dask-worker"}}, {}};
+    pod.topology_spread.push_back(std::move(c));
+  }
+  const Cluster& base = cluster_of(nodes);
+  int64_t placed = 0;
+  std::optional<Cluster> cluster;
+  for (auto _ : state) {
+    // Copying the cluster and destroying the last copy are not measured.
+    state.PauseTiming();
+    cluster.reset();
+    cluster.emplace(base);
+    state.ResumeTiming();
+    auto result = simulate_replicas(*cluster, profile, pod, replicas);
+    placed = 0;
+    for (const auto& r : result->replicas) placed += r.node.has_value();
+    benchmark::DoNotOptimize(result);
+  }
+  state.SetItemsProcessed(state.iterations() * replicas);
+  state.SetLabel(profile_label(static_cast<int>(state.range(2))));
+  state.counters["placed"] = static_cast<double>(placed);
+}
+BENCHMARK(BM_SimulateSpread)
+    ->ArgsProduct({{5000}, {1, 1000}, {0, 1}})
     ->ArgNames({"nodes", "replicas", "profile"})
     ->Unit(benchmark::kMillisecond);
 

@@ -1187,8 +1187,9 @@ def volumes(s, seed, index):
     meta["features"] = sorted(feats)
 
 
-def big(seed, n_nodes, n_incoming, empty):
-    """A large cluster for timing: n_nodes in four pools, ~5 bound pods a node."""
+def big(seed, n_nodes, n_incoming, empty, pods_per_node=5, hub=False):
+    """A large cluster for timing: n_nodes in four pools, pods_per_node bound
+    pods a node. With hub, the cluster a DaskHub is (hub_objects())."""
     r = random.Random(f"{seed}/big/{n_nodes}")
     g = Gen(r)
     nodes, pods = [], []
@@ -1196,19 +1197,98 @@ def big(seed, n_nodes, n_incoming, empty):
     for i in range(n_nodes):
         pool = pools[i % 4] if i % 10 else "plain"
         nodes.append(g.node(f"{pool}-{i:05d}", pool, POOLS[pool]))
+    share = 0.9 / max(pods_per_node, 1)
     for i, n in enumerate(nodes):
         alloc_cpu, alloc_mem = n.pop("_alloc")
-        for j in range(5):
+        for j in range(pods_per_node):
             pods.append({"metadata": {"name": f"b-{i}-{j}", "namespace": "default"},
                          "spec": {"nodeName": n["metadata"]["name"], "containers": [
-                             g.container("c", max(10, int(alloc_cpu * r.random() * 0.18)), max(1 << 20, int(alloc_mem * r.random() * 0.18)))]}})
+                             g.container("c", max(10, int(alloc_cpu * r.random() * share)),
+                                         max(1 << 20, int(alloc_mem * r.random() * share)))]}})
     incoming = []
     if not empty:
         for t in range(n_incoming):
             spec = g.pod_spec(nodes[:50], incoming=True)
             incoming.append({"metadata": {"name": f"pod-{t}", "namespace": "default"}, "spec": spec})
-    return {"scenario": {"profile": g.pick(PROFILES), "nodes": nodes, "pods": pods, "incoming": incoming},
-            "meta": {"id": f"big-{seed}-{n_nodes}", "seed": str(seed)}}
+    s = {"scenario": {"profile": g.pick(PROFILES), "nodes": nodes, "pods": pods, "incoming": incoming},
+         "meta": {"id": f"big-{seed}-{n_nodes}", "seed": str(seed)}}
+    if hub:
+        hub_objects(s["scenario"], random.Random(f"{seed}/big/{n_nodes}/hub"))
+    return s
+
+
+CSI_DRIVER = "pd.csi.storage.gke.io"
+CSI_ZONE_KEY = "topology.gke.io/zone"
+
+
+def hub_objects(sc, r):
+    """Makes a --big cluster a DaskHub's (speed.sh): bound pods become
+    notebooks on user nodes (each with its home claim, bound to a zonal PV),
+    Dask workers of 50 clusters on worker nodes (each its own one-replica
+    ReplicaSet, as the dask-kubernetes operator makes them, and a scheduler
+    Service per cluster) and node-placeholders (required hostname
+    anti-affinity) on every tenth node; with the StorageClass, CSIDriver and
+    a CSINode per node (attach limit 127) that GKE has."""
+    nodes, pods = sc["nodes"], sc["pods"]
+    pool_of = {n["metadata"]["name"]: n["metadata"]["labels"]["pool"] for n in nodes}
+    zone_of = {n["metadata"]["name"]: n["metadata"]["labels"][ZONE_KEY] for n in nodes}
+    for n in nodes:
+        n["metadata"]["labels"][CSI_ZONE_KEY] = n["metadata"]["labels"][ZONE_KEY]
+    claims, pvs, rss, services = [], [], [], []
+    placeholder = {"app": "node-placeholder", "component": "placeholder"}
+    index_of = {n["metadata"]["name"]: i for i, n in enumerate(nodes)}
+    seen_node = set()
+    for k, p in enumerate(pods):
+        node = p["spec"]["nodeName"]
+        meta = p["metadata"]
+        first = node not in seen_node
+        seen_node.add(node)
+        if first and index_of[node] % 10 == 3:
+            meta["namespace"] = "jhub"
+            meta["labels"] = dict(placeholder)
+            p["spec"]["priority"] = -10
+            p["spec"]["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+                {"labelSelector": {"matchLabels": dict(placeholder)}, "topologyKey": HOST_KEY}]}}
+        elif pool_of[node] == "user" and first:
+            user = f"user{k}"
+            meta.update(name=f"jupyter-{user}", namespace="jhub",
+                        labels={"app": "jupyterhub", "component": "singleuser-server", "hub.jupyter.org/username": user})
+            claim, pv = f"claim-{user}", f"pvc-{k:08x}"
+            p["spec"]["volumes"] = [{"name": "home", "persistentVolumeClaim": {"claimName": claim}}]
+            claims.append({"metadata": {"name": claim, "namespace": "jhub", "uid": f"uid-claim-{k}", "annotations": {
+                "pv.kubernetes.io/bind-completed": "yes"}},
+                "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "10Gi"}},
+                         "storageClassName": "standard-rwo", "volumeName": pv}, "status": {"phase": "Bound"}})
+            pvs.append({"metadata": {"name": pv}, "spec": {
+                "capacity": {"storage": "10Gi"}, "accessModes": ["ReadWriteOnce"], "storageClassName": "standard-rwo",
+                "claimRef": {"namespace": "jhub", "name": claim, "uid": f"uid-claim-{k}"},
+                "csi": {"driver": CSI_DRIVER, "volumeHandle": f"projects/hub/zones/{zone_of[node]}/disks/{pv}"},
+                "nodeAffinity": {"required": {"nodeSelectorTerms": [{"matchExpressions": [
+                    {"key": CSI_ZONE_KEY, "operator": "In", "values": [zone_of[node]]}]}]}}},
+                "status": {"phase": "Bound"}})
+        elif pool_of[node] == "worker":
+            cluster = f"dc{k % 50}"
+            worker = f"{cluster}-default-worker-{k:06x}"
+            meta.update(name=f"{worker}-7c9b4-x2k9f", namespace="dask",
+                        labels={"dask.org/cluster-name": cluster, "dask.org/component": "worker",
+                                "dask.org/workergroup-name": "default", "dask.org/worker-name": worker},
+                        ownerReferences=[{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": f"{worker}-7c9b4",
+                                          "uid": f"uid-rs-{k}", "controller": True}])
+            rss.append({"metadata": {"name": f"{worker}-7c9b4", "namespace": "dask"}, "spec": {"selector": {
+                "matchLabels": {"dask.org/cluster-name": cluster, "dask.org/worker-name": worker}}}})
+    for c in range(50):
+        services.append({"metadata": {"name": f"dc{c}-scheduler", "namespace": "dask"}, "spec": {"selector": {
+            "dask.org/cluster-name": f"dc{c}", "dask.org/component": "scheduler"}}})
+    sc["storageClasses"] = [{"metadata": {"name": "standard-rwo", "annotations": {
+        "storageclass.kubernetes.io/is-default-class": "true"}}, "provisioner": CSI_DRIVER,
+        "volumeBindingMode": "WaitForFirstConsumer"}]
+    sc["csiDrivers"] = [{"metadata": {"name": CSI_DRIVER}, "spec": {"attachRequired": True}}]
+    sc["csiNodes"] = [{"metadata": {"name": n["metadata"]["name"]}, "spec": {"drivers": [
+        {"name": CSI_DRIVER, "nodeID": n["metadata"]["name"], "topologyKeys": [CSI_ZONE_KEY],
+         "allocatable": {"count": 127}}]}} for n in nodes]
+    sc["persistentVolumeClaims"], sc["persistentVolumes"] = claims, pvs
+    sc["replicaSets"], sc["services"] = rss, services
+    sc["namespaces"] = [{"metadata": {"name": ns}} for ns in ("default", "jhub", "dask")]
 
 
 def main(argv):
@@ -1220,6 +1300,10 @@ def main(argv):
     ap.add_argument("--big", type=int, help="one large scenario of this many nodes (timing)")
     ap.add_argument("--incoming", type=int, default=100, help="with --big: incoming pods")
     ap.add_argument("--empty", action="store_true", help="with --big: no incoming pods (to time decoding alone)")
+    ap.add_argument("--pods-per-node", type=int, default=5, help="with --big: bound pods a node")
+    ap.add_argument("--hub", action="store_true",
+                    help="with --big: a DaskHub's pods and objects (notebooks with home claims, operator workers, "
+                         "node-placeholders, storage, CSINodes)")
     ap.add_argument("--release", help="the kube-scheduler release the scenarios are for (v1.36): "
                                       "written into each profile, for the engine's wording and "
                                       "the reference's check")
@@ -1233,7 +1317,8 @@ def main(argv):
     a = ap.parse_args(argv)
     out = open(a.output, "w") if a.output else sys.stdout
     if a.big:
-        out.write(json.dumps(big(a.seed, a.big, a.incoming, a.empty), separators=(",", ":")) + "\n")
+        out.write(json.dumps(big(a.seed, a.big, a.incoming, a.empty, a.pods_per_node, a.hub),
+                             separators=(",", ":")) + "\n")
         return 0
     lo, hi = (int(x) for x in a.nodes.split(":"))
     for i in range(a.start, a.start + a.count):
