@@ -21,6 +21,7 @@
 #include "tightpack/error.hpp"
 #include "tightpack/json_path.hpp"
 #include "tightpack/model.hpp"
+#include "tightpack/objects.hpp"
 #include "tightpack/profile.hpp"
 
 namespace tightpack::autoscaler {
@@ -103,10 +104,22 @@ struct AutoscaleScenario {
   std::set<std::string> controllers;  // "Kind/namespace/name" of the listed controllers
   std::vector<PdbSpec> pdbs;
   Options options;
+  // The cluster objects the scheduler framework's listers serve (the same
+  // optional lists as a scheduling scenario's): every snapshot the run
+  // builds reads them. The ReplicaSets, StatefulSets and
+  // ReplicationControllers are in `controllers` too, for the drain rules.
+  ApiObjects objects;
 };
 
-// Accepts a corpus line ({"scenario": …}) or a bare scenario.
+// Accepts a corpus line ({"scenario": …}) or a bare scenario. An unknown
+// key is an error that names it.
 Result<AutoscaleScenario> decode_autoscale_scenario(const boost::json::value& doc);
+
+// The profile of CA's scheduler framework handle (simulator/framework/
+// handle.go: schedulerconfiglatest.Default(), one profile): kube-scheduler's
+// default profile of the k8s.io/kubernetes release cluster-autoscaler
+// vendors, v1.35, where NodeVolumeLimits' VolumeLimitScaling check is off.
+Profile ca_profile();
 
 // The object decoders the scenario decoder is made of, for other inputs that
 // carry the same objects (cluster snapshots, NodePools templates).

@@ -111,8 +111,17 @@ json::value encode(const RunRecord& run) {
 
 }  // namespace
 
+Profile ca_profile() {
+  Profile p = default_profile();
+  // Only checks that differ before v1.37 read it (NodeVolumeLimits' driver
+  // check under VolumeLimitScaling, alpha and off in v1.35); scores and
+  // FailedScheduling messages, which it also words, CA does not use.
+  p.kube_minor = 35;
+  return p;
+}
+
 json::value run_autoscale(const AutoscaleScenario& s) {
-  const Profile profile = default_profile();
+  const Profile profile = ca_profile();
   auto run = run_loops(s, profile);  // its loops run the planner too
   if (!run) return json::object{{"error", run.error().what()}};
   return encode(*run);

@@ -53,11 +53,18 @@ double nodes_by_requests(const Node& n, const std::vector<const Pod*>& pods) {
 Result<Estimate> pack(const NodeTemplate& t, const std::vector<const Pod*>& pods,
                       const std::vector<size_t>& order, const std::vector<uint32_t>& classes,
                       const Profile& profile, size_t count, bool final, NodeRoundRobin& rr,
-                      size_t listed, bool& ran_out) {
+                      size_t listed, const ForkInput& fork, bool& ran_out) {
   Estimate e;
   std::vector<Node> nodes;
   std::vector<Pod> node_pods;
-  nodes.reserve(count);
+  // With the snapshot's contents the new nodes follow its `listed` nodes, as
+  // in CA's fork; without, they are the cluster's only nodes.
+  const size_t base = fork.contents ? listed : 0;
+  if (fork.contents) {
+    nodes = fork.contents->nodes;
+    node_pods = fork.contents->pods;
+  }
+  nodes.reserve(base + count);
   for (size_t i = 0; i < count; ++i) {
     Node n = renamed_copy(t.node, t.node.name + "-" + std::to_string(i));
     for (const Pod& p : t.pods) {
@@ -67,14 +74,15 @@ Result<Estimate> pack(const NodeTemplate& t, const std::vector<const Pod*>& pods
     }
     nodes.push_back(std::move(n));
   }
-  auto cluster = Cluster::build(std::move(nodes), node_pods);
+  auto cluster = Cluster::build(std::move(nodes), node_pods, fork.objects ? *fork.objects : ApiObjects{});
   if (!cluster) return cluster.error();
   Cluster& c = *cluster;
   Plans plans(c, profile);
-  std::vector<uint8_t> has_pods(c.size(), 0);
+  std::vector<uint8_t> has_pods(count, 0);  // per new node
   ClassRejections rejections;
   bool refused = false;  // newNodesAvailable is false
-  NodeIndex opened = 0;
+  NodeIndex opened = 0;  // new nodes opened; the k-th is the cluster's node base + k
+  auto at_new = [&](size_t k) { return static_cast<NodeIndex>(base + k); };
   enum class Step { kExisting, kNew, kDone } step = Step::kDone;
   std::optional<uint32_t> group;
   for (size_t idx : order) {
@@ -88,8 +96,9 @@ Result<Estimate> pack(const NodeTemplate& t, const std::vector<const Pod*>& pods
     auto found = plans.get(pod, cls);
     if (!found) return found.error();
     const PodPlan* plan = *found;
-    auto fits = [&](NodeIndex n) { return rejections.fits(cls, *plan, c, n); };
-    std::optional<NodeIndex> at;
+    // Whether the k-th new node passes (PreFilter's node set included).
+    auto fits = [&](size_t k) { return rejections.fits(cls, *plan, c, at_new(k)); };
+    std::optional<size_t> at;  // a new node
     if (step == Step::kExisting) {
       if (!plan->prefilter_conflict() && opened > 0) {
         const size_t list = listed + opened;
@@ -97,8 +106,8 @@ Result<Estimate> pack(const NodeTemplate& t, const std::vector<const Pod*>& pods
         for (size_t i = 0; i < list && !at; ++i) {
           const size_t position = (from + i) % list;
           if (position < listed) continue;
-          if (fits(static_cast<NodeIndex>(position - listed))) {
-            at = static_cast<NodeIndex>(position - listed);
+          if (fits(position - listed)) {
+            at = position - listed;
             rr.matched(position);
           }
         }
@@ -111,7 +120,7 @@ Result<Estimate> pack(const NodeTemplate& t, const std::vector<const Pod*>& pods
       } else if (opened > 0 && !has_pods[opened - 1]) {
         // An empty last node that did not take the pod means a fresh one won't.
         step = Step::kDone;
-      } else if (opened >= c.size()) {  // the limiter refuses another node
+      } else if (opened >= count) {  // the limiter refuses another node
         if (!final) {
           ran_out = true;
           break;
@@ -119,16 +128,16 @@ Result<Estimate> pack(const NodeTemplate& t, const std::vector<const Pod*>& pods
         refused = true;
         step = Step::kDone;
       } else {
-        const NodeIndex n = opened++;
-        if (fits(n)) {
-          at = n;
+        const size_t k = opened++;
+        if (fits(k)) {
+          at = k;
         } else {
           step = Step::kDone;
         }
       }
     }
     if (!at) continue;
-    c.place(*at, plan->bound(pod.key()));
+    c.place(at_new(*at), unreserved(plan->bound(pod.key())));
     has_pods[*at] = 1;
     e.scheduled.push_back(idx);
   }
@@ -160,7 +169,7 @@ Result<Estimate> estimate(const NodeTemplate& t, const std::vector<const Pod*>& 
 Result<Estimate> estimate_in_snapshot(const NodeTemplate& t, const std::vector<const Pod*>& pods,
                                       const Profile& profile, int64_t max_nodes,
                                       const std::vector<uint32_t>& classes, NodeRoundRobin& rr,
-                                      size_t listed) {
+                                      size_t listed, const ForkInput& fork) {
   if (pods.empty()) return Estimate{};
   std::vector<double> score(pods.size());
   for (size_t i = 0; i < pods.size(); ++i) score[i] = estimator_score(*pods[i], t.node);
@@ -184,7 +193,7 @@ Result<Estimate> estimate_in_snapshot(const NodeTemplate& t, const std::vector<c
   for (size_t batch = std::min(capacity, first);; batch = std::min(capacity, 2 * batch)) {
     bool ran_out = false;
     NodeRoundRobin trial = rr;
-    auto e = pack(t, pods, order, classes, profile, batch, batch == capacity, trial, listed, ran_out);
+    auto e = pack(t, pods, order, classes, profile, batch, batch == capacity, trial, listed, fork, ran_out);
     if (!e || !ran_out) {
       if (e) rr = trial;
       return e;

@@ -35,6 +35,34 @@ bool sanitized_away(const Taint& t) {
   return t.key.rfind("ignore-taint.cluster-autoscaler.kubernetes.io/", 0) == 0;
 }
 
+// Labels are kept sorted by key.
+void set_label(Labels& labels, std::string_view key, const std::string& value) {
+  auto it = std::lower_bound(labels.begin(), labels.end(), key,
+                             [](const auto& label, std::string_view k) { return label.first < k; });
+  if (it != labels.end() && it->first == key) {
+    it->second = value;
+  } else {
+    labels.insert(it, {std::string(key), value});
+  }
+}
+
+// labels.UpdateDeprecatedLabels, which SanitizedTemplateNodeInfoFromNodeGroup
+// applies to a cloud provider's template (not to a copy of a real node):
+// the beta instance-type, region and zone labels follow the stable ones.
+void update_deprecated_labels(Labels& labels) {
+  static const std::pair<const char*, const char*> kPairs[] = {
+      {"node.kubernetes.io/instance-type", "beta.kubernetes.io/instance-type"},
+      {"topology.kubernetes.io/region", "failure-domain.beta.kubernetes.io/region"},
+      {"topology.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/zone"},
+  };
+  for (const auto& [stable, beta] : kPairs) {
+    if (const std::string* v = find_label(labels, stable)) {
+      const std::string value = *v;
+      set_label(labels, beta, value);
+    }
+  }
+}
+
 Node sanitized(const Node& from, const std::string& group) {
   Node n = renamed_copy(from, "template-node-for-" + group);
   n.unschedulable = false;
@@ -58,9 +86,9 @@ std::vector<Toleration> daemon_tolerations(std::vector<Toleration> t) {
 
 Node renamed_copy(const Node& from, std::string name) {
   Node n = from;
-  for (auto& [key, value] : n.labels) {
-    if (key == "kubernetes.io/hostname") value = name;
-  }
+  // createSanitizedNode sets the hostname label whether or not the node had
+  // one: hostname topology (anti-affinity, spread) tells the copies apart.
+  set_label(n.labels, "kubernetes.io/hostname", name);
   n.name = std::move(name);
   return n;
 }
@@ -103,6 +131,8 @@ NodeTemplate group_template(const AutoscaleScenario& s, const NodeGroupSpec& g) 
     pod.node_name = t.node.name;
     t.pods.push_back(std::move(pod));
   }
+  // After the DaemonSets were matched, as CA does.
+  update_deprecated_labels(t.node.labels);
   return t;
 }
 

@@ -28,6 +28,23 @@ std::vector<uint32_t> scheduling_classes(const std::vector<const Pod*>& pods) {
   return out;
 }
 
+BoundPod unreserved(BoundPod pod) {
+  if (pod.storage && !pod.storage->delayed_claims.empty()) {
+    auto storage = std::make_shared<plugins::PodStorage>(*pod.storage);
+    storage->delayed_claims.clear();
+    pod.storage = std::move(storage);
+  }
+  return pod;
+}
+
+bool reads_other_nodes(const Pod& pod) {
+  if (!pod.topology_spread.empty() || !pod.pod_affinity_terms.empty()) return true;
+  for (const PodVolume& v : pod.volumes) {
+    if (v.source == PodVolume::Source::kClaim || v.source == PodVolume::Source::kEphemeral) return true;
+  }
+  return false;
+}
+
 Result<const PodPlan*> Plans::get(const Pod& pod, uint32_t cls) {
   if (cls == kOwnClass) {
     auto plan = PodPlan::make(c_, profile_, pod);

@@ -42,15 +42,30 @@ class Plans {
   std::optional<PodPlan> own_;
 };
 
+// CA's snapshot runs PreFilter and Filter for a pod it places, never Reserve
+// (predicate_snapshot.go: SchedulePod and SchedulePodOnAnyNodeMatching run
+// Reserve only for a pod with DRA claims, which the engine refuses): the
+// placed copy holds its claims, but VolumeBinding assumes nothing, and every
+// later simulated pod sees a WaitForFirstConsumer claim still unbound.
+BoundPod unreserved(BoundPod pod);
+
+// Whether a pod's verdict on a node can depend on other nodes' pods: its
+// spread constraints and inter-pod terms count pods over topology domains,
+// and VolumeRestrictions counts every pod that uses a ReadWriteOncePod claim.
+// Existing pods' anti-affinity terms are the cluster's (Cluster::affinity_pods).
+bool reads_other_nodes(const Pod& pod);
+
 // Where nodes only gain pods (filter-out-schedulable, the estimator), a node
 // that rejected a pod rejects every later pod of its class: each such no is
-// asked once. Pods of no class are asked every time.
+// asked once. Pods of no class are asked every time, and so are pods whose
+// filters read topology domains: a spread constraint's skew or a required
+// affinity term can turn a no into a yes when other nodes gain pods.
 class ClassRejections {
  public:
   // Whether `plan`, for a pod of class `cls`, passes node `n` of `c`.
   bool fits(uint32_t cls, const PodPlan& plan, const Cluster& c, NodeIndex n) {
     std::vector<uint8_t>* rejected = nullptr;
-    if (cls != kOwnClass) {
+    if (cls != kOwnClass && !plan.reads_domains(ScoreVector{})) {
       rejected = &rejected_[cls];
       if (rejected->size() < c.size()) rejected->resize(c.size(), 0);
       if ((*rejected)[n]) return false;

@@ -77,13 +77,30 @@ struct RunRecord {
 // a pod needs a feature the engine does not model.
 Result<RunRecord> run_loops(const AutoscaleScenario& s, const Profile& profile);
 
+// What a loop's cluster snapshot holds when CA forks it to check a template
+// or to estimate: the real and upcoming nodes with their pods and the pending
+// pods packed onto them. A fork adds its nodes after these. Built only for pods whose verdict on a new node reads other nodes
+// (plans.hpp: reads_other_nodes, or pods with inter-pod terms anywhere); for
+// the rest a template copy judged alone answers the same.
+struct SnapshotContents {
+  std::vector<Node> nodes;
+  std::vector<Pod> pods;
+};
+
+// The objects of `s` with the nodes of a fork, and, when `contents` is given,
+// the snapshot's nodes and pods first.
+struct ForkInput {
+  const ApiObjects* objects = nullptr;
+  const SnapshotContents* contents = nullptr;  // null: the fork holds only its own nodes
+};
+
 // The estimator inside a loop: `rr` is the run's round-robin, which moves as
 // pods land on the nodes it opens, and `listed` the nodes the snapshot lists
-// before them (real and upcoming).
+// before them (real and upcoming); `fork` what else the snapshot holds.
 Result<Estimate> estimate_in_snapshot(const NodeTemplate& t, const std::vector<const Pod*>& pods,
                                       const Profile& profile, int64_t max_nodes,
                                       const std::vector<uint32_t>& classes, NodeRoundRobin& rr,
-                                      size_t listed);
+                                      size_t listed, const ForkInput& fork = {});
 
 // One loop's scale-down planner (UpdateClusterState) on the real nodes with
 // `bound` pods and the pending pods filter-out-schedulable `placed` there,

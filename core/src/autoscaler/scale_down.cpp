@@ -11,12 +11,14 @@
 // (kubernetes/autoscaler#5976, #7219; CA 1.26 simulated each candidate on its
 // own).
 #include <algorithm>
+#include <deque>
 #include <optional>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "ca_state.hpp"
+#include "plans.hpp"
 #include "run.hpp"
 #include "tightpack/cluster.hpp"
 #include "tightpack/framework.hpp"
@@ -70,6 +72,36 @@ class TrialPlacements {
   std::vector<std::pair<NodeIndex, size_t>> placed_;
 };
 
+// replaceWithTaintedGhostNode (simulator/cluster.go): while its pods are
+// placed elsewhere the candidate keeps its place, a topology domain of its
+// own, but holds no pod, DaemonSet and mirror pods included, so that its
+// pods count where they go and nowhere else (spread, inter-pod terms, a
+// ReadWriteOncePod claim). When the removal holds, RemoveNodeInfo takes the
+// node and its pods out; else the pods come back. The ghost's
+// ToBeDeletedByClusterAutoscaler taint is not modelled: only a spread
+// constraint with nodeTaintsPolicy Honor reads it.
+class Ghost {
+ public:
+  Ghost(Cluster& c, NodeIndex n) : c_(c), n_(n), pods_(c.pods_on(n)) {
+    std::vector<size_t> all(pods_.size());
+    for (size_t k = 0; k < all.size(); ++k) all[k] = k;
+    if (!all.empty()) c_.remove(n_, all);
+  }
+  Ghost(const Ghost&) = delete;
+  Ghost& operator=(const Ghost&) = delete;
+  ~Ghost() {
+    if (removed_) return;
+    for (const BoundPod& p : pods_) c_.place(n_, unreserved(p));
+  }
+  void commit() { removed_ = true; }
+
+ private:
+  Cluster& c_;
+  NodeIndex n_;
+  std::vector<BoundPod> pods_;
+  bool removed_ = false;
+};
+
 // The snapshot's node list as the planner's fork has it: the real nodes not
 // removed, in order (a candidate under simulation stays, as the tainted ghost
 // CA puts in its place), then `upcoming` upcoming nodes, which take no pod.
@@ -108,6 +140,7 @@ Result<std::optional<size_t>> find_place(Cluster& c, NodeIndex candidate, const 
                                          const std::vector<PodHints::Key>& hint_keys,
                                          const Profile& profile, bool keep, CaState& state,
                                          std::vector<NodeIndex>& where) {
+  Ghost ghost(c, candidate);  // outlives the trial: its pods come back after the trial's go
   TrialPlacements trial(c);
   where.clear();
   Pod moved;  // assigned, not constructed, per pod: its strings and vectors keep their storage
@@ -134,10 +167,13 @@ Result<std::optional<size_t>> find_place(Cluster& c, NodeIndex candidate, const 
     }
     if (!at) return std::optional<size_t>(i);
     state.removal_hints.set(hint_keys[i], *at);
-    trial.place(*at, plan->bound(moved.key()));
+    trial.place(*at, unreserved(plan->bound(moved.key())));
     where.push_back(*at);
   }
-  if (keep) trial.commit();
+  if (keep) {
+    trial.commit();
+    ghost.commit();
+  }
   return std::optional<size_t>();
 }
 
@@ -153,6 +189,27 @@ size_t unneeded_limit(int64_t loop, size_t previous_unneeded) {
   const size_t limit = previous_unneeded + 2 * kParallelism;
   const size_t cap = loop <= 1 ? 2 * kParallelism : kParallelism * (600 / 10) + kParallelism;
   return std::min(limit, cap);
+}
+
+// The planner's cluster after removals: `nodes` (removed ones unlabelled),
+// each remaining node's pods as `on` lists them (moved pods where they went).
+Result<Cluster> rebuild(const AutoscaleScenario& s, const std::vector<Node>& nodes, const NodeList& list,
+                        const std::vector<std::vector<const CaPod*>>& on) {
+  std::deque<Pod> moved;  // copies of pods that left their node, renamed to where they are
+  std::vector<const Pod*> pods;
+  for (size_t n = 0; n < nodes.size(); ++n) {
+    if (list.removed(static_cast<NodeIndex>(n))) continue;
+    for (const CaPod* p : on[n]) {
+      if (p->pod.node_name == nodes[n].name) {
+        pods.push_back(&p->pod);
+        continue;
+      }
+      moved.push_back(p->pod);
+      moved.back().node_name = nodes[n].name;
+      pods.push_back(&moved.back());
+    }
+  }
+  return Cluster::build_from(nodes, pods, s.objects);
 }
 
 }  // namespace
@@ -216,7 +273,13 @@ Result<ScaleDownRecord> plan_scale_down(const AutoscaleScenario& s,
   };
   for (const CaPod* p : bound) add(*p);
   for (const CaPod& p : placed) add(p);
-  auto cluster = Cluster::build_from(std::move(nodes), pods);
+  // Whether some pod counts spread domains: then a removed node must stop
+  // being one (below).
+  const bool spread_domains =
+      std::any_of(pods.begin(), pods.end(), [](const Pod* p) { return !p->topology_spread.empty(); });
+  std::vector<Node> nodes_now;
+  if (spread_domains) nodes_now = nodes;
+  auto cluster = Cluster::build_from(std::move(nodes), pods, s.objects);
   if (!cluster) return cluster.error();
   const auto group_of = group_index(s);
 
@@ -316,6 +379,17 @@ Result<ScaleDownRecord> plan_scale_down(const AutoscaleScenario& s,
     }
     list.remove(static_cast<NodeIndex>(i));
     for (size_t k = 0; k < d.to_move.size(); ++k) on[where[k]].push_back(node_pods[d.to_move[k]]);
+    if (spread_domains) {
+      // RemoveNodeInfo: the node leaves CA's snapshot, and with it a topology
+      // domain the next candidates' pods would count. The cluster keeps every
+      // node (indices are the scenario's), so it is built again with this
+      // one unlabelled: no spread constraint counts a node without its key,
+      // and it holds no pod that a term could match.
+      nodes_now[i].labels.clear();
+      auto rebuilt = rebuild(s, nodes_now, list, on);
+      if (!rebuilt) return rebuilt.error();
+      *cluster = std::move(*rebuilt);
+    }
     remove_pods(s, moving, remaining);
     r.unneeded.push_back(name);
     r.pods_to_move[name] = moving.size();

@@ -20,7 +20,30 @@ constexpr const char* kMaxSizeReached = "max node group size reached";
 struct Snapshot {
   Cluster cluster;
   size_t real_nodes = 0;
+  std::vector<Pod> pods;  // the bound pods it was built from
+  // The pending pods filter-out-schedulable packed onto it, with their nodes.
+  std::vector<std::pair<const Pod*, NodeIndex>> packed;
+
+  // What a fork of it holds (run.hpp), for pods that read other nodes.
+  SnapshotContents contents() const {
+    SnapshotContents out;
+    out.nodes.reserve(cluster.size());
+    for (NodeIndex n = 0; n < cluster.size(); ++n) out.nodes.push_back(cluster.node(n));
+    out.pods = pods;
+    for (const auto& [p, n] : packed) {
+      out.pods.push_back(*p);
+      out.pods.back().node_name = cluster.name(n);
+    }
+    return out;
+  }
 };
+
+// Whether a fork of `snap` must hold its contents for `pods`: some of them
+// read other nodes, or some pod there has inter-pod terms that may reject them.
+bool needs_contents(const Snapshot& snap, const std::vector<const Pod*>& pods) {
+  if (snap.cluster.affinity_pods() > 0) return true;
+  return std::any_of(pods.begin(), pods.end(), [](const Pod* p) { return reads_other_nodes(*p); });
+}
 
 // Real nodes and their pods, then for every group the nodes it asked for but
 // that have not registered yet, as copies of its template.
@@ -44,9 +67,9 @@ Result<Snapshot> snapshot(const AutoscaleScenario& s, const std::vector<NodeTemp
       nodes.push_back(std::move(n));
     }
   }
-  auto c = Cluster::build(std::move(nodes), pods);
+  auto c = Cluster::build(std::move(nodes), pods, s.objects);
   if (!c) return c.error();
-  return Snapshot{std::move(*c), real};
+  return Snapshot{std::move(*c), real, std::move(pods), {}};
 }
 
 // Pending pods in the order CA packs them: priority, highest first, by Go's
@@ -84,10 +107,22 @@ struct GroupVerdict {
   std::map<const Pod*, std::vector<std::string>> rejected;
 };
 
-// CheckPredicates of each pod on the template node alone (with its pods).
+// CheckPredicates of each pod on the template node (with its pods), added to
+// a fork of the snapshot (SchedulablePodGroups); the fork holds the
+// snapshot's contents when `fork` gives them, else the template alone.
 Result<GroupVerdict> check_template(const NodeTemplate& t, const std::vector<const Pod*>& pods,
-                                    const Profile& profile, const ClassOf& classes) {
-  auto c = Cluster::build({t.node}, t.pods);
+                                    const Profile& profile, const ClassOf& classes,
+                                    const ForkInput& fork) {
+  std::vector<Node> nodes;
+  std::vector<Pod> node_pods;
+  if (fork.contents) {
+    nodes = fork.contents->nodes;
+    node_pods = fork.contents->pods;
+  }
+  const NodeIndex at = static_cast<NodeIndex>(nodes.size());
+  nodes.push_back(t.node);
+  node_pods.insert(node_pods.end(), t.pods.begin(), t.pods.end());
+  auto c = Cluster::build(std::move(nodes), node_pods, *fork.objects);
   if (!c) return c.error();
   Plans plans(*c, profile);
   GroupVerdict v;
@@ -95,13 +130,13 @@ Result<GroupVerdict> check_template(const NodeTemplate& t, const std::vector<con
     auto found = plans.get(*p, class_of(classes, p));
     if (!found) return found.error();
     const PodPlan* plan = *found;
-    NodeStatus st = plan->prefilter_conflict() || !plan->in_prefilter_set(0)
+    NodeStatus st = plan->prefilter_conflict() || !plan->in_prefilter_set(at)
                         ? NodeStatus{Code::UnschedulableAndUnresolvable, Plugin::NodeAffinity}
-                        : plan->filter(*c, 0);
+                        : plan->filter(*c, at);
     if (st.ok()) {
       v.passing.push_back(p);
     } else {
-      v.rejected[p] = plan->reasons(*c, 0, st);
+      v.rejected[p] = plan->reasons(*c, at, st);
     }
   }
   return v;
@@ -173,7 +208,8 @@ Result<std::vector<const Pod*>> fit_existing(
       continue;
     }
     if (*at < snap.real_nodes) state.pending_hints.set(p, *at);
-    c.place(*at, plan->bound(p->key()));
+    c.place(*at, unreserved(plan->bound(p->key())));
+    snap.packed.emplace_back(p, *at);
     if (fitted) fitted->push_back(p->key());
     if (landed) landed->emplace_back(p, *at);
     if (*at < snap.real_nodes) {
@@ -199,8 +235,14 @@ Result<LoopOptions> expansion_options(const AutoscaleScenario& s,
                                       const std::vector<const Pod*>& left,
                                       const ResourcesLeft& resources, const Profile& profile,
                                       const ClassOf& classes, NodeRoundRobin& rr,
-                                      size_t listed) {
+                                      const Snapshot& snap) {
   LoopOptions out;
+  const size_t listed = snap.cluster.size();
+  // Every group's fork starts from the same snapshot: its contents, when the
+  // pods need them, are read once.
+  std::optional<SnapshotContents> contents;
+  if (needs_contents(snap, left)) contents = snap.contents();
+  const ForkInput check_fork{&s.objects, contents ? &*contents : nullptr};
   for (size_t g = 0; g < s.groups.size(); ++g) {
     const NodeGroupSpec& group = s.groups[g];
     if (targets[g] >= group.max_size) {
@@ -212,7 +254,7 @@ Result<LoopOptions> expansion_options(const AutoscaleScenario& s,
       out.skipped[group.name] = {limit};
       continue;
     }
-    auto verdict = check_template(templates[g], left, profile, classes);
+    auto verdict = check_template(templates[g], left, profile, classes, check_fork);
     if (!verdict) return verdict.error();
     for (auto& [p, reasons] : verdict->rejected) out.rejected[p][group.name] = reasons;
     if (verdict->passing.empty()) continue;
@@ -221,8 +263,9 @@ Result<LoopOptions> expansion_options(const AutoscaleScenario& s,
     const int64_t limit =
         estimation_limit(group.max_size, targets[g], s.options.max_nodes_total,
                          static_cast<int64_t>(s.nodes.size()) + upcoming_count(s, targets));
+    const ForkInput fork{&s.objects, contents && needs_contents(snap, verdict->passing) ? &*contents : nullptr};
     auto e = estimate_in_snapshot(templates[g], verdict->passing, profile, limit,
-                                  passing_classes, rr, listed);
+                                  passing_classes, rr, listed, fork);
     if (!e) return e.error();
     if (e->node_count == 0 || e->scheduled.empty()) continue;
     ExpansionOption o{group.name, e->node_count, {}, &templates[g].node};
@@ -324,7 +367,7 @@ Result<RunRecord> run_loops(const AutoscaleScenario& s, const Profile& profile) 
     LoopOptions lo;
     if (!at_max_nodes) {
       auto found = expansion_options(s, templates, run.target_sizes, *left, resources, profile,
-                                     classes, run.state.round_robin, snap->cluster.size());
+                                     classes, run.state.round_robin, *snap);
       if (!found) return found.error();
       lo = std::move(*found);
     }

@@ -17,6 +17,35 @@ namespace {
 constexpr size_t kMaxPending = 100000;
 constexpr int64_t kMaxGroupSize = 10000;
 
+// The cluster objects beyond nodes and pods, under the keys and decoded as a
+// scheduling scenario's (../shared/corpus/README.md): CA's framework handle
+// reads them through the same informers kube-scheduler does.
+constexpr std::pair<const char*, const char*> kObjectKeys[] = {
+    {"namespaces", "Namespace"},
+    {"services", "Service"},
+    {"replicaSets", "ReplicaSet"},
+    {"statefulSets", "StatefulSet"},
+    {"replicationControllers", "ReplicationController"},
+    {"persistentVolumeClaims", "PersistentVolumeClaim"},
+    {"persistentVolumes", "PersistentVolume"},
+    {"storageClasses", "StorageClass"},
+    {"csiNodes", "CSINode"},
+    {"csiDrivers", "CSIDriver"},
+    {"csiStorageCapacities", "CSIStorageCapacity"},
+};
+
+constexpr const char* kScenarioKeys[] = {
+    "nodes", "pods", "nodeGroups", "pending", "expander", "expanderPriorities", "scaleDown",
+    "daemonSets", "replicaSets", "statefulSets", "jobs", "replicationControllers",
+    "podDisruptionBudgets", "options", "namespaces", "services", "persistentVolumeClaims",
+    "persistentVolumes", "storageClasses", "csiNodes", "csiDrivers", "csiStorageCapacities"};
+
+std::string scenario_keys() {
+  std::string out;
+  for (const char* k : kScenarioKeys) out += (out.empty() ? "" : ", ") + std::string(k);
+  return out;
+}
+
 const json::object* child(const json::object& o, std::string_view key) {
   const json::value* v = member(o, key);
   return v && v->is_object() ? &v->get_object() : nullptr;
@@ -312,6 +341,16 @@ Result<AutoscaleScenario> decode_autoscale_scenario(const json::value& doc) {
       TP_TRY(as_object(*inner, scenario_path, sc));
       sp = &scenario_path;
     }
+    // A misspelt key must not quietly drop what it holds.
+    for (const auto& kv : *sc) {
+      const std::string_view key = kv.key();
+      bool known = sc == o && (key == "expected" || key == "meta");  // a corpus line without "scenario"
+      for (const char* k : kScenarioKeys) known = known || key == k;
+      if (!known) {
+        return value_error(sp->field(key),
+                           "unknown scenario key " + quote_value(key) + " (" + scenario_keys() + ")");
+      }
+    }
     auto each = [&](std::string_view key, auto&& fn) -> Fail {
       const json::value* v = member(*sc, key);
       if (!v) return std::nullopt;
@@ -397,6 +436,18 @@ Result<AutoscaleScenario> decode_autoscale_scenario(const json::value& doc) {
         std::string ns, name;
         TP_TRY(read_object_name(v, p, ns, name));
         s.controllers.insert(std::string(k) + "/" + ns + "/" + name);
+        return std::nullopt;
+      }));
+    }
+    // A scenario lacks what it does not list, as a scheduling scenario does.
+    s.objects.storage_listed = true;
+    s.objects.namespaces_listed = true;
+    for (const auto& [key, kind] : kObjectKeys) {
+      const char* k = kind;
+      TP_TRY(each(key, [&](const json::value& v, const JsonPath& p) -> Fail {
+        bool decoded = false;
+        if (auto st = decode_api_object(k, v, p, s.objects, decoded); !st) return st.error();
+        if (!decoded) return value_error(p, "not a " + std::string(k));
         return std::nullopt;
       }));
     }

@@ -311,7 +311,7 @@ class Simulation {
       if (auto st = drain_queue(); !st) return st;
     }
 
-    const Profile ca_profile = default_profile();  // CA's predicates are the default filters
+    const Profile ca_profile = autoscaler::ca_profile();  // CA's predicates are the default filters
     if (!pending_.empty()) {
       autoscaler::AutoscaleScenario sc = ca_scenario();
       for (const CaPod& p : pending_) sc.pending.push_back(p);

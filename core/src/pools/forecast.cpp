@@ -163,7 +163,7 @@ Result<ScaleDownForecast> forecast_scale_down(const ClusterSnapshot& snapshot,
   for (const autoscaler::NodeGroupSpec& g : s.groups) {
     run.target_sizes.push_back(g.target_size.value_or(static_cast<int64_t>(g.nodes.size())));
   }
-  const Profile profile = default_profile();
+  const Profile profile = autoscaler::ca_profile();
   auto down = autoscaler::run_scale_down(s, bound, profile, run);
   if (!down) return down.error();
 

@@ -93,6 +93,7 @@ autoscaler::AutoscaleScenario autoscale_scenario_without_pods(const ClusterSnaps
   s.daemon_sets = snapshot.daemon_sets;
   s.pdbs = snapshot.pdbs;
   s.controllers = snapshot.controllers;
+  s.objects = snapshot.objects;  // what the framework's listers serve, as for scheduling
   // Controllers of kinds the snapshot did not list are taken to exist.
   for (const autoscaler::CaPod& p : snapshot.pods) {
     if (is_controller_kind(p.controller_kind) && !snapshot.listed_kinds.contains(p.controller_kind)) {
