@@ -17,6 +17,7 @@ import (
 
 	apiv1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/autoscaler/cluster-autoscaler/cloudprovider"
 	testprovider "k8s.io/autoscaler/cluster-autoscaler/cloudprovider/test"
@@ -72,8 +73,9 @@ type harness struct {
 // newHarness makes what a cluster-autoscaler process makes once: its options
 // from the flag defaults and the scheduler framework (the in-tree plugins
 // with the default KubeSchedulerConfiguration, as when --scheduler-config-file
-// is not given), over an informer factory of an empty API server (no
-// volumes, CSI nodes or DRA objects).
+// is not given), over an informer factory of an empty API server (no DRA
+// objects; each scenario's namespaces, Services, controllers and storage
+// objects go into its stores for the scenario's run, setObjects).
 func newHarness(compat compatSet) (*harness, error) {
 	h := &harness{ctx: context.Background(), compat: compat}
 	h.defaults = flags.AutoscalingOptions()
@@ -86,9 +88,76 @@ func newHarness(compat compatSet) (*harness, error) {
 		return nil, err
 	}
 	h.fwHandle = fw
+	// Every store setObjects fills is started now, empty, so that no later
+	// Start lists the empty API server into it over a scenario's objects.
+	h.objectStores(&scenario{})
 	h.informerFactory.Start(h.ctx.Done())
 	h.informerFactory.WaitForCacheSync(h.ctx.Done())
 	return h, nil
+}
+
+type objectStore struct {
+	store interface {
+		Replace([]any, string) error
+	}
+	objects []any
+}
+
+// objectStores pairs the stores the scheduler framework's listers read with
+// the scenario's objects for each. CA's framework handle is built over the
+// process's one informer factory (simulator/framework/handle.go NewHandle,
+// builder/autoscaler.go), so its plugins list what the API server holds:
+// InterPodAffinity the namespaces, PodTopologySpread the Services and
+// controllers, the volume plugins the storage objects.
+func (h *harness) objectStores(s *scenario) []objectStore {
+	f := h.informerFactory
+	anys := func(objs []runtime.Object) []any {
+		out := make([]any, len(objs))
+		for i, o := range objs {
+			out[i] = o
+		}
+		return out
+	}
+	var rss, sss, rcs []any
+	for _, o := range s.ReplicaSets {
+		rss = append(rss, o)
+	}
+	for _, o := range s.StatefulSets {
+		sss = append(sss, o)
+	}
+	for _, o := range s.ReplicationControllers {
+		rcs = append(rcs, o)
+	}
+	return []objectStore{
+		{f.Core().V1().Namespaces().Informer().GetStore(), anys(s.Namespaces)},
+		{f.Core().V1().Services().Informer().GetStore(), anys(s.Services)},
+		{f.Apps().V1().ReplicaSets().Informer().GetStore(), rss},
+		{f.Apps().V1().StatefulSets().Informer().GetStore(), sss},
+		{f.Core().V1().ReplicationControllers().Informer().GetStore(), rcs},
+		// VolumeBinding's assume caches (volumebinding/passive_assume_cache.go)
+		// read these indexers directly; Replace re-indexes with every index
+		// added to them (the PVs' storage class index).
+		{f.Core().V1().PersistentVolumeClaims().Informer().GetIndexer(), anys(s.PersistentVolumeClaims)},
+		{f.Core().V1().PersistentVolumes().Informer().GetIndexer(), anys(s.PersistentVolumes)},
+		{f.Storage().V1().StorageClasses().Informer().GetIndexer(), anys(s.StorageClasses)},
+		{f.Storage().V1().CSINodes().Informer().GetIndexer(), anys(s.CSINodes)},
+		{f.Storage().V1().CSIDrivers().Informer().GetIndexer(), anys(s.CSIDrivers)},
+		{f.Storage().V1().CSIStorageCapacities().Informer().GetIndexer(), anys(s.CSIStorageCapacities)},
+		// No attach/detach controller: nothing is attached but what the
+		// bound pods' volumes say.
+		{f.Storage().V1().VolumeAttachments().Informer().GetIndexer(), nil},
+	}
+}
+
+// setObjects puts a scenario's objects into those stores (as the informers
+// would after a list), replacing the last scenario's.
+func (h *harness) setObjects(s *scenario) error {
+	for _, o := range h.objectStores(s) {
+		if err := o.store.Replace(o.objects, ""); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // runLine decodes and runs one input line (numbered from 1 for messages).
@@ -598,6 +667,12 @@ func (h *harness) run(s *scenario) (map[string]any, int, time.Duration, error) {
 	// The DRA provider's informers, registered by NewAutoscaler.
 	h.informerFactory.Start(h.ctx.Done())
 	h.informerFactory.WaitForCacheSync(h.ctx.Done())
+	// Nothing VolumeBinding assumes outlives the scenario: CA's simulator
+	// runs no Reserve (predicate_snapshot.go) for pods without DRA claims.
+	if err := h.setObjects(s); err != nil {
+		return nil, 0, 0, fmt.Errorf("cluster objects: %v", err)
+	}
+	defer h.setObjects(&scenario{})
 
 	start := time.Now()
 	t := now

@@ -20,13 +20,17 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	apiv1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	_ "k8s.io/kubernetes/pkg/apis/apps/install"
 	_ "k8s.io/kubernetes/pkg/apis/batch/install"
 	_ "k8s.io/kubernetes/pkg/apis/core/install"
 	_ "k8s.io/kubernetes/pkg/apis/policy/install"
+	_ "k8s.io/kubernetes/pkg/apis/storage/install" // storage.k8s.io/v1 defaulting (StorageClass volumeBindingMode, CSIDriver)
 )
 
 type groupSpec struct {
@@ -76,6 +80,19 @@ type scenario struct {
 	ReplicationControllers []*apiv1.ReplicationController
 	PDBs                   []*policyv1.PodDisruptionBudget
 	Options                scenarioOptions
+
+	// The objects the scheduler framework's informers serve beyond nodes,
+	// pods and the controllers above, under a scheduling scenario's keys
+	// (../../../../shared/corpus/README.md): InterPodAffinity's namespaces,
+	// PodTopologySpread's Services, the volume plugins' storage objects.
+	Namespaces             []runtime.Object
+	Services               []runtime.Object
+	PersistentVolumeClaims []runtime.Object
+	PersistentVolumes      []runtime.Object
+	StorageClasses         []runtime.Object
+	CSINodes               []runtime.Object
+	CSIDrivers             []runtime.Object
+	CSIStorageCapacities   []runtime.Object
 }
 
 // fieldError names the offending field as a JSON path from the line's root.
@@ -204,7 +221,11 @@ var knownKeys = map[string]bool{
 	"expanderPriorities": true, "scaleDown": true, "daemonSets": true, "replicaSets": true,
 	"statefulSets": true, "jobs": true, "replicationControllers": true,
 	"podDisruptionBudgets": true, "options": true,
+	"namespaces": true, "services": true, "persistentVolumeClaims": true, "persistentVolumes": true,
+	"storageClasses": true, "csiNodes": true, "csiDrivers": true, "csiStorageCapacities": true,
 }
+
+const knownKeyList = "nodes, pods, nodeGroups, pending, expander, expanderPriorities, scaleDown, daemonSets, replicaSets, statefulSets, jobs, replicationControllers, podDisruptionBudgets, options, namespaces, services, persistentVolumeClaims, persistentVolumes, storageClasses, csiNodes, csiDrivers, csiStorageCapacities"
 
 var knownExpanders = map[string]bool{"random": true, "least-waste": true, "most-pods": true, "priority": true}
 
@@ -225,7 +246,7 @@ func decodeScenario(data []byte) (*scenario, error) {
 	}
 	for k := range body {
 		if !knownKeys[k] {
-			return nil, ferr(root+"."+k, "unknown scenario field (known: nodes, pods, nodeGroups, pending, expander, expanderPriorities, scaleDown, daemonSets, replicaSets, statefulSets, jobs, replicationControllers, podDisruptionBudgets, options)")
+			return nil, ferr(root+"."+k, "unknown scenario field (known: "+knownKeyList+")")
 		}
 	}
 	s := &scenario{Expanders: []string{"random"}, Options: scenarioOptions{maxLoops: 10, gpuLabel: "cloud.google.com/gke-accelerator"}}
@@ -452,12 +473,86 @@ func decodeScenario(data []byte) (*scenario, error) {
 	}); err != nil {
 		return nil, err
 	}
+	// As the scheduling reference decodes them (../reference/schedule.go):
+	// PVCs and PVs keep the uid the scenario gives, empty if absent, since
+	// VolumeBinding compares a PV's claimRef.uid with its claim's.
+	objects := []struct {
+		key        string
+		into       *[]runtime.Object
+		namespaced bool
+		uid        bool
+		make       func() runtime.Object
+	}{
+		{"namespaces", &s.Namespaces, false, true, func() runtime.Object { return &apiv1.Namespace{} }},
+		{"services", &s.Services, true, true, func() runtime.Object { return &apiv1.Service{} }},
+		{"persistentVolumeClaims", &s.PersistentVolumeClaims, true, false, func() runtime.Object { return &apiv1.PersistentVolumeClaim{} }},
+		{"persistentVolumes", &s.PersistentVolumes, false, false, func() runtime.Object { return &apiv1.PersistentVolume{} }},
+		{"storageClasses", &s.StorageClasses, false, false, func() runtime.Object { return &storagev1.StorageClass{} }},
+		{"csiNodes", &s.CSINodes, false, false, func() runtime.Object { return &storagev1.CSINode{} }},
+		{"csiDrivers", &s.CSIDrivers, false, false, func() runtime.Object { return &storagev1.CSIDriver{} }},
+		{"csiStorageCapacities", &s.CSIStorageCapacities, true, false, func() runtime.Object { return &storagev1.CSIStorageCapacity{} }},
+	}
+	for _, o := range objects {
+		o := o
+		if err := each(o.key, func(raw json.RawMessage, p string) error {
+			obj := o.make()
+			if err := decodeObject(raw, p, obj); err != nil {
+				return err
+			}
+			m := obj.(metav1.Object)
+			if m.GetNamespace() == "" && o.namespaced {
+				m.SetNamespace("default")
+			}
+			if m.GetUID() == "" && o.uid {
+				m.SetUID(types.UID(fmt.Sprintf("uid-%s-%s-%s", o.key, m.GetNamespace(), m.GetName())))
+			}
+			*o.into = append(*o.into, obj)
+			return nil
+		}); err != nil {
+			return nil, err
+		}
+	}
 	if raw, ok := body["options"]; ok {
 		if err := decodeOptions(raw, root+".options", &s.Options); err != nil {
 			return nil, err
 		}
 	}
+	addUsedNamespaces(s)
 	return s, nil
+}
+
+// addUsedNamespaces gives the namespace lister, besides the scenario's
+// namespaces, every namespace a pod is in, as the scheduling reference does
+// (../reference/schedule.go): the API server has it, with the label
+// defaulting puts on every namespace (kubernetes.io/metadata.name), and
+// InterPodAffinity reads it for a term's namespaceSelector.
+func addUsedNamespaces(s *scenario) {
+	listed := map[string]bool{}
+	for _, o := range s.Namespaces {
+		listed[o.(*apiv1.Namespace).Name] = true
+	}
+	lists := [][]*apiv1.Pod{s.Pods, s.Pending}
+	for _, g := range s.Groups {
+		lists = append(lists, g.TemplatePods)
+	}
+	var used []string
+	for _, list := range lists {
+		for _, p := range list {
+			used = append(used, p.Namespace)
+		}
+	}
+	for _, ds := range s.DaemonSets { // the pods CA makes for a template
+		used = append(used, ds.Namespace)
+	}
+	for _, name := range used {
+		if listed[name] {
+			continue
+		}
+		listed[name] = true
+		ns := &apiv1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID("uid-namespace-" + name)}}
+		legacyscheme.Scheme.Default(ns)
+		s.Namespaces = append(s.Namespaces, ns)
+	}
 }
 
 func defaultNamespace(ns *string) {
