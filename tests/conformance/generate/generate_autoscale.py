@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Seeded generator of cluster-autoscaler scenarios in the shared autoscaler corpus format.
 
-usage: generate_autoscale.py --seed SEED [--count N] [--start I] [-o FILE]
+usage: generate_autoscale.py --seed SEED [--count N] [--start I] [--volumes] [--spread] [--affinity] [-o FILE]
 
 Prints one JSON line per scenario: {"scenario": {...}, "meta": {"id", "seed",
 "kind", "expander", "features"}}, the form `tightpack autoscale --jsonl` and
@@ -29,6 +29,18 @@ disruption budget, emptyDir (disk and memory) and hostPath volumes,
 budgets with no disruption allowed, StatefulSet and Job pods, DaemonSet and
 mirror pods, the scale-down-disabled node annotation; and now and then the
 skip-nodes-with-system-pods / -local-storage options turned off.
+
+With --volumes, --spread or --affinity the pools are spread over three
+zones (their nodes and templates labelled; a template carries the PD CSI
+driver's topology label only half the time) and each flag adds, from a random
+stream of its own, the cluster objects beyond nodes and pods that CA's
+scheduler framework reads: a DaskHub's storage (home claims bound in a zone
+or still to provision on a WaitForFirstConsumer class, sometimes limited by
+allowedTopologies, a shared NFS claim, CSINodes, the CSIDriver, capacities),
+explicit spread constraints (DoNotSchedule and ScheduleAnyway, zone and
+hostname), inter-pod affinity (zero-to-jupyterhub's user placeholders with
+required hostname anti-affinity, Dask workers with required zone affinity to
+their scheduler). Without the flags a scenario is byte for byte what it was.
 
 What it avoids, because cluster-autoscaler's answer is random there in ways
 the reference cannot fix (its --repeat flags what is left):
@@ -496,16 +508,400 @@ class Gen:
             pods.append(p)
 
 
+# ---- the cluster objects beyond nodes and pods (--volumes, --spread, --affinity) ----
+#
+# Each pass has a random stream of its own, so that a scenario made without a
+# flag is byte for byte what it was, and one made with a flag has the same
+# nodes, pods and groups as without it, plus what the pass adds.
+
+ZONES = ["us-central1-a", "us-central1-b", "us-central1-c"]
+ZONE_KEY = "topology.kubernetes.io/zone"
+PD_DRIVER = "pd.csi.storage.gke.io"
+PD_ZONE_KEY = "topology.gke.io/zone"  # the PD CSI driver's topology key
+
+
+def pool_of(node):
+    return node["metadata"]["labels"].get("cloud.google.com/gke-nodepool")
+
+
+def zones(s, seed, index):
+    """Spreads the pools over three zones (any of the passes below): each pool
+    in one zone, its nodes and its template labelled with it. Nodes also carry
+    the PD CSI driver's topology label, as the driver sets it when it
+    registers; a group's template carries it only sometimes: a cloud
+    provider's template does not know it (kubernetes/autoscaler#3845)."""
+    r = random.Random(f"autoscale/{seed}/{index}/zones")
+    sc, meta = s["scenario"], s["meta"]
+    zone_of = {}
+    for g in sc["nodeGroups"]:
+        zone_of[g["name"]] = r.choice(ZONES)
+        if r.random() < 0.5:
+            g["template"]["metadata"]["labels"][PD_ZONE_KEY] = zone_of[g["name"]]
+        else:
+            meta["features"] = sorted(set(meta["features"]) | {"template-without-csi-topology"})
+        g["template"]["metadata"]["labels"][ZONE_KEY] = zone_of[g["name"]]
+    for n in sc["nodes"]:
+        z = zone_of.get(pool_of(n)) or r.choice(ZONES)
+        n["metadata"]["labels"][ZONE_KEY] = z
+        n["metadata"]["labels"][PD_ZONE_KEY] = z
+    return zone_of
+
+
+def volumes(s, seed, index):
+    """Adds (with --volumes) a DaskHub's storage: notebooks' home claims
+    claim-<user> (ReadWriteOnce, sometimes ReadWriteOncePod) on a
+    WaitForFirstConsumer class of the PD CSI driver, bound (their PV in one
+    zone, its node affinity on the zone label or the driver's topology key) or
+    still to be provisioned (sometimes on a class whose allowedTopologies leave
+    out zones), a static NFS claim that notebooks and Dask workers share,
+    claims the scenario lacks, an Immediate class's unbound claims, static
+    available PVs; CSINodes of the real nodes (none for a template, as CA's
+    snapshot has none with --enable-csi-node-aware-scheduling off), the
+    CSIDriver, with storage capacity per zone now and then. Bound pods use
+    bound claims whose PV their node can reach."""
+    r = random.Random(f"autoscale/{seed}/{index}/volumes")
+    if r.random() < 0.3:
+        return
+    sc, meta = s["scenario"], s["meta"]
+    feats = set(meta["features"])
+    node_zone = {n["metadata"]["name"]: n["metadata"]["labels"].get(ZONE_KEY) for n in sc["nodes"]}
+    claims, pvs, classes, csi_nodes, drivers, capacities = [], [], [], [], [], []
+    seen = set()
+    counter = [0]
+
+    def uid():
+        counter[0] += 1
+        return f"{r.getrandbits(32):08x}-{counter[0]:04x}-4{index % 4096:03x}-8{counter[0] % 4096:03x}-{r.getrandbits(48):012x}"
+
+    home_class = "standard-rwo"
+    classes.append({"metadata": {"name": home_class, "annotations": {"storageclass.kubernetes.io/is-default-class": "true"}},
+                    "provisioner": PD_DRIVER, "parameters": {"type": "pd-balanced"}, "reclaimPolicy": "Delete",
+                    "volumeBindingMode": "WaitForFirstConsumer", "allowVolumeExpansion": True})
+    if r.random() < 0.3:
+        allowed = sorted(r.sample(ZONES, r.randint(1, 2)))
+        key = r.choice([ZONE_KEY, PD_ZONE_KEY])
+        classes[0]["allowedTopologies"] = [{"matchLabelExpressions": [{"key": key, "values": allowed}]}]
+        feats.add("volume-allowed-topologies")
+    immediate = r.random() < 0.2
+    if immediate:
+        classes.append({"metadata": {"name": "standard-immediate"}, "provisioner": PD_DRIVER, "reclaimPolicy": "Delete",
+                        "volumeBindingMode": "Immediate"})
+
+    def claim(ns, name, cls, state, zone=None, modes=("ReadWriteOnce",), size="10Gi"):
+        c = {"metadata": {"name": name, "namespace": ns, "uid": uid()},
+             "spec": {"accessModes": list(modes), "resources": {"requests": {"storage": size}},
+                      "storageClassName": cls, "volumeMode": "Filesystem"},
+             "status": {"phase": "Pending"}}
+        if state == "bound":
+            zone = zone or r.choice(ZONES)
+            pv_name = "pvc-" + c["metadata"]["uid"]
+            c["metadata"]["annotations"] = {"pv.kubernetes.io/bind-completed": "yes",
+                                            "pv.kubernetes.io/bound-by-controller": "yes",
+                                            "volume.kubernetes.io/storage-provisioner": PD_DRIVER}
+            c["spec"]["volumeName"] = pv_name
+            c["status"] = {"phase": "Bound", "accessModes": list(modes), "capacity": {"storage": size}}
+            key = PD_ZONE_KEY if r.random() < 0.5 else ZONE_KEY
+            pv = {"metadata": {"name": pv_name, "annotations": {"pv.kubernetes.io/provisioned-by": PD_DRIVER}},
+                  "spec": {"capacity": {"storage": size}, "accessModes": list(modes),
+                           "claimRef": {"kind": "PersistentVolumeClaim", "apiVersion": "v1", "namespace": ns,
+                                        "name": name, "uid": c["metadata"]["uid"]},
+                           "persistentVolumeReclaimPolicy": "Delete", "storageClassName": cls, "volumeMode": "Filesystem",
+                           "csi": {"driver": PD_DRIVER, "volumeHandle": f"projects/hub/zones/{zone}/disks/{pv_name}",
+                                   "fsType": "ext4"},
+                           "nodeAffinity": {"required": {"nodeSelectorTerms": [
+                               {"matchExpressions": [{"key": key, "operator": "In", "values": [zone]}]}]}}},
+                  "status": {"phase": "Bound"}}
+            if r.random() < 0.2:
+                pv["metadata"]["labels"] = {ZONE_KEY: zone}  # VolumeZone reads it
+                feats.add("volume-zone-label")
+            pvs.append(pv)
+        claims.append(c)
+        return c
+
+    def mount(p, vol, claim_name):
+        vols = p["spec"].setdefault("volumes", [])
+        if not any(v["name"] == vol for v in vols):
+            vols.append({"name": vol, "persistentVolumeClaim": {"claimName": claim_name}})
+
+    nfs = {}
+
+    def nfs_claim(ns):
+        if ns not in nfs:
+            c = {"metadata": {"name": "home-nfs", "namespace": ns, "uid": uid(),
+                              "annotations": {"pv.kubernetes.io/bind-completed": "yes"}},
+                 "spec": {"accessModes": ["ReadWriteMany"], "resources": {"requests": {"storage": "1Ti"}},
+                          "storageClassName": "", "volumeName": f"{ns}-home-nfs", "volumeMode": "Filesystem"},
+                 "status": {"phase": "Bound", "accessModes": ["ReadWriteMany"], "capacity": {"storage": "1Ti"}}}
+            claims.append(c)
+            pvs.append({"metadata": {"name": f"{ns}-home-nfs"},
+                        "spec": {"capacity": {"storage": "1Ti"}, "accessModes": ["ReadWriteMany"],
+                                 "claimRef": {"kind": "PersistentVolumeClaim", "apiVersion": "v1", "namespace": ns,
+                                              "name": "home-nfs", "uid": c["metadata"]["uid"]},
+                                 "persistentVolumeReclaimPolicy": "Retain", "storageClassName": "",
+                                 "volumeMode": "Filesystem", "nfs": {"server": "10.87.0.2", "path": f"/homes/{ns}"}},
+                        "status": {"phase": "Bound"}})
+            nfs[ns] = c
+            feats.add("volume-nfs")
+        return nfs[ns]
+
+    user = [r.randrange(1000)]
+
+    def next_user():
+        user[0] += 1 + r.randrange(7)
+        return f"user{user[0]}"
+
+    # bound pods of the hub namespace: their claims bound in their node's zone
+    for p in sc["pods"]:
+        ns = p["metadata"].get("namespace", "default")
+        if ns != "daskhub" or p["metadata"].get("annotations", {}).get("kubernetes.io/config.mirror"):
+            continue
+        roll = r.random()
+        if roll < 0.3:
+            u = next_user()
+            modes = ("ReadWriteOncePod",) if r.random() < 0.15 else ("ReadWriteOnce",)
+            c = claim(ns, f"claim-{u}", home_class, "bound", zone=node_zone.get(p["spec"]["nodeName"]), modes=modes)
+            mount(p, f"volume-{u}", c["metadata"]["name"])
+            feats.add("volume-bound-pod")
+        elif roll < 0.45:
+            mount(p, "home", nfs_claim(ns)["metadata"]["name"])
+    # pending pods: notebooks' homes, workers' shared NFS
+    for p in sc["pending"]:
+        ns = p["metadata"].get("namespace", "default")
+        name = p["metadata"]["name"]
+        if name.startswith("jupyter-"):
+            roll = r.random()
+            u = name[len("jupyter-"):]
+            if roll < 0.35:
+                c = claim(ns, f"claim-{u}", home_class, "bound")
+                feats.add("volume-home-bound")
+            elif roll < 0.7:
+                c = claim(ns, f"claim-{u}", home_class, "pending")
+                feats.add("volume-home-provision")
+            elif roll < 0.78:
+                c = claim(ns, f"claim-{u}", home_class, r.choice(["pending", "bound"]), modes=("ReadWriteOncePod",))
+                feats.add("volume-rwop")
+            elif roll < 0.84:
+                mount(p, f"volume-{u}", f"claim-{u}")  # the claim is missing
+                feats.add("volume-missing-claim")
+                continue
+            elif roll < 0.9 and immediate:
+                c = claim(ns, f"claim-{u}", "standard-immediate", r.choice(["pending", "bound"]))
+                feats.add("volume-immediate")
+            else:
+                c = nfs_claim(ns)
+            if (ns, c["metadata"]["name"]) in seen:
+                continue
+            seen.add((ns, c["metadata"]["name"]))
+            mount(p, "home" if c["metadata"]["name"] == "home-nfs" else f"volume-{u}", c["metadata"]["name"])
+            if c["metadata"]["name"] != "home-nfs" and r.random() < 0.25:
+                mount(p, "shared", nfs_claim(ns)["metadata"]["name"])
+        elif r.random() < 0.3:
+            mount(p, "home", nfs_claim(ns)["metadata"]["name"])
+    # static available PVs in the home class
+    if r.random() < 0.25:
+        for k, size in enumerate(r.sample(["5Gi", "10Gi", "12Gi", "20Gi", "50Gi"], r.randint(1, 3))):
+            zone = r.choice(ZONES)
+            pvs.append({"metadata": {"name": f"static-{k}"},
+                        "spec": {"capacity": {"storage": size}, "accessModes": ["ReadWriteOnce"],
+                                 "persistentVolumeReclaimPolicy": "Retain", "storageClassName": home_class,
+                                 "volumeMode": "Filesystem",
+                                 "csi": {"driver": PD_DRIVER, "volumeHandle": f"projects/hub/zones/{zone}/disks/static-{k}",
+                                         "fsType": "ext4"},
+                                 "nodeAffinity": {"required": {"nodeSelectorTerms": [
+                                     {"matchExpressions": [{"key": ZONE_KEY, "operator": "In", "values": [zone]}]}]}}},
+                        "status": {"phase": "Available"}})
+        feats.add("volume-static-pv")
+    # CSINodes of the real nodes, the driver, capacities
+    if sc["nodes"] and r.random() < 0.6:
+        for n in sc["nodes"]:
+            d = {"name": PD_DRIVER, "nodeID": n["metadata"]["name"], "topologyKeys": [PD_ZONE_KEY]}
+            if r.random() < 0.9:
+                d["allocatable"] = {"count": r.choice([1, 2, 15, 127])}
+            csi_nodes.append({"metadata": {"name": n["metadata"]["name"]}, "spec": {"drivers": [d]}})
+        feats.add("volume-csinode")
+    if r.random() < 0.5:
+        with_capacity = r.random() < 0.4
+        drivers.append({"metadata": {"name": PD_DRIVER}, "spec": {
+            "attachRequired": True, "podInfoOnMount": False, "storageCapacity": with_capacity,
+            "fsGroupPolicy": "ReadWriteOnceWithFSType", "requiresRepublish": False,
+            "volumeLifecycleModes": ["Persistent"]}})
+        feats.add("volume-csidriver-capacity" if with_capacity else "volume-csidriver")
+        if with_capacity:
+            for k, zone in enumerate(ZONES):
+                if r.random() < 0.2:
+                    continue
+                capacities.append({"metadata": {"name": f"csisc-{k}", "namespace": "kube-system"},
+                                   "storageClassName": home_class, "nodeTopology": {"matchLabels": {PD_ZONE_KEY: zone}},
+                                   "capacity": r.choice(["0", "5Gi", "100Gi", "2Ti"])})
+            feats.add("volume-capacity")
+    for key, objs in (("persistentVolumeClaims", claims), ("persistentVolumes", pvs), ("storageClasses", classes),
+                      ("csiNodes", csi_nodes), ("csiDrivers", drivers), ("csiStorageCapacities", capacities)):
+        if objs:
+            sc[key] = objs
+    meta["features"] = sorted(feats)
+
+
+def spread(s, seed, index):
+    """Adds (with --spread) explicit topology spread constraints: pending Dask
+    workers spread over zones or nodes, DoNotSchedule (which CA's filters
+    apply) or ScheduleAnyway (a score, which CA ignores), maxSkew 1 to 3,
+    sometimes minDomains; in scale-down scenarios, the replicated pods of
+    one ReplicaSet spread over nodes, which the removal simulation must keep."""
+    r = random.Random(f"autoscale/{seed}/{index}/spread")
+    sc, meta = s["scenario"], s["meta"]
+    feats = set(meta["features"])
+
+    def constraint(labels, hard):
+        c = {"maxSkew": r.choice([1, 1, 2, 3]), "topologyKey": r.choice([ZONE_KEY, "kubernetes.io/hostname"]),
+             "whenUnsatisfiable": "DoNotSchedule" if hard else "ScheduleAnyway",
+             "labelSelector": {"matchLabels": dict(labels)}}
+        if hard and r.random() < 0.15:
+            c["minDomains"] = r.choice([2, 3, 4])
+            feats.add("spread-min-domains")
+        feats.add("spread-" + ("do-not-schedule" if hard else "schedule-anyway"))
+        return c
+
+    for p in sc["pending"]:
+        cl = p["metadata"].get("labels", {}).get("dask.org/cluster-name")
+        if not cl or r.random() < 0.4:
+            continue
+        labels = {"dask.org/cluster-name": cl}
+        cons = [constraint(labels, r.random() < 0.7)]
+        if r.random() < 0.2:
+            cons.append(constraint(labels, r.random() < 0.5))
+        if cons[-1]["topologyKey"] == cons[0]["topologyKey"] and len(cons) > 1:
+            cons.pop()
+        p["spec"]["topologySpreadConstraints"] = cons
+        # some of the cluster's workers already run
+        if r.random() < 0.4:
+            for pod in sc["pods"]:
+                if pod["metadata"].get("namespace") == "daskhub" and pod["metadata"]["name"].startswith("busy-") \
+                        and r.random() < 0.5:
+                    pod["metadata"].setdefault("labels", {}).update(labels)
+                    feats.add("spread-existing-pods")
+    if sc.get("scaleDown"):
+        dash = [p for p in sc["pods"] if p["metadata"].get("ownerReferences", [{}])[0].get("name") == "dash-9b6b"]
+        if dash and r.random() < 0.6:
+            hard = r.random() < 0.7
+            c = constraint({"app": "dash"}, hard)
+            for p in dash:
+                p["metadata"].setdefault("labels", {})["app"] = "dash"
+                p["spec"]["topologySpreadConstraints"] = [dict(c)]
+            feats.add("spread-bound-pods")
+    meta["features"] = sorted(feats)
+
+
+def affinity(s, seed, index):
+    """Adds (with --affinity) inter-pod affinity: zero-to-jupyterhub's user
+    placeholders (a StatefulSet's pods, priority -10, each with required
+    anti-affinity to the others on kubernetes.io/hostname), some pending and
+    some already on user nodes; Dask workers that must share a zone with
+    their scheduler (required pod affinity on the zone), which runs or is
+    pending too; now and then preferred terms (scores, which CA ignores) and
+    anti-affinity to another namespace's pods through a namespace selector."""
+    r = random.Random(f"autoscale/{seed}/{index}/affinity")
+    sc, meta = s["scenario"], s["meta"]
+    feats = set(meta["features"])
+    user_nodes = [n["metadata"]["name"] for n in sc["nodes"]
+                  if n["metadata"]["labels"].get("hub.jupyter.org/node-purpose") == "user"]
+    user_pool = any(g["name"] == "user-pool" for g in sc["nodeGroups"])
+    placeholder_anti = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"component": "user-placeholder"}}, "topologyKey": "kubernetes.io/hostname"}]}}
+
+    def placeholder(name, node=None):
+        p = {"metadata": {"namespace": "daskhub", "name": name, "labels": {"component": "user-placeholder"},
+                          "ownerReferences": [{"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "user-placeholder",
+                                               "uid": "uid-sts-placeholder", "controller": True}]},
+             "spec": {"priority": -10, "tolerations": [dict(USER_TAINT, operator="Equal")],
+                      "nodeSelector": {"hub.jupyter.org/node-purpose": "user"},
+                      "affinity": json.loads(json.dumps(placeholder_anti)),
+                      "containers": [{"name": "pause", "image": "registry.k8s.io/pause:3.9",
+                                      "resources": {"requests": {"cpu": f"{ph_cpu}m", "memory": f"{ph_mem}Mi"}}}]},
+             "status": {"phase": "Running" if node else "Pending"}}
+        if node:
+            p["spec"]["nodeName"] = node
+        return p
+
+    ph_cpu, ph_mem = r.choice([(50, 128), (500, 1024), (1000, 4096)])
+    if user_pool and r.random() < 0.6:
+        feats.add("affinity-placeholders")
+        for n in user_nodes:
+            if r.random() < 0.5:
+                sc["pods"].append(placeholder(f"user-placeholder-{len(sc['pods'])}", n))
+                feats.add("affinity-placeholders-running")
+        if not sc.get("scaleDown"):
+            p = placeholder("user-placeholder")
+            p["replicas"] = r.choice([1, 2, 3, 5])
+            sc["pending"].append(p)
+        sc.setdefault("statefulSets", []).append(
+            {"metadata": {"name": "user-placeholder", "namespace": "daskhub", "uid": "uid-sts-placeholder"}})
+    for p in list(sc["pending"]):
+        cl = p["metadata"].get("labels", {}).get("dask.org/cluster-name")
+        if not cl or r.random() < 0.5:
+            continue
+        sched_labels = {"dask.org/cluster-name": cl, "dask.org/component": "scheduler"}
+        term = {"labelSelector": {"matchLabels": sched_labels}, "topologyKey": ZONE_KEY}
+        p["spec"].setdefault("affinity", {})["podAffinity"] = {"requiredDuringSchedulingIgnoredDuringExecution": [term]}
+        feats.add("affinity-required-zone")
+        sched = {"metadata": {"namespace": "daskhub", "name": f"{cl}-scheduler", "labels": sched_labels,
+                              "ownerReferences": p["metadata"].get("ownerReferences", [])},
+                 "spec": {"containers": [{"name": "scheduler", "image": "ghcr.io/dask/dask",
+                                          "resources": {"requests": {"cpu": "500m", "memory": "1024Mi"}}}],
+                          "tolerations": [dict(DASK_TAINT, operator="Equal")]},
+                 "status": {"phase": "Pending"}}
+        where = [n["metadata"]["name"] for n in sc["nodes"]
+                 if n["metadata"]["labels"].get("hub.jupyter.org/node-purpose") in ("core", "worker")]
+        roll = r.random()
+        if roll < 0.6 and where:
+            sched["spec"]["nodeName"] = r.choice(where)
+            sched["status"]["phase"] = "Running"
+            sc["pods"].append(sched)
+        elif roll < 0.8:
+            sc["pending"].insert(0, sched)
+            feats.add("affinity-scheduler-pending")
+        else:
+            feats.add("affinity-no-scheduler")  # the workers' own labels do not match: unschedulable
+        if r.random() < 0.2:
+            p["spec"]["affinity"]["podAntiAffinity"] = {"requiredDuringSchedulingIgnoredDuringExecution": [
+                {"labelSelector": {"matchLabels": {"component": "singleuser-server"}}, "topologyKey": "kubernetes.io/hostname",
+                 "namespaceSelector": {}}]}
+            feats.add("affinity-namespace-selector")
+        if r.random() < 0.3:
+            p["spec"]["affinity"]["podAntiAffinity"] = dict(p["spec"]["affinity"].get("podAntiAffinity", {}), **{
+                "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 50, "podAffinityTerm": {
+                    "labelSelector": {"matchLabels": {"dask.org/cluster-name": cl}},
+                    "topologyKey": "kubernetes.io/hostname"}}]})
+            feats.add("affinity-preferred")
+    meta["features"] = sorted(feats)
+
+
+def make(seed, index, with_volumes=False, with_spread=False, with_affinity=False):
+    s = Gen(seed, index).scenario()
+    if with_volumes or with_spread or with_affinity:
+        zones(s, seed, index)
+    if with_volumes:
+        volumes(s, seed, index)
+    if with_spread:
+        spread(s, seed, index)
+    if with_affinity:
+        affinity(s, seed, index)
+    return s
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seed", required=True)
     ap.add_argument("--count", type=int, default=1)
     ap.add_argument("--start", type=int, default=0)
+    ap.add_argument("--volumes", action="store_true", help="a DaskHub's storage: claims, volumes, classes, CSI objects")
+    ap.add_argument("--spread", action="store_true", help="explicit topology spread constraints")
+    ap.add_argument("--affinity", action="store_true", help="inter-pod affinity: user placeholders, zone affinity")
     ap.add_argument("-o", "--output")
     a = ap.parse_args(argv)
     out = open(a.output, "w") if a.output else sys.stdout
     for i in range(a.start, a.start + a.count):
-        out.write(json.dumps(Gen(a.seed, i).scenario(), separators=(",", ":")) + "\n")
+        s = make(a.seed, i, a.volumes, a.spread, a.affinity)
+        out.write(json.dumps(s, separators=(",", ":")) + "\n")
     if a.output:
         out.close()
     return 0
