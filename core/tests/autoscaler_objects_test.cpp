@@ -309,6 +309,90 @@ TEST(AutoscalerObjects, RequiredZoneAffinityFollowsTheExistingPods) {
   EXPECT_EQ(scaled_group(r), "b-z1") << r;
 }
 
+TEST(AutoscalerObjects, HostnameSpreadFallsBackToAnyNodeOfTheFork) {
+  // tryToScheduleOnNewNodes: a pod with a hostname spread constraint that
+  // the last new node rejects for skew is tried on every other node, and CA
+  // counts the real node it lands on among the new nodes with pods. R (z2)
+  // takes w-0; the zone skew keeps the rest off it until the new z1 nodes
+  // have some; the tainted T holds both minimums at 0.
+  json::object s;
+  json::value r_node = node("r", {{"topology.kubernetes.io/zone", "z2"}, {"kubernetes.io/hostname", "r"}});
+  r_node.as_object()["status"].as_object()["capacity"].as_object()["cpu"] = "8";
+  json::value t_node = node("t", {{"topology.kubernetes.io/zone", "z1"}, {"kubernetes.io/hostname", "t"}});
+  t_node.as_object()["spec"] = {{"taints", json::array{json::object{{"key", "dedicated"}, {"value", "x"},
+                                                                    {"effect", "NoSchedule"}}}}};
+  s["nodes"] = json::array{r_node, t_node};
+  s["nodeGroups"] = json::array{empty_group("a-z1", zone_template("z1"))};
+  json::object w = pod("w", "500m");
+  w["metadata"].as_object()["labels"] = {{"app", "w"}};
+  auto constraint = [](const char* key, int skew) {
+    return json::object{{"maxSkew", skew}, {"topologyKey", key}, {"whenUnsatisfiable", "DoNotSchedule"},
+                        {"labelSelector", {{"matchLabels", {{"app", "w"}}}}}};
+  };
+  w["spec"].as_object()["topologySpreadConstraints"] =
+      json::array{constraint("topology.kubernetes.io/zone", 1), constraint("kubernetes.io/hostname", 2)};
+  w["replicas"] = 5;
+  s["pending"] = json::array{w};
+  auto r = run(s);
+  ASSERT_FALSE(r.contains("error")) << r;
+  EXPECT_EQ(r.at("fitsExisting").as_array(), (json::array{"hub/w-0"})) << r;
+  ASSERT_EQ(scaled_group(r), "a-z1") << r;
+  const auto& up = r.at("scaleUp").as_array()[0].as_object();
+  // w-1, w-2 on e-0; w-3 on r by the fallback; w-4 on e-1: two new nodes
+  // and r, three "nodes" to CA.
+  EXPECT_EQ(up.at("estimated").as_int64(), 3) << r;
+  EXPECT_EQ(up.at("pods").as_array().size(), 4u) << r;
+}
+
+TEST(AutoscalerObjects, SimilarPodsAreNotTriedAgainInALoop) {
+  // Dask workers must share a zone with their scheduler, which is pending
+  // too and comes after some of them: the first finds no node, and
+  // filter-out-schedulable then skips every worker like it
+  // (SimilarPodsScheduling), those after the scheduler too.
+  json::object s;
+  s["nodes"] = json::array{node("r", {{"topology.kubernetes.io/zone", "z1"}})};
+  s["nodes"].as_array()[0].as_object()["status"].as_object()["capacity"].as_object()["cpu"] = "64";
+  json::object sched = pod("dask-scheduler", "100m");
+  sched["metadata"].as_object()["labels"] = {{"dask", "scheduler"}};
+  json::object worker = pod("dask-worker", "100m");
+  worker["metadata"].as_object()["ownerReferences"] = json::array{
+      json::object{{"kind", "DaskCluster"}, {"name", "dc"}, {"uid", "uid-dc"}, {"controller", true}}};
+  worker["spec"].as_object()["affinity"] = {
+      {"podAffinity",
+       {{"requiredDuringSchedulingIgnoredDuringExecution",
+         json::array{json::object{{"labelSelector", {{"matchLabels", {{"dask", "scheduler"}}}}},
+                                  {"topologyKey", "topology.kubernetes.io/zone"}}}}}}};
+  worker["replicas"] = 10;
+  json::object more = worker;  // the same controller and spec: similar pods
+  more["metadata"].as_object()["name"] = "dask-worker-b";
+  s["pending"] = json::array{worker, sched, more};
+  s["nodeGroups"] = json::array{empty_group("a-z1", zone_template("z1"))};
+  auto r = run(s);
+  ASSERT_FALSE(r.contains("error")) << r;
+  EXPECT_EQ(r.at("fitsExisting").as_array(), (json::array{"hub/dask-scheduler"})) << r;
+  // The workers fit the template, in the scheduler's zone: a scale-up for
+  // them, though r has room.
+  EXPECT_EQ(scaled_group(r), "a-z1") << r;
+}
+
+TEST(AutoscalerObjects, NodesNotAddedYetAreNoSpreadDomains) {
+  // Hostname spread, maxSkew 1, and room for two pods a node: a new node is
+  // a domain only once the estimator adds it, so each takes two, not one.
+  json::object s;
+  s["nodeGroups"] = json::array{empty_group("workers", zone_template("z1"))};
+  json::object w = pod("w", "2");
+  w["metadata"].as_object()["labels"] = {{"app", "w"}};
+  w["spec"].as_object()["topologySpreadConstraints"] = json::array{
+      json::object{{"maxSkew", 1}, {"topologyKey", "kubernetes.io/hostname"}, {"whenUnsatisfiable", "DoNotSchedule"},
+                   {"labelSelector", {{"matchLabels", {{"app", "w"}}}}}}};
+  w["replicas"] = 4;
+  s["pending"] = json::array{w};
+  auto r = run(s);
+  ASSERT_FALSE(r.contains("error")) << r;
+  ASSERT_EQ(scaled_group(r), "workers") << r;
+  EXPECT_EQ(r.at("scaleUp").as_array()[0].at("estimated").as_int64(), 2) << r;
+}
+
 TEST(AutoscalerObjects, UnknownKeyIsAnErrorNamingIt) {
   auto r = run(json::object{{"persistentVolumeClaim", json::array{}}});
   ASSERT_TRUE(r.contains("error"));

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <numeric>
 #include <optional>
+#include <set>
+#include <utility>
 
 #include "ca_state.hpp"
 #include "plans.hpp"
@@ -64,7 +66,14 @@ Result<Estimate> pack(const NodeTemplate& t, const std::vector<const Pod*>& pods
     nodes = fork.contents->nodes;
     node_pods = fork.contents->pods;
   }
+  // A new node not opened yet is not in CA's fork. The batch's copies are
+  // invisible to every filter but PodTopologySpread, which counts any node
+  // with its topology keys as a domain: when some pod has spread
+  // constraints, the copies wait without labels, and opening one builds the
+  // cluster again with its labels and the pods placed so far.
+  const bool spread = std::any_of(pods.begin(), pods.end(), [](const Pod* p) { return !p->topology_spread.empty(); });
   nodes.reserve(base + count);
+  std::vector<Labels> labels_of;  // per copy, when they wait without them
   for (size_t i = 0; i < count; ++i) {
     Node n = renamed_copy(t.node, t.node.name + "-" + std::to_string(i));
     for (const Pod& p : t.pods) {
@@ -72,17 +81,31 @@ Result<Estimate> pack(const NodeTemplate& t, const std::vector<const Pod*>& pods
       copy.node_name = n.name;
       node_pods.push_back(std::move(copy));
     }
+    if (spread) labels_of.push_back(std::exchange(n.labels, {}));
     nodes.push_back(std::move(n));
   }
-  auto cluster = Cluster::build(std::move(nodes), node_pods, fork.objects ? *fork.objects : ApiObjects{});
+  const ApiObjects no_objects;
+  const ApiObjects& objects = fork.objects ? *fork.objects : no_objects;
+  auto cluster = Cluster::build(nodes, node_pods, objects);
   if (!cluster) return cluster.error();
   Cluster& c = *cluster;
-  Plans plans(c, profile);
+  std::optional<Plans> plans(std::in_place, c, profile);
   std::vector<uint8_t> has_pods(count, 0);  // per new node
   ClassRejections rejections;
+  // Opens the k-th copy where copies wait without labels.
+  auto open_labelled = [&](size_t k) -> Status {
+    nodes[base + k].labels = labels_of[k];
+    auto rebuilt = Cluster::build(nodes, node_pods, objects);
+    if (!rebuilt) return rebuilt.error();
+    c = std::move(*rebuilt);
+    plans.emplace(c, profile);
+    rejections = ClassRejections();
+    return Ok{};
+  };
   bool refused = false;  // newNodesAvailable is false
   NodeIndex opened = 0;  // new nodes opened; the k-th is the cluster's node base + k
   auto at_new = [&](size_t k) { return static_cast<NodeIndex>(base + k); };
+  std::set<NodeIndex> other_nodes_with_pods;  // of the snapshot's, by the hostname fallback
   enum class Step { kExisting, kNew, kDone } step = Step::kDone;
   std::optional<uint32_t> group;
   for (size_t idx : order) {
@@ -93,11 +116,40 @@ Result<Estimate> pack(const NodeTemplate& t, const std::vector<const Pod*>& pods
       step = Step::kExisting;
     }
     if (step == Step::kDone) continue;
-    auto found = plans.get(pod, cls);
+    auto found = plans->get(pod, cls);
     if (!found) return found.error();
     const PodPlan* plan = *found;
+    const bool uses_hostname =
+        std::any_of(pod.topology_spread.begin(), pod.topology_spread.end(),
+                    [](const TopologySpreadConstraint& t) { return t.topology_key == "kubernetes.io/hostname"; });
     // Whether the k-th new node passes (PreFilter's node set included).
     auto fits = [&](size_t k) { return rejections.fits(cls, *plan, c, at_new(k)); };
+    // tryToScheduleOnNewNodes: a pod with a spread constraint on
+    // kubernetes.io/hostname that the last new node rejects for the
+    // constraints' skew (PodTopologySpread first to fail, with
+    // ErrReasonConstraintsNotMatch) is tried on every other node of the
+    // fork, round-robin: real, upcoming and new alike. CA counts the node it
+    // lands on among the new nodes with pods, a real one too.
+    auto hostname_fallback = [&](size_t last) -> std::optional<NodeIndex> {
+      if (!uses_hostname || plan->prefilter_conflict()) return std::nullopt;
+      const NodeIndex ln = at_new(last);
+      if (!plan->in_prefilter_set(ln)) return std::nullopt;
+      const NodeStatus st = plan->filter(c, ln);
+      if (st.plugin != Plugin::PodTopologySpread || st.detail != plugins::kSpreadSkew) return std::nullopt;
+      const size_t list = listed + opened;
+      const size_t from = rr.start(list);
+      for (size_t i = 0; i < list; ++i) {
+        const size_t position = (from + i) % list;
+        if (position == listed + last) continue;
+        // Without the snapshot's contents the fork holds the new nodes alone.
+        if (position < listed && base == 0) continue;
+        const NodeIndex n = static_cast<NodeIndex>(position < listed ? position : base + (position - listed));
+        if (c.node(n).unschedulable || !plan->in_prefilter_set(n) || !plan->filter(c, n).ok()) continue;
+        rr.matched(position);
+        return n;
+      }
+      return std::nullopt;
+    };
     std::optional<size_t> at;  // a new node
     if (step == Step::kExisting) {
       if (!plan->prefilter_conflict() && opened > 0) {
@@ -114,9 +166,12 @@ Result<Estimate> pack(const NodeTemplate& t, const std::vector<const Pod*>& pods
       }
       if (!at) step = refused ? Step::kDone : Step::kNew;
     }
+    std::optional<NodeIndex> elsewhere;  // the hostname fallback's node, any of the fork's
     if (!at && step == Step::kNew) {
       if (opened > 0 && fits(opened - 1)) {
         at = opened - 1;
+      } else if (opened > 0 && (elsewhere = hostname_fallback(opened - 1))) {
+        // placed below
       } else if (opened > 0 && !has_pods[opened - 1]) {
         // An empty last node that did not take the pod means a fresh one won't.
         step = Step::kDone;
@@ -129,6 +184,12 @@ Result<Estimate> pack(const NodeTemplate& t, const std::vector<const Pod*>& pods
         step = Step::kDone;
       } else {
         const size_t k = opened++;
+        if (spread) {
+          if (auto st = open_labelled(k); !st) return st.error();
+          auto again = plans->get(pod, cls);  // the plan of the cluster built again
+          if (!again) return again.error();
+          plan = *again;
+        }
         if (fits(k)) {
           at = k;
         } else {
@@ -136,12 +197,32 @@ Result<Estimate> pack(const NodeTemplate& t, const std::vector<const Pod*>& pods
         }
       }
     }
+    auto keep = [&](NodeIndex n) {
+      if (!spread) return;
+      node_pods.push_back(pod);
+      node_pods.back().node_name = c.name(n);
+    };
+    if (elsewhere) {
+      keep(*elsewhere);
+      c.place(*elsewhere, unreserved(plan->bound(pod.key())));
+      if (*elsewhere >= base) {
+        has_pods[*elsewhere - base] = 1;
+      } else {
+        other_nodes_with_pods.insert(*elsewhere);
+      }
+      e.scheduled.push_back(idx);
+      continue;
+    }
     if (!at) continue;
+    keep(at_new(*at));
     c.place(at_new(*at), unreserved(plan->bound(pod.key())));
     has_pods[*at] = 1;
     e.scheduled.push_back(idx);
   }
-  e.node_count = std::count(has_pods.begin(), has_pods.end(), 1);
+  // len(newNodesWithPods): the new nodes that got pods, and any other node
+  // the hostname fallback put one on.
+  e.node_count = std::count(has_pods.begin(), has_pods.end(), 1) +
+                 static_cast<int64_t>(other_nodes_with_pods.size());
   return e;
 }
 

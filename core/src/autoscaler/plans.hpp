@@ -5,8 +5,10 @@
 // per class instead of one per pod. Private to core.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -54,6 +56,30 @@ BoundPod unreserved(BoundPod pod);
 // and VolumeRestrictions counts every pod that uses a ReadWriteOncePod claim.
 // Existing pods' anti-affinity terms are the cluster's (Cluster::affinity_pods).
 bool reads_other_nodes(const Pod& pod);
+
+// scheduling.SimilarPodsScheduling (filter-out-schedulable's
+// TrySchedulePods): once a pod with a controller found no node, a later pod
+// of the same controller with an equal spec and labels is not tried at all
+// (its hint still is), though the snapshot may have changed since, as when
+// a Dask scheduler its workers need in their zone lands in between. Pods of
+// one class are such pods; CA keeps at most 10 specs per controller.
+class SimilarPods {
+ public:
+  bool unschedulable(const Pod& pod, uint32_t cls) const {
+    if (!pod.controller || cls == kOwnClass) return false;
+    auto it = by_controller_.find(pod.controller->uid);
+    return it != by_controller_.end() && std::find(it->second.begin(), it->second.end(), cls) != it->second.end();
+  }
+  void set_unschedulable(const Pod& pod, uint32_t cls) {
+    if (!pod.controller || pod.controller->kind == "DaemonSet" || cls == kOwnClass) return;
+    std::vector<uint32_t>& classes = by_controller_[pod.controller->uid];
+    if (classes.size() < kMaxPodsPerOwnerRef) classes.push_back(cls);
+  }
+
+ private:
+  static constexpr size_t kMaxPodsPerOwnerRef = 10;
+  std::unordered_map<std::string, std::vector<uint32_t>> by_controller_;
+};
 
 // Where nodes only gain pods (filter-out-schedulable, the estimator), a node
 // that rejected a pod rejects every later pod of its class: each such no is

@@ -193,11 +193,12 @@ size_t unneeded_limit(int64_t loop, size_t previous_unneeded) {
 
 // The planner's cluster after removals: `nodes` (removed ones unlabelled),
 // each remaining node's pods as `on` lists them (moved pods where they went).
+// The nodes after the real ones are upcoming, with `upcoming_pods`.
 Result<Cluster> rebuild(const AutoscaleScenario& s, const std::vector<Node>& nodes, const NodeList& list,
-                        const std::vector<std::vector<const CaPod*>>& on) {
+                        const std::vector<std::vector<const CaPod*>>& on, const std::vector<Pod>& upcoming_pods) {
   std::deque<Pod> moved;  // copies of pods that left their node, renamed to where they are
   std::vector<const Pod*> pods;
-  for (size_t n = 0; n < nodes.size(); ++n) {
+  for (size_t n = 0; n < on.size(); ++n) {
     if (list.removed(static_cast<NodeIndex>(n))) continue;
     for (const CaPod* p : on[n]) {
       if (p->pod.node_name == nodes[n].name) {
@@ -209,6 +210,7 @@ Result<Cluster> rebuild(const AutoscaleScenario& s, const std::vector<Node>& nod
       pods.push_back(&moved.back());
     }
   }
+  for (const Pod& p : upcoming_pods) pods.push_back(&p);
   return Cluster::build_from(nodes, pods, s.objects);
 }
 
@@ -277,6 +279,24 @@ Result<ScaleDownRecord> plan_scale_down(const AutoscaleScenario& s,
   // being one (below).
   const bool spread_domains =
       std::any_of(pods.begin(), pods.end(), [](const Pod* p) { return !p->topology_spread.empty(); });
+  // The upcoming nodes are in CA's snapshot too, no destination but a
+  // domain each: with their template's pods, after the real nodes.
+  std::vector<Pod> upcoming_pods;
+  if (spread_domains && upcoming > 0) {
+    for (size_t g = 0; g < s.groups.size(); ++g) {
+      const int64_t n = targets[g] - static_cast<int64_t>(s.groups[g].nodes.size());
+      if (n <= 0) continue;
+      const NodeTemplate t = group_template(s, s.groups[g]);
+      for (int64_t k = 0; k < n; ++k) {
+        nodes.push_back(renamed_copy(t.node, "upcoming-" + s.groups[g].name + "-" + std::to_string(k)));
+        for (const Pod& p : t.pods) {
+          upcoming_pods.push_back(p);
+          upcoming_pods.back().node_name = nodes.back().name;
+        }
+      }
+    }
+    for (const Pod& p : upcoming_pods) pods.push_back(&p);
+  }
   std::vector<Node> nodes_now;
   if (spread_domains) nodes_now = nodes;
   auto cluster = Cluster::build_from(std::move(nodes), pods, s.objects);
@@ -386,7 +406,7 @@ Result<ScaleDownRecord> plan_scale_down(const AutoscaleScenario& s,
       // one unlabelled: no spread constraint counts a node without its key,
       // and it holds no pod that a term could match.
       nodes_now[i].labels.clear();
-      auto rebuilt = rebuild(s, nodes_now, list, on);
+      auto rebuilt = rebuild(s, nodes_now, list, on, upcoming_pods);
       if (!rebuilt) return rebuilt.error();
       *cluster = std::move(*rebuilt);
     }

@@ -179,6 +179,7 @@ Result<std::vector<const Pod*>> fit_existing(
   Cluster& c = snap.cluster;
   Plans plans(c, profile);
   ClassRejections rejections;
+  SimilarPods similar;
   std::vector<const Pod*> left;
   placed.clear();
   for (const Pod* p : pending) {
@@ -194,6 +195,10 @@ Result<std::vector<const Pod*>> fit_existing(
       if (const std::optional<NodeIndex> hint = state.pending_hints.get(p)) {
         if (*hint < snap.real_nodes && fits(*hint)) at = *hint;
       }
+    }
+    // trySchedule: skipped for a pod like one that found no node before.
+    const bool tried = !at && !similar.unschedulable(*p, cls);
+    if (tried && !plan->prefilter_conflict()) {
       const size_t from = state.round_robin.start(c.size());
       for (size_t i = 0; i < c.size() && !at; ++i) {
         const NodeIndex n = static_cast<NodeIndex>((from + i) % c.size());
@@ -204,6 +209,7 @@ Result<std::vector<const Pod*>> fit_existing(
       }
     }
     if (!at) {
+      if (tried) similar.set_unschedulable(*p, cls);
       left.push_back(p);
       continue;
     }
