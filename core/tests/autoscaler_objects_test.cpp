@@ -393,6 +393,28 @@ TEST(AutoscalerObjects, NodesNotAddedYetAreNoSpreadDomains) {
   EXPECT_EQ(r.at("scaleUp").as_array()[0].at("estimated").as_int64(), 2) << r;
 }
 
+TEST(AutoscalerObjects, PodsSomeGroupPassedAreNotUnhelped) {
+  // PodsRemainUnschedulable: only pods whose template check no group
+  // passed. With one loop, the pod for the group not chosen is not among
+  // them.
+  json::object s;
+  s["nodeGroups"] = json::array{empty_group("a", node("", {{"pool", "a"}})),
+                                empty_group("b", node("", {{"pool", "b"}}))};
+  json::object for_a = pod("for-a", "1");
+  for_a["spec"].as_object()["nodeSelector"] = {{"pool", "a"}};
+  json::object for_b = pod("for-b", "1");
+  for_b["spec"].as_object()["nodeSelector"] = {{"pool", "b"}};
+  json::object nowhere = pod("nowhere", "1");
+  nowhere["spec"].as_object()["nodeSelector"] = {{"pool", "c"}};
+  s["pending"] = json::array{for_a, for_b, nowhere};
+  s["options"] = {{"maxLoops", 1}};
+  s["expander"] = "least-waste";  // a tie, to the lowest name
+  auto r = run(s);
+  ASSERT_FALSE(r.contains("error")) << r;
+  EXPECT_EQ(scaled_group(r), "a") << r;
+  EXPECT_EQ(r.at("unhelped").as_array(), (json::array{"hub/nowhere"})) << r;
+}
+
 TEST(AutoscalerObjects, UnknownKeyIsAnErrorNamingIt) {
   auto r = run(json::object{{"persistentVolumeClaim", json::array{}}});
   ASSERT_TRUE(r.contains("error"));

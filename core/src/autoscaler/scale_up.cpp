@@ -231,6 +231,9 @@ struct LoopOptions {
   std::vector<size_t> option_group;  // per option, the group index
   Reasons skipped;
   std::map<const Pod*, Reasons> rejected;
+  // Pods some group's template check passed (CA's PodGroup.Schedulable),
+  // whether or not an estimate then packed them.
+  std::set<const Pod*> schedulable;
 };
 
 // One expansion option per group that is neither skipped (max size, cluster
@@ -263,6 +266,7 @@ Result<LoopOptions> expansion_options(const AutoscaleScenario& s,
     auto verdict = check_template(templates[g], left, profile, classes, check_fork);
     if (!verdict) return verdict.error();
     for (auto& [p, reasons] : verdict->rejected) out.rejected[p][group.name] = reasons;
+    out.schedulable.insert(verdict->passing.begin(), verdict->passing.end());
     if (verdict->passing.empty()) continue;
     std::vector<uint32_t> passing_classes;
     for (const Pod* p : verdict->passing) passing_classes.push_back(class_of(classes, p));
@@ -282,14 +286,18 @@ Result<LoopOptions> expansion_options(const AutoscaleScenario& s,
   return out;
 }
 
-// The pods no scale-up of this loop helps, grouped by why.
+// The pods no scale-up of this loop can help, grouped by why: CA's
+// PodsRemainUnschedulable (GetRemainingPods), the pods whose template check
+// no group passed. A pod some group passed is not among them, though the
+// chosen option may not hold it (another group's, or one its estimate left
+// out, as a spread constraint can).
 void record_unhelped(RunRecord& run, const std::vector<const Pod*>& left,
                      const std::set<const Pod*>& helped, LoopOptions& lo) {
   run.unhelped.clear();
   run.no_scale_up.clear();
   std::map<std::pair<Reasons, Reasons>, std::vector<std::string>> by_reasons;
   for (const Pod* p : left) {
-    if (helped.contains(p)) continue;
+    if (helped.contains(p) || lo.schedulable.contains(p)) continue;
     run.unhelped.push_back(p->key());
     by_reasons[{lo.rejected[p], lo.skipped}].push_back(p->key());
   }
