@@ -415,6 +415,27 @@ TEST(AutoscalerObjects, PodsSomeGroupPassedAreNotUnhelped) {
   EXPECT_EQ(r.at("unhelped").as_array(), (json::array{"hub/nowhere"})) << r;
 }
 
+TEST(AutoscalerObjects, ExpendableBoundPodsAreNotInTheSnapshot) {
+  // A bound pod below the expendable cutoff (-10) holds 3 of n1's 4 cpus;
+  // CA's snapshot leaves it out, so the pending pod fits n1 and nothing
+  // scales, and n1's utilization counts only the pod that fits there.
+  json::object s;
+  s["nodes"] = json::array{node("n1", {{"pool", "a"}})};
+  json::object low = pod("low", "3");
+  low["spec"].as_object()["nodeName"] = "n1";
+  low["spec"].as_object()["priority"] = -100;
+  s["pods"] = json::array{low};
+  s["nodeGroups"] = json::array{json::object{{"name", "a"}, {"minSize", 0}, {"maxSize", 10}, {"nodes", json::array{"n1"}}}};
+  s["pending"] = json::array{pod("p", "2")};
+  s["expander"] = "least-waste";
+  s["scaleDown"] = true;
+  auto r = run(s);
+  ASSERT_FALSE(r.contains("error")) << r;
+  EXPECT_TRUE(r.at("scaleUp").as_array().empty()) << r;
+  EXPECT_EQ(r.at("fitsExisting").as_array(), (json::array{"hub/p"})) << r;
+  EXPECT_EQ(r.at("scaleDown").at("utilization").at("n1").at("cpu").as_double(), 0.5) << r;
+}
+
 TEST(AutoscalerObjects, UnknownKeyIsAnErrorNamingIt) {
   auto r = run(json::object{{"persistentVolumeClaim", json::array{}}});
   ASSERT_TRUE(r.contains("error"));

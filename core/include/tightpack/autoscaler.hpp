@@ -111,6 +111,15 @@ struct AutoscaleScenario {
   ApiObjects objects;
 };
 
+// core_utils.IsExpendablePod: below --expendable-pods-priority-cutoff.
+// CA helps no such pending pod, and its cluster snapshot holds no such bound
+// pod (static_autoscaler.go: FilterOutExpendablePods before
+// SetClusterState): every simulation, template, utilization and drain
+// treats it as already preempted.
+inline bool expendable(const Pod& pod, const Options& options) {
+  return pod.priority < options.expendable_pods_priority_cutoff;
+}
+
 // Accepts a corpus line ({"scenario": …}) or a bare scenario. An unknown
 // key is an error that names it.
 Result<AutoscaleScenario> decode_autoscale_scenario(const boost::json::value& doc);

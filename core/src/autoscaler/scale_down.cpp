@@ -267,7 +267,7 @@ Result<ScaleDownRecord> plan_scale_down(const AutoscaleScenario& s,
   std::unordered_map<std::string_view, size_t> index_of;
   for (size_t i = 0; i < s.nodes.size(); ++i) index_of.emplace(s.nodes[i].node.name, i);
   auto add = [&](const CaPod& p) {
-    if (p.pod.terminated() || p.pod.node_name.empty()) return;
+    if (p.pod.terminated() || p.pod.node_name.empty() || expendable(p.pod, s.options)) return;
     auto it = index_of.find(p.pod.node_name);
     if (it == index_of.end()) return;
     on[it->second].push_back(&p);

@@ -52,7 +52,9 @@ Result<Snapshot> snapshot(const AutoscaleScenario& s, const std::vector<NodeTemp
   std::vector<Node> nodes;
   std::vector<Pod> pods;
   for (const CaNode& n : s.nodes) nodes.push_back(n.node);
-  for (const CaPod& p : s.pods) pods.push_back(p.pod);
+  for (const CaPod& p : s.pods) {
+    if (!expendable(p.pod, s.options)) pods.push_back(p.pod);
+  }
   const size_t real = nodes.size();
   for (size_t g = 0; g < s.groups.size(); ++g) {
     const int64_t upcoming = targets[g] - static_cast<int64_t>(s.groups[g].nodes.size());
@@ -80,7 +82,7 @@ Result<Snapshot> snapshot(const AutoscaleScenario& s, const std::vector<NodeTemp
 std::vector<const Pod*> pods_to_help(const AutoscaleScenario& s) {
   std::vector<const Pod*> out;
   for (const CaPod& p : s.pending) {
-    if (p.pod.priority < s.options.expendable_pods_priority_cutoff) continue;
+    if (expendable(p.pod, s.options)) continue;
     out.push_back(&p.pod);
   }
   go_sort_slice(out, [](const Pod* a, const Pod* b) { return a->priority > b->priority; });
