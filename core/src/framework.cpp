@@ -113,7 +113,7 @@ Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Po
   if (uses(Plugin::InterPodAffinity)) {
     plan.inter_pod_.emplace(c, pod, plan.affinity_terms_, profile.inter_pod_affinity,
                             profile.filter_enabled(Plugin::InterPodAffinity),
-                            profile.score_weight(Plugin::InterPodAffinity) > 0);
+                            profile.score_weight(Plugin::InterPodAffinity) > 0, profile.kube_minor);
     for (size_t pos = 0; pos < profile.filters.size(); ++pos) {
       if (profile.filters[pos] == Plugin::InterPodAffinity) plan.inter_pod_position_ = static_cast<uint8_t>(pos);
     }

@@ -135,6 +135,26 @@ TEST(InterPodAffinity, NamespaceSelectorsReadTheNamespacesLabels) {
   EXPECT_EQ(verdict(r, "a"), "node(s) didn't satisfy existing pods anti-affinity rules");
 }
 
+TEST(InterPodAffinity, ANegativeNamespaceSelectorTakesInEveryNamespaceBeforeV137) {
+  // v1.36 merged the selected namespaces into a copy of the term, kept the
+  // selector and matched it against no labels: DoesNotExist selects every
+  // namespace (kubernetes#138198 fixed it in v1.37).
+  const char* anti = R"({"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+      {"labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": "kubernetes.io/hostname",
+       "namespaceSelector": {"matchExpressions": [{"key": "team", "operator": "DoesNotExist"}]}}]}})";
+  const std::string pods = bound("db", "a", R"({"app": "db"})", "", "other");
+  const std::string namespaces = R"(, "namespaces": [{"metadata": {"name": "other", "labels": {"team": "a"}}}])";
+  for (const char* release : {"v1.37", "v1.36"}) {
+    const std::string scenario = std::string(R"({"profile": {"name": "default", "release": ")") + release +
+                                 R"("}, "nodes": [)" + kNodes + R"(], "pods": [)" + pods + R"(], "incoming": [)" +
+                                 incoming(R"({"app": "web"})", anti) + "]" + namespaces + "}";
+    json::value v = json_of(replay_text(scenario));
+    EXPECT_EQ(verdict(v.at("results").at(0).as_object(), "a"),
+              std::string(release) == "v1.36" ? "node(s) didn't match pod anti-affinity rules" : "ok")
+        << release;
+  }
+}
+
 TEST(InterPodAffinity, PreferredTermsScoreDomainsNormalisedBetweenLowestAndHighest) {
   // Incoming: prefers zone of app=db (weight 50), avoids hosts of app=batch
   // (weight 100). db on a (z1); batch on b. Raw: a 50, b 50 − 100 = −50,

@@ -20,14 +20,6 @@ void add(std::vector<std::pair<uint64_t, int64_t>>& into, uint64_t pair, int64_t
   into.emplace_back(pair, amount);
 }
 
-bool all_match(const std::vector<AffinityTerm>& terms, const PodMeta& pod, const Labels& namespace_labels) {
-  if (terms.empty()) return false;  // podMatchesAllAffinityTerms
-  for (const auto& t : terms) {
-    if (!t.matches(pod, namespace_labels)) return false;
-  }
-  return true;
-}
-
 std::vector<uint8_t> each_match(const std::vector<AffinityTerm>& terms, const PodMeta& pod,
                                 const Labels& namespace_labels) {
   std::vector<uint8_t> out(terms.size());
@@ -38,8 +30,13 @@ std::vector<uint8_t> each_match(const std::vector<AffinityTerm>& terms, const Po
 }  // namespace
 
 AffinityCounts::AffinityCounts(const Cluster& c, const Pod& pod, std::shared_ptr<const AffinityTerms> own,
-                               const InterPodAffinityArgs& args, bool filters, bool scores)
-    : cluster_(&c), own_(std::move(own)), args_(args), filters_(filters), scores_(scores) {
+                               const InterPodAffinityArgs& args, bool filters, bool scores, int kube_minor)
+    : cluster_(&c),
+      own_(std::move(own)),
+      args_(args),
+      filters_(filters),
+      scores_(scores),
+      legacy_namespace_selectors_(kube_minor < 37) {
   meta_ = std::make_shared<const PodMeta>(PodMeta{pod.ns, pod.labels, false});
   namespace_labels_ = namespace_labels(c.objects(), pod.ns);
   if (own_) {
@@ -54,16 +51,39 @@ AffinityCounts::AffinityCounts(const Cluster& c, const Pod& pod, std::shared_ptr
     // satisfiesSelfAffinityCheck: the incoming pod's terms have their
     // namespace selectors merged into namespace lists from the namespaces
     // that exist, its own among them.
-    self_match_ = all_match(own_->required_affinity, *meta_, namespace_labels_);
+    self_match_ = own_terms_all_match(own_->required_affinity, *meta_, namespace_labels_);
     for (const auto* terms : {&own_->required_affinity, &own_->required_anti_affinity, &own_->preferred_affinity,
                               &own_->preferred_anti_affinity}) {
-      for (const AffinityTerm& t : *terms) own_reads_namespaces_ = own_reads_namespaces_ || !t.namespace_selector.is_nothing();
+      for (const AffinityTerm& t : *terms) {
+        own_reads_namespaces_ = own_reads_namespaces_ || !t.namespace_selector.is_nothing();
+      }
     }
   }
   // PreScore skips when the profile ignores the bound pods' preferred terms
   // and the pod has none of its own.
   if (args_.ignore_preferred_terms_of_existing_pods && !has_preferred_) scores_ = false;
   sync(c);
+}
+
+// Before v1.37 (kubernetes#138198) mergeAffinityTermNamespacesIfNotEmpty took
+// the incoming pod's term by value: the namespaces its selector selects were
+// added to the term (a shared set), but the selector was not set to
+// Nothing(), and every caller matches with no namespace labels, so a
+// selector that selects an empty label set (NotIn, DoesNotExist only) takes
+// in every namespace.
+bool AffinityCounts::own_term_matches(const AffinityTerm& t, const PodMeta& pod, const Labels& namespace_labels) const {
+  if (t.matches(pod, namespace_labels)) return true;
+  static const Labels none;
+  return legacy_namespace_selectors_ && t.namespace_selector.matches(none) && t.selector.matches(pod.labels);
+}
+
+bool AffinityCounts::own_terms_all_match(const std::vector<AffinityTerm>& terms, const PodMeta& pod,
+                                         const Labels& namespace_labels) const {
+  if (terms.empty()) return false;  // podMatchesAllAffinityTerms
+  for (const auto& t : terms) {
+    if (!own_term_matches(t, pod, namespace_labels)) return false;
+  }
+  return true;
 }
 
 uint32_t AffinityCounts::key_id(const std::string& key) const {
@@ -90,10 +110,10 @@ AffinityCounts::OwnMatches AffinityCounts::own_matches(const std::shared_ptr<con
   // merged into the namespaces it selects.
   static const Labels none;
   const Labels& labels = own_reads_namespaces_ ? labels_of_namespace(meta->ns) : none;
-  m.all_required_affinity = all_match(own_->required_affinity, *meta, labels);
+  m.all_required_affinity = own_terms_all_match(own_->required_affinity, *meta, labels);
   m.bits = static_cast<uint32_t>(own_bits_.size());
   for (const auto* terms : {&own_->required_anti_affinity, &own_->preferred_affinity, &own_->preferred_anti_affinity}) {
-    for (const AffinityTerm& t : *terms) own_bits_.push_back(t.matches(*meta, labels) ? 1 : 0);
+    for (const AffinityTerm& t : *terms) own_bits_.push_back(own_term_matches(t, *meta, labels) ? 1 : 0);
   }
   return m;
 }

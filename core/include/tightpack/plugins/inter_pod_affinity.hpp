@@ -44,9 +44,10 @@ inline constexpr uint8_t kExistingAntiAffinityNotMatched = 2;
 class AffinityCounts {
  public:
   // `own`: the incoming pod's terms (null for none). `filters` and `scores`:
-  // whether the profile runs the plugin's Filter and Score.
+  // whether the profile runs the plugin's Filter and Score. `kube_minor`:
+  // the release whose matching to follow (below 37, see own_term_matches).
   AffinityCounts(const Cluster& c, const Pod& pod, std::shared_ptr<const AffinityTerms> own,
-                 const InterPodAffinityArgs& args, bool filters, bool scores);
+                 const InterPodAffinityArgs& args, bool filters, bool scores, int kube_minor = 37);
 
   // Whether placing copies of this pod can move the plugin's verdicts or
   // scores: only when the pod has terms of its own.
@@ -99,6 +100,9 @@ class AffinityCounts {
   };
 
   uint32_t key_id(const std::string& key) const;
+  bool own_term_matches(const AffinityTerm& t, const PodMeta& pod, const Labels& namespace_labels) const;
+  bool own_terms_all_match(const std::vector<AffinityTerm>& terms, const PodMeta& pod,
+                           const Labels& namespace_labels) const;
   StrId value(uint32_t key, NodeIndex n) const {
     const std::vector<StrId>* column = columns_[key];
     return column ? (*column)[n] : kNoStr;
@@ -126,6 +130,7 @@ class AffinityCounts {
   bool filters_ = false, scores_ = false;
   bool has_preferred_ = false;
   bool self_match_ = false;  // the pod matches all its required affinity terms
+  bool legacy_namespace_selectors_ = false;
   std::vector<uint32_t> required_affinity_keys_, required_anti_keys_, preferred_affinity_keys_,
       preferred_anti_keys_;
   // Interned topology keys and the nodes' values of each; grown as bound
