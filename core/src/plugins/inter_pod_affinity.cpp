@@ -268,7 +268,7 @@ void AffinityCounts::sync(const Cluster& c) {
     generation_.assign(c.size(), UINT32_MAX);
     counted_.clear();
     affinity_.clear(), anti_affinity_.clear(), existing_.clear(), score_.clear();
-    affinity_nonzero_ = anti_nonzero_ = existing_nonzero_ = score_nonzero_ = 0;
+    affinity_nonzero_ = anti_nonzero_ = existing_nonzero_ = 0;
     score_hits_ = 0;
   }
   instance_ = c.instance();

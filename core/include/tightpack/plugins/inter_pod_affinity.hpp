@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -108,6 +109,7 @@ class AffinityCounts {
     return column ? (*column)[n] : kNoStr;
   }
   OwnMatches own_matches(const std::shared_ptr<const PodMeta>& meta) const;
+  const Labels& labels_of_namespace(const std::string& ns) const;
   const TheirMatches& their_matches(const std::shared_ptr<const AffinityTerms>& terms) const;
   // What the pods on node n add to each map.
   NodeState count_node(const Cluster& c, NodeIndex n) const;
@@ -141,13 +143,14 @@ class AffinityCounts {
   mutable PointerMemo<PodMeta, OwnMatches> own_memo_;
   mutable std::vector<uint8_t> own_bits_;
   bool own_reads_namespaces_ = false;  // some term has a namespace selector
-  mutable std::vector<std::pair<std::string, Labels>> namespace_labels_memo_;
-  const Labels& labels_of_namespace(const std::string& ns) const;
+  // Namespace labels by namespace; a deque, so that a reference handed out
+  // stays valid when more are added.
+  mutable std::deque<std::pair<std::string, Labels>> namespace_labels_memo_;
   mutable std::unordered_map<const AffinityTerms*, TheirMatches> their_memo_;
   std::vector<uint32_t> generation_;  // per node, as counted
   std::unordered_map<NodeIndex, NodeState> counted_;  // nodes that add something
   Counts affinity_, anti_affinity_, existing_, score_;
-  size_t affinity_nonzero_ = 0, anti_nonzero_ = 0, existing_nonzero_ = 0, score_nonzero_ = 0;
+  size_t affinity_nonzero_ = 0, anti_nonzero_ = 0, existing_nonzero_ = 0;
   int64_t score_hits_ = 0;
   uint64_t instance_ = 0, epoch_ = UINT64_MAX;
 };
