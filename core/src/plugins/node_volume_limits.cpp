@@ -56,9 +56,11 @@ VolumeLimitsVerdict volume_limits(const StorageState& s, const std::vector<std::
     const std::optional<int32_t>* limit = limit_of(driver);
     if (!limit) continue;
     int64_t fresh = 0;
-    for (const auto& [unique, d] : attachable) {
-      if (d != driver) continue;
-      if (std::none_of(attached.begin(), attached.end(), [&](const auto* a) { return a->first == unique; })) ++fresh;
+    for (const auto& volume : attachable) {
+      if (volume.second != driver) continue;
+      if (std::none_of(attached.begin(), attached.end(), [&](const auto* a) { return a->first == volume.first; })) {
+        ++fresh;
+      }
     }
     if (fresh == 0) continue;  // nothing new to attach: not checked, even on a node over its limit
     const int64_t count =
