@@ -70,9 +70,29 @@ TEST(DaemonConfig, GoDurations) {
   EXPECT_EQ(parse_go_duration("1m30s")->count(), 90000);
   EXPECT_EQ(parse_go_duration("1.5s")->count(), 1500);
   EXPECT_EQ(parse_go_duration("2h")->count(), 7200000);
-  EXPECT_FALSE(parse_go_duration("15"));
-  EXPECT_FALSE(parse_go_duration("s"));
-  EXPECT_FALSE(parse_go_duration("10 s"));
+  EXPECT_EQ(parse_go_duration(".5s")->count(), 500);
+  EXPECT_EQ(parse_go_duration("5.s")->count(), 5000);
+  EXPECT_EQ(parse_go_duration("1h2m3.5s")->count(), 3723500);
+  EXPECT_EQ(parse_go_duration("1500us")->count(), 1);
+  EXPECT_EQ(parse_go_duration("2\xc2\xb5s")->count(), 0);
+  EXPECT_EQ(parse_go_duration("0")->count(), 0);
+  EXPECT_EQ(parse_go_duration("-1m")->count(), -60000);
+  EXPECT_EQ(parse_go_duration("2562047h")->count(), 2562047LL * 3600000);
+  EXPECT_EQ(parse_go_duration("9223372036854775807ns")->count(), 9223372036854LL);
+  // What time.ParseDuration refuses is an error, never an abort.
+  for (const std::string& bad : std::vector<std::string>{"", "15", "s", "10 s", ".", ".s", "-", "1.2.3s", "1x", "0s0",
+                                                         "1s.", std::string(400, '9') + "s", "2562048h",
+                                                         "9223372036854775808ns"}) {
+    EXPECT_FALSE(parse_go_duration(bad)) << bad;
+  }
+}
+
+TEST(DaemonConfig, LeaseDurationInWholeSeconds) {
+  auto r = decode_daemon_config(doc(R"({"leaderElection": {"leaseDuration": "15500ms"}})"));
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().path, "$.leaderElection.leaseDuration");
+  EXPECT_EQ(r.error().message,
+            "must be whole seconds (the Lease records leaseDurationSeconds), got \"15500ms\"");
 }
 
 class Kubeconfig : public ::testing::Test {

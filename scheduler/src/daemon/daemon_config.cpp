@@ -7,28 +7,71 @@
 namespace tightpack::daemon {
 namespace json = boost::json;
 
+// time.ParseDuration: an optional sign, then one or more decimal numbers,
+// each with an optional fraction and a unit (ns, us, µs, ms, s, m, h), or
+// "0" alone. Summed exactly in nanoseconds; a total beyond int64 is an
+// error, as in Go. The result is in whole milliseconds, rounded toward zero.
 Result<std::chrono::milliseconds> parse_go_duration(const std::string& text) {
+  const Error invalid{"", "not a duration like 15s, 1m30s or 500ms: " + quote_value(text)};
   if (text.empty()) return Error{"", "empty duration"};
-  double total_ms = 0;
   size_t i = 0;
-  while (i < text.size()) {
-    size_t j = i;
-    while (j < text.size() && (std::isdigit(static_cast<unsigned char>(text[j])) || text[j] == '.')) ++j;
-    if (j == i) return Error{"", "not a duration like 15s or 1m30s: " + quote_value(text)};
-    const double number = std::stod(text.substr(i, j - i));
-    size_t k = j;
-    while (k < text.size() && std::isalpha(static_cast<unsigned char>(text[k]))) ++k;
-    const std::string unit = text.substr(j, k - j);
-    double scale;
-    if (unit == "ms") scale = 1;
-    else if (unit == "s") scale = 1000;
-    else if (unit == "m") scale = 60000;
-    else if (unit == "h") scale = 3600000;
-    else return Error{"", "not a duration like 15s or 1m30s: " + quote_value(text)};
-    total_ms += number * scale;
-    i = k;
+  bool negative = false;
+  if (text[0] == '-' || text[0] == '+') {
+    negative = text[0] == '-';
+    ++i;
   }
-  return std::chrono::milliseconds(static_cast<int64_t>(std::llround(total_ms)));
+  if (text.substr(i) == "0") return std::chrono::milliseconds(0);
+  if (i == text.size()) return invalid;
+  constexpr uint64_t kMax = uint64_t{1} << 63;  // |int64 min|
+  uint64_t total = 0;                           // nanoseconds
+  while (i < text.size()) {
+    // The number: digits, an optional fraction; at least one digit.
+    uint64_t whole = 0;
+    bool digits = false, overflow = false;
+    for (; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); ++i) {
+      digits = true;
+      if (overflow || whole > kMax / 10) {  // leadingInt
+        overflow = true;
+        continue;
+      }
+      whole = whole * 10 + static_cast<uint64_t>(text[i] - '0');
+      overflow = whole > kMax;
+    }
+    uint64_t fraction = 0, scale = 1;
+    if (i < text.size() && text[i] == '.') {
+      ++i;
+      for (; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); ++i) {
+        digits = true;
+        if (scale <= kMax / 10) {  // digits beyond precision are dropped, as in Go
+          fraction = fraction * 10 + static_cast<uint64_t>(text[i] - '0');
+          scale *= 10;
+        }
+      }
+    }
+    if (!digits || overflow) return overflow ? Error{"", "duration out of range: " + quote_value(text)} : invalid;
+    // The unit.
+    const size_t start = i;
+    while (i < text.size() && text[i] != '.' && !std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
+    const std::string unit = text.substr(start, i - start);
+    uint64_t ns_per_unit;
+    if (unit == "ns") ns_per_unit = 1;
+    else if (unit == "us" || unit == "\xc2\xb5s" || unit == "\xce\xbcs") ns_per_unit = 1000;  // µs, μs
+    else if (unit == "ms") ns_per_unit = 1000000;
+    else if (unit == "s") ns_per_unit = 1000000000;
+    else if (unit == "m") ns_per_unit = 60ULL * 1000000000;
+    else if (unit == "h") ns_per_unit = 3600ULL * 1000000000;
+    else return invalid;
+    if (whole > kMax / ns_per_unit) return Error{"", "duration out of range: " + quote_value(text)};
+    uint64_t value = whole * ns_per_unit;
+    // The fraction, as Go adds it: fraction × (unit / scale), in float64.
+    value += static_cast<uint64_t>(static_cast<double>(fraction) *
+                                   (static_cast<double>(ns_per_unit) / static_cast<double>(scale)));
+    if (value > kMax || total > kMax - value) return Error{"", "duration out of range: " + quote_value(text)};
+    total += value;
+  }
+  if (!negative && total == kMax) return Error{"", "duration out of range: " + quote_value(text)};
+  const int64_t ms = static_cast<int64_t>(total / 1000000);
+  return std::chrono::milliseconds(negative ? -ms : ms);
 }
 
 namespace {
@@ -108,6 +151,13 @@ Result<DaemonConfig> decode_daemon_config(const json::value& doc) {
     }
     if (auto s = string_field(l, "resourceName", w, e.resource_name); !s) return s.error();
     if (auto s = string_field(l, "resourceNamespace", w, e.resource_namespace); !s) return s.error();
+    // The Lease records whole seconds (leaseDurationSeconds): a standby
+    // would take over after the rounded-down duration while this leader
+    // still counts on the full one.
+    if (e.lease_duration.count() % 1000 != 0) {
+      return Error{w + ".leaseDuration", "must be whole seconds (the Lease records leaseDurationSeconds), got " +
+                                            quote_value(l.at("leaseDuration").get_string())};
+    }
     // client-go's leaderelection.NewLeaderElector checks these.
     if (e.lease_duration <= e.renew_deadline) {
       return Error{w + ".leaseDuration", "must be greater than renewDeadline"};
