@@ -3,8 +3,11 @@
 // what placement sees.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <boost/json.hpp>
+#include <map>
 #include <random>
+#include <set>
 
 #include "daemon/cache.hpp"
 #include "daemon/snapshot.hpp"
@@ -135,7 +138,7 @@ TEST(Snapshot, NamesNoPodImageOrLabelAndPlacesTheSame) {
   cache.upsert_pod(pod("bob-notebook", 500, "node-b"));
   cache.upsert_pod(pod("carol-pending", 700));  // holds no room: not published
   const json::object snap = redacted_snapshot(cache, json::object{{"kind", "KubeSchedulerConfiguration"}}, std::nullopt,
-                                              json::array{json::object{{"display_name", "Small"}}});
+                                              json::array{json::object{{"display_name", "Small"}}}, 1);
   const std::string text = json::serialize(snap);
   for (const char* secret : {"alice", "bob", "carol", "registry.example", "secret", "notebook-of", "jhub"}) {
     EXPECT_EQ(text.find(secret), std::string::npos) << secret << " in " << text;
@@ -158,6 +161,97 @@ TEST(Snapshot, NamesNoPodImageOrLabelAndPlacesTheSame) {
     EXPECT_EQ(published.pod_count()[m], ours.pod_count()[n]) << ours.name(n);
     EXPECT_EQ(published.alloc_cpu()[m], ours.alloc_cpu()[n]) << ours.name(n);
   }
+}
+
+// A snapshot with every pseudonym taken out: each pod without its name,
+// namespace and owner name, and which pods share a namespace and an owner
+// (as sorted lists of those pods), so that two snapshots compare equal when
+// they differ only by the names given.
+std::vector<std::string> canonical(const json::object& snap) {
+  std::vector<std::string> pods;
+  std::map<std::string, std::vector<std::string>> by_namespace, by_owner;
+  for (const json::value& item : snap.at("cluster").at("items").as_array()) {
+    if (item.at("kind") != "Pod") continue;
+    json::object p = item.as_object();
+    json::object& meta = p["metadata"].as_object();
+    const std::string ns(meta.at("namespace").as_string());
+    std::string owner;
+    meta.erase("name");
+    meta.erase("namespace");
+    if (json::value* refs = meta.if_contains("ownerReferences")) {
+      json::object& ref = refs->as_array()[0].as_object();
+      owner = std::string(ref.at("name").as_string());
+      ref.erase("name");
+    }
+    const std::string text = json::serialize(p);
+    pods.push_back(text);
+    by_namespace[ns].push_back(text);
+    if (!owner.empty()) by_owner[owner].push_back(text);
+  }
+  std::vector<std::string> out = pods;
+  for (auto* groups : {&by_namespace, &by_owner}) {
+    std::vector<std::string> shapes;
+    for (auto& [name, members] : *groups) {
+      std::sort(members.begin(), members.end());
+      std::string shape;
+      for (const auto& m : members) shape += m + "|";
+      shapes.push_back(shape);
+    }
+    std::sort(shapes.begin(), shapes.end());
+    out.push_back("--");
+    out.insert(out.end(), shapes.begin(), shapes.end());
+  }
+  std::sort(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(pods.size()));
+  return out;
+}
+
+// Users in two namespaces, each with pods of distinct sizes, two of them
+// owned by one controller; `names` renames users and namespaces.
+ClusterCache users(const std::vector<std::string>& names, const std::vector<std::string>& namespaces) {
+  ClusterCache cache;
+  cache.replace_nodes({node("node-a", 64), node("node-b", 64)});
+  for (size_t i = 0; i < names.size(); ++i) {
+    auto p = pod("jupyter-" + names[i], 100 + 50 * static_cast<int64_t>(i), i % 2 ? "node-a" : "node-b");
+    p.pod.ns = namespaces[i % namespaces.size()];
+    if (i < 2) {
+      p.controller_kind = "ReplicaSet";
+      p.controller_name = names[0] + "-workers";
+    }
+    cache.upsert_pod(p);
+  }
+  return cache;
+}
+
+TEST(Snapshot, PseudonymsDoNotFollowNamesOrOrder) {
+  const std::vector<std::string> names = {"alice", "bob", "carol", "dave", "erin", "frank"};
+  const ClusterCache cache = users(names, {"hub-a", "hub-b"});
+  // Renaming users and namespaces leaves the snapshot the same up to the
+  // pseudonyms; so does another seed.
+  const ClusterCache renamed = users({"zoe", "yann", "xena", "will", "vera", "ugo"}, {"zz-team", "aa-team"});
+  const auto expected = canonical(redacted_snapshot(cache, json::object{}, std::nullopt, json::array{}, 7));
+  EXPECT_EQ(canonical(redacted_snapshot(renamed, json::object{}, std::nullopt, json::array{}, 7)), expected);
+  EXPECT_EQ(canonical(redacted_snapshot(cache, json::object{}, std::nullopt, json::array{}, 8)), expected);
+  // Over many snapshots every user's pod comes first about as often as any
+  // other (a pod's cpu request tells which it is), and pseudonyms are new
+  // each time: the order says nothing of the names.
+  std::map<std::string, int> first;
+  std::set<std::string> pseudonyms;
+  const int snapshots = 600;
+  for (int seed = 0; seed < snapshots; ++seed) {
+    const json::object snap = redacted_snapshot(cache, json::object{}, std::nullopt, json::array{}, seed);
+    for (const json::value& item : snap.at("cluster").at("items").as_array()) {
+      if (item.at("kind") != "Pod") continue;
+      pseudonyms.insert(std::string(item.at("metadata").at("name").as_string()));
+    }
+    for (const json::value& item : snap.at("cluster").at("items").as_array()) {
+      if (item.at("kind") != "Pod") continue;
+      ++first[json::serialize(item.at("spec").at("containers").at(0).at("resources"))];
+      break;
+    }
+  }
+  EXPECT_EQ(pseudonyms.size(), static_cast<size_t>(snapshots) * names.size());
+  ASSERT_EQ(first.size(), names.size());
+  for (const auto& [pod, count] : first) EXPECT_GT(count, snapshots / static_cast<int>(names.size()) / 2) << pod;
 }
 
 }  // namespace

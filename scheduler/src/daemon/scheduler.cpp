@@ -2,6 +2,7 @@
 
 #include <boost/json.hpp>
 #include <ctime>
+#include <random>
 
 #include "daemon/snapshot.hpp"
 #include "log.hpp"
@@ -566,8 +567,10 @@ void Scheduler::event(const std::string& ns, const std::string& name, const std:
 
 std::string Scheduler::snapshot_json() {
   auto lock = lock_for_update();
+  std::random_device entropy;
+  const uint64_t seed = (uint64_t{entropy()} << 32) ^ entropy();
   return json::serialize(redacted_snapshot(cache_, options_.scheduler_configuration, options_.pools,
-                                           options_.published_profiles));
+                                           options_.published_profiles, seed));
 }
 
 }  // namespace tightpack::daemon

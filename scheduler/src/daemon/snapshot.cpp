@@ -2,6 +2,8 @@
 
 #include <boost/json.hpp>
 #include <map>
+#include <random>
+#include <set>
 
 namespace tightpack::daemon {
 namespace json = boost::json;
@@ -80,10 +82,12 @@ json::object node(const autoscaler::CaNode& n) {
 
 class PodRedactor {
  public:
+  explicit PodRedactor(uint64_t seed) : rng_(seed) {}
+
   json::object pod(const PodRecord& rec) {
     const autoscaler::CaPod& ca = rec.pod;
     const Pod& p = ca.pod;
-    json::object meta{{"name", "pod-" + std::to_string(++pods_)}, {"namespace", ns(p.ns)}};
+    json::object meta{{"name", pseudonym("pod-")}, {"namespace", ns(p.ns)}};
     json::object annotations;
     for (const auto& [k, v] : p.annotations) {
       // What cluster-autoscaler's drain rules read, nothing else.
@@ -124,18 +128,33 @@ class PodRedactor {
   // a user's (KubeSpawner can give each user one).
   std::string ns(const std::string& name) {
     if (name == "kube-system") return name;
-    auto [it, added] = namespaces_.try_emplace(name, "ns-" + std::to_string(namespaces_.size() + 1));
+    auto [it, added] = namespaces_.try_emplace(name);
+    if (added) it->second = pseudonym("ns-");
     return it->second;
   }
 
   // Pods of one controller stay recognisably together (scale-down reads
   // that), under a name that says nothing.
   std::string owner(const std::string& kind, const std::string& ns, const std::string& name) {
-    auto [it, added] = owners_.try_emplace(kind + "/" + ns + "/" + name, "owner-" + std::to_string(owners_.size() + 1));
+    auto [it, added] = owners_.try_emplace(kind + "/" + ns + "/" + name);
+    if (added) it->second = pseudonym("owner-");
     return it->second;
   }
 
-  size_t pods_ = 0;
+  // 64 random bits, never the same twice in one snapshot.
+  std::string pseudonym(const char* prefix) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string name;
+    do {
+      uint64_t bits = rng_();
+      name = prefix;
+      for (int i = 0; i < 16; ++i, bits >>= 4) name.push_back(kHex[bits & 15]);
+    } while (!used_.insert(name).second);
+    return name;
+  }
+
+  std::mt19937_64 rng_;
+  std::set<std::string> used_;
   std::map<std::string, std::string> owners_;
   std::map<std::string, std::string> namespaces_;
 };
@@ -143,16 +162,24 @@ class PodRedactor {
 }  // namespace
 
 json::object redacted_snapshot(const ClusterCache& cache, const json::value& scheduler_configuration,
-                               const std::optional<json::value>& pools, const json::value& published_profiles) {
+                               const std::optional<json::value>& pools, const json::value& published_profiles,
+                               uint64_t seed) {
   json::array items;
   for (const auto& [name, n] : cache.nodes()) items.push_back(node(n));
-  // Sorted by key so that the snapshot does not depend on hash order.
+  // Pseudonyms are drawn in key order (so that one seed gives one snapshot,
+  // whatever the hash order) and the pods listed in pseudonym order.
   std::map<std::string, const PodRecord*> held;
   for (const auto& [key, rec] : cache.pods()) {
     if (!rec.holds().empty()) held.emplace(key, &rec);
   }
-  PodRedactor redactor;
-  for (const auto& [key, rec] : held) items.push_back(redactor.pod(*rec));
+  PodRedactor redactor(seed);
+  std::map<std::string, json::object> by_pseudonym;
+  for (const auto& [key, rec] : held) {
+    json::object p = redactor.pod(*rec);
+    std::string name(p.at("metadata").at("name").as_string());
+    by_pseudonym.emplace(std::move(name), std::move(p));
+  }
+  for (auto& [name, p] : by_pseudonym) items.push_back(std::move(p));
   return json::object{
       {"cluster", {{"apiVersion", "v1"}, {"kind", "List"}, {"items", std::move(items)}}},
       {"pools", pools ? *pools : json::value(nullptr)},

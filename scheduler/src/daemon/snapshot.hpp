@@ -2,10 +2,15 @@
 // extension reads (cluster, pools, schedulerConfiguration, profiles), with the
 // cluster redacted. Every user of the hub can read it, so it names no pod,
 // image, environment variable or label: each bound pod becomes an anonymous
-// pod carrying only what placement and scale-down read.
+// pod carrying only what placement and scale-down read. Pods, namespaces and
+// controllers get pseudonyms drawn at random for each snapshot (from `seed`),
+// and pods are listed in the order of their pseudonyms, so that neither the
+// names nor the order say which pod is whose, nor follow one from one
+// snapshot to the next.
 #pragma once
 
 #include <boost/json/object.hpp>
+#include <cstdint>
 #include <optional>
 
 #include "daemon/cache.hpp"
@@ -14,6 +19,6 @@ namespace tightpack::daemon {
 
 boost::json::object redacted_snapshot(const ClusterCache& cache, const boost::json::value& scheduler_configuration,
                                       const std::optional<boost::json::value>& pools,
-                                      const boost::json::value& published_profiles);
+                                      const boost::json::value& published_profiles, uint64_t seed);
 
 }  // namespace tightpack::daemon
