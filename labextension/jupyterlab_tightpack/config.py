@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from traitlets import Bool, Float, Int, TraitError, Unicode, Union, default, validate
+from traitlets import Bool, Float, Int, List, TraitError, Unicode, Union, default, validate
 from traitlets.config import Configurable
 
 SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount"
@@ -46,6 +46,15 @@ class TightpackConfig(Configurable):
         True,
         help="""Read the cluster from the Kubernetes API with the notebook pod's service
         account when its token file exists.""",
+    ).tag(config=True)
+
+    kubernetes_in_hub_users = List(
+        Unicode(),
+        help="""JupyterHub users whose servers may read the cluster from the Kubernetes API.
+        Inside a hub ($JUPYTERHUB_USER set) the Kubernetes source is off for everyone else:
+        a service account that may list pods across the cluster lets every user read every
+        other user's pod environment, JUPYTERHUB_API_TOKEN included. The scheduler's
+        /snapshot (snapshot_url) is the source for a multi-user hub.""",
     ).tag(config=True)
 
     kubernetes_host = Unicode(

@@ -2,7 +2,8 @@
 
 Sources, in order: (1) the tightpack scheduler (``snapshot_url``), (2) the Kubernetes API
 with the notebook's service account (a token file exists and ``use_kubernetes``; a 401 or
-403 moves on to the next source with a note), (3) ``snapshot_file``, (4) the built-in demo.
+403 moves on to the next source with a note; inside a JupyterHub only for the users named in
+``kubernetes_in_hub_users``), (3) ``snapshot_file``, (4) the built-in demo.
 """
 
 from __future__ import annotations
@@ -21,6 +22,15 @@ from .errors import SourceError, SourceUnusable
 from .sources import demo, file, kubernetes, scheduler
 
 GKE_POOL_LABEL = "cloud.google.com/gke-nodepool"
+
+
+def refused_in_hub(user: str) -> str:
+    return (
+        f"Kubernetes source not used inside JupyterHub (user {user!r}): a service account that "
+        "may list pods across the cluster lets every user read every other user's pod "
+        "environment, JUPYTERHUB_API_TOKEN included. Point the sidebar at the tightpack "
+        "scheduler's /snapshot (TIGHTPACK_SNAPSHOT_URL); an operator who accepts the risk for "
+        "this server names the user in c.TightpackConfig.kubernetes_in_hub_users.")
 
 
 def looks_like_gke(cluster: dict) -> bool:
@@ -121,7 +131,11 @@ class SnapshotService:
             return await self._try(  # type: ignore[return-value]
                 source, scheduler.fetch(c.snapshot_url, c.request_timeout), notes)
 
-        if c.use_kubernetes and kubernetes.token_present(c.kubernetes_token_file):
+        hub_user = os.environ.get("JUPYTERHUB_USER", "")
+        if (c.use_kubernetes and hub_user and hub_user not in c.kubernetes_in_hub_users
+                and kubernetes.token_present(c.kubernetes_token_file)):
+            notes.append(refused_in_hub(hub_user))
+        elif c.use_kubernetes and kubernetes.token_present(c.kubernetes_token_file):
             token = kubernetes.read_token(c.kubernetes_token_file)
             if not c.kubernetes_host:
                 notes.append(

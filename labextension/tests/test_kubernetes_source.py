@@ -223,6 +223,23 @@ async def test_unreachable_api_is_a_502(fake_api, unused_url, tightpack, get):
     assert tightpack.kubernetes_host in body["error"]
 
 
+async def test_inside_a_hub_only_named_users_read_the_api(fake_api, tightpack, get, monkeypatch):
+    # Every user's server has the notebook service account: with it, any
+    # user could list every pod's environment and read the others' tokens.
+    monkeypatch.setenv("JUPYTERHUB_USER", "alice")
+    status, body = await get("snapshot", refresh="1")
+    assert status == 200 and body["source"]["kind"] == "demo"
+    assert fake_api["requests"] == []
+    assert any("JUPYTERHUB_API_TOKEN" in note and "'alice'" in note
+               and "kubernetes_in_hub_users" in note for note in body["notes"])
+    tightpack.kubernetes_in_hub_users = ["bob"]
+    status, body = await get("snapshot", refresh="1")
+    assert body["source"]["kind"] == "demo" and fake_api["requests"] == []
+    tightpack.kubernetes_in_hub_users = ["alice"]  # the operator opts in for this server
+    status, body = await get("snapshot", refresh="1")
+    assert status == 200 and body["source"]["kind"] == "kubernetes"
+
+
 async def test_use_kubernetes_false_skips_it(fake_api, tightpack, get):
     tightpack.use_kubernetes = False
     status, body = await get("snapshot")
