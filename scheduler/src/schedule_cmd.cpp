@@ -220,8 +220,13 @@ int schedule(const std::vector<std::string>& argv, std::istream& in, std::ostrea
   auto started = http.start(listen, [&](const std::string& path) -> daemon::HttpAnswer {
     if (path == "/healthz" || path == "/livez") return {200, "text/plain; charset=utf-8", "ok\n"};
     if (path == "/readyz") {
-      if (scheduler.synced()) return {200, "text/plain; charset=utf-8", "ok\n"};
-      return {503, "text/plain; charset=utf-8", "the watch cache has not synced with the API server yet\n"};
+      if (!scheduler.synced()) {
+        return {503, "text/plain; charset=utf-8", "the watch cache has not synced with the API server yet\n"};
+      }
+      if (std::string problem = scheduler.watch_problem(); !problem.empty()) {
+        return {503, "text/plain; charset=utf-8", problem + "\n"};
+      }
+      return {200, "text/plain; charset=utf-8", "ok\n"};
     }
     if (path == "/metrics") return {200, "text/plain; version=0.0.4; charset=utf-8", metrics.text(lease_name)};
     if (path == "/snapshot") {

@@ -104,3 +104,41 @@ def test_token_without_rights_logs_forbidden_and_keeps_running(cluster, schedule
     if flavour == "tightpack":
         assert sched.get("/healthz")[0] == 200
         assert sched.get("/readyz")[0] == 503
+
+
+def test_a_refused_watch_backs_off_across_relists_and_is_not_ready(cluster, schedulers):
+    # A ClusterRole that allows list but not watch: every watch is refused
+    # right after a list that succeeds. client-go's reflector keeps its
+    # backoff across those cycles (0.8, 1.6, 3.2, 6.4 s, ...); before, the
+    # delay started again at 0.8 s after every successful list, so the
+    # scheduler relisted every pod of the cluster every 0.8 s forever.
+    api = cluster.cp.api()
+    role = "tightpack-test-list-only"
+    api.post("/apis/rbac.authorization.k8s.io/v1/clusterroles", {
+        "metadata": {"name": role},
+        "rules": [
+            {"apiGroups": [""], "resources": ["nodes", "pods"], "verbs": ["list"]},
+            {"apiGroups": ["policy"], "resources": ["poddisruptionbudgets"], "verbs": ["list"]},
+            {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "verbs": ["*"]},
+            {"apiGroups": ["", "events.k8s.io"], "resources": ["events"], "verbs": ["create", "patch"]}]})
+    api.post("/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", {
+        "metadata": {"name": role},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role},
+        "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User",
+                      "name": "tightpack-test-nobody"}]})
+    try:
+        tp = schedulers.tightpack(kubeconfig=cluster.cp.nobody_kubeconfig)
+        wait_for(lambda: "listed" in tp.log_text(), 20, "a first list of pods")
+        start = time.monotonic()
+        wait_for(lambda: tp.get("/readyz")[0] == 503 and "refused" in tp.get("/readyz")[1], 30,
+                 "/readyz to say that the watches are refused")
+        status, body = tp.get("/readyz")
+        assert "401/403" in body and ("pods" in body or "nodes" in body), body
+        time.sleep(max(0.0, 12 - (time.monotonic() - start)))
+        lists = [ln for ln in tp.log_text().splitlines() if re.search(r"listed \d+ pods", ln)]
+        # 0.8 s between lists would be 15 or more in 12 s; with the backoff kept, 6 at most.
+        assert len(lists) <= 6, f"{len(lists)} lists of pods:\n" + "\n".join(lists)
+        assert tp.alive() and tp.get("/healthz")[0] == 200
+    finally:
+        api.delete(f"/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/{role}")
+        api.delete(f"/apis/rbac.authorization.k8s.io/v1/clusterroles/{role}")

@@ -99,6 +99,17 @@ bool Scheduler::synced() const {
   return true;
 }
 
+std::string Scheduler::watch_problem() const {
+  for (const auto& r : reflectors_) {
+    if (r->forbidden()) {
+      return "the API server refused to list or watch " + r->what() + " " +
+             std::to_string(kube::Reflector::kForbiddenLimit) +
+             " times in a row (401/403): the scheduler's credentials lack a right it needs (docs/deploy.md)";
+    }
+  }
+  return "";
+}
+
 // ------------------------------------------------------------------ watches
 
 kube::ReflectorHandler Scheduler::node_handler() {

@@ -52,6 +52,9 @@ class Scheduler {
   size_t stop(std::chrono::milliseconds grace);
 
   bool synced() const;
+  // Why the watch cache cannot keep up with the API server (a list or watch
+  // refused again and again), or empty: /readyz reports it.
+  std::string watch_problem() const;
   // The redacted cluster view /snapshot serves.
   std::string snapshot_json();
 

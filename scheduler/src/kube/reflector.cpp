@@ -56,10 +56,27 @@ void Reflector::stop() {
   if (thread_.joinable()) thread_.join();
 }
 
+std::chrono::milliseconds Reflector::next_delay(std::chrono::milliseconds previous,
+                                               std::chrono::steady_clock::duration since) {
+  // NewExponentialBackoffManager(800ms, 30s, 2min, 2.0, ...).
+  if (previous.count() == 0 || since > std::chrono::minutes(2)) return std::chrono::milliseconds(800);
+  return std::min(previous * 2, std::chrono::milliseconds(30000));
+}
+
 void Reflector::backoff() {
-  delay_ = delay_.count() == 0 ? std::chrono::milliseconds(800) : std::min(delay_ * 2, std::chrono::milliseconds(30000));
-  const auto until = std::chrono::steady_clock::now() + delay_;
+  const auto now = std::chrono::steady_clock::now();
+  delay_ = next_delay(delay_, now - last_backoff_);
+  last_backoff_ = now;
+  const auto until = now + delay_;
   while (!stopping_ && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+}
+
+void Reflector::refused(int status) {
+  if (status == 401 || status == 403) {
+    ++forbidden_;
+  } else {
+    forbidden_ = 0;
+  }
 }
 
 void Reflector::run() {
@@ -69,7 +86,6 @@ void Reflector::run() {
       backoff();
       continue;
     }
-    delay_ = std::chrono::milliseconds(0);
     synced_ = true;
     while (!stopping_ && watch(rv)) {
     }
@@ -93,6 +109,7 @@ bool Reflector::list(std::string& resource_version) {
     }
     if (!r->ok()) {
       log_error("list " + what_ + ": " + api_error_text(*r));
+      refused(r->status);
       return false;
     }
     json::monotonic_resource arena;
@@ -140,6 +157,7 @@ bool Reflector::watch(std::string& resource_version) {
   auto r = client_.stream(
       target,
       [&](std::string_view line) {
+        forbidden_ = 0;  // the API server streams: this watch is allowed
         json::monotonic_resource arena;
         boost::system::error_code ec;
         json::value ev = json::parse(line, ec, &arena);
@@ -193,6 +211,7 @@ bool Reflector::watch(std::string& resource_version) {
   }
   if (!r->ok()) {
     log_error("watch " + what_ + ": " + api_error_text(*r));
+    refused(r->status);
     backoff();
     return r->status != 403 && r->status != 401 ? true : false;
   }
@@ -200,7 +219,7 @@ bool Reflector::watch(std::string& resource_version) {
     backoff();
     return false;
   }
-  delay_ = std::chrono::milliseconds(0);
+  forbidden_ = 0;
   return true;
 }
 
