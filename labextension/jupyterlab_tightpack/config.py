@@ -104,6 +104,13 @@ class TightpackConfig(Configurable):
         30.0, help="How long a snapshot is served from memory; ?refresh=1 bypasses it."
     ).tag(config=True)
 
+    min_refresh_seconds = Float(
+        5.0,
+        help="""The least time between two fetches from the source, whatever the sidebar asks:
+        within it, ?refresh=1 gets the last answer. Every user's server polls the same
+        scheduler, so a client that refreshes in a loop must not become load on it.""",
+    ).tag(config=True)
+
     extended_resource_toleration = Union(
         [Bool(), Unicode()],
         default_value="auto",

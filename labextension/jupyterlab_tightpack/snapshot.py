@@ -60,6 +60,8 @@ class SnapshotService:
         self.log = log or logging.getLogger(__name__)
         self._cached: Optional[Result] = None
         self._cached_at = 0.0
+        self._last: Optional[Result] = None  # the last fetch's answer, failed or not
+        self._last_at = 0.0
         self._lock: Optional[asyncio.Lock] = None
 
     async def get(self, refresh: bool = False, demo_only: bool = False) -> Result:
@@ -69,12 +71,16 @@ class SnapshotService:
         if self._lock is None:
             self._lock = asyncio.Lock()
         async with self._lock:
-            fresh = time.monotonic() - self._cached_at < self.config.cache_seconds
+            now = time.monotonic()
+            fresh = now - self._cached_at < self.config.cache_seconds
             if self._cached is not None and fresh and not refresh:
                 return self._cached
+            if self._last is not None and now - self._last_at < self.config.min_refresh_seconds:
+                return self._last
             result = await self._fetch()
+            self._last, self._last_at = result, time.monotonic()
             if result.status == 200:
-                self._cached, self._cached_at = result, time.monotonic()
+                self._cached, self._cached_at = result, self._last_at
             return result
 
     def _admission(self, snapshot: Snapshot) -> dict:

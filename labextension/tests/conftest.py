@@ -53,6 +53,8 @@ def jp_server_config(tightpack_settings, service_account):
         "kubernetes_token_file": str(service_account / "token"),
         "kubernetes_ca_file": str(service_account / "ca.crt"),
         "kubernetes_namespace_file": str(service_account / "namespace"),
+        # Tests change a source and refresh at once; test_snapshot.py tests the floor itself.
+        "min_refresh_seconds": 0.0,
         **tightpack_settings,
     }
     return Config({

@@ -236,6 +236,22 @@ async def test_cached_until_refresh(tmp_path, tightpack, get):
     assert len(fresh["cluster"]["items"]) == 2
 
 
+@pytest.mark.parametrize("tightpack_settings", [{"min_refresh_seconds": 60.0}])
+async def test_refresh_cannot_fetch_more_often_than_the_floor(tmp_path, tightpack, get):
+    path = tmp_path / "cluster.json"
+    path.write_text(json.dumps(example("daskhub-gke", "cluster.json")))
+    tightpack.snapshot_file = str(path)
+    status, first = await get("snapshot")
+    assert status == 200
+    path.write_text("{ not json")
+    for _ in range(5):
+        status, again = await get("snapshot", refresh="1")
+        assert (status, again) == (200, first)
+    tightpack.min_refresh_seconds = 0.0
+    status, _ = await get("snapshot", refresh="1")
+    assert status == 502
+
+
 async def test_failures_are_not_cached(tmp_path, tightpack, get):
     path = tmp_path / "cluster.json"
     tightpack.snapshot_file = str(path)
