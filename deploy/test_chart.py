@@ -232,12 +232,16 @@ class Scheduler:
         self.kubeconfig = testlib.write_kubeconfig(workdir / "kubeconfig", env["CP_URL"], env["CP_CA"], token)
         self.sa = f"{namespace}/{sa}"
         self.port = free_port()
+        self.probe_port = None
         mount = next(m["mountPath"] for m in container["volumeMounts"] if m["name"] == "config")
         args = []
         for a in container["args"]:
             a = a.replace(mount + "/", str(etc) + "/").replace("$(POD_NAME)", identity)
             if a.startswith("--listen="):
                 a = f"--listen=127.0.0.1:{self.port}"
+            elif a.startswith("--probe-listen="):
+                self.probe_port = free_port()
+                a = f"--probe-listen=127.0.0.1:{self.probe_port}"
             args.append(a)
         self.argv = [binary, *args, f"--kubeconfig={self.kubeconfig}"]
         self.log_path = workdir / "tightpack.log"
@@ -349,6 +353,11 @@ def run_scenario(binary: str, api: Api, env: dict, namespace: str, deployment: s
         obs["exitedEarly"] = sched.proc.poll()
         if obs["exitedEarly"] is None:
             obs["readyAtEnd"] = testlib.http_get(sched.base + "/readyz")[0] == 200
+            if sched.probe_port:
+                # the kubelet's port answers as the main one, and serves nothing else
+                probe = f"http://127.0.0.1:{sched.probe_port}"
+                obs["probePort"] = (testlib.http_get(probe + "/readyz")[0] == 200) == obs["readyAtEnd"] and \
+                    testlib.http_get(probe + "/snapshot")[0] == 404
         status, metrics = testlib.http_get(sched.base + "/metrics")
         obs["metrics"] = status == 200 and "scheduler_schedule_attempts_total" in metrics
         status, snap = testlib.http_get(sched.base + "/snapshot")
@@ -399,9 +408,10 @@ def rbac(binary: str, api: Api, env: dict, rendered: dict, out: Path, matrix: bo
     for values, release, namespace in RELEASES:
         obs = run_scenario(binary, api, env, namespace, release, out / "run" / release, f"{release}-full")
         ok = all(obs.get(k) for k in ("ready", "leader", "bound", "scheduledEvent", "unschedulableCondition",
-                                      "newNodeSeen", "preempted", "metrics")) and obs["exitedEarly"] is None
+                                      "newNodeSeen", "preempted", "metrics", "probePort")) and obs["exitedEarly"] is None
         check(ok, f"{release}: as {obs['serviceAccount']} ({obs['scheduler']}): ready, leads, binds, Scheduled "
-                  f"event, Unschedulable condition, preemption, /metrics" + ("" if ok else f": {obs}"))
+                  f"event, Unschedulable condition, preemption, /metrics, the probe port" +
+              ("" if ok else f": {obs}"))
         if release == "tightpack-gke":
             snap = obs.get("snapshot") or {}
             check(bool(snap.get("pools")) and len(snap.get("profiles") or []) == 3,

@@ -5,6 +5,7 @@
 
 #include <boost/json.hpp>
 #include <iostream>
+#include <optional>
 #include <random>
 #include <sstream>
 
@@ -40,6 +41,9 @@ until SIGTERM (docs/scheduler.md).
                          (KubeSpawner profile_list entries, worker templates)
   --listen HOST:PORT     /healthz, /readyz, /metrics, /snapshot (default 0.0.0.0:10251;
                          port 0 picks a free one)
+  --probe-listen HOST:PORT
+                         /healthz, /readyz and /livez alone, on a port of their own, so
+                         that no load on --listen delays the kubelet's probes (default: none)
   --identity NAME        leader-election identity (default: host name and a random suffix)
   --bind-workers N       concurrent binding calls, 1 to 256 (default 16)
 
@@ -100,7 +104,8 @@ int schedule(const std::vector<std::string>& argv, std::istream& in, std::ostrea
   Args a;
   std::string error;
   if (!parse_args(argv,
-                  {"--config", "--kubeconfig", "--pools", "--publish", "--listen", "--identity", "--bind-workers"},
+                  {"--config", "--kubeconfig", "--pools", "--publish", "--listen", "--probe-listen", "--identity",
+                   "--bind-workers"},
                   {"--help"}, a, error) ||
       !a.positional.empty()) {
     err << "tightpack schedule: " << (error.empty() ? "unexpected argument " + quote_value(a.positional[0]) : error)
@@ -192,6 +197,7 @@ int schedule(const std::vector<std::string>& argv, std::istream& in, std::ostrea
   const std::string identity =
       a.options.count("--identity") ? a.options["--identity"] : options.hostname + "_" + random_suffix();
   const std::string listen = a.options.count("--listen") ? a.options["--listen"] : "0.0.0.0:10251";
+  const std::string probe_listen = a.options.count("--probe-listen") ? a.options["--probe-listen"] : "";
 
   // Signals are taken by this thread only, with sigtimedwait: every thread
   // started from here on inherits the blocked mask.
@@ -216,33 +222,64 @@ int schedule(const std::vector<std::string>& argv, std::istream& in, std::ostrea
 
   // The watches first: the HTTP thread asks the scheduler whether they synced.
   scheduler.start();
-  daemon::HttpServer http;
-  auto started = http.start(listen, [&](const std::string& path) -> daemon::HttpAnswer {
-    if (path == "/healthz" || path == "/livez") return {200, "text/plain; charset=utf-8", "ok\n"};
+  using daemon::text_answer;
+  auto probes = [&](const std::string& path) -> std::optional<daemon::HttpAnswer> {
+    if (path == "/healthz" || path == "/livez") return text_answer(200, "ok\n");
     if (path == "/readyz") {
-      if (!scheduler.synced()) {
-        return {503, "text/plain; charset=utf-8", "the watch cache has not synced with the API server yet\n"};
-      }
-      if (std::string problem = scheduler.watch_problem(); !problem.empty()) {
-        return {503, "text/plain; charset=utf-8", problem + "\n"};
-      }
-      return {200, "text/plain; charset=utf-8", "ok\n"};
+      if (!scheduler.synced()) return text_answer(503, "the watch cache has not synced with the API server yet\n");
+      if (std::string problem = scheduler.watch_problem(); !problem.empty()) return text_answer(503, problem + "\n");
+      return text_answer(200, "ok\n");
     }
-    if (path == "/metrics") return {200, "text/plain; version=0.0.4; charset=utf-8", metrics.text(lease_name)};
-    if (path == "/snapshot") {
-      if (!scheduler.synced()) return {503, "text/plain; charset=utf-8", "the watch cache has not synced yet\n"};
-      return {200, "application/json", scheduler.snapshot_json()};
+    return std::nullopt;
+  };
+  daemon::HttpServer http;
+  auto started = http.start(listen, [&](const daemon::HttpRequest& req) -> daemon::HttpAnswer {
+    if (auto probe = probes(req.path)) return *probe;
+    if (req.path == "/metrics") {
+      daemon::HttpAnswer a = text_answer(200, metrics.text(lease_name));
+      a.content_type = "text/plain; version=0.0.4; charset=utf-8";
+      return a;
     }
-    return {404, "text/plain; charset=utf-8", "not found: try /healthz, /readyz, /metrics or /snapshot\n"};
+    if (req.path == "/snapshot") {
+      if (!scheduler.synced()) return text_answer(503, "the watch cache has not synced yet\n");
+      auto snapshot = scheduler.snapshot();
+      daemon::HttpAnswer a;
+      a.etag = snapshot->etag;
+      if (req.if_none_match == snapshot->etag) {
+        a.status = 304;
+        return a;
+      }
+      a.content_type = "application/json";
+      a.shared_body = std::shared_ptr<const std::string>(snapshot, &snapshot->body);
+      return a;
+    }
+    return text_answer(404, "not found: try /healthz, /readyz, /metrics or /snapshot\n");
   });
   if (!started) {
     err << "tightpack schedule: " << started.error().what() << "\n";
     return kInputError;
   }
+  daemon::HttpServer probe_http;
+  if (!probe_listen.empty()) {
+    auto probe_started = probe_http.start(
+        probe_listen,
+        [&](const daemon::HttpRequest& req) -> daemon::HttpAnswer {
+          if (auto probe = probes(req.path)) return *probe;
+          return text_answer(404, "not found: this port serves /healthz, /readyz and /livez\n");
+        },
+        daemon::HttpLimits{}, "--probe-listen");
+    if (!probe_started) {
+      err << "tightpack schedule: " << probe_started.error().what() << "\n";
+      return kInputError;
+    }
+  }
   log_info("tightpack schedule: profiles " + profile_names + "; API " + client_config->server + " (" +
            client_config->source + "); qps " + (qps > 0 ? number(qps) : std::string("unlimited")) + ", burst " +
            std::to_string(burst) + "; listening on " + listen.substr(0, listen.rfind(':')) + ":" +
-           std::to_string(http.port()));
+           std::to_string(http.port()) +
+           (probe_listen.empty() ? std::string()
+                                 : "; probes on " + probe_listen.substr(0, probe_listen.rfind(':')) + ":" +
+                                       std::to_string(probe_http.port())));
 
   std::atomic<bool> lost{false};
   std::unique_ptr<daemon::LeaderElector> elector;
@@ -281,6 +318,7 @@ int schedule(const std::vector<std::string>& argv, std::istream& in, std::ostrea
   if (abandoned) log_warning("abandoned " + std::to_string(abandoned) + " API calls still waiting");
   if (elector) elector->stop(/*release=*/!lost);
   http.stop();
+  probe_http.stop();
   log_info("stopped");
   return lost ? kInputError : kOk;
 }

@@ -54,6 +54,7 @@ const std::string& PodRecord::holds() const {
 }
 
 void ClusterCache::replace_nodes(std::vector<autoscaler::CaNode> nodes) {
+  ++generation_;
   nodes_.clear();
   for (auto& n : nodes) {
     std::string name = n.node.name;
@@ -63,6 +64,7 @@ void ClusterCache::replace_nodes(std::vector<autoscaler::CaNode> nodes) {
 }
 
 bool ClusterCache::upsert_node(autoscaler::CaNode node) {
+  ++generation_;
   auto it = nodes_.find(node.node.name);
   if (it == nodes_.end()) {
     std::string name = node.node.name;
@@ -77,12 +79,14 @@ bool ClusterCache::upsert_node(autoscaler::CaNode node) {
 }
 
 bool ClusterCache::remove_node(const std::string& name) {
+  ++generation_;
   if (nodes_.erase(name) == 0) return false;
   dirty_ = true;
   return true;
 }
 
 void ClusterCache::replace_pods(std::vector<autoscaler::CaPod> pods) {
+  ++generation_;
   // Assumptions survive a relist: the binding may still be in flight.
   std::unordered_map<std::string, std::string> assumed;
   for (const auto& [key, rec] : pods_) {
@@ -100,6 +104,7 @@ void ClusterCache::replace_pods(std::vector<autoscaler::CaPod> pods) {
 }
 
 std::optional<PodRecord> ClusterCache::upsert_pod(autoscaler::CaPod pod) {
+  ++generation_;
   slim(pod);
   std::string key = pod.pod.key();
   auto it = pods_.find(key);
@@ -118,6 +123,7 @@ std::optional<PodRecord> ClusterCache::upsert_pod(autoscaler::CaPod pod) {
 }
 
 std::optional<PodRecord> ClusterCache::remove_pod(const std::string& key) {
+  ++generation_;
   auto it = pods_.find(key);
   if (it == pods_.end()) return std::nullopt;
   PodRecord before = std::move(it->second);
@@ -132,6 +138,7 @@ const PodRecord* ClusterCache::pod(const std::string& key) const {
 }
 
 void ClusterCache::assume(const std::string& key, const std::string& node, BoundPod bound) {
+  ++generation_;
   auto it = pods_.find(key);
   if (it == pods_.end()) return;
   it->second.assumed_node = node;
@@ -142,6 +149,7 @@ void ClusterCache::assume(const std::string& key, const std::string& node, Bound
 }
 
 void ClusterCache::forget(const std::string& key) {
+  ++generation_;
   auto it = pods_.find(key);
   if (it == pods_.end()) return;
   it->second.assumed_node.clear();

@@ -5,6 +5,7 @@
 // rebuild it before the next decision.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -47,9 +48,18 @@ class ClusterCache {
   const PodRecord* pod(const std::string& key) const;
   const std::unordered_map<std::string, PodRecord>& pods() const { return pods_; }
 
-  void replace_pdbs(std::map<std::string, autoscaler::PdbSpec> pdbs) { pdbs_ = std::move(pdbs); }
-  void upsert_pdb(const std::string& key, autoscaler::PdbSpec pdb) { pdbs_[key] = std::move(pdb); }
-  void remove_pdb(const std::string& key) { pdbs_.erase(key); }
+  void replace_pdbs(std::map<std::string, autoscaler::PdbSpec> pdbs) {
+    ++generation_;
+    pdbs_ = std::move(pdbs);
+  }
+  void upsert_pdb(const std::string& key, autoscaler::PdbSpec pdb) {
+    ++generation_;
+    pdbs_[key] = std::move(pdb);
+  }
+  void remove_pdb(const std::string& key) {
+    ++generation_;
+    pdbs_.erase(key);
+  }
   const std::map<std::string, autoscaler::PdbSpec>& pdbs() const { return pdbs_; }
 
   // This scheduler chose `node` for the pod: it takes the room at once.
@@ -60,6 +70,9 @@ class ClusterCache {
   // The engine's cluster, rebuilt first when nodes changed.
   Cluster& cluster();
   int64_t rebuilds() const { return rebuilds_; }
+  // Changes with every change above: what /snapshot publishes is rebuilt only
+  // when it moved.
+  uint64_t generation() const { return generation_; }
 
  private:
   void sync(const std::string& key);
@@ -73,6 +86,7 @@ class ClusterCache {
   bool dirty_ = true;
   std::unordered_map<std::string, std::string> placed_;  // what cluster_ holds: pod key -> node
   int64_t rebuilds_ = 0;
+  uint64_t generation_ = 0;
 };
 
 }  // namespace tightpack::daemon

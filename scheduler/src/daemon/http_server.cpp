@@ -1,15 +1,14 @@
 #include "daemon/http_server.hpp"
 
-#include <sys/socket.h>
-#include <sys/time.h>
-
-#include <atomic>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/thread_pool.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
-
-#include "log.hpp"
+#include <optional>
+#include <thread>
 
 namespace tightpack::daemon {
 
@@ -18,65 +17,139 @@ namespace beast = boost::beast;
 namespace http = boost::beast::http;
 using tcp = net::ip::tcp;
 
+// Members in this order on purpose: the worker pool (whose queued requests
+// hold sessions) goes before the I/O context that owns the sessions' sockets,
+// and both before the counter their destructors decrement.
 struct HttpServer::Impl {
-  net::io_context io;
-  tcp::acceptor acceptor{io};
+  HttpLimits limits;
   HttpHandler handler;
-  std::atomic<bool> stopping{false};
+  std::size_t open = 0;  // touched on the I/O thread only
+  net::io_context io{1};
+  tcp::acceptor acceptor{io};
+  net::steady_timer retry{io};
+  std::optional<net::thread_pool> workers;
+  std::thread thread;
 
-  void serve(tcp::socket& socket) {
-    // Blocking reads, bounded: a client that stalls cannot hold the port.
-    timeval tv{5, 0};
-    setsockopt(socket.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    setsockopt(socket.native_handle(), SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-    beast::flat_buffer buffer;
-    http::request<http::string_body> req;
-    beast::error_code ec;
-    http::read(socket, buffer, req, ec);
-    if (ec) return;
-    std::string target(req.target());
-    const std::string path = target.substr(0, target.find('?'));
-    HttpAnswer answer;
-    if (req.method() != http::verb::get && req.method() != http::verb::head) {
-      answer = {405, "text/plain; charset=utf-8", "only GET\n"};
-    } else {
-      try {
-        answer = handler(path);
-      } catch (const std::exception& e) {
-        answer = {500, "text/plain; charset=utf-8", std::string("internal error: ") + e.what() + "\n"};
-      }
-    }
-    http::response<http::string_body> res{static_cast<http::status>(answer.status), req.version()};
-    res.set(http::field::server, "tightpack");
-    res.set(http::field::content_type, answer.content_type);
-    res.set(http::field::cache_control, "no-store");
-    res.keep_alive(false);
-    if (req.method() != http::verb::head) res.body() = std::move(answer.body);
-    res.prepare_payload();
-    http::write(socket, res, ec);
-    socket.shutdown(tcp::socket::shutdown_both, ec);
-  }
-
-  void run() {
-    while (!stopping) {
-      tcp::socket socket(io);
-      beast::error_code ec;
-      acceptor.accept(socket, ec);
-      if (ec) {
-        if (stopping) return;
-        continue;
-      }
-      serve(socket);
-    }
-  }
+  void accept();
 };
+
+namespace {
+
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  Session(HttpServer::Impl& server, tcp::socket socket) : server_(server), stream_(std::move(socket)) {
+    ++server_.open;
+  }
+  ~Session() {
+    beast::error_code ec;
+    stream_.socket().close(ec);
+    --server_.open;
+  }
+
+  void start() {
+    parser_.emplace();
+    parser_->header_limit(static_cast<std::uint32_t>(server_.limits.max_header_bytes));
+    stream_.expires_after(server_.limits.read_timeout);
+    http::async_read(stream_, buffer_, *parser_,
+                     [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
+  }
+
+ private:
+  void on_read(beast::error_code ec) {
+    // A timeout, a reset, a malformed or oversized request: the connection
+    // goes, without an answer that could keep it.
+    if (ec) return;
+    const auto& req = parser_->get();
+    version_ = req.version();
+    head_ = req.method() == http::verb::head;
+    if (req.method() != http::verb::get && !head_) {
+      write(text_answer(405, "only GET\n"));
+      return;
+    }
+    HttpRequest request;
+    std::string target(req.target());
+    request.path = target.substr(0, target.find('?'));
+    request.if_none_match = std::string(req[http::field::if_none_match]);
+    stream_.expires_never();  // the handler's time is not the client's
+    net::post(*server_.workers, [self = shared_from_this(), request = std::move(request)]() mutable {
+      HttpAnswer answer;
+      try {
+        answer = self->server_.handler(request);
+      } catch (const std::exception& e) {
+        answer = text_answer(500, std::string("internal error: ") + e.what() + "\n");
+      }
+      // The session moves back to the I/O thread whole, so that it is never
+      // destroyed on a worker.
+      auto& io = self->server_.io;
+      net::post(io, [self = std::move(self), answer = std::move(answer)]() mutable {
+        self->write(std::move(answer));
+      });
+    });
+  }
+
+  void write(HttpAnswer answer) {
+    res_.emplace(static_cast<http::status>(answer.status), version_);
+    res_->set(http::field::server, "tightpack");
+    res_->set(http::field::content_type, answer.content_type);
+    // Revalidated each time (ETag), never kept by a proxy in between.
+    res_->set(http::field::cache_control, answer.etag.empty() ? "no-store" : "private, no-cache");
+    if (!answer.etag.empty()) res_->set(http::field::etag, answer.etag);
+    res_->keep_alive(false);
+    // The bytes stay with the session until the answer is written.
+    body_ = answer.shared_body ? std::move(answer.shared_body)
+                               : std::make_shared<const std::string>(std::move(answer.body));
+    res_->body() = http::span_body<const char>::value_type(body_->data(), body_->size());
+    res_->prepare_payload();
+    if (head_) {
+      // HEAD: the length the GET would have, no bytes.
+      const auto length = body_->size();
+      res_->body() = {};
+      res_->content_length(length);
+    }
+    stream_.expires_after(server_.limits.write_timeout);
+    http::async_write(stream_, *res_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
+      if (!ec) self->stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
+    });
+  }
+
+  HttpServer::Impl& server_;
+  beast::tcp_stream stream_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::empty_body>> parser_;
+  std::optional<http::response<http::span_body<const char>>> res_;
+  std::shared_ptr<const std::string> body_;
+  unsigned version_ = 11;
+  bool head_ = false;
+};
+
+}  // namespace
+
+void HttpServer::Impl::accept() {
+  acceptor.async_accept([this](beast::error_code ec, tcp::socket socket) {
+    if (ec == net::error::operation_aborted || !acceptor.is_open()) return;
+    if (ec) {
+      // Out of descriptors, say: try again shortly rather than spin.
+      retry.expires_after(std::chrono::milliseconds(100));
+      retry.async_wait([this](beast::error_code wait_ec) {
+        if (!wait_ec) accept();
+      });
+      return;
+    }
+    if (open >= limits.max_connections) {
+      socket.close(ec);
+    } else {
+      std::make_shared<Session>(*this, std::move(socket))->start();
+    }
+    accept();
+  });
+}
 
 HttpServer::HttpServer() = default;
 HttpServer::~HttpServer() { stop(); }
 
-Status HttpServer::start(const std::string& listen, HttpHandler handler) {
+Status HttpServer::start(const std::string& listen, HttpHandler handler, HttpLimits limits, const std::string& what) {
   const size_t colon = listen.rfind(':');
-  if (colon == std::string::npos) return Error{"--listen", "expected HOST:PORT, got " + quote_value(listen)};
+  if (colon == std::string::npos) return Error{what, "expected HOST:PORT, got " + quote_value(listen)};
   std::string host = listen.substr(0, colon);
   if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
   if (host.empty()) host = "0.0.0.0";
@@ -86,32 +159,37 @@ Status HttpServer::start(const std::string& listen, HttpHandler handler) {
     port = std::stoul(listen.substr(colon + 1), &used);
     if (used != listen.size() - colon - 1 || port > 65535) throw std::out_of_range("");
   } catch (...) {
-    return Error{"--listen", "the port is not a number from 0 to 65535: " + quote_value(listen)};
+    return Error{what, "the port is not a number from 0 to 65535: " + quote_value(listen)};
   }
-  impl_ = std::make_unique<Impl>();
-  impl_->handler = std::move(handler);
+  auto impl = std::make_unique<Impl>();
+  impl->limits = limits;
+  impl->handler = std::move(handler);
   beast::error_code ec;
   const auto address = net::ip::make_address(host, ec);
-  if (ec) return Error{"--listen", "not an IP address: " + quote_value(host)};
+  if (ec) return Error{what, "not an IP address: " + quote_value(host)};
   const tcp::endpoint endpoint(address, static_cast<unsigned short>(port));
-  impl_->acceptor.open(endpoint.protocol(), ec);
-  if (!ec) impl_->acceptor.set_option(net::socket_base::reuse_address(true), ec);
-  if (!ec) impl_->acceptor.bind(endpoint, ec);
-  if (!ec) impl_->acceptor.listen(net::socket_base::max_listen_connections, ec);
-  if (ec) return Error{"--listen", "cannot listen on " + listen + ": " + ec.message()};
-  port_ = impl_->acceptor.local_endpoint().port();
-  thread_ = std::thread([impl = impl_.get()] { impl->run(); });
+  impl->acceptor.open(endpoint.protocol(), ec);
+  if (!ec) impl->acceptor.set_option(net::socket_base::reuse_address(true), ec);
+  if (!ec) impl->acceptor.bind(endpoint, ec);
+  if (!ec) impl->acceptor.listen(net::socket_base::max_listen_connections, ec);
+  if (ec) return Error{what, "cannot listen on " + listen + ": " + ec.message()};
+  port_ = impl->acceptor.local_endpoint().port();
+  impl->workers.emplace(std::max(1u, limits.handler_threads));
+  impl->accept();
+  impl->thread = std::thread([io = &impl->io] { io->run(); });
+  impl_ = std::move(impl);
   return Ok{};
 }
 
 void HttpServer::stop() {
   if (!impl_) return;
-  impl_->stopping = true;
-  // Wakes the blocked accept().
-  ::shutdown(impl_->acceptor.native_handle(), SHUT_RDWR);
-  if (thread_.joinable()) thread_.join();
-  beast::error_code ec;
-  impl_->acceptor.close(ec);
+  // Nothing waits for a client: the I/O thread stops where it is, a running
+  // handler finishes, and destroying the context closes every connection.
+  impl_->io.stop();
+  if (impl_->thread.joinable()) impl_->thread.join();
+  impl_->workers->stop();
+  impl_->workers->join();
+  impl_->workers.reset();
   impl_.reset();
 }
 

@@ -1,38 +1,77 @@
-// The daemon's one HTTP port: /healthz, /readyz, /metrics, /snapshot.
-// Plain HTTP/1.1 with one connection at a time: the callers are a kubelet's
-// probes, Prometheus and the sidebar's server, a few requests a minute.
+// One HTTP/1.1 listener of the daemon. Any pod in the cluster can connect to
+// it, so no client can hold it: connections are served concurrently on one
+// I/O thread, each request must arrive and each answer be taken within a
+// deadline, the number of open connections is capped, and handlers run on
+// worker threads of their own so that a slow answer (a snapshot) never delays
+// another request. stop() returns at once, whatever the clients do.
 #pragma once
 
+#include <chrono>
+#include <cstddef>
 #include <functional>
 #include <memory>
 #include <string>
-#include <thread>
+#include <utility>
 
 #include "tightpack/error.hpp"
 
 namespace tightpack::daemon {
 
+struct HttpRequest {
+  std::string path;           // the target without its query
+  std::string if_none_match;  // the header, as sent
+};
+
 struct HttpAnswer {
   unsigned status = 200;
   std::string content_type = "text/plain; charset=utf-8";
   std::string body;
+  // Bytes shared with a cache, served without a copy; when set, `body` is not.
+  std::shared_ptr<const std::string> shared_body;
+  std::string etag;
 };
 
-using HttpHandler = std::function<HttpAnswer(const std::string& path)>;
+inline HttpAnswer text_answer(unsigned status, std::string body) {
+  HttpAnswer a;
+  a.status = status;
+  a.body = std::move(body);
+  return a;
+}
+
+using HttpHandler = std::function<HttpAnswer(const HttpRequest& request)>;
+
+struct HttpLimits {
+  // Open connections beyond this are closed as soon as they are accepted.
+  std::size_t max_connections = 256;
+  // The whole request (line and headers) must arrive within this: a client
+  // that sends nothing, or a byte at a time, is dropped.
+  std::chrono::milliseconds read_timeout{std::chrono::seconds(10)};
+  // The whole answer must be taken within this: a client that reads a large
+  // answer slowly is dropped.
+  std::chrono::milliseconds write_timeout{std::chrono::seconds(60)};
+  std::size_t max_header_bytes = 8 * 1024;
+  // Threads that run handlers; requests beyond them wait in line.
+  unsigned handler_threads = 2;
+};
 
 class HttpServer {
  public:
   HttpServer();
   ~HttpServer();
-  // Binds HOST:PORT (port 0 picks one) and serves on a thread of its own.
-  Status start(const std::string& listen, HttpHandler handler);
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  // Binds HOST:PORT (port 0 picks one; `what` names the flag in errors) and
+  // serves until stop().
+  Status start(const std::string& listen, HttpHandler handler, HttpLimits limits = {},
+               const std::string& what = "--listen");
   void stop();
   unsigned short port() const { return port_; }
 
+  struct Impl;  // the .cpp's connections refer to it
+
  private:
-  struct Impl;
   std::unique_ptr<Impl> impl_;
-  std::thread thread_;
   unsigned short port_ = 0;
 };
 

@@ -73,6 +73,11 @@ void Metrics::events_dropped(size_t n) {
   events_dropped_ += n;
 }
 
+void Metrics::snapshot_built(double seconds) {
+  std::lock_guard lock(m_);
+  snapshot_builds_.observe(seconds);
+}
+
 void Metrics::write_histogram(std::string& out, const std::string& name, const std::string& labels,
                               const Histogram& h) {
   const std::string sep = labels.empty() ? "" : ",";
@@ -126,6 +131,9 @@ std::string Metrics::text(const std::string& lease_name) const {
   out += "# HELP tightpack_events_dropped_total Events not sent because too many were waiting.\n";
   out += "# TYPE tightpack_events_dropped_total counter\n";
   out += "tightpack_events_dropped_total " + std::to_string(events_dropped_) + "\n";
+  out += "# HELP tightpack_snapshot_build_duration_seconds Time to redact and serialise /snapshot, once per build.\n";
+  out += "# TYPE tightpack_snapshot_build_duration_seconds histogram\n";
+  write_histogram(out, "tightpack_snapshot_build_duration_seconds", "", snapshot_builds_);
   return out;
 }
 

@@ -22,6 +22,7 @@ class Metrics {
   void binding(double seconds, bool ok);   // tightpack_binding_duration_seconds (kube-scheduler's is a framework extension point)
   void api_error();                        // tightpack_api_errors_total
   void events_dropped(size_t n);           // tightpack_events_dropped_total
+  void snapshot_built(double seconds);     // tightpack_snapshot_build_duration_seconds
 
   std::string text(const std::string& lease_name) const;
 
@@ -48,6 +49,7 @@ class Metrics {
   uint64_t binding_errors_ = 0;
   uint64_t api_errors_ = 0;
   uint64_t events_dropped_ = 0;
+  Histogram snapshot_builds_;
 };
 
 }  // namespace tightpack::daemon

@@ -576,12 +576,34 @@ void Scheduler::event(const std::string& ns, const std::string& name, const std:
 
 // ------------------------------------------------------------------ snapshot
 
-std::string Scheduler::snapshot_json() {
-  auto lock = lock_for_update();
-  std::random_device entropy;
-  const uint64_t seed = (uint64_t{entropy()} << 32) ^ entropy();
-  return json::serialize(redacted_snapshot(cache_, options_.scheduler_configuration, options_.pools,
-                                           options_.published_profiles, seed));
+std::shared_ptr<const Scheduler::PublishedSnapshot> Scheduler::snapshot(std::chrono::milliseconds interval) {
+  std::lock_guard build(snapshot_m_);
+  const auto now = Clock::now();
+  uint64_t generation = 0;
+  json::object redacted;
+  {
+    auto lock = lock_for_update();
+    generation = cache_.generation();
+    if (snapshot_ && (generation == snapshot_generation_ || now - snapshot_built_ < interval)) return snapshot_;
+    std::random_device entropy;
+    const uint64_t seed = (uint64_t{entropy()} << 32) ^ entropy();
+    redacted = redacted_snapshot(cache_, options_.scheduler_configuration, options_.pools,
+                                 options_.published_profiles, seed);
+  }
+  auto published = std::make_shared<PublishedSnapshot>();
+  published->body = json::serialize(redacted);
+  // FNV-1a of the bytes: a new tag whenever they differ, and they differ on
+  // every build (pseudonyms are drawn anew), so the tag also says "not rebuilt".
+  uint64_t hash = 14695981039346656037ull;
+  for (unsigned char c : published->body) hash = (hash ^ c) * 1099511628211ull;
+  char tag[24];
+  std::snprintf(tag, sizeof tag, "\"%016llx\"", static_cast<unsigned long long>(hash));
+  published->etag = tag;
+  metrics_.snapshot_built(std::chrono::duration<double>(Clock::now() - now).count());
+  snapshot_ = std::move(published);
+  snapshot_generation_ = generation;
+  snapshot_built_ = now;
+  return snapshot_;
 }
 
 }  // namespace tightpack::daemon

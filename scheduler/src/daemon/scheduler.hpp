@@ -55,8 +55,15 @@ class Scheduler {
   // Why the watch cache cannot keep up with the API server (a list or watch
   // refused again and again), or empty: /readyz reports it.
   std::string watch_problem() const;
-  // The redacted cluster view /snapshot serves.
-  std::string snapshot_json();
+  // The redacted cluster view /snapshot serves, and its entity tag. Built
+  // again only when the cache changed and at most every `interval`; the
+  // redaction holds the decision lock, the serialisation does not.
+  struct PublishedSnapshot {
+    std::string body;
+    std::string etag;
+  };
+  std::shared_ptr<const PublishedSnapshot> snapshot(std::chrono::milliseconds interval = kSnapshotInterval);
+  static constexpr std::chrono::milliseconds kSnapshotInterval{3000};
 
  private:
   // Watch handlers.
@@ -109,6 +116,11 @@ class Scheduler {
   std::unordered_map<std::string, std::string> condition_written_;
   bool active_ = false;
   bool stopping_ = false;
+
+  std::mutex snapshot_m_;  // one builder at a time; never taken under m_
+  std::shared_ptr<const PublishedSnapshot> snapshot_;
+  uint64_t snapshot_generation_ = 0;
+  Clock::time_point snapshot_built_{};
 
   std::unique_ptr<kube::ApiWorkers> workers_, event_workers_;
   std::vector<std::unique_ptr<kube::Reflector>> reflectors_;

@@ -1,0 +1,264 @@
+// The daemon's HTTP listener against clients that try to hold it: any pod in
+// the cluster can connect, so none of them may delay another's answer or the
+// process's exit. Plain sockets on loopback; deadlines shortened so that each
+// case takes well under a second.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <gtest/gtest.h>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "daemon/http_server.hpp"
+
+namespace tightpack::daemon {
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+// A connected socket, closed when it goes.
+class Client {
+ public:
+  explicit Client(unsigned short port) : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(port);
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    connected_ = ::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+  }
+  ~Client() { ::close(fd_); }
+  Client(const Client&) = delete;
+  Client& operator=(const Client&) = delete;
+
+  bool connected() const { return connected_; }
+  bool send(const std::string& data) { return ::send(fd_, data.data(), data.size(), MSG_NOSIGNAL) == ssize_t(data.size()); }
+  void receive_buffer(int bytes) { ::setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof bytes); }
+
+  // Everything until the server closes, or "" after `timeout`.
+  std::string read_all(std::chrono::milliseconds timeout) {
+    std::string out;
+    const auto deadline = Clock::now() + timeout;
+    char buf[65536];
+    while (true) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+      if (left <= 0) return "";
+      pollfd p{fd_, POLLIN, 0};
+      if (::poll(&p, 1, static_cast<int>(left)) <= 0) continue;
+      const ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
+      if (n <= 0) return out;
+      out.append(buf, static_cast<size_t>(n));
+    }
+  }
+
+  // Whether the server closed the connection within `timeout`.
+  bool closed_within(std::chrono::milliseconds timeout) {
+    const auto deadline = Clock::now() + timeout;
+    char buf[65536];
+    while (Clock::now() < deadline) {
+      pollfd p{fd_, POLLIN, 0};
+      if (::poll(&p, 1, 20) <= 0) continue;
+      const ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
+      if (n <= 0) return true;
+    }
+    return false;
+  }
+
+ private:
+  int fd_;
+  bool connected_ = false;
+};
+
+std::string get(unsigned short port, const std::string& path, std::chrono::milliseconds timeout = 1000ms) {
+  Client c(port);
+  if (!c.connected() || !c.send("GET " + path + " HTTP/1.1\r\nHost: x\r\n\r\n")) return "";
+  return c.read_all(timeout);
+}
+
+bool ok(const std::string& response) { return response.rfind("HTTP/1.1 200", 0) == 0; }
+
+struct Server {
+  HttpServer http;
+  explicit Server(HttpLimits limits = {}, HttpHandler handler = nullptr) {
+    if (!handler) {
+      handler = [](const HttpRequest& req) -> HttpAnswer {
+        if (req.path == "/big") return text_answer(200, std::string(8 << 20, 'x'));
+        if (req.path == "/slow") {
+          std::this_thread::sleep_for(400ms);
+          return text_answer(200, "slow\n");
+        }
+        if (req.path == "/throw") throw std::runtime_error("boom");
+        if (req.path == "/tagged") {
+          static const auto shared = std::make_shared<const std::string>("{\"shared\":true}");
+          HttpAnswer a;
+          a.etag = "\"v1\"";
+          if (req.if_none_match == a.etag) {
+            a.status = 304;
+            return a;
+          }
+          a.content_type = "application/json";
+          a.shared_body = shared;
+          return a;
+        }
+        return text_answer(200, "ok\n");
+      };
+    }
+    auto started = http.start("127.0.0.1:0", std::move(handler), limits);
+    EXPECT_TRUE(started) << (started ? "" : started.error().what());
+  }
+  unsigned short port() const { return http.port(); }
+};
+
+TEST(HttpServer, AnIdleConnectionDelaysNoOne) {
+  Server s;
+  Client idle(s.port());
+  ASSERT_TRUE(idle.connected());
+  const auto t = Clock::now();
+  EXPECT_TRUE(ok(get(s.port(), "/healthz")));
+  EXPECT_LT(Clock::now() - t, 500ms);
+}
+
+TEST(HttpServer, ASlowSenderIsDroppedAtTheReadDeadline) {
+  HttpLimits limits;
+  limits.read_timeout = 300ms;
+  Server s(limits);
+  Client slow(s.port());
+  ASSERT_TRUE(slow.connected());
+  std::atomic<bool> done{false};
+  // One byte every 50 ms: each arrives well within any per-read timeout.
+  std::thread sender([&] {
+    const std::string request = "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Padding: ";
+    for (size_t i = 0; !done && i < 40; ++i) {
+      if (!slow.send(std::string(1, request[i % request.size()]))) break;
+      std::this_thread::sleep_for(50ms);
+    }
+  });
+  EXPECT_TRUE(ok(get(s.port(), "/healthz")));
+  EXPECT_TRUE(slow.closed_within(1000ms));
+  done = true;
+  sender.join();
+}
+
+TEST(HttpServer, ASlowReaderIsDroppedAtTheWriteDeadlineAndDelaysNoOne) {
+  HttpLimits limits;
+  limits.write_timeout = 300ms;
+  Server s(limits);
+  Client reader(s.port());
+  reader.receive_buffer(4096);
+  ASSERT_TRUE(reader.send("GET /big HTTP/1.1\r\nHost: x\r\n\r\n"));
+  std::this_thread::sleep_for(50ms);
+  const auto t = Clock::now();
+  EXPECT_TRUE(ok(get(s.port(), "/healthz")));
+  EXPECT_LT(Clock::now() - t, 500ms);
+  // Reading nothing for a second, then everything: the answer was cut.
+  std::this_thread::sleep_for(1000ms);
+  const std::string got = reader.read_all(2000ms);
+  EXPECT_LT(got.size(), size_t{8 << 20});
+}
+
+TEST(HttpServer, TwoHundredConcurrentClientsAreAllAnswered) {
+  Server s;
+  std::vector<std::future<std::string>> answers;
+  for (int i = 0; i < 200; ++i) {
+    answers.push_back(std::async(std::launch::async, [&] { return get(s.port(), "/healthz", 5000ms); }));
+  }
+  int answered = 0;
+  for (auto& a : answers) answered += ok(a.get()) ? 1 : 0;
+  EXPECT_EQ(answered, 200);
+}
+
+TEST(HttpServer, ConnectionsBeyondTheCapAreClosedAtOnce) {
+  HttpLimits limits;
+  limits.max_connections = 2;
+  Server s(limits);
+  Client a(s.port()), b(s.port());
+  std::this_thread::sleep_for(100ms);
+  Client c(s.port());
+  EXPECT_TRUE(c.closed_within(500ms));
+  EXPECT_FALSE(a.closed_within(100ms));
+}
+
+TEST(HttpServer, ASlowHandlerDelaysNoOtherRequest) {
+  Server s;
+  auto slow = std::async(std::launch::async, [&] { return get(s.port(), "/slow", 2000ms); });
+  std::this_thread::sleep_for(50ms);
+  const auto t = Clock::now();
+  EXPECT_TRUE(ok(get(s.port(), "/healthz")));
+  EXPECT_LT(Clock::now() - t, 300ms);
+  EXPECT_TRUE(ok(slow.get()));
+}
+
+TEST(HttpServer, AThrowingHandlerIsA500) {
+  Server s;
+  const std::string got = get(s.port(), "/throw");
+  EXPECT_EQ(got.rfind("HTTP/1.1 500", 0), 0u) << got;
+  EXPECT_NE(got.find("boom"), std::string::npos);
+}
+
+TEST(HttpServer, OnlyGetAndHead) {
+  Server s;
+  Client c(s.port());
+  ASSERT_TRUE(c.send("POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n"));
+  EXPECT_EQ(c.read_all(1000ms).rfind("HTTP/1.1 405", 0), 0u);
+}
+
+TEST(HttpServer, OversizedHeadersCloseTheConnection) {
+  Server s;
+  Client c(s.port());
+  c.send("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + std::string(64 * 1024, 'a') + "\r\n\r\n");
+  EXPECT_TRUE(c.closed_within(1000ms));
+}
+
+TEST(HttpServer, SharedBytesWithAnEntityTag) {
+  Server s;
+  const std::string got = get(s.port(), "/tagged");
+  EXPECT_EQ(got.rfind("HTTP/1.1 200", 0), 0u) << got;
+  EXPECT_NE(got.find("ETag: \"v1\""), std::string::npos) << got;
+  EXPECT_NE(got.find("Cache-Control: private, no-cache"), std::string::npos) << got;
+  EXPECT_NE(got.find("\r\n\r\n{\"shared\":true}"), std::string::npos) << got;
+  Client c(s.port());
+  ASSERT_TRUE(c.send("GET /tagged HTTP/1.1\r\nHost: x\r\nIf-None-Match: \"v1\"\r\n\r\n"));
+  const std::string again = c.read_all(1000ms);
+  EXPECT_EQ(again.rfind("HTTP/1.1 304", 0), 0u) << again;
+  EXPECT_EQ(again.find("shared"), std::string::npos) << again;
+}
+
+TEST(HttpServer, HeadGivesTheLengthWithoutTheBytes) {
+  Server s;
+  Client c(s.port());
+  ASSERT_TRUE(c.send("HEAD /tagged HTTP/1.1\r\nHost: x\r\n\r\n"));
+  const std::string got = c.read_all(1000ms);
+  EXPECT_NE(got.find("Content-Length: 15"), std::string::npos) << got;
+  EXPECT_EQ(got.find("shared"), std::string::npos) << got;
+}
+
+TEST(HttpServer, StopReturnsAtOnceWhateverTheClientsDo) {
+  auto s = std::make_unique<Server>();
+  std::vector<std::unique_ptr<Client>> idle;
+  for (int i = 0; i < 20; ++i) idle.push_back(std::make_unique<Client>(s->port()));
+  Client reader(s->port());
+  reader.receive_buffer(4096);
+  reader.send("GET /big HTTP/1.1\r\nHost: x\r\n\r\n");
+  std::this_thread::sleep_for(100ms);
+  const auto t = Clock::now();
+  s->http.stop();
+  EXPECT_LT(Clock::now() - t, 200ms);
+  EXPECT_TRUE(idle.front()->closed_within(500ms));
+}
+
+TEST(HttpServer, ABadListenAddressNamesTheFlag) {
+  HttpServer http;
+  auto started = http.start("nowhere:80", [](const HttpRequest&) { return HttpAnswer{}; }, {}, "--probe-listen");
+  ASSERT_FALSE(started);
+  EXPECT_NE(std::string(started.error().what()).find("--probe-listen"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tightpack::daemon

@@ -1,0 +1,156 @@
+"""Clients that try to hold `tightpack schedule`'s HTTP ports (docs/scheduler.md, HTTP).
+
+Any pod in the cluster can connect to the daemon. Before the listener was asynchronous, one
+connection that sent nothing kept /healthz unanswered for as long as it stayed, so the kubelet
+restarted the scheduler, and SIGTERM waited for it. Here an idle connection, a sender of one
+byte at a time, a reader of /snapshot at 1 KB/s and 200 concurrent clients stay connected while
+/healthz is asked every 0.2 s on both ports; then SIGTERM arrives with them still there."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+import urllib.error
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+
+from harness import free_port, http_get, wait_for
+
+PROBE_DEADLINE = 1.0  # seconds /healthz may take, whoever else is connected
+EXIT_DEADLINE = 2.0  # seconds from SIGTERM to exit, whoever else is connected
+
+
+def connect(port: int) -> socket.socket:
+    s = socket.create_connection(("127.0.0.1", port), timeout=5)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    return s
+
+
+class Probe(threading.Thread):
+    """Asks /healthz every 0.2 s until stopped; keeps each answer's status and time."""
+
+    def __init__(self, url: str):
+        super().__init__(daemon=True)
+        self.url, self.answers, self.stopping = url, [], threading.Event()
+
+    def run(self):
+        while not self.stopping.is_set():
+            t = time.monotonic()
+            status, _ = http_get(self.url, timeout=5)
+            self.answers.append((status, time.monotonic() - t))
+            self.stopping.wait(0.2)
+
+    def stop(self) -> list:
+        self.stopping.set()
+        self.join(10)
+        return self.answers
+
+
+def test_no_client_holds_the_ports_or_the_exit(cluster, schedulers):
+    for i in range(30):
+        cluster.node(f"hc-{i:02d}", cpu="8", memory="32Gi",
+                     labels={"cloud.google.com/gke-nodepool": "cpu", "hostile-clients/padding": "x" * 60})
+    probe_port = free_port()
+    tp = schedulers.tightpack(identity="hostile-clients", extra_args=["--probe-listen", f"127.0.0.1:{probe_port}"])
+    tp.wait_ready()
+    status, body = http_get(f"http://127.0.0.1:{probe_port}/readyz")
+    assert (status, body.strip()) == (200, "ok")
+    status, body = http_get(f"http://127.0.0.1:{probe_port}/snapshot")
+    assert status == 404, "the probe port serves probes only"
+    assert tp.get("/snapshot", timeout=30)[0] == 200
+
+    probes = [Probe(f"{tp.base}/healthz"), Probe(f"http://127.0.0.1:{probe_port}/healthz")]
+    for p in probes:
+        p.start()
+    held = []
+    stop = threading.Event()
+    try:
+        # an idle connection
+        held.append(connect(tp.port))
+
+        # a sender of one byte every 0.3 s
+        slowloris = connect(tp.port)
+        held.append(slowloris)
+
+        def drip():
+            request = b"GET /snapshot HTTP/1.1\r\nHost: x\r\nX-Padding: " + b"a" * 1000
+            for b in request:
+                if stop.wait(0.3):
+                    return
+                try:
+                    slowloris.send(bytes([b]))
+                except OSError:
+                    return  # dropped at the read deadline, as it should be
+        threading.Thread(target=drip, daemon=True).start()
+
+        # a reader of /snapshot at 1 KB/s
+        reader = connect(tp.port)
+        held.append(reader)
+        reader.sendall(b"GET /snapshot HTTP/1.1\r\nHost: x\r\n\r\n")
+
+        def trickle():
+            while not stop.wait(1.0):
+                try:
+                    chunk = reader.recv(1024)
+                except OSError:
+                    return
+                if not chunk:
+                    return
+        threading.Thread(target=trickle, daemon=True).start()
+
+        time.sleep(2)
+        # 200 concurrent clients
+        with ThreadPoolExecutor(200) as pool:
+            answers = list(pool.map(lambda _: tp.get("/readyz", timeout=10)[0], range(200)))
+        assert answers.count(200) == 200, f"of 200 concurrent clients, {answers.count(200)} got 200"
+        time.sleep(3)
+    finally:
+        answers = [p.stop() for p in probes]
+    for name, got in zip(("--listen", "--probe-listen"), answers):
+        assert len(got) >= 10, f"{name}: only {len(got)} probes in 6 s"
+        late = [(s, round(t, 2)) for s, t in got if s != 200 or t > PROBE_DEADLINE]
+        assert not late, f"{name}: /healthz not answered within {PROBE_DEADLINE} s: {late} of {len(got)}"
+
+    # SIGTERM with the idle, the dripping and the slow clients still connected
+    t = time.monotonic()
+    tp.proc.send_signal(15)
+    code = tp.wait(10)
+    took = time.monotonic() - t
+    stop.set()
+    for s in held:
+        s.close()
+    assert code == 0, f"exit status {code} after SIGTERM:{tp.describe(20)}"
+    assert took < EXIT_DEADLINE, f"SIGTERM took {took:.1f} s with clients connected:{tp.describe(20)}"
+
+
+def test_snapshot_is_built_at_most_every_few_seconds_and_revalidated(cluster, schedulers):
+    """/snapshot was built under the decision lock on every request; every user's server polls
+    it. Now it is rebuilt only when the cluster changed and at most every 3 s, served from the
+    same bytes meanwhile, and a client that sends its ETag back gets 304 with no body."""
+    def builds() -> float:
+        return tp.metrics().value("tightpack_snapshot_build_duration_seconds_count") or 0
+
+    cluster.node("sc-0", cpu="8", memory="32Gi")
+    tp = schedulers.tightpack(identity="snapshot-cache")
+    tp.wait_ready()
+    before = builds()
+    t = time.monotonic()
+    with ThreadPoolExecutor(20) as pool:
+        bodies = list(pool.map(lambda _: tp.get("/snapshot", timeout=10), range(100)))
+    took = time.monotonic() - t
+    assert all(status == 200 for status, _ in bodies)
+    assert builds() - before <= 1 + took / 3, f"{builds() - before:g} builds for 100 requests in {took:.1f} s"
+    with urllib.request.urlopen(f"{tp.base}/snapshot", timeout=10) as r:
+        etag, body = r.headers["ETag"], r.read()
+    assert etag and etag.startswith('"') and body
+    req = urllib.request.Request(f"{tp.base}/snapshot", headers={"If-None-Match": etag})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            status = r.status
+    except urllib.error.HTTPError as e:
+        status = e.code
+    assert status == 304, "nothing changed: the same tag, no body"
+    # A change is published on the next request after the interval.
+    cluster.node("sc-1", cpu="8", memory="32Gi")
+    wait_for(lambda: "sc-1" in tp.get("/snapshot")[1], 10, "/snapshot to show the new node")
