@@ -20,6 +20,7 @@
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import os
 import re
@@ -107,6 +108,7 @@ def lint_and_template(helm: str, out: Path) -> dict:
         (["--set", "pools.kind=NodePool"], "pools that are not a NodePools document"),
         (["--set", "replicaCount=2", "--set", "scheduler.leaderElection.enabled=false"],
          "two replicas without leader election"),
+        (["--set", "service.type=LoadBalancer"], "a LoadBalancer Service (any pod may reach the port, not the world)"),
     ]:
         r = run([helm, "template", "x", CHART, *args])
         check(r.returncode != 0, f"helm template refuses {what}" + (f": {r.stderr.strip().splitlines()[-1][:160]}"
@@ -118,10 +120,30 @@ def lint_and_template(helm: str, out: Path) -> dict:
     check(gke["pools"] == pools, "values-daskhub-gke.yaml's pools equal examples/daskhub-gke/pools.yaml")
     default_name = yaml.safe_load((CHART / "values.yaml").read_text())["scheduler"]["schedulerName"]
     svc = next(d for d in rendered["tightpack"] if d["kind"] == "Service")
-    url = f"http://{svc['metadata']['name']}.{svc['metadata']['namespace']}.svc:{svc['spec']['ports'][0]['port']}/snapshot"
+    url = f"https://{svc['metadata']['name']}.{svc['metadata']['namespace']}.svc:{svc['spec']['ports'][0]['port']}/snapshot"
     hub = yaml.safe_load((EXAMPLES / "daskhub-values.yaml").read_text())
     check(hub["jupyterhub"]["singleuser"]["extraEnv"]["TIGHTPACK_SNAPSHOT_URL"] == url,
           f"daskhub-values.yaml's TIGHTPACK_SNAPSHOT_URL is the chart's Service ({url})")
+    # The token the notebook servers send: the Secret the chart makes in the hub's namespace.
+    # (as the example installs it: release tightpack in namespace tightpack)
+    r = run([helm, "template", "tightpack", CHART, "--namespace", "tightpack", "-f",
+             EXAMPLES / "values-daskhub-gke.yaml"])
+    secrets = [d for d in yaml.safe_load_all(r.stdout) if d and d["kind"] == "Secret"]
+    ref = hub["jupyterhub"]["singleuser"]["extraEnv"]["TIGHTPACK_SNAPSHOT_TOKEN"]["valueFrom"]["secretKeyRef"]
+    check(any(d["metadata"]["name"] == ref["name"] and d["metadata"]["namespace"] == "daskhub" and
+              ref["key"] in d["data"] for d in secrets),
+          f"values-daskhub-gke.yaml makes the Secret {ref['name']} that daskhub-values.yaml's token names, "
+          f"in the hub's namespace")
+    # Any pod can connect: the default NetworkPolicy lets only user pods reach the secure port.
+    policy = next((d for d in rendered["tightpack"] if d["kind"] == "NetworkPolicy"), None)
+    rules = (policy or {}).get("spec", {}).get("ingress", [])
+    secure = [r for r in rules if any(p.get("port") == "https" for p in r.get("ports", []))]
+    check(policy is not None and len(secure) == 1 and
+          secure[0].get("from") == [{"namespaceSelector": {}, "podSelector": {"matchLabels":
+                                                                           {"component": "singleuser-server"}}}] and
+          any(p.get("port") == "probes" for r in rules for p in r.get("ports", [])),
+          "the default NetworkPolicy admits only user pods (component=singleuser-server) to the secure port, "
+          "the kubelet to the probe port")
     check(f'scheduler_name = "{default_name}"' in hub["jupyterhub"]["hub"]["extraConfig"]["tightpack"],
           f"daskhub-values.yaml sets KubeSpawner.scheduler_name to {default_name}")
     check(hub["dask-gateway"]["gateway"]["backend"]["worker"]["extraPodConfig"]["schedulerName"] == default_name,
@@ -181,7 +203,7 @@ def apply_objects(api: Api, helm: str, rendered: dict, out: Path):
         dropin = name.endswith("-user-scheduler")
         ok = (f'c.KubeSpawner.scheduler_name = "{name}"' in notes) != dropin and \
             (("replicas: 0" in notes) == dropin) and f"schedulerName: {name}" in notes and \
-            f"http://{release}.{namespace}.svc:10251/snapshot" in notes
+            f"https://{release}.{namespace}.svc:10259/snapshot" in notes
         check(ok, f"NOTES.txt for {release} tells what to set in the hub for {name}")
 
 
@@ -234,9 +256,26 @@ class Scheduler:
         self.port = free_port()
         self.probe_port = None
         mount = next(m["mountPath"] for m in container["volumeMounts"] if m["name"] == "config")
+        # the Secret volumes, as the kubelet mounts them
+        self.snapshot_token = None
+        self.mounts = {}  # mount path in the pod -> the folder here
+        for v in pod["volumes"]:
+            if "secret" not in v:
+                continue
+            path = next(m["mountPath"] for m in container["volumeMounts"] if m["name"] == v["name"])
+            local = workdir / path.strip("/").replace("/", "-")
+            local.mkdir(exist_ok=True)
+            secret = api.get(f"/api/v1/namespaces/{namespace}/secrets/{v['secret']['secretName']}")
+            for key, value in (secret.get("data") or {}).items():
+                (local / key).write_bytes(base64.b64decode(value))
+            if v["name"] == "snapshot-token":
+                self.snapshot_token = (local / "token").read_text()
+            self.mounts[path] = str(local)
         args = []
         for a in container["args"]:
             a = a.replace(mount + "/", str(etc) + "/").replace("$(POD_NAME)", identity)
+            for path, local in self.mounts.items():
+                a = a.replace(path + "/", local + "/")
             if a.startswith("--listen="):
                 a = f"--listen=127.0.0.1:{self.port}"
             elif a.startswith("--probe-listen="):
@@ -249,7 +288,7 @@ class Scheduler:
 
     @property
     def base(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"https://127.0.0.1:{self.port}"
 
     def start(self):
         self.log = open(self.log_path, "w")
@@ -271,6 +310,28 @@ class Scheduler:
 
     def log_text(self) -> str:
         return self.log_path.read_text(errors="replace")
+
+
+_MONITORING_TOKEN: list = []
+
+
+def monitoring_token(api: Api) -> str:
+    """A token of a ServiceAccount bound to the built-in ClusterRole system:monitoring (get on
+    /metrics, /healthz, ...), as a Prometheus' would be."""
+    if not _MONITORING_TOKEN:
+        ns, name = "chart-test-monitoring", "prometheus"
+        testlib.ensure_namespace(api, ns)
+        api.request("POST", f"/api/v1/namespaces/{ns}/serviceaccounts",
+                    {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": name}}, ok_statuses=(409,))
+        api.request("POST", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", {
+            "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+            "metadata": {"name": "chart-test-prometheus"},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "system:monitoring"},
+            "subjects": [{"kind": "ServiceAccount", "namespace": ns, "name": name}]}, ok_statuses=(409,))
+        _MONITORING_TOKEN.append(api.post(f"/api/v1/namespaces/{ns}/serviceaccounts/{name}/token",
+                                          {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest",
+                                           "spec": {"expirationSeconds": 3600}})["status"]["token"])
+    return _MONITORING_TOKEN[0]
 
 
 def lease_of(config: dict) -> tuple:
@@ -358,9 +419,12 @@ def run_scenario(binary: str, api: Api, env: dict, namespace: str, deployment: s
                 probe = f"http://127.0.0.1:{sched.probe_port}"
                 obs["probePort"] = (testlib.http_get(probe + "/readyz")[0] == 200) == obs["readyAtEnd"] and \
                     testlib.http_get(probe + "/snapshot")[0] == 404
-        status, metrics = testlib.http_get(sched.base + "/metrics")
+        # The secure port: /metrics to a caller bound to system:monitoring, not to just anyone;
+        # /snapshot to the chart's shared token.
+        obs["metricsWithoutToken"] = testlib.http_get(sched.base + "/metrics")[0]
+        status, metrics = testlib.http_get(sched.base + "/metrics", token=monitoring_token(api))
         obs["metrics"] = status == 200 and "scheduler_schedule_attempts_total" in metrics
-        status, snap = testlib.http_get(sched.base + "/snapshot")
+        status, snap = testlib.http_get(sched.base + "/snapshot", token=sched.snapshot_token)
         obs["snapshot"] = json.loads(snap) if status == 200 else None
     finally:
         sched.stop()
@@ -408,9 +472,11 @@ def rbac(binary: str, api: Api, env: dict, rendered: dict, out: Path, matrix: bo
     for values, release, namespace in RELEASES:
         obs = run_scenario(binary, api, env, namespace, release, out / "run" / release, f"{release}-full")
         ok = all(obs.get(k) for k in ("ready", "leader", "bound", "scheduledEvent", "unschedulableCondition",
-                                      "newNodeSeen", "preempted", "metrics", "probePort")) and obs["exitedEarly"] is None
+                                      "newNodeSeen", "preempted", "metrics", "probePort")) and obs["exitedEarly"] is None \
+            and obs["metricsWithoutToken"] == 401 and obs.get("snapshot") is not None
         check(ok, f"{release}: as {obs['serviceAccount']} ({obs['scheduler']}): ready, leads, binds, Scheduled "
-                  f"event, Unschedulable condition, preemption, /metrics, the probe port" +
+                  f"event, Unschedulable condition, preemption, the probe port, /metrics refused without a token "
+                  f"and served to system:monitoring, /snapshot to the chart's token" +
               ("" if ok else f": {obs}"))
         if release == "tightpack-gke":
             snap = obs.get("snapshot") or {}
@@ -482,17 +548,21 @@ def rbac(binary: str, api: Api, env: dict, rendered: dict, out: Path, matrix: bo
     check(find("core pods: delete")["preempted"] is False, "without pods delete preemption does not happen")
     ev = find("events.k8s.io events: create")
     check(ev["scheduledEvent"] is False and ev["bound"], "without events create pods are bound but no Scheduled event")
+    for prefix in ("authentication.k8s.io tokenreviews: create", "authorization.k8s.io subjectaccessreviews: create"):
+        o = find(prefix)
+        check(o["metrics"] is False and o["bound"],
+              f"without {prefix} /metrics is refused to everyone (no caller can be checked); scheduling goes on")
 
     lines = ["| removed | /readyz (first 8 s, at the end) | leads | binds | Scheduled event | Unschedulable condition | "
-             "new node used | preemption | exits by itself | LISTs | first error in the log |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "new node used | preemption | /metrics to system:monitoring | exits by itself | LISTs | first error in the log |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for kind, rule, o in rows:
         first = (o["forbidden"][0] if o["forbidden"] else "").replace("|", "\\|")
         exited = "no" if o["exitedEarly"] is None else f"**exit {o['exitedEarly']}**"
         at_end = "exited" if "readyAtEnd" not in o else yes(o["readyAtEnd"])
         lines.append(f"| {kind}: {rule} | {yes(o['ready'])}, {at_end} | {yes(o['leader'])} | {yes(o['bound'])} | "
                      f"{yes(o['scheduledEvent'])} | {yes(o['unschedulableCondition'])} | {yes(o['newNodeSeen'])} | "
-                     f"{yes(o['preempted'])} | {exited} | {o['lists']} | {first[:220]} |")
+                     f"{yes(o['preempted'])} | {yes(o['metrics'])} | {exited} | {o['lists']} | {first[:220]} |")
     (out / "rbac.md").write_text("\n".join(lines) + "\n")
     (out / "rbac.json").write_text(json.dumps([{"kind": k, "rule": r, **{x: y for x, y in o.items() if x != 'snapshot'}}
                                                for k, r, o in rows], indent=1))

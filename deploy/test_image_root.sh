@@ -186,7 +186,7 @@ port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); p
 KSP=$api_port POD=tightpack-image-0 run_in_root in-cluster "$port" \
   --config=/etc/tightpack/config.yaml --listen=0.0.0.0:"$port" --identity=tightpack-image-0
 if ! python3 deploy/testlib.py schedule-one "$cp_dir" --scheduler-name tightpack --identity tightpack-image-0 \
-    --lease kube-system/tightpack --http "http://127.0.0.1:$port" --namespace image-test --node image-node-1; then
+    --lease kube-system/tightpack --http "https://127.0.0.1:$port" --namespace image-test --node image-node-1; then
   tail -30 "$out/in-cluster/log" >&2
   fail "the image root did not schedule"
 fi
@@ -213,7 +213,7 @@ KSP=$api_port POD=tightpack-image-1 run_in_root by-hostname "$port" \
   --config=/etc/tightpack/config.yaml --kubeconfig=/etc/tightpack/kubeconfig \
   --listen=0.0.0.0:"$port" --identity=tightpack-image-1
 if ! python3 deploy/testlib.py schedule-one "$cp_dir" --scheduler-name tightpack --identity tightpack-image-1 \
-    --lease kube-system/tightpack --http "http://127.0.0.1:$port" --namespace image-test-2 --node image-node-2; then
+    --lease kube-system/tightpack --http "https://127.0.0.1:$port" --namespace image-test-2 --node image-node-2; then
   tail -30 "$out/by-hostname/log" >&2
   fail "the image root did not schedule through https://localhost:$api_port"
 fi

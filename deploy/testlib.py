@@ -156,9 +156,16 @@ def wait_for(fn: Callable[[], Any], timeout: float, interval: float = 0.25) -> A
         time.sleep(interval)
 
 
-def http_get(url: str, timeout: float = 3.0) -> tuple:
+# `tightpack schedule` serves a self-signed certificate unless the chart gives it one.
+UNVERIFIED_TLS = ssl._create_unverified_context()
+
+
+def http_get(url: str, timeout: float = 3.0, token: Optional[str] = None) -> tuple:
+    """(status, body) of a GET, with a bearer token if given; status 0 when nothing answers."""
+    req = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"} if token else {})
     try:
-        with urllib.request.urlopen(url, timeout=timeout) as resp:
+        with urllib.request.urlopen(req, timeout=timeout,
+                                    context=UNVERIFIED_TLS if url.startswith("https:") else None) as resp:
             return resp.status, resp.read().decode(errors="replace")
     except urllib.error.HTTPError as e:
         return e.code, e.read().decode(errors="replace")
@@ -254,7 +261,7 @@ def schedule_one(cp_dir: str, scheduler_name: str, identity: str, lease: Optiona
         else:
             print(f"  Lease {lease} held by {identity}")
     if http_base:
-        status, text = http_get(http_base + "/metrics")
+        status, text = http_get(http_base + "/metrics", token=load_env(cp_dir)["CP_TOKEN"])
         line = next((ln for ln in text.splitlines() if ln.startswith("scheduler_schedule_attempts_total")
                      and 'result="scheduled"' in ln), "")
         if status != 200 or not line:

@@ -32,6 +32,26 @@ class TightpackConfig(Configurable):
     def _default_snapshot_url(self) -> str:
         return os.environ.get("TIGHTPACK_SNAPSHOT_URL", "")
 
+    snapshot_token = Unicode(
+        help="""The bearer token sent to snapshot_url: the scheduler's shared snapshot token
+        (the chart's Secret, handed to notebook servers as an environment variable).
+        Default: $TIGHTPACK_SNAPSHOT_TOKEN.""",
+    ).tag(config=True)
+
+    @default("snapshot_token")
+    def _default_snapshot_token(self) -> str:
+        return os.environ.get("TIGHTPACK_SNAPSHOT_TOKEN", "")
+
+    snapshot_ca_file = Unicode(
+        help="""A CA bundle to verify snapshot_url's certificate with. Empty: the certificate
+        is not verified (the scheduler's own is self-signed unless the operator gave it one).
+        Default: $TIGHTPACK_SNAPSHOT_CA_FILE.""",
+    ).tag(config=True)
+
+    @default("snapshot_ca_file")
+    def _default_snapshot_ca_file(self) -> str:
+        return os.environ.get("TIGHTPACK_SNAPSHOT_CA_FILE", "")
+
     snapshot_file = Unicode(
         help="""A snapshot file (JSON or YAML: a v1 List of Nodes and Pods, or the snapshot
         envelope). Used when neither the scheduler nor the Kubernetes API is.

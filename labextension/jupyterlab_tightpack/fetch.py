@@ -46,6 +46,7 @@ async def get_json(
     timeout: float,
     headers: Optional[dict] = None,
     ca_file: Optional[str] = None,
+    verify: bool = True,
 ) -> Any:
     """GET ``url`` and decode its JSON body.
 
@@ -60,6 +61,7 @@ async def get_json(
         connect_timeout=timeout,
         request_timeout=timeout,
         ca_certs=ca_file if ca_file and os.path.exists(ca_file) else None,
+        validate_cert=verify,
         follow_redirects=True,
     )
     client = AsyncHTTPClient(

@@ -135,7 +135,8 @@ class SnapshotService:
         if c.snapshot_url:
             source = {"kind": "scheduler", "detail": c.snapshot_url}
             return await self._try(  # type: ignore[return-value]
-                source, scheduler.fetch(c.snapshot_url, c.request_timeout), notes)
+                source, scheduler.fetch(c.snapshot_url, c.request_timeout, c.snapshot_token,
+                                        c.snapshot_ca_file), notes)
 
         hub_user = os.environ.get("JUPYTERHUB_USER", "")
         if (c.use_kubernetes and hub_user and hub_user not in c.kubernetes_in_hub_users

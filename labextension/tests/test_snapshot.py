@@ -160,12 +160,17 @@ async def test_a_file_that_is_no_snapshot(tmp_path, tightpack, get):
 # ---------------------------------------------------------------- the scheduler
 
 class FakeScheduler(tornado.web.RequestHandler):
-    """Test double of the tightpack scheduler's snapshot endpoint (issue 6, not built yet)."""
+    """Test double of the tightpack scheduler's snapshot endpoint, over plain HTTP (the real
+    one, HTTPS with a bearer token, is read by tests/scheduler/test_secure_port.py's callers)."""
 
-    def initialize(self, answer, status=200):
-        self.answer, self.status = answer, status
+    def initialize(self, answer, status=200, token=None):
+        self.answer, self.status, self.token = answer, status, token
 
     def get(self):
+        if self.token is not None and self.request.headers.get("Authorization") != f"Bearer {self.token}":
+            self.set_status(401)
+            self.finish("Unauthorized: /snapshot needs a bearer token")
+            return
         self.set_status(self.status)
         self.finish(self.answer if isinstance(self.answer, str) else json.dumps(self.answer))
 
@@ -195,6 +200,17 @@ async def test_scheduler_bare_list(serve, tightpack, get):
     assert status == 200
     assert body["pools"] is None and body["profiles"] == []
     assert len(kinds(body["cluster"], "Node")) == 5
+
+
+async def test_the_snapshot_token_is_sent_as_a_bearer_token(serve, tightpack, get):
+    url = serve([("/snapshot", FakeScheduler, {"answer": envelope(), "token": "s3cret-shared-token"})]) + "/snapshot"
+    tightpack.snapshot_url = url
+    status, body = await get("snapshot")
+    assert status == 502 and "HTTP 401" in body["error"] and "bearer token" in body["error"]
+    tightpack.snapshot_token = "s3cret-shared-token"
+    status, body = await get("snapshot", refresh="1")
+    assert status == 200 and body["source"] == {"kind": "scheduler", "detail": url}
+    assert "s3cret-shared-token" not in json.dumps(body)
 
 
 async def test_unreachable_scheduler_is_a_502_naming_the_url(unused_url, tightpack, get):

@@ -12,10 +12,12 @@
 #include "args.hpp"
 #include "cli.hpp"
 #include "daemon/daemon_config.hpp"
+#include "daemon/delegated_auth.hpp"
 #include "daemon/http_server.hpp"
 #include "daemon/leader_election.hpp"
 #include "daemon/metrics.hpp"
 #include "daemon/scheduler.hpp"
+#include "daemon/serving_cert.hpp"
 #include "document_command.hpp"
 #include "kube/client_config.hpp"
 #include "log.hpp"
@@ -39,8 +41,16 @@ until SIGTERM (docs/scheduler.md).
   --pools FILE           a NodePools document, published on /snapshot for the sidebar
   --publish FILE         {"profiles": [...]}: what /snapshot offers the sidebar
                          (KubeSpawner profile_list entries, worker templates)
-  --listen HOST:PORT     /healthz, /readyz, /metrics, /snapshot (default 0.0.0.0:10251;
-                         port 0 picks a free one)
+  --listen HOST:PORT     the secure port, HTTPS: /healthz, /readyz, /livez to anyone;
+                         /metrics and /snapshot to callers the API server vouches for
+                         (TokenReview, SubjectAccessReview); default 0.0.0.0:10259,
+                         port 0 picks a free one
+  --tls-cert-file FILE, --tls-private-key-file FILE
+                         the serving certificate (PEM); without them a self-signed one
+                         is made at start, as kube-scheduler does
+  --snapshot-token-file FILE
+                         a shared bearer token that also gets /snapshot (the notebook
+                         servers' token, from a Secret; re-read when it changes)
   --probe-listen HOST:PORT
                          /healthz, /readyz and /livez alone, on a port of their own, so
                          that no load on --listen delays the kubelet's probes (default: none)
@@ -105,7 +115,7 @@ int schedule(const std::vector<std::string>& argv, std::istream& in, std::ostrea
   std::string error;
   if (!parse_args(argv,
                   {"--config", "--kubeconfig", "--pools", "--publish", "--listen", "--probe-listen", "--identity",
-                   "--bind-workers"},
+                   "--bind-workers", "--tls-cert-file", "--tls-private-key-file", "--snapshot-token-file"},
                   {"--help"}, a, error) ||
       !a.positional.empty()) {
     err << "tightpack schedule: " << (error.empty() ? "unexpected argument " + quote_value(a.positional[0]) : error)
@@ -196,7 +206,21 @@ int schedule(const std::vector<std::string>& argv, std::istream& in, std::ostrea
   options.hostname = hostname();
   const std::string identity =
       a.options.count("--identity") ? a.options["--identity"] : options.hostname + "_" + random_suffix();
-  const std::string listen = a.options.count("--listen") ? a.options["--listen"] : "0.0.0.0:10251";
+  const std::string listen = a.options.count("--listen") ? a.options["--listen"] : "0.0.0.0:10259";
+  if (a.options.count("--tls-cert-file") != a.options.count("--tls-private-key-file")) {
+    err << "tightpack schedule: --tls-cert-file and --tls-private-key-file go together\n" << kScheduleHelp;
+    return kUsage;
+  }
+  auto certificate = a.options.count("--tls-cert-file")
+                         ? daemon::load_serving_certificate(a.options["--tls-cert-file"],
+                                                            a.options["--tls-private-key-file"])
+                         : daemon::self_signed_certificate({"localhost", "127.0.0.1", options.hostname});
+  if (!certificate) {
+    err << "tightpack schedule: " << certificate.error().what() << "\n";
+    return kInputError;
+  }
+  const std::string snapshot_token_file =
+      a.options.count("--snapshot-token-file") ? a.options["--snapshot-token-file"] : "";
   const std::string probe_listen = a.options.count("--probe-listen") ? a.options["--probe-listen"] : "";
 
   // Signals are taken by this thread only, with sigtimedwait: every thread
@@ -232,9 +256,17 @@ int schedule(const std::vector<std::string>& argv, std::istream& in, std::ostrea
     }
     return std::nullopt;
   };
+  daemon::DelegatedAuth auth(client_config, std::make_shared<kube::RateLimiter>(qps, burst), snapshot_token_file);
   daemon::HttpServer http;
-  auto started = http.start(listen, [&](const daemon::HttpRequest& req) -> daemon::HttpAnswer {
+  auto serve = [&](const daemon::HttpRequest& req) -> daemon::HttpAnswer {
     if (auto probe = probes(req.path)) return *probe;
+    if (req.path != "/metrics" && req.path != "/snapshot") {
+      return text_answer(404, "not found: try /healthz, /readyz, /livez, /metrics or /snapshot\n");
+    }
+    if (auto decision = auth.check(req.authorization, req.path); decision.status != 200) {
+      if (decision.status == 503) log_warning("cannot authorize a request for " + req.path + ": " + decision.reason);
+      return text_answer(decision.status, decision.reason + "\n");
+    }
     if (req.path == "/metrics") {
       daemon::HttpAnswer a = text_answer(200, metrics.text(lease_name));
       a.content_type = "text/plain; version=0.0.4; charset=utf-8";
@@ -253,8 +285,9 @@ int schedule(const std::vector<std::string>& argv, std::istream& in, std::ostrea
       a.shared_body = std::shared_ptr<const std::string>(snapshot, &snapshot->body);
       return a;
     }
-    return text_answer(404, "not found: try /healthz, /readyz, /metrics or /snapshot\n");
-  });
+    return text_answer(404, "not found\n");
+  };
+  auto started = http.start(listen, serve, daemon::HttpLimits{}, "--listen", &*certificate);
   if (!started) {
     err << "tightpack schedule: " << started.error().what() << "\n";
     return kInputError;
@@ -275,7 +308,7 @@ int schedule(const std::vector<std::string>& argv, std::istream& in, std::ostrea
   }
   log_info("tightpack schedule: profiles " + profile_names + "; API " + client_config->server + " (" +
            client_config->source + "); qps " + (qps > 0 ? number(qps) : std::string("unlimited")) + ", burst " +
-           std::to_string(burst) + "; listening on " + listen.substr(0, listen.rfind(':')) + ":" +
+           std::to_string(burst) + "; serving HTTPS on " + listen.substr(0, listen.rfind(':')) + ":" +
            std::to_string(http.port()) +
            (probe_listen.empty() ? std::string()
                                  : "; probes on " + probe_listen.substr(0, probe_listen.rfind(':')) + ":" +

@@ -253,6 +253,21 @@ TEST(HttpServer, StopReturnsAtOnceWhateverTheClientsDo) {
   EXPECT_TRUE(idle.front()->closed_within(500ms));
 }
 
+TEST(HttpServer, ATlsPortAnswersNoPlainRequestAndDropsAStalledHandshake) {
+  auto certificate = self_signed_certificate({"localhost", "127.0.0.1"});
+  ASSERT_TRUE(certificate) << certificate.error().what();
+  HttpLimits limits;
+  limits.read_timeout = 300ms;
+  HttpServer http;
+  ASSERT_TRUE(http.start("127.0.0.1:0", [](const HttpRequest&) { return text_answer(200, "ok\n"); }, limits,
+                         "--listen", &*certificate));
+  Client plain(http.port());
+  ASSERT_TRUE(plain.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"));
+  EXPECT_EQ(plain.read_all(1000ms).find("HTTP/1.1 200"), std::string::npos);
+  Client stalled(http.port());  // connects, never says hello
+  EXPECT_TRUE(stalled.closed_within(1000ms));
+}
+
 TEST(HttpServer, ABadListenAddressNamesTheFlag) {
   HttpServer http;
   auto started = http.start("nowhere:80", [](const HttpRequest&) { return HttpAnswer{}; }, {}, "--probe-listen");

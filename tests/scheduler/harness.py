@@ -837,15 +837,32 @@ def require_schedule_command():
     _SCHEDULE_COMMAND = "ok"
 
 
-def http_get(url: str, timeout: float = 5.0) -> tuple:
-    """(status, body text) of a plain HTTP GET; status 0 when nothing answers."""
+# `tightpack schedule` serves a self-signed certificate unless given one, as kube-scheduler does.
+UNVERIFIED_TLS = ssl._create_unverified_context()
+
+
+def http_request(url: str, timeout: float = 5.0, token: Optional[str] = None,
+                 headers: Optional[dict] = None) -> tuple:
+    """(status, headers, body text) of a GET (HTTPS without verifying the certificate); status 0
+    when nothing answers."""
+    h = dict(headers or {})
+    if token:
+        h["Authorization"] = f"Bearer {token}"
+    req = urllib.request.Request(url, headers=h)
+    context = UNVERIFIED_TLS if url.startswith("https:") else None
     try:
-        with urllib.request.urlopen(url, timeout=timeout) as resp:
-            return resp.status, resp.read().decode(errors="replace")
+        with urllib.request.urlopen(req, timeout=timeout, context=context) as resp:
+            return resp.status, dict(resp.headers), resp.read().decode(errors="replace")
     except urllib.error.HTTPError as e:
-        return e.code, e.read().decode(errors="replace")
+        return e.code, dict(e.headers), e.read().decode(errors="replace")
     except (urllib.error.URLError, ConnectionError, socket.timeout, OSError):
-        return 0, ""
+        return 0, {}, ""
+
+
+def http_get(url: str, timeout: float = 5.0, token: Optional[str] = None) -> tuple:
+    """(status, body text) of a GET; status 0 when nothing answers."""
+    status, _, body = http_request(url, timeout, token)
+    return status, body
 
 
 class TightpackScheduler(SchedulerProcess):
@@ -859,6 +876,9 @@ class TightpackScheduler(SchedulerProcess):
                  raw_config: Optional[Path] = None):
         self.identity = identity or f"tightpack-test-{os.urandom(3).hex()}"
         self.port = port or free_port()
+        # The control plane's admin token: the API server vouches for it (TokenReview) and
+        # system:masters may get /metrics and /snapshot (SubjectAccessReview).
+        self.token = cp.token if cp is not None else None
         workdir.mkdir(parents=True, exist_ok=True)
         if raw_config is not None:
             config_path = raw_config
@@ -875,7 +895,7 @@ class TightpackScheduler(SchedulerProcess):
 
     @property
     def base(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"https://127.0.0.1:{self.port}"
 
     def start(self, wait_healthy: bool = True, timeout: float = 20):
         require_schedule_command()
@@ -890,8 +910,9 @@ class TightpackScheduler(SchedulerProcess):
     def _healthy_or_dead(self):
         return not self.alive() or self.get("/healthz")[0] == 200
 
-    def get(self, path: str, timeout: float = 10.0) -> tuple:
-        return http_get(self.base + path, timeout)
+    def get(self, path: str, timeout: float = 10.0, token: Optional[str] = "admin") -> tuple:
+        """(status, body); `token` "admin" is the control plane's, None or "" sends none."""
+        return http_get(self.base + path, timeout, self.token if token == "admin" else token)
 
     def wait_ready(self, timeout: float = 30):
         return wait_for(lambda: self.get("/readyz")[0] == 200, timeout, f"{self.label} /readyz to answer 200")

@@ -11,20 +11,19 @@ from __future__ import annotations
 import socket
 import threading
 import time
-import urllib.error
-import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
-from harness import free_port, http_get, wait_for
+from harness import UNVERIFIED_TLS, free_port, http_get, http_request, wait_for
 
 PROBE_DEADLINE = 1.0  # seconds /healthz may take, whoever else is connected
 EXIT_DEADLINE = 2.0  # seconds from SIGTERM to exit, whoever else is connected
 
 
-def connect(port: int) -> socket.socket:
+def connect(port: int, tls: bool = True) -> socket.socket:
+    """A connection to the port, TLS handshake done unless `tls` is False."""
     s = socket.create_connection(("127.0.0.1", port), timeout=5)
     s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-    return s
+    return UNVERIFIED_TLS.wrap_socket(s, server_hostname="127.0.0.1") if tls else s
 
 
 class Probe(threading.Thread):
@@ -66,7 +65,8 @@ def test_no_client_holds_the_ports_or_the_exit(cluster, schedulers):
     held = []
     stop = threading.Event()
     try:
-        # an idle connection
+        # idle connections: one that never starts TLS, one that stops after the handshake
+        held.append(connect(tp.port, tls=False))
         held.append(connect(tp.port))
 
         # a sender of one byte every 0.3 s
@@ -87,7 +87,7 @@ def test_no_client_holds_the_ports_or_the_exit(cluster, schedulers):
         # a reader of /snapshot at 1 KB/s
         reader = connect(tp.port)
         held.append(reader)
-        reader.sendall(b"GET /snapshot HTTP/1.1\r\nHost: x\r\n\r\n")
+        reader.sendall(f"GET /snapshot HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {tp.token}\r\n\r\n".encode())
 
         def trickle():
             while not stop.wait(1.0):
@@ -141,16 +141,11 @@ def test_snapshot_is_built_at_most_every_few_seconds_and_revalidated(cluster, sc
     took = time.monotonic() - t
     assert all(status == 200 for status, _ in bodies)
     assert builds() - before <= 1 + took / 3, f"{builds() - before:g} builds for 100 requests in {took:.1f} s"
-    with urllib.request.urlopen(f"{tp.base}/snapshot", timeout=10) as r:
-        etag, body = r.headers["ETag"], r.read()
-    assert etag and etag.startswith('"') and body
-    req = urllib.request.Request(f"{tp.base}/snapshot", headers={"If-None-Match": etag})
-    try:
-        with urllib.request.urlopen(req, timeout=10) as r:
-            status = r.status
-    except urllib.error.HTTPError as e:
-        status = e.code
-    assert status == 304, "nothing changed: the same tag, no body"
+    status, headers, body = http_request(f"{tp.base}/snapshot", 10, tp.token)
+    etag = headers.get("ETag", "")
+    assert status == 200 and etag.startswith('"') and body
+    status, _, body = http_request(f"{tp.base}/snapshot", 10, tp.token, {"If-None-Match": etag})
+    assert (status, body) == (304, ""), "nothing changed: the same tag, no body"
     # A change is published on the next request after the interval.
     cluster.node("sc-1", cpu="8", memory="32Gi")
     wait_for(lambda: "sc-1" in tp.get("/snapshot")[1], 10, "/snapshot to show the new node")

@@ -1,15 +1,22 @@
 """Source 1: the in-cluster tightpack scheduler's snapshot endpoint.
 
-The endpoint (the scheduler daemon, not built yet) answers the snapshot envelope without
-``source`` and ``fetchedAt``; a bare v1 List is accepted too.
+The endpoint (``tightpack schedule``'s secure port, docs/scheduler.md) answers the snapshot
+envelope without ``source`` and ``fetchedAt``; a bare v1 List is accepted too. It serves HTTPS
+and wants a bearer token: the shared snapshot token the chart hands to notebook servers.
+Without a CA file its certificate (self-signed unless the operator gave one) is not verified:
+the token it protects is the one every user's server holds anyway.
 """
 
 from __future__ import annotations
+
+from typing import Optional
 
 from ..envelope import Snapshot, from_document
 from ..fetch import get_json
 
 
-async def fetch(url: str, timeout: float) -> Snapshot:
-    document = await get_json(url, what="tightpack scheduler", timeout=timeout)
+async def fetch(url: str, timeout: float, token: str = "", ca_file: Optional[str] = None) -> Snapshot:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    document = await get_json(url, what="tightpack scheduler", timeout=timeout, headers=headers,
+                              ca_file=ca_file or None, verify=bool(ca_file))
     return from_document(document, f"tightpack scheduler {url}")

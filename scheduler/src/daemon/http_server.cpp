@@ -7,12 +7,14 @@
 #include <boost/asio/thread_pool.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
 #include <optional>
 #include <thread>
 
 namespace tightpack::daemon {
 
 namespace net = boost::asio;
+namespace ssl = boost::asio::ssl;
 namespace beast = boost::beast;
 namespace http = boost::beast::http;
 using tcp = net::ip::tcp;
@@ -24,6 +26,7 @@ struct HttpServer::Impl {
   HttpLimits limits;
   HttpHandler handler;
   std::size_t open = 0;  // touched on the I/O thread only
+  std::optional<ssl::context> tls;  // set: the port serves HTTPS only
   net::io_context io{1};
   tcp::acceptor acceptor{io};
   net::steady_timer retry{io};
@@ -35,23 +38,50 @@ struct HttpServer::Impl {
 
 namespace {
 
-class Session : public std::enable_shared_from_this<Session> {
+using PlainStream = beast::tcp_stream;
+using TlsStream = beast::ssl_stream<beast::tcp_stream>;
+
+// One connection, plain or TLS; the handshake counts against the read
+// deadline, so a client that opens TLS and stops holds nothing either.
+template <typename Stream>
+class Session : public std::enable_shared_from_this<Session<Stream>> {
+  static constexpr bool kTls = std::is_same_v<Stream, TlsStream>;
+
  public:
-  Session(HttpServer::Impl& server, tcp::socket socket) : server_(server), stream_(std::move(socket)) {
+  Session(HttpServer::Impl& server, tcp::socket socket) : server_(server), stream_(make_stream(server, socket)) {
     ++server_.open;
   }
   ~Session() {
     beast::error_code ec;
-    stream_.socket().close(ec);
+    beast::get_lowest_layer(stream_).socket().close(ec);
     --server_.open;
   }
 
   void start() {
+    beast::get_lowest_layer(stream_).expires_after(server_.limits.read_timeout);
+    if constexpr (kTls) {
+      stream_.async_handshake(ssl::stream_base::server, [self = this->shared_from_this()](beast::error_code ec) {
+        if (!ec) self->read();
+      });
+    } else {
+      read();
+    }
+  }
+
+ private:
+  static Stream make_stream(HttpServer::Impl& server, tcp::socket& socket) {
+    if constexpr (kTls) {
+      return Stream(std::move(socket), *server.tls);
+    } else {
+      return Stream(std::move(socket));
+    }
+  }
+
+  void read() {
     parser_.emplace();
     parser_->header_limit(static_cast<std::uint32_t>(server_.limits.max_header_bytes));
-    stream_.expires_after(server_.limits.read_timeout);
     http::async_read(stream_, buffer_, *parser_,
-                     [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
+                     [self = this->shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
   }
 
  private:
@@ -70,8 +100,9 @@ class Session : public std::enable_shared_from_this<Session> {
     std::string target(req.target());
     request.path = target.substr(0, target.find('?'));
     request.if_none_match = std::string(req[http::field::if_none_match]);
-    stream_.expires_never();  // the handler's time is not the client's
-    net::post(*server_.workers, [self = shared_from_this(), request = std::move(request)]() mutable {
+    request.authorization = std::string(req[http::field::authorization]);
+    beast::get_lowest_layer(stream_).expires_never();  // the handler's time is not the client's
+    net::post(*server_.workers, [self = this->shared_from_this(), request = std::move(request)]() mutable {
       HttpAnswer answer;
       try {
         answer = self->server_.handler(request);
@@ -106,14 +137,20 @@ class Session : public std::enable_shared_from_this<Session> {
       res_->body() = {};
       res_->content_length(length);
     }
-    stream_.expires_after(server_.limits.write_timeout);
-    http::async_write(stream_, *res_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
-      if (!ec) self->stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
+    beast::get_lowest_layer(stream_).expires_after(server_.limits.write_timeout);
+    http::async_write(stream_, *res_, [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
+      if (ec) return;
+      if constexpr (kTls) {
+        // close_notify, within what is left of the write deadline
+        self->stream_.async_shutdown([self](beast::error_code) {});
+      } else {
+        self->stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
+      }
     });
   }
 
   HttpServer::Impl& server_;
-  beast::tcp_stream stream_;
+  Stream stream_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::empty_body>> parser_;
   std::optional<http::response<http::span_body<const char>>> res_;
@@ -138,7 +175,11 @@ void HttpServer::Impl::accept() {
     if (open >= limits.max_connections) {
       socket.close(ec);
     } else {
-      std::make_shared<Session>(*this, std::move(socket))->start();
+      if (tls) {
+        std::make_shared<Session<TlsStream>>(*this, std::move(socket))->start();
+      } else {
+        std::make_shared<Session<PlainStream>>(*this, std::move(socket))->start();
+      }
     }
     accept();
   });
@@ -147,7 +188,8 @@ void HttpServer::Impl::accept() {
 HttpServer::HttpServer() = default;
 HttpServer::~HttpServer() { stop(); }
 
-Status HttpServer::start(const std::string& listen, HttpHandler handler, HttpLimits limits, const std::string& what) {
+Status HttpServer::start(const std::string& listen, HttpHandler handler, HttpLimits limits, const std::string& what,
+                         const ServingCertificate* certificate) {
   const size_t colon = listen.rfind(':');
   if (colon == std::string::npos) return Error{what, "expected HOST:PORT, got " + quote_value(listen)};
   std::string host = listen.substr(0, colon);
@@ -165,6 +207,15 @@ Status HttpServer::start(const std::string& listen, HttpHandler handler, HttpLim
   impl->limits = limits;
   impl->handler = std::move(handler);
   beast::error_code ec;
+  if (certificate) {
+    // TLS 1.2 and 1.3 only, as Go's crypto/tls serves kube-scheduler's port.
+    impl->tls.emplace(ssl::context::tls_server);
+    impl->tls->set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 | ssl::context::no_sslv3 |
+                           ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1 | ssl::context::single_dh_use);
+    impl->tls->use_certificate_chain(net::buffer(certificate->cert_pem), ec);
+    if (!ec) impl->tls->use_private_key(net::buffer(certificate->key_pem), ssl::context::pem, ec);
+    if (ec) return Error{what, "the serving certificate or key is not usable: " + ec.message()};
+  }
   const auto address = net::ip::make_address(host, ec);
   if (ec) return Error{what, "not an IP address: " + quote_value(host)};
   const tcp::endpoint endpoint(address, static_cast<unsigned short>(port));

@@ -13,6 +13,7 @@
 #include <string>
 #include <utility>
 
+#include "daemon/serving_cert.hpp"
 #include "tightpack/error.hpp"
 
 namespace tightpack::daemon {
@@ -20,6 +21,7 @@ namespace tightpack::daemon {
 struct HttpRequest {
   std::string path;           // the target without its query
   std::string if_none_match;  // the header, as sent
+  std::string authorization;  // the header, as sent
 };
 
 struct HttpAnswer {
@@ -62,9 +64,9 @@ class HttpServer {
   HttpServer& operator=(const HttpServer&) = delete;
 
   // Binds HOST:PORT (port 0 picks one; `what` names the flag in errors) and
-  // serves until stop().
+  // serves until stop(): HTTPS with `certificate`, else plain HTTP.
   Status start(const std::string& listen, HttpHandler handler, HttpLimits limits = {},
-               const std::string& what = "--listen");
+               const std::string& what = "--listen", const ServingCertificate* certificate = nullptr);
   void stop();
   unsigned short port() const { return port_; }
 

@@ -114,3 +114,12 @@ scheduler.extraProfiles; leader election on the chart's Lease.
       "profiles" (concat (list $profile) $s.extraProfiles) }}
 {{- toYaml $config }}
 {{- end }}
+
+{{/* The Secret whose key `token` gets /snapshot, or "" for none. */}}
+{{- define "tightpack.snapshotTokenSecret" -}}
+{{- if .Values.snapshotToken.existingSecret -}}
+{{ .Values.snapshotToken.existingSecret }}
+{{- else if .Values.snapshotToken.create -}}
+{{ include "tightpack.fullname" . }}-snapshot-token
+{{- end -}}
+{{- end }}

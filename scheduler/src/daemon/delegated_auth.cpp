@@ -1,0 +1,138 @@
+#include "daemon/delegated_auth.hpp"
+
+#include <openssl/crypto.h>
+#include <openssl/sha.h>
+
+#include <boost/json.hpp>
+#include <fstream>
+#include <sstream>
+
+namespace tightpack::daemon {
+
+namespace json = boost::json;
+
+namespace {
+
+std::string digest(const std::string& token, const std::string& path) {
+  const std::string input = token + '\n' + path;
+  unsigned char out[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char*>(input.data()), input.size(), out);
+  return std::string(reinterpret_cast<const char*>(out), sizeof out);
+}
+
+std::string bearer(const std::string& authorization) {
+  // RFC 6750: the scheme is case-insensitive.
+  if (authorization.size() < 8) return "";
+  std::string scheme = authorization.substr(0, 7);
+  for (char& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (scheme != "bearer ") return "";
+  std::string token = authorization.substr(7);
+  while (!token.empty() && token.front() == ' ') token.erase(token.begin());
+  while (!token.empty() && token.back() == ' ') token.pop_back();
+  return token;
+}
+
+const json::object* object_at(const json::value& v, std::string_view key) {
+  if (!v.is_object()) return nullptr;
+  const auto* found = v.as_object().if_contains(key);
+  return found && found->is_object() ? &found->as_object() : nullptr;
+}
+
+std::string string_at(const json::object* o, std::string_view key) {
+  if (!o) return "";
+  const auto* v = o->if_contains(key);
+  return v && v->is_string() ? std::string(v->as_string()) : "";
+}
+
+bool bool_at(const json::object* o, std::string_view key) {
+  if (!o) return false;
+  const auto* v = o->if_contains(key);
+  return v && v->is_bool() && v->as_bool();
+}
+
+}  // namespace
+
+DelegatedAuth::DelegatedAuth(std::shared_ptr<const kube::ClientConfig> client,
+                             std::shared_ptr<kube::RateLimiter> limiter, std::string shared_token_file)
+    : api_(std::move(client), std::move(limiter)), shared_token_file_(std::move(shared_token_file)) {}
+
+bool DelegatedAuth::shared_token_matches(const std::string& token) {
+  if (shared_token_file_.empty()) return false;
+  // Read again every few seconds: a rotated Secret reaches the mounted file.
+  const auto now = Clock::now();
+  if (now - shared_token_read_ > std::chrono::seconds(5)) {
+    std::ifstream f(shared_token_file_, std::ios::binary);
+    std::ostringstream s;
+    s << f.rdbuf();
+    std::string text = f ? s.str() : "";
+    while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ')) text.pop_back();
+    shared_token_ = std::move(text);
+    shared_token_read_ = now;
+  }
+  // An empty or short file grants nothing.
+  if (shared_token_.size() < 16 || token.size() != shared_token_.size()) return false;
+  return CRYPTO_memcmp(token.data(), shared_token_.data(), token.size()) == 0;
+}
+
+AuthDecision DelegatedAuth::check(const std::string& authorization, const std::string& path) {
+  const std::string token = bearer(authorization);
+  if (token.empty()) {
+    return {401, "Unauthorized: " + path + " needs a bearer token (Authorization: Bearer …)"};
+  }
+  std::lock_guard lock(m_);
+  if (path == "/snapshot" && shared_token_matches(token)) return {200, ""};
+  const std::string key = digest(token, path);
+  const auto now = Clock::now();
+  if (auto it = cache_.find(key); it != cache_.end()) {
+    if (it->second.until > now) return it->second.decision;
+    cache_.erase(it);
+  }
+  AuthDecision decision = review(token, path);
+  // The API's failures are not kept: the next request asks again.
+  if (decision.status != 503) {
+    if (cache_.size() >= kCacheLimit) cache_.clear();
+    cache_[key] = Cached{decision, now + kCacheTtl};
+  }
+  return decision;
+}
+
+AuthDecision DelegatedAuth::review(const std::string& token, const std::string& path) {
+  constexpr auto timeout = std::chrono::seconds(10);
+  json::object review{{"apiVersion", "authentication.k8s.io/v1"},
+                      {"kind", "TokenReview"},
+                      {"spec", json::object{{"token", token}}}};
+  auto r = api_.request("POST", "/apis/authentication.k8s.io/v1/tokenreviews", json::serialize(review),
+                        "application/json", timeout);
+  if (!r) return {503, "cannot review the token: " + r.error().what()};
+  if (!r->ok()) return {503, "the API server refused the TokenReview: " + kube::api_error_text(*r)};
+  json::error_code ec;
+  const json::value answer = json::parse(r->body, ec);
+  if (ec) return {503, "the TokenReview's answer is not JSON"};
+  const json::object* status = object_at(answer, "status");
+  if (!bool_at(status, "authenticated")) return {401, "Unauthorized: the API server does not know the token"};
+  const json::object* user = nullptr;
+  if (const auto* u = status ? status->if_contains("user") : nullptr; u && u->is_object()) user = &u->as_object();
+  json::object spec{{"nonResourceAttributes", json::object{{"path", path}, {"verb", "get"}}}};
+  const std::string username = string_at(user, "username");
+  spec["user"] = username;
+  if (user) {
+    if (const auto* g = user->if_contains("groups")) spec["groups"] = *g;
+    if (const auto* u = user->if_contains("uid")) spec["uid"] = *u;
+    if (const auto* e = user->if_contains("extra")) spec["extra"] = *e;
+  }
+  json::object access{{"apiVersion", "authorization.k8s.io/v1"}, {"kind", "SubjectAccessReview"}, {"spec", spec}};
+  r = api_.request("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", json::serialize(access),
+                   "application/json", timeout);
+  if (!r) return {503, "cannot review the access: " + r.error().what()};
+  if (!r->ok()) return {503, "the API server refused the SubjectAccessReview: " + kube::api_error_text(*r)};
+  const json::value allowed = json::parse(r->body, ec);
+  if (ec) return {503, "the SubjectAccessReview's answer is not JSON"};
+  const json::object* verdict = object_at(allowed, "status");
+  if (!bool_at(verdict, "allowed")) {
+    // kube-apiserver's wording for a non-resource URL.
+    return {403, "Forbidden: user \"" + username + "\" cannot get path \"" + path + "\""};
+  }
+  return {200, ""};
+}
+
+}  // namespace tightpack::daemon

@@ -1,0 +1,128 @@
+"""Who may read what `tightpack schedule` serves (docs/scheduler.md, HTTP): HTTPS on the secure
+port; the health endpoints to anyone; /metrics to callers the API server vouches for
+(TokenReview) and allows `get /metrics` (SubjectAccessReview), as kube-scheduler's delegated
+authentication and authorization do; /snapshot likewise, or with the shared token of
+--snapshot-token-file. Any pod can reach the port, so every refusal is tested with real
+ServiceAccount tokens of the control plane."""
+
+from __future__ import annotations
+
+import os
+import socket
+import ssl
+
+from harness import UNVERIFIED_TLS, http_get, http_request, wait_for
+
+
+def service_account_token(api, ns: str, name: str) -> str:
+    api.post(f"/api/v1/namespaces/{ns}/serviceaccounts",
+             {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": name}})
+    return api.post(f"/api/v1/namespaces/{ns}/serviceaccounts/{name}/token",
+                    {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest",
+                     "spec": {"expirationSeconds": 3600}})["status"]["token"]
+
+
+def allow_paths(api, ns: str, sa: str, paths: list, name: str):
+    """A ClusterRole with nonResourceURLs `paths` (get), bound to the ServiceAccount."""
+    api.post("/apis/rbac.authorization.k8s.io/v1/clusterroles", {
+        "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": {"name": name},
+        "rules": [{"nonResourceURLs": paths, "verbs": ["get"]}]})
+    api.post("/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", {
+        "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding", "metadata": {"name": name},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": name},
+        "subjects": [{"kind": "ServiceAccount", "namespace": ns, "name": sa}]})
+
+
+def test_metrics_and_snapshot_need_a_caller_the_api_server_vouches_for(cluster, schedulers, tmp_path):
+    api, ns = cluster.api, cluster.ns
+    cluster.node("sp-0", cpu="8", memory="32Gi")
+    shared = os.urandom(24).hex()
+    (tmp_path / "snapshot-token").write_text(shared + "\n")
+    tp = schedulers.tightpack(identity="secure-port",
+                              extra_args=["--snapshot-token-file", str(tmp_path / "snapshot-token")])
+    tp.wait_ready()
+    tag = os.urandom(3).hex()
+    nobody = service_account_token(api, ns, "nobody")
+    prometheus = service_account_token(api, ns, "prometheus")
+    allow_paths(api, ns, "prometheus", ["/metrics"], f"tightpack-test-metrics-{tag}")
+    try:
+        # the health endpoints, to anyone
+        for path in ("/healthz", "/readyz", "/livez"):
+            assert tp.get(path, token=None) == (200, "ok\n"), path
+
+        # /metrics: none, an unknown token, a token without the right, the right one
+        status, body = tp.get("/metrics", token=None)
+        assert status == 401 and "bearer token" in body, (status, body)
+        status, body = tp.get("/metrics", token="not-a-token-" + tag)
+        assert status == 401 and "does not know the token" in body, (status, body)
+        status, body = tp.get("/metrics", token=nobody)
+        assert status == 403 and f'system:serviceaccount:{ns}:nobody' in body and '"/metrics"' in body, \
+            (status, body)
+        status, body = tp.get("/metrics", token=prometheus)
+        assert status == 200 and "scheduler_schedule_attempts_total" in body, (status, body[:300])
+        # ... which does not extend to /snapshot
+        status, body = tp.get("/snapshot", token=prometheus)
+        assert status == 403 and '"/snapshot"' in body, (status, body)
+
+        # /snapshot: the shared token, or a caller allowed `get /snapshot` (here the admin)
+        status, body = tp.get("/snapshot", token=shared)
+        assert status == 200 and body.startswith("{"), (status, body[:300])
+        status, body = tp.get("/snapshot", token=shared[:-1] + ("0" if shared[-1] != "0" else "1"))
+        assert status == 401, (status, body)
+        assert tp.get("/snapshot")[0] == 200
+        # the shared token is for /snapshot only
+        assert tp.get("/metrics", token=shared)[0] == 401
+
+        # the token file is read again when the Secret rotates (within 5 s)
+        rotated = os.urandom(24).hex()
+        (tmp_path / "snapshot-token").write_text(rotated)
+        wait_for(lambda: tp.get("/snapshot", token=rotated)[0] == 200, 10, "the rotated token to be accepted")
+        assert tp.get("/snapshot", token=shared)[0] == 401
+    finally:
+        for kind in ("clusterrolebindings", "clusterroles"):
+            api.delete(f"/apis/rbac.authorization.k8s.io/v1/{kind}/tightpack-test-metrics-{tag}")
+
+
+def test_the_secure_port_speaks_tls_only(cluster, schedulers):
+    tp = schedulers.tightpack(identity="tls-only")
+    tp.wait_ready()
+    # plain HTTP to the TLS port gets no answer
+    assert http_get(f"http://127.0.0.1:{tp.port}/healthz", timeout=3)[0] == 0
+    # a self-signed certificate for localhost and 127.0.0.1, as kube-scheduler makes
+    with socket.create_connection(("127.0.0.1", tp.port), timeout=5) as raw:
+        with UNVERIFIED_TLS.wrap_socket(raw, server_hostname="127.0.0.1") as tls:
+            der = tls.getpeercert(binary_form=True)
+            assert tls.version() in ("TLSv1.2", "TLSv1.3")
+    pem = ssl.DER_cert_to_PEM_cert(der)
+    verifying = ssl.create_default_context(cadata=pem)
+    assert http_request(f"https://127.0.0.1:{tp.port}/healthz")[0] == 200
+    with socket.create_connection(("127.0.0.1", tp.port), timeout=5) as raw:
+        with verifying.wrap_socket(raw, server_hostname="localhost") as tls:
+            tls.sendall(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            assert tls.recv(4096).startswith(b"HTTP/1.1 200")
+    # TLS 1.1 is refused
+    old = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    old.check_hostname, old.verify_mode = False, ssl.CERT_NONE
+    try:
+        old.minimum_version = old.maximum_version = ssl.TLSVersion.TLSv1_1
+    except (ValueError, ssl.SSLError):
+        return  # this Python's OpenSSL cannot even offer TLS 1.1
+    with socket.create_connection(("127.0.0.1", tp.port), timeout=5) as raw:
+        try:
+            old.wrap_socket(raw, server_hostname="127.0.0.1")
+            refused = False
+        except (ssl.SSLError, OSError):
+            refused = True
+    assert refused, "a TLS 1.1 handshake was accepted"
+
+
+def test_a_bad_serving_certificate_is_a_clear_error(cluster, schedulers, tmp_path):
+    (tmp_path / "tls.crt").write_text("not a certificate\n")
+    (tmp_path / "tls.key").write_text("not a key\n")
+    tp = schedulers.tightpack(identity="bad-cert", start=False,
+                              extra_args=["--tls-cert-file", str(tmp_path / "tls.crt"),
+                                          "--tls-private-key-file", str(tmp_path / "tls.key")])
+    tp.start(wait_healthy=False)
+    assert tp.wait(10) == 1
+    log = tp.describe(20)
+    assert "--tls-cert-file" in log and "tls.crt" in log and "no PEM certificate" in log, log
