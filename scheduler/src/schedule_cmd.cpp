@@ -16,6 +16,7 @@
 #include "daemon/http_server.hpp"
 #include "daemon/leader_election.hpp"
 #include "daemon/metrics.hpp"
+#include "daemon/published_profiles.hpp"
 #include "daemon/scheduler.hpp"
 #include "daemon/serving_cert.hpp"
 #include "document_command.hpp"
@@ -193,7 +194,17 @@ int schedule(const std::vector<std::string>& argv, std::istream& in, std::ostrea
       err << "tightpack schedule: " << a.options["--publish"] << ": " << error << "\n";
       return kInputError;
     }
-    options.published_profiles = published.get_object().at("profiles");
+    auto publishable = daemon::publishable_profiles(published.get_object().at("profiles").get_array());
+    if (!publishable.withheld.empty()) {
+      std::string paths;
+      for (size_t i = 0; i < publishable.withheld.size() && i < 20; ++i) {
+        paths += (i ? ", " : "") + publishable.withheld[i];
+      }
+      if (publishable.withheld.size() > 20) paths += " and " + std::to_string(publishable.withheld.size() - 20) + " more";
+      log_info("tightpack schedule: " + a.options["--publish"] +
+               ": kept from /snapshot, which every user can read (the sidebar does not use them): " + paths);
+    }
+    options.published_profiles = std::move(publishable.profiles);
   }
   const std::string kubeconfig =
       a.options.count("--kubeconfig") ? a.options["--kubeconfig"] : options.daemon.kubeconfig;

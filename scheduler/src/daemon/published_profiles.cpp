@@ -1,0 +1,210 @@
+#include "daemon/published_profiles.hpp"
+
+#include <boost/json.hpp>
+#include <cctype>
+#include <span>
+#include <string_view>
+
+namespace tightpack::daemon {
+namespace json = boost::json;
+
+namespace {
+
+class Withholder;
+using Filter = json::value (*)(Withholder&, const json::value&, const std::string& path);
+
+// One key the sidebar reads, and what of its value it reads.
+struct Rule {
+  std::string_view key;
+  Filter filter;
+};
+
+// KubeSpawner's update_k8s_model takes snake_case and camelCase alike for
+// extra_pod_config and extra_container_config; so does the sidebar.
+std::string camel(std::string_view key) {
+  std::string out;
+  bool upper = false;
+  for (char c : key) {
+    if (c == '_') {
+      upper = true;
+      continue;
+    }
+    out.push_back(upper ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : c);
+    upper = false;
+  }
+  return out;
+}
+
+class Withholder {
+ public:
+  std::vector<std::string> withheld;
+
+  // The members of `in` that a rule names (matched as is or, with `any_case`,
+  // in camelCase), each filtered by its rule; every other member withheld.
+  json::value keep(const json::value& in, const std::string& path, std::span<const Rule> rules,
+                   bool any_case = false) {
+    if (!in.is_object()) return withhold(path);
+    json::object out;
+    for (const auto& kv : in.get_object()) {
+      const std::string key(kv.key());
+      const std::string child = path + "." + key;
+      const std::string wanted = any_case ? camel(key) : key;
+      const Rule* rule = nullptr;
+      for (const auto& r : rules) {
+        if (r.key == wanted) rule = &r;
+      }
+      if (!rule) {
+        withheld.push_back(child);
+        continue;
+      }
+      json::value v = rule->filter(*this, kv.value(), child);
+      if (!v.is_null() || kv.value().is_null()) out[key] = std::move(v);
+    }
+    return out;
+  }
+
+  // Each element of a list filtered by `each`.
+  json::value each(const json::value& in, const std::string& path, Filter each) {
+    if (!in.is_array()) return withhold(path);
+    json::array out;
+    for (size_t i = 0; i < in.get_array().size(); ++i) {
+      json::value v = each(*this, in.get_array()[i], path + "[" + std::to_string(i) + "]");
+      if (!v.is_null() || in.get_array()[i].is_null()) out.push_back(std::move(v));
+    }
+    return out;
+  }
+
+  json::value withhold(const std::string& path) {
+    withheld.push_back(path);
+    return nullptr;
+  }
+};
+
+json::value verbatim(Withholder&, const json::value& v, const std::string&) { return v; }
+
+// A container of extra_containers or init_containers: what takes room on a
+// node (requests, limits, host ports, a restartable init container's place
+// among the sidecars) and the image; never env, command, args or mounts.
+json::value resources(Withholder& w, const json::value& v, const std::string& path) {
+  static constexpr Rule kRules[] = {{"requests", verbatim}, {"limits", verbatim}};
+  return w.keep(v, path, kRules);
+}
+
+json::value container(Withholder& w, const json::value& v, const std::string& path) {
+  static constexpr Rule kRules[] = {
+      {"name", verbatim}, {"image", verbatim}, {"resources", resources}, {"ports", verbatim},
+      {"restartPolicy", verbatim}};
+  return w.keep(v, path, kRules, true);
+}
+
+json::value containers(Withholder& w, const json::value& v, const std::string& path) {
+  return w.each(v, path, container);
+}
+
+// extra_container_config, merged into the notebook container.
+json::value container_config(Withholder& w, const json::value& v, const std::string& path) {
+  static constexpr Rule kRules[] = {{"image", verbatim}, {"resources", resources}, {"ports", verbatim}};
+  return w.keep(v, path, kRules, true);
+}
+
+// A volume: which claim it is, not where its bytes come from (an NFS server,
+// a secret's name, a CSI driver's attributes).
+json::value volume(Withholder& w, const json::value& v, const std::string& path) {
+  static constexpr Rule kRules[] = {{"name", verbatim}, {"persistentVolumeClaim", verbatim}, {"ephemeral", verbatim}};
+  return w.keep(v, path, kRules, true);
+}
+
+json::value volumes(Withholder& w, const json::value& v, const std::string& path) {
+  return w.each(v, path, volume);
+}
+
+// extra_pod_config, merged into the pod's spec: the fields kube-scheduler reads.
+json::value pod_config(Withholder& w, const json::value& v, const std::string& path) {
+  static constexpr Rule kRules[] = {
+      {"nodeSelector", verbatim},      {"affinity", verbatim},
+      {"tolerations", verbatim},       {"schedulerName", verbatim},
+      {"priorityClassName", verbatim}, {"priority", verbatim},
+      {"preemptionPolicy", verbatim},  {"topologySpreadConstraints", verbatim},
+      {"overhead", verbatim},          {"runtimeClassName", verbatim},
+      {"hostNetwork", verbatim},       {"nodeName", verbatim},
+      {"schedulingGates", verbatim},   {"volumes", volumes}};
+  return w.keep(v, path, kRules, true);
+}
+
+// The KubeSpawner traits the sidebar turns into the pod.
+json::value override(Withholder& w, const json::value& v, const std::string& path) {
+  static constexpr Rule kRules[] = {
+      {"image", verbatim},
+      {"cpu_guarantee", verbatim},
+      {"cpu_limit", verbatim},
+      {"mem_guarantee", verbatim},
+      {"mem_limit", verbatim},
+      {"extra_resource_guarantees", verbatim},
+      {"extra_resource_limits", verbatim},
+      {"node_selector", verbatim},
+      {"tolerations", verbatim},
+      {"scheduler_name", verbatim},
+      {"priority_class_name", verbatim},
+      {"node_affinity_required", verbatim},
+      {"node_affinity_preferred", verbatim},
+      {"pod_affinity_required", verbatim},
+      {"pod_affinity_preferred", verbatim},
+      {"pod_anti_affinity_required", verbatim},
+      {"pod_anti_affinity_preferred", verbatim},
+      {"extra_labels", verbatim},
+      {"init_containers", containers},
+      {"extra_containers", containers},
+      {"extra_container_config", container_config},
+      {"extra_pod_config", pod_config}};
+  return w.keep(v, path, kRules);
+}
+
+json::value choice(Withholder& w, const json::value& v, const std::string& path) {
+  static constexpr Rule kRules[] = {
+      {"display_name", verbatim}, {"default", verbatim}, {"kubespawner_override", override}};
+  return w.keep(v, path, kRules);
+}
+
+json::value choices(Withholder& w, const json::value& v, const std::string& path) {
+  if (!v.is_object()) return w.withhold(path);
+  json::object out;
+  for (const auto& kv : v.get_object()) {
+    json::value c = choice(w, kv.value(), path + "." + std::string(kv.key()));
+    if (!c.is_null()) out[kv.key()] = std::move(c);
+  }
+  return out;
+}
+
+// An entry of profile_options; its unlisted_choice (free text the user types)
+// is not something the sidebar can preview.
+json::value option(Withholder& w, const json::value& v, const std::string& path) {
+  static constexpr Rule kRules[] = {{"display_name", verbatim}, {"choices", choices}};
+  return w.keep(v, path, kRules);
+}
+
+json::value options(Withholder& w, const json::value& v, const std::string& path) {
+  if (!v.is_object()) return w.withhold(path);
+  json::object out;
+  for (const auto& kv : v.get_object()) {
+    json::value o = option(w, kv.value(), path + "." + std::string(kv.key()));
+    if (!o.is_null()) out[kv.key()] = std::move(o);
+  }
+  return out;
+}
+
+json::value entry(Withholder& w, const json::value& v, const std::string& path) {
+  static constexpr Rule kRules[] = {{"display_name", verbatim},         {"slug", verbatim},
+                                    {"description", verbatim},          {"default", verbatim},
+                                    {"kubespawner_override", override}, {"profile_options", options}};
+  return w.keep(v, path, kRules);
+}
+
+}  // namespace
+
+PublishedProfiles publishable_profiles(const json::array& entries) {
+  Withholder w;
+  json::value kept = w.each(entries, "$.profiles", entry);
+  return {std::move(kept.as_array()), std::move(w.withheld)};
+}
+
+}  // namespace tightpack::daemon

@@ -1,0 +1,220 @@
+// What /snapshot says about the operator's profiles: what the sidebar turns
+// into a pod, nothing else. The property: profiles built at random from keys
+// a real profile_list can hold, each value a fresh random marker; every
+// marker placed where the sidebar reads keeps its place and value, and no
+// marker placed anywhere else (or under a key nobody has heard of) is in the
+// published bytes at all.
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "daemon/published_profiles.hpp"
+
+namespace tightpack::daemon {
+namespace {
+namespace json = boost::json;
+
+// Paths inside one profile_list entry ("[]" is the list's first element).
+// What the sidebar reads (labextension/jupyterlab_tightpack/profiles.py):
+const std::vector<std::string> kRead = {
+    "display_name",
+    "slug",
+    "description",
+    "default",
+    "kubespawner_override.image",
+    "kubespawner_override.cpu_guarantee",
+    "kubespawner_override.cpu_limit",
+    "kubespawner_override.mem_guarantee",
+    "kubespawner_override.mem_limit",
+    "kubespawner_override.extra_resource_guarantees",
+    "kubespawner_override.extra_resource_limits",
+    "kubespawner_override.node_selector",
+    "kubespawner_override.tolerations",
+    "kubespawner_override.scheduler_name",
+    "kubespawner_override.priority_class_name",
+    "kubespawner_override.node_affinity_required",
+    "kubespawner_override.node_affinity_preferred",
+    "kubespawner_override.pod_affinity_required",
+    "kubespawner_override.pod_anti_affinity_preferred",
+    "kubespawner_override.extra_labels",
+    "kubespawner_override.extra_containers[].name",
+    "kubespawner_override.extra_containers[].image",
+    "kubespawner_override.extra_containers[].resources.requests",
+    "kubespawner_override.extra_containers[].resources.limits",
+    "kubespawner_override.extra_containers[].ports",
+    "kubespawner_override.init_containers[].restartPolicy",
+    "kubespawner_override.init_containers[].restart_policy",
+    "kubespawner_override.init_containers[].resources.requests",
+    "kubespawner_override.extra_container_config.resources.limits",
+    "kubespawner_override.extra_container_config.ports",
+    "kubespawner_override.extra_pod_config.tolerations",
+    "kubespawner_override.extra_pod_config.node_selector",
+    "kubespawner_override.extra_pod_config.topologySpreadConstraints",
+    "kubespawner_override.extra_pod_config.priority_class_name",
+    "kubespawner_override.extra_pod_config.runtimeClassName",
+    "kubespawner_override.extra_pod_config.volumes[].name",
+    "kubespawner_override.extra_pod_config.volumes[].persistentVolumeClaim",
+    "kubespawner_override.extra_pod_config.volumes[].ephemeral",
+    "profile_options.gpu.display_name",
+    "profile_options.gpu.choices.t4.display_name",
+    "profile_options.gpu.choices.t4.default",
+    "profile_options.gpu.choices.t4.kubespawner_override.extra_resource_limits",
+    "profile_options.gpu.choices.a100.kubespawner_override.node_selector",
+};
+
+// What a profile can carry that is the hub's business, not every user's.
+const std::vector<std::string> kHome = {
+    "kubespawner_override.environment",
+    "kubespawner_override.cmd",
+    "kubespawner_override.args",
+    "kubespawner_override.volumes",
+    "kubespawner_override.volume_mounts",
+    "kubespawner_override.lifecycle_hooks",
+    "kubespawner_override.service_account",
+    "kubespawner_override.extra_annotations",
+    "kubespawner_override.extra_containers[].env",
+    "kubespawner_override.extra_containers[].envFrom",
+    "kubespawner_override.extra_containers[].command",
+    "kubespawner_override.extra_containers[].args",
+    "kubespawner_override.extra_containers[].volumeMounts",
+    "kubespawner_override.extra_containers[].resources.claims",
+    "kubespawner_override.init_containers[].command",
+    "kubespawner_override.init_containers[].env",
+    "kubespawner_override.extra_container_config.env",
+    "kubespawner_override.extra_container_config.lifecycle",
+    "kubespawner_override.extra_pod_config.containers",
+    "kubespawner_override.extra_pod_config.imagePullSecrets",
+    "kubespawner_override.extra_pod_config.volumes[].nfs",
+    "kubespawner_override.extra_pod_config.volumes[].secret",
+    "kubespawner_override.extra_pod_config.volumes[].csi",
+    "kubespawner_override.extra_pod_config.hostAliases",
+    "profile_options.gpu.unlisted_choice",
+    "profile_options.gpu.choices.t4.kubespawner_override.environment",
+    "profile_options.gpu.choices.t4.kubespawner_override.extra_containers[].env",
+    "profile_options.gpu.choices.t4.description_secret",
+};
+
+std::vector<std::string> split(const std::string& path) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (true) {
+    size_t dot = path.find('.', start);
+    out.push_back(path.substr(start, dot - start));
+    if (dot == std::string::npos) return out;
+    start = dot + 1;
+  }
+}
+
+// Writes `v` at `path`, making objects (and one-element lists for "[]") on the way.
+void put(json::value& root, const std::string& path, json::value v) {
+  json::value* at = &root;
+  for (const auto& seg : split(path)) {
+    const bool list = seg.ends_with("[]");
+    const std::string key = list ? seg.substr(0, seg.size() - 2) : seg;
+    json::value& next = at->as_object()[key];
+    if (list) {
+      if (!next.is_array()) next = json::array{json::object{}};
+      at = &next.as_array()[0];
+    } else {
+      if (next.is_null()) next = json::object{};
+      at = &next;
+    }
+  }
+  *at = std::move(v);
+}
+
+// The value at `path`, or null.
+const json::value* find(const json::value& root, const std::string& path) {
+  const json::value* at = &root;
+  for (const auto& seg : split(path)) {
+    const bool list = seg.ends_with("[]");
+    const std::string key = list ? seg.substr(0, seg.size() - 2) : seg;
+    if (!at->is_object()) return nullptr;
+    at = at->as_object().if_contains(key);
+    if (!at) return nullptr;
+    if (list) {
+      if (!at->is_array() || at->as_array().empty()) return nullptr;
+      at = &at->as_array()[0];
+    }
+  }
+  return at;
+}
+
+TEST(PublishedProfiles, KeepWhatTheSidebarReadsAndNothingElse) {
+  std::mt19937_64 rng(20261202);
+  auto marker = [&rng] {
+    char buf[24];
+    std::snprintf(buf, sizeof buf, "m%016llx", static_cast<unsigned long long>(rng()));
+    return std::string(buf);
+  };
+  for (int round = 0; round < 500; ++round) {
+    json::array entries;
+    std::vector<std::pair<std::string, std::string>> read;  // "$.profiles[i].path", marker
+    std::set<std::string> home;                              // markers that must not leave
+    const int n = 1 + static_cast<int>(rng() % 3);
+    for (int i = 0; i < n; ++i) {
+      json::value entry = json::object{};
+      const std::string at = "$.profiles[" + std::to_string(i) + "]";
+      for (const auto& path : kRead) {
+        if (rng() % 3 == 0) continue;
+        std::string m = marker();
+        put(entry, path, json::value(m));
+        read.emplace_back(at + "." + path, m);
+      }
+      for (const auto& path : kHome) {
+        if (rng() % 2 == 0) continue;
+        std::string m = marker();
+        // a secret in a structure, not only in a string
+        put(entry, path, rng() % 2 ? json::value(m) : json::value(json::object{{"value", m}}));
+        home.insert(m);
+      }
+      // and a key nobody has heard of, anywhere
+      std::string stranger = "k" + marker();
+      std::string m = marker();
+      const std::string& base = kRead[rng() % kRead.size()];
+      const std::string parent = base.substr(0, base.rfind('.') == std::string::npos ? 0 : base.rfind('.'));
+      put(entry, parent.empty() ? stranger : parent + "." + stranger, json::value(m));
+      home.insert(m);
+      entries.push_back(std::move(entry));
+    }
+    const json::value original = entries;
+    auto published = publishable_profiles(entries);
+    const json::value doc = json::object{{"profiles", published.profiles}};
+    const std::string bytes = json::serialize(doc);
+
+    for (const auto& m : home) EXPECT_EQ(bytes.find(m), std::string::npos) << "round " << round << ": " << m;
+    for (const auto& [path, m] : read) {
+      // "$.profiles[i].x.y": entry i, then x.y
+      const size_t close = path.find(']');
+      const size_t index = std::stoul(path.substr(11, close - 11));
+      const json::value* v = find(doc.at("profiles").as_array()[index], path.substr(close + 2));
+      ASSERT_TRUE(v) << "round " << round << ": " << path << " was not published";
+      EXPECT_EQ(*v, json::value(m)) << path;
+    }
+    EXPECT_EQ(json::value(entries), original) << "the input is not changed";
+  }
+}
+
+TEST(PublishedProfiles, NamesWhatItWithheld) {
+  json::array entries = {
+      json::object{{"display_name", "GPU"},
+                   {"kubespawner_override",
+                    {{"cpu_guarantee", 3},
+                     {"environment", {{"AWS_SECRET_ACCESS_KEY", "x"}}},
+                     {"extra_containers", json::array{{{"name", "proxy"}, {"env", json::array{}}}}}}}},
+      "not an object"};
+  auto published = publishable_profiles(entries);
+  EXPECT_EQ(published.withheld,
+            (std::vector<std::string>{"$.profiles[0].kubespawner_override.environment",
+                                      "$.profiles[0].kubespawner_override.extra_containers[0].env",
+                                      "$.profiles[1]"}));
+  EXPECT_EQ(json::serialize(json::value(published.profiles)),
+            R"([{"display_name":"GPU","kubespawner_override":{"cpu_guarantee":3,"extra_containers":[{"name":"proxy"}]}}])");
+}
+
+}  // namespace
+}  // namespace tightpack::daemon
