@@ -55,7 +55,11 @@ bool Scheduler::ours(const Pod& pod) const {
 }
 
 void Scheduler::start() {
-  workers_ = std::make_unique<kube::ApiWorkers>(options_.bind_workers, client_, limiter_);
+  // Binds, status patches and victim deletions: a bounded backlog, so that a
+  // slow API server costs retries, not memory. A bind that finds it full is
+  // forgotten and its pod backs off (schedule_one); a patch or a deletion is
+  // made again by the pod's next attempt.
+  workers_ = std::make_unique<kube::ApiWorkers>(options_.bind_workers, client_, limiter_, 10000);
   // Events are best effort, as kube-scheduler's broadcaster's are: a bounded
   // backlog, the overflow dropped and counted.
   event_workers_ = std::make_unique<kube::ApiWorkers>(std::max<size_t>(2, options_.bind_workers / 4), client_, event_limiter_, 10000);

@@ -9,6 +9,7 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
 #include <boost/json/parse.hpp>
+#include <algorithm>
 #include <atomic>
 #include <optional>
 
@@ -181,8 +182,26 @@ Result<Response> ApiClient::request(std::string_view method, std::string_view pa
     }
     beast::error_code ec = d.run([&](auto handler) { http::async_write(*d.stream, req, handler); }, timeout);
     http::response_parser<http::string_body> parser;
-    parser.body_limit(512u << 20);
+    parser.body_limit(kMaxAnswerBytes);
+    if (!ec) ec = d.run([&](auto handler) { http::async_read_header(*d.stream, d.buffer, parser, handler); }, timeout);
+    const bool success = !ec && parser.get().result_int() >= 200 && parser.get().result_int() < 300;
+    if (!ec && !success) {
+      // Beast checks a Content-Length against the limit with the header, so
+      // a lower limit for an error body is checked here; a chunked body is
+      // checked chunk by chunk.
+      parser.body_limit(kMaxErrorBodyBytes);
+      if (parser.content_length() && *parser.content_length() > kMaxErrorBodyBytes) ec = http::error::body_limit;
+    }
     if (!ec) ec = d.run([&](auto handler) { http::async_read(*d.stream, d.buffer, parser, handler); }, timeout);
+    if (ec == http::error::body_limit) {
+      d.close();
+      if (success) {
+        return Error{d.where(), std::string(method) + " " + std::string(path) + ": the answer is larger than " +
+                                    std::to_string(kMaxAnswerBytes >> 20) + " MiB"};
+      }
+      return Response{parser.get().result_int(), "(an error body larger than " +
+                                                      std::to_string(kMaxErrorBodyBytes >> 10) + " KiB, not read)"};
+    }
     if (ec) {
       d.close();
       if (d.cancelled) return Error{d.where(), "cancelled"};
@@ -223,14 +242,22 @@ Result<Response> ApiClient::stream(std::string_view path, const std::function<bo
     if (ec == http::error::need_buffer) ec = {};
     const size_t n = chunk.size() - parser.get().body().size;
     if (!r.ok()) {
-      r.body.append(chunk.data(), n);
+      r.body.append(chunk.data(), std::min(n, kMaxErrorBodyBytes - r.body.size()));
+      if (r.body.size() == kMaxErrorBodyBytes) break;  // enough to say what went wrong
     } else {
+      // Only the unfinished line is searched again, not all that is pending.
+      const size_t searched = pending.size();
       pending.append(chunk.data(), n);
       size_t start = 0;
-      for (size_t nl; keep_going && (nl = pending.find('\n', start)) != std::string::npos; start = nl + 1) {
+      for (size_t nl, from = searched; keep_going && (nl = pending.find('\n', from)) != std::string::npos;
+           start = from = nl + 1) {
         if (nl > start) keep_going = on_line(std::string_view(pending).substr(start, nl - start));
       }
       pending.erase(0, start);
+      if (pending.size() > kMaxWatchEventBytes) {
+        r.oversized_event = true;
+        break;
+      }
     }
     if (ec) break;
   }

@@ -19,8 +19,19 @@ namespace tightpack::kube {
 struct Response {
   unsigned status = 0;
   std::string body;
+  // A watch ended on a line longer than kMaxWatchEventBytes: what arrived
+  // cannot be trusted, so its reader lists again.
+  bool oversized_event = false;
   bool ok() const { return status >= 200 && status < 300; }
 };
+
+// What one answer may hold, so that no server (or a proxy in its place) can
+// make the daemon allocate without bound. A successful answer is at most one
+// list page of 500 objects, each at most etcd's 1.5 MiB; an event on a watch
+// at most one object; an error a Status object.
+inline constexpr size_t kMaxAnswerBytes = 256u << 20;
+inline constexpr size_t kMaxWatchEventBytes = 16u << 20;
+inline constexpr size_t kMaxErrorBodyBytes = 64u << 10;
 
 // The Status object's message of an API error body, else the body itself
 // (shortened), else the HTTP status: what a log line should say.
@@ -34,7 +45,8 @@ class ApiClient {
   ApiClient& operator=(const ApiClient&) = delete;
 
   // A request; `path` starts with /api or /apis. Transport failures (refused,
-  // TLS, timeout) are errors naming the server; HTTP errors are responses.
+  // TLS, timeout) and answers beyond the limits above are errors naming the
+  // server; HTTP errors are responses (their body cut at kMaxErrorBodyBytes).
   Result<Response> request(std::string_view method, std::string_view path, std::string_view body = {},
                            std::string_view content_type = "application/json",
                            std::chrono::seconds timeout = std::chrono::seconds(30));
@@ -42,7 +54,9 @@ class ApiClient {
   // A watch: `on_line` sees each line of the streamed body until the server
   // ends it, `on_line` returns false, nothing arrives for `idle_timeout`, or
   // cancel() is called. A non-2xx answer is returned with its body unread by
-  // `on_line`.
+  // `on_line` (cut at kMaxErrorBodyBytes). A line longer than
+  // kMaxWatchEventBytes ends the stream (oversized_event): a broken stream,
+  // never an allocation.
   Result<Response> stream(std::string_view path, const std::function<bool(std::string_view)>& on_line,
                           std::chrono::seconds idle_timeout);
 

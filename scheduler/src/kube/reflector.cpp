@@ -205,6 +205,12 @@ bool Reflector::watch(std::string& resource_version) {
     backoff();
     return true;
   }
+  if (r->oversized_event) {
+    log_error("watch " + what_ + ": an event longer than " + std::to_string(kMaxWatchEventBytes >> 20) +
+              " MiB; listing again");
+    backoff();
+    return false;
+  }
   if (r->status == 410 || gone) {
     log_info("watch " + what_ + ": resource version " + resource_version + " is too old; listing again");
     return false;
