@@ -253,13 +253,26 @@ int schedule(const std::vector<std::string>& argv, std::istream& in, std::ostrea
   for (const auto& p : options.profiles.profiles) profile_names += (profile_names.empty() ? "" : ", ") + p.scheduler_name;
   const double qps = options.daemon.qps;
   const int burst = options.daemon.burst;
+  // Made before the scheduler (it fences its writes on the lease, and must go
+  // first) and the listeners (their /healthz asks it), started after them.
+  std::unique_ptr<daemon::LeaderElector> elector;
+  if (elect) {
+    elector = std::make_unique<daemon::LeaderElector>(election, identity, client_config,
+                                                      std::make_shared<kube::RateLimiter>(qps, burst));
+  }
   daemon::Scheduler scheduler(std::move(options), client_config, metrics);
+  if (elector) scheduler.set_write_fence([e = elector.get()] { return e->valid_until(); });
 
   // The watches first: the HTTP thread asks the scheduler whether they synced.
   scheduler.start();
   using daemon::text_answer;
   auto probes = [&](const std::string& path) -> std::optional<daemon::HttpAnswer> {
-    if (path == "/healthz" || path == "/livez") return text_answer(200, "ok\n");
+    if (path == "/healthz" || path == "/livez") {
+      if (std::string problem = elector ? elector->health() : ""; !problem.empty()) {
+        return text_answer(500, "[-]leaderElection failed: " + problem + "\n");
+      }
+      return text_answer(200, "ok\n");
+    }
     if (path == "/readyz") {
       if (!scheduler.synced()) return text_answer(503, "the watch cache has not synced with the API server yet\n");
       if (std::string problem = scheduler.watch_problem(); !problem.empty()) return text_answer(503, problem + "\n");
@@ -326,10 +339,7 @@ int schedule(const std::vector<std::string>& argv, std::istream& in, std::ostrea
                                        std::to_string(probe_http.port())));
 
   std::atomic<bool> lost{false};
-  std::unique_ptr<daemon::LeaderElector> elector;
-  if (elect) {
-    elector = std::make_unique<daemon::LeaderElector>(election, identity, client_config,
-                                                      std::make_shared<kube::RateLimiter>(qps, burst));
+  if (elector) {
     log_info("leader election: " + identity + " waits for the lease " + election.resource_namespace + "/" +
              election.resource_name);
     elector->start(
@@ -358,7 +368,9 @@ int schedule(const std::vector<std::string>& argv, std::istream& in, std::ostrea
   }
   log_info(lost ? "shutting down: leadership lost"
                 : std::string("shutting down on ") + (signal_number == SIGTERM ? "SIGTERM" : "SIGINT"));
-  const size_t abandoned = scheduler.stop(std::chrono::seconds(10));
+  // A deposed leader drops what it has not sent: the next leader decides
+  // those pods again, and the fence stops anything late.
+  const size_t abandoned = scheduler.stop(lost ? std::chrono::seconds(0) : std::chrono::seconds(10));
   if (abandoned) log_warning("abandoned " + std::to_string(abandoned) + " API calls still waiting");
   if (elector) elector->stop(/*release=*/!lost);
   http.stop();

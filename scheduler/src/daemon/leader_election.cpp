@@ -33,11 +33,13 @@ void LeaderElector::stop(bool release_lease) {
   cv_.notify_all();
   client_.cancel();
   if (thread_.joinable()) thread_.join();
-  if (release_lease && leader_) {
+  const bool was_leader = leader_;
+  leader_ = false;
+  valid_until_ = 0;
+  if (release_lease && was_leader) {
     client_.reset();
     release();
   }
-  leader_ = false;
 }
 
 bool LeaderElector::sleep_for(std::chrono::milliseconds d) {
@@ -57,15 +59,12 @@ void LeaderElector::run() {
   leader_ = true;
   log_info("leader election: " + identity_ + " holds the lease " + config_.resource_namespace + "/" + config_.resource_name);
   on_started_();
-  auto last_renew = Clock::now();
   while (sleep_for(config_.retry_period)) {
-    if (try_acquire_or_renew()) {
-      last_renew = Clock::now();
-      continue;
-    }
+    if (try_acquire_or_renew()) continue;
     if (stopping_) return;
-    if (Clock::now() - last_renew >= config_.renew_deadline) {
+    if (Clock::now() >= valid_until()) {
       leader_ = false;
+      valid_until_ = 0;
       log_error("leader election: lost the lease " + config_.resource_namespace + "/" + config_.resource_name +
                 ": no renewal succeeded within the renew deadline");
       on_lost_();
@@ -74,10 +73,33 @@ void LeaderElector::run() {
   }
 }
 
+Clock::time_point LeaderElector::valid_until() const { return Clock::time_point(Clock::duration(valid_until_.load())); }
+
+std::string LeaderElector::health() const {
+  if (!leader_) return "";
+  const auto tolerated = valid_until() - config_.renew_deadline + config_.lease_duration + std::chrono::seconds(20);
+  if (Clock::now() <= tolerated) return "";
+  return "failed election to renew leadership on lease " + config_.resource_name;
+}
+
 bool LeaderElector::try_acquire_or_renew() {
+  const auto sent = Clock::now();
+  // The holder's requests end by the lease's validity; a candidate's take as
+  // long as any request.
+  std::chrono::milliseconds timeout = std::chrono::seconds(30);
+  if (leader_) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(valid_until() - sent);
+    if (left <= std::chrono::milliseconds(0)) return false;
+    timeout = std::min(timeout, left);
+  }
+  const auto remaining = [&] {
+    return std::max(std::chrono::milliseconds(0),
+                    timeout - std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - sent));
+  };
+  const auto confirm = [&] { valid_until_ = (sent + config_.renew_deadline).time_since_epoch().count(); };
   const std::string now = utc_timestamp(6);
   const int64_t lease_seconds = std::max<int64_t>(1, config_.lease_duration.count() / 1000);
-  auto r = client_.request("GET", lease_path());
+  auto r = client_.request("GET", lease_path(), {}, "application/json", remaining());
   if (!r) {
     log_warning("leader election: " + r.error().what());
     return false;
@@ -95,11 +117,12 @@ bool LeaderElector::try_acquire_or_renew() {
                          {"leaseTransitions", 0}}}};
     auto c = client_.request("POST",
                              "/apis/coordination.k8s.io/v1/namespaces/" + config_.resource_namespace + "/leases",
-                             json::serialize(lease));
+                             json::serialize(lease), "application/json", remaining());
     if (!c || !c->ok()) {
       log_warning("leader election: cannot create the lease: " + (c ? kube::api_error_text(*c) : c.error().what()));
       return false;
     }
+    confirm();
     observed_holder_ = identity_;
     observed_renew_ = now;
     observed_at_ = Clock::now();
@@ -143,7 +166,7 @@ bool LeaderElector::try_acquire_or_renew() {
   spec["leaseTransitions"] = was_mine ? transitions : transitions + 1;
   // The resourceVersion from the GET makes this a compare-and-swap: when
   // another replica wrote first the API answers 409 and we try again later.
-  auto u = client_.request("PUT", lease_path(), json::serialize(lease));
+  auto u = client_.request("PUT", lease_path(), json::serialize(lease), "application/json", remaining());
   if (!u) {
     log_warning("leader election: " + u.error().what());
     return false;
@@ -152,6 +175,7 @@ bool LeaderElector::try_acquire_or_renew() {
     if (u->status != 409) log_warning("leader election: cannot update the lease: " + kube::api_error_text(*u));
     return false;
   }
+  confirm();
   observed_holder_ = identity_;
   observed_renew_ = now;
   observed_at_ = Clock::now();

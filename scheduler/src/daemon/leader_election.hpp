@@ -2,6 +2,13 @@
 // acquire every retryPeriod; the holder renews every retryPeriod and gives up
 // when no renewal succeeded for renewDeadline; another candidate takes over
 // once it has seen the same record for leaseDuration.
+//
+// Fencing: the lease is known to be ours until renewDeadline after the start
+// of the last renewal that succeeded (valid_until). Another candidate cannot
+// take it before leaseDuration after it saw that renewal, which is later, so
+// a write sent before valid_until cannot meet another leader's. Every lease
+// request is bounded by valid_until too, so that a stalled renewal cannot
+// keep the holder believing it leads.
 #pragma once
 
 #include <atomic>
@@ -29,6 +36,13 @@ class LeaderElector {
   // next replica need not wait for it to expire.
   void stop(bool release);
   bool leader() const { return leader_; }
+  // Until when this replica may write as the leader; the epoch when it is not
+  // the leader.
+  std::chrono::steady_clock::time_point valid_until() const;
+  // kube-scheduler's leader-election health check (client-go's
+  // HealthzAdaptor, 20 s tolerance): empty when healthy, else why not. A
+  // leader whose lease expired that long ago without its noticing is stuck.
+  std::string health() const;
   const std::string& identity() const { return identity_; }
   std::string lease_path() const;
 
@@ -54,6 +68,7 @@ class LeaderElector {
   int64_t observed_transitions_ = 0;
   std::chrono::steady_clock::time_point observed_at_{};
   std::string acquire_time_;
+  std::atomic<std::chrono::steady_clock::rep> valid_until_{0};
 };
 
 

@@ -79,6 +79,18 @@ void Scheduler::set_active(bool active) {
   cv_.notify_all();
 }
 
+void Scheduler::set_write_fence(std::function<Clock::time_point()> valid_until) {
+  write_fence_ = std::move(valid_until);
+}
+
+std::optional<std::chrono::milliseconds> Scheduler::write_budget() const {
+  constexpr std::chrono::milliseconds kLongest = std::chrono::seconds(30);
+  if (!write_fence_) return kLongest;
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(write_fence_() - Clock::now());
+  if (left <= std::chrono::milliseconds(0)) return std::nullopt;
+  return std::min(left, kLongest);
+}
+
 size_t Scheduler::stop(std::chrono::milliseconds grace) {
   {
     auto lock = lock_for_update();
@@ -489,8 +501,19 @@ void Scheduler::bind(kube::ApiClient& api, const std::string& key, const std::st
                        {"kind", "Binding"},
                        {"metadata", {{"name", name}, {"namespace", ns}, {"uid", uid}}},
                        {"target", {{"apiVersion", "v1"}, {"kind", "Node"}, {"name", node}}}};
+  const auto budget = write_budget();
+  if (!budget) {
+    // Leadership is no longer confirmed: another replica may be deciding
+    // already. The room goes back; whoever leads next places the pod.
+    log_warning("binding " + key + " to " + node + " not sent: the lease is not confirmed");
+    auto lock = lock_for_update();
+    cache_.forget(key);
+    cv_.notify_all();
+    return;
+  }
   const auto t0 = Clock::now();
-  auto r = api.request("POST", "/api/v1/namespaces/" + ns + "/pods/" + name + "/binding", json::serialize(binding));
+  auto r = api.request("POST", "/api/v1/namespaces/" + ns + "/pods/" + name + "/binding", json::serialize(binding),
+                       "application/json", *budget);
   const bool ok = r && r->ok();
   metrics_.binding(seconds_since(t0), ok);
   auto lock = lock_for_update();
@@ -525,8 +548,15 @@ void Scheduler::bind(kube::ApiClient& api, const std::string& key, const std::st
 void Scheduler::patch_status(kube::ApiClient& api, const std::string& ns, const std::string& name,
                              const json::object& status) {
   const std::string body = json::serialize(json::object{{"status", status}});
+  const auto budget = write_budget();
+  if (!budget) {
+    log_warning("status of " + ns + "/" + name + " not written: the lease is not confirmed");
+    auto lock = lock_for_update();
+    condition_written_.erase(ns + "/" + name);
+    return;
+  }
   auto r = api.request("PATCH", "/api/v1/namespaces/" + ns + "/pods/" + name + "/status", body,
-                       "application/strategic-merge-patch+json");
+                       "application/strategic-merge-patch+json", *budget);
   if (r && (r->ok() || r->status == 404)) return;
   metrics_.api_error();
   log_warning("status of " + ns + "/" + name + ": " + (r ? kube::api_error_text(*r) : r.error().what()));
@@ -540,7 +570,13 @@ void Scheduler::delete_victim(kube::ApiClient& api, const std::string& ns, const
   // The uid precondition: never delete a new pod that took the victim's name.
   json::object options{{"apiVersion", "v1"}, {"kind", "DeleteOptions"}};
   if (!uid.empty()) options["preconditions"] = json::object{{"uid", uid}};
-  auto r = api.request("DELETE", "/api/v1/namespaces/" + ns + "/pods/" + name, json::serialize(options));
+  const auto budget = write_budget();
+  if (!budget) {
+    log_warning("preemption: " + ns + "/" + name + " not deleted: the lease is not confirmed");
+    return;
+  }
+  auto r = api.request("DELETE", "/api/v1/namespaces/" + ns + "/pods/" + name, json::serialize(options),
+                       "application/json", *budget);
   if (r && (r->ok() || r->status == 404 || r->status == 409)) return;
   metrics_.api_error();
   log_warning("preemption: deleting " + ns + "/" + name + ": " + (r ? kube::api_error_text(*r) : r.error().what()));

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <boost/json/value.hpp>
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -47,6 +48,10 @@ class Scheduler {
   void start();
   // Leader or not: only an active scheduler takes pods from the queue.
   void set_active(bool active);
+  // Until when a write (a binding, a status patch, a victim's deletion) may
+  // be sent: the leader elector's valid_until. Without a fence (no leader
+  // election) every write may. A write that would leave later is not sent.
+  void set_write_fence(std::function<Clock::time_point()> valid_until);
   // Stops taking pods, gives binds in flight up to `grace` to finish, ends
   // the watches. Returns the number of API calls abandoned.
   size_t stop(std::chrono::milliseconds grace);
@@ -97,6 +102,9 @@ class Scheduler {
   void event(const std::string& ns, const std::string& name, const std::string& uid, const std::string& profile,
              const std::string& type, const std::string& reason, const std::string& action, const std::string& note);
   void update_pending_metric();  // under m_
+  // How long a write may take from now (at most 30 s), or nothing when the
+  // fence forbids it.
+  std::optional<std::chrono::milliseconds> write_budget() const;
   // m_ for any thread but the loop's: it announces itself so that the loop
   // steps aside between two pods.
   std::unique_lock<std::mutex> lock_for_update();
@@ -122,6 +130,7 @@ class Scheduler {
   uint64_t snapshot_generation_ = 0;
   Clock::time_point snapshot_built_{};
 
+  std::function<Clock::time_point()> write_fence_;  // set before start()
   std::unique_ptr<kube::ApiWorkers> workers_, event_workers_;
   std::vector<std::unique_ptr<kube::Reflector>> reflectors_;
   std::thread loop_;

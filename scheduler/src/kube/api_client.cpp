@@ -90,7 +90,15 @@ struct ApiClient::Impl {
     connected = false;
   }
 
-  std::optional<Error> connect() {
+  std::optional<Error> connect(std::chrono::steady_clock::time_point deadline =
+                                    std::chrono::steady_clock::time_point::max()) {
+    // Each step at most 10 s, and none past the caller's deadline.
+    auto left = [deadline] {
+      const auto now = std::chrono::steady_clock::now();
+      const auto cap = std::chrono::steady_clock::duration(std::chrono::seconds(10));
+      if (deadline == std::chrono::steady_clock::time_point::max() || deadline - now > cap) return cap;
+      return std::max(deadline - now, std::chrono::steady_clock::duration::zero());
+    };
     if (tls_setup_error) return tls_setup_error;
     if (!config->tls) return Error{where(), "http:// API servers are not supported; use https"};
     close();
@@ -105,18 +113,16 @@ struct ApiClient::Impl {
                                    handler(e);
                                  });
         },
-        std::chrono::seconds(10));
+        left());
     if (ec) return Error{where(), "cannot resolve " + config->host + ": " + ec.message()};
-    ec = run([&](auto handler) { beast::get_lowest_layer(*stream).async_connect(endpoints, handler); },
-             std::chrono::seconds(10));
+    ec = run([&](auto handler) { beast::get_lowest_layer(*stream).async_connect(endpoints, handler); }, left());
     if (ec) return Error{where(), "cannot connect: " + ec.message()};
     beast::get_lowest_layer(*stream).socket().set_option(tcp::no_delay(true), ec);
     beast::error_code addr_ec;
     net::ip::make_address(config->host, addr_ec);
     if (addr_ec) SSL_set_tlsext_host_name(stream->native_handle(), config->host.c_str());
     if (!config->insecure_skip_verify) stream->set_verify_callback(ssl::host_name_verification(config->host));
-    ec = run([&](auto handler) { stream->async_handshake(ssl::stream_base::client, handler); },
-             std::chrono::seconds(10));
+    ec = run([&](auto handler) { stream->async_handshake(ssl::stream_base::client, handler); }, left());
     if (ec) return Error{where(), "TLS handshake failed: " + ec.message()};
     connected = true;
     return std::nullopt;
@@ -169,21 +175,28 @@ void ApiClient::reset() {
 }
 
 Result<Response> ApiClient::request(std::string_view method, std::string_view path, std::string_view body,
-                                    std::string_view content_type, std::chrono::seconds timeout) {
+                                    std::string_view content_type, std::chrono::milliseconds timeout) {
   Impl& d = *impl_;
   if (d.limiter && !d.limiter->acquire(&d.cancelled)) return Error{d.where(), "cancelled"};
   auto req = d.make(method, path, body, content_type);
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  auto left = [deadline] {
+    return std::max(deadline - std::chrono::steady_clock::now(), std::chrono::steady_clock::duration::zero());
+  };
   // A kept-alive connection the server closed meanwhile fails at once; one
   // fresh connection decides.
   for (int attempt = 0; attempt < 2; ++attempt) {
     const bool reused = d.connected;
     if (!d.connected) {
-      if (auto e = d.connect()) return *e;
+      if (auto e = d.connect(deadline)) return *e;
     }
-    beast::error_code ec = d.run([&](auto handler) { http::async_write(*d.stream, req, handler); }, timeout);
+    if (left() == std::chrono::steady_clock::duration::zero()) {
+      return Error{d.where(), std::string(method) + " " + std::string(path) + ": not sent: its deadline passed"};
+    }
+    beast::error_code ec = d.run([&](auto handler) { http::async_write(*d.stream, req, handler); }, left());
     http::response_parser<http::string_body> parser;
     parser.body_limit(kMaxAnswerBytes);
-    if (!ec) ec = d.run([&](auto handler) { http::async_read_header(*d.stream, d.buffer, parser, handler); }, timeout);
+    if (!ec) ec = d.run([&](auto handler) { http::async_read_header(*d.stream, d.buffer, parser, handler); }, left());
     const bool success = !ec && parser.get().result_int() >= 200 && parser.get().result_int() < 300;
     if (!ec && !success) {
       // Beast checks a Content-Length against the limit with the header, so
@@ -192,7 +205,7 @@ Result<Response> ApiClient::request(std::string_view method, std::string_view pa
       parser.body_limit(kMaxErrorBodyBytes);
       if (parser.content_length() && *parser.content_length() > kMaxErrorBodyBytes) ec = http::error::body_limit;
     }
-    if (!ec) ec = d.run([&](auto handler) { http::async_read(*d.stream, d.buffer, parser, handler); }, timeout);
+    if (!ec) ec = d.run([&](auto handler) { http::async_read(*d.stream, d.buffer, parser, handler); }, left());
     if (ec == http::error::body_limit) {
       d.close();
       if (success) {

@@ -47,9 +47,12 @@ class ApiClient {
   // A request; `path` starts with /api or /apis. Transport failures (refused,
   // TLS, timeout) and answers beyond the limits above are errors naming the
   // server; HTTP errors are responses (their body cut at kMaxErrorBodyBytes).
+  // `timeout` bounds the whole request, connecting included: a caller with a
+  // deadline (a leader whose lease is valid until then) knows that nothing
+  // it sends leaves after it.
   Result<Response> request(std::string_view method, std::string_view path, std::string_view body = {},
                            std::string_view content_type = "application/json",
-                           std::chrono::seconds timeout = std::chrono::seconds(30));
+                           std::chrono::milliseconds timeout = std::chrono::seconds(30));
 
   // A watch: `on_line` sees each line of the streamed body until the server
   // ends it, `on_line` returns false, nothing arrives for `idle_timeout`, or
