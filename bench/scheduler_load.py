@@ -9,7 +9,10 @@ deleted between runs, so each scheduler starts on the same empty nodes.
 Runs: tightpack (config/tightpack.yaml) and kube-scheduler (config/z2jh-user-scheduler.yaml),
 each at kube-scheduler's default client rate limits (qps 50, burst 100) and without a limit
 (clientConnection qps -1: client-go builds no rate limiter for a negative qps, and
-kube-scheduler 1.37 only validates that burst is not negative).
+kube-scheduler 1.37 only validates that burst is not negative). tightpack-polled is
+tightpack-unlimited with --pollers clients (20 by default) asking /snapshot in a loop with the
+shared snapshot token, as the notebook servers' sidebar extensions would, without waiting
+between requests and without If-None-Match: the cost of serving the sidebar while scheduling.
 """
 
 from __future__ import annotations
@@ -34,12 +37,43 @@ from harness import (  # noqa: E402
     create_namespace, node_manifest, node_status, pod_manifest,
 )
 
-RUNS = {
-    "tightpack-default": ("tightpack", 50, 100),
-    "tightpack-unlimited": ("tightpack", -1, 100),
-    "kube-scheduler-default": ("kube", 50, 100),
-    "kube-scheduler-unlimited": ("kube", -1, 100),
+RUNS = {  # kind, qps, burst, clients polling /snapshot
+    "tightpack-default": ("tightpack", 50, 100, 0),
+    "tightpack-unlimited": ("tightpack", -1, 100, 0),
+    "tightpack-polled": ("tightpack", -1, 100, None),  # None: --pollers
+    "kube-scheduler-default": ("kube", 50, 100, 0),
+    "kube-scheduler-unlimited": ("kube", -1, 100, 0),
 }
+DEFAULT_RUNS = ["tightpack-default", "tightpack-unlimited", "kube-scheduler-default", "kube-scheduler-unlimited"]
+
+
+class Pollers:
+    """`count` threads asking /snapshot again as soon as each answer is read."""
+
+    def __init__(self, sched, count: int, token: str):
+        self.sched, self.token = sched, token
+        self.answers = {}  # status -> count
+        self.bytes = 0
+        self.lock = threading.Lock()
+        self.stop_flag = threading.Event()
+        self.threads = [threading.Thread(target=self.run, daemon=True) for _ in range(count)]
+        for t in self.threads:
+            t.start()
+
+    def run(self):
+        while not self.stop_flag.is_set():
+            status, body = self.sched.get("/snapshot", timeout=30, token=self.token)
+            with self.lock:
+                self.answers[status] = self.answers.get(status, 0) + 1
+                self.bytes += len(body)
+            if status == 0:
+                time.sleep(0.1)  # not answering yet
+
+    def stop(self) -> dict:
+        self.stop_flag.set()
+        for t in self.threads:
+            t.join(timeout=40)
+        return dict(self.answers)
 
 
 class BindWatch:
@@ -141,13 +175,16 @@ def has_schedule_command() -> bool:
     return "unknown command" not in r.stdout + r.stderr
 
 
-def run_one(cp, api, label: str, kind: str, qps: float, burst: int, args, workdir: Path) -> dict:
+def run_one(cp, api, label: str, kind: str, qps: float, burst: int, pollers: int, args, workdir: Path) -> dict:
     ns = f"bench-{label}"
     create_namespace(api, ns)
+    snapshot_token = os.urandom(16).hex()
     if kind == "tightpack":
         scheduler_name = "tightpack"
+        token_file = workdir / f"snapshot-token-{label}"
+        token_file.write_text(snapshot_token + "\n")
         sched = TightpackScheduler(cp, workdir, config=CONFIG_DIR / "tightpack.yaml", identity=f"bench-{label}",
-                                   qps=qps, burst=burst)
+                                   qps=qps, burst=burst, extra_args=["--snapshot-token-file", str(token_file)])
     else:
         scheduler_name = "jupyterhub-user-scheduler"
         sched = KubeScheduler(cp, workdir, config=CONFIG_DIR / "z2jh-user-scheduler.yaml",
@@ -159,7 +196,9 @@ def run_one(cp, api, label: str, kind: str, qps: float, burst: int, args, workdi
     watch = BindWatch(api, ns)
     started = time.monotonic()
     sched.start(wait_healthy=False) if kind == "tightpack" else sched.start()
-    result = {"run": label, "qps": "unlimited" if qps < 0 else f"{qps:g}/{burst}", "pods": args.pods}
+    result = {"run": label, "qps": "unlimited" if qps < 0 else f"{qps:g}/{burst}", "pods": args.pods,
+              "pollers": pollers}
+    polling = Pollers(sched, pollers, snapshot_token) if pollers else None
     try:
         deadline = started + args.timeout
         last_report = started
@@ -174,6 +213,9 @@ def run_one(cp, api, label: str, kind: str, qps: float, burst: int, args, workdi
                       flush=True)
         sched.sample_rss()
     finally:
+        if polling:
+            result["snapshot_answers"] = polling.stop()
+            result["snapshot_mib"] = polling.bytes / 2**20
         rc = sched.stop()
         watch.stop()
     bound = len(watch.bound)
@@ -193,6 +235,9 @@ def run_one(cp, api, label: str, kind: str, qps: float, burst: int, args, workdi
     delete_pods(api, ns)
     print(f"  {label}: {bound}/{args.pods} bound in {result['seconds'] or 0:.1f} s, peak RSS "
           f"{result['peak_rss_mib']:.0f} MiB; pods deleted in {time.monotonic() - t:.1f} s", flush=True)
+    if polling:
+        print(f"  {label}: /snapshot answers {result['snapshot_answers']}, "
+              f"{result['snapshot_mib']:.0f} MiB served", flush=True)
     return result
 
 
@@ -200,17 +245,19 @@ def table(results: list, args) -> str:
     lines = [f"{args.nodes} nodes ({args.node_cpu} CPU, {args.node_memory}), {args.pods} pending pods "
              f"({args.pod_cpu} CPU, {args.pod_memory}) created before the scheduler starts",
              "",
-             "| run | client qps/burst | bound | start → all bound (s) | pods/s | pods/s after 1st bind "
-             "| 1st bind (s) | peak RSS (MiB) |",
-             "|---|---|---|---|---|---|---|---|"]
+             "| run | client qps/burst | /snapshot pollers | bound | start → all bound (s) | pods/s "
+             "| pods/s after 1st bind | 1st bind (s) | peak RSS (MiB) | /snapshot answers |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for r in results:
         if "skipped" in r:
-            lines.append(f"| {r['run']} | – | skipped: {r['skipped']} | | | | | |")
+            lines.append(f"| {r['run']} | – | – | skipped: {r['skipped']} | | | | | | |")
             continue
         f = lambda v, fmt: "–" if v is None else format(v, fmt)  # noqa: E731
-        lines.append(f"| {r['run']} | {r['qps']} | {r['bound']}/{r['pods']}{' (' + r['note'] + ')' if r.get('note') else ''} "
+        answers = ", ".join(f"{n}× {s}" for s, n in sorted(r.get("snapshot_answers", {}).items()))
+        lines.append(f"| {r['run']} | {r['qps']} | {r.get('pollers') or 0} "
+                     f"| {r['bound']}/{r['pods']}{' (' + r['note'] + ')' if r.get('note') else ''} "
                      f"| {f(r['seconds'], '.1f')} | {f(r['pods_per_s'], '.0f')} | {f(r['pods_per_s_after_first'], '.0f')} "
-                     f"| {f(r['first_bind_s'], '.1f')} | {f(r['peak_rss_mib'], '.0f')} |")
+                     f"| {f(r['first_bind_s'], '.1f')} | {f(r['peak_rss_mib'], '.0f')} | {answers or '–'} |")
     return "\n".join(lines)
 
 
@@ -224,7 +271,8 @@ def main():
     ap.add_argument("--pod-memory", default="1Gi")
     ap.add_argument("--threads", type=int, default=8, help="concurrent creating connections")
     ap.add_argument("--timeout", type=float, default=1200, help="seconds per run until every pod is bound")
-    ap.add_argument("--runs", default=",".join(RUNS), help=f"comma-separated, of {', '.join(RUNS)}")
+    ap.add_argument("--runs", default=",".join(DEFAULT_RUNS), help=f"comma-separated, of {', '.join(RUNS)}")
+    ap.add_argument("--pollers", type=int, default=20, help="clients polling /snapshot in tightpack-polled")
     ap.add_argument("--workdir", default=str(ROOT / "build" / "scheduler-load"))
     ap.add_argument("--json", help="also write the results to this file")
     args = ap.parse_args()
@@ -243,12 +291,13 @@ def main():
         print(f"{args.nodes} nodes created in {time.monotonic() - t:.1f} s", flush=True)
         tightpack_ok = has_schedule_command()
         for label in [r.strip() for r in args.runs.split(",") if r.strip()]:
-            kind, qps, burst = RUNS[label]
+            kind, qps, burst, pollers = RUNS[label]
+            pollers = args.pollers if pollers is None else pollers
             if kind == "tightpack" and not tightpack_ok:
                 print(f"  {label}: skipped, {TIGHTPACK} has no `schedule` command", flush=True)
                 results.append({"run": label, "skipped": "no `tightpack schedule`"})
                 continue
-            results.append(run_one(cp, api, label, kind, qps, burst, args, workdir))
+            results.append(run_one(cp, api, label, kind, qps, burst, pollers, args, workdir))
     finally:
         cp.stop()
     print()

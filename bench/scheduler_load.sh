@@ -9,6 +9,7 @@
 #   bench/scheduler_load.sh                               # the full benchmark (10-20 minutes)
 #   bench/scheduler_load.sh --nodes 500 --pods 1000       # smaller
 #   bench/scheduler_load.sh --runs kube-scheduler-unlimited,tightpack-unlimited
+#   bench/scheduler_load.sh --nodes 500 --pods 2000 --runs tightpack-unlimited,tightpack-polled
 #
 # Options: bench/scheduler_load.py --help. Logs and configs: build/scheduler-load/.
 set -euo pipefail
