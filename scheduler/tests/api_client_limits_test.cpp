@@ -5,12 +5,16 @@
 // certificate), since a real kube-apiserver never sends these answers.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "daemon/http_server.hpp"
 #include "daemon/serving_cert.hpp"
 #include "kube/api_client.hpp"
+#include "kube/reflector.hpp"
 
 namespace tightpack::kube {
 namespace {
@@ -99,6 +103,38 @@ TEST(ApiClientLimits, AnErrorBodyBeyondTheLimitIsNotRead) {
   r = client.request("GET", "/api/v1/small");
   ASSERT_TRUE(r) << r.error().what();
   EXPECT_EQ(api_error_text(*r), "404 pods \"x\" not found");
+}
+
+// The reflector parses objects as core does, with core's depth limit (128),
+// not Boost.JSON's default of 32: a pod nested deeper (an operator's
+// extra_pod_config, managedFields of a deep spec) must not break the watch
+// into a relist loop.
+TEST(ReflectorParsing, AnEventNestedDeeperThan32IsHandedOn) {
+  std::string deep = "0";
+  for (int i = 0; i < 60; ++i) deep = "[" + deep + "]";
+  const std::string pod = R"({"kind":"Pod","metadata":{"name":"deep","resourceVersion":"6"},"spec":{"x":)" + deep + "}}";
+  FakeApiServer server([&](const HttpRequest& req) {
+    if (req.query.find("watch=1") == std::string::npos) {
+      return answer(200, R"({"kind":"PodList","metadata":{"resourceVersion":"5"},"items":[)" + pod + "]}");
+    }
+    return answer(200, R"({"type":"ADDED","object":)" + pod + "}\n");
+  });
+  std::atomic<int> listed{0}, events{0};
+  ReflectorHandler h;
+  h.list_begin = [] {};
+  h.list_item = [&](const boost::json::value&) { ++listed; };
+  h.list_end = [] {};
+  h.event = [&](EventType, const boost::json::value&) { ++events; };
+  Reflector reflector("/api/v1/pods", "pods", server.config(), nullptr, h);
+  reflector.start();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (events == 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  reflector.stop();
+  EXPECT_GE(listed.load(), 1);
+  EXPECT_GE(events.load(), 1);
+  EXPECT_EQ(reflector.relists(), 1) << "a deep event must not make the reflector list again";
 }
 
 }  // namespace

@@ -99,6 +99,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     HttpRequest request;
     std::string target(req.target());
     request.path = target.substr(0, target.find('?'));
+    if (const auto q = target.find('?'); q != std::string::npos) request.query = target.substr(q + 1);
     request.if_none_match = std::string(req[http::field::if_none_match]);
     request.authorization = std::string(req[http::field::authorization]);
     beast::get_lowest_layer(stream_).expires_never();  // the handler's time is not the client's

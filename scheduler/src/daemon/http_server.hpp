@@ -20,6 +20,7 @@ namespace tightpack::daemon {
 
 struct HttpRequest {
   std::string path;           // the target without its query
+  std::string query;          // what follows the '?', or empty
   std::string if_none_match;  // the header, as sent
   std::string authorization;  // the header, as sent
 };

@@ -1,12 +1,12 @@
 #include "kube/reflector.hpp"
 
-#include <boost/json/monotonic_resource.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <cctype>
 #include <random>
 
 #include "log.hpp"
+#include "tightpack/decode.hpp"
 
 namespace tightpack::kube {
 namespace json = boost::json;
@@ -112,14 +112,13 @@ bool Reflector::list(std::string& resource_version) {
       refused(r->status);
       return false;
     }
-    json::monotonic_resource arena;
-    boost::system::error_code ec;
-    json::value doc = json::parse(r->body, ec, &arena);
-    if (ec || !doc.is_object()) {
-      log_error("list " + what_ + ": the answer is not a JSON object");
+    // Core's parser, as every object is parsed: the same depth limit and an arena.
+    auto doc = parse_json(r->body);
+    if (!doc || !doc->is_object()) {
+      log_error("list " + what_ + ": the answer is not a JSON object" + (doc ? "" : ": " + doc.error().what()));
       return false;
     }
-    const json::object& o = doc.get_object();
+    const json::object& o = doc->get_object();
     if (!begun) {
       handler_.list_begin();
       begun = true;
@@ -158,15 +157,14 @@ bool Reflector::watch(std::string& resource_version) {
       target,
       [&](std::string_view line) {
         forbidden_ = 0;  // the API server streams: this watch is allowed
-        json::monotonic_resource arena;
-        boost::system::error_code ec;
-        json::value ev = json::parse(line, ec, &arena);
-        if (ec || !ev.is_object()) {
-          log_error("watch " + what_ + ": an event is not a JSON object: " + quote_value(line));
+        auto ev = parse_json(line);
+        if (!ev || !ev->is_object()) {
+          log_error("watch " + what_ + ": an event is not a JSON object: " + quote_value(line.substr(0, 200)) +
+                    (ev ? "" : " (" + ev.error().what() + ")"));
           broken = true;
           return false;
         }
-        const auto& eo = ev.get_object();
+        const auto& eo = ev->get_object();
         const auto* type = eo.if_contains("type");
         const auto* object = eo.if_contains("object");
         if (!type || !type->is_string() || !object) {
