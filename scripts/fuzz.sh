@@ -4,7 +4,7 @@
 #   scripts/fuzz.sh [SECONDS] [TARGET...]
 #
 # SECONDS per target (default 60); TARGETs among quantity decode replay config
-# (default: all, one after another). Exits non-zero when any target reports a
+# watch_lines watch_cache daemon_inputs (default: all, one after another). Exits non-zero when any target reports a
 # crash, sanitizer error, leak, timeout or out-of-memory; the input that caused
 # it is saved under build/fuzz/artifacts/<target>/. Inputs that add coverage
 # accumulate in build/fuzz/work/<target>/ (the checked-in seeds in
@@ -17,7 +17,7 @@ seconds=${1:-60}
 [[ $seconds =~ ^[0-9]+$ ]] || { echo "usage: $0 [SECONDS] [TARGET...]" >&2; exit 2; }
 shift $(($# > 0 ? 1 : 0))
 targets=("$@")
-((${#targets[@]})) || targets=(quantity decode replay config)
+((${#targets[@]})) || targets=(quantity decode replay config watch_lines watch_cache daemon_inputs)
 
 cmake --preset fuzz >/dev/null || exit 2
 cmake --build --preset fuzz -j2 || exit 2
@@ -29,11 +29,14 @@ failed=()
 for t in "${targets[@]}"; do
   bin=build/fuzz/fuzz/fuzz_$t
   [[ -x $bin ]] || { echo "no such fuzz target: $t" >&2; exit 2; }
-  if [[ $t == quantity ]]; then
-    max_len=256 dict=fuzz/dict/quantity.dict
-  else
-    max_len=65536 dict=fuzz/dict/json.dict
-  fi
+  # Inputs up to megabytes where the target reads what an API server or a
+  # file can make that large, so that size and depth limits are reached.
+  case $t in
+    quantity) max_len=256 dict=fuzz/dict/quantity.dict ;;
+    watch_lines) max_len=1048576 dict=fuzz/dict/json.dict ;;
+    watch_cache) max_len=1048576 dict=fuzz/dict/json.dict ;;
+    *) max_len=65536 dict=fuzz/dict/json.dict ;;
+  esac
   work=build/fuzz/work/$t artifacts=build/fuzz/artifacts/$t log=build/fuzz/logs/$t.log
   mkdir -p "$work" "$artifacts" "$(dirname "$log")"
   echo "== fuzz_$t: ${seconds}s, log in $log"

@@ -13,6 +13,8 @@
 #include <atomic>
 #include <optional>
 
+#include "kube/watch_lines.hpp"
+
 namespace tightpack::kube {
 
 namespace net = boost::asio;
@@ -244,7 +246,7 @@ Result<Response> ApiClient::stream(std::string_view path, const std::function<bo
     return Error{d.where(), "watch " + std::string(path) + ": " + (d.cancelled ? "cancelled" : ec.message())};
   }
   Response r{parser.get().result_int(), {}};
-  std::string pending;
+  WatchLines lines(kMaxWatchEventBytes);
   std::vector<char> chunk(1 << 16);
   bool keep_going = true;
   while (!parser.is_done() && keep_going) {
@@ -258,16 +260,9 @@ Result<Response> ApiClient::stream(std::string_view path, const std::function<bo
       r.body.append(chunk.data(), std::min(n, kMaxErrorBodyBytes - r.body.size()));
       if (r.body.size() == kMaxErrorBodyBytes) break;  // enough to say what went wrong
     } else {
-      // Only the unfinished line is searched again, not all that is pending.
-      const size_t searched = pending.size();
-      pending.append(chunk.data(), n);
-      size_t start = 0;
-      for (size_t nl, from = searched; keep_going && (nl = pending.find('\n', from)) != std::string::npos;
-           start = from = nl + 1) {
-        if (nl > start) keep_going = on_line(std::string_view(pending).substr(start, nl - start));
-      }
-      pending.erase(0, start);
-      if (pending.size() > kMaxWatchEventBytes) {
+      const auto fed = lines.feed(std::string_view(chunk.data(), n), on_line);
+      if (fed == WatchLines::Fed::Stopped) keep_going = false;
+      if (fed == WatchLines::Fed::Oversized) {
         r.oversized_event = true;
         break;
       }
