@@ -112,6 +112,11 @@ class FaultProxy:
             return
         with self._lock:
             self._sockets += [client, upstream]
+        # Non-blocking reads: a readable socket need not hold application data
+        # (TLS 1.3 sends session tickets after the handshake), and a blocking
+        # read would then wait for data that the other side waits for us to send.
+        client.setblocking(False)
+        upstream.setblocking(False)
         buffer = b""
         try:
             while not self._closing.is_set():
@@ -119,15 +124,16 @@ class FaultProxy:
                 if not ready:
                     ready = select.select([client, upstream], [], [], 1.0)[0]
                 if upstream in ready:
-                    chunk = upstream.recv(65536)
-                    if not chunk:
+                    chunk = self._recv(upstream)
+                    if chunk == b"":
                         return
-                    client.sendall(chunk)
+                    if chunk:
+                        self._send(client, chunk)
                 if client in ready:
-                    chunk = client.recv(65536)
-                    if not chunk:
+                    chunk = self._recv(client)
+                    if chunk == b"":
                         return
-                    buffer += chunk
+                    buffer += chunk or b""
                     while True:
                         request = self._take_request(buffer)
                         if request is None:
@@ -143,7 +149,7 @@ class FaultProxy:
                             return  # never forwarded; the connection goes
                         with self._lock:
                             self.forwarded.append(Forwarded(time.monotonic(), method, path))
-                        upstream.sendall(data)
+                        self._send(upstream, data)
         except (OSError, ssl.SSLError, ValueError):
             return
         finally:
@@ -152,6 +158,22 @@ class FaultProxy:
                     s.close()
                 except OSError:
                     pass
+
+    @staticmethod
+    def _recv(sock):
+        """What arrived (b"" when the peer closed), or None when no data is there yet."""
+        try:
+            return sock.recv(65536)
+        except (ssl.SSLWantReadError, ssl.SSLWantWriteError, BlockingIOError):
+            return None
+
+    @staticmethod
+    def _send(sock, data: bytes):
+        sock.setblocking(True)
+        try:
+            sock.sendall(data)
+        finally:
+            sock.setblocking(False)
 
     @staticmethod
     def _take_request(buffer: bytes):
