@@ -118,6 +118,9 @@ Result<Cluster> Cluster::build_impl(std::vector<Node> nodes, const PodList& pods
   c.affinity_pods_on_.assign(n, 0);
   c.pods_.resize(n);
   c.ports_.resize(n);
+  c.attached_.resize(n);
+  c.csi_node_index_.resize(n);
+  for (NodeIndex i = 0; i < n; ++i) c.csi_node_index_[i] = c.storage_.csi_node_index(c.nodes_[i].name);
   std::map<std::vector<std::string>, uint32_t> taint_set_ids;
   std::map<std::vector<StrId>, uint32_t> image_set_ids;
   for (NodeIndex i = 0; i < n; ++i) {
@@ -360,8 +363,18 @@ void Cluster::place(NodeIndex n, BoundPod pod) {
     for (const auto& key : pod.storage->claim_keys) ++claim_users_[key];
     if (pod.storage->in_tree) ++in_tree_volume_pods_;
     if (!pod.storage->delayed_claims.empty()) storage_.assume(*pod.storage, nodes_[n]);
+    note_attached(n, *pod.storage);
   }
   pods_[n].push_back(std::move(pod));
+}
+
+void Cluster::note_attached(NodeIndex n, const plugins::PodStorage& storage) {
+  auto& on = attached_[n];
+  for (const auto& volume : storage.attached) {
+    if (std::none_of(on.begin(), on.end(), [&](const AttachedVolume* a) { return a->first == volume.first; })) {
+      on.push_back(&volume);
+    }
+  }
 }
 
 int64_t Cluster::claim_users(const std::string& key) const {
@@ -392,6 +405,13 @@ void Cluster::remove(NodeIndex n, const std::vector<size_t>& positions) {
       if (it != ports_[n].end()) ports_[n].erase(it);
     }
     pods_[n].erase(pods_[n].begin() + static_cast<std::ptrdiff_t>(pos));
+  }
+  // Which pod attached a volume first decides its driver: count again.
+  if (!attached_[n].empty()) {
+    attached_[n].clear();
+    for (const BoundPod& pod : pods_[n]) {
+      if (pod.storage) note_attached(n, *pod.storage);
+    }
   }
 }
 

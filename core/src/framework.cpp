@@ -329,8 +329,8 @@ PodPlan::Verdict PodPlan::node_verdict(const Cluster& c, NodeIndex n, const Reli
       continue;
     }
     if (plugin == Plugin::NodeVolumeLimits) {
-      const auto v = plugins::volume_limits(c.storage(), attachable_, c.node(n), c.pods_on(n), relief,
-                                            profile_->kube_minor >= 37);
+      const auto v = plugins::volume_limits(attachable_, attachable_drivers_, c.csi_node(n), c.pods_on(n), relief,
+                                            profile_->kube_minor >= 37, &c.attached_volumes(n));
       if (v.kind == plugins::VolumeLimitsVerdict::kAdmits) continue;
       NodeStatus s{Code::Unschedulable, plugin};
       s.detail = v.kind == plugins::VolumeLimitsVerdict::kExceeded ? 0 : static_cast<uint8_t>(1 + v.driver);
@@ -478,6 +478,7 @@ std::optional<std::string> PodPlan::plan_volumes(const Cluster& c, const Profile
           return std::string("in-tree volumes on nodes with a CSINode (NodeVolumeLimits translates them to CSI)");
         }
         attachable_ = st.attachable(pod);
+        for (const auto& [volume, driver] : attachable_) attachable_drivers_.push_back(st.csi_driver(driver));
         break;
       case Plugin::VolumeBinding: {
         auto pre = plugins::volume_binding_prefilter(st, pod);

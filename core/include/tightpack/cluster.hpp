@@ -132,6 +132,15 @@ class Cluster {
 
   const std::vector<BoundPod>& pods_on(NodeIndex n) const { return pods_[n]; }
 
+  // The volumes the node's pods attach, as NodeVolumeLimits counts them: each
+  // volume name once, with the driver it was first seen with, in the order of
+  // pods_on(n). Kept with the pods, so that a decision does not walk every
+  // bound pod of the cluster to count them.
+  using AttachedVolume = std::pair<std::string, std::string>;  // (volume, driver)
+  const std::vector<const AttachedVolume*>& attached_volumes(NodeIndex n) const { return attached_[n]; }
+  // The node's CSINode, or null.
+  const CsiNode* csi_node(NodeIndex n) const { return storage_.csi_node_at(csi_node_index_[n]); }
+
   // Changes whenever a pod is placed on or removed from node n; with
   // instance() it keys per-node caches of pod-dependent verdicts.
   uint32_t generation(NodeIndex n) const { return generation_[n]; }
@@ -247,6 +256,11 @@ class Cluster {
   std::unordered_map<std::string, int64_t> claim_users_;
   int64_t in_tree_volume_pods_ = 0;
   std::vector<std::vector<HostPort>> ports_;
+  // Point into the pods' PodStorage, which their shared_ptrs keep alive in
+  // every copy of the cluster.
+  std::vector<std::vector<const AttachedVolume*>> attached_;
+  std::vector<uint32_t> csi_node_index_;
+  void note_attached(NodeIndex n, const plugins::PodStorage& storage);
   int64_t affinity_pods_ = 0;
   void index_labels(NodeIndex n, const BoundPod& pod, int sign) const;
   mutable bool label_index_built_ = false;

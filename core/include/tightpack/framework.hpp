@@ -279,6 +279,7 @@ class PodPlan {
   std::vector<std::string> read_write_once_pod_;
   uint8_t restrictions_position_ = UINT8_MAX;
   std::vector<std::pair<std::string, std::string>> attachable_;
+  std::vector<const CsiDriver*> attachable_drivers_;  // their CSIDrivers, looked up once
   bool volume_scores_ = false;
   std::vector<int64_t> volume_score_;  // per node, when volume_scores_
   std::shared_ptr<const plugins::PodStorage> storage_;

@@ -8,17 +8,17 @@ std::string driver_not_installed_reason(const std::string& driver) {
   return driver + " CSI driver is not installed on the node";
 }
 
-VolumeLimitsVerdict volume_limits(const StorageState& s, const std::vector<std::pair<std::string, std::string>>& attachable,
-                                  const Node& node, const std::vector<BoundPod>& pods, const Relief* relief,
-                                  bool limit_scaling) {
+VolumeLimitsVerdict volume_limits(const std::vector<std::pair<std::string, std::string>>& attachable,
+                                  const std::vector<const CsiDriver*>& drivers, const CsiNode* csi_node,
+                                  const std::vector<BoundPod>& pods, const Relief* relief, bool limit_scaling,
+                                  const std::vector<const std::pair<std::string, std::string>*>* attached_on_node) {
   if (attachable.empty()) return {};
-  const CsiNode* csi_node = s.csi_node(node.name);
   if (limit_scaling) {
     // checkCSIDriverOnNode, in the order of the pod's volumes (upstream
     // walks a map: with several missing drivers it names any of them).
     for (size_t i = 0; i < attachable.size(); ++i) {
       const std::string& driver = attachable[i].second;
-      const CsiDriver* d = s.csi_driver(driver);
+      const CsiDriver* d = drivers[i];
       if (!d || !d->prevent_if_missing) continue;
       const bool installed = csi_node && std::any_of(csi_node->drivers.begin(), csi_node->drivers.end(),
                                                      [&](const CsiNode::Driver& x) { return x.name == driver; });
@@ -35,13 +35,15 @@ VolumeLimitsVerdict volume_limits(const StorageState& s, const std::vector<std::
   if (std::none_of(attachable.begin(), attachable.end(), [&](const auto& a) { return limit_of(a.second); })) return {};
   // The node's attached volumes, each unique name once (with the driver it
   // was first seen with). A node holds few: a list, not a map.
-  std::vector<const std::pair<std::string, std::string>*> attached;
-  for (size_t k = 0; k < pods.size(); ++k) {
+  std::vector<const std::pair<std::string, std::string>*> walked;
+  const bool walk = relief || !attached_on_node;
+  const auto& attached = walk ? walked : *attached_on_node;
+  for (size_t k = 0; walk && k < pods.size(); ++k) {
     if (!pods[k].storage) continue;
     if (relief && std::find(relief->positions.begin(), relief->positions.end(), k) != relief->positions.end()) continue;
     for (const auto& volume : pods[k].storage->attached) {
-      if (std::none_of(attached.begin(), attached.end(), [&](const auto* a) { return a->first == volume.first; })) {
-        attached.push_back(&volume);
+      if (std::none_of(walked.begin(), walked.end(), [&](const auto* a) { return a->first == volume.first; })) {
+        walked.push_back(&volume);
       }
     }
   }

@@ -111,6 +111,10 @@ const StorageClass* StorageState::storage_class(std::string_view name) const {
   return lookup(classes_, class_by_name_, name);
 }
 const CsiNode* StorageState::csi_node(std::string_view node) const { return lookup(csi_nodes_, csi_node_by_name_, node); }
+uint32_t StorageState::csi_node_index(std::string_view node) const {
+  auto it = csi_node_by_name_.find(node);
+  return it == csi_node_by_name_.end() ? kNoCsiNode : it->second;
+}
 const CsiDriver* StorageState::csi_driver(std::string_view name) const {
   return lookup(drivers_, driver_by_name_, name);
 }

@@ -22,9 +22,13 @@ struct VolumeLimitsVerdict {
 };
 
 // `attachable` is the pod's own (StorageState::attachable); `relief` takes
-// pods off the node first.
-VolumeLimitsVerdict volume_limits(const StorageState& s, const std::vector<std::pair<std::string, std::string>>& attachable,
-                                  const Node& node, const std::vector<BoundPod>& pods, const Relief* relief,
-                                  bool limit_scaling);
+// pods off the node first. `attached` is what the node's pods attach
+// (Cluster::attached_volumes): without a relief it stands for walking `pods`.
+// `drivers` are the CSIDrivers of `attachable`, in its order (null where
+// none); `csi_node` the node's CSINode.
+VolumeLimitsVerdict volume_limits(const std::vector<std::pair<std::string, std::string>>& attachable,
+                                  const std::vector<const CsiDriver*>& drivers, const CsiNode* csi_node,
+                                  const std::vector<BoundPod>& pods, const Relief* relief, bool limit_scaling,
+                                  const std::vector<const std::pair<std::string, std::string>*>* attached = nullptr);
 
 }  // namespace tightpack::plugins

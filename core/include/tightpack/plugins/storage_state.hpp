@@ -67,6 +67,10 @@ class StorageState {
   const PersistentVolume* volume(std::string_view name) const;
   const StorageClass* storage_class(std::string_view name) const;
   const CsiNode* csi_node(std::string_view node) const;
+  // The same by position, so that a cluster can look each node's up once.
+  static constexpr uint32_t kNoCsiNode = UINT32_MAX;
+  uint32_t csi_node_index(std::string_view node) const;
+  const CsiNode* csi_node_at(uint32_t index) const { return index == kNoCsiNode ? nullptr : &csi_nodes_[index]; }
   const CsiDriver* csi_driver(std::string_view name) const;
   const std::vector<CsiStorageCapacity>& capacities() const { return capacities_; }
   bool csi_nodes_empty() const { return csi_nodes_.empty(); }
