@@ -29,6 +29,64 @@ std::vector<uint8_t> each_match(const std::vector<AffinityTerm>& terms, const Po
 
 }  // namespace
 
+int64_t& AffinityCounts::Counts::operator[](uint64_t key) {
+  if ((size_ + 1) * 2 > slots_.size()) grow();
+  const size_t mask = slots_.size() - 1;
+  for (size_t i = hash(key) & mask;; i = (i + 1) & mask) {
+    if (slots_[i].first == key) return slots_[i].second;
+    if (slots_[i].first == kEmpty) {
+      ++size_;
+      slots_[i] = {key, 0};
+      return slots_[i].second;
+    }
+  }
+}
+
+const int64_t* AffinityCounts::Counts::find(uint64_t key) const {
+  if (slots_.empty()) return nullptr;
+  const size_t mask = slots_.size() - 1;
+  for (size_t i = hash(key) & mask;; i = (i + 1) & mask) {
+    if (slots_[i].first == key) return &slots_[i].second;
+    if (slots_[i].first == kEmpty) return nullptr;
+  }
+}
+
+void AffinityCounts::Counts::erase(uint64_t key) {
+  if (slots_.empty()) return;
+  const size_t mask = slots_.size() - 1;
+  size_t i = hash(key) & mask;
+  while (slots_[i].first != key) {
+    if (slots_[i].first == kEmpty) return;
+    i = (i + 1) & mask;
+  }
+  // Backward-shift deletion: pull later entries of the probe run into the
+  // hole, so that no lookup stops early at it.
+  for (size_t j = (i + 1) & mask; slots_[j].first != kEmpty; j = (j + 1) & mask) {
+    const size_t home = hash(slots_[j].first) & mask;
+    // Entry j may move to i when its home is not in the cyclic range (i, j].
+    if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
+      slots_[i] = slots_[j];
+      i = j;
+    }
+  }
+  slots_[i] = {kEmpty, 0};
+  --size_;
+}
+
+void AffinityCounts::Counts::clear() {
+  slots_.clear();
+  size_ = 0;
+}
+
+void AffinityCounts::Counts::grow() {
+  std::vector<std::pair<uint64_t, int64_t>> old = std::move(slots_);
+  slots_.assign(old.empty() ? 64 : old.size() * 2, {kEmpty, 0});
+  size_ = 0;
+  for (const auto& [k, v] : old) {
+    if (k != kEmpty) (*this)[k] = v;
+  }
+}
+
 AffinityCounts::AffinityCounts(const Cluster& c, const Pod& pod, std::shared_ptr<const AffinityTerms> own,
                                const InterPodAffinityArgs& args, bool filters, bool scores, int kube_minor)
     : cluster_(&c),
@@ -306,8 +364,8 @@ bool AffinityCounts::admits(const Cluster& c, NodeIndex n, const Relief* relief,
     for (size_t pos : relief->positions) filter_contribution(n, pods[pos], gone_affinity, gone_anti, gone_existing);
   }
   auto count = [](const Counts& counts, const Contribution& gone, uint64_t p) {
-    auto it = counts.find(p);
-    int64_t v = it == counts.end() ? 0 : it->second;
+    const int64_t* found = counts.find(p);
+    int64_t v = found ? *found : 0;
     for (const auto& [q, amount] : gone) {
       if (q == p) v -= amount;
     }
@@ -329,8 +387,8 @@ bool AffinityCounts::admits(const Cluster& c, NodeIndex n, const Relief* relief,
       // matches them itself: it may be the first of its group.
       size_t nonzero = affinity_nonzero_;
       for (const auto& [p, amount] : gone_affinity) {
-        auto it = affinity_.find(p);
-        if (amount != 0 && it != affinity_.end() && it->second == amount) --nonzero;
+        const int64_t* found = affinity_.find(p);
+        if (amount != 0 && found && *found == amount) --nonzero;
       }
       if (nonzero != 0 || !self_match_) {
         detail = kAffinityNotMatched;
@@ -372,8 +430,7 @@ void AffinityCounts::normalised_scores(const std::vector<NodeIndex>& feasible, s
       if (!key_in_score_[k]) continue;
       const StrId v = value(k, feasible[j]);
       if (v == kNoStr) continue;
-      auto it = score_.find(pair(k, v));
-      if (it != score_.end()) score += it->second;
+      if (const int64_t* found = score_.find(pair(k, v))) score += *found;
     }
     out[j] = score;
     min_count = std::min(min_count, score);

@@ -74,7 +74,28 @@ class AffinityCounts {
   // A topology pair (key, value) as (index into keys_, interned value).
   static uint64_t pair(uint32_t key, StrId value) { return (uint64_t{key} << 32) | value; }
   static uint32_t key_of(uint64_t pair) { return static_cast<uint32_t>(pair >> 32); }
-  using Counts = std::unordered_map<uint64_t, int64_t>;
+  // Topology pair -> count, open addressing with linear probing: hostname
+  // terms add one pair per node, and a map that allocates each entry spent
+  // most of an anti-affinity decision in malloc and free.
+  class Counts {
+   public:
+    int64_t& operator[](uint64_t key);
+    const int64_t* find(uint64_t key) const;
+    void erase(uint64_t key);
+    void clear();
+
+   private:
+    static constexpr uint64_t kEmpty = ~uint64_t{0};  // no pair: key indices stay far below 2^32 - 1
+    static size_t hash(uint64_t k) {
+      k ^= k >> 33;
+      k *= 0xff51afd7ed558ccdULL;
+      k ^= k >> 33;
+      return static_cast<size_t>(k);
+    }
+    void grow();
+    std::vector<std::pair<uint64_t, int64_t>> slots_;
+    size_t size_ = 0;
+  };
   // What one node adds to a map: distinct pairs with their amounts.
   using Contribution = std::vector<std::pair<uint64_t, int64_t>>;
   struct NodeState {
