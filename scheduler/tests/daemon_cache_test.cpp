@@ -57,7 +57,7 @@ TEST(ClusterCache, IncrementalClusterEqualsARebuildAfterRandomEvents) {
   cache.replace_nodes(nodes);
   std::vector<std::string> names;
   for (int step = 0; step < 2000; ++step) {
-    const int op = static_cast<int>(rng() % 7);
+    const int op = static_cast<int>(rng() % 8);
     const std::string target = "node-" + std::to_string(rng() % 7);  // node-6 does not exist
     if (op <= 1 || names.empty()) {
       const std::string name = "p" + std::to_string(step);
@@ -83,6 +83,9 @@ TEST(ClusterCache, IncrementalClusterEqualsARebuildAfterRandomEvents) {
         break;
       case 5:
         cache.remove_pod(key);
+        break;
+      case 7:  // resized in place (or its spec seen anew after an assumption): same node, new requests
+        if (rec) cache.upsert_pod(pod(name, 100 + 100 * (rng() % 5), rec->pod.pod.node_name));
         break;
       case 6:
         if (rng() % 10 == 0) {  // a node changes or goes: the next cluster() rebuilds
