@@ -97,6 +97,33 @@ TEST(Yaml, SeveralDocumentsBecomeAList) {
   EXPECT_EQ(doc->as_object().at("items").as_array().size(), 2u);
 }
 
+// yaml-cpp 0.7's LoadAll loops for ever on these (jbeder/yaml-cpp#1040);
+// fuzz_daemon_inputs found the first.
+TEST(Yaml, StreamsThatHangYamlCppLoadAllAreAnswered) {
+  for (const char* text : {",", ",\"a\"", ",\"apiVers\x9aon\"\x04" "0h2", "a: 1\n---\n,\n"}) {
+    auto doc = cli::parse_yaml(text);
+    (void)doc;  // answered at all: an error, or what yaml-cpp makes of it
+  }
+  SUCCEED();
+}
+
+TEST(Yaml, DocumentMarkersSplitTheStream) {
+  auto one = cli::parse_yaml("# a comment\n%YAML 1.2\n---\nkind: Node\n...\n# after the end\n");
+  ASSERT_TRUE(one.ok()) << one.error().message;
+  EXPECT_EQ(one->as_object().at("kind").as_string(), "Node");
+  auto inline_doc = cli::parse_yaml("--- {kind: Pod}\n--- {kind: Node}\n");
+  ASSERT_TRUE(inline_doc.ok()) << inline_doc.error().message;
+  EXPECT_EQ(inline_doc->as_object().at("items").as_array().size(), 2u);
+  // A block scalar's lines are content, however they look, unless they are a marker.
+  auto block = cli::parse_yaml("a: |\n  --- not a marker\n  x\n");
+  ASSERT_TRUE(block.ok()) << block.error().message;
+  EXPECT_EQ(block->as_object().at("a").as_string(), "--- not a marker\nx\n");
+  // Errors in a later document name the line of the whole stream.
+  auto broken = cli::parse_yaml("a: 1\n---\nb: [1, 2\nc: d\n");
+  ASSERT_FALSE(broken.ok());
+  EXPECT_NE(broken.error().message.find("invalid YAML at line 4"), std::string::npos) << broken.error().message;
+}
+
 TEST(Yaml, BrokenYamlNamesLineAndColumn) {
   auto doc = cli::parse_yaml("a: [1, 2\nb: c\n");
   ASSERT_FALSE(doc.ok());
