@@ -89,7 +89,8 @@ void pools(std::string_view text) {
 void duration(std::string_view text) {
   auto d = tightpack::daemon::parse_go_duration(std::string(text));
   check_refusal(d);
-  if (d) check(d->count() >= 0);
+  // Go durations may be negative ("-1.5h"), and only those that say so are.
+  if (d && d->count() < 0) check(!text.empty() && text[0] == '-');
   auto s = tightpack::pools::parse_duration(text);
   check_refusal(s);
 }

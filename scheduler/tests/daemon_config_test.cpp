@@ -168,6 +168,23 @@ current-context: x
   EXPECT_NE(exec.error().what().find("exec"), std::string::npos);
 }
 
+// fuzz_daemon_inputs found the first accepted, with an empty port.
+TEST_F(Kubeconfig, AServerURLNeedsAHostAndAPort) {
+  for (const char* server : {"https://127.0.0.1:64__https://127.0.0.1:64", "https://127.0.0.1:", "https://h:0",
+                             "https://h:65536", "https://h:6443x", "https://h st:6443", "https://[::1"}) {
+    kube::ClientConfig c;
+    auto s = kube::set_server(c, server);
+    EXPECT_FALSE(s) << server;
+    if (!s) EXPECT_NE(s.error().what().find(server), std::string::npos) << s.error().what();
+  }
+  for (const char* server : {"https://127.0.0.1:6443", "https://kubernetes.default.svc", "https://[fd00::1]:443/prefix",
+                             "http://my_host:8080"}) {
+    kube::ClientConfig c;
+    auto s = kube::set_server(c, server);
+    EXPECT_TRUE(s) << server << ": " << (s ? "" : s.error().what());
+  }
+}
+
 TEST_F(Kubeconfig, InClusterNeedsTheServiceEnvironment) {
   ::unsetenv("KUBERNETES_SERVICE_HOST");
   auto c = kube::in_cluster_config(dir.string());

@@ -2,6 +2,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -148,6 +150,20 @@ Status set_server(ClientConfig& config, const std::string& server) {
     port = authority.substr(colon + 1);
   }
   if (host.empty()) return Error{"server", "no host in " + quote_value(server)};
+  // What a URL's authority can hold: a DNS name or an IPv4 address, or an
+  // IPv6 address in brackets, and a port of 1 to 65535 (fuzz_daemon_inputs
+  // found "https://127.0.0.1:64__https://…" accepted with an empty port).
+  const bool bracketed = !authority.empty() && authority[0] == '[';
+  for (char ch : host) {
+    const bool ok = std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' || ch == '-' || ch == '_' ||
+                    (bracketed && (ch == ':' || ch == '%'));
+    if (!ok) return Error{"server", "invalid host " + quote_value(host) + " in " + quote_value(server)};
+  }
+  const bool digits = !port.empty() && port.size() <= 5 &&
+                      std::all_of(port.begin(), port.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+  if (!digits || std::stoi(port) < 1 || std::stoi(port) > 65535) {
+    return Error{"server", "invalid port " + quote_value(port) + " in " + quote_value(server)};
+  }
   config.host = host;
   config.port = port;
   return Ok{};
