@@ -7,6 +7,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "read_file.hpp"
+
 namespace tightpack::daemon {
 
 namespace json = boost::json;
@@ -61,10 +63,8 @@ bool DelegatedAuth::shared_token_matches(const std::string& token) {
   // Read again every few seconds: a rotated Secret reaches the mounted file.
   const auto now = Clock::now();
   if (now - shared_token_read_ > std::chrono::seconds(5)) {
-    std::ifstream f(shared_token_file_, std::ios::binary);
-    std::ostringstream s;
-    s << f.rdbuf();
-    std::string text = f ? s.str() : "";
+    std::string text;
+    if (!read_file(shared_token_file_, text)) text.clear();
     while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ')) text.pop_back();
     shared_token_ = std::move(text);
     shared_token_read_ = now;

@@ -14,6 +14,8 @@
 #include <memory>
 #include <sstream>
 
+#include "read_file.hpp"
+
 namespace tightpack::daemon {
 
 namespace {
@@ -45,15 +47,6 @@ bool is_ip(const std::string& host) {
   ASN1_OCTET_STRING* ip = a2i_IPADDRESS(host.c_str());
   ASN1_OCTET_STRING_free(ip);
   return ip != nullptr;
-}
-
-bool read_file(const std::string& path, std::string& out) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return false;
-  std::ostringstream s;
-  s << f.rdbuf();
-  out = s.str();
-  return true;
 }
 
 }  // namespace

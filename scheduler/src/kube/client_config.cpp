@@ -10,17 +10,10 @@
 #include <optional>
 #include <sstream>
 
+#include "read_file.hpp"
+
 namespace tightpack::kube {
 namespace {
-
-bool read_file(const std::string& path, std::string& out) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return false;
-  std::ostringstream s;
-  s << f.rdbuf();
-  out = s.str();
-  return true;
-}
 
 std::string trim(std::string s) {
   while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
