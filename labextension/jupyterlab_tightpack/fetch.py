@@ -54,6 +54,26 @@ async def get_json(
     else (unreachable, timeout, TLS, not JSON); both messages start with ``what`` and
     the URL.
     """
+    document, _ = await get_json_unless(url, None, what=what, timeout=timeout, headers=headers,
+                                        ca_file=ca_file, verify=verify)
+    return document
+
+
+async def get_json_unless(
+    url: str,
+    etag: Optional[str],
+    *,
+    what: str,
+    timeout: float,
+    headers: Optional[dict] = None,
+    ca_file: Optional[str] = None,
+    verify: bool = True,
+) -> tuple:
+    """(document, its ETag), or (None, etag) when the server answers 304 Not Modified to
+    ``If-None-Match: etag``: the document the caller holds is still current. Errors as
+    get_json."""
+    if etag:
+        headers = {**(headers or {}), "If-None-Match": etag}
     request = HTTPRequest(
         url,
         method="GET",
@@ -75,6 +95,8 @@ async def get_json(
         raise SourceError(f"{what} {url}: {type(exc).__name__}: {exc}") from None
     finally:
         client.close()
+    if response.code == 304 and etag:
+        return None, etag
     if response.code == 599 or (response.error is not None and response.code < 400):
         error = response.error
         cause = f"{type(error).__name__}: {error}" if error is not None else "no response"
@@ -84,6 +106,7 @@ async def get_json(
         message = f"{what} {url} answered HTTP {response.code} {response.reason}"
         raise HTTPStatusError(f"{message}: {detail}" if detail else message, response.code)
     try:
-        return load_json((response.body or b"").decode("utf-8", "replace"), f"{what} {url}")
+        document = load_json((response.body or b"").decode("utf-8", "replace"), f"{what} {url}")
     except DocumentError as exc:
         raise SourceError(f"{exc} (the response is not JSON)") from None
+    return document, response.headers.get("ETag")

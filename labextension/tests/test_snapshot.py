@@ -163,16 +163,27 @@ class FakeScheduler(tornado.web.RequestHandler):
     """Test double of the tightpack scheduler's snapshot endpoint, over plain HTTP (the real
     one, HTTPS with a bearer token, is read by tests/scheduler/test_secure_port.py's callers)."""
 
-    def initialize(self, answer, status=200, token=None):
-        self.answer, self.status, self.token = answer, status, token
+    def initialize(self, answer, status=200, token=None, etag=None, seen=None):
+        self.answer, self.status, self.token, self.etag_value = answer, status, token, etag
+        self.seen = seen if seen is not None else []
 
     def get(self):
+        self.seen.append(dict(self.request.headers))
         if self.token is not None and self.request.headers.get("Authorization") != f"Bearer {self.token}":
             self.set_status(401)
             self.finish("Unauthorized: /snapshot needs a bearer token")
             return
+        if self.etag_value:
+            self.set_header("ETag", self.etag_value)
+            if self.request.headers.get("If-None-Match") == self.etag_value:
+                self.set_status(304)
+                self.finish()
+                return
         self.set_status(self.status)
         self.finish(self.answer if isinstance(self.answer, str) else json.dumps(self.answer))
+
+    def compute_etag(self):  # tornado's own ETag would answer 304 for us
+        return None
 
 
 async def test_scheduler_envelope(serve, tightpack, get):
@@ -211,6 +222,18 @@ async def test_the_snapshot_token_is_sent_as_a_bearer_token(serve, tightpack, ge
     status, body = await get("snapshot", refresh="1")
     assert status == 200 and body["source"] == {"kind": "scheduler", "detail": url}
     assert "s3cret-shared-token" not in json.dumps(body)
+
+
+async def test_a_refresh_revalidates_with_the_etag(serve, tightpack, get):
+    seen: list = []
+    url = serve([("/snapshot", FakeScheduler, {"answer": envelope(), "etag": '"v1"', "seen": seen})]) + "/snapshot"
+    tightpack.snapshot_url = url
+    status, first = await get("snapshot")
+    assert status == 200 and "If-None-Match" not in seen[0]
+    status, again = await get("snapshot", refresh="1")
+    assert status == 200, again
+    assert seen[1].get("If-None-Match") == '"v1"'  # answered 304, without a body
+    assert again["cluster"] == first["cluster"] and again["source"] == first["source"]
 
 
 async def test_unreachable_scheduler_is_a_502_naming_the_url(unused_url, tightpack, get):

@@ -12,11 +12,22 @@ from __future__ import annotations
 from typing import Optional
 
 from ..envelope import Snapshot, from_document
-from ..fetch import get_json
+from ..fetch import get_json_unless
+
+# The last document each endpoint sent, with its ETag: the scheduler answers 304 without a
+# body to If-None-Match while its snapshot is the same (docs/scheduler.md), so a refresh
+# costs neither side the transfer nor the parse.
+_last: dict = {}
 
 
 async def fetch(url: str, timeout: float, token: str = "", ca_file: Optional[str] = None) -> Snapshot:
     headers = {"Authorization": f"Bearer {token}"} if token else {}
-    document = await get_json(url, what="tightpack scheduler", timeout=timeout, headers=headers,
-                              ca_file=ca_file or None, verify=bool(ca_file))
+    held = _last.get((url, token))
+    document, etag = await get_json_unless(url, held[0] if held else None, what="tightpack scheduler",
+                                           timeout=timeout, headers=headers, ca_file=ca_file or None,
+                                           verify=bool(ca_file))
+    if document is None:
+        document = held[1]
+    elif etag:
+        _last[(url, token)] = (etag, document)
     return from_document(document, f"tightpack scheduler {url}")
