@@ -74,6 +74,17 @@ class Withholder {
     return out;
   }
 
+  // Each member of an object filtered by `each`, under its own key.
+  json::value each_member(const json::value& in, const std::string& path, Filter each) {
+    if (!in.is_object()) return withhold(path);
+    json::object out;
+    for (const auto& kv : in.get_object()) {
+      json::value v = each(*this, kv.value(), path + "." + std::string(kv.key()));
+      if (!v.is_null()) out[kv.key()] = std::move(v);
+    }
+    return out;
+  }
+
   json::value withhold(const std::string& path) {
     withheld.push_back(path);
     return nullptr;
@@ -166,13 +177,7 @@ json::value choice(Withholder& w, const json::value& v, const std::string& path)
 }
 
 json::value choices(Withholder& w, const json::value& v, const std::string& path) {
-  if (!v.is_object()) return w.withhold(path);
-  json::object out;
-  for (const auto& kv : v.get_object()) {
-    json::value c = choice(w, kv.value(), path + "." + std::string(kv.key()));
-    if (!c.is_null()) out[kv.key()] = std::move(c);
-  }
-  return out;
+  return w.each_member(v, path, choice);
 }
 
 // An entry of profile_options; its unlisted_choice (free text the user types)
@@ -183,13 +188,7 @@ json::value option(Withholder& w, const json::value& v, const std::string& path)
 }
 
 json::value options(Withholder& w, const json::value& v, const std::string& path) {
-  if (!v.is_object()) return w.withhold(path);
-  json::object out;
-  for (const auto& kv : v.get_object()) {
-    json::value o = option(w, kv.value(), path + "." + std::string(kv.key()));
-    if (!o.is_null()) out[kv.key()] = std::move(o);
-  }
-  return out;
+  return w.each_member(v, path, option);
 }
 
 json::value entry(Withholder& w, const json::value& v, const std::string& path) {
