@@ -363,18 +363,9 @@ void Cluster::place(NodeIndex n, BoundPod pod) {
     for (const auto& key : pod.storage->claim_keys) ++claim_users_[key];
     if (pod.storage->in_tree) ++in_tree_volume_pods_;
     if (!pod.storage->delayed_claims.empty()) storage_.assume(*pod.storage, nodes_[n]);
-    note_attached(n, *pod.storage);
+    plugins::add_attached_volumes(attached_[n], *pod.storage);
   }
   pods_[n].push_back(std::move(pod));
-}
-
-void Cluster::note_attached(NodeIndex n, const plugins::PodStorage& storage) {
-  auto& on = attached_[n];
-  for (const auto& volume : storage.attached) {
-    if (std::none_of(on.begin(), on.end(), [&](const AttachedVolume* a) { return a->first == volume.first; })) {
-      on.push_back(&volume);
-    }
-  }
 }
 
 int64_t Cluster::claim_users(const std::string& key) const {
@@ -410,7 +401,7 @@ void Cluster::remove(NodeIndex n, const std::vector<size_t>& positions) {
   if (!attached_[n].empty()) {
     attached_[n].clear();
     for (const BoundPod& pod : pods_[n]) {
-      if (pod.storage) note_attached(n, *pod.storage);
+      if (pod.storage) plugins::add_attached_volumes(attached_[n], *pod.storage);
     }
   }
 }

@@ -260,7 +260,6 @@ class Cluster {
   // every copy of the cluster.
   std::vector<std::vector<const AttachedVolume*>> attached_;
   std::vector<uint32_t> csi_node_index_;
-  void note_attached(NodeIndex n, const plugins::PodStorage& storage);
   int64_t affinity_pods_ = 0;
   void index_labels(NodeIndex n, const BoundPod& pod, int sign) const;
   mutable bool label_index_built_ = false;

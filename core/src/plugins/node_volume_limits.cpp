@@ -33,20 +33,16 @@ VolumeLimitsVerdict volume_limits(const std::vector<std::pair<std::string, std::
     return nullptr;
   };
   if (std::none_of(attachable.begin(), attachable.end(), [&](const auto& a) { return limit_of(a.second); })) return {};
-  // The node's attached volumes, each unique name once (with the driver it
-  // was first seen with). A node holds few: a list, not a map.
-  std::vector<const std::pair<std::string, std::string>*> walked;
+  // The node's attached volumes: the cluster's list, or, when a relief takes
+  // pods off the node, counted again without them.
   const bool walk = relief || !attached_on_node;
-  const auto& attached = walk ? walked : *attached_on_node;
+  std::vector<const std::pair<std::string, std::string>*> walked;
   for (size_t k = 0; walk && k < pods.size(); ++k) {
     if (!pods[k].storage) continue;
     if (relief && std::find(relief->positions.begin(), relief->positions.end(), k) != relief->positions.end()) continue;
-    for (const auto& volume : pods[k].storage->attached) {
-      if (std::none_of(walked.begin(), walked.end(), [&](const auto* a) { return a->first == volume.first; })) {
-        walked.push_back(&volume);
-      }
-    }
+    add_attached_volumes(walked, *pods[k].storage);
   }
+  const auto& attached = walk ? walked : *attached_on_node;
   // Per driver of the pod's new volumes: the node's volumes of that driver
   // and the new ones must stay within its limit.
   for (size_t i = 0; i < attachable.size(); ++i) {

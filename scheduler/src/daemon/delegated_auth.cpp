@@ -4,8 +4,6 @@
 #include <openssl/sha.h>
 
 #include <boost/json.hpp>
-#include <fstream>
-#include <sstream>
 
 #include "read_file.hpp"
 

@@ -10,9 +10,7 @@
 #include <openssl/x509v3.h>
 
 #include <ctime>
-#include <fstream>
 #include <memory>
-#include <sstream>
 
 #include "read_file.hpp"
 

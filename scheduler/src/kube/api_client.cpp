@@ -35,6 +35,16 @@ std::string api_error_text(const Response& r) {
   return "HTTP " + std::to_string(r.status);
 }
 
+namespace {
+
+// What remains until `deadline` (none once it passed; time_point::max() never passes).
+std::chrono::steady_clock::duration time_left(std::chrono::steady_clock::time_point deadline) {
+  const auto now = std::chrono::steady_clock::now();
+  return deadline > now ? deadline - now : std::chrono::steady_clock::duration::zero();
+}
+
+}  // namespace
+
 struct ApiClient::Impl {
   std::shared_ptr<const ClientConfig> config;
   std::shared_ptr<RateLimiter> limiter;
@@ -96,10 +106,7 @@ struct ApiClient::Impl {
                                     std::chrono::steady_clock::time_point::max()) {
     // Each step at most 10 s, and none past the caller's deadline.
     auto left = [deadline] {
-      const auto now = std::chrono::steady_clock::now();
-      const auto cap = std::chrono::steady_clock::duration(std::chrono::seconds(10));
-      if (deadline == std::chrono::steady_clock::time_point::max() || deadline - now > cap) return cap;
-      return std::max(deadline - now, std::chrono::steady_clock::duration::zero());
+      return std::min(time_left(deadline), std::chrono::steady_clock::duration(std::chrono::seconds(10)));
     };
     if (tls_setup_error) return tls_setup_error;
     if (!config->tls) return Error{where(), "http:// API servers are not supported; use https"};
@@ -182,9 +189,7 @@ Result<Response> ApiClient::request(std::string_view method, std::string_view pa
   if (d.limiter && !d.limiter->acquire(&d.cancelled)) return Error{d.where(), "cancelled"};
   auto req = d.make(method, path, body, content_type);
   const auto deadline = std::chrono::steady_clock::now() + timeout;
-  auto left = [deadline] {
-    return std::max(deadline - std::chrono::steady_clock::now(), std::chrono::steady_clock::duration::zero());
-  };
+  auto left = [deadline] { return time_left(deadline); };
   // A kept-alive connection the server closed meanwhile fails at once; one
   // fresh connection decides.
   for (int attempt = 0; attempt < 2; ++attempt) {

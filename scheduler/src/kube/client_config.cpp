@@ -6,9 +6,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <optional>
-#include <sstream>
 
 #include "read_file.hpp"
 
@@ -154,7 +152,8 @@ Status set_server(ClientConfig& config, const std::string& server) {
   }
   const bool digits = !port.empty() && port.size() <= 5 &&
                       std::all_of(port.begin(), port.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
-  if (!digits || std::stoi(port) < 1 || std::stoi(port) > 65535) {
+  const int number = digits ? std::stoi(port) : 0;
+  if (number < 1 || number > 65535) {
     return Error{"server", "invalid port " + quote_value(port) + " in " + quote_value(server)};
   }
   config.host = host;

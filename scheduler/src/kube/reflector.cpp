@@ -1,6 +1,5 @@
 #include "kube/reflector.hpp"
 
-#include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <cctype>
 #include <random>

@@ -56,6 +56,18 @@ struct PodStorage {
   }
 };
 
+// Adds to a node's attached volumes those `storage` attaches that it does not
+// hold yet: each volume name once, with the driver it was first seen with
+// (NodeVolumeLimits' count). A node holds few: a list, not a map.
+inline void add_attached_volumes(std::vector<const std::pair<std::string, std::string>*>& on,
+                                 const PodStorage& storage) {
+  for (const auto& volume : storage.attached) {
+    bool held = false;
+    for (const auto* a : on) held = held || a->first == volume.first;
+    if (!held) on.push_back(&volume);
+  }
+}
+
 class StorageState {
  public:
   StorageState() = default;
