@@ -189,10 +189,15 @@ Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Po
         plan.volume_score_.resize(n);
       }
       plan.binding_conflicts_.resize(n);
+      // The score (0-100) and the conflicts (a byte) in one value.
+      const plugins::VolumeNodeReads reads = plugins::find_pod_volumes_reads(c.storage(), claims);
+      const std::vector<int64_t> found = per_node_by_labels(c, reads.keys, reads.name, [&](NodeIndex i) {
+        const plugins::NodeVolumes v = plugins::find_pod_volumes(c.storage(), claims, c.node(i));
+        return (plan.volume_scores_ ? plugins::volume_binding_score(v, shape) << 8 : 0) | v.conflicts;
+      });
       for (NodeIndex i = 0; i < n; ++i) {
-        const plugins::NodeVolumes found = plugins::find_pod_volumes(c.storage(), claims, c.node(i));
-        plan.binding_conflicts_[i] = found.conflicts;
-        if (plan.volume_scores_) plan.volume_score_[i] = plugins::volume_binding_score(found, shape);
+        plan.binding_conflicts_[i] = static_cast<uint8_t>(found[i] & 0xff);
+        if (plan.volume_scores_) plan.volume_score_[i] = found[i] >> 8;
       }
     }
     plan.static_position_.resize(n);

@@ -228,6 +228,43 @@ NodeVolumes find_pod_volumes(const StorageState& s, const PodClaims& claims, con
   return out;
 }
 
+VolumeNodeReads find_pod_volumes_reads(const StorageState& s, const PodClaims& claims) {
+  VolumeNodeReads out;
+  auto affinity_keys = [&](const PersistentVolume& pv) {
+    if (!pv.node_affinity) return;
+    for (const NodeSelectorTerm& term : *pv.node_affinity) {
+      for (const auto& r : term.match_expressions) out.keys.push_back(r.key);
+    }
+  };
+  for (const PersistentVolumeClaim* claim : claims.bound) {
+    if (const PersistentVolume* pv = s.volume(claim->volume_name)) affinity_keys(*pv);
+  }
+  for (size_t i = 0; i < claims.delayed.size(); ++i) {
+    const PersistentVolumeClaim& claim = *claims.delayed[i];
+    if (claim.selected_node) out.name = true;
+    if (i < claims.candidates.size()) {
+      for (const PersistentVolume* pv : claims.candidates[i]) affinity_keys(*pv);
+    } else {
+      for (const PersistentVolume* pv : matching_candidates(claim, s.volumes_of_class(claim.class_name))) {
+        affinity_keys(*pv);
+      }
+    }
+    const StorageClass* sc = s.storage_class(claim.class_name);
+    if (!sc) continue;
+    for (const TopologySelectorTerm& term : sc->allowed_topologies) {
+      for (const auto& [key, values] : term.match_label_expressions) out.keys.push_back(key);
+    }
+    for (const CsiStorageCapacity& c : s.capacities()) {
+      if (c.class_name != sc->name || !c.node_topology) continue;
+      for (const auto& [key, value] : c.node_topology->match_labels) out.keys.push_back(key);
+      for (const auto& r : c.node_topology->match_expressions) out.keys.push_back(r.key);
+    }
+  }
+  std::sort(out.keys.begin(), out.keys.end());
+  out.keys.erase(std::unique(out.keys.begin(), out.keys.end()), out.keys.end());
+  return out;
+}
+
 int64_t volume_binding_score(const NodeVolumes& v, const std::vector<std::pair<int64_t, int64_t>>& shape) {
   if (shape.empty()) return 0;
   // classResourceMap: requested and capacity per class.

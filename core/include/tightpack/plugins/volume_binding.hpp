@@ -66,6 +66,16 @@ struct NodeVolumes {
 };
 NodeVolumes find_pod_volumes(const StorageState& s, const PodClaims& claims, const Node& node);
 
+// What find_pod_volumes reads of a node: the label keys of the volumes' node
+// affinity, the classes' allowedTopologies and the capacities' node
+// topology, and the node's name when a claim has a selected node. Nodes
+// alike in these give alike answers, so a plan asks once per distinct value.
+struct VolumeNodeReads {
+  std::vector<std::string> keys;
+  bool name = false;
+};
+VolumeNodeReads find_pod_volumes_reads(const StorageState& s, const PodClaims& claims);
+
 // FindMatchingVolume with delayBinding on, in two parts. The volumes of the
 // claim's class that pass every check that does not read the node, in their
 // order: the one bound to the claim, and available ones the claim fits.
