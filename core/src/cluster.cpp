@@ -115,7 +115,7 @@ Result<Cluster> Cluster::build_impl(std::vector<Node> nodes, const PodList& pods
   c.image_set_.resize(n);
   c.generation_.assign(n, 0);
   c.affinity_generation_.assign(n, 0);
-  c.affinity_pods_on_.assign(n, 0);
+  c.affinity_positions_.resize(n);
   c.pods_.resize(n);
   c.ports_.resize(n);
   c.attached_.resize(n);
@@ -288,44 +288,37 @@ void Cluster::add_usage(NodeIndex n, const PodUsage& u, int sign) {
   for (const auto& [s, v] : u.scalars) add(req_scalar_[s][n], v);
 }
 
-namespace {
-std::string label_key(std::string_view key, std::string_view value) {
-  std::string out;
-  out.reserve(key.size() + 1 + value.size());
-  out.append(key).append("=").append(value);  // neither a label key nor a value holds '='
-  return out;
-}
-}  // namespace
-
-void Cluster::index_labels(NodeIndex n, const BoundPod& pod, int sign) const {
+void Cluster::index_labels(NodeIndex n, const BoundPod& pod, int sign) {
   if (!pod.meta) return;
+  // One buffer for the keys: most label pairs are longer than a short
+  // string holds, and a cluster build looks up hundreds of thousands.
+  std::string& k = label_key_buffer_;
   for (const auto& [key, value] : pod.meta->labels) {
-    const std::string k = label_key(key, value);
+    k.assign(key).append("=").append(value);  // neither a label key nor a value holds '='
+    auto it = label_pods_.find(std::string_view(k));
     if (sign > 0) {
-      label_nodes_[k].push_back(n);
+      if (it == label_pods_.end()) it = label_pods_.emplace(k, std::vector<LabelledPod>{}).first;
+      it->second.push_back(LabelledPod{n, pod.meta.get()});
       continue;
     }
-    auto it = label_nodes_.find(k);
-    if (it == label_nodes_.end()) continue;
-    auto at = std::find(it->second.begin(), it->second.end(), n);
+    if (it == label_pods_.end()) continue;
+    auto at = std::find_if(it->second.begin(), it->second.end(),
+                           [&](const LabelledPod& p) { return p.node == n && p.meta == pod.meta.get(); });
     if (at != it->second.end()) {
       *at = it->second.back();
       it->second.pop_back();
     }
-    if (it->second.empty()) label_nodes_.erase(it);
+    if (it->second.empty()) label_pods_.erase(it);
   }
 }
 
-const std::vector<NodeIndex>& Cluster::nodes_with_label(std::string_view key, std::string_view value) const {
-  if (!label_index_built_) {
-    label_index_built_ = true;
-    for (NodeIndex n = 0; n < pods_.size(); ++n) {
-      for (const BoundPod& p : pods_[n]) index_labels(n, p, +1);
-    }
-  }
-  static const std::vector<NodeIndex> none;
-  auto it = label_nodes_.find(label_key(key, value));
-  return it == label_nodes_.end() ? none : it->second;
+const std::vector<Cluster::LabelledPod>& Cluster::pods_with_label(std::string_view key, std::string_view value) const {
+  static const std::vector<LabelledPod> none;
+  std::string k;
+  k.reserve(key.size() + 1 + value.size());
+  k.append(key).append("=").append(value);
+  auto it = label_pods_.find(std::string_view(k));
+  return it == label_pods_.end() ? none : it->second;
 }
 
 bool Cluster::mark_selector_candidates(const Selector& selector, std::vector<uint8_t>& into) const {
@@ -335,7 +328,7 @@ bool Cluster::mark_selector_candidates(const Selector& selector, std::vector<uin
   for (const auto& r : selector.requirements()) {
     if (r.op != Selector::Op::kIn) continue;
     size_t size = 0;
-    for (const auto& v : r.values) size += nodes_with_label(r.key, v).size();
+    for (const auto& v : r.values) size += pods_with_label(r.key, v).size();
     if (!best || size < best_size) {
       best = &r;
       best_size = size;
@@ -343,17 +336,17 @@ bool Cluster::mark_selector_candidates(const Selector& selector, std::vector<uin
   }
   if (!best) return false;
   for (const auto& v : best->values) {
-    for (NodeIndex n : nodes_with_label(best->key, v)) into[n] = 1;
+    for (const LabelledPod& p : pods_with_label(best->key, v)) into[p.node] = 1;
   }
   return true;
 }
 
 void Cluster::place(NodeIndex n, BoundPod pod) {
   add_usage(n, pod.usage, +1);
-  if (label_index_built_) index_labels(n, pod, +1);
+  index_labels(n, pod, +1);
   if (pod.affinity) {
     ++affinity_pods_;
-    ++affinity_pods_on_[n];
+    affinity_positions_[n].push_back(static_cast<uint32_t>(pods_[n].size()));
     if (plugins::reads_namespace_labels(*pod.affinity)) ++namespace_label_readers_;
     ++affinity_epoch_;
     ++affinity_generation_[n];
@@ -379,10 +372,9 @@ void Cluster::remove(NodeIndex n, const std::vector<size_t>& positions) {
   for (size_t pos : sorted) {
     BoundPod& pod = pods_[n][pos];
     add_usage(n, pod.usage, -1);
-    if (label_index_built_) index_labels(n, pod, -1);
+    index_labels(n, pod, -1);
     if (pod.affinity) {
       --affinity_pods_;
-      --affinity_pods_on_[n];
       if (plugins::reads_namespace_labels(*pod.affinity)) --namespace_label_readers_;
       ++affinity_epoch_;
       ++affinity_generation_[n];
@@ -396,6 +388,12 @@ void Cluster::remove(NodeIndex n, const std::vector<size_t>& positions) {
       if (it != ports_[n].end()) ports_[n].erase(it);
     }
     pods_[n].erase(pods_[n].begin() + static_cast<std::ptrdiff_t>(pos));
+  }
+  if (!affinity_positions_[n].empty()) {  // positions after the removed ones moved
+    affinity_positions_[n].clear();
+    for (uint32_t pos = 0; pos < pods_[n].size(); ++pos) {
+      if (pods_[n][pos].affinity) affinity_positions_[n].push_back(pos);
+    }
   }
   // Which pod attached a volume first decides its driver: count again.
   if (!attached_[n].empty()) {

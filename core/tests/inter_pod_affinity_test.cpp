@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
 #include <string>
+#include <vector>
 
 #include "test_util.hpp"
 #include "tightpack/framework.hpp"
@@ -235,6 +237,92 @@ TEST(InterPodAffinity, PreemptionTakesOffTheVictimsItsTermsSee) {
 TEST(InterPodAffinity, PodsWithoutTermsAreNotScoredByIt) {
   auto r = run(bound("x", "a", R"({"app": "x"})"), incoming(R"({"app": "web"})", "{}"));
   EXPECT_EQ(score(r, "a"), -1);  // PreScore skips: nothing to say
+}
+
+// The first count of a pod whose terms all require In on one label key
+// reads the cluster's label index (only the pods it lists and those with
+// terms); a count brought up to date node by node walks every pod. Random
+// clusters, counted both ways: the same verdicts and scores on every node.
+TEST(InterPodAffinityCounts, TheLabelIndexCountEqualsTheNodeByNodeCount) {
+  std::mt19937 rng(20261202);
+  auto pick = [&](std::initializer_list<const char*> from) {
+    return *(from.begin() + std::uniform_int_distribution<size_t>(0, from.size() - 1)(rng));
+  };
+  auto coin = [&](int percent) { return std::uniform_int_distribution<int>(0, 99)(rng) < percent; };
+  auto selector = [&] {
+    std::string s = R"({"matchExpressions": [)";
+    const char* op = pick({"In", "In", "In", "NotIn", "Exists"});
+    s += std::string(R"({"key": ")") + pick({"app", "tier"}) + R"(", "operator": ")" + op + "\"";
+    if (std::string(op) != "Exists") s += std::string(R"(, "values": [")") + pick({"a", "b", "c"}) + R"(", "b"])";
+    s += "}";
+    if (coin(30)) s += std::string(R"(, {"key": "tier", "operator": "In", "values": [")") + pick({"x", "y"}) + "\"]}";
+    return s + "]}";
+  };
+  auto term = [&] {
+    return std::string(R"({"labelSelector": )") + selector() + R"(, "topologyKey": ")" +
+           pick({"kubernetes.io/hostname", "topology.kubernetes.io/zone"}) + "\"}";
+  };
+  auto weighted = [&] {
+    return std::string(R"({"weight": )") + pick({"1", "5", "50"}) + R"(, "podAffinityTerm": )" + term() + "}";
+  };
+  auto terms = [&] {
+    std::string kinds[2];
+    for (int k = 0; k < 2; ++k) {
+      std::string required, preferred;
+      if (coin(50)) required = term();
+      if (coin(40)) preferred = weighted();
+      kinds[k] = std::string(R"({"requiredDuringSchedulingIgnoredDuringExecution": [)") + required +
+                 R"(], "preferredDuringSchedulingIgnoredDuringExecution": [)" + preferred + "]}";
+    }
+    return std::string(R"({"podAffinity": )") + kinds[0] + R"(, "podAntiAffinity": )" + kinds[1] + "}";
+  };
+  auto labels = [&] {
+    std::string l = "{";
+    if (coin(80)) l += std::string(R"("app": ")") + pick({"a", "b", "c"}) + "\"";
+    if (coin(50)) l += std::string(l.size() > 1 ? ", " : "") + R"("tier": ")" + pick({"x", "y"}) + "\"";
+    return l + "}";
+  };
+  const Profile profile = default_profile();
+  for (int round = 0; round < 400; ++round) {
+    std::vector<Node> nodes;
+    for (const char* name : {"a", "b", "c", "d", "e", "f"}) {
+      nodes.push_back(testing::node_from_json(node(name, coin(85) ? pick({"z1", "z2", "z3"}) : nullptr)));
+    }
+    std::vector<Pod> pods;
+    for (int i = 0; i < 12; ++i) {
+      const std::string name = "p" + std::to_string(i);
+      const std::string affinity = coin(25) ? terms() : "";
+      pods.push_back(testing::pod_from_json(bound(name.c_str(), pick({"a", "b", "c", "d", "e", "f"}),
+                                                  labels().c_str(), affinity.c_str(), pick({"default", "other"}))));
+    }
+    const Pod in = testing::pod_from_json(incoming(labels().c_str(), terms().c_str()));
+    const auto own = plugins::affinity_terms(in);
+    if (!own) continue;
+    auto full = Cluster::build(nodes, pods, ApiObjects{});
+    auto empty = Cluster::build(nodes, std::vector<Pod>{}, ApiObjects{});
+    ASSERT_TRUE(full && empty);
+    plugins::AffinityCounts indexed(*full, in, own, profile.inter_pod_affinity, true, true);
+    plugins::AffinityCounts walked(*empty, in, own, profile.inter_pod_affinity, true, true);
+    for (const Pod& p : pods) {
+      auto plan = PodPlan::make(*empty, profile, p);
+      ASSERT_TRUE(plan) << plan.error().what();
+      empty->place(empty->find(p.node_name), plan->bound(p.key()));
+    }
+    walked.sync(*empty);
+    std::vector<NodeIndex> all;
+    for (NodeIndex n = 0; n < full->size(); ++n) {
+      uint8_t why_indexed = 9, why_walked = 9;
+      EXPECT_EQ(indexed.admits(*full, n, nullptr, why_indexed), walked.admits(*empty, n, nullptr, why_walked))
+          << "round " << round << " node " << full->name(n);
+      EXPECT_EQ(why_indexed, why_walked) << "round " << round;
+      all.push_back(n);
+    }
+    EXPECT_EQ(indexed.score_skipped(), walked.score_skipped()) << "round " << round;
+    std::vector<int64_t> scores_indexed, scores_walked;
+    indexed.normalised_scores(all, scores_indexed);
+    walked.normalised_scores(all, scores_walked);
+    EXPECT_EQ(scores_indexed, scores_walked) << "round " << round;
+  }
 }
 
 TEST(InterPodAffinityDecode, BadTermsNameTheField) {

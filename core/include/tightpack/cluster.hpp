@@ -198,14 +198,20 @@ class Cluster {
   int64_t affinity_pods() const { return affinity_pods_; }
   uint64_t affinity_epoch() const { return affinity_epoch_; }
   uint32_t affinity_generation(NodeIndex n) const { return affinity_generation_[n]; }
-  uint32_t affinity_pods_on(NodeIndex n) const { return affinity_pods_on_[n]; }
-  // The nodes holding a bound pod labelled key=value, a node once per such
-  // pod, in no order: where a selector with that requirement can match
-  // anything. PodTopologySpread and InterPodAffinity count the pods their
-  // selectors match; with this they look at those nodes instead of every pod
-  // of the cluster. Built on first use and kept up to date by place() and
-  // remove(); like the plans' caches, not safe to call from two threads.
-  const std::vector<NodeIndex>& nodes_with_label(std::string_view key, std::string_view value) const;
+  uint32_t affinity_pods_on(NodeIndex n) const { return static_cast<uint32_t>(affinity_positions_[n].size()); }
+  // Their positions in pods_on(n), ascending: a pod without terms of its own
+  // looks at these, not at the node's every pod.
+  const std::vector<uint32_t>& affinity_positions(NodeIndex n) const { return affinity_positions_[n]; }
+  // The bound pods labelled key=value, by node and metadata, in no order:
+  // where a selector with that requirement can match anything.
+  // PodTopologySpread and InterPodAffinity count the pods their selectors
+  // match; with this they look at those pods, or their nodes, instead of
+  // every pod of the cluster. Kept up to date by place() and remove().
+  struct LabelledPod {
+    NodeIndex node;
+    const PodMeta* meta;  // the bound pod's, which keeps it alive
+  };
+  const std::vector<LabelledPod>& pods_with_label(std::string_view key, std::string_view value) const;
   // Marks in `into` (one entry per node) the nodes where `selector` can
   // match a bound pod: those with a pod carrying a value of one of its In
   // requirements (the one that names the fewest). False when it has none,
@@ -261,13 +267,14 @@ class Cluster {
   std::vector<std::vector<const AttachedVolume*>> attached_;
   std::vector<uint32_t> csi_node_index_;
   int64_t affinity_pods_ = 0;
-  void index_labels(NodeIndex n, const BoundPod& pod, int sign) const;
-  mutable bool label_index_built_ = false;
+  void index_labels(NodeIndex n, const BoundPod& pod, int sign);
   mutable std::unordered_map<std::string, Domains, NameHash, std::equal_to<>> domains_;
-  mutable std::unordered_map<std::string, std::vector<NodeIndex>, NameHash, std::equal_to<>> label_nodes_;
+  std::unordered_map<std::string, std::vector<LabelledPod>, NameHash, std::equal_to<>> label_pods_;
+  std::string label_key_buffer_;
   int64_t namespace_label_readers_ = 0;
   uint64_t affinity_epoch_ = 0;
-  std::vector<uint32_t> affinity_generation_, affinity_pods_on_;
+  std::vector<uint32_t> affinity_generation_;
+  std::vector<std::vector<uint32_t>> affinity_positions_;
 };
 
 }  // namespace tightpack

@@ -162,16 +162,20 @@ const Labels& AffinityCounts::labels_of_namespace(const std::string& ns) const {
 
 AffinityCounts::OwnMatches AffinityCounts::own_matches(const std::shared_ptr<const PodMeta>& meta) const {
   auto [found, fresh] = own_memo_.find_or_add(meta);
-  OwnMatches& m = *found;
-  if (!fresh) return m;
+  if (fresh) *found = match_own(*meta);
+  return *found;
+}
+
+AffinityCounts::OwnMatches AffinityCounts::match_own(const PodMeta& meta) const {
   // The bound pod's namespace labels, for terms whose namespace selector was
   // merged into the namespaces it selects.
   static const Labels none;
-  const Labels& labels = own_reads_namespaces_ ? labels_of_namespace(meta->ns) : none;
-  m.all_required_affinity = own_terms_all_match(own_->required_affinity, *meta, labels);
+  const Labels& labels = own_reads_namespaces_ ? labels_of_namespace(meta.ns) : none;
+  OwnMatches m;
+  m.all_required_affinity = own_terms_all_match(own_->required_affinity, meta, labels);
   m.bits = static_cast<uint32_t>(own_bits_.size());
   for (const auto* terms : {&own_->required_anti_affinity, &own_->preferred_affinity, &own_->preferred_anti_affinity}) {
-    for (const AffinityTerm& t : *terms) own_bits_.push_back(own_term_matches(t, *meta, labels) ? 1 : 0);
+    for (const AffinityTerm& t : *terms) own_bits_.push_back(own_term_matches(t, meta, labels) ? 1 : 0);
   }
   return m;
 }
@@ -195,62 +199,79 @@ const AffinityCounts::TheirMatches& AffinityCounts::their_matches(
 
 void AffinityCounts::filter_contribution(NodeIndex n, const BoundPod& p, Contribution& affinity,
                                          Contribution& anti_affinity, Contribution& existing) const {
-  if (own_ && p.meta) {
-    // getIncomingAffinityAntiAffinityCounts.
-    const OwnMatches m = own_matches(p.meta);
-    if (m.all_required_affinity) {
-      for (uint32_t k : required_affinity_keys_) {
-        if (const StrId v = value(k, n); v != kNoStr) add(affinity, pair(k, v), 1);
-      }
-    }
-    for (size_t i = 0; i < required_anti_keys_.size(); ++i) {
-      if (!own_bits_[m.bits + i]) continue;
-      if (const StrId v = value(required_anti_keys_[i], n); v != kNoStr) {
-        add(anti_affinity, pair(required_anti_keys_[i], v), 1);
-      }
+  if (own_ && p.meta) own_filter(n, own_matches(p.meta), affinity, anti_affinity);
+  their_filter(n, p, existing);
+}
+
+void AffinityCounts::own_filter(NodeIndex n, const OwnMatches& m, Contribution& affinity,
+                                Contribution& anti_affinity) const {
+  // getIncomingAffinityAntiAffinityCounts.
+  if (m.all_required_affinity) {
+    for (uint32_t k : required_affinity_keys_) {
+      if (const StrId v = value(k, n); v != kNoStr) add(affinity, pair(k, v), 1);
     }
   }
-  if (p.affinity && !p.affinity->required_anti_affinity.empty()) {
-    // getExistingAntiAffinityCounts.
-    const TheirMatches& m = their_matches(p.affinity);
-    for (size_t i = 0; i < m.required_anti_keys.size(); ++i) {
-      if (!m.required_anti_affinity[i]) continue;
-      if (const StrId v = value(m.required_anti_keys[i], n); v != kNoStr) {
-        add(existing, pair(m.required_anti_keys[i], v), 1);
-      }
+  for (size_t i = 0; i < required_anti_keys_.size(); ++i) {
+    if (!own_bits_[m.bits + i]) continue;
+    if (const StrId v = value(required_anti_keys_[i], n); v != kNoStr) {
+      add(anti_affinity, pair(required_anti_keys_[i], v), 1);
     }
   }
 }
 
-void AffinityCounts::score_contribution(NodeIndex n, const BoundPod& p, NodeState& out) const {
-  // processExistingPod: each term that matches, on a node with its topology
-  // key, adds its weight to the node's domain.
-  auto process = [&](const uint8_t* matches, const std::vector<uint32_t>& keys,
-                     const std::vector<AffinityTerm>& terms, int64_t weight_or_zero, int64_t sign) {
-    for (size_t i = 0; i < keys.size(); ++i) {
-      if (!matches[i]) continue;
-      const StrId v = value(keys[i], n);
-      if (v == kNoStr) continue;
-      const int64_t weight = weight_or_zero ? weight_or_zero : terms[i].weight;
-      add(out.score, pair(keys[i], v), sign * weight);
-      ++out.score_hits;
+void AffinityCounts::their_filter(NodeIndex n, const BoundPod& p, Contribution& existing) const {
+  if (!p.affinity || p.affinity->required_anti_affinity.empty()) return;
+  // getExistingAntiAffinityCounts.
+  const TheirMatches& m = their_matches(p.affinity);
+  for (size_t i = 0; i < m.required_anti_keys.size(); ++i) {
+    if (!m.required_anti_affinity[i]) continue;
+    if (const StrId v = value(m.required_anti_keys[i], n); v != kNoStr) {
+      add(existing, pair(m.required_anti_keys[i], v), 1);
     }
-  };
-  if (has_preferred_ && p.meta) {
-    const OwnMatches m = own_matches(p.meta);
-    const uint8_t* bits = own_bits_.data() + m.bits + required_anti_keys_.size();
-    process(bits, preferred_affinity_keys_, own_->preferred_affinity, 0, 1);
-    process(bits + preferred_affinity_keys_.size(), preferred_anti_keys_, own_->preferred_anti_affinity, 0, -1);
   }
-  if (p.affinity) {
-    const TheirMatches& m = their_matches(p.affinity);
-    if (args_.hard_pod_affinity_weight > 0) {
-      process(m.required_affinity.data(), m.required_affinity_keys, p.affinity->required_affinity,
-              args_.hard_pod_affinity_weight, 1);
-    }
-    process(m.preferred_affinity.data(), m.preferred_affinity_keys, p.affinity->preferred_affinity, 0, 1);
-    process(m.preferred_anti_affinity.data(), m.preferred_anti_keys, p.affinity->preferred_anti_affinity, 0, -1);
+}
+
+namespace {
+
+// processExistingPod: each term that matches, on a node with its topology
+// key, adds its weight to the node's domain.
+template <class Value>
+void process_terms(const uint8_t* matches, const std::vector<uint32_t>& keys,
+                   const std::vector<AffinityTerm>& terms, int64_t weight_or_zero, int64_t sign, Value&& value,
+                   std::vector<std::pair<uint64_t, int64_t>>& score, int64_t& hits) {
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (!matches[i]) continue;
+    const StrId v = value(keys[i]);
+    if (v == kNoStr) continue;
+    const int64_t weight = weight_or_zero ? weight_or_zero : terms[i].weight;
+    add(score, (uint64_t{keys[i]} << 32) | v, sign * weight);
+    ++hits;
   }
+}
+
+}  // namespace
+
+void AffinityCounts::own_score(NodeIndex n, const OwnMatches& m, NodeState& out) const {
+  if (!has_preferred_) return;
+  auto at = [&](uint32_t k) { return value(k, n); };
+  const uint8_t* bits = own_bits_.data() + m.bits + required_anti_keys_.size();
+  process_terms(bits, preferred_affinity_keys_, own_->preferred_affinity, 0, 1, at, out.score, out.score_hits);
+  process_terms(bits + preferred_affinity_keys_.size(), preferred_anti_keys_, own_->preferred_anti_affinity, 0, -1, at,
+                out.score, out.score_hits);
+}
+
+void AffinityCounts::their_score(NodeIndex n, const BoundPod& p, NodeState& out) const {
+  if (!p.affinity) return;
+  auto at = [&](uint32_t k) { return value(k, n); };
+  const TheirMatches& m = their_matches(p.affinity);
+  if (args_.hard_pod_affinity_weight > 0) {
+    process_terms(m.required_affinity.data(), m.required_affinity_keys, p.affinity->required_affinity,
+                  args_.hard_pod_affinity_weight, 1, at, out.score, out.score_hits);
+  }
+  process_terms(m.preferred_affinity.data(), m.preferred_affinity_keys, p.affinity->preferred_affinity, 0, 1, at,
+                out.score, out.score_hits);
+  process_terms(m.preferred_anti_affinity.data(), m.preferred_anti_keys, p.affinity->preferred_anti_affinity, 0, -1,
+                at, out.score, out.score_hits);
 }
 
 AffinityCounts::NodeState AffinityCounts::count_node(const Cluster& c, NodeIndex n) const {
@@ -259,10 +280,18 @@ AffinityCounts::NodeState AffinityCounts::count_node(const Cluster& c, NodeIndex
   // A node without labels has no topology pair; processExistingPod returns
   // at once for it.
   if (c.node(n).labels.empty()) return s;
-  for (const BoundPod& p : c.pods_on(n)) {
-    if (!own_ && !p.affinity) continue;
-    if (filters_) filter_contribution(n, p, s.affinity, s.anti_affinity, s.existing);
-    if (scores_) score_contribution(n, p, s);
+  const std::vector<BoundPod>& pods = c.pods_on(n);
+  if (own_) {
+    for (const BoundPod& p : pods) {
+      if (!p.meta) continue;
+      const OwnMatches m = own_matches(p.meta);
+      if (filters_) own_filter(n, m, s.affinity, s.anti_affinity);
+      if (scores_) own_score(n, m, s);
+    }
+  }
+  for (uint32_t pos : c.affinity_positions(n)) {
+    if (filters_) their_filter(n, pods[pos], s.existing);
+    if (scores_) their_score(n, pods[pos], s);
   }
   return s;
 }
@@ -331,7 +360,7 @@ void AffinityCounts::sync(const Cluster& c) {
   }
   instance_ = c.instance();
   epoch_ = epoch;
-  if (fresh && own_) skip_nodes_without_candidates(c);
+  if (fresh && own_ && !count_from_label_index(c)) skip_nodes_without_candidates(c);
   for (NodeIndex n = 0; n < c.size(); ++n) {
     const uint32_t generation = own_ ? c.generation(n) : c.affinity_generation(n);
     if (generation_[n] == generation) continue;
@@ -340,19 +369,96 @@ void AffinityCounts::sync(const Cluster& c) {
       apply(it->second, -1);
       counted_.erase(it);
     }
-    NodeState s = count_node(c, n);
-    if (s.empty()) continue;
-    apply(s, +1);
-    for (const auto& [p, amount] : s.existing) {
-      if (key_in_existing_.size() <= key_of(p)) key_in_existing_.resize(keys_.size(), 0);
-      key_in_existing_[key_of(p)] = 1;
-    }
-    for (const auto& [p, amount] : s.score) {
-      if (key_in_score_.size() <= key_of(p)) key_in_score_.resize(keys_.size(), 0);
-      key_in_score_[key_of(p)] = 1;
-    }
-    counted_.emplace(n, std::move(s));
+    record(n, count_node(c, n));
   }
+}
+
+void AffinityCounts::record(NodeIndex n, NodeState s) {
+  if (s.empty()) return;
+  apply(s, +1);
+  for (const auto& [p, amount] : s.existing) {
+    if (key_in_existing_.size() <= key_of(p)) key_in_existing_.resize(keys_.size(), 0);
+    key_in_existing_[key_of(p)] = 1;
+  }
+  for (const auto& [p, amount] : s.score) {
+    if (key_in_score_.size() <= key_of(p)) key_in_score_.resize(keys_.size(), 0);
+    key_in_score_[key_of(p)] = 1;
+  }
+  counted_.emplace(n, std::move(s));
+}
+
+bool AffinityCounts::count_from_label_index(const Cluster& c) {
+  // The key: one every term that can select anything requires In, with the
+  // fewest pods listed under the values the terms allow.
+  std::vector<const AffinityTerm*> terms;
+  for (const auto* list : {&own_->required_affinity, &own_->required_anti_affinity, &own_->preferred_affinity,
+                           &own_->preferred_anti_affinity}) {
+    for (const AffinityTerm& t : *list) {
+      if (!t.selector.is_nothing()) terms.push_back(&t);
+    }
+  }
+  const std::string* best_key = nullptr;
+  std::vector<std::string> best_values;
+  size_t best_size = 0;
+  if (!terms.empty()) {
+    for (const auto& first : terms.front()->selector.requirements()) {
+      if (first.op != Selector::Op::kIn) continue;
+      std::vector<std::string> values;
+      bool every_term = true;
+      for (const AffinityTerm* t : terms) {
+        const auto& rs = t->selector.requirements();
+        auto r = std::find_if(rs.begin(), rs.end(),
+                              [&](const auto& q) { return q.op == Selector::Op::kIn && q.key == first.key; });
+        if (r == rs.end()) {
+          every_term = false;
+          break;
+        }
+        values.insert(values.end(), r->values.begin(), r->values.end());
+      }
+      if (!every_term) continue;
+      std::sort(values.begin(), values.end());
+      values.erase(std::unique(values.begin(), values.end()), values.end());
+      size_t size = 0;
+      for (const auto& v : values) size += c.pods_with_label(first.key, v).size();
+      if (!best_key || size < best_size) {
+        best_key = &first.key;
+        best_values = std::move(values);
+        best_size = size;
+      }
+    }
+    if (!best_key) return false;
+  }
+  // A pod has one value for the key: listed under at most one of them.
+  std::vector<Cluster::LabelledPod> selectable;
+  selectable.reserve(best_size);
+  for (const auto& v : best_values) {
+    const auto& listed = c.pods_with_label(*best_key, v);
+    selectable.insert(selectable.end(), listed.begin(), listed.end());
+  }
+  std::sort(selectable.begin(), selectable.end(),
+            [](const Cluster::LabelledPod& a, const Cluster::LabelledPod& b) { return a.node < b.node; });
+  size_t next = 0;
+  for (NodeIndex n = 0; n < c.size(); ++n) {
+    const size_t begin = next;
+    while (next < selectable.size() && selectable[next].node == n) ++next;
+    generation_[n] = c.generation(n);
+    if ((begin == next && c.affinity_pods_on(n) == 0) || c.node(n).labels.empty()) continue;
+    NodeState s;
+    for (size_t i = begin; i < next; ++i) {
+      // No memo: each pod is looked at once here, and the memo keeps a
+      // reference to what it remembers, which a raw pointer cannot give.
+      const OwnMatches m = match_own(*selectable[i].meta);
+      if (filters_) own_filter(n, m, s.affinity, s.anti_affinity);
+      if (scores_) own_score(n, m, s);
+    }
+    const std::vector<BoundPod>& pods = c.pods_on(n);
+    for (uint32_t pos : c.affinity_positions(n)) {
+      if (filters_) their_filter(n, pods[pos], s.existing);
+      if (scores_) their_score(n, pods[pos], s);
+    }
+    record(n, std::move(s));
+  }
+  return true;
 }
 
 bool AffinityCounts::admits(const Cluster& c, NodeIndex n, const Relief* relief, uint8_t& detail) const {

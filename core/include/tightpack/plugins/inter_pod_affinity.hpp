@@ -129,20 +129,34 @@ class AffinityCounts {
     const std::vector<StrId>* column = columns_[key];
     return column ? (*column)[n] : kNoStr;
   }
-  OwnMatches own_matches(const std::shared_ptr<const PodMeta>& meta) const;
+  OwnMatches own_matches(const std::shared_ptr<const PodMeta>& meta) const;  // memoised
+  OwnMatches match_own(const PodMeta& meta) const;
   const Labels& labels_of_namespace(const std::string& ns) const;
   const TheirMatches& their_matches(const std::shared_ptr<const AffinityTerms>& terms) const;
   // What the pods on node n add to each map.
   NodeState count_node(const Cluster& c, NodeIndex n) const;
   // What one pod on node n adds to the filter maps: for a node's count and
-  // for a preemption's victims (RemovePod).
+  // for a preemption's victims (RemovePod). Its part through the incoming
+  // pod's terms (own) and through its own terms (their).
   void filter_contribution(NodeIndex n, const BoundPod& p, Contribution& affinity, Contribution& anti_affinity,
                            Contribution& existing) const;
-  void score_contribution(NodeIndex n, const BoundPod& p, NodeState& out) const;
+  void own_filter(NodeIndex n, const OwnMatches& m, Contribution& affinity, Contribution& anti_affinity) const;
+  void their_filter(NodeIndex n, const BoundPod& p, Contribution& existing) const;
+  // What one pod on node n adds to the score map.
+  void own_score(NodeIndex n, const OwnMatches& m, NodeState& out) const;
+  void their_score(NodeIndex n, const BoundPod& p, NodeState& out) const;
   static void apply(Counts& counts, size_t& nonzero, const Contribution& contribution, int64_t sign);
-  // Before the first count: marks as counted the nodes none of the pod's
-  // selectors can match a pod on (Cluster::mark_selector_candidates).
+  // The first count, when every term of the pod's own that can select
+  // anything has an In requirement on one key: the pods its terms can
+  // select are those the cluster's label index lists under that key's
+  // values, so only those and the pods with terms are looked at. False when
+  // the terms have no such key.
+  bool count_from_label_index(const Cluster& c);
+  // Otherwise, before the first count: marks as counted the nodes none of
+  // the pod's selectors can match a pod on (Cluster::mark_selector_candidates).
   void skip_nodes_without_candidates(const Cluster& c);
+  // Counts node n as `s`.
+  void record(NodeIndex n, NodeState s);
   void apply(const NodeState& s, int64_t sign);
 
   const Cluster* cluster_ = nullptr;
