@@ -30,13 +30,14 @@ Decision decide(const PodPlan& plan, const Cluster& c) {
     d.statuses.reserve(n);
     d.feasible.reserve(n);
     PodPlan::Cache& cache = plan.cache_for(c);
+    const PodPlan::DomainFilters active = plan.active_domain_filters(c);
     for (NodeIndex i = 0; i < n; ++i) {
       if (!plan.in_prefilter_set(i)) continue;
       if (cache.generation[i] != c.generation(i)) {
         cache.verdict[i] = plan.node_verdict(c, i);
         cache.generation[i] = c.generation(i);
       }
-      const NodeStatus s = plan.with_domain_filters(c, i, cache.verdict[i]);
+      const NodeStatus s = plan.with_domain_filters(c, i, cache.verdict[i], active);
       d.filtered.push_back(i);
       d.statuses.push_back(s);
       if (s.ok()) d.feasible.push_back(i);

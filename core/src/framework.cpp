@@ -373,6 +373,37 @@ NodeStatus PodPlan::with_domain_filters(const Cluster& c, NodeIndex n, const Ver
   return v.status;
 }
 
+PodPlan::DomainFilters PodPlan::active_domain_filters(const Cluster& c) const {
+  DomainFilters out;
+  auto add = [&](uint8_t position, Plugin plugin) { out.order[out.size++] = {position, plugin}; };
+  if (restrictions_position_ != UINT8_MAX) {
+    // Its verdict is the same on every node without victims: one question.
+    int64_t conflicting = 0;
+    for (const std::string& name : read_write_once_pod_) conflicting += c.claim_users(ns_ + "/" + name) > 0;
+    if (conflicting > 0) add(restrictions_position_, Plugin::VolumeRestrictions);
+  }
+  if (spread_ && spread_position_ != UINT8_MAX) {
+    spread_->sync(c);
+    if (spread_->filters()) add(spread_position_, Plugin::PodTopologySpread);
+  }
+  if (inter_pod_ && inter_pod_position_ != UINT8_MAX) {
+    inter_pod_->sync(c);
+    if (inter_pod_->may_reject()) add(inter_pod_position_, Plugin::InterPodAffinity);
+  }
+  std::sort(out.order.begin(), out.order.begin() + out.size);
+  return out;
+}
+
+NodeStatus PodPlan::with_domain_filters(const Cluster& c, NodeIndex n, const Verdict& v,
+                                        const DomainFilters& active) const {
+  for (uint8_t k = 0; k < active.size; ++k) {
+    const auto& [position, plugin] = active.order[k];
+    if (position >= v.position) break;
+    if (auto s = domain_filter(c, n, plugin, nullptr)) return *s;
+  }
+  return v.status;
+}
+
 std::optional<NodeStatus> PodPlan::domain_filter(const Cluster& c, NodeIndex n, Plugin plugin,
                                                  const Relief* relief) const {
   if (plugin == Plugin::InterPodAffinity) {

@@ -103,6 +103,16 @@ class PodPlan {
   Verdict node_verdict(const Cluster& c, NodeIndex n, const Relief* relief = nullptr) const;
   NodeStatus with_domain_filters(const Cluster& c, NodeIndex n, const Verdict& v,
                                  const Relief* relief = nullptr, Plugin skip = Plugin::kCount) const;
+  // The domain filters that can reject some node of `c` as it is (no victims
+  // taken off), in profile order: a pod without terms, in a cluster where no
+  // bound pod's anti-affinity selects it, has none, and decide then asks
+  // nothing of them node by node.
+  struct DomainFilters {
+    std::array<std::pair<uint8_t, Plugin>, 3> order{};
+    uint8_t size = 0;
+  };
+  DomainFilters active_domain_filters(const Cluster& c) const;
+  NodeStatus with_domain_filters(const Cluster& c, NodeIndex n, const Verdict& v, const DomainFilters& active) const;
   // Every filter but PodTopologySpread, for the replica index that judges
   // PodTopologySpread by groups of nodes (SpreadReplicaIndex).
   NodeStatus filter_without_spread(const Cluster& c, NodeIndex n) const {

@@ -58,6 +58,15 @@ class AffinityCounts {
   // without terms, only those where a pod with terms came or went).
   void sync(const Cluster& c);
 
+  // Whether admits() can say no to some node without victims taken off
+  // (after sync): the pod has required affinity, or a pod its required
+  // anti-affinity selects is bound, or a bound pod's required anti-affinity
+  // selects it.
+  bool may_reject() const {
+    return filters_ && ((own_ && !own_->required_affinity.empty()) || (own_ && anti_nonzero_ > 0) ||
+                        existing_nonzero_ > 0);
+  }
+
   // Filter: true when the node passes; else `detail` says why
   // (kAffinityNotMatched: UnschedulableAndUnresolvable; the two others:
   // Unschedulable). `relief` takes pods off the node first (RemovePod).
