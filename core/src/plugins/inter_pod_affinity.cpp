@@ -365,10 +365,14 @@ void AffinityCounts::sync(const Cluster& c) {
     const uint32_t generation = own_ ? c.generation(n) : c.affinity_generation(n);
     if (generation_[n] == generation) continue;
     generation_[n] = generation;
-    if (auto it = counted_.find(n); it != counted_.end()) {
-      apply(it->second, -1);
-      counted_.erase(it);
+    if (!counted_.empty()) {
+      if (auto it = counted_.find(n); it != counted_.end()) {
+        apply(it->second, -1);
+        counted_.erase(it);
+      }
     }
+    // Without terms of its own, a pod is counted only against pods with terms.
+    if (!own_ && c.affinity_pods_on(n) == 0) continue;
     record(n, count_node(c, n));
   }
 }
