@@ -13,6 +13,9 @@ kube-scheduler 1.37 only validates that burst is not negative). tightpack-polled
 tightpack-unlimited with --pollers clients (20 by default) asking /snapshot in a loop with the
 shared snapshot token, as the notebook servers' sidebar extensions would, without waiting
 between requests and without If-None-Match: the cost of serving the sidebar while scheduling.
+tightpack-polled-etag is the same with each client sending the ETag of the last snapshot it
+read in If-None-Match, as the sidebar's server does (sources/scheduler.py), still without
+waiting between requests.
 """
 
 from __future__ import annotations
@@ -34,24 +37,26 @@ sys.path.insert(0, str(ROOT / "tests" / "scheduler"))
 
 from harness import (  # noqa: E402
     CONFIG_DIR, TIGHTPACK, ApiError, ControlPlane, KubeScheduler, TightpackScheduler,
-    create_namespace, node_manifest, node_status, pod_manifest,
+    create_namespace, http_request, node_manifest, node_status, pod_manifest,
 )
 
-RUNS = {  # kind, qps, burst, clients polling /snapshot
-    "tightpack-default": ("tightpack", 50, 100, 0),
-    "tightpack-unlimited": ("tightpack", -1, 100, 0),
-    "tightpack-polled": ("tightpack", -1, 100, None),  # None: --pollers
-    "kube-scheduler-default": ("kube", 50, 100, 0),
-    "kube-scheduler-unlimited": ("kube", -1, 100, 0),
+RUNS = {  # kind, qps, burst, clients polling /snapshot, whether they revalidate with the ETag
+    "tightpack-default": ("tightpack", 50, 100, 0, False),
+    "tightpack-unlimited": ("tightpack", -1, 100, 0, False),
+    "tightpack-polled": ("tightpack", -1, 100, None, False),  # None: --pollers
+    "tightpack-polled-etag": ("tightpack", -1, 100, None, True),
+    "kube-scheduler-default": ("kube", 50, 100, 0, False),
+    "kube-scheduler-unlimited": ("kube", -1, 100, 0, False),
 }
 DEFAULT_RUNS = ["tightpack-default", "tightpack-unlimited", "kube-scheduler-default", "kube-scheduler-unlimited"]
 
 
 class Pollers:
-    """`count` threads asking /snapshot again as soon as each answer is read."""
+    """`count` threads asking /snapshot again as soon as each answer is read; with `revalidate`,
+    each sends the ETag of the last snapshot it read in If-None-Match."""
 
-    def __init__(self, sched, count: int, token: str):
-        self.sched, self.token = sched, token
+    def __init__(self, sched, count: int, token: str, revalidate: bool = False):
+        self.sched, self.token, self.revalidate = sched, token, revalidate
         self.answers = {}  # status -> count
         self.bytes = 0
         self.lock = threading.Lock()
@@ -61,8 +66,12 @@ class Pollers:
             t.start()
 
     def run(self):
+        etag = None
         while not self.stop_flag.is_set():
-            status, body = self.sched.get("/snapshot", timeout=30, token=self.token)
+            headers = {"If-None-Match": etag} if self.revalidate and etag else None
+            status, answer_headers, body = http_request(self.sched.base + "/snapshot", 30, self.token, headers)
+            if status == 200:
+                etag = answer_headers.get("ETag") or etag
             with self.lock:
                 self.answers[status] = self.answers.get(status, 0) + 1
                 self.bytes += len(body)
@@ -175,7 +184,8 @@ def has_schedule_command() -> bool:
     return "unknown command" not in r.stdout + r.stderr
 
 
-def run_one(cp, api, label: str, kind: str, qps: float, burst: int, pollers: int, args, workdir: Path) -> dict:
+def run_one(cp, api, label: str, kind: str, qps: float, burst: int, pollers: int, revalidate: bool, args,
+            workdir: Path) -> dict:
     ns = f"bench-{label}"
     create_namespace(api, ns)
     snapshot_token = os.urandom(16).hex()
@@ -198,7 +208,7 @@ def run_one(cp, api, label: str, kind: str, qps: float, burst: int, pollers: int
     sched.start(wait_healthy=False) if kind == "tightpack" else sched.start()
     result = {"run": label, "qps": "unlimited" if qps < 0 else f"{qps:g}/{burst}", "pods": args.pods,
               "pollers": pollers}
-    polling = Pollers(sched, pollers, snapshot_token) if pollers else None
+    polling = Pollers(sched, pollers, snapshot_token, revalidate) if pollers else None
     try:
         deadline = started + args.timeout
         last_report = started
@@ -291,13 +301,13 @@ def main():
         print(f"{args.nodes} nodes created in {time.monotonic() - t:.1f} s", flush=True)
         tightpack_ok = has_schedule_command()
         for label in [r.strip() for r in args.runs.split(",") if r.strip()]:
-            kind, qps, burst, pollers = RUNS[label]
+            kind, qps, burst, pollers, revalidate = RUNS[label]
             pollers = args.pollers if pollers is None else pollers
             if kind == "tightpack" and not tightpack_ok:
                 print(f"  {label}: skipped, {TIGHTPACK} has no `schedule` command", flush=True)
                 results.append({"run": label, "skipped": "no `tightpack schedule`"})
                 continue
-            results.append(run_one(cp, api, label, kind, qps, burst, pollers, args, workdir))
+            results.append(run_one(cp, api, label, kind, qps, burst, pollers, revalidate, args, workdir))
     finally:
         cp.stop()
     print()
