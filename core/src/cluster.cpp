@@ -193,6 +193,63 @@ Result<Cluster> Cluster::build_impl(std::vector<Node> nodes, const PodList& pods
   return c;
 }
 
+bool Cluster::update_node(NodeIndex n, Node node) {
+  for (const auto& [name, v] : node.allocatable) {
+    if (is_scalar_resource(name) &&
+        !std::binary_search(scalar_names_.begin(), scalar_names_.end(), name)) {
+      return false;
+    }
+  }
+  alloc_cpu_[n] = amount(node.allocatable, "cpu");
+  alloc_mem_[n] = amount(node.allocatable, "memory");
+  alloc_eph_[n] = amount(node.allocatable, "ephemeral-storage");
+  allowed_pods_[n] = amount(node.allocatable, "pods");
+  for (size_t s = 0; s < scalar_names_.size(); ++s) {
+    const int64_t* v = find_resource(node.allocatable, scalar_names_[s]);
+    alloc_scalar_[s][n] = v ? *v : 0;
+    has_scalar_[s][n] = v ? 1 : 0;
+  }
+  // Sets are shared by value; one no node uses any more is left, unused.
+  auto taints = std::find(taint_sets_.begin(), taint_sets_.end(), node.taints);
+  if (taints == taint_sets_.end()) taints = taint_sets_.insert(taint_sets_.end(), node.taints);
+  taint_set_[n] = static_cast<uint32_t>(taints - taint_sets_.begin());
+  for (auto& [key, column] : label_columns_) column[n] = kNoStr;
+  for (const auto& [key, value] : node.labels) {
+    auto [col, fresh] = label_columns_.try_emplace(key);
+    if (fresh) col->second.assign(nodes_.size(), kNoStr);
+    col->second[n] = strings_.intern(value);
+  }
+  domains_.clear();  // built again from the columns when next asked
+  // An image's size stays the one first seen, as in kube-scheduler's cache,
+  // which keeps an image's summary while any node has the image.
+  for (StrId id : image_sets_[image_set_[n]]) {
+    auto st = image_states_.find(id);
+    if (st != image_states_.end() && --st->second.num_nodes == 0) image_states_.erase(st);
+  }
+  std::vector<StrId> images;
+  for (const auto& image : node.images) {
+    for (const auto& name : image.names) {
+      const StrId id = strings_.intern(name);
+      if (std::find(images.begin(), images.end(), id) != images.end()) continue;
+      images.push_back(id);
+      auto [st, first] = image_states_.try_emplace(id);
+      if (first) st->second.size = image.size_bytes;
+      ++st->second.num_nodes;
+    }
+  }
+  std::sort(images.begin(), images.end());
+  auto set = std::find(image_sets_.begin(), image_sets_.end(), images);
+  if (set == image_sets_.end()) set = image_sets_.insert(image_sets_.end(), std::move(images));
+  image_set_[n] = static_cast<uint32_t>(set - image_sets_.begin());
+  nodes_[n] = std::move(node);
+  ++generation_[n];
+  ++epoch_;
+  ++affinity_generation_[n];
+  ++affinity_epoch_;
+  instance_ = InstanceId();
+  return true;
+}
+
 NodeIndex Cluster::find(std::string_view name) const {
   auto it = by_name_.find(name);
   return it == by_name_.end() ? static_cast<NodeIndex>(size()) : it->second;

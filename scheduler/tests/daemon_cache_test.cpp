@@ -11,6 +11,8 @@
 
 #include "daemon/cache.hpp"
 #include "daemon/snapshot.hpp"
+#include "tightpack/framework.hpp"
+#include "tightpack/profile.hpp"
 #include "tightpack/what_if.hpp"
 
 namespace tightpack::daemon {
@@ -49,6 +51,37 @@ std::map<std::string, int64_t> cpu_by_node(const Cluster& c) {
   return out;
 }
 
+// Pods that read what a node change moves: the pool label, the zone, the
+// worker taint, cordons and allocatable.
+std::vector<Pod> probes() {
+  Pod worker = pod("probe-worker", 1).pod;  // small: fits while the nodes fill up
+  worker.tolerations.push_back(Toleration{"k8s.dask.org/dedicated", "Equal", "worker", "NoSchedule"});
+  worker.node_affinity.preferred.push_back(
+      PreferredSchedulingTerm{10, NodeSelectorTerm{{{"topology.kubernetes.io/zone", "In", {"z2"}}}, {}}});
+  worker.node_affinity.preferred.push_back(
+      PreferredSchedulingTerm{5, NodeSelectorTerm{{{"topology.kubernetes.io/zone", "Exists", {}}}, {}}});
+  Pod notebook = pod("probe-notebook", 1).pod;
+  notebook.node_selector = {{"cloud.google.com/gke-nodepool", "workers"}};
+  return {worker, notebook};
+}
+
+// A decision as node names: the verdict of each node, the score of each
+// feasible one, and the tie set.
+std::map<std::string, std::string> decision_by_name(const Cluster& c, const Pod& pod) {
+  static const Profile profile = default_profile();
+  std::map<std::string, std::string> out;
+  auto plan = PodPlan::make(c, profile, pod);
+  if (!plan) return {{"error", plan.error().what()}};
+  const Decision d = decide(*plan, c);
+  for (size_t i = 0; i < d.filtered.size(); ++i) {
+    out[c.name(d.filtered[i])] = std::to_string(static_cast<int>(d.statuses[i].code)) + "/" +
+                                 std::to_string(static_cast<int>(d.statuses[i].plugin));
+  }
+  for (size_t j = 0; j < d.feasible.size(); ++j) out[c.name(d.feasible[j])] += " " + std::to_string(d.scores[j].total);
+  for (NodeIndex n : d.top) out[c.name(n)] += " top";
+  return out;
+}
+
 TEST(ClusterCache, IncrementalClusterEqualsARebuildAfterRandomEvents) {
   std::mt19937 rng(42);
   ClusterCache cache;
@@ -56,6 +89,7 @@ TEST(ClusterCache, IncrementalClusterEqualsARebuildAfterRandomEvents) {
   for (int i = 0; i < 6; ++i) nodes.push_back(node("node-" + std::to_string(i), 8));
   cache.replace_nodes(nodes);
   std::vector<std::string> names;
+  bool node_changed = false;
   for (int step = 0; step < 2000; ++step) {
     const int op = static_cast<int>(rng() % 8);
     const std::string target = "node-" + std::to_string(rng() % 7);  // node-6 does not exist
@@ -88,13 +122,34 @@ TEST(ClusterCache, IncrementalClusterEqualsARebuildAfterRandomEvents) {
         if (rec) cache.upsert_pod(pod(name, 100 + 100 * (rng() % 5), rec->pod.pod.node_name));
         break;
       case 6:
-        if (rng() % 10 == 0) {  // a node changes or goes: the next cluster() rebuilds
-          if (rng() % 2) cache.remove_node(target);
-          else cache.upsert_node(node(target, 8 + static_cast<int>(rng() % 3)));
+        if (rng() % 3 == 0) {  // a node goes (the next cluster() rebuilds), comes or changes (in place)
+          const int change = static_cast<int>(rng() % 5);
+          auto it = cache.nodes().find(target);
+          autoscaler::CaNode changed = it == cache.nodes().end() ? node(target, 8) : it->second;
+          if (change == 0) {
+            cache.remove_node(target);
+            node_changed = true;
+            break;
+          } else if (change == 1) {
+            changed.node.allocatable = node(target, 8 + static_cast<int>(rng() % 3)).node.allocatable;
+          } else if (change == 2) {
+            changed.node.labels = {{"cloud.google.com/gke-nodepool", rng() % 2 ? "workers" : "users"}};
+            if (rng() % 3) changed.node.labels.emplace_back("topology.kubernetes.io/zone", rng() % 2 ? "z1" : "z2");
+          } else if (change == 3) {
+            changed.node.taints.clear();
+            if (rng() % 2) changed.node.taints.push_back(Taint{"k8s.dask.org/dedicated", "worker", "NoSchedule"});
+          } else {
+            changed.node.unschedulable = !changed.node.unschedulable;
+          }
+          cache.upsert_node(changed);
+          node_changed = true;
         }
         break;
     }
-    if (step % 50 != 0) continue;
+    // After each node change (a decision in between, as in the daemon: the
+    // next change finds the cluster clean) and every 50 steps.
+    if (step % 50 != 0 && !node_changed) continue;
+    node_changed = false;
     const auto incremental = cpu_by_node(cache.cluster());
     // The same objects, decided from scratch.
     ClusterCache fresh;
@@ -107,7 +162,22 @@ TEST(ClusterCache, IncrementalClusterEqualsARebuildAfterRandomEvents) {
       if (!r.holds().empty() && expected.count(r.holds())) expected[r.holds()] += r.pod.pod.containers[0].requests[0].second;
     }
     ASSERT_EQ(incremental, expected) << "step " << step;
+    // Decisions on the kept cluster are those on one built from the objects.
+    std::vector<Node> now;
+    for (const auto& [n, v] : cache.nodes()) now.push_back(v.node);
+    std::vector<Pod> held;
+    for (const auto& [k, r] : cache.pods()) {
+      if (r.holds().empty()) continue;
+      held.push_back(r.pod.pod);
+      held.back().node_name = r.holds();
+    }
+    auto built = Cluster::build(now, held);
+    ASSERT_TRUE(built) << built.error().what();
+    for (const Pod& probe : probes()) {
+      EXPECT_EQ(decision_by_name(cache.cluster(), probe), decision_by_name(*built, probe)) << "step " << step;
+    }
   }
+  EXPECT_GT(cache.node_updates(), 0);
 }
 
 TEST(ClusterCache, ARelistKeepsAssumptionsOfPodsStillPending) {

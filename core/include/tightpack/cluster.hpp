@@ -122,6 +122,13 @@ class Cluster {
   // Computes what `pod` takes, resolving resource names to this cluster's columns.
   PodUsage usage_of(const Pod& pod) const;
 
+  // Node n changed in place (labels, taints, cordon, allocatable, images;
+  // the same name): the cluster becomes what a build with the new node would
+  // be, and a new instance(), so that every plan and count made before is
+  // made again. False, with nothing changed, when the node offers a scalar
+  // resource the cluster has no column for: build it again then.
+  bool update_node(NodeIndex n, Node node);
+
   // Placing a pod whose unbound claims wait for their first consumer runs
   // VolumeBinding's Reserve: later pods see the claims assumed.
   void place(NodeIndex n, BoundPod pod);

@@ -96,6 +96,14 @@ bool ClusterCache::upsert_node(autoscaler::CaNode node) {
   }
   const bool changed = !same_for_scheduling(it->second.node, node.node);
   it->second = std::move(node);
+  if (changed && !dirty_ && cluster_) {
+    // Relabelled, tainted, cordoned, resized: in place, not a rebuild.
+    const NodeIndex n = cluster_->find(it->first);
+    if (n < cluster_->size() && cluster_->update_node(n, it->second.node)) {
+      ++node_updates_;
+      return true;
+    }
+  }
   if (changed) dirty_ = true;
   return changed;
 }

@@ -1,8 +1,9 @@
 // The scheduler's view of the cluster: the watched Nodes, Pods and
 // PodDisruptionBudgets as core decoded them, the pods this scheduler assumed
 // on a node before the API confirmed the binding, and the engine's Cluster
-// kept equal to all of that: pod events change it in place, node changes
-// rebuild it before the next decision.
+// kept equal to all of that: pod events and node changes (labels, taints,
+// cordon, allocatable) change it in place; nodes added or removed rebuild it
+// before the next decision.
 #pragma once
 
 #include <cstdint>
@@ -70,6 +71,8 @@ class ClusterCache {
   // The engine's cluster, rebuilt first when nodes changed.
   Cluster& cluster();
   int64_t rebuilds() const { return rebuilds_; }
+  // Nodes changed in place (Cluster::update_node) rather than by a rebuild.
+  int64_t node_updates() const { return node_updates_; }
   // Changes with every change above: what /snapshot publishes is rebuilt only
   // when it moved.
   uint64_t generation() const { return generation_; }
@@ -86,6 +89,7 @@ class ClusterCache {
   bool dirty_ = true;
   std::unordered_map<std::string, std::string> placed_;  // what cluster_ holds: pod key -> node
   int64_t rebuilds_ = 0;
+  int64_t node_updates_ = 0;
   uint64_t generation_ = 0;
 };
 
