@@ -51,6 +51,15 @@ RUNS = {  # kind, qps, burst, clients polling /snapshot, whether they revalidate
 DEFAULT_RUNS = ["tightpack-default", "tightpack-unlimited", "kube-scheduler-default", "kube-scheduler-unlimited"]
 
 
+def process_cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a running process, from /proc/PID/stat."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (FileNotFoundError, ProcessLookupError, IndexError, ValueError):
+        return float("nan")
+
+
 class Pollers:
     """`count` threads asking /snapshot again as soon as each answer is read; with `revalidate`,
     each sends the ETag of the last snapshot it read in If-None-Match."""
@@ -202,6 +211,7 @@ def run_one(cp, api, label: str, kind: str, qps: float, burst: int, pollers: int
                               label=f"kube-scheduler {label}")
     t = time.monotonic()
     create_pods(api, ns, args.pods, scheduler_name, args.pod_cpu, args.pod_memory, args.threads)
+    bench_cpu = time.process_time()
     print(f"  {label}: {args.pods} pending pods created in {time.monotonic() - t:.1f} s", flush=True)
     watch = BindWatch(api, ns)
     started = time.monotonic()
@@ -222,10 +232,12 @@ def run_one(cp, api, label: str, kind: str, qps: float, burst: int, pollers: int
                 print(f"  {label}: {len(watch.bound)}/{args.pods} bound after {last_report - started:.0f} s",
                       flush=True)
         sched.sample_rss()
+        result["scheduler_cpu_s"] = process_cpu_seconds(sched.pid)
     finally:
         if polling:
             result["snapshot_answers"] = polling.stop()
             result["snapshot_mib"] = polling.bytes / 2**20
+        result["clients_cpu_s"] = time.process_time() - bench_cpu
         rc = sched.stop()
         watch.stop()
     bound = len(watch.bound)
@@ -256,18 +268,20 @@ def table(results: list, args) -> str:
              f"({args.pod_cpu} CPU, {args.pod_memory}) created before the scheduler starts",
              "",
              "| run | client qps/burst | /snapshot pollers | bound | start → all bound (s) | pods/s "
-             "| pods/s after 1st bind | 1st bind (s) | peak RSS (MiB) | /snapshot answers |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "| pods/s after 1st bind | 1st bind (s) | peak RSS (MiB) | scheduler CPU (s) | this script's CPU (s) "
+             "| /snapshot answers |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in results:
         if "skipped" in r:
-            lines.append(f"| {r['run']} | – | – | skipped: {r['skipped']} | | | | | | |")
+            lines.append(f"| {r['run']} | – | – | skipped: {r['skipped']} | | | | | | | | |")
             continue
         f = lambda v, fmt: "–" if v is None else format(v, fmt)  # noqa: E731
         answers = ", ".join(f"{n}× {s}" for s, n in sorted(r.get("snapshot_answers", {}).items()))
         lines.append(f"| {r['run']} | {r['qps']} | {r.get('pollers') or 0} "
                      f"| {r['bound']}/{r['pods']}{' (' + r['note'] + ')' if r.get('note') else ''} "
                      f"| {f(r['seconds'], '.1f')} | {f(r['pods_per_s'], '.0f')} | {f(r['pods_per_s_after_first'], '.0f')} "
-                     f"| {f(r['first_bind_s'], '.1f')} | {f(r['peak_rss_mib'], '.0f')} | {answers or '–'} |")
+                     f"| {f(r['first_bind_s'], '.1f')} | {f(r['peak_rss_mib'], '.0f')} "
+                     f"| {f(r.get('scheduler_cpu_s'), '.1f')} | {f(r.get('clients_cpu_s'), '.1f')} | {answers or '–'} |")
     return "\n".join(lines)
 
 
