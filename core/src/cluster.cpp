@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <tuple>
 #include <unordered_map>
 
@@ -82,17 +83,13 @@ Result<Cluster> Cluster::build_impl(std::vector<Node> nodes, const PodList& pods
     }
   }
   // Scalar resources: every name a node offers or a bound pod asks for.
-  std::map<std::string, uint32_t> scalars;
-  for (const auto& node : c.nodes_) {
-    for (const auto& [name, v] : node.allocatable) {
-      if (is_scalar_resource(name)) scalars.emplace(name, 0);
-    }
-  }
+  std::set<std::string> scalars;
   auto note_scalars = [&](const ResourceList& list) {
     for (const auto& [name, v] : list) {
-      if (is_scalar_resource(name)) scalars.emplace(name, 0);
+      if (is_scalar_resource(name)) scalars.insert(name);
     }
   };
+  for (const auto& node : c.nodes_) note_scalars(node.allocatable);
   for (const auto& entry : pods) {
     const Pod& pod = deref(entry);
     for (const auto& ctr : pod.containers) note_scalars(ctr.requests);
@@ -100,10 +97,7 @@ Result<Cluster> Cluster::build_impl(std::vector<Node> nodes, const PodList& pods
     note_scalars(pod.overhead);
     note_scalars(pod.pod_requests);
   }
-  for (auto& [name, idx] : scalars) {
-    idx = static_cast<uint32_t>(c.scalar_names_.size());
-    c.scalar_names_.push_back(name);
-  }
+  c.scalar_names_.assign(scalars.begin(), scalars.end());  // sorted: update_node searches it
   auto column = [n] { return std::vector<int64_t>(n, 0); };
   c.alloc_cpu_ = column(), c.alloc_mem_ = column(), c.alloc_eph_ = column(), c.allowed_pods_ = column();
   c.req_cpu_ = column(), c.req_mem_ = column(), c.req_eph_ = column();
@@ -125,16 +119,7 @@ Result<Cluster> Cluster::build_impl(std::vector<Node> nodes, const PodList& pods
   std::map<std::vector<StrId>, uint32_t> image_set_ids;
   for (NodeIndex i = 0; i < n; ++i) {
     const Node& node = c.nodes_[i];
-    c.alloc_cpu_[i] = amount(node.allocatable, "cpu");
-    c.alloc_mem_[i] = amount(node.allocatable, "memory");
-    c.alloc_eph_[i] = amount(node.allocatable, "ephemeral-storage");
-    c.allowed_pods_[i] = amount(node.allocatable, "pods");
-    for (const auto& [name, v] : node.allocatable) {
-      auto it = scalars.find(name);
-      if (it == scalars.end()) continue;
-      c.alloc_scalar_[it->second][i] = v;
-      c.has_scalar_[it->second][i] = 1;
-    }
+    std::vector<StrId> images = c.set_node_columns(i, node);
     std::vector<std::string> taint_key;
     for (const auto& t : node.taints) {
       taint_key.push_back(t.key);
@@ -144,23 +129,6 @@ Result<Cluster> Cluster::build_impl(std::vector<Node> nodes, const PodList& pods
     auto [it, inserted] = taint_set_ids.emplace(taint_key, static_cast<uint32_t>(c.taint_sets_.size()));
     if (inserted) c.taint_sets_.push_back(node.taints);
     c.taint_set_[i] = it->second;
-    for (const auto& [key, value] : node.labels) {
-      auto [col, fresh] = c.label_columns_.try_emplace(key);
-      if (fresh) col->second.assign(n, kNoStr);
-      col->second[i] = c.strings_.intern(value);
-    }
-    std::vector<StrId> images;
-    for (const auto& image : node.images) {
-      for (const auto& name : image.names) {
-        StrId id = c.strings_.intern(name);
-        if (std::find(images.begin(), images.end(), id) != images.end()) continue;
-        images.push_back(id);
-        auto [st, first] = c.image_states_.try_emplace(id);
-        if (first) st->second.size = image.size_bytes;
-        ++st->second.num_nodes;
-      }
-    }
-    std::sort(images.begin(), images.end());
     auto [set, fresh] = image_set_ids.emplace(images, static_cast<uint32_t>(c.image_sets_.size()));
     if (fresh) c.image_sets_.push_back(std::move(images));
     c.image_set_[i] = set->second;
@@ -193,13 +161,7 @@ Result<Cluster> Cluster::build_impl(std::vector<Node> nodes, const PodList& pods
   return c;
 }
 
-bool Cluster::update_node(NodeIndex n, Node node) {
-  for (const auto& [name, v] : node.allocatable) {
-    if (is_scalar_resource(name) &&
-        !std::binary_search(scalar_names_.begin(), scalar_names_.end(), name)) {
-      return false;
-    }
-  }
+std::vector<StrId> Cluster::set_node_columns(NodeIndex n, const Node& node) {
   alloc_cpu_[n] = amount(node.allocatable, "cpu");
   alloc_mem_[n] = amount(node.allocatable, "memory");
   alloc_eph_[n] = amount(node.allocatable, "ephemeral-storage");
@@ -209,23 +171,13 @@ bool Cluster::update_node(NodeIndex n, Node node) {
     alloc_scalar_[s][n] = v ? *v : 0;
     has_scalar_[s][n] = v ? 1 : 0;
   }
-  // Sets are shared by value; one no node uses any more is left, unused.
-  auto taints = std::find(taint_sets_.begin(), taint_sets_.end(), node.taints);
-  if (taints == taint_sets_.end()) taints = taint_sets_.insert(taint_sets_.end(), node.taints);
-  taint_set_[n] = static_cast<uint32_t>(taints - taint_sets_.begin());
-  for (auto& [key, column] : label_columns_) column[n] = kNoStr;
   for (const auto& [key, value] : node.labels) {
     auto [col, fresh] = label_columns_.try_emplace(key);
     if (fresh) col->second.assign(nodes_.size(), kNoStr);
     col->second[n] = strings_.intern(value);
   }
-  domains_.clear();  // built again from the columns when next asked
   // An image's size stays the one first seen, as in kube-scheduler's cache,
   // which keeps an image's summary while any node has the image.
-  for (StrId id : image_sets_[image_set_[n]]) {
-    auto st = image_states_.find(id);
-    if (st != image_states_.end() && --st->second.num_nodes == 0) image_states_.erase(st);
-  }
   std::vector<StrId> images;
   for (const auto& image : node.images) {
     for (const auto& name : image.names) {
@@ -238,6 +190,27 @@ bool Cluster::update_node(NodeIndex n, Node node) {
     }
   }
   std::sort(images.begin(), images.end());
+  return images;
+}
+
+bool Cluster::update_node(NodeIndex n, Node node) {
+  for (const auto& [name, v] : node.allocatable) {
+    if (is_scalar_resource(name) &&
+        !std::binary_search(scalar_names_.begin(), scalar_names_.end(), name)) {
+      return false;
+    }
+  }
+  for (auto& [key, column] : label_columns_) column[n] = kNoStr;
+  domains_.clear();  // built again from the columns when next asked
+  for (StrId id : image_sets_[image_set_[n]]) {
+    auto st = image_states_.find(id);
+    if (st != image_states_.end() && --st->second.num_nodes == 0) image_states_.erase(st);
+  }
+  std::vector<StrId> images = set_node_columns(n, node);
+  // Sets are shared by value; one no node uses any more is left, unused.
+  auto taints = std::find(taint_sets_.begin(), taint_sets_.end(), node.taints);
+  if (taints == taint_sets_.end()) taints = taint_sets_.insert(taint_sets_.end(), node.taints);
+  taint_set_[n] = static_cast<uint32_t>(taints - taint_sets_.begin());
   auto set = std::find(image_sets_.begin(), image_sets_.end(), images);
   if (set == image_sets_.end()) set = image_sets_.insert(image_sets_.end(), std::move(images));
   image_set_[n] = static_cast<uint32_t>(set - image_sets_.begin());

@@ -373,14 +373,18 @@ NodeStatus PodPlan::with_domain_filters(const Cluster& c, NodeIndex n, const Ver
   return v.status;
 }
 
+int64_t PodPlan::read_write_once_pod_in_use(const Cluster& c) const {
+  int64_t in_use = 0;
+  for (const std::string& name : read_write_once_pod_) in_use += c.claim_users(ns_ + "/" + name) > 0;
+  return in_use;
+}
+
 PodPlan::DomainFilters PodPlan::active_domain_filters(const Cluster& c) const {
   DomainFilters out;
   auto add = [&](uint8_t position, Plugin plugin) { out.order[out.size++] = {position, plugin}; };
   if (restrictions_position_ != UINT8_MAX) {
     // Its verdict is the same on every node without victims: one question.
-    int64_t conflicting = 0;
-    for (const std::string& name : read_write_once_pod_) conflicting += c.claim_users(ns_ + "/" + name) > 0;
-    if (conflicting > 0) add(restrictions_position_, Plugin::VolumeRestrictions);
+    if (read_write_once_pod_in_use(c) > 0) add(restrictions_position_, Plugin::VolumeRestrictions);
   }
   if (spread_ && spread_position_ != UINT8_MAX) {
     spread_->sync(c);
@@ -418,8 +422,7 @@ std::optional<NodeStatus> PodPlan::domain_filter(const Cluster& c, NodeIndex n, 
   if (plugin == Plugin::VolumeRestrictions) {
     // The ReadWriteOncePod check reads the whole cluster's claim users (less
     // a preemption's victims).
-    int64_t conflicting = 0;
-    for (const std::string& name : read_write_once_pod_) conflicting += c.claim_users(ns_ + "/" + name) > 0;
+    int64_t conflicting = read_write_once_pod_in_use(c);
     if (relief && conflicting > 0) {
       const auto& pods = c.pods_on(n);
       for (size_t k : relief->positions) {

@@ -232,6 +232,10 @@ class Cluster {
  private:
   template <class PodList>
   static Result<Cluster> build_impl(std::vector<Node> nodes, const PodList& pods, ApiObjects objects);
+  // Node n's allocatable, scalar and label columns from `node` (its label
+  // entries empty before), its images counted in image_states_; returns its
+  // image set, sorted.
+  std::vector<StrId> set_node_columns(NodeIndex n, const Node& node);
   void add_usage(NodeIndex n, const PodUsage& u, int sign);
   void add_scalar(PodUsage& u, const std::string& name, int64_t amount) const;
   static void add_host_ports(PodUsage& u, const Container& c);

@@ -223,6 +223,8 @@ class PodPlan {
   // One of the filters that read whole topology domains; nothing when it
   // admits the node.
   std::optional<NodeStatus> domain_filter(const Cluster& c, NodeIndex n, Plugin plugin, const Relief* relief) const;
+  // How many of the pod's ReadWriteOncePod claims a bound pod uses already.
+  int64_t read_write_once_pod_in_use(const Cluster& c) const;
   // The volume plugins' PreFilters and what their filters read; an
   // unmodelled case is returned as what the engine does not model.
   std::optional<std::string> plan_volumes(const Cluster& c, const Profile& profile, const Pod& pod);

@@ -274,25 +274,31 @@ void AffinityCounts::their_score(NodeIndex n, const BoundPod& p, NodeState& out)
                 at, out.score, out.score_hits);
 }
 
+void AffinityCounts::count_own(NodeIndex n, const OwnMatches& m, NodeState& s) const {
+  if (filters_) own_filter(n, m, s.affinity, s.anti_affinity);
+  if (scores_) own_score(n, m, s);
+}
+
+void AffinityCounts::count_pods_with_terms(const Cluster& c, NodeIndex n, NodeState& s) const {
+  const std::vector<BoundPod>& pods = c.pods_on(n);
+  for (uint32_t pos : c.affinity_positions(n)) {
+    if (filters_) their_filter(n, pods[pos], s.existing);
+    if (scores_) their_score(n, pods[pos], s);
+  }
+}
+
 AffinityCounts::NodeState AffinityCounts::count_node(const Cluster& c, NodeIndex n) const {
   NodeState s;
   if (!own_ && c.affinity_pods_on(n) == 0) return s;
   // A node without labels has no topology pair; processExistingPod returns
   // at once for it.
   if (c.node(n).labels.empty()) return s;
-  const std::vector<BoundPod>& pods = c.pods_on(n);
   if (own_) {
-    for (const BoundPod& p : pods) {
-      if (!p.meta) continue;
-      const OwnMatches m = own_matches(p.meta);
-      if (filters_) own_filter(n, m, s.affinity, s.anti_affinity);
-      if (scores_) own_score(n, m, s);
+    for (const BoundPod& p : c.pods_on(n)) {
+      if (p.meta) count_own(n, own_matches(p.meta), s);
     }
   }
-  for (uint32_t pos : c.affinity_positions(n)) {
-    if (filters_) their_filter(n, pods[pos], s.existing);
-    if (scores_) their_score(n, pods[pos], s);
-  }
+  count_pods_with_terms(c, n, s);
   return s;
 }
 
@@ -371,8 +377,6 @@ void AffinityCounts::sync(const Cluster& c) {
         counted_.erase(it);
       }
     }
-    // Without terms of its own, a pod is counted only against pods with terms.
-    if (!own_ && c.affinity_pods_on(n) == 0) continue;
     record(n, count_node(c, n));
   }
 }
@@ -451,15 +455,9 @@ bool AffinityCounts::count_from_label_index(const Cluster& c) {
     for (size_t i = begin; i < next; ++i) {
       // No memo: each pod is looked at once here, and the memo keeps a
       // reference to what it remembers, which a raw pointer cannot give.
-      const OwnMatches m = match_own(*selectable[i].meta);
-      if (filters_) own_filter(n, m, s.affinity, s.anti_affinity);
-      if (scores_) own_score(n, m, s);
+      count_own(n, match_own(*selectable[i].meta), s);
     }
-    const std::vector<BoundPod>& pods = c.pods_on(n);
-    for (uint32_t pos : c.affinity_positions(n)) {
-      if (filters_) their_filter(n, pods[pos], s.existing);
-      if (scores_) their_score(n, pods[pos], s);
-    }
+    count_pods_with_terms(c, n, s);
     record(n, std::move(s));
   }
   return true;

@@ -154,6 +154,10 @@ class AffinityCounts {
   // What one pod on node n adds to the score map.
   void own_score(NodeIndex n, const OwnMatches& m, NodeState& out) const;
   void their_score(NodeIndex n, const BoundPod& p, NodeState& out) const;
+  // What a pod adds through the incoming pod's terms (m: which match it),
+  // and what node n's pods with terms add through theirs.
+  void count_own(NodeIndex n, const OwnMatches& m, NodeState& s) const;
+  void count_pods_with_terms(const Cluster& c, NodeIndex n, NodeState& s) const;
   static void apply(Counts& counts, size_t& nonzero, const Contribution& contribution, int64_t sign);
   // The first count, when every term of the pod's own that can select
   // anything has an In requirement on one key: the pods its terms can
