@@ -1,6 +1,7 @@
 // What the in-cluster scheduler's watch cache holds at 5,000 nodes and
-// 150,000 pods, and what rebuilding the engine's cluster from it costs (a
-// node's labels, taints or allocatable changing triggers one).
+// 150,000 pods, what building the engine's cluster from it costs (a relist
+// rebuilds it), and what a node added, removed or changed in place costs
+// instead (the watch event and the next decision's cluster()).
 //
 //   build/release/bench/tightpack_cache_memory [NODES] [PODS_PER_NODE]
 //
@@ -9,10 +10,14 @@
 // mallinfo2) before and after, per pod.
 #include <malloc.h>
 
+#include <algorithm>
 #include <boost/json.hpp>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
+#include <string>
+#include <vector>
 
 #include "daemon/cache.hpp"
 #include "synthetic_cluster.hpp"
@@ -68,10 +73,51 @@ int main(int argc, char** argv) {
   cache.cluster();
   const double build_ms = ms_since(t);
   const size_t with_cluster = heap_in_use();
-  // A node change: the next decision rebuilds.
-  auto changed = cache.nodes().begin()->second;
-  changed.node.labels.emplace_back("tightpack.io/changed", "yes");
-  cache.upsert_node(changed);
+  // Node events, each timed from the watch event to the next decision's
+  // cluster(), the median of `rounds`.
+  const int rounds = 41;
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  const autoscaler::CaNode model = cache.nodes().begin()->second;
+  std::vector<double> changed_ms, added_ms, removed_ms;
+  for (int i = 0; i < rounds; ++i) {
+    autoscaler::CaNode changed = cache.nodes().begin()->second;  // relabelled, then back
+    if (i % 2 == 0) {
+      changed.node.labels.emplace_back("zz.tightpack.io/changed", "yes");
+    } else {
+      changed.node.labels.pop_back();
+    }
+    t = std::chrono::steady_clock::now();
+    cache.upsert_node(changed);
+    cache.cluster();
+    changed_ms.push_back(ms_since(t));
+    autoscaler::CaNode added = model;  // the autoscaler adds one of the pool's nodes
+    added.node.name = "zz-added-" + std::to_string(i);
+    for (auto& [key, value] : added.node.labels) {
+      if (key == "kubernetes.io/hostname") value = added.node.name;
+    }
+    t = std::chrono::steady_clock::now();
+    cache.upsert_node(added);
+    cache.cluster();
+    added_ms.push_back(ms_since(t));
+  }
+  for (int i = 0; i < rounds; ++i) {
+    // A node with its pods (30 bound pods stay, holding it, until deleted).
+    const std::string name = std::next(cache.nodes().begin(), 1 + i * 7)->first;
+    t = std::chrono::steady_clock::now();
+    cache.remove_node(name);
+    cache.cluster();
+    removed_ms.push_back(ms_since(t));
+  }
+  const int64_t in_place = cache.node_updates() + cache.node_adds() + cache.node_removes();
+  // A relist: the whole cluster again.
+  {
+    std::vector<autoscaler::CaNode> all;
+    for (const auto& [name, n] : cache.nodes()) all.push_back(n);
+    cache.replace_nodes(std::move(all));
+  }
   t = std::chrono::steady_clock::now();
   cache.cluster();
   const double rebuild_ms = ms_since(t);
@@ -81,6 +127,10 @@ int main(int argc, char** argv) {
               double(objects - before) / double(pods));
   std::printf("engine cluster: %.1f MiB more; total %.1f MiB\n", (with_cluster - objects) / 1048576.0,
               (with_cluster - before) / 1048576.0);
-  std::printf("cluster build %.0f ms, rebuild after a node change %.0f ms\n", build_ms, rebuild_ms);
+  std::printf("cluster build %.0f ms, rebuild after a relist %.0f ms\n", build_ms, rebuild_ms);
+  std::printf("in place (median of %d, %lld of %lld node events without a rebuild): node changed %.3f ms, "
+              "added %.3f ms, removed with its pods %.3f ms\n",
+              rounds, static_cast<long long>(in_place), static_cast<long long>(3 * rounds), median(changed_ms),
+              median(added_ms), median(removed_ms));
   return 0;
 }

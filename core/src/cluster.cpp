@@ -193,33 +193,159 @@ std::vector<StrId> Cluster::set_node_columns(NodeIndex n, const Node& node) {
   return images;
 }
 
-bool Cluster::update_node(NodeIndex n, Node node) {
+bool Cluster::has_scalar_columns_of(const Node& node) const {
   for (const auto& [name, v] : node.allocatable) {
-    if (is_scalar_resource(name) &&
-        !std::binary_search(scalar_names_.begin(), scalar_names_.end(), name)) {
+    if (is_scalar_resource(name) && !std::binary_search(scalar_names_.begin(), scalar_names_.end(), name)) {
       return false;
     }
   }
-  for (auto& [key, column] : label_columns_) column[n] = kNoStr;
-  domains_.clear();  // built again from the columns when next asked
+  return true;
+}
+
+void Cluster::forget_images_of(NodeIndex n) {
   for (StrId id : image_sets_[image_set_[n]]) {
     auto st = image_states_.find(id);
     if (st != image_states_.end() && --st->second.num_nodes == 0) image_states_.erase(st);
   }
-  std::vector<StrId> images = set_node_columns(n, node);
+}
+
+void Cluster::set_node_sets(NodeIndex n, const std::vector<Taint>& taints, std::vector<StrId> images) {
   // Sets are shared by value; one no node uses any more is left, unused.
-  auto taints = std::find(taint_sets_.begin(), taint_sets_.end(), node.taints);
-  if (taints == taint_sets_.end()) taints = taint_sets_.insert(taint_sets_.end(), node.taints);
-  taint_set_[n] = static_cast<uint32_t>(taints - taint_sets_.begin());
+  auto t = std::find(taint_sets_.begin(), taint_sets_.end(), taints);
+  if (t == taint_sets_.end()) t = taint_sets_.insert(taint_sets_.end(), taints);
+  taint_set_[n] = static_cast<uint32_t>(t - taint_sets_.begin());
   auto set = std::find(image_sets_.begin(), image_sets_.end(), images);
   if (set == image_sets_.end()) set = image_sets_.insert(image_sets_.end(), std::move(images));
   image_set_[n] = static_cast<uint32_t>(set - image_sets_.begin());
-  nodes_[n] = std::move(node);
-  ++generation_[n];
+}
+
+void Cluster::nodes_changed() {
+  domains_.clear();  // built again from the columns when next asked
   ++epoch_;
-  ++affinity_generation_[n];
   ++affinity_epoch_;
   instance_ = InstanceId();
+}
+
+bool Cluster::update_node(NodeIndex n, Node node) {
+  if (!has_scalar_columns_of(node) || !keeps_scalar_columns(n, &node)) return false;
+  for (auto& [key, column] : label_columns_) column[n] = kNoStr;
+  forget_images_of(n);
+  std::vector<StrId> images = set_node_columns(n, node);
+  set_node_sets(n, node.taints, std::move(images));
+  // A build has a column only for keys some node carries.
+  for (const auto& [key, value] : nodes_[n].labels) {
+    auto column = label_columns_.find(key);
+    if (column != label_columns_.end() &&
+        std::all_of(column->second.begin(), column->second.end(), [](StrId v) { return v == kNoStr; })) {
+      label_columns_.erase(column);
+    }
+  }
+  nodes_[n] = std::move(node);
+  ++generation_[n];
+  ++affinity_generation_[n];
+  nodes_changed();
+  return true;
+}
+
+bool Cluster::add_node(Node node) {
+  if (!has_scalar_columns_of(node) || by_name_.count(node.name)) return false;
+  const auto n = static_cast<NodeIndex>(nodes_.size());
+  by_name_.emplace(node.name, n);
+  nodes_.push_back(std::move(node));
+  for (auto* column : {&alloc_cpu_, &alloc_mem_, &alloc_eph_, &allowed_pods_, &req_cpu_, &req_mem_, &req_eph_,
+                       &nz_cpu_, &nz_mem_, &pod_count_}) {
+    column->push_back(0);
+  }
+  for (auto& column : alloc_scalar_) column.push_back(0);
+  for (auto& column : req_scalar_) column.push_back(0);
+  for (auto& column : has_scalar_) column.push_back(0);
+  for (auto& [key, column] : label_columns_) column.push_back(kNoStr);
+  taint_set_.push_back(0);
+  image_set_.push_back(0);
+  generation_.push_back(0);
+  affinity_generation_.push_back(0);
+  affinity_positions_.emplace_back();
+  pods_.emplace_back();
+  ports_.emplace_back();
+  attached_.emplace_back();
+  csi_node_index_.push_back(storage_.csi_node_index(nodes_[n].name));
+  std::vector<StrId> images = set_node_columns(n, nodes_[n]);
+  set_node_sets(n, nodes_[n].taints, std::move(images));
+  nodes_changed();
+  return true;
+}
+
+bool Cluster::keeps_scalar_columns(NodeIndex n, const Node* replacement) const {
+  // A build has a scalar column only while a node offers it or a bound pod
+  // asks for it; the node's own pods still ask (they hold the node until
+  // they are deleted).
+  for (uint32_t s = 0; s < scalar_names_.size(); ++s) {
+    if (!has_scalar_[s][n] || (replacement && find_resource(replacement->allocatable, scalar_names_[s]))) continue;
+    bool kept = false;
+    for (NodeIndex m = 0; m < size() && !kept; ++m) kept = m != n && has_scalar_[s][m];
+    for (NodeIndex m = 0; m < size() && !kept; ++m) {
+      for (const BoundPod& pod : pods_[m]) {
+        auto asks = [s](const auto& e) { return e.first == s; };
+        if (std::any_of(pod.usage.scalars.begin(), pod.usage.scalars.end(), asks)) {
+          kept = true;
+          break;
+        }
+      }
+    }
+    if (!kept) return false;
+  }
+  return true;
+}
+
+bool Cluster::remove_node(NodeIndex n) {
+  if (!keeps_scalar_columns(n, nullptr)) return false;
+  for (const BoundPod& pod : pods_[n]) {
+    if (pod.affinity) {
+      --affinity_pods_;
+      if (plugins::reads_namespace_labels(*pod.affinity)) --namespace_label_readers_;
+    }
+    if (pod.storage) {
+      for (const auto& key : pod.storage->claim_keys) --claim_users_[key];
+      if (pod.storage->in_tree) --in_tree_volume_pods_;
+    }
+  }
+  // One pass over the label index, not one search per pod and label: the
+  // node's entries go, the later nodes' move down by one.
+  for (auto it = label_pods_.begin(); it != label_pods_.end();) {
+    auto& list = it->second;
+    list.erase(std::remove_if(list.begin(), list.end(), [n](const LabelledPod& p) { return p.node == n; }),
+               list.end());
+    for (LabelledPod& p : list) p.node -= p.node > n ? 1 : 0;
+    it = list.empty() ? label_pods_.erase(it) : std::next(it);
+  }
+  forget_images_of(n);
+  by_name_.erase(nodes_[n].name);
+  for (auto& [name, index] : by_name_) index -= index > n ? 1 : 0;
+  auto erase = [n](auto& v) { v.erase(v.begin() + static_cast<std::ptrdiff_t>(n)); };
+  erase(nodes_);
+  for (auto* column : {&alloc_cpu_, &alloc_mem_, &alloc_eph_, &allowed_pods_, &req_cpu_, &req_mem_, &req_eph_,
+                       &nz_cpu_, &nz_mem_, &pod_count_}) {
+    erase(*column);
+  }
+  for (auto& column : alloc_scalar_) erase(column);
+  for (auto& column : req_scalar_) erase(column);
+  for (auto& column : has_scalar_) erase(column);
+  for (auto it = label_columns_.begin(); it != label_columns_.end();) {
+    erase(it->second);
+    // A build has a column only for keys some node carries.
+    const bool used = std::any_of(it->second.begin(), it->second.end(), [](StrId v) { return v != kNoStr; });
+    it = used ? std::next(it) : label_columns_.erase(it);
+  }
+  erase(taint_set_);
+  erase(image_set_);
+  erase(generation_);
+  erase(affinity_generation_);
+  erase(affinity_positions_);
+  erase(pods_);
+  erase(ports_);
+  erase(attached_);
+  erase(csi_node_index_);
+  nodes_changed();
   return true;
 }
 

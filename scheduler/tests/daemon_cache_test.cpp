@@ -22,7 +22,7 @@ namespace json = boost::json;
 autoscaler::CaNode node(const std::string& name, int cpu, const std::string& pool = "workers") {
   autoscaler::CaNode n;
   n.node.name = name;
-  n.node.labels = {{"cloud.google.com/gke-nodepool", pool}};
+  n.node.labels = {{"cloud.google.com/gke-nodepool", pool}, {"kubernetes.io/hostname", name}};
   n.node.allocatable = {{"cpu", cpu * 1000}, {"memory", int64_t(cpu) * (4LL << 30)}, {"pods", 110}};
   n.node.capacity = n.node.allocatable;
   return n;
@@ -51,8 +51,28 @@ std::map<std::string, int64_t> cpu_by_node(const Cluster& c) {
   return out;
 }
 
+// A pod of the random-event test: by its name, a Dask worker or a notebook,
+// and one in four keeps workers off its node where it can (a bound pod's
+// terms and labels are what the cluster's label index and affinity counts
+// hold, and what a node removal must take away).
+autoscaler::CaPod workload_pod(const std::string& name, int64_t millicores, const std::string& node_name = "") {
+  autoscaler::CaPod p = pod(name, millicores, node_name);
+  const size_t h = std::hash<std::string>{}(name);
+  p.pod.labels.emplace_back("component", h % 2 ? "worker" : "notebook");
+  if (h % 4 == 0) {
+    PodAffinityTerm term;
+    term.anti = true;
+    term.weight = 10;
+    term.label_selector = LabelSelector{{{"component", "worker"}}, {}};
+    term.topology_key = "kubernetes.io/hostname";
+    p.pod.pod_affinity_terms.push_back(term);
+  }
+  return p;
+}
+
 // Pods that read what a node change moves: the pool label, the zone, the
-// worker taint, cordons and allocatable.
+// worker taint, cordons and allocatable; the bound pods' labels and terms,
+// by node and by zone.
 std::vector<Pod> probes() {
   Pod worker = pod("probe-worker", 1).pod;  // small: fits while the nodes fill up
   worker.tolerations.push_back(Toleration{"k8s.dask.org/dedicated", "Equal", "worker", "NoSchedule"});
@@ -62,7 +82,26 @@ std::vector<Pod> probes() {
       PreferredSchedulingTerm{5, NodeSelectorTerm{{{"topology.kubernetes.io/zone", "Exists", {}}}, {}}});
   Pod notebook = pod("probe-notebook", 1).pod;
   notebook.node_selector = {{"cloud.google.com/gke-nodepool", "workers"}};
-  return {worker, notebook};
+  Pod spread = workload_pod("probe-spread", 1).pod;
+  spread.labels = {{"component", "worker"}};
+  spread.topology_spread.push_back(TopologySpreadConstraint{1, "topology.kubernetes.io/zone", "DoNotSchedule",
+                                                            LabelSelector{{{"component", "worker"}}, {}}});
+  spread.topology_spread.push_back(TopologySpreadConstraint{1, "kubernetes.io/hostname", "ScheduleAnyway",
+                                                            LabelSelector{{{"component", "worker"}}, {}}});
+  Pod apart = workload_pod("probe-apart", 1).pod;
+  PodAffinityTerm term;
+  term.anti = true;
+  term.required = true;
+  term.label_selector = LabelSelector{{{"component", "notebook"}}, {}};
+  term.topology_key = "kubernetes.io/hostname";
+  apart.pod_affinity_terms = {term};
+  term.anti = false;
+  term.required = false;
+  term.weight = 20;
+  term.label_selector = LabelSelector{{{"component", "worker"}}, {}};
+  term.topology_key = "topology.kubernetes.io/zone";
+  apart.pod_affinity_terms.push_back(term);
+  return {worker, notebook, spread, apart};
 }
 
 // A decision as node names: the verdict of each node, the score of each
@@ -95,7 +134,7 @@ TEST(ClusterCache, IncrementalClusterEqualsARebuildAfterRandomEvents) {
     const std::string target = "node-" + std::to_string(rng() % 7);  // node-6 does not exist
     if (op <= 1 || names.empty()) {
       const std::string name = "p" + std::to_string(step);
-      cache.upsert_pod(pod(name, 100 + 100 * (rng() % 5), op == 0 ? target : ""));
+      cache.upsert_pod(workload_pod(name, 100 + 100 * (rng() % 5), op == 0 ? target : ""));
       names.push_back(name);
       continue;
     }
@@ -104,12 +143,15 @@ TEST(ClusterCache, IncrementalClusterEqualsARebuildAfterRandomEvents) {
     const PodRecord* rec = cache.pod(key);
     switch (op) {
       case 2:  // bound by the watch
-        if (rec) cache.upsert_pod(pod(name, rec->pod.pod.containers[0].requests[0].second, target));
+        if (rec) cache.upsert_pod(workload_pod(name, rec->pod.pod.containers[0].requests[0].second, target));
         break;
       case 3:
         if (rec && rec->pending()) {
-          Cluster& c = cache.cluster();
-          cache.assume(key, target, BoundPod{key, 0, c.usage_of(rec->pod.pod), ""});
+          // As the daemon assumes: the plan's copy of the pod.
+          static const Profile profile = default_profile();
+          auto plan = PodPlan::make(cache.cluster(), profile, rec->pod.pod);
+          ASSERT_TRUE(plan) << plan.error().what();
+          cache.assume(key, target, plan->bound(key));
         }
         break;
       case 4:
@@ -119,10 +161,10 @@ TEST(ClusterCache, IncrementalClusterEqualsARebuildAfterRandomEvents) {
         cache.remove_pod(key);
         break;
       case 7:  // resized in place (or its spec seen anew after an assumption): same node, new requests
-        if (rec) cache.upsert_pod(pod(name, 100 + 100 * (rng() % 5), rec->pod.pod.node_name));
+        if (rec) cache.upsert_pod(workload_pod(name, 100 + 100 * (rng() % 5), rec->pod.pod.node_name));
         break;
       case 6:
-        if (rng() % 3 == 0) {  // a node goes (the next cluster() rebuilds), comes or changes (in place)
+        if (rng() % 3 == 0) {  // a node goes, comes or changes, all in place
           const int change = static_cast<int>(rng() % 5);
           auto it = cache.nodes().find(target);
           autoscaler::CaNode changed = it == cache.nodes().end() ? node(target, 8) : it->second;
@@ -133,7 +175,8 @@ TEST(ClusterCache, IncrementalClusterEqualsARebuildAfterRandomEvents) {
           } else if (change == 1) {
             changed.node.allocatable = node(target, 8 + static_cast<int>(rng() % 3)).node.allocatable;
           } else if (change == 2) {
-            changed.node.labels = {{"cloud.google.com/gke-nodepool", rng() % 2 ? "workers" : "users"}};
+            changed.node.labels = {{"cloud.google.com/gke-nodepool", rng() % 2 ? "workers" : "users"},
+                                   {"kubernetes.io/hostname", target}};
             if (rng() % 3) changed.node.labels.emplace_back("topology.kubernetes.io/zone", rng() % 2 ? "z1" : "z2");
           } else if (change == 3) {
             changed.node.taints.clear();
@@ -178,6 +221,9 @@ TEST(ClusterCache, IncrementalClusterEqualsARebuildAfterRandomEvents) {
     }
   }
   EXPECT_GT(cache.node_updates(), 0);
+  EXPECT_GT(cache.node_adds(), 0);
+  EXPECT_GT(cache.node_removes(), 0);
+  EXPECT_EQ(cache.rebuilds(), 1);  // the first cluster() only
 }
 
 TEST(ClusterCache, ARelistKeepsAssumptionsOfPodsStillPending) {

@@ -125,9 +125,18 @@ class Cluster {
   // Node n changed in place (labels, taints, cordon, allocatable, images;
   // the same name): the cluster becomes what a build with the new node would
   // be, and a new instance(), so that every plan and count made before is
-  // made again. False, with nothing changed, when the node offers a scalar
-  // resource the cluster has no column for: build it again then.
+  // made again. False, with nothing changed, when a build would have other
+  // scalar columns (the node offers one the cluster has no column for, or
+  // no longer offers one nothing else offers or asks for): build it again.
   bool update_node(NodeIndex n, Node node);
+  // A node joins, after the others (decisions do not depend on node order:
+  // ties are broken by name), or leaves with the pods bound to it; the
+  // cluster becomes what a build with or without it would be, and a new
+  // instance(). False, with nothing changed, when a build would have other
+  // scalar columns (the node adds one, or takes the last offer of one no
+  // pod asks for), or, for add_node, when the name is taken.
+  bool add_node(Node node);
+  bool remove_node(NodeIndex n);
 
   // Placing a pod whose unbound claims wait for their first consumer runs
   // VolumeBinding's Reserve: later pods see the claims assumed.
@@ -236,6 +245,15 @@ class Cluster {
   // entries empty before), its images counted in image_states_; returns its
   // image set, sorted.
   std::vector<StrId> set_node_columns(NodeIndex n, const Node& node);
+  // Node n's taint and image sets, shared by value with the other nodes.
+  void set_node_sets(NodeIndex n, const std::vector<Taint>& taints, std::vector<StrId> images);
+  bool has_scalar_columns_of(const Node& node) const;
+  // Whether a build would still have every scalar column node n offers,
+  // without it or with `replacement` in its place.
+  bool keeps_scalar_columns(NodeIndex n, const Node* replacement) const;
+  void forget_images_of(NodeIndex n);
+  // Every plan, count and domain made before is made again.
+  void nodes_changed();
   void add_usage(NodeIndex n, const PodUsage& u, int sign);
   void add_scalar(PodUsage& u, const std::string& name, int64_t amount) const;
   static void add_host_ports(PodUsage& u, const Container& c);

@@ -90,8 +90,13 @@ bool ClusterCache::upsert_node(autoscaler::CaNode node) {
   auto it = nodes_.find(node.node.name);
   if (it == nodes_.end()) {
     std::string name = node.node.name;
-    nodes_.emplace(std::move(name), std::move(node));
-    dirty_ = true;
+    it = nodes_.emplace(std::move(name), std::move(node)).first;
+    if (!dirty_ && cluster_ && cluster_->add_node(it->second.node)) {
+      ++node_adds_;
+      place_waiting(it->first);
+    } else {
+      dirty_ = true;
+    }
     return true;
   }
   const bool changed = !same_for_scheduling(it->second.node, node.node);
@@ -111,8 +116,45 @@ bool ClusterCache::upsert_node(autoscaler::CaNode node) {
 bool ClusterCache::remove_node(const std::string& name) {
   ++generation_;
   if (nodes_.erase(name) == 0) return false;
-  dirty_ = true;
+  if (dirty_ || !cluster_) return true;
+  const NodeIndex n = cluster_->find(name);
+  if (n >= cluster_->size()) return true;
+  std::vector<std::string> keys;  // its pods still hold it, until they are deleted
+  for (const BoundPod& pod : cluster_->pods_on(n)) keys.push_back(pod.key);
+  if (!cluster_->remove_node(n)) {
+    dirty_ = true;
+    return true;
+  }
+  ++node_removes_;
+  for (const auto& key : keys) {
+    placed_.erase(key);
+    wait(key, name);
+  }
   return true;
+}
+
+void ClusterCache::place_waiting(const std::string& node) {
+  auto it = waiting_.find(node);
+  if (it == waiting_.end()) return;
+  const std::set<std::string> keys = std::move(it->second);
+  waiting_.erase(it);
+  for (const auto& key : keys) {
+    waits_for_.erase(key);
+    sync(key);
+  }
+}
+
+void ClusterCache::wait(const std::string& key, const std::string& node) {
+  waits_for_[key] = node;
+  waiting_[node].insert(key);
+}
+
+void ClusterCache::unwait(const std::string& key) {
+  auto it = waits_for_.find(key);
+  if (it == waits_for_.end()) return;
+  auto w = waiting_.find(it->second);
+  if (w != waiting_.end() && w->second.erase(key) && w->second.empty()) waiting_.erase(w);
+  waits_for_.erase(it);
 }
 
 void ClusterCache::replace_pods(std::vector<autoscaler::CaPod> pods) {
@@ -175,8 +217,13 @@ void ClusterCache::assume(const std::string& key, const std::string& node, Bound
   it->second.assumed_node = node;
   if (dirty_ || !cluster_) return;
   unplace(key);
+  unwait(key);
   const NodeIndex n = cluster_->find(node);
-  if (n < cluster_->size()) place(key, it->second, n, std::move(bound));
+  if (n < cluster_->size()) {
+    place(key, it->second, n, std::move(bound));
+  } else {
+    wait(key, node);
+  }
 }
 
 void ClusterCache::forget(const std::string& key) {
@@ -220,11 +267,16 @@ void ClusterCache::sync(const std::string& key) {
   const std::string want = rec ? rec->holds() : "";
   auto it = placed_.find(key);
   const std::string have = it == placed_.end() ? "" : it->second;
-  if (want == have) return;
+  if (!want.empty() && want == have) return;
   unplace(key);
+  unwait(key);
   if (want.empty()) return;
   const NodeIndex n = cluster_->find(want);
-  if (n < cluster_->size()) place(key, *rec, n);
+  if (n < cluster_->size()) {
+    place(key, *rec, n);
+  } else {
+    wait(key, want);
+  }
 }
 
 Cluster& ClusterCache::cluster() {
@@ -252,6 +304,11 @@ Cluster& ClusterCache::cluster() {
   placed_.clear();
   for (NodeIndex n = 0; n < cluster_->size(); ++n) {
     for (const auto& bp : cluster_->pods_on(n)) placed_[bp.key] = cluster_->name(n);
+  }
+  waits_for_.clear();
+  waiting_.clear();
+  for (const auto& [key, rec] : pods_) {
+    if (!rec.holds().empty() && !nodes_.count(rec.holds())) wait(key, rec.holds());
   }
   dirty_ = false;
   ++rebuilds_;

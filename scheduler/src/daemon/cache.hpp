@@ -1,14 +1,16 @@
 // The scheduler's view of the cluster: the watched Nodes, Pods and
 // PodDisruptionBudgets as core decoded them, the pods this scheduler assumed
 // on a node before the API confirmed the binding, and the engine's Cluster
-// kept equal to all of that: pod events and node changes (labels, taints,
-// cordon, allocatable) change it in place; nodes added or removed rebuild it
-// before the next decision.
+// kept equal to all of that: pod events and nodes added, removed or changed
+// (labels, taints, cordon, allocatable) change it in place; a relist, or a
+// node that would change the cluster's scalar columns, rebuilds it before
+// the next decision.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -71,8 +73,11 @@ class ClusterCache {
   // The engine's cluster, rebuilt first when nodes changed.
   Cluster& cluster();
   int64_t rebuilds() const { return rebuilds_; }
-  // Nodes changed in place (Cluster::update_node) rather than by a rebuild.
+  // Nodes changed, added and removed in place (Cluster::update_node,
+  // add_node, remove_node) rather than by a rebuild.
   int64_t node_updates() const { return node_updates_; }
+  int64_t node_adds() const { return node_adds_; }
+  int64_t node_removes() const { return node_removes_; }
   // Changes with every change above: what /snapshot publishes is rebuilt only
   // when it moved.
   uint64_t generation() const { return generation_; }
@@ -81,6 +86,11 @@ class ClusterCache {
   void sync(const std::string& key);
   void place(const std::string& key, const PodRecord& rec, NodeIndex n, std::optional<BoundPod> bound = std::nullopt);
   void unplace(const std::string& key);
+  // Pods that hold a node the cluster does not have (yet: the watch can show
+  // a pod before its node, or still after it), placed when it comes.
+  void wait(const std::string& key, const std::string& node);
+  void place_waiting(const std::string& node);
+  void unwait(const std::string& key);
 
   std::map<std::string, autoscaler::CaNode> nodes_;
   std::unordered_map<std::string, PodRecord> pods_;
@@ -88,8 +98,12 @@ class ClusterCache {
   std::optional<Cluster> cluster_;
   bool dirty_ = true;
   std::unordered_map<std::string, std::string> placed_;  // what cluster_ holds: pod key -> node
+  std::unordered_map<std::string, std::string> waits_for_;  // pod key -> node missing from cluster_
+  std::unordered_map<std::string, std::set<std::string>> waiting_;  // node -> pod keys
   int64_t rebuilds_ = 0;
   int64_t node_updates_ = 0;
+  int64_t node_adds_ = 0;
+  int64_t node_removes_ = 0;
   uint64_t generation_ = 0;
 };
 
