@@ -70,7 +70,8 @@ class ClusterCache {
   // The binding failed: the room is given back (unless the API bound it meanwhile).
   void forget(const std::string& key);
 
-  // The engine's cluster, rebuilt first when nodes changed.
+  // The engine's cluster, rebuilt first after a relist or a node event it
+  // could not take in place.
   Cluster& cluster();
   int64_t rebuilds() const { return rebuilds_; }
   // Nodes changed, added and removed in place (Cluster::update_node,
