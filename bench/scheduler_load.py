@@ -61,8 +61,9 @@ def process_cpu_seconds(pid: int) -> float:
 
 
 class Pollers:
-    """`count` threads asking /snapshot again as soon as each answer is read; with `revalidate`,
-    each sends the ETag of the last snapshot it read in If-None-Match."""
+    """`count` threads, each from its own loopback address, asking /snapshot again as soon as
+    each answer is read; with `revalidate`, each sends the ETag of the last snapshot it read in
+    If-None-Match."""
 
     def __init__(self, sched, count: int, token: str, revalidate: bool = False):
         self.sched, self.token, self.revalidate = sched, token, revalidate
@@ -70,15 +71,19 @@ class Pollers:
         self.bytes = 0
         self.lock = threading.Lock()
         self.stop_flag = threading.Event()
-        self.threads = [threading.Thread(target=self.run, daemon=True) for _ in range(count)]
+        # each from an address of its own, as users' servers in their own pods are (the daemon
+        # paces /snapshot per client address)
+        self.threads = [threading.Thread(target=self.run, args=(f"127.0.1.{1 + i}",), daemon=True)
+                        for i in range(count)]
         for t in self.threads:
             t.start()
 
-    def run(self):
+    def run(self, source: str):
         etag = None
         while not self.stop_flag.is_set():
             headers = {"If-None-Match": etag} if self.revalidate and etag else None
-            status, answer_headers, body = http_request(self.sched.base + "/snapshot", 30, self.token, headers)
+            status, answer_headers, body = http_request(self.sched.base + "/snapshot", 30, self.token, headers,
+                                                        source=source)
             if status == 200:
                 etag = answer_headers.get("ETag") or etag
             with self.lock:

@@ -311,7 +311,11 @@ int schedule(const std::vector<std::string>& argv, std::istream& in, std::ostrea
     }
     return text_answer(404, "not found\n");
   };
-  auto started = http.start(listen, serve, daemon::HttpLimits{}, "--listen", &*certificate);
+  daemon::HttpLimits secure_limits;
+  // What costs the daemon (and, for a caller it cannot vouch for, the API
+  // server a TokenReview) waits its turn; probes never do.
+  secure_limits.paced_paths = {"/metrics", "/snapshot"};
+  auto started = http.start(listen, serve, secure_limits, "--listen", &*certificate);
   if (!started) {
     err << "tightpack schedule: " << started.error().what() << "\n";
     return kInputError;

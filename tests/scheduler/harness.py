@@ -842,12 +842,26 @@ UNVERIFIED_TLS = ssl._create_unverified_context()
 
 
 def http_request(url: str, timeout: float = 5.0, token: Optional[str] = None,
-                 headers: Optional[dict] = None) -> tuple:
+                 headers: Optional[dict] = None, source: Optional[str] = None) -> tuple:
     """(status, headers, body text) of a GET (HTTPS without verifying the certificate); status 0
-    when nothing answers."""
+    when nothing answers. `source` is the local address to ask from (any of 127.0.0.0/8 on
+    loopback), as another pod would: the daemon paces its costly answers per client address."""
     h = dict(headers or {})
     if token:
         h["Authorization"] = f"Bearer {token}"
+    if source:
+        parts = urllib.parse.urlsplit(url)
+        cls = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
+        kw = {"context": UNVERIFIED_TLS} if parts.scheme == "https" else {}
+        conn = cls(parts.hostname, parts.port, timeout=timeout, source_address=(source, 0), **kw)
+        try:
+            conn.request("GET", parts.path + (f"?{parts.query}" if parts.query else ""), headers=h)
+            resp = conn.getresponse()
+            return resp.status, dict(resp.headers), resp.read().decode(errors="replace")
+        except (ConnectionError, socket.timeout, OSError, http.client.HTTPException):
+            return 0, {}, ""
+        finally:
+            conn.close()
     req = urllib.request.Request(url, headers=h)
     context = UNVERIFIED_TLS if url.startswith("https:") else None
     try:

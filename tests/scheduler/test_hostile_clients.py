@@ -136,10 +136,13 @@ def test_snapshot_is_built_at_most_every_few_seconds_and_revalidated(cluster, sc
     tp.wait_ready()
     before = builds()
     t = time.monotonic()
+    # 20 users' servers (one address each, as pods have), asking at once and again
     with ThreadPoolExecutor(20) as pool:
-        bodies = list(pool.map(lambda _: tp.get("/snapshot", timeout=10), range(100)))
+        bodies = list(pool.map(
+            lambda i: http_request(f"{tp.base}/snapshot", 10, tp.token, source=f"127.0.0.{10 + i % 20}"),
+            range(40)))
     took = time.monotonic() - t
-    assert all(status == 200 for status, _ in bodies)
+    assert all(status == 200 for status, _, _ in bodies), sorted({status for status, _, _ in bodies})
     assert builds() - before <= 1 + took / 3, f"{builds() - before:g} builds for 100 requests in {took:.1f} s"
     status, headers, body = http_request(f"{tp.base}/snapshot", 10, tp.token)
     etag = headers.get("ETag", "")
@@ -149,3 +152,40 @@ def test_snapshot_is_built_at_most_every_few_seconds_and_revalidated(cluster, sc
     # A change is published on the next request after the interval.
     cluster.node("sc-1", cpu="8", memory="32Gi")
     wait_for(lambda: "sc-1" in tp.get("/snapshot")[1], 10, "/snapshot to show the new node")
+
+
+def test_a_client_in_a_loop_waits_its_turn(cluster, schedulers):
+    """Any pod can ask /snapshot in a loop. Each client address gets a burst of 5 answers, then
+    one a second (the sidebar's server asks at most every 5 s); a request beyond its turn waits,
+    so a looping client spends nothing, and one whose turn is over 5 s away gets 429 with
+    Retry-After. Another address is served at once meanwhile, and probes are never paced."""
+    cluster.node("pace-0", cpu="8", memory="32Gi")
+    tp = schedulers.tightpack(identity="pacing")
+    tp.wait_ready()
+    answers, stop = [], threading.Event()
+
+    def loop(_):
+        while not stop.is_set():
+            status, headers, _ = http_request(f"{tp.base}/snapshot", 10, tp.token, source="127.0.0.77")
+            answers.append((status, headers.get("Retry-After"), time.monotonic()))
+
+    t = time.monotonic()
+    with ThreadPoolExecutor(10) as pool:
+        for _ in range(10):
+            pool.submit(loop, None)
+        time.sleep(1)
+        elsewhere = time.monotonic()
+        other = http_request(f"{tp.base}/snapshot", 10, tp.token, source="127.0.0.78")[0]
+        elsewhere = time.monotonic() - elsewhere
+        health = http_request(f"{tp.base}/healthz", 5, source="127.0.0.77")[0]
+        time.sleep(5)
+        stop.set()
+    window = 6.0
+    served = [a for a in answers if a[0] == 200 and a[2] - t <= window]
+    refused = [a for a in answers if a[0] == 429]
+    assert other == 200 and elsewhere < 1, f"another address waited {elsewhere:.1f} s ({other})"
+    assert health == 200
+    # a burst of 5, then one a second; a little slack for the clock
+    assert 5 <= len(served) <= 5 + window + 1, f"{len(served)} answers in {window} s from one address"
+    assert refused and all(ra == "5" for _, ra, _ in refused), refused[:3]
+    assert {s for s, _, _ in answers} <= {200, 429}, sorted({s for s, _, _ in answers})

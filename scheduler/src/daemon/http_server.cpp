@@ -8,6 +8,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
+#include <algorithm>
 #include <optional>
 #include <thread>
 
@@ -27,6 +28,7 @@ struct HttpServer::Impl {
   HttpHandler handler;
   std::size_t open = 0;  // touched on the I/O thread only
   std::optional<ssl::context> tls;  // set: the port serves HTTPS only
+  RequestPacer pacer;  // touched on the I/O thread only
   net::io_context io{1};
   tcp::acceptor acceptor{io};
   net::steady_timer retry{io};
@@ -48,7 +50,8 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
   static constexpr bool kTls = std::is_same_v<Stream, TlsStream>;
 
  public:
-  Session(HttpServer::Impl& server, tcp::socket socket) : server_(server), stream_(make_stream(server, socket)) {
+  Session(HttpServer::Impl& server, tcp::socket socket)
+      : server_(server), stream_(make_stream(server, socket)), turn_(server.io) {
     ++server_.open;
   }
   ~Session() {
@@ -103,6 +106,32 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     request.if_none_match = std::string(req[http::field::if_none_match]);
     request.authorization = std::string(req[http::field::authorization]);
     beast::get_lowest_layer(stream_).expires_never();  // the handler's time is not the client's
+    const auto& paced = server_.limits.paced_paths;
+    if (std::find(paced.begin(), paced.end(), request.path) == paced.end()) {
+      handle(std::move(request));
+      return;
+    }
+    beast::error_code address_ec;
+    const auto peer = beast::get_lowest_layer(stream_).socket().remote_endpoint(address_ec);
+    const auto wait = server_.pacer.reserve(address_ec ? std::string() : peer.address().to_string(),
+                                            RequestPacer::Clock::now());
+    if (!wait) {
+      HttpAnswer busy = text_answer(429, "too many requests for " + request.path + ": ask again later\n");
+      busy.retry_after = std::chrono::ceil<std::chrono::seconds>(server_.limits.pacing.max_wait);
+      write(std::move(busy));
+      return;
+    }
+    if (*wait <= RequestPacer::Clock::duration::zero()) {
+      handle(std::move(request));
+      return;
+    }
+    turn_.expires_after(*wait);
+    turn_.async_wait([self = this->shared_from_this(), request = std::move(request)](beast::error_code wait_ec) mutable {
+      if (!wait_ec) self->handle(std::move(request));
+    });
+  }
+
+  void handle(HttpRequest request) {
     net::post(*server_.workers, [self = this->shared_from_this(), request = std::move(request)]() mutable {
       HttpAnswer answer;
       try {
@@ -126,6 +155,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     // Revalidated each time (ETag), never kept by a proxy in between.
     res_->set(http::field::cache_control, answer.etag.empty() ? "no-store" : "private, no-cache");
     if (!answer.etag.empty()) res_->set(http::field::etag, answer.etag);
+    if (answer.retry_after.count() > 0) res_->set(http::field::retry_after, std::to_string(answer.retry_after.count()));
     res_->keep_alive(false);
     // The bytes stay with the session until the answer is written.
     body_ = answer.shared_body ? std::move(answer.shared_body)
@@ -152,6 +182,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
 
   HttpServer::Impl& server_;
   Stream stream_;
+  net::steady_timer turn_;  // a paced request's wait for its turn
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::empty_body>> parser_;
   std::optional<http::response<http::span_body<const char>>> res_;
@@ -206,6 +237,7 @@ Status HttpServer::start(const std::string& listen, HttpHandler handler, HttpLim
   }
   auto impl = std::make_unique<Impl>();
   impl->limits = limits;
+  impl->pacer = RequestPacer(limits.pacing);
   impl->handler = std::move(handler);
   beast::error_code ec;
   if (certificate) {

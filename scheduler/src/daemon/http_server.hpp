@@ -3,7 +3,8 @@
 // I/O thread, each request must arrive and each answer be taken within a
 // deadline, the number of open connections is capped, and handlers run on
 // worker threads of their own so that a slow answer (a snapshot) never delays
-// another request. stop() returns at once, whatever the clients do.
+// another request; costly paths are paced per client address. stop()
+// returns at once, whatever the clients do.
 #pragma once
 
 #include <chrono>
@@ -12,7 +13,9 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
+#include "daemon/request_pacer.hpp"
 #include "daemon/serving_cert.hpp"
 #include "tightpack/error.hpp"
 
@@ -32,6 +35,8 @@ struct HttpAnswer {
   // Bytes shared with a cache, served without a copy; when set, `body` is not.
   std::shared_ptr<const std::string> shared_body;
   std::string etag;
+  // Sent as Retry-After when set (a 429).
+  std::chrono::seconds retry_after{0};
 };
 
 inline HttpAnswer text_answer(unsigned status, std::string body) {
@@ -55,6 +60,10 @@ struct HttpLimits {
   std::size_t max_header_bytes = 8 * 1024;
   // Threads that run handlers; requests beyond them wait in line.
   unsigned handler_threads = 2;
+  // Requests for these paths wait for their turn (RequestPacer), per client
+  // address and in all, before a handler runs.
+  std::vector<std::string> paced_paths;
+  PacerLimits pacing;
 };
 
 class HttpServer {
