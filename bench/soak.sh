@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The soak of the in-cluster scheduler (not part of CI; a 90-second run of it is, in
+# The soak of the in-cluster scheduler (not part of CI; a one-minute run of it is, in
 # tests/scheduler/test_soak.py): two replicas of `tightpack schedule` with leader election on
 # the test control plane (loopback only) for 20 minutes while pods are created and deleted at
 # a steady rate, nodes added and removed, the leader killed and the API server restarted at

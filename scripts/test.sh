@@ -113,7 +113,7 @@ wait_for asan
 stage "test: asan (the GoogleTest suites, both corpora and the fuzzing seeds)"
 ctest --preset asan --no-tests=error || status=1
 stage "test: tightpack schedule under ASan + UBSan on the control plane"
-TIGHTPACK=build/asan/scheduler/tightpack tests/scheduler/run.sh || status=1
+TIGHTPACK_SOAK_SECONDS=45 TIGHTPACK=build/asan/scheduler/tightpack tests/scheduler/run.sh || status=1
 
 stage "all tests took $((SECONDS - start)) s"
 exit $status

@@ -14,12 +14,14 @@
 #include "tightpack/plugins/affinity_terms.hpp"
 #include "tightpack/plugins/cohort.hpp"
 #include "tightpack/profile.hpp"
+#include "decision_by_name.hpp"
 #include "test_util.hpp"
 
 namespace tightpack {
 namespace {
 
 using testing::bound_pod;
+using testing::decision_by_name;
 using testing::kGi;
 using testing::make_node;
 using testing::resources;
@@ -73,22 +75,6 @@ std::map<std::string, std::string> fingerprint(const Cluster& c) {
   std::string scalars;
   for (uint32_t s = 0; s < c.scalar_count(); ++s) scalars += c.scalar_name(s) + " ";
   out["scalars"] = scalars;
-  return out;
-}
-
-std::map<std::string, std::string> decision_by_name(const Cluster& c, const Pod& pod) {
-  static const Profile profile = default_profile();
-  std::map<std::string, std::string> out;
-  auto plan = PodPlan::make(c, profile, pod);
-  if (!plan) return {{"error", plan.error().what()}};
-  const Decision d = decide(*plan, c);
-  for (size_t i = 0; i < d.filtered.size(); ++i) {
-    out[c.name(d.filtered[i])] = std::to_string(static_cast<int>(d.statuses[i].code)) + "/" +
-                                 std::to_string(static_cast<int>(d.statuses[i].plugin));
-  }
-  for (size_t j = 0; j < d.feasible.size(); ++j) out[c.name(d.feasible[j])] += " " + std::to_string(d.scores[j].total);
-  for (NodeIndex n : d.top) out[c.name(n)] += " top";
-  out["message"] = d.message;
   return out;
 }
 

@@ -11,6 +11,7 @@
 
 #include "daemon/cache.hpp"
 #include "daemon/snapshot.hpp"
+#include "decision_by_name.hpp"
 #include "tightpack/framework.hpp"
 #include "tightpack/profile.hpp"
 #include "tightpack/what_if.hpp"
@@ -18,6 +19,7 @@
 namespace tightpack::daemon {
 namespace {
 namespace json = boost::json;
+using tightpack::testing::decision_by_name;
 
 autoscaler::CaNode node(const std::string& name, int cpu, const std::string& pool = "workers") {
   autoscaler::CaNode n;
@@ -102,23 +104,6 @@ std::vector<Pod> probes() {
   term.topology_key = "topology.kubernetes.io/zone";
   apart.pod_affinity_terms.push_back(term);
   return {worker, notebook, spread, apart};
-}
-
-// A decision as node names: the verdict of each node, the score of each
-// feasible one, and the tie set.
-std::map<std::string, std::string> decision_by_name(const Cluster& c, const Pod& pod) {
-  static const Profile profile = default_profile();
-  std::map<std::string, std::string> out;
-  auto plan = PodPlan::make(c, profile, pod);
-  if (!plan) return {{"error", plan.error().what()}};
-  const Decision d = decide(*plan, c);
-  for (size_t i = 0; i < d.filtered.size(); ++i) {
-    out[c.name(d.filtered[i])] = std::to_string(static_cast<int>(d.statuses[i].code)) + "/" +
-                                 std::to_string(static_cast<int>(d.statuses[i].plugin));
-  }
-  for (size_t j = 0; j < d.feasible.size(); ++j) out[c.name(d.feasible[j])] += " " + std::to_string(d.scores[j].total);
-  for (NodeIndex n : d.top) out[c.name(n)] += " top";
-  return out;
 }
 
 TEST(ClusterCache, IncrementalClusterEqualsARebuildAfterRandomEvents) {

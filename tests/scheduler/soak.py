@@ -83,6 +83,7 @@ class Soak:
         self.snapshot_answers: dict = {}
         self.errors: list = []
         self.api_outages = 0  # requests of the soak's own loops that met the API server down
+        self.final_leader_attempts: Optional[dict] = None
 
     # ------------------------------------------------------------------ the cluster
     def add_node(self):
@@ -272,10 +273,12 @@ class Soak:
                                           self.inject_faults, self.watch_health, self.hostile_clients)]
         for t in loops:
             t.start()
+        reported = 0
         try:
             while time.monotonic() - started < self.seconds and not self.errors:
                 time.sleep(1)
-                if int(time.monotonic() - started) % 60 == 0:
+                if time.monotonic() - started >= reported + 60:
+                    reported += 60
                     self.log(f"soak: {time.monotonic() - started:.0f} s, {len(self.created)} pods created, "
                              f"{len(self.faults)} faults, leader {self.holder() or '-'}", flush=True)
         finally:
@@ -283,10 +286,34 @@ class Soak:
             for t in loops:
                 t.join(timeout=60)
         ended = time.monotonic()
+        self.final_leader_attempts = self.leader_attempts()
         try:
             return self.check(watch, started, ended)
         finally:
             watch.stop()
+
+    def leader_attempts(self) -> Optional[dict]:
+        """The current leader's scheduling attempts (kube-scheduler's histogram
+        scheduler_scheduling_attempt_duration_seconds: the algorithm and the binding) since it
+        started: how many, and the bucket bound at the 99th percentile."""
+        try:  # the last fault may have left the lease to be taken
+            slot = wait_for(self.leader, LEASE + 15, "a replica to lead")
+        except AssertionError:
+            return None
+        proc = self.replicas.get(slot)
+        if proc is None or not proc.alive():
+            return None
+        m = proc.metrics()
+        buckets: dict = {}
+        for name, labels, value in m.samples:
+            if name == "scheduler_scheduling_attempt_duration_seconds_bucket" and labels.get("result") == "scheduled":
+                le = float(labels["le"])
+                buckets[le] = buckets.get(le, 0) + value
+        if not buckets:
+            return None
+        total = buckets[max(buckets)]
+        p99 = next((le for le in sorted(buckets) if buckets[le] >= 0.99 * total), float("inf"))
+        return {"identity": proc.identity, "scheduled": int(total), "p99_le_s": p99}
 
     def fits_somewhere(self, cpu: float, memory: float, pods: list) -> bool:
         used: dict = {n: [0.0, 0.0] for n in self.nodes}
@@ -372,6 +399,10 @@ class Soak:
 
         fits = [n for n, (_, cpu, _) in self.created.items() if cpu <= NODE_CPU]
         latency = [bound_at[n] - self.created[n][0] for n in fits if n in bound_at]
+        # Pods bound at their first attempt: those that never waited for room (a node removed
+        # or the cluster full until a deletion), so what they show is the scheduler's own pace
+        # and the faults.
+        first = [bound_at[n] - self.created[n][0] for n in fits if n in bound_at and n not in failed]
         kinds: dict = {}
         for _, kind in self.faults:
             kinds[kind] = kinds.get(kind, 0) + 1
@@ -386,10 +417,15 @@ class Soak:
             "fault_recovery_s_max": round(max(recovery), 1) if recovery else None,
             "create_to_bind_s_p50": round(percentile(latency, 0.5), 3),
             "create_to_bind_s_p99": round(percentile(latency, 0.99), 3),
+            "pods_that_waited_for_room": len(latency) - len(first),
+            "first_attempt_create_to_bind_s_p50": round(percentile(first, 0.5), 3),
+            "first_attempt_create_to_bind_s_p99": round(percentile(first, 0.99), 3),
+            "final_leader_attempts": self.final_leader_attempts,
             "peak_rss_mib": round(max((k for _, _, k in self.rss), default=0) / 1024, 1),
             "rss_mib_early_late": [round(max(early, default=0) / 1024, 1), round(max(late_rss, default=0) / 1024, 1)],
             "healthz_probes": len(self.probes),
             "healthz_p99_s": round(percentile([d for _, _, s, d in self.probes if s == 200], 0.99), 3),
             "snapshot_answers": dict(sorted(self.snapshot_answers.items())),
             "watch_gaps": watch.gaps,
+            "soak_requests_during_api_outages": self.api_outages,
         }
