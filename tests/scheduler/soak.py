@@ -29,8 +29,8 @@ import time
 from pathlib import Path
 from typing import Optional
 
-from harness import (UNVERIFIED_TLS, ApiError, Watch, create_namespace, http_request, node_of,
-                     parse_quantity, pod_manifest, wait_for)
+from harness import (UNVERIFIED_TLS, ApiError, Metrics, Watch, create_namespace, http_request,
+                     node_of, parse_quantity, pod_manifest, wait_for)
 
 LEASE, RENEW, RETRY = 6, 4, 1  # s: leaseDuration, renewDeadline, retryPeriod
 FAULT_RECOVERY = 40  # s from a fault to the next binding
@@ -83,7 +83,7 @@ class Soak:
         self.snapshot_answers: dict = {}
         self.errors: list = []
         self.api_outages = 0  # requests of the soak's own loops that met the API server down
-        self.final_leader_attempts: Optional[dict] = None
+        self.attempts: dict = {}  # identity -> cumulative buckets of its scheduled attempts
 
     # ------------------------------------------------------------------ the cluster
     def add_node(self):
@@ -214,8 +214,12 @@ class Soak:
                 self.start_replica(slot, unless_running=True)  # a deposed leader exits
 
     def watch_health(self):
+        rounds = 0
         while not self.stop.wait(1.0):
+            rounds += 1
             for slot, proc in list(self.replicas.items()):
+                if proc.alive() and rounds % 10 == 0:
+                    self.scrape_attempts(proc)
                 if proc.alive():
                     t = time.monotonic()
                     status = http_request(f"{proc.base}/healthz", 5)[0]
@@ -286,34 +290,40 @@ class Soak:
             for t in loops:
                 t.join(timeout=60)
         ended = time.monotonic()
-        self.final_leader_attempts = self.leader_attempts()
+        for proc in list(self.replicas.values()):
+            if proc.alive():
+                self.scrape_attempts(proc)
         try:
             return self.check(watch, started, ended)
         finally:
             watch.stop()
 
-    def leader_attempts(self) -> Optional[dict]:
-        """The current leader's scheduling attempts (kube-scheduler's histogram
-        scheduler_scheduling_attempt_duration_seconds: the algorithm and the binding) since it
-        started: how many, and the bucket bound at the 99th percentile."""
-        try:  # the last fault may have left the lease to be taken
-            slot = wait_for(self.leader, LEASE + 15, "a replica to lead")
-        except AssertionError:
-            return None
-        proc = self.replicas.get(slot)
-        if proc is None or not proc.alive():
-            return None
-        m = proc.metrics()
+    def scrape_attempts(self, proc):
+        """Keeps the process's scheduling attempts so far (kube-scheduler's histogram
+        scheduler_scheduling_attempt_duration_seconds{result="scheduled"}: the algorithm and the
+        binding), cumulative buckets by their bound."""
+        status, text = proc.get("/metrics", timeout=10)
+        if status != 200:
+            return
         buckets: dict = {}
-        for name, labels, value in m.samples:
+        for name, labels, value in Metrics(text).samples:
             if name == "scheduler_scheduling_attempt_duration_seconds_bucket" and labels.get("result") == "scheduled":
-                le = float(labels["le"])
-                buckets[le] = buckets.get(le, 0) + value
-        if not buckets:
+                buckets[float(labels["le"])] = buckets.get(float(labels["le"]), 0) + value
+        if buckets:
+            self.attempts[proc.identity] = buckets
+
+    def attempt_figures(self) -> Optional[dict]:
+        """Every process's last scrape together: how many pods were scheduled, and the bucket
+        bound at the 99th percentile of their attempts."""
+        merged: dict = {}
+        for buckets in self.attempts.values():
+            for le, count in buckets.items():
+                merged[le] = merged.get(le, 0) + count
+        if not merged:
             return None
-        total = buckets[max(buckets)]
-        p99 = next((le for le in sorted(buckets) if buckets[le] >= 0.99 * total), float("inf"))
-        return {"identity": proc.identity, "scheduled": int(total), "p99_le_s": p99}
+        total = merged[max(merged)]
+        p99 = next((le for le in sorted(merged) if merged[le] >= 0.99 * total), float("inf"))
+        return {"processes": len(self.attempts), "scheduled": int(total), "p99_le_s": p99}
 
     def fits_somewhere(self, cpu: float, memory: float, pods: list) -> bool:
         used: dict = {n: [0.0, 0.0] for n in self.nodes}
@@ -420,7 +430,7 @@ class Soak:
             "pods_that_waited_for_room": len(latency) - len(first),
             "first_attempt_create_to_bind_s_p50": round(percentile(first, 0.5), 3),
             "first_attempt_create_to_bind_s_p99": round(percentile(first, 0.99), 3),
-            "final_leader_attempts": self.final_leader_attempts,
+            "scheduling_attempts": self.attempt_figures(),
             "peak_rss_mib": round(max((k for _, _, k in self.rss), default=0) / 1024, 1),
             "rss_mib_early_late": [round(max(early, default=0) / 1024, 1), round(max(late_rss, default=0) / 1024, 1)],
             "healthz_probes": len(self.probes),
