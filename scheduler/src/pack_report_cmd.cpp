@@ -44,7 +44,10 @@ void print_table(const packing::PackReport& r, std::ostream& out) {
   for (const auto& f : r.profiles) width = std::max(width, f.profile.size() + f.scheduler_name.size() + 3);
   out << std::left << std::setw(static_cast<int>(width)) << "PROFILE" << std::right << std::setw(14)
       << "BUSY AT END" << std::setw(12) << "PEAK BUSY" << std::setw(16) << "BUSY NODE-H";
-  if (autoscaled) out << std::setw(12) << "NODE-H" << std::setw(8) << "ADDED" << std::setw(9) << "REMOVED";
+  if (autoscaled) {
+    out << std::setw(12) << "NODE-H" << std::setw(8) << "ADDED" << std::setw(9) << "REMOVED" << std::setw(9)
+        << "EVICTED";
+  }
   out << std::setw(10) << "WAITING" << std::setw(13) << "LOWER BOUND" << "\n";
   for (const auto& f : r.profiles) {
     out << std::left << std::setw(static_cast<int>(width)) << (f.profile + " (" + f.scheduler_name + ")")
@@ -52,7 +55,7 @@ void print_table(const packing::PackReport& r, std::ostream& out) {
         << fixed2(f.busy_node_hours);
     if (autoscaled) {
       out << std::setw(12) << fixed2(f.node_hours) << std::setw(8) << f.nodes_added << std::setw(9)
-          << f.nodes_removed;
+          << f.nodes_removed << std::setw(9) << f.pods_evicted;
     }
     out << std::setw(10) << f.pending_at_end << std::setw(13) << f.lower_bound << "\n";
   }

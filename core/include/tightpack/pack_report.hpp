@@ -30,7 +30,8 @@ struct Event {
   std::string group;  // the workload: a user's Dask cluster, a notebook
   // kStart: the template; replicas are named <group>-<i>. Its
   // ownerReferences say what blocks scale-down (none: a bare pod, as
-  // KubeSpawner's notebooks are; DaskWorkerGroup: the Dask operator's workers).
+  // KubeSpawner's notebooks are; a ReplicaSet, as the Dask operator's
+  // one-replica worker Deployments make them, moves).
   autoscaler::CaPod pod;
   int64_t replicas = 0;  // kStart: how many; kScale: how many from now on
 };
@@ -72,6 +73,9 @@ struct ProfileFigures {
   int64_t lower_bound = 0;     // Σ over pools
   double lower_bound_node_hours = 0;
   int64_t scale_ups = 0, nodes_added = 0, nodes_removed = 0;
+  // Pods cluster-autoscaler evicted to remove their nodes (their controllers
+  // made them again): for a Dask worker, its memory and running tasks lost.
+  int64_t pods_evicted = 0;
   std::vector<PoolFigures> pools;
 };
 

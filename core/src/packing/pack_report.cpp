@@ -370,6 +370,7 @@ class Simulation {
         if (p.pod.node_name != name) {
           keep.push_back(std::move(p));
         } else if (!system_.contains(p.pod.key())) {
+          ++figures_.pods_evicted;
           p.pod.node_name.clear();
           pending_.push_front(std::move(p));
         }
@@ -509,6 +510,7 @@ json::value encode_pack_report(const PackReport& r) {
                                     {"scaleUps", f.scale_ups},
                                     {"nodesAdded", f.nodes_added},
                                     {"nodesRemoved", f.nodes_removed},
+                                    {"podsEvicted", f.pods_evicted},
                                     {"pools", std::move(pools)}});
   }
   return json::object{{"end", r.end}, {"profiles", std::move(profiles)}};
