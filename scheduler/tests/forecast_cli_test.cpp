@@ -54,8 +54,10 @@ TEST(ForecastCli, TableNamesEveryBlocker) {
                   "kube-system pod kube-system/kube-dns-6c7b8d9f4-h8tq2 without a PodDisruptionBudget"));
   EXPECT_TRUE(has(row(r.out, "gke-daskhub-user-pool-51e2-b7q1"), "pod jhub/jupyter-alice has no controller"));
   EXPECT_TRUE(has(row(r.out, "gke-daskhub-user-pool-51e2-c2m8"), "BlockedByPod/LocalStorageRequested"));
+  // alice's workers, as the Dask operator makes them (ReplicaSet-owned), keep
+  // their node only because her worker template says safe-to-evict "false".
   EXPECT_TRUE(has(row(r.out, "gke-daskhub-dask-workers-a9c4-4jwp"),
-                  "owned by DaskWorkerGroup alice-default, a custom controller"));
+                  "pod daskhub/alice-default-worker-0 is annotated cluster-autoscaler.kubernetes.io/safe-to-evict: \"false\""));
   EXPECT_TRUE(has(row(r.out, "gke-daskhub-dask-workers-a9c4-k3zt"), "BlockedByPod/NotSafeToEvictAnnotation"));
   EXPECT_TRUE(has(row(r.out, "gke-daskhub-dask-workers-a9c4-q7vd"), "yes"));
   EXPECT_TRUE(has(row(r.out, "gke-daskhub-gpu-t4-3b1e-m2xa"), "nvidia.com/gpu 100% ≥ GPU threshold 50%"));
