@@ -2,7 +2,7 @@
 // surprises users and operators, from the engine's answers.
 import type { ClusterSummary, Placement } from '@tightpack/wasm';
 import { formatBytes, formatCores, parseQuantity } from './quantity.js';
-import { Pod } from './types.js';
+import { Pod, WorkerTemplate } from './types.js';
 
 /** "{dask: worker}" in kube-scheduler's message -> the taint on the cluster's nodes. */
 function taintsNamed(summary: ClusterSummary, key: string, value: string): string[] {
@@ -111,14 +111,19 @@ export function fixes(summary: ClusterSummary, placement: Placement, pod: Pod): 
 }
 
 export interface Warning {
-  kind: 'tolerates-not-selects' | 'pool-at-max' | 'blocks-scale-down' | 'ties';
+  kind: 'tolerates-not-selects' | 'pool-at-max' | 'blocks-scale-down' | 'evictable' | 'ties';
   text: string;
 }
 
 const POOL_LABELS = ['cloud.google.com/gke-nodepool', 'eks.amazonaws.com/nodegroup', 'kubernetes.azure.com/agentpool', 'karpenter.sh/nodepool'];
 
 
-export function warnings(summary: ClusterSummary, placement: Placement, pod: Pod): Warning[] {
+export function warnings(
+  summary: ClusterSummary,
+  placement: Placement,
+  pod: Pod,
+  source: WorkerTemplate['source'] = 'dask-kubernetes',
+): Warning[] {
   const out: Warning[] = [];
   // Workers that tolerate a pool's taint but do not select it: cluster-autoscaler
   // may grow another pool for them (as in the autoscaler corpus).
@@ -152,11 +157,20 @@ export function warnings(summary: ClusterSummary, placement: Placement, pod: Pod
       out.push({ kind: 'pool-at-max', text: `${u.replicas.length} workers stay Pending: ${u.reason}.` });
     }
   }
-  const annotations = pod.metadata?.annotations ?? {};
-  if (annotations['cluster-autoscaler.kubernetes.io/safe-to-evict'] !== 'true') {
+  // What the clients make the workers to cluster-autoscaler: the operator's
+  // are one-replica Deployments (ReplicaSet-owned, evicted to remove a node);
+  // dask-gateway's name their scheduler pod as owner without controller:
+  // true, so they block their node like bare pods.
+  const evict = (pod.metadata?.annotations ?? {})['cluster-autoscaler.kubernetes.io/safe-to-evict'];
+  if (source === 'dask-kubernetes' && evict !== 'false') {
+    out.push({
+      kind: 'evictable',
+      text: 'The Dask operator makes each worker a one-replica Deployment, so cluster-autoscaler may evict workers to remove a node: an evicted worker loses what it holds in memory and its running tasks, which Dask then computes again. To keep them while they run, annotate the worker template cluster-autoscaler.kubernetes.io/safe-to-evict: "false" (their nodes then stay until the workers leave).',
+    });
+  } else if (source === 'dask-gateway' && evict !== 'true') {
     out.push({
       kind: 'blocks-scale-down',
-      text: 'Dask workers started by the Dask operator or dask-gateway have no ReplicaSet, so cluster-autoscaler will not remove a node they run on unless they carry the annotation cluster-autoscaler.kubernetes.io/safe-to-evict: "true".',
+      text: 'dask-gateway starts workers without a controller (their owner is the scheduler pod), so cluster-autoscaler will not remove a node they run on unless they carry the annotation cluster-autoscaler.kubernetes.io/safe-to-evict: "true" (an evicted worker loses what it holds in memory).',
     });
   }
   const tied = placement.placements.filter((c) => c.node !== null && c.tiedNodes > 1).length;

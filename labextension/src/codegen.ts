@@ -40,8 +40,9 @@ function kubeCluster(template: WorkerTemplate, pod: Pod, workers: number, schedu
   if (pod.spec?.tolerations?.length) lines.push(`worker["tolerations"] = ${py(pod.spec.tolerations)}`);
   if (Object.keys(pod.spec?.nodeSelector ?? {}).length) lines.push(`worker["nodeSelector"] = ${py(pod.spec!.nodeSelector)}`);
   lines.push(
-    '# Lets cluster-autoscaler remove a node that only Dask workers keep busy.',
-    'worker.setdefault("metadata", {}).setdefault("annotations", {})["cluster-autoscaler.kubernetes.io/safe-to-evict"] = "true"',
+    '# Each worker is a one-replica Deployment: cluster-autoscaler may evict workers to remove',
+    '# a node, and their memory is lost. To keep them while they run, uncomment:',
+    '# worker.setdefault("metadata", {}).setdefault("annotations", {})["cluster-autoscaler.kubernetes.io/safe-to-evict"] = "false"',
   );
   const ns = start?.namespace ? `, namespace=${py(start.namespace)}` : '';
   lines.push(`cluster = KubeCluster(custom_cluster_spec=spec${ns})`, `cluster.scale(${workers})`, 'client = cluster.get_client()');

@@ -134,11 +134,23 @@ describe('the answer', () => {
     expect(warnings(summary, selected.placement, selected.pod).map((w) => w.kind)).not.toContain('tolerates-not-selects');
   });
 
-  test('operator workers without safe-to-evict are warned about scale-down', () => {
+  test('operator workers are said to be evictable unless their template says safe-to-evict "false"', () => {
     const { pod, placement } = place(settingsOf(template.pod, 2));
-    expect(warnings(summary, placement, pod).map((w) => w.kind)).toContain('blocks-scale-down');
+    const kinds = () => warnings(summary, placement, pod, 'dask-kubernetes').map((w) => w.kind);
+    expect(kinds()).toContain('evictable');
+    expect(kinds()).not.toContain('blocks-scale-down');
+    pod.metadata.annotations = { 'cluster-autoscaler.kubernetes.io/safe-to-evict': 'false' };
+    expect(kinds()).not.toContain('evictable');
+  });
+
+  test('dask-gateway workers block scale-down unless they say safe-to-evict "true"', () => {
+    const { pod, placement } = place(settingsOf(template.pod, 2));
+    const kinds = () => warnings(summary, placement, pod, 'dask-gateway').map((w) => w.kind);
+    expect(kinds()).toContain('blocks-scale-down');
     pod.metadata.annotations = { 'cluster-autoscaler.kubernetes.io/safe-to-evict': 'true' };
-    expect(warnings(summary, placement, pod).map((w) => w.kind)).not.toContain('blocks-scale-down');
+    expect(kinds()).not.toContain('blocks-scale-down');
+    // A notebook profile is neither.
+    expect(warnings(summary, placement, pod, 'profile').map((w) => w.kind)).not.toContain('evictable');
   });
 
   test('ties are said to be random under the default profile', () => {

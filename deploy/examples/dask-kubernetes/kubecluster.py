@@ -19,8 +19,10 @@ from dask_kubernetes.operator import KubeCluster, make_cluster_spec, make_worker
 
 SCHEDULER_NAME = "tightpack"  # the chart's scheduler.schedulerName
 IMAGE = "ghcr.io/dask/dask:2024.12.1"
-# cluster-autoscaler removes a node only if every pod on it may be evicted: Dask workers
-# hold only recomputable state, so say so (or a single worker keeps a node for ever).
+# The operator makes each worker a one-replica Deployment, which cluster-autoscaler evicts
+# to remove a node anyway; "true" also lets it move a worker whose spill directory is an
+# emptyDir. Say "false" instead to keep the workers, and what they hold in memory, while
+# they run (their nodes then stay until they leave).
 SAFE_TO_EVICT = {"cluster-autoscaler.kubernetes.io/safe-to-evict": "true"}
 # The worker pool of examples/daskhub-gke: tainted dask=worker:NoSchedule, labelled
 # k8s.dask.org/node-purpose=worker. Tolerating the taint without selecting the pool
