@@ -24,7 +24,7 @@ const char* const kForecastHelp =
 Which nodes cluster-autoscaler would remove (scale-down), and for every other
 node what keeps it, in cluster-autoscaler's reason names: utilization above
 the threshold (GPU nodes by GPU), a pod that fits on no other node, a pod
-without a controller or of a custom controller (the Dask operator's workers),
+without a controller (dask-gateway's workers) or of a custom controller,
 safe-to-evict "false", local storage, kube-system pods younger than an hour
 without a disruption budget, a budget used up, a pool at its minimum size, a
 node in no pool. Nodes are judged one after another, as cluster-autoscaler's

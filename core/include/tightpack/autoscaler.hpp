@@ -73,8 +73,10 @@ struct Options {
   int32_t expendable_pods_priority_cutoff = -10;
   bool skip_nodes_with_system_pods = true;
   bool skip_nodes_with_local_storage = true;
-  // Pods owned by a kind CA does not look up (the Dask operator's
-  // DaskWorkerGroup, dask-gateway's DaskCluster) count as not replicated.
+  // Pods whose controller is a kind CA does not look up (a DaskWorkerGroup,
+  // as the Dask operator owned workers before 2023.6) count as not
+  // replicated. Today's operator workers are ReplicaSet-owned; dask-gateway's
+  // name owners without controller: true, so they have no controller at all.
   bool skip_nodes_with_custom_controller_pods = true;
   int64_t max_loops = 10;
   int64_t max_nodes_total = 0;                                 // 0: no limit
