@@ -67,13 +67,16 @@ Input make_input(size_t nodes, int64_t under_percent) {
       p.controller_name = "kube-dns";
     } else if (is_pool(n, "dask-workers")) {
       const std::string user = "user-" + std::to_string(i % 50);
-      p.pod.labels = {{"dask.org/cluster-name", user}};
+      // As the Dask operator makes workers: one-replica Deployments, so
+      // ReplicaSet-owned and movable; one worker node in four runs workers
+      // whose template keeps them (safe-to-evict "false").
+      p.pod.labels = {{"dask.org/cluster-name", user}, {"dask.org/component", "worker"}};
       p.pod.tolerations = worker.tolerations;
       p.pod.node_affinity = worker.node_affinity;
-      p.controller_kind = "DaskWorkerGroup";
-      p.controller_name = user + "-default";
-      if (i % 4 != 0) {
-        p.pod.annotations = {{"cluster-autoscaler.kubernetes.io/safe-to-evict", "true"}};
+      p.controller_kind = "ReplicaSet";
+      p.controller_name = user + "-default-worker-" + std::to_string(i) + "-" + std::to_string(slot);
+      if (i % 4 == 0) {
+        p.pod.annotations = {{"cluster-autoscaler.kubernetes.io/safe-to-evict", "false"}};
       }
     } else {
       p.controller_kind = "ReplicaSet";
