@@ -1,6 +1,7 @@
 #include "tightpack/cluster.hpp"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <set>
 #include <tuple>
@@ -193,6 +194,31 @@ std::vector<StrId> Cluster::set_node_columns(NodeIndex n, const Node& node) {
   return images;
 }
 
+namespace {
+
+// A build has a label column only for keys some node carries.
+bool unused(const std::vector<StrId>& label_column) {
+  return std::all_of(label_column.begin(), label_column.end(), [](StrId v) { return v == kNoStr; });
+}
+
+}  // namespace
+
+std::array<std::vector<int64_t>*, 10> Cluster::int64_columns() {
+  return {&alloc_cpu_, &alloc_mem_, &alloc_eph_, &allowed_pods_, &req_cpu_,
+          &req_mem_,   &req_eph_,   &nz_cpu_,    &nz_mem_,       &pod_count_};
+}
+
+void Cluster::forget_counts_of(const BoundPod& pod) {
+  if (pod.affinity) {
+    --affinity_pods_;
+    if (plugins::reads_namespace_labels(*pod.affinity)) --namespace_label_readers_;
+  }
+  if (pod.storage) {
+    for (const auto& key : pod.storage->claim_keys) --claim_users_[key];
+    if (pod.storage->in_tree) --in_tree_volume_pods_;
+  }
+}
+
 bool Cluster::has_scalar_columns_of(const Node& node) const {
   for (const auto& [name, v] : node.allocatable) {
     if (is_scalar_resource(name) && !std::binary_search(scalar_names_.begin(), scalar_names_.end(), name)) {
@@ -232,13 +258,9 @@ bool Cluster::update_node(NodeIndex n, Node node) {
   forget_images_of(n);
   std::vector<StrId> images = set_node_columns(n, node);
   set_node_sets(n, node.taints, std::move(images));
-  // A build has a column only for keys some node carries.
   for (const auto& [key, value] : nodes_[n].labels) {
     auto column = label_columns_.find(key);
-    if (column != label_columns_.end() &&
-        std::all_of(column->second.begin(), column->second.end(), [](StrId v) { return v == kNoStr; })) {
-      label_columns_.erase(column);
-    }
+    if (column != label_columns_.end() && unused(column->second)) label_columns_.erase(column);
   }
   nodes_[n] = std::move(node);
   ++generation_[n];
@@ -252,10 +274,7 @@ bool Cluster::add_node(Node node) {
   const auto n = static_cast<NodeIndex>(nodes_.size());
   by_name_.emplace(node.name, n);
   nodes_.push_back(std::move(node));
-  for (auto* column : {&alloc_cpu_, &alloc_mem_, &alloc_eph_, &allowed_pods_, &req_cpu_, &req_mem_, &req_eph_,
-                       &nz_cpu_, &nz_mem_, &pod_count_}) {
-    column->push_back(0);
-  }
+  for (auto* column : int64_columns()) column->push_back(0);
   for (auto& column : alloc_scalar_) column.push_back(0);
   for (auto& column : req_scalar_) column.push_back(0);
   for (auto& column : has_scalar_) column.push_back(0);
@@ -299,16 +318,7 @@ bool Cluster::keeps_scalar_columns(NodeIndex n, const Node* replacement) const {
 
 bool Cluster::remove_node(NodeIndex n) {
   if (!keeps_scalar_columns(n, nullptr)) return false;
-  for (const BoundPod& pod : pods_[n]) {
-    if (pod.affinity) {
-      --affinity_pods_;
-      if (plugins::reads_namespace_labels(*pod.affinity)) --namespace_label_readers_;
-    }
-    if (pod.storage) {
-      for (const auto& key : pod.storage->claim_keys) --claim_users_[key];
-      if (pod.storage->in_tree) --in_tree_volume_pods_;
-    }
-  }
+  for (const BoundPod& pod : pods_[n]) forget_counts_of(pod);
   // One pass over the label index, not one search per pod and label: the
   // node's entries go, the later nodes' move down by one.
   for (auto it = label_pods_.begin(); it != label_pods_.end();) {
@@ -323,18 +333,13 @@ bool Cluster::remove_node(NodeIndex n) {
   for (auto& [name, index] : by_name_) index -= index > n ? 1 : 0;
   auto erase = [n](auto& v) { v.erase(v.begin() + static_cast<std::ptrdiff_t>(n)); };
   erase(nodes_);
-  for (auto* column : {&alloc_cpu_, &alloc_mem_, &alloc_eph_, &allowed_pods_, &req_cpu_, &req_mem_, &req_eph_,
-                       &nz_cpu_, &nz_mem_, &pod_count_}) {
-    erase(*column);
-  }
+  for (auto* column : int64_columns()) erase(*column);
   for (auto& column : alloc_scalar_) erase(column);
   for (auto& column : req_scalar_) erase(column);
   for (auto& column : has_scalar_) erase(column);
   for (auto it = label_columns_.begin(); it != label_columns_.end();) {
     erase(it->second);
-    // A build has a column only for keys some node carries.
-    const bool used = std::any_of(it->second.begin(), it->second.end(), [](StrId v) { return v != kNoStr; });
-    it = used ? std::next(it) : label_columns_.erase(it);
+    it = unused(it->second) ? label_columns_.erase(it) : std::next(it);
   }
   erase(taint_set_);
   erase(image_set_);
@@ -529,15 +534,10 @@ void Cluster::remove(NodeIndex n, const std::vector<size_t>& positions) {
     BoundPod& pod = pods_[n][pos];
     add_usage(n, pod.usage, -1);
     index_labels(n, pod, -1);
+    forget_counts_of(pod);
     if (pod.affinity) {
-      --affinity_pods_;
-      if (plugins::reads_namespace_labels(*pod.affinity)) --namespace_label_readers_;
       ++affinity_epoch_;
       ++affinity_generation_[n];
-    }
-    if (pod.storage) {
-      for (const auto& key : pod.storage->claim_keys) --claim_users_[key];
-      if (pod.storage->in_tree) --in_tree_volume_pods_;
     }
     for (const auto& p : pod.usage.host_ports) {
       auto it = std::find(ports_[n].begin(), ports_[n].end(), p);

@@ -841,6 +841,15 @@ def require_schedule_command():
 UNVERIFIED_TLS = ssl._create_unverified_context()
 
 
+def connect(port: int, tls: bool = True, timeout: float = 5) -> socket.socket:
+    """A raw connection to a scheduler's port on loopback, with a small receive buffer (so that
+    a slow reader is slow), TLS handshake done unless `tls` is False: for clients that idle,
+    drip or read slowly."""
+    s = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    return UNVERIFIED_TLS.wrap_socket(s, server_hostname="127.0.0.1") if tls else s
+
+
 def http_request(url: str, timeout: float = 5.0, token: Optional[str] = None,
                  headers: Optional[dict] = None, source: Optional[str] = None) -> tuple:
     """(status, headers, body text) of a GET (HTTPS without verifying the certificate); status 0

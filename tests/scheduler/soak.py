@@ -29,8 +29,8 @@ import time
 from pathlib import Path
 from typing import Optional
 
-from harness import (UNVERIFIED_TLS, ApiError, Metrics, Watch, create_namespace, http_request,
-                     node_of, parse_quantity, pod_manifest, wait_for)
+from harness import (ApiError, Metrics, Watch, connect, create_namespace, http_request, node_of,
+                     parse_quantity, pod_manifest, wait_for)
 
 LEASE, RENEW, RETRY = 6, 4, 1  # s: leaseDuration, renewDeadline, retryPeriod
 FAULT_RECOVERY = 40  # s from a fault to the next binding
@@ -244,9 +244,8 @@ class Soak:
                 held, slow = [], None
                 try:
                     for _ in range(3):
-                        held.append(socket.create_connection(("127.0.0.1", proc.port), timeout=2))
-                    slow = UNVERIFIED_TLS.wrap_socket(socket.create_connection(("127.0.0.1", proc.port), timeout=2),
-                                                      server_hostname="127.0.0.1")
+                        held.append(connect(proc.port, tls=False, timeout=2))
+                    slow = connect(proc.port, timeout=2)
                     slow.sendall(f"GET /snapshot HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {proc.token}"
                                  "\r\n\r\n".encode())
                     held.append(slow)

@@ -8,22 +8,14 @@ byte at a time, a reader of /snapshot at 1 KB/s and 200 concurrent clients stay 
 
 from __future__ import annotations
 
-import socket
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from harness import UNVERIFIED_TLS, free_port, http_get, http_request, wait_for
+from harness import connect, free_port, http_get, http_request, wait_for
 
 PROBE_DEADLINE = 1.0  # seconds /healthz may take, whoever else is connected
 EXIT_DEADLINE = 2.0  # seconds from SIGTERM to exit, whoever else is connected
-
-
-def connect(port: int, tls: bool = True) -> socket.socket:
-    """A connection to the port, TLS handshake done unless `tls` is False."""
-    s = socket.create_connection(("127.0.0.1", port), timeout=5)
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-    return UNVERIFIED_TLS.wrap_socket(s, server_hostname="127.0.0.1") if tls else s
 
 
 class Probe(threading.Thread):

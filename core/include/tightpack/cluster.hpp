@@ -3,6 +3,7 @@
 // node attributes interned, and the bound pods kept per node for preemption.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -254,6 +255,11 @@ class Cluster {
   void forget_images_of(NodeIndex n);
   // Every plan, count and domain made before is made again.
   void nodes_changed();
+  // The per-node int64 columns, for adding and erasing a node's entry.
+  std::array<std::vector<int64_t>*, 10> int64_columns();
+  // Takes a bound pod out of the cluster-wide counts (affinity pods, claim
+  // users, in-tree volumes), as remove() and remove_node() do.
+  void forget_counts_of(const BoundPod& pod);
   void add_usage(NodeIndex n, const PodUsage& u, int sign);
   void add_scalar(PodUsage& u, const std::string& name, int64_t amount) const;
   static void add_host_ports(PodUsage& u, const Container& c);
