@@ -41,6 +41,18 @@ CP_BIN = Path(os.environ.get("CP_BIN", ROOT / "build" / "controlplane"))
 TIGHTPACK = Path(os.environ.get("TIGHTPACK", ROOT / "build" / "release" / "scheduler" / "tightpack"))
 CONFIG_DIR = ROOT / "config"
 
+
+def address_sanitized(binary: Path) -> bool:
+    """Whether `binary` was built with AddressSanitizer (its runtime's entry point is linked in).
+    Resident memory of such a build is not the program's: freed blocks wait in ASan's
+    quarantine (256 MiB by default) before they are reused, so RSS climbs by design."""
+    import mmap
+    try:
+        with open(binary, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
+            return m.find(b"__asan_init") >= 0
+    except (OSError, ValueError):
+        return False
+
 TEST_NAMESPACE_LABEL = "tightpack-test"
 PAUSE_IMAGE = "registry.k8s.io/pause:3.10"
 

@@ -12,7 +12,8 @@ happened:
 - every fault survived: after each, a pod is bound again within FAULT_RECOVERY seconds, and
   /healthz of every running replica answers within a second throughout;
 - resident memory flat after warm-up: the replicas' largest RSS in the last third no more
-  than a quarter (plus 16 MiB) above that of the first third after warm-up.
+  than a quarter (plus 16 MiB) above that of the first third after warm-up (not checked on an
+  AddressSanitizer build, whose quarantine holds freed memory by design).
 
 Nothing is mocked: etcd, kube-apiserver and both replicas are the real processes; no kubelet
 runs, so "bound" is the end of a pod's path here, and the soak deletes the pods of a deleted
@@ -29,8 +30,9 @@ import time
 from pathlib import Path
 from typing import Optional
 
-from harness import (ApiError, Metrics, Watch, connect, create_namespace, http_request, node_of,
-                     parse_quantity, pod_manifest, wait_for)
+from harness import (TIGHTPACK, ApiError, Metrics, Watch, address_sanitized, connect,
+                     create_namespace, http_request, node_of, parse_quantity, pod_manifest,
+                     wait_for)
 
 LEASE, RENEW, RETRY = 6, 4, 1  # s: leaseDuration, renewDeadline, retryPeriod
 FAULT_RECOVERY = 40  # s from a fault to the next binding
@@ -402,7 +404,9 @@ class Soak:
         span = ended - started
         early = [k for t, _, k in self.rss if started + span / 5 <= t < started + span / 3]
         late_rss = [k for t, _, k in self.rss if t >= ended - span / 3]
-        if early and late_rss:
+        if early and late_rss and not address_sanitized(TIGHTPACK):
+            # Under ASan the check would measure the quarantine filling; the same suite's
+            # release run checks the program's own memory.
             assert max(late_rss) <= 1.25 * max(early) + 16 * 1024, (
                 f"RSS grew: {max(early) / 1024:.0f} MiB early, {max(late_rss) / 1024:.0f} MiB late")
 
