@@ -11,7 +11,8 @@ The client side is dask/dask-gateway's dask-gateway/dask_gateway:
   kwarg or $JUPYTERHUB_API_TOKEN), BasicAuth ``Authorization: Basic base64(user:password)``.
 
 The worker pod is the server's (dask-gateway-server backends/kubernetes/controller.py,
-make_pod): container "dask-worker" with requests cpu f"{worker_cores:.1f}" and memory
+make_pod): container "dask-worker" with requests cpu f"{worker_cores:.3f}" (three
+decimals since 2024.1.0, dask/dask-gateway#766) and memory
 worker_memory in bytes, limits worker_cores_limit and worker_memory_limit (defaulting to
 the requests). Which options exist and how they map onto those settings is the server's
 options handler; tightpack reads the usual names: worker_cores, worker_cores_limit,
@@ -94,8 +95,8 @@ def build_pod(options: dict, namespace: str) -> dict:
         "name": "dask-worker",
         "image": options.get("image", SERVER_DEFAULTS["image"]),
         "resources": {
-            "requests": {"cpu": f"{cores:.1f}", "memory": str(memory)},
-            "limits": {"cpu": f"{cores_limit:.1f}", "memory": str(memory_limit)},
+            "requests": {"cpu": f"{cores:.3f}", "memory": str(memory)},
+            "limits": {"cpu": f"{cores_limit:.3f}", "memory": str(memory_limit)},
         },
         "ports": [{"name": "scheduler", "containerPort": 8786},
                   {"name": "dashboard", "containerPort": 8787},

@@ -209,8 +209,8 @@ async def test_gateway_options(dask_config, serve, monkeypatch, get):
     container = gw["pod"]["spec"]["containers"][0]
     assert container["image"] == "pangeo/pangeo-notebook:2024.12.1"
     six_gib = str(6 * 1024**3)
-    assert container["resources"] == {"requests": {"cpu": "2.0", "memory": six_gib},
-                                      "limits": {"cpu": "2.0", "memory": six_gib}}
+    assert container["resources"] == {"requests": {"cpu": "2.000", "memory": six_gib},
+                                      "limits": {"cpu": "2.000", "memory": six_gib}}
     assert container["env"] == [{"name": "A", "value": "1"}]
     assert any("not visible" in n for n in gw["notes"])
 
