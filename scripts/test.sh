@@ -8,8 +8,9 @@
 # Helm chart and the image's root file system on it, the seeding of the one
 # module the proxy serves only as a zip, differential conformance against
 # kube-scheduler's own framework and cluster-autoscaler's own loop
-# (tests/conformance), and the GoogleTest suites and the scheduler's
-# end-to-end suite under AddressSanitizer + UBSan.
+# (tests/conformance), the pods the real clients make (tests/clients), and
+# the GoogleTest suites and the scheduler's end-to-end suite under
+# AddressSanitizer + UBSan.
 #
 # The builds that only later stages need (the ASan build, the second
 # kube-scheduler release and cluster-autoscaler) run in the background at low
@@ -97,6 +98,8 @@ stage "test: the corpus' current answers are kube-scheduler v1.37.2's (tests/con
 tests/conformance/record_corpus.sh --check scheduler || status=1
 stage "test: differential conformance, 1,000 fresh scenarios through kube-scheduler v1.37.2 and tightpack replay"
 tests/conformance/differential.sh --count 1000 --allow-known || status=1
+stage "test: the real clients' pods (KubeSpawner, the dask-kubernetes operator, dask-gateway-server from PyPI) through kube-scheduler v1.37.2 and tightpack replay, and the sidebar's models of them"
+tests/clients/run.sh || status=1
 wait_for kube-scheduler-reference-v1.36.3
 stage "test: differential conformance, 1,000 fresh scenarios through kube-scheduler v1.36.3 and tightpack replay"
 tests/conformance/differential.sh --count 1000 --release v1.36.3 --allow-known || status=1

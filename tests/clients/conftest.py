@@ -1,0 +1,43 @@
+"""Paths of the binaries under test, and a kubeconfig for KubeSpawner: it loads one when it is
+made, even when it only builds manifests (it never connects here)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(ROOT / "tests" / "conformance"))
+sys.path.insert(0, str(ROOT / "labextension"))  # the sidebar's server extension
+TIGHTPACK = Path(os.environ.get("TIGHTPACK", ROOT / "build/release/scheduler/tightpack"))
+REFERENCE = Path(os.environ.get("REFERENCE", ROOT / "build/conformance/kube-scheduler-reference"))
+
+KUBECONFIG = """apiVersion: v1
+kind: Config
+clusters: [{name: nowhere, cluster: {server: "https://127.0.0.1:9"}}]
+users: [{name: nobody, user: {token: unused}}]
+contexts: [{name: nowhere, context: {cluster: nowhere, user: nobody}}]
+current-context: nowhere
+"""
+
+
+@pytest.fixture(scope="session", autouse=True)
+def kubeconfig(tmp_path_factory):
+    path = tmp_path_factory.mktemp("kube") / "config"
+    path.write_text(KUBECONFIG)
+    os.environ["KUBECONFIG"] = str(path)
+    yield path
+
+
+@pytest.fixture(scope="session")
+def binaries():
+    for what, path, how in ((
+            "tightpack", TIGHTPACK, "cmake --preset release && cmake --build --preset release"),
+            ("kube-scheduler-reference", REFERENCE, "tests/conformance/reference/build.sh")):
+        if not path.exists():
+            pytest.fail(f"{what} is not built at {path}: {how}", pytrace=False)
+    return TIGHTPACK, REFERENCE

@@ -1,0 +1,133 @@
+"""The sidebar's pods against the real clients' pods, for the same settings.
+
+The sidebar's server extension (labextension/jupyterlab_tightpack) predicts the pod each
+client will create from what a notebook can see: the Dask configuration for dask-kubernetes,
+the gateway's cluster options for dask-gateway, a published profile for KubeSpawner. Here the
+clients' own code makes the pod from the same settings, and what scheduling reads of the two
+must be equal: each container's requests once the API server has defaulted them from limits
+(as quantities: "8589934592" and 8589934592 and "8Gi" are one amount), node selector,
+tolerations, affinity, scheduler name, priority class and claim volumes."""
+
+from __future__ import annotations
+
+import copy
+from decimal import Decimal
+
+import pytest
+
+import clients
+import z2jh
+from jupyterlab_tightpack import dask_kubernetes as sidebar_operator
+from jupyterlab_tightpack import gateway as sidebar_gateway
+from jupyterlab_tightpack import profiles as sidebar_profiles
+from jupyterlab_tightpack.dask_config import DaskConfig
+
+SUFFIX = {"": 1, "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "m": Decimal("0.001"),
+          "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40}
+
+
+def amount(q) -> Decimal:
+    text = str(q)
+    for suffix in sorted(SUFFIX, key=len, reverse=True):
+        if suffix and text.endswith(suffix):
+            return Decimal(text[: -len(suffix)]) * SUFFIX[suffix]
+    return Decimal(text)
+
+
+def scheduling_view(pod: dict) -> dict:
+    spec = pod["spec"]
+
+    def requests(container):
+        resources = container.get("resources") or {}
+        merged = dict(resources.get("limits") or {}) | dict(resources.get("requests") or {})
+        return {k: amount(v) for k, v in merged.items()}
+
+    return {
+        "containers": [requests(c) for c in spec.get("containers", [])],
+        "initContainers": [requests(c) for c in spec.get("initContainers") or []],
+        "nodeSelector": spec.get("nodeSelector") or {},
+        "tolerations": spec.get("tolerations") or [],
+        "affinity": spec.get("affinity") or {},
+        "schedulerName": spec.get("schedulerName") or "default-scheduler",
+        "priorityClassName": spec.get("priorityClassName"),
+        "claims": sorted(v["persistentVolumeClaim"]["claimName"] for v in spec.get("volumes") or []
+                         if "persistentVolumeClaim" in v),
+    }
+
+
+@pytest.mark.parametrize("resources", [
+    {},
+    {"requests": {"cpu": "1", "memory": "4Gi"}, "limits": {"cpu": "1", "memory": "4Gi"}},
+    {"limits": {"cpu": "2", "memory": "7.5G"}},
+    {"requests": {"cpu": "250m", "memory": "1Gi"}},
+])
+def test_operator_worker_from_the_dask_config(resources):
+    """KubeCluster(name, resources=...) from the Dask config's kubernetes section."""
+    config = DaskConfig({"kubernetes": {"name": "alice-dask", "resources": resources,
+                                        "count": {"start": 2}}}, ["test"], [])
+    predicted, errors = sidebar_operator.template(config, "jhub")
+    assert not errors
+    made = clients.operator_cluster("alice-dask", "jhub", 2, resources=resources)
+    _, pod = clients.replicaset_and_pod(made["workers"][0])
+    assert scheduling_view(predicted["pod"]) == scheduling_view(pod)
+    # The labels the sidebar's spread and eviction advice rely on are the operator's.
+    for k, v in predicted["pod"]["metadata"]["labels"].items():
+        assert pod["metadata"]["labels"][k] == v
+    assert pod["metadata"]["ownerReferences"][0]["kind"] == "ReplicaSet"
+
+
+@pytest.mark.parametrize("options", [
+    {"worker_cores": 1, "worker_memory": 4},
+    {"worker_cores": 2, "worker_memory": 8.5},
+    {"worker_cores": 16, "worker_memory": 32},
+])
+def test_gateway_worker_from_the_cluster_options(options):
+    """DaskHub's options through the server's own handler and make_pod(), without a server-side
+    extraPodConfig (which no client can see: the scheduler is to publish it)."""
+    made = clients.gateway_cluster(clients.gateway_config(), "alice", options, 1)
+    expected = made["workers"][0]
+    # What the sidebar reads from GET /api/v1/options after the handler: the worker settings.
+    handled = clients.daskhub_options().get_configuration(
+        clients.daskhub_options().parse_options(options), None)
+    predicted = sidebar_gateway.build_pod(
+        {k: handled[k] for k in ("worker_cores", "worker_memory")}, "jhub")
+    assert scheduling_view(predicted) == scheduling_view(expected)
+
+
+def test_gateway_rounds_cores_as_the_server_does():
+    """dask-gateway-server writes cores with three decimals since 2024.1.0 (#766): a
+    quarter-core worker requests 250m, not 200m."""
+    predicted = sidebar_gateway.build_pod({"worker_cores": 0.25, "worker_memory": "1 G"}, "jhub")
+    assert amount(predicted["spec"]["containers"][0]["resources"]["requests"]["cpu"]) == \
+        Decimal("0.25")
+
+
+PROFILES = [
+    {"display_name": "Small", "kubespawner_override": {"cpu_guarantee": 0.5, "mem_guarantee": "2G",
+                                                        "cpu_limit": 2, "mem_limit": "4G"}},
+    {"display_name": "GPU (T4)", "slug": "gpu", "kubespawner_override": {
+        "node_selector": {"cloud.google.com/gke-nodepool": "gpu-t4"},
+        "extra_resource_limits": {"nvidia.com/gpu": "1"}, "cpu_guarantee": 3,
+        "mem_guarantee": "12G",
+        "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]}},
+    {"display_name": "Pinned", "kubespawner_override": {
+        "node_affinity_required": [{"matchExpressions": [
+            {"key": "topology.kubernetes.io/zone", "operator": "In",
+             "values": ["us-central1-b"]}]}],
+        "extra_pod_config": {"priorityClassName": "notebooks"}}},
+    {"display_name": "Choice", "profile_options": {"size": {"display_name": "Size", "choices": {
+        "s": {"display_name": "S", "kubespawner_override": {"mem_guarantee": "1G"}},
+        "l": {"display_name": "L", "default": True,
+              "kubespawner_override": {"mem_guarantee": "8G", "cpu_guarantee": 2}}}}}},
+]
+
+
+@pytest.mark.parametrize("profile", PROFILES, ids=lambda p: p["display_name"])
+def test_profile_on_a_hub_without_settings_of_its_own(profile):
+    """A published profile alone: what the sidebar applies is what KubeSpawner applies."""
+    predicted, errors = sidebar_profiles.template(copy.deepcopy(profile), 0, "jhub")
+    assert not errors
+    config = z2jh.Config()
+    config.KubeSpawner.profile_list = [copy.deepcopy(profile)]
+    pod, _ = clients.notebook("alice", config, profile=predicted["start"]["slug"])
+    assert scheduling_view(predicted["pod"]) == scheduling_view(pod)
