@@ -98,8 +98,6 @@ stage "test: the corpus' current answers are kube-scheduler v1.37.2's (tests/con
 tests/conformance/record_corpus.sh --check scheduler || status=1
 stage "test: differential conformance, 1,000 fresh scenarios through kube-scheduler v1.37.2 and tightpack replay"
 tests/conformance/differential.sh --count 1000 --allow-known || status=1
-stage "test: the real clients' pods (KubeSpawner, the dask-kubernetes operator, dask-gateway-server from PyPI) through kube-scheduler v1.37.2 and tightpack replay, and the sidebar's models of them"
-tests/clients/run.sh || status=1
 wait_for kube-scheduler-reference-v1.36.3
 stage "test: differential conformance, 1,000 fresh scenarios through kube-scheduler v1.36.3 and tightpack replay"
 tests/conformance/differential.sh --count 1000 --release v1.36.3 --allow-known || status=1
@@ -111,6 +109,8 @@ stage "test: the autoscaler corpus' current answers are cluster-autoscaler maste
 tests/conformance/record_corpus.sh --check autoscaler || status=1
 stage "test: differential conformance, 1,000 fresh pool scenarios through cluster-autoscaler master and tightpack autoscale"
 tests/conformance/differential_autoscale.sh --count 1000 --allow-known || status=1
+stage "test: the real clients' pods (KubeSpawner, the dask-kubernetes operator, dask-gateway-server from PyPI) through both references and tightpack, and the sidebar's models of them"
+tests/clients/run.sh || status=1
 
 wait_for asan
 stage "test: asan (the GoogleTest suites, both corpora and the fuzzing seeds)"

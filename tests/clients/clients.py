@@ -71,9 +71,12 @@ def notebook(user: str, config, profile: str | None = None) -> tuple[dict, dict 
 # ----------------------------------------------------- dask-kubernetes operator (KubeCluster)
 def operator_cluster(name: str, namespace: str, n_workers: int, *,
                      resources: dict | None = None, worker_annotations: dict | None = None,
+                     worker_tolerations: list | None = None,
                      image: str = "ghcr.io/dask/dask:2026.3.0") -> dict:
     """The objects the operator makes for KubeCluster(name=..., n_workers=..., resources=...):
-    {"daskcluster", "scheduler": Deployment, "service": Service, "workers": [Deployment]}."""
+    {"daskcluster", "scheduler": Deployment, "service": Service, "workers": [Deployment]}.
+    worker_annotations and worker_tolerations edit the DaskCluster before it is created, as a
+    user does with KubeCluster(custom_cluster_spec=make_cluster_spec(...) edited)."""
     from dask_kubernetes.operator.controller import controller
     from dask_kubernetes.operator.kubecluster.kubecluster import make_cluster_spec
 
@@ -85,6 +88,8 @@ def operator_cluster(name: str, namespace: str, n_workers: int, *,
     if worker_annotations:
         cluster["spec"]["worker"].setdefault("metadata", {}).setdefault(
             "annotations", {}).update(worker_annotations)
+    if worker_tolerations:
+        cluster["spec"]["worker"]["spec"]["tolerations"] = copy.deepcopy(worker_tolerations)
     meta = cluster["metadata"]
     annotations = controller._get_annotations(_Meta(meta))
     labels = controller._get_labels(_Meta(meta))
