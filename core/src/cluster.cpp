@@ -269,6 +269,17 @@ bool Cluster::update_node(NodeIndex n, Node node) {
   return true;
 }
 
+void Cluster::replace_workload_objects(const ApiObjects& objects) {
+  objects_.namespaces = objects.namespaces;
+  objects_.namespaces_listed = objects.namespaces_listed;
+  objects_.services = objects.services;
+  objects_.replica_sets = objects.replica_sets;
+  objects_.stateful_sets = objects.stateful_sets;
+  objects_.replication_controllers = objects.replication_controllers;
+  owners_ = OwnerIndex(objects_);
+  instance_ = InstanceId();
+}
+
 bool Cluster::add_node(Node node) {
   if (!has_scalar_columns_of(node) || by_name_.count(node.name)) return false;
   const auto n = static_cast<NodeIndex>(nodes_.size());

@@ -138,6 +138,14 @@ class Cluster {
   // pod asks for), or, for add_node, when the name is taken.
   bool add_node(Node node);
   bool remove_node(NodeIndex n);
+  // The namespaces, Services, ReplicaSets, StatefulSets and
+  // ReplicationControllers of `objects` replace the cluster's (its storage
+  // objects are kept): the cluster becomes what a build with them would be,
+  // and a new instance(). Only plans read these (spread's system default
+  // selector, affinity's namespace selector), so no pod is touched; a change
+  // of storage objects needs a build, since bound pods' volumes are resolved
+  // through them.
+  void replace_workload_objects(const ApiObjects& objects);
 
   // Placing a pod whose unbound claims wait for their first consumer runs
   // VolumeBinding's Reserve: later pods see the claims assumed.
