@@ -274,8 +274,9 @@ int schedule(const std::vector<std::string>& argv, std::istream& in, std::ostrea
       return text_answer(200, "ok\n");
     }
     if (path == "/readyz") {
-      if (!scheduler.synced()) return text_answer(503, "the watch cache has not synced with the API server yet\n");
+      // A refused list keeps the cache from syncing for ever: say which right is missing.
       if (std::string problem = scheduler.watch_problem(); !problem.empty()) return text_answer(503, problem + "\n");
+      if (!scheduler.synced()) return text_answer(503, "the watch cache has not synced with the API server yet\n");
       return text_answer(200, "ok\n");
     }
     return std::nullopt;

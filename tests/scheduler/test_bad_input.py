@@ -117,7 +117,12 @@ def test_a_refused_watch_backs_off_across_relists_and_is_not_ready(cluster, sche
     api.post("/apis/rbac.authorization.k8s.io/v1/clusterroles", {
         "metadata": {"name": role},
         "rules": [
-            {"apiGroups": [""], "resources": ["nodes", "pods"], "verbs": ["list"]},
+            {"apiGroups": [""], "resources": ["nodes", "pods", "namespaces", "services",
+                                              "replicationcontrollers", "persistentvolumeclaims",
+                                              "persistentvolumes"], "verbs": ["list"]},
+            {"apiGroups": ["apps"], "resources": ["replicasets", "statefulsets"], "verbs": ["list"]},
+            {"apiGroups": ["storage.k8s.io"], "resources": ["storageclasses", "csinodes", "csidrivers",
+                                                            "csistoragecapacities"], "verbs": ["list"]},
             {"apiGroups": ["policy"], "resources": ["poddisruptionbudgets"], "verbs": ["list"]},
             {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "verbs": ["*"]},
             {"apiGroups": ["", "events.k8s.io"], "resources": ["events"], "verbs": ["create", "patch"]}]})

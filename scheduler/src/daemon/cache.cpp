@@ -237,10 +237,12 @@ void ClusterCache::forget(const std::string& key) {
 void ClusterCache::place(const std::string& key, const PodRecord& rec, NodeIndex n, std::optional<BoundPod> bound) {
   if (!bound) {
     const Pod& p = rec.pod.pod;
+    // As Cluster::build makes it: the volumes resolved through the claims
+    // and volumes the cache holds now.
     bound = BoundPod{key, p.priority, cluster_->usage_of(p), plugins::cohort_of(p),
                      rfc3339_seconds(p.start_time).value_or(0),
                      std::make_shared<const PodMeta>(PodMeta{p.ns, p.labels, !p.deletion_timestamp.empty()}),
-                     nullptr, plugins::affinity_terms(p)};
+                     p.volumes.empty() ? nullptr : cluster_->storage().storage_of(p), plugins::affinity_terms(p)};
   }
   cluster_->place(n, std::move(*bound));
   placed_[key] = cluster_->name(n);
@@ -279,8 +281,36 @@ void ClusterCache::sync(const std::string& key) {
   }
 }
 
+void ClusterCache::objects_changed(const WatchedKind& kind) {
+  ++generation_;
+  if (kind.storage) {
+    dirty_ = true;
+  } else {
+    workload_objects_changed_ = true;
+  }
+}
+
+void ClusterCache::replace_objects(const WatchedKind& kind, std::vector<DecodedObject> items) {
+  objects_.replace(kind.kind, std::move(items));
+  objects_changed(kind);
+}
+
+void ClusterCache::upsert_object(const WatchedKind& kind, DecodedObject item) {
+  objects_.upsert(kind.kind, std::move(item));
+  objects_changed(kind);
+}
+
+void ClusterCache::remove_object(const WatchedKind& kind, const std::string& key) {
+  objects_.remove(kind.kind, key);
+  objects_changed(kind);
+}
+
 Cluster& ClusterCache::cluster() {
-  if (!dirty_ && cluster_) return *cluster_;
+  if (!dirty_ && cluster_) {
+    if (workload_objects_changed_) cluster_->replace_workload_objects(objects_.objects());
+    workload_objects_changed_ = false;
+    return *cluster_;
+  }
   std::vector<Node> nodes;
   nodes.reserve(nodes_.size());
   for (const auto& [name, n] : nodes_) nodes.push_back(n.node);
@@ -298,7 +328,8 @@ Cluster& ClusterCache::cluster() {
       pods.push_back(&rec.pod.pod);
     }
   }
-  auto built = Cluster::build_from(std::move(nodes), pods);
+  auto built = Cluster::build_from(std::move(nodes), pods, objects_.objects());
+  workload_objects_changed_ = false;
   // build_from fails only on inputs the decoder cannot produce.
   cluster_.emplace(std::move(built).value());
   placed_.clear();

@@ -1,5 +1,6 @@
-// The scheduler's view of the cluster: the watched Nodes, Pods and
-// PodDisruptionBudgets as core decoded them, the pods this scheduler assumed
+// The scheduler's view of the cluster: the watched Nodes, Pods,
+// PodDisruptionBudgets and the objects the plugins read beside them
+// (object_store.hpp) as core decoded them, the pods this scheduler assumed
 // on a node before the API confirmed the binding, and the engine's Cluster
 // kept equal to all of that: pod events and nodes added, removed or changed
 // (labels, taints, cordon, allocatable) change it in place; a relist, or a
@@ -15,6 +16,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "daemon/object_store.hpp"
 #include "tightpack/autoscaler.hpp"
 #include "tightpack/cluster.hpp"
 
@@ -65,6 +67,15 @@ class ClusterCache {
   }
   const std::map<std::string, autoscaler::PdbSpec>& pdbs() const { return pdbs_; }
 
+  // Namespaces, Services, controllers and storage objects (object_store.hpp).
+  // A change of a workload object is applied to the cluster in place; of a
+  // storage object, by a rebuild (bound pods' volumes are resolved through
+  // them). Each returns whether scheduling could see a difference.
+  void replace_objects(const WatchedKind& kind, std::vector<DecodedObject> items);
+  void upsert_object(const WatchedKind& kind, DecodedObject item);
+  void remove_object(const WatchedKind& kind, const std::string& key);
+  const ObjectStore& objects() const { return objects_; }
+
   // This scheduler chose `node` for the pod: it takes the room at once.
   void assume(const std::string& key, const std::string& node, BoundPod bound);
   // The binding failed: the room is given back (unless the API bound it meanwhile).
@@ -85,6 +96,7 @@ class ClusterCache {
 
  private:
   void sync(const std::string& key);
+  void objects_changed(const WatchedKind& kind);
   void place(const std::string& key, const PodRecord& rec, NodeIndex n, std::optional<BoundPod> bound = std::nullopt);
   void unplace(const std::string& key);
   // Pods that hold a node the cluster does not have (yet: the watch can show
@@ -96,8 +108,10 @@ class ClusterCache {
   std::map<std::string, autoscaler::CaNode> nodes_;
   std::unordered_map<std::string, PodRecord> pods_;
   std::map<std::string, autoscaler::PdbSpec> pdbs_;
+  ObjectStore objects_;
   std::optional<Cluster> cluster_;
   bool dirty_ = true;
+  bool workload_objects_changed_ = false;  // applied in place before the next decision
   std::unordered_map<std::string, std::string> placed_;  // what cluster_ holds: pod key -> node
   std::unordered_map<std::string, std::string> waits_for_;  // pod key -> node missing from cluster_
   std::unordered_map<std::string, std::set<std::string>> waiting_;  // node -> pod keys

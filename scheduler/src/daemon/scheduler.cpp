@@ -67,6 +67,10 @@ void Scheduler::start() {
   reflectors_.push_back(std::make_unique<kube::Reflector>("/api/v1/pods", "pods", client_, limiter_, pod_handler()));
   reflectors_.push_back(std::make_unique<kube::Reflector>("/apis/policy/v1/poddisruptionbudgets",
                                                           "poddisruptionbudgets", client_, limiter_, pdb_handler()));
+  for (const WatchedKind& kind : kWatchedKinds) {
+    reflectors_.push_back(
+        std::make_unique<kube::Reflector>(kind.path, kind.resource, client_, limiter_, object_handler(kind)));
+  }
   for (auto& r : reflectors_) r->start();
   loop_ = std::thread([this] { loop(); });
 }
@@ -248,6 +252,53 @@ kube::ReflectorHandler Scheduler::pdb_handler() {
   return h;
 }
 
+kube::ReflectorHandler Scheduler::object_handler(const WatchedKind& kind) {
+  auto listed = std::make_shared<std::vector<DecodedObject>>();
+  // A new or changed claim, volume, class or CSI object can make a waiting
+  // pod fit (kube-scheduler's queueing hints for the volume plugins), as can
+  // a namespace's labels (InterPodAffinity's namespace selector); Services
+  // and controllers change only scores.
+  const bool may_unblock = kind.storage || kind.kind == std::string_view("Namespace");
+  kube::ReflectorHandler h;
+  h.list_begin = [listed] { listed->clear(); };
+  h.list_item = [listed, &kind](const json::value& v) {
+    auto d = decode_watched(kind.kind, v);
+    if (!d) {
+      log_error(std::string(kind.kind) + " left out: " + d.error().what());
+      return;
+    }
+    listed->push_back(std::move(*d));
+  };
+  h.list_end = [this, listed, &kind, may_unblock] {
+    auto lock = lock_for_update();
+    cache_.replace_objects(kind, std::move(*listed));
+    listed->clear();
+    if (may_unblock) queue_.move_all(Clock::now());
+    cv_.notify_all();
+  };
+  h.event = [this, &kind, may_unblock](kube::EventType type, const json::value& v) {
+    if (type == kube::EventType::Deleted) {
+      auto key = watched_key(kind.kind, v);
+      if (!key) return;
+      auto lock = lock_for_update();
+      cache_.remove_object(kind, *key);
+      return;
+    }
+    auto d = decode_watched(kind.kind, v);
+    if (!d) {
+      log_error(std::string(kind.kind) + " event left out: " + d.error().what());
+      return;
+    }
+    auto lock = lock_for_update();
+    cache_.upsert_object(kind, std::move(*d));
+    if (may_unblock) {
+      queue_.move_all(Clock::now());
+      cv_.notify_all();
+    }
+  };
+  return h;
+}
+
 bool Scheduler::ours_to_place(const PodRecord& rec) const {
   const Pod& p = rec.pod.pod;
   // Gated pods wait outside the queue, as kube-scheduler's PreEnqueue keeps them.
@@ -353,8 +404,9 @@ void Scheduler::schedule_one(const std::string& key) {
   }
   auto plan = PodPlan::make(cluster, *profile, pod);
   if (!plan) {
-    // A pod using what the engine does not model (topology spread, volumes):
-    // kube-scheduler would judge it; tightpack says why it cannot.
+    // A pod using what the engine does not model (resource claims), or whose
+    // claims the watch cache has not listed yet: kube-scheduler would judge
+    // it; tightpack says why it cannot.
     metrics_.attempt(profile_name, Metrics::Result::Error, seconds_since(started));
     const std::string message = "tightpack cannot schedule this pod: " + plan.error().what();
     fail(key, rec, profile_name, "SchedulerError", message, "");
@@ -365,6 +417,22 @@ void Scheduler::schedule_one(const std::string& key) {
     metrics_.attempt(profile_name, Metrics::Result::Error, seconds_since(started));
     fail(key, rec, profile_name, "SchedulerError", d.error, "");
     return;
+  }
+  if (d.chosen && !pod.volumes.empty()) {
+    // VolumeBinding's PreBind is not done here yet: binding the pod would
+    // leave a claim that waits for its first consumer unprovisioned (no
+    // selected-node annotation for its provisioner, no static volume bound
+    // to it), and the pod waiting on it for ever.
+    const auto storage = cluster.storage().storage_of(pod);
+    if (storage && !storage->delayed_claims.empty()) {
+      metrics_.attempt(profile_name, Metrics::Result::Error, seconds_since(started));
+      fail(key, rec, profile_name, "SchedulerError",
+           "tightpack cannot schedule this pod yet: its claim " + storage->delayed_claims.front() +
+               " waits for its first consumer, and tightpack schedule does not bind volumes "
+               "(VolumeBinding's PreBind) yet; give the pod kube-scheduler",
+           "");
+      return;
+    }
   }
   if (d.chosen) {
     const std::string node = cluster.name(*d.chosen);

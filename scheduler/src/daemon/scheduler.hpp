@@ -75,6 +75,7 @@ class Scheduler {
   kube::ReflectorHandler node_handler();
   kube::ReflectorHandler pod_handler();
   kube::ReflectorHandler pdb_handler();
+  kube::ReflectorHandler object_handler(const WatchedKind& kind);
   void on_pod(autoscaler::CaPod pod);  // under m_
   void on_pod_gone(const std::string& key);
   void requeue_if_pending(const PodRecord& rec);

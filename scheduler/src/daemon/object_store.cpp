@@ -1,0 +1,119 @@
+#include "daemon/object_store.hpp"
+
+#include "tightpack/decode.hpp"
+#include "tightpack/json_path.hpp"
+
+namespace tightpack::daemon {
+namespace {
+
+namespace json = boost::json;
+
+bool namespaced(std::string_view kind) {
+  return kind != "Namespace" && kind != "PersistentVolume" && kind != "StorageClass" && kind != "CSINode" &&
+         kind != "CSIDriver";
+}
+
+// Moves the one object a decode put into `from` into the map under `key`.
+template <class T>
+void put(std::map<std::string, T>& map, std::string key, std::vector<T>& from) {
+  if (!from.empty()) map.insert_or_assign(std::move(key), std::move(from.front()));
+}
+
+template <class T>
+void append(std::vector<T>& to, const std::map<std::string, T>& from) {
+  to.reserve(from.size());
+  for (const auto& [key, value] : from) to.push_back(value);
+}
+
+}  // namespace
+
+Result<std::string> watched_key(std::string_view kind, const json::value& object) {
+  const JsonPath path(kind);
+  const json::object* o = object.if_object();
+  const json::value* meta = o ? o->if_contains("metadata") : nullptr;
+  const json::object* m = meta ? meta->if_object() : nullptr;
+  const json::value* name = m ? m->if_contains("name") : nullptr;
+  if (!name || !name->is_string() || name->get_string().empty()) {
+    const JsonPath metadata = path.field("metadata");
+    return Error{metadata.field("name").str(), "missing: an object without a name"};
+  }
+  std::string key(name->get_string());
+  if (!namespaced(kind)) return key;
+  const json::value* ns = m->if_contains("namespace");
+  std::string nspace = ns && ns->is_string() ? std::string(ns->get_string()) : std::string();
+  return (nspace.empty() ? std::string("default") : nspace) + "/" + key;
+}
+
+Result<DecodedObject> decode_watched(std::string_view kind, const json::value& object) {
+  auto key = watched_key(kind, object);
+  if (!key) return key.error();
+  DecodedObject d{std::move(*key), {}};
+  bool known = false;
+  if (auto s = decode_api_object(kind, object, JsonPath(kind), d.one, known); !s) return s.error();
+  if (!known) return Error{"kind", "not a kind the scheduler watches: " + std::string(kind)};
+  return d;
+}
+
+template <class F>
+void ObjectStore::with_map(std::string_view kind, F&& f) {
+  if (kind == "Namespace") return f(namespaces_, &ApiObjects::namespaces);
+  if (kind == "Service") return f(services_, &ApiObjects::services);
+  if (kind == "ReplicationController") return f(replication_controllers_, &ApiObjects::replication_controllers);
+  if (kind == "ReplicaSet") return f(replica_sets_, &ApiObjects::replica_sets);
+  if (kind == "StatefulSet") return f(stateful_sets_, &ApiObjects::stateful_sets);
+  if (kind == "PersistentVolumeClaim") return f(claims_, &ApiObjects::claims);
+  if (kind == "PersistentVolume") return f(volumes_, &ApiObjects::volumes);
+  if (kind == "StorageClass") return f(classes_, &ApiObjects::storage_classes);
+  if (kind == "CSINode") return f(csi_nodes_, &ApiObjects::csi_nodes);
+  if (kind == "CSIDriver") return f(csi_drivers_, &ApiObjects::csi_drivers);
+  if (kind == "CSIStorageCapacity") return f(capacities_, &ApiObjects::csi_capacities);
+}
+
+void ObjectStore::replace(std::string_view kind, std::vector<DecodedObject> items) {
+  with_map(kind, [&](auto& map, auto member) {
+    map.clear();
+    for (auto& item : items) put(map, std::move(item.key), item.one.*member);
+  });
+  listed_.emplace(kind);
+}
+
+void ObjectStore::upsert(std::string_view kind, DecodedObject item) {
+  with_map(kind, [&](auto& map, auto member) { put(map, std::move(item.key), item.one.*member); });
+}
+
+void ObjectStore::remove(std::string_view kind, const std::string& key) {
+  with_map(kind, [&](auto& map, auto) { map.erase(key); });
+}
+
+bool ObjectStore::storage_listed() const {
+  for (const auto& k : kWatchedKinds) {
+    if (k.storage && !listed_.count(std::string_view(k.kind))) return false;
+  }
+  return true;
+}
+
+ApiObjects ObjectStore::objects() const {
+  ApiObjects o;
+  append(o.namespaces, namespaces_);
+  append(o.services, services_);
+  append(o.replication_controllers, replication_controllers_);
+  append(o.replica_sets, replica_sets_);
+  append(o.stateful_sets, stateful_sets_);
+  append(o.claims, claims_);
+  append(o.volumes, volumes_);
+  append(o.storage_classes, classes_);
+  append(o.csi_nodes, csi_nodes_);
+  append(o.csi_drivers, csi_drivers_);
+  append(o.csi_capacities, capacities_);
+  o.storage_listed = storage_listed();
+  o.namespaces_listed = namespaces_listed();
+  return o;
+}
+
+size_t ObjectStore::size() const {
+  return namespaces_.size() + services_.size() + replication_controllers_.size() + replica_sets_.size() +
+         stateful_sets_.size() + claims_.size() + volumes_.size() + classes_.size() + csi_nodes_.size() +
+         csi_drivers_.size() + capacities_.size();
+}
+
+}  // namespace tightpack::daemon

@@ -1,0 +1,91 @@
+// The cluster objects beyond nodes, pods and budgets that kube-scheduler's
+// plugins read through informers (namespaces, Services, the workload
+// controllers behind PodTopologySpread's system defaults, and the storage
+// objects of the volume plugins), as the watches show them: decoded by
+// core's decoder into what scheduling reads, by kind and key.
+#pragma once
+
+#include <boost/json/value.hpp>
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tightpack/error.hpp"
+#include "tightpack/objects.hpp"
+
+namespace tightpack::daemon {
+
+// One watched collection.
+struct WatchedKind {
+  const char* path;      // the collection's API path
+  const char* kind;      // the object kind core decodes
+  const char* resource;  // the resource, as RBAC and the logs name it
+  bool storage;          // read through bound pods' volumes: a change needs a rebuild
+};
+
+// What the scheduler watches beside nodes, pods and budgets: kube-scheduler's
+// informers for the in-tree plugins of its default profile but
+// VolumeAttachments (the engine counts what bound pods' volumes attach) and
+// DRA's objects (not modelled).
+inline constexpr WatchedKind kWatchedKinds[] = {
+    {"/api/v1/namespaces", "Namespace", "namespaces", false},
+    {"/api/v1/services", "Service", "services", false},
+    {"/api/v1/replicationcontrollers", "ReplicationController", "replicationcontrollers", false},
+    {"/apis/apps/v1/replicasets", "ReplicaSet", "replicasets", false},
+    {"/apis/apps/v1/statefulsets", "StatefulSet", "statefulsets", false},
+    {"/api/v1/persistentvolumeclaims", "PersistentVolumeClaim", "persistentvolumeclaims", true},
+    {"/api/v1/persistentvolumes", "PersistentVolume", "persistentvolumes", true},
+    {"/apis/storage.k8s.io/v1/storageclasses", "StorageClass", "storageclasses", true},
+    {"/apis/storage.k8s.io/v1/csinodes", "CSINode", "csinodes", true},
+    {"/apis/storage.k8s.io/v1/csidrivers", "CSIDriver", "csidrivers", true},
+    {"/apis/storage.k8s.io/v1/csistoragecapacities", "CSIStorageCapacity", "csistoragecapacities", true},
+};
+
+// One decoded object: its key (namespace/name, or name for cluster-scoped
+// kinds) and an ApiObjects holding it alone.
+struct DecodedObject {
+  std::string key;
+  ApiObjects one;
+};
+
+// Decodes an object of `kind` (one of kWatchedKinds') with core's decoder.
+Result<DecodedObject> decode_watched(std::string_view kind, const boost::json::value& object);
+
+// The key of an object of any kind (for deletions): namespace/name or name.
+Result<std::string> watched_key(std::string_view kind, const boost::json::value& object);
+
+class ObjectStore {
+ public:
+  // A relist of `kind`: what it does not hold is gone.
+  void replace(std::string_view kind, std::vector<DecodedObject> items);
+  void upsert(std::string_view kind, DecodedObject item);
+  void remove(std::string_view kind, const std::string& key);
+
+  // Every kind of kWatchedKinds listed at least once: until then a claim
+  // "not found" may only be not listed yet.
+  bool storage_listed() const;
+  bool namespaces_listed() const { return listed_.count("Namespace") > 0; }
+
+  // Everything, in key order, as Cluster::build takes it.
+  ApiObjects objects() const;
+  size_t size() const;
+
+ private:
+  template <class F>
+  void with_map(std::string_view kind, F&& f);
+
+  std::map<std::string, Namespace> namespaces_;
+  std::map<std::string, MapSelectorObject> services_, replication_controllers_;
+  std::map<std::string, SelectorObject> replica_sets_, stateful_sets_;
+  std::map<std::string, PersistentVolumeClaim> claims_;
+  std::map<std::string, PersistentVolume> volumes_;
+  std::map<std::string, StorageClass> classes_;
+  std::map<std::string, CsiNode> csi_nodes_;
+  std::map<std::string, CsiDriver> csi_drivers_;
+  std::map<std::string, CsiStorageCapacity> capacities_;
+  std::set<std::string, std::less<>> listed_;
+};
+
+}  // namespace tightpack::daemon
