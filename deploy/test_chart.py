@@ -119,6 +119,10 @@ def lint_and_template(helm: str, out: Path) -> dict:
     gke = yaml.safe_load((EXAMPLES / "values-daskhub-gke.yaml").read_text())
     pools = yaml.safe_load((ROOT / "examples" / "daskhub-gke" / "pools.yaml").read_text())
     check(gke["pools"] == pools, "values-daskhub-gke.yaml's pools equal examples/daskhub-gke/pools.yaml")
+    daskhub = yaml.safe_load((EXAMPLES / "daskhub-values.yaml").read_text())
+    check(gke["publish"]["daskGateway"]["worker"]["extraPodConfig"]
+          == daskhub["dask-gateway"]["gateway"]["backend"]["worker"]["extraPodConfig"],
+          "values-daskhub-gke.yaml publishes the gateway worker settings daskhub-values.yaml gives the gateway")
     default_name = yaml.safe_load((CHART / "values.yaml").read_text())["scheduler"]["schedulerName"]
     svc = next(d for d in rendered["tightpack"] if d["kind"] == "Service")
     url = f"https://{svc['metadata']['name']}.{svc['metadata']['namespace']}.svc:{svc['spec']['ports'][0]['port']}/snapshot"
@@ -484,6 +488,9 @@ def rbac(binary: str, api: Api, env: dict, rendered: dict, out: Path, matrix: bo
             snap = obs.get("snapshot") or {}
             check(bool(snap.get("pools")) and len(snap.get("profiles") or []) == 3,
                   "tightpack-gke: /snapshot publishes the pools and the 3 profiles of values-daskhub-gke.yaml")
+            gke_values = yaml.safe_load((EXAMPLES / "values-daskhub-gke.yaml").read_text())
+            check(snap.get("daskGateway") == gke_values["publish"]["daskGateway"],
+                  "tightpack-gke: /snapshot publishes the gateway's worker settings of values-daskhub-gke.yaml")
 
     if not matrix:
         return

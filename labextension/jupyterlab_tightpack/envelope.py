@@ -1,8 +1,8 @@
 """The snapshot envelope: a cluster List with its pools, scheduler configuration and profiles.
 
 The tightpack scheduler's snapshot endpoint and snapshot files give either the envelope
-(``cluster``, ``pools``, ``schedulerConfiguration``, ``profiles``; ``admission`` and
-``notes`` optional) or a bare v1 List, as ``kubectl get nodes,pods -A -o json`` prints.
+(``cluster``, ``pools``, ``schedulerConfiguration``, ``profiles``; ``daskGateway``,
+``admission`` and ``notes`` optional) or a bare v1 List, as ``kubectl get nodes,pods -A -o json`` prints.
 """
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ class Snapshot:
     pools: Optional[dict] = None
     scheduler_configuration: Optional[dict] = None
     profiles: list = field(default_factory=list)
+    # dask-gateway's server-side worker settings: {"worker": {"extraPodConfig", ...}}
+    dask_gateway: Optional[dict] = None
     extended_resource_toleration: Optional[bool] = None  # what the source says, if it says
     notes: list = field(default_factory=list)
 
@@ -70,6 +72,10 @@ def from_document(document: Any, name: str) -> Snapshot:
             kept.append(entry)
         else:
             notes.append(f"{name}: $.profiles[{index}] is not an object: left out")
+    gateway = document.get("daskGateway")
+    if gateway is not None and not isinstance(gateway, dict):
+        notes.append(f"{name}: $.daskGateway is not an object: left out")
+        gateway = None
     source_notes = document.get("notes")
     if isinstance(source_notes, list):
         notes = [str(n) for n in source_notes] + notes
@@ -83,6 +89,7 @@ def from_document(document: Any, name: str) -> Snapshot:
         pools=pools,
         scheduler_configuration=config,
         profiles=kept,
+        dask_gateway=gateway,
         extended_resource_toleration=ert,
         notes=notes,
     )

@@ -26,7 +26,7 @@ from __future__ import annotations
 import base64
 import getpass
 import os
-from typing import Any
+from typing import Any, Optional
 
 from .dask_config import DaskConfig
 from .errors import SourceError
@@ -82,8 +82,27 @@ def _cores(value: Any, what: str) -> float:
         raise ValueError(f"{what}: {value!r} is not a number of cores") from None
 
 
-def build_pod(options: dict, namespace: str) -> dict:
-    """The dask-gateway worker pod for these option values (ValueError on a bad value)."""
+def merge_json_objects(a: dict, b: Any) -> dict:
+    """dask-gateway-server's merge (backends/kubernetes/utils.py): objects merged key by key,
+    b's values winning, lists appended to."""
+    if not isinstance(b, dict) or not b:
+        return a
+    out = dict(a)
+    for key, b_value in b.items():
+        a_value = out.get(key)
+        if isinstance(a_value, dict) and isinstance(b_value, dict):
+            out[key] = merge_json_objects(a_value, b_value)
+        elif isinstance(a_value, list) and isinstance(b_value, list):
+            out[key] = a_value + b_value
+        else:
+            out[key] = b_value
+    return out
+
+
+def build_pod(options: dict, namespace: str, server: Optional[dict] = None) -> dict:
+    """The dask-gateway worker pod for these option values (ValueError on a bad value), with
+    the server's worker settings ({"extraPodConfig", "extraContainerConfig"}) merged in as
+    make_pod merges them."""
     cores = _cores(options.get("worker_cores", SERVER_DEFAULTS["worker_cores"]), "worker_cores")
     cores_limit = _cores(options.get("worker_cores_limit", cores), "worker_cores_limit")
     memory = _memory_bytes(options.get("worker_memory", SERVER_DEFAULTS["worker_memory"]),
@@ -105,19 +124,26 @@ def build_pod(options: dict, namespace: str) -> dict:
     environment = options.get("environment")
     if isinstance(environment, dict) and environment:
         container["env"] = [{"name": str(k), "value": str(v)} for k, v in environment.items()]
+    server = server or {}
+    container = merge_json_objects(container, server.get("extraContainerConfig"))
+    spec = merge_json_objects({"containers": [container], "restartPolicy": "OnFailure",
+                               "automountServiceAccountToken": False},
+                              server.get("extraPodConfig"))
     return {
         "apiVersion": "v1",
         "kind": "Pod",
         "metadata": {"generateName": "dask-worker-", "namespace": namespace,
                      "labels": {"app.kubernetes.io/name": "dask-gateway",
                                 "app.kubernetes.io/component": "dask-worker"}},
-        "spec": {"containers": [container], "restartPolicy": "OnFailure",
-                 "automountServiceAccountToken": False},
+        "spec": spec,
     }
 
 
-async def template(cfg: DaskConfig, timeout: float, namespace: str) -> tuple:
-    """(template or None, errors): None without ``gateway.address``."""
+async def template(cfg: DaskConfig, timeout: float, namespace: str,
+                   server_settings: Optional[dict] = None) -> tuple:
+    """(template or None, errors): None without ``gateway.address``. ``server_settings``:
+    the gateway's server-side settings the tightpack scheduler publishes
+    ({"worker": {"extraPodConfig", "extraContainerConfig"}}), or None."""
     raw = cfg.get("gateway.address")
     if not raw:
         return None, []
@@ -154,13 +180,21 @@ async def template(cfg: DaskConfig, timeout: float, namespace: str) -> tuple:
                      "default assumed: " + ", ".join(missing))
     notes.append("option values are taken as the worker's settings: a server options handler "
                  "that transforms them (requesting 80 % of worker_cores, say) is not visible")
-    notes.append("the gateway server's own worker settings (extra pod config such as "
-                 "tolerations, node selectors and affinity) are not visible to clients: the "
-                 "pod has none")
+    worker_settings = (server_settings or {}).get("worker")
+    if not isinstance(worker_settings, dict):
+        worker_settings = None
+    if worker_settings:
+        notes.append("the gateway's own worker settings (its extraPodConfig and "
+                     "extraContainerConfig, published by the tightpack scheduler) are applied")
+    else:
+        notes.append("the gateway server's own worker settings (extra pod config such as "
+                     "tolerations, node selectors and affinity) are not visible to clients and "
+                     "the tightpack scheduler publishes none (docs/deploy.md, publish."
+                     "daskGateway): the pod has none")
     notes.append("dask-gateway clusters start with no workers: cluster.scale(n) or "
                   "cluster.adapt() adds them")
     try:
-        pod = build_pod(options, namespace)
+        pod = build_pod(options, namespace, worker_settings)
     except ValueError as exc:
         return None, [f"dask-gateway {url}: option {exc}"]
     return {

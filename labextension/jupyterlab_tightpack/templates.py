@@ -1,7 +1,8 @@
 """GET /tightpack/templates: every worker template the user may start.
 
 Sources: (a) dask-kubernetes' operator KubeCluster from the user's Dask configuration,
-(b) dask-gateway's cluster options when ``gateway.address`` is configured, (c) the
+(b) dask-gateway's cluster options when ``gateway.address`` is configured, with the
+gateway's server-side worker settings when the snapshot publishes them, (c) the
 KubeSpawner profiles the snapshot publishes. Each pod then gets what the API server does
 before scheduling (admission.py). A failure of one source is an entry in ``errors``; the
 other templates are still returned.
@@ -35,9 +36,11 @@ async def list_templates(config: TightpackConfig, snapshots: SnapshotService,
     snapshot = await snapshots.get()
     if snapshot.status == 200:
         published = snapshot.value.get("profiles") or []
+        gateway_settings = snapshot.value.get("daskGateway")
         ert = bool(snapshot.value.get("admission", {}).get("extendedResourceToleration"))
     else:
         published = []
+        gateway_settings = None
         setting = config.extended_resource_toleration
         ert = setting if isinstance(setting, bool) else False
         errors.append(f"snapshot (for published profiles and admission): "
@@ -53,7 +56,7 @@ async def list_templates(config: TightpackConfig, snapshots: SnapshotService,
         if found:
             templates.append(found)
 
-    found, errs = await gateway.template(cfg, config.request_timeout, namespace)
+    found, errs = await gateway.template(cfg, config.request_timeout, namespace, gateway_settings)
     errors.extend(errs)
     if found:
         templates.append(found)

@@ -12,6 +12,9 @@ export interface SnapshotEnvelope {
   pools: object | null;
   schedulerConfiguration: object | null;
   profiles: object[];
+  // dask-gateway's server-side worker settings, as the scheduler publishes them (or null);
+  // the server extension applies them to the gateway template, the panel does not read them.
+  daskGateway: { worker?: { extraPodConfig?: object; extraContainerConfig?: object } } | null;
   admission: { extendedResourceToleration: boolean };
   notes: string[];
 }

@@ -215,6 +215,40 @@ async def test_gateway_options(dask_config, serve, monkeypatch, get):
     assert any("not visible" in n for n in gw["notes"])
 
 
+async def test_gateway_workers_get_the_published_server_settings(tmp_path, tightpack, dask_config,
+                                                                 serve, get):
+    """The gateway's own worker settings, which no client can see, from the snapshot: merged
+    as dask-gateway-server's make_pod merges extraPodConfig (objects by key, lists appended)."""
+    from conftest import example
+    seen = []
+    base = serve([("/api/v1/options", FakeGateway, {"seen": seen})])
+    dask_config("gateway.yaml", f"gateway: {{address: '{base}'}}\n")
+    path = tmp_path / "snapshot.json"
+    path.write_text(json.dumps({
+        "cluster": example("daskhub-gke", "cluster.json"),
+        "daskGateway": {"worker": {
+            "extraPodConfig": {
+                "tolerations": [{"key": "dask", "operator": "Equal", "value": "worker",
+                                 "effect": "NoSchedule"}],
+                "nodeSelector": {"k8s.dask.org/node-purpose": "worker"},
+                "schedulerName": "tightpack"},
+            "extraContainerConfig": {"resources": {"limits": {"memory": "5Gi"}}}}}}))
+    tightpack.snapshot_file = str(path)
+    status, body = await get("templates")
+    assert status == 200 and body["errors"] == []
+    gw = by_id(body)["dask-gateway"]
+    spec = gw["pod"]["spec"]
+    assert spec["nodeSelector"] == {"k8s.dask.org/node-purpose": "worker"}
+    assert spec["schedulerName"] == "tightpack"
+    assert spec["tolerations"] == [{"key": "dask", "operator": "Equal", "value": "worker",
+                                    "effect": "NoSchedule"}]
+    resources = spec["containers"][0]["resources"]
+    assert resources["limits"] == {"cpu": "2.000", "memory": "5Gi"}  # merged key by key
+    assert resources["requests"]["cpu"] == "2.000"
+    assert any("published by the tightpack scheduler" in n for n in gw["notes"])
+    assert not any("the pod has none" in n for n in gw["notes"])
+
+
 async def test_gateway_basic_auth_and_failures(dask_config, serve, unused_url, get):
     seen = []
     base = serve([("/api/v1/options", FakeGateway, {"seen": seen})])

@@ -40,7 +40,8 @@ until SIGTERM (docs/scheduler.md).
   --kubeconfig FILE      the API server and credentials (default:
                          clientConnection.kubeconfig, else the in-cluster service account)
   --pools FILE           a NodePools document, published on /snapshot for the sidebar
-  --publish FILE         {"profiles": [...]}: what /snapshot offers the sidebar
+  --publish FILE         {"profiles": [...], "daskGateway": {"worker": {...}}}: what
+                         /snapshot offers the sidebar
                          (KubeSpawner profile_list entries, worker templates)
   --listen HOST:PORT     the secure port, HTTPS: /healthz, /readyz, /livez to anyone;
                          /metrics and /snapshot to callers the API server vouches for
@@ -83,20 +84,26 @@ std::string random_suffix() {
   return buf;
 }
 
-// {"profiles": [...]}, each entry an object.
+// {"profiles": [...], "daskGateway": {...}}, each profile an object, both
+// keys optional.
 bool check_published(const json::value& doc, std::string& error) {
   if (!doc.is_object()) {
-    error = "expected an object with a key profiles";
+    error = "expected an object with the keys profiles and daskGateway";
     return false;
   }
   for (const auto& kv : doc.get_object()) {
-    if (kv.key() != "profiles") {
-      error = "$." + std::string(kv.key()) + ": unknown field (expected only profiles)";
+    if (kv.key() != "profiles" && kv.key() != "daskGateway") {
+      error = "$." + std::string(kv.key()) + ": unknown field (expected profiles and daskGateway)";
       return false;
     }
   }
+  if (const json::value* g = doc.get_object().if_contains("daskGateway"); g && !g->is_object()) {
+    error = "$.daskGateway: expected an object ({\"worker\": {\"extraPodConfig\": ...}})";
+    return false;
+  }
   const json::value* p = doc.get_object().if_contains("profiles");
-  if (!p || !p->is_array()) {
+  if (!p) return true;
+  if (!p->is_array()) {
     error = "$.profiles: expected a list of profile entries";
     return false;
   }
@@ -194,17 +201,23 @@ int schedule(const std::vector<std::string>& argv, std::istream& in, std::ostrea
       err << "tightpack schedule: " << a.options["--publish"] << ": " << error << "\n";
       return kInputError;
     }
-    auto publishable = daemon::publishable_profiles(published.get_object().at("profiles").get_array());
-    if (!publishable.withheld.empty()) {
+    const json::object& doc = published.get_object();
+    const json::value* entries = doc.if_contains("profiles");
+    auto publishable = daemon::publishable_profiles(entries ? entries->get_array() : json::array());
+    std::vector<std::string> withheld = std::move(publishable.withheld);
+    if (const json::value* g = doc.if_contains("daskGateway")) {
+      auto gateway = daemon::publishable_dask_gateway(*g);
+      withheld.insert(withheld.end(), gateway.withheld.begin(), gateway.withheld.end());
+      options.published.dask_gateway = std::move(gateway.settings);
+    }
+    if (!withheld.empty()) {
       std::string paths;
-      for (size_t i = 0; i < publishable.withheld.size() && i < 20; ++i) {
-        paths += (i ? ", " : "") + publishable.withheld[i];
-      }
-      if (publishable.withheld.size() > 20) paths += " and " + std::to_string(publishable.withheld.size() - 20) + " more";
+      for (size_t i = 0; i < withheld.size() && i < 20; ++i) paths += (i ? ", " : "") + withheld[i];
+      if (withheld.size() > 20) paths += " and " + std::to_string(withheld.size() - 20) + " more";
       log_info("tightpack schedule: " + a.options["--publish"] +
                ": kept from /snapshot, which every user can read (the sidebar does not use them): " + paths);
     }
-    options.published_profiles = std::move(publishable.profiles);
+    options.published.profiles = std::move(publishable.profiles);
   }
   const std::string kubeconfig =
       a.options.count("--kubeconfig") ? a.options["--kubeconfig"] : options.daemon.kubeconfig;

@@ -242,7 +242,8 @@ TEST(Snapshot, NamesNoPodImageOrLabelAndPlacesTheSame) {
   cache.upsert_pod(pod("bob-notebook", 500, "node-b"));
   cache.upsert_pod(pod("carol-pending", 700));  // holds no room: not published
   const json::object snap = redacted_snapshot(cache, json::object{{"kind", "KubeSchedulerConfiguration"}}, std::nullopt,
-                                              json::array{json::object{{"display_name", "Small"}}}, 1);
+                                              Published{json::array{json::object{{"display_name", "Small"}}}, nullptr},
+                                              1);
   const std::string text = json::serialize(snap);
   for (const char* secret : {"alice", "bob", "carol", "registry.example", "secret", "notebook-of", "jhub"}) {
     EXPECT_EQ(text.find(secret), std::string::npos) << secret << " in " << text;
@@ -332,9 +333,9 @@ TEST(Snapshot, PseudonymsDoNotFollowNamesOrOrder) {
   // Renaming users and namespaces leaves the snapshot the same up to the
   // pseudonyms; so does another seed.
   const ClusterCache renamed = users({"zoe", "yann", "xena", "will", "vera", "ugo"}, {"zz-team", "aa-team"});
-  const auto expected = canonical(redacted_snapshot(cache, json::object{}, std::nullopt, json::array{}, 7));
-  EXPECT_EQ(canonical(redacted_snapshot(renamed, json::object{}, std::nullopt, json::array{}, 7)), expected);
-  EXPECT_EQ(canonical(redacted_snapshot(cache, json::object{}, std::nullopt, json::array{}, 8)), expected);
+  const auto expected = canonical(redacted_snapshot(cache, json::object{}, std::nullopt, Published{}, 7));
+  EXPECT_EQ(canonical(redacted_snapshot(renamed, json::object{}, std::nullopt, Published{}, 7)), expected);
+  EXPECT_EQ(canonical(redacted_snapshot(cache, json::object{}, std::nullopt, Published{}, 8)), expected);
   // Over many snapshots every user's pod comes first about as often as any
   // other (a pod's cpu request tells which it is), and pseudonyms are new
   // each time: the order says nothing of the names.
@@ -342,7 +343,7 @@ TEST(Snapshot, PseudonymsDoNotFollowNamesOrOrder) {
   std::set<std::string> pseudonyms;
   const int snapshots = 600;
   for (int seed = 0; seed < snapshots; ++seed) {
-    const json::object snap = redacted_snapshot(cache, json::object{}, std::nullopt, json::array{}, seed);
+    const json::object snap = redacted_snapshot(cache, json::object{}, std::nullopt, Published{}, seed);
     for (const json::value& item : snap.at("cluster").at("items").as_array()) {
       if (item.at("kind") != "Pod") continue;
       pseudonyms.insert(std::string(item.at("metadata").at("name").as_string()));

@@ -218,3 +218,72 @@ TEST(PublishedProfiles, NamesWhatItWithheld) {
 
 }  // namespace
 }  // namespace tightpack::daemon
+
+namespace tightpack::daemon {
+namespace {
+
+// dask-gateway's server-side worker settings: what the sidebar merges into a
+// gateway worker (labextension/jupyterlab_tightpack/gateway.py) and what stays
+// with the gateway's operator.
+const std::vector<std::string> kGatewayRead = {
+    "worker.extraPodConfig.tolerations",
+    "worker.extraPodConfig.nodeSelector",
+    "worker.extraPodConfig.affinity",
+    "worker.extraPodConfig.priorityClassName",
+    "worker.extraPodConfig.topologySpreadConstraints",
+    "worker.extraPodConfig.volumes[].persistentVolumeClaim",
+    "worker.extraContainerConfig.resources.limits",
+    "worker.extraContainerConfig.image",
+};
+const std::vector<std::string> kGatewayHome = {
+    "worker.extraPodConfig.serviceAccountName",
+    "worker.extraPodConfig.imagePullSecrets",
+    "worker.extraPodConfig.volumes[].secret",
+    "worker.extraPodConfig.initContainers",
+    "worker.extraContainerConfig.env",
+    "worker.extraContainerConfig.envFrom",
+    "worker.extraContainerConfig.command",
+    "scheduler.extraPodConfig.tolerations",
+    "controller.k8sApiRateLimit",
+};
+
+TEST(PublishedDaskGateway, KeepWhatTheSidebarReadsAndNothingElse) {
+  std::mt19937_64 rng(20261203);
+  auto marker = [&rng] {
+    char buf[24];
+    std::snprintf(buf, sizeof buf, "g%016llx", static_cast<unsigned long long>(rng()));
+    return std::string(buf);
+  };
+  for (int round = 0; round < 300; ++round) {
+    json::value settings = json::object{};
+    std::vector<std::pair<std::string, std::string>> read;
+    std::set<std::string> home;
+    for (const auto& path : kGatewayRead) {
+      if (rng() % 3 == 0) continue;
+      std::string m = marker();
+      put(settings, path, json::value(m));
+      read.emplace_back(path, m);
+    }
+    for (const auto& path : kGatewayHome) {
+      if (rng() % 2 == 0) continue;
+      std::string m = marker();
+      put(settings, path, rng() % 2 ? json::value(m) : json::value(json::object{{"value", m}}));
+      home.insert(m);
+    }
+    const json::value original = settings;
+    auto published = publishable_dask_gateway(settings);
+    const std::string bytes = json::serialize(published.settings);
+    for (const auto& m : home) EXPECT_EQ(bytes.find(m), std::string::npos) << "round " << round << ": " << m;
+    for (const auto& [path, m] : read) {
+      const json::value* v = find(published.settings, path);
+      ASSERT_TRUE(v) << "round " << round << ": " << path << " was not published";
+      EXPECT_EQ(*v, json::value(m)) << path;
+    }
+    for (const auto& w : published.withheld) EXPECT_EQ(w.rfind("$.daskGateway", 0), 0u) << w;
+    EXPECT_EQ(settings, original) << "the input is not changed";
+  }
+  EXPECT_TRUE(publishable_dask_gateway(json::value("not an object")).settings.is_null());
+}
+
+}  // namespace
+}  // namespace tightpack::daemon

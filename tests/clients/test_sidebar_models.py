@@ -94,6 +94,31 @@ def test_gateway_worker_from_the_cluster_options(options):
     assert scheduling_view(predicted) == scheduling_view(expected)
 
 
+@pytest.mark.parametrize("server", [
+    {"extraPodConfig": {"tolerations": [{"key": "k8s.dask.org_dedicated", "operator": "Equal",
+                                         "value": "worker", "effect": "NoSchedule"}],
+                        "nodeSelector": {"k8s.dask.org/node-purpose": "worker"}}},
+    {"extraPodConfig": {"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+        "nodeSelectorTerms": [{"matchExpressions": [{"key": "cloud.google.com/gke-spot",
+                                                     "operator": "In", "values": ["true"]}]}]}}},
+                        "priorityClassName": "dask-workers"},
+     "extraContainerConfig": {"resources": {"limits": {"memory": "12Gi"}}}},
+], ids=["worker-pool", "spot-affinity-and-limit"])
+def test_gateway_worker_with_the_published_server_settings(server):
+    """With the gateway's own worker settings (what the tightpack scheduler publishes from the
+    chart's publish.daskGateway), the sidebar's worker is the server's worker."""
+    options = {"worker_cores": 2, "worker_memory": 8}
+    config = clients.gateway_config(worker_extra_pod_config=server.get("extraPodConfig"))
+    if "extraContainerConfig" in server:
+        config.KubeClusterConfig.worker_extra_container_config = server["extraContainerConfig"]
+    expected = clients.gateway_cluster(config, "alice", options, 1)["workers"][0]
+    handled = clients.daskhub_options().get_configuration(
+        clients.daskhub_options().parse_options(options), None)
+    predicted = sidebar_gateway.build_pod(
+        {k: handled[k] for k in ("worker_cores", "worker_memory")}, "jhub", server)
+    assert scheduling_view(predicted) == scheduling_view(expected)
+
+
 def test_gateway_rounds_cores_as_the_server_does():
     """dask-gateway-server writes cores with three decimals since 2024.1.0 (#766): a
     quarter-core worker requests 250m, not 200m."""

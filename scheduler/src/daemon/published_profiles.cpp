@@ -198,7 +198,25 @@ json::value entry(Withholder& w, const json::value& v, const std::string& path) 
   return w.keep(v, path, kRules);
 }
 
+// dask-gateway's backend.worker settings (dask_gateway_server's
+// KubeClusterConfig.worker_extra_pod_config and worker_extra_container_config).
+json::value gateway_worker(Withholder& w, const json::value& v, const std::string& path) {
+  static constexpr Rule kRules[] = {{"extraPodConfig", pod_config}, {"extraContainerConfig", container_config}};
+  return w.keep(v, path, kRules);
+}
+
+json::value gateway(Withholder& w, const json::value& v, const std::string& path) {
+  static constexpr Rule kRules[] = {{"worker", gateway_worker}};
+  return w.keep(v, path, kRules);
+}
+
 }  // namespace
+
+PublishedGateway publishable_dask_gateway(const json::value& settings) {
+  Withholder w;
+  json::value kept = gateway(w, settings, "$.daskGateway");
+  return {std::move(kept), std::move(w.withheld)};
+}
 
 PublishedProfiles publishable_profiles(const json::array& entries) {
   Withholder w;

@@ -6,7 +6,8 @@
 // (labextension/jupyterlab_tightpack/profiles.py, KubeSpawner's make_pod) and
 // kube-scheduler reads from it: names and descriptions, the default choice of
 // each profile option, resources, placement and images. Everything else stays
-// home; the operator is told, by path, what was left out.
+// home; the operator is told, by path, what was left out. The same holds for
+// dask-gateway's server-side worker settings.
 #pragma once
 
 #include <boost/json/array.hpp>
@@ -23,5 +24,17 @@ struct PublishedProfiles {
 // `entries` is the --publish document's list of profile_list entries; an entry
 // that is not an object is withheld whole.
 PublishedProfiles publishable_profiles(const boost::json::array& entries);
+
+// dask-gateway's server-side settings of its workers, which no client can see
+// (the dask-gateway chart's gateway.backend.worker.extraPodConfig and
+// extraContainerConfig, merged into every worker pod by its controller's
+// make_pod): {"worker": {"extraPodConfig": ..., "extraContainerConfig": ...}},
+// kept to what kube-scheduler reads, as a profile's extra_pod_config and
+// extra_container_config are.
+struct PublishedGateway {
+  boost::json::value settings;        // null when nothing is left
+  std::vector<std::string> withheld;  // e.g. "$.daskGateway.worker.extraPodConfig.serviceAccountName"
+};
+PublishedGateway publishable_dask_gateway(const boost::json::value& settings);
 
 }  // namespace tightpack::daemon

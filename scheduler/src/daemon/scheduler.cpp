@@ -696,7 +696,7 @@ std::shared_ptr<const Scheduler::PublishedSnapshot> Scheduler::snapshot(std::chr
     std::random_device entropy;
     const uint64_t seed = (uint64_t{entropy()} << 32) ^ entropy();
     redacted = redacted_snapshot(cache_, options_.scheduler_configuration, options_.pools,
-                                 options_.published_profiles, seed);
+                                 options_.published, seed);
   }
   auto published = std::make_shared<PublishedSnapshot>();
   published->body = json::serialize(redacted);

@@ -21,6 +21,7 @@
 #include "daemon/daemon_config.hpp"
 #include "daemon/metrics.hpp"
 #include "daemon/queue.hpp"
+#include "daemon/snapshot.hpp"
 #include "kube/api_workers.hpp"
 #include "kube/reflector.hpp"
 #include "tightpack/framework.hpp"
@@ -34,7 +35,7 @@ struct SchedulerOptions {
   DaemonConfig daemon;
   boost::json::value scheduler_configuration;  // the document, published by /snapshot
   std::optional<boost::json::value> pools;     // the NodePools document, published by /snapshot
-  boost::json::value published_profiles = boost::json::array();  // --publish: the sidebar's profiles
+  Published published;  // --publish: the sidebar's profiles and dask-gateway's worker settings
   size_t bind_workers = 16;
   std::string hostname;
 };

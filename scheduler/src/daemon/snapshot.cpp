@@ -162,8 +162,7 @@ class PodRedactor {
 }  // namespace
 
 json::object redacted_snapshot(const ClusterCache& cache, const json::value& scheduler_configuration,
-                               const std::optional<json::value>& pools, const json::value& published_profiles,
-                               uint64_t seed) {
+                               const std::optional<json::value>& pools, const Published& published, uint64_t seed) {
   json::array items;
   for (const auto& [name, n] : cache.nodes()) items.push_back(node(n));
   // Pseudonyms are drawn in key order (so that one seed gives one snapshot,
@@ -180,13 +179,15 @@ json::object redacted_snapshot(const ClusterCache& cache, const json::value& sch
     by_pseudonym.emplace(std::move(name), std::move(p));
   }
   for (auto& [name, p] : by_pseudonym) items.push_back(std::move(p));
-  return json::object{
+  json::object envelope{
       {"cluster", {{"apiVersion", "v1"}, {"kind", "List"}, {"items", std::move(items)}}},
       {"pools", pools ? *pools : json::value(nullptr)},
       {"schedulerConfiguration", scheduler_configuration},
-      {"profiles", published_profiles},
+      {"profiles", published.profiles},
       {"notes", json::array{"from the tightpack scheduler: pods are anonymous (no names, images or labels); node "
                             "images are left out"}}};
+  if (!published.dask_gateway.is_null()) envelope["daskGateway"] = published.dask_gateway;
+  return envelope;
 }
 
 }  // namespace tightpack::daemon
