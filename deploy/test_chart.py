@@ -351,6 +351,34 @@ def cleanup_cluster(api: Api, namespaces: list):
         api.delete(f"/api/v1/nodes/{node['metadata']['name']}")
 
 
+def storage_objects(api: Api, ns: str, tag: str):
+    """A WaitForFirstConsumer class with a provisioner and one without (static volumes only),
+    a free volume of the latter, and a claim of each, all named after the run."""
+    for cls, provisioner in ((f"chart-wffc-{tag}", "pd.csi.storage.gke.io"),
+                             (f"chart-static-{tag}", "kubernetes.io/no-provisioner")):
+        api.post("/apis/storage.k8s.io/v1/storageclasses", {
+            "apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": cls},
+            "provisioner": provisioner, "volumeBindingMode": "WaitForFirstConsumer"})
+    pv = api.post("/api/v1/persistentvolumes", {
+        "apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": f"chart-pv-{tag}"},
+        "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"],
+                 "storageClassName": f"chart-static-{tag}", "persistentVolumeReclaimPolicy": "Retain",
+                 "hostPath": {"path": "/tmp/chart"}}})
+    pv["status"] = {"phase": "Available"}  # as the PV controller leaves a new volume
+    api.put(f"/api/v1/persistentvolumes/chart-pv-{tag}/status", pv)
+    for claim, cls in (("home-dyn", f"chart-wffc-{tag}"), ("home-static", f"chart-static-{tag}")):
+        api.post(f"/api/v1/namespaces/{ns}/persistentvolumeclaims", {
+            "apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": claim},
+            "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": cls,
+                     "resources": {"requests": {"storage": "1Gi"}}}})
+
+
+def delete_storage_objects(api: Api, tag: str):
+    api.delete(f"/api/v1/persistentvolumes/chart-pv-{tag}")
+    for cls in (f"chart-wffc-{tag}", f"chart-static-{tag}"):
+        api.delete(f"/apis/storage.k8s.io/v1/storageclasses/{cls}")
+
+
 def run_scenario(binary: str, api: Api, env: dict, namespace: str, deployment: str, workdir: Path, tag: str,
                  wait: float = 12.0, min_seconds: float = 0) -> dict:
     """Starts the chart's scheduler and checks what it does; returns the observations."""
@@ -400,6 +428,28 @@ def run_scenario(binary: str, api: Api, env: dict, namespace: str, deployment: s
             api.post(f"/api/v1/namespaces/{ns}/pods", testlib.pod_manifest("late", name, cpu="1",
                                                                             node_selector={"chart-test/late": "yes"}))
             obs["newNodeSeen"] = bool(wait_for(lambda: (pod("late") or {}).get("spec", {}).get("nodeName"), wait))
+        # A notebook's first spawn (its claim waits for its first consumer) and a claim that a
+        # free volume can take: VolumeBinding's PreBind writes the chosen node on the first,
+        # for its provisioner, and binds the volume to the second. No provisioner or PV
+        # controller runs here, so both pods stay unbound; what the scheduler wrote is seen.
+        obs["claimNodeSelected"] = obs["volumeClaimed"] = None
+        if obs["bound"]:
+            storage_objects(api, ns, tag)
+            for claim in ("home-dyn", "home-static"):
+                m = testlib.pod_manifest(claim, name, cpu="0", memory="0")  # no room: preemption below stays as it was
+                m["spec"]["volumes"] = [{"name": "home", "persistentVolumeClaim": {"claimName": claim}}]
+                api.post(f"/api/v1/namespaces/{ns}/pods", m)
+
+            def claim_node():
+                c = api.get(f"/api/v1/namespaces/{ns}/persistentvolumeclaims/home-dyn")
+                return (c["metadata"].get("annotations") or {}).get("volume.kubernetes.io/selected-node")
+
+            def volume_claim():
+                pv = api.get(f"/api/v1/persistentvolumes/chart-pv-{tag}")
+                return (pv["spec"].get("claimRef") or {}).get("name") == "home-static"
+
+            obs["claimNodeSelected"] = bool(wait_for(claim_node, wait))
+            obs["volumeClaimed"] = bool(wait_for(volume_claim, wait))
         obs["preempted"] = None  # not tried: the victim was never bound
         if obs["lowBound"]:
             api.post(f"/api/v1/namespaces/{ns}/pods", testlib.pod_manifest("high", name, cpu="3",
@@ -434,6 +484,7 @@ def run_scenario(binary: str, api: Api, env: dict, namespace: str, deployment: s
     finally:
         sched.stop()
         cleanup_cluster(api, [ns])
+        delete_storage_objects(api, tag)
     log = sched.log_text()
     forbidden = []
     for line in log.splitlines():
@@ -478,10 +529,12 @@ def rbac(binary: str, api: Api, env: dict, rendered: dict, out: Path, matrix: bo
     for values, release, namespace in RELEASES:
         obs = run_scenario(binary, api, env, namespace, release, out / "run" / release, f"{release}-full")
         ok = all(obs.get(k) for k in ("ready", "leader", "bound", "scheduledEvent", "unschedulableCondition",
-                                      "newNodeSeen", "preempted", "metrics", "probePort")) and obs["exitedEarly"] is None \
+                                      "newNodeSeen", "claimNodeSelected", "volumeClaimed", "preempted", "metrics",
+                                      "probePort")) and obs["exitedEarly"] is None \
             and obs["metricsWithoutToken"] == 401 and obs.get("snapshot") is not None
         check(ok, f"{release}: as {obs['serviceAccount']} ({obs['scheduler']}): ready, leads, binds, Scheduled "
-                  f"event, Unschedulable condition, preemption, the probe port, /metrics refused without a token "
+                  f"event, Unschedulable condition, a claim's node selected and a free volume bound to a claim "
+                  f"(PreBind), preemption, the probe port, /metrics refused without a token "
                   f"and served to system:monitoring, /snapshot to the chart's token" +
               ("" if ok else f": {obs}"))
         if release == "tightpack-gke":
@@ -560,6 +613,11 @@ def rbac(binary: str, api: Api, env: dict, rendered: dict, out: Path, matrix: bo
         check(all(4 <= n <= 8 for n in relists.values()),
               f"without {prefix} the watch cache relists with a growing backoff ({relists} LISTs in the run)")
         check(o.get("readyAtEnd") is False, f"without {prefix} /readyz ends not ready")
+    for verb in ("get", "patch"):
+        o = find(f"core persistentvolumeclaims, persistentvolumes: {verb}")
+        check(o["claimNodeSelected"] is False and o["volumeClaimed"] is False and o["bound"],
+              f"without persistentvolumeclaims, persistentvolumes {verb} no claim gets its node and no volume "
+              f"its claim (VolumeBinding's PreBind); pods without such claims are bound")
     check(find("core pods/status: patch")["unschedulableCondition"] is False,
           "without pods/status patch no pod gets PodScheduled=False/Unschedulable")
     check(find("core pods: delete")["preempted"] is False, "without pods delete preemption does not happen")
@@ -571,14 +629,16 @@ def rbac(binary: str, api: Api, env: dict, rendered: dict, out: Path, matrix: bo
               f"without {prefix} /metrics is refused to everyone (no caller can be checked); scheduling goes on")
 
     lines = ["| removed | /readyz (first 8 s, at the end) | leads | binds | Scheduled event | Unschedulable condition | "
-             "new node used | preemption | /metrics to system:monitoring | exits by itself | LISTs | first error in the log |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "new node used | claim's node selected, volume bound to a claim | preemption | /metrics to system:monitoring | "
+             "exits by itself | LISTs | first error in the log |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for kind, rule, o in rows:
         first = (o["forbidden"][0] if o["forbidden"] else "").replace("|", "\\|")
         exited = "no" if o["exitedEarly"] is None else f"**exit {o['exitedEarly']}**"
         at_end = "exited" if "readyAtEnd" not in o else yes(o["readyAtEnd"])
         lines.append(f"| {kind}: {rule} | {yes(o['ready'])}, {at_end} | {yes(o['leader'])} | {yes(o['bound'])} | "
                      f"{yes(o['scheduledEvent'])} | {yes(o['unschedulableCondition'])} | {yes(o['newNodeSeen'])} | "
+                     f"{yes(o['claimNodeSelected'])}, {yes(o['volumeClaimed'])} | "
                      f"{yes(o['preempted'])} | {yes(o['metrics'])} | {exited} | {o['lists']} | {first[:220]} |")
     (out / "rbac.md").write_text("\n".join(lines) + "\n")
     (out / "rbac.json").write_text(json.dumps([{"kind": k, "rule": r, **{x: y for x, y in o.items() if x != 'snapshot'}}

@@ -398,6 +398,7 @@ Fail read_plugin_config(const json::array& configs, const JsonPath& path, Profil
           return value_error(ap.field("bindTimeoutSeconds"),
                              "invalid BindTimeoutSeconds, should not be a negative value");
         }
+        profile.volume_bind_timeout_seconds = timeout;
         if (const json::value* shape = member(*args, "shape"); shape && !shape->is_null()) {
           TP_TRY(read_shape(*args, ap, profile.volume_shape.emplace()));
         }

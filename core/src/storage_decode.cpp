@@ -280,6 +280,7 @@ Result<PersistentVolumeClaim> decode_persistent_volume_claim(const json::value& 
     c.controller = std::move(meta.controller);
     c.bind_completed = meta.annotation(kBindCompleted) != nullptr;
     if (const std::string* node = meta.annotation(kSelectedNode)) c.selected_node = *node;
+    c.annotated = !meta.annotations.empty();
     const JsonPath sp = path.field("spec");
     const json::object* spec = nullptr;
     TP_TRY(object_part(o, "spec", path, spec));

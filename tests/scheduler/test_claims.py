@@ -5,16 +5,20 @@ Both schedulers run at once; each case is one pod per scheduler, and the two mus
 bound to the same node, or pending with the same PodScheduled message, letter for letter.
 The storage objects are what a GKE hub holds once its controllers have run: home disks of
 the PD CSI driver bound to their claims (zonal PVs), a static NFS home, CSINodes with the
-driver's attach limit. No kube-controller-manager runs here yet, so the test writes what the
-PV controller would (each claim's bind-completed annotation and Bound phase); claims that
-wait for their first consumer are not among the cases until the scheduler provisions them
-(VolumeBinding's PreBind)."""
+driver's attach limit. No kube-controller-manager and no provisioner run here yet, so the test
+writes what the PV controller would (each claim's bind-completed annotation and Bound phase),
+and claims that wait for their first consumer are provisioned by a test double
+(provisioner.py) that does what a CSI provisioner and the PV controller do once the scheduler
+has written the selected node on a claim or bound a volume to it (VolumeBinding's PreBind)."""
 
 from __future__ import annotations
+
+import time
 
 import pytest
 
 from harness import CONFIG_DIR, FLAVOURS, condition, node_of, pod_manifest, wait_for
+from provisioner import Provisioner
 
 DRIVER = "pd.csi.storage.gke.io"
 CLASS = "standard-rwo"
@@ -137,23 +141,6 @@ def test_claims_as_kube_scheduler_judges_them(cluster, schedulers, storage):
         assert not node_of(pod)
         return condition(pod, "PodScheduled")["message"]
 
-    # gina's first spawn: her claim waits for its first consumer. kube-scheduler writes the
-    # selected node on it and waits for a provisioner (none runs here); tightpack does not
-    # bind volumes yet and says so, rather than binding a pod whose disk never comes.
-    api.post(f"/api/v1/namespaces/{ns}/persistentvolumeclaims", {
-        "apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "claim-gina"},
-        "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": CLASS,
-                 "resources": {"requests": {"storage": "10Gi"}}}})
-    api.post(f"/api/v1/namespaces/{ns}/pods", with_claim(
-        pod_manifest("gina-tp", cpu="500m", memory="1Gi", scheduler_name="tightpack"), "claim-gina"))
-    gina = cluster.wait_pod("gina-tp", lambda p: condition(p, "PodScheduled"), 30,
-                            "gina's PodScheduled condition")
-    refused = condition(gina, "PodScheduled")
-    assert not node_of(gina) and refused["reason"] == "SchedulerError", refused
-    assert f"its claim {ns}/claim-gina waits for its first consumer" in refused["message"], refused
-    claim = api.get(f"/api/v1/namespaces/{ns}/persistentvolumeclaims/claim-gina")
-    assert "volume.kubernetes.io/selected-node" not in (claim["metadata"].get("annotations") or {})
-
     for case, reason in (("erin", "exceed max volume count"),
                          ("frank", 'persistentvolumeclaim "claim-nobody-made" not found')):
         kube, ours = message(f"{case}-kube"), message(f"{case}-tp")
@@ -212,3 +199,112 @@ def test_operator_workers_are_spread_by_the_system_defaults(cluster, schedulers)
                  "the new worker to be gone")
         proc.stop(timeout=10)
     assert placed == {"kube-default": "w-b0", "tightpack-default": "w-b0"}, placed
+
+
+def two_zones_of_user_nodes(cluster, storage):
+    api = cluster.api
+    user = {"hub.jupyter.org/node-purpose": "user"}
+    for name, zone in (("user-a", "a"), ("user-b", "b")):
+        cluster.node(name, cpu="4", memory="16Gi", labels={**user, **zone_labels(zone)})
+        csinode(api, name, zone, 16)
+        storage.append(f"/apis/storage.k8s.io/v1/csinodes/{name}")
+    api.post("/apis/storage.k8s.io/v1/storageclasses", {
+        "apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": CLASS},
+        "provisioner": DRIVER, "volumeBindingMode": "WaitForFirstConsumer"})
+    storage.append(f"/apis/storage.k8s.io/v1/storageclasses/{CLASS}")
+
+
+STATIC_CLASS = "static-disks"  # no provisioner: only volumes made beforehand bind its claims
+
+
+def new_claim(api, ns: str, name: str, class_name: str = CLASS):
+    api.post(f"/api/v1/namespaces/{ns}/persistentvolumeclaims", {
+        "apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": name},
+        "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": class_name,
+                 "resources": {"requests": {"storage": "10Gi"}}}})
+
+
+def test_first_spawns_get_their_disk_where_the_notebook_goes(cluster, schedulers, storage):
+    """A first spawn: the claim waits for its first consumer. The scheduler writes the chosen
+    node on it, the provisioner makes the disk in that node's zone, and only then is the pod
+    bound. A claim that a free static volume can take is bound to that volume instead (its
+    zone decides the node). Both schedulers, the same outcome."""
+    api, ns = cluster.api, cluster.ns
+    two_zones_of_user_nodes(cluster, storage)
+    # Free static disks in zone b, one per scheduler, of a class nothing provisions: hal's
+    # claims can only take them.
+    api.post("/apis/storage.k8s.io/v1/storageclasses", {
+        "apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": STATIC_CLASS},
+        "provisioner": "kubernetes.io/no-provisioner", "volumeBindingMode": "WaitForFirstConsumer"})
+    storage.append(f"/apis/storage.k8s.io/v1/storageclasses/{STATIC_CLASS}")
+    for suffix in FLAVOUR_SUFFIX.values():
+        pv = f"pv-{ns}-static-{suffix}"
+        made = api.post("/api/v1/persistentvolumes", {
+            "apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": pv},
+            "spec": {"capacity": {"storage": "10Gi"}, "accessModes": ["ReadWriteOnce"],
+                     "persistentVolumeReclaimPolicy": "Retain", "storageClassName": STATIC_CLASS,
+                     "csi": {"driver": DRIVER, "volumeHandle": f"disks/{pv}", "fsType": "ext4"},
+                     "nodeAffinity": zonal("b")}})
+        made["status"] = {"phase": "Available"}  # as the PV controller leaves a new volume
+        api.put(f"/api/v1/persistentvolumes/{pv}/status", made)
+        storage.append(f"/api/v1/persistentvolumes/{pv}")
+    for flavour in FLAVOURS_UNDER_TEST:
+        schedulers.flavour(flavour)
+    with Provisioner(api, ns, DRIVER, delay=2.0) as provisioner:
+        for flavour, suffix in FLAVOUR_SUFFIX.items():
+            for user in ("gina", "hal"):
+                new_claim(api, ns, f"claim-{user}-{suffix}", CLASS if user == "gina" else STATIC_CLASS)
+                api.post(f"/api/v1/namespaces/{ns}/pods", with_claim(
+                    pod_manifest(f"{user}-{suffix}", cpu="500m", memory="1Gi",
+                                 scheduler_name=FLAVOURS[flavour]["scheduler_name"]),
+                    f"claim-{user}-{suffix}"))
+        # Until the disk is there, the pod is not bound (the provisioner waits 2 s).
+        for suffix in FLAVOUR_SUFFIX.values():
+            claim = f"claim-gina-{suffix}"
+            wait_for(lambda: claim in provisioner.seen, 30, f"the scheduler to select a node for {claim}")
+            while claim not in provisioner.provisioned:
+                assert not node_of(cluster.get_pod(f"gina-{suffix}")), \
+                    f"gina-{suffix} was bound before its claim was provisioned"
+                time.sleep(0.1)
+        pods = {p["metadata"]["name"]: p for p in cluster.wait_bound(
+            [f"{u}-{s}" for u in ("gina", "hal") for s in FLAVOUR_SUFFIX.values()], timeout=60)}
+        for suffix in FLAVOUR_SUFFIX.values():
+            node = node_of(pods[f"gina-{suffix}"])
+            claim = api.get(f"/api/v1/namespaces/{ns}/persistentvolumeclaims/claim-gina-{suffix}")
+            assert claim["metadata"]["annotations"]["volume.kubernetes.io/selected-node"] == node
+            assert claim["spec"]["volumeName"] and claim["status"]["phase"] == "Bound"
+            assert provisioner.provisioned[f"claim-gina-{suffix}"][:2] == (node, {"user-a": "a",
+                                                                                 "user-b": "b"}[node])
+            # hal's claim took the free static disk of zone b, so hal runs in zone b.
+            assert node_of(pods[f"hal-{suffix}"]) == "user-b"
+            pv = api.get(f"/api/v1/persistentvolumes/pv-{ns}-static-{suffix}")
+            assert pv["spec"]["claimRef"]["name"] == f"claim-hal-{suffix}", pv["spec"]
+            assert api.get(f"/api/v1/namespaces/{ns}/persistentvolumeclaims/claim-hal-{suffix}")[
+                "spec"]["volumeName"] == f"pv-{ns}-static-{suffix}"
+
+
+def test_a_provisioner_that_gives_up_is_reported_as_kube_scheduler_reports_it(cluster, schedulers,
+                                                                              storage):
+    """The provisioner removes the selected node (it cannot provision there): PreBind fails,
+    the pod gets SchedulerError with kube-scheduler's text, and is tried again."""
+    api, ns = cluster.api, cluster.ns
+    two_zones_of_user_nodes(cluster, storage)
+    for flavour in FLAVOURS_UNDER_TEST:
+        schedulers.flavour(flavour)
+    with Provisioner(api, ns, DRIVER, mode="refuse"):
+        for flavour, suffix in FLAVOUR_SUFFIX.items():
+            new_claim(api, ns, f"claim-ivy-{suffix}")
+            api.post(f"/api/v1/namespaces/{ns}/pods", with_claim(
+                pod_manifest(f"ivy-{suffix}", cpu="500m", memory="1Gi",
+                             scheduler_name=FLAVOURS[flavour]["scheduler_name"]),
+                f"claim-ivy-{suffix}"))
+        conditions = {}
+        for suffix in FLAVOUR_SUFFIX.values():
+            pod = cluster.wait_pod(f"ivy-{suffix}", lambda p: (condition(p, "PodScheduled") or {}).get(
+                "reason") == "SchedulerError", 60, f"ivy-{suffix}'s SchedulerError")
+            assert not node_of(pod)
+            conditions[suffix] = condition(pod, "PodScheduled")["message"]
+    print(f"\nivy: {conditions['kube']}")
+    assert conditions["kube"] == ('running PreBind plugin "VolumeBinding": binding volumes: '
+                                  'provisioning failed for PVC "claim-ivy-kube"'), conditions
+    assert conditions["tp"] == conditions["kube"].replace("claim-ivy-kube", "claim-ivy-tp")

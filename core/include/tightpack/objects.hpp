@@ -67,6 +67,10 @@ struct PersistentVolumeClaim {
   std::string volume_name;                   // spec.volumeName
   bool bind_completed = false;               // pv.kubernetes.io/bind-completed
   std::optional<std::string> selected_node;  // volume.kubernetes.io/selected-node
+  // metadata.annotations holds anything: VolumeBinding's PreBind tells a
+  // claim whose annotations were reset from one whose provisioner removed
+  // the selected node.
+  bool annotated = false;
   uint8_t access_modes = 0;
   bool block = false;                        // spec.volumeMode: Block
   std::optional<int64_t> request;            // spec.resources.requests.storage

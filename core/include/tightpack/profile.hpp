@@ -78,6 +78,9 @@ struct Profile {
   // VolumeBindingArgs.shape (StorageCapacityScoring), when configured; the
   // default is (0, 10), (100, 0) from v1.37, where the feature is on.
   std::optional<std::vector<ShapePoint>> volume_shape;
+  // VolumeBindingArgs.bindTimeoutSeconds: how long PreBind waits for the
+  // pod's claims to be bound (the in-cluster scheduler's binding cycle).
+  int64_t volume_bind_timeout_seconds = 600;
   int32_t percentage_of_nodes_to_score = 0;  // 0: kube-scheduler's adaptive default
 
   bool filter_enabled(Plugin p) const;

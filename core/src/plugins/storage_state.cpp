@@ -198,6 +198,22 @@ std::shared_ptr<const PodStorage> StorageState::storage_of(const Pod& pod) const
   return std::make_shared<const PodStorage>(std::move(s));
 }
 
+StorageState::BindingPlan StorageState::binding_plan(const PodStorage& pod, const Node& node) const {
+  BindingPlan plan;
+  if (pod.delayed_claims.empty()) return plan;
+  PodClaims claims;
+  for (const std::string& key : pod.delayed_claims) {
+    const PersistentVolumeClaim* c = lookup(claims_, claim_by_key_, key);
+    if (c && c->volume_name.empty() && delay_binding(*c)) claims.delayed.push_back(c);
+  }
+  NodeVolumes found = find_pod_volumes(*this, claims, node);
+  plan.conflicts = found.conflicts != 0;
+  if (plan.conflicts) return plan;
+  for (const auto& [claim, pv] : found.static_bindings) plan.static_bindings.emplace_back(claim->key(), pv->name);
+  for (const auto& [claim, capacity] : found.provisions) plan.provisions.push_back(claim->key());
+  return plan;
+}
+
 void StorageState::assume(const PodStorage& pod, const Node& node) {
   if (pod.delayed_claims.empty()) return;
   // AssumePodVolumes: the claims FindPodVolumes matched with a volume bind

@@ -44,10 +44,23 @@ Result<std::string> watched_key(std::string_view kind, const json::value& object
   return (nspace.empty() ? std::string("default") : nspace) + "/" + key;
 }
 
+uint64_t parse_resource_version(const json::value& object) {
+  const json::object* o = object.if_object();
+  const json::value* meta = o ? o->if_contains("metadata") : nullptr;
+  const json::value* rv = meta && meta->is_object() ? meta->as_object().if_contains("resourceVersion") : nullptr;
+  if (!rv || !rv->is_string()) return 0;
+  uint64_t out = 0;
+  for (char c : rv->get_string()) {
+    if (c < '0' || c > '9' || out > (UINT64_MAX - 9) / 10) return 0;  // not etcd's: never newer
+    out = out * 10 + static_cast<uint64_t>(c - '0');
+  }
+  return out;
+}
+
 Result<DecodedObject> decode_watched(std::string_view kind, const json::value& object) {
   auto key = watched_key(kind, object);
   if (!key) return key.error();
-  DecodedObject d{std::move(*key), {}};
+  DecodedObject d{std::move(*key), {}, parse_resource_version(object)};
   bool known = false;
   if (auto s = decode_api_object(kind, object, JsonPath(kind), d.one, known); !s) return s.error();
   if (!known) return Error{"kind", "not a kind the scheduler watches: " + std::string(kind)};
@@ -69,20 +82,43 @@ void ObjectStore::with_map(std::string_view kind, F&& f) {
   if (kind == "CSIStorageCapacity") return f(capacities_, &ApiObjects::csi_capacities);
 }
 
+std::map<std::string, uint64_t>* ObjectStore::versions(std::string_view kind) {
+  if (kind == "PersistentVolumeClaim") return &claim_versions_;
+  if (kind == "PersistentVolume") return &volume_versions_;
+  return nullptr;
+}
+
 void ObjectStore::replace(std::string_view kind, std::vector<DecodedObject> items) {
+  auto* v = versions(kind);
+  if (v) v->clear();
   with_map(kind, [&](auto& map, auto member) {
     map.clear();
-    for (auto& item : items) put(map, std::move(item.key), item.one.*member);
+    for (auto& item : items) {
+      if (v) (*v)[item.key] = item.resource_version;
+      put(map, std::move(item.key), item.one.*member);
+    }
   });
   listed_.emplace(kind);
 }
 
 void ObjectStore::upsert(std::string_view kind, DecodedObject item) {
+  if (auto* v = versions(kind)) (*v)[item.key] = item.resource_version;
   with_map(kind, [&](auto& map, auto member) { put(map, std::move(item.key), item.one.*member); });
 }
 
 void ObjectStore::remove(std::string_view kind, const std::string& key) {
+  if (auto* v = versions(kind)) v->erase(key);
   with_map(kind, [&](auto& map, auto) { map.erase(key); });
+}
+
+uint64_t ObjectStore::claim_version(const std::string& key) const {
+  auto it = claim_versions_.find(key);
+  return it == claim_versions_.end() ? 0 : it->second;
+}
+
+uint64_t ObjectStore::volume_version(const std::string& name) const {
+  auto it = volume_versions_.find(name);
+  return it == volume_versions_.end() ? 0 : it->second;
 }
 
 bool ObjectStore::storage_listed() const {
@@ -90,6 +126,16 @@ bool ObjectStore::storage_listed() const {
     if (k.storage && !listed_.count(std::string_view(k.kind))) return false;
   }
   return true;
+}
+
+const PersistentVolumeClaim* ObjectStore::claim(const std::string& key) const {
+  auto it = claims_.find(key);
+  return it == claims_.end() ? nullptr : &it->second;
+}
+
+const PersistentVolume* ObjectStore::volume(const std::string& name) const {
+  auto it = volumes_.find(name);
+  return it == volumes_.end() ? nullptr : &it->second;
 }
 
 ApiObjects ObjectStore::objects() const {

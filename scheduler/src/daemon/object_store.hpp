@@ -6,6 +6,7 @@
 #pragma once
 
 #include <boost/json/value.hpp>
+#include <cstdint>
 #include <map>
 #include <set>
 #include <string>
@@ -48,7 +49,12 @@ inline constexpr WatchedKind kWatchedKinds[] = {
 struct DecodedObject {
   std::string key;
   ApiObjects one;
+  uint64_t resource_version = 0;  // metadata.resourceVersion (etcd's revision), 0 when absent
 };
+
+// metadata.resourceVersion as a number (0 when absent or not a decimal):
+// kube-scheduler's storage.APIObjectVersioner compares them so.
+uint64_t parse_resource_version(const boost::json::value& object);
 
 // Decodes an object of `kind` (one of kWatchedKinds') with core's decoder.
 Result<DecodedObject> decode_watched(std::string_view kind, const boost::json::value& object);
@@ -68,6 +74,14 @@ class ObjectStore {
   bool storage_listed() const;
   bool namespaces_listed() const { return listed_.count("Namespace") > 0; }
 
+  // One claim (namespace/name) or volume (name), or null.
+  const PersistentVolumeClaim* claim(const std::string& key) const;
+  const PersistentVolume* volume(const std::string& name) const;
+  // The resourceVersion the watch last showed for a claim or volume (0:
+  // none): a write's own version tells whether the cache has caught up.
+  uint64_t claim_version(const std::string& key) const;
+  uint64_t volume_version(const std::string& name) const;
+
   // Everything, in key order, as Cluster::build takes it.
   ApiObjects objects() const;
   size_t size() const;
@@ -75,6 +89,7 @@ class ObjectStore {
  private:
   template <class F>
   void with_map(std::string_view kind, F&& f);
+  std::map<std::string, uint64_t>* versions(std::string_view kind);
 
   std::map<std::string, Namespace> namespaces_;
   std::map<std::string, MapSelectorObject> services_, replication_controllers_;
@@ -85,6 +100,7 @@ class ObjectStore {
   std::map<std::string, CsiNode> csi_nodes_;
   std::map<std::string, CsiDriver> csi_drivers_;
   std::map<std::string, CsiStorageCapacity> capacities_;
+  std::map<std::string, uint64_t> claim_versions_, volume_versions_;
   std::set<std::string, std::less<>> listed_;
 };
 

@@ -354,11 +354,19 @@ void Scheduler::loop() {
     const bool ready = active_ && synced() && next && *next <= now;
     if (stopping_) return;
     if (!ready) {
+      if (!volume_bindings_.empty() && now - volumes_checked_ >= std::chrono::milliseconds(250)) {
+        volumes_checked_ = now;
+        check_volume_waits(now);
+      }
       // Watches and binders notify; backoffs expire by time; the sync flag has no notification.
       auto until = now + std::chrono::milliseconds(200);
       if (active_ && next && *next > now && *next < until) until = *next;
       cv_.wait_until(lock, until);
       continue;
+    }
+    if (!volume_bindings_.empty() && now - volumes_checked_ >= std::chrono::milliseconds(250)) {
+      volumes_checked_ = now;
+      check_volume_waits(now);
     }
     auto key = queue_.pop(now);
     if (key) schedule_one(*key);
@@ -419,19 +427,25 @@ void Scheduler::schedule_one(const std::string& key) {
     return;
   }
   if (d.chosen && !pod.volumes.empty()) {
-    // VolumeBinding's PreBind is not done here yet: binding the pod would
-    // leave a claim that waits for its first consumer unprovisioned (no
-    // selected-node annotation for its provisioner, no static volume bound
-    // to it), and the pod waiting on it for ever.
+    // Claims that wait for their first consumer are bound before the pod
+    // (VolumeBinding's Reserve and PreBind).
     const auto storage = cluster.storage().storage_of(pod);
     if (storage && !storage->delayed_claims.empty()) {
-      metrics_.attempt(profile_name, Metrics::Result::Error, seconds_since(started));
-      fail(key, rec, profile_name, "SchedulerError",
-           "tightpack cannot schedule this pod yet: its claim " + storage->delayed_claims.front() +
-               " waits for its first consumer, and tightpack schedule does not bind volumes "
-               "(VolumeBinding's PreBind) yet; give the pod kube-scheduler",
-           "");
-      return;
+      const std::string node = cluster.name(*d.chosen);
+      BindingPlan claims = cluster.storage().binding_plan(*storage, cluster.node(*d.chosen));
+      if (claims.conflicts) {
+        // Filter accepted the node, so this is a defect: say so rather than guess.
+        metrics_.attempt(profile_name, Metrics::Result::Error, seconds_since(started));
+        fail(key, rec, profile_name, "SchedulerError",
+             "running Reserve plugin \"VolumeBinding\": the claims cannot be bound on node " + node, "");
+        return;
+      }
+      if (!claims.empty()) {
+        cache_.assume(key, node, plan->bound(key));
+        bind_volumes_then_pod(key, pod, node, std::move(claims), profile_name, profile->volume_bind_timeout_seconds,
+                              started);
+        return;
+      }
     }
   }
   if (d.chosen) {
@@ -547,6 +561,94 @@ void Scheduler::fail(const std::string& key, const PodRecord& rec, const std::st
     status["nominatedNodeName"] = nominated.empty() ? json::value(nullptr) : json::value(nominated);
   }
   workers_->submit([this, ns = ns, name = name, status](kube::ApiClient& api) { patch_status(api, ns, name, status); });
+}
+
+// ------------------------------------------------------------------ volume binding
+
+void Scheduler::bind_volumes_then_pod(const std::string& key, const Pod& pod, const std::string& node,
+                                      BindingPlan claims, const std::string& profile, int64_t timeout_seconds,
+                                      Clock::time_point started) {
+  volume_bindings_[key] = VolumeBindingInFlight{pod.uid, profile, started, std::nullopt};
+  // The claims as the cache holds them now: their uids go into the volumes' claimRefs.
+  ObjectStore claims_seen;
+  for (const auto& [claim_key, volume] : claims.static_bindings) {
+    if (const PersistentVolumeClaim* c = cache_.objects().claim(claim_key)) {
+      ApiObjects one;
+      one.claims.push_back(*c);
+      claims_seen.upsert("PersistentVolumeClaim", DecodedObject{claim_key, std::move(one)});
+    }
+  }
+  const bool submitted = workers_->submit([this, key, node, claims, claims_seen = std::move(claims_seen),
+                                           timeout_seconds](kube::ApiClient& api) {
+    const auto budget = write_budget();
+    WrittenBindings written = budget ? write_volume_bindings(api, claims, claims_seen, node, *budget) : WrittenBindings{};
+    auto lock = lock_for_update();
+    auto it = volume_bindings_.find(key);
+    if (it == volume_bindings_.end()) return;
+    if (!budget) {
+      // As for a binding: whoever leads next places the pod.
+      log_warning("volume binding of " + key + " not sent: the lease is not confirmed");
+      volume_bindings_.erase(it);
+      cache_.forget(key);
+      cv_.notify_all();
+      return;
+    }
+    if (!written.error.empty()) {
+      volume_binding_failed(key, "running PreBind plugin \"VolumeBinding\": " + written.error);
+      return;
+    }
+    it->second.wait.emplace(claims, node, std::move(written), Clock::now() + std::chrono::seconds(timeout_seconds));
+    cv_.notify_all();
+  });
+  if (!submitted) volume_binding_failed(key, "running PreBind plugin \"VolumeBinding\": the API call queue is full");
+}
+
+void Scheduler::check_volume_waits(Clock::time_point now) {
+  std::vector<std::string> keys;
+  for (const auto& [key, in_flight] : volume_bindings_) {
+    if (in_flight.wait) keys.push_back(key);
+  }
+  for (const std::string& key : keys) {
+    auto& in_flight = volume_bindings_.at(key);
+    const PodRecord* rec = cache_.pod(key);
+    if (!rec || !rec->pending() || rec->pod.pod.uid != in_flight.uid) {
+      // checkBindings: "pod does not exist any more"; nobody to tell.
+      volume_bindings_.erase(key);
+      cache_.forget(key);
+      continue;
+    }
+    const auto& nodes = cache_.nodes();
+    auto n = nodes.find(in_flight.wait->node());
+    const auto check = in_flight.wait->check(cache_.objects(), n == nodes.end() ? nullptr : &n->second.node, now);
+    if (check.state == VolumeBindingWait::State::Waiting) continue;
+    if (check.state == VolumeBindingWait::State::Failed) {
+      volume_binding_failed(key, "running PreBind plugin \"VolumeBinding\": binding volumes: " + check.error);
+      continue;
+    }
+    const std::string node = in_flight.wait->node(), uid = in_flight.uid, profile = in_flight.profile;
+    const auto started = in_flight.started;
+    volume_bindings_.erase(key);
+    if (!workers_->submit([this, key, uid, node, profile, started](kube::ApiClient& api) {
+          bind(api, key, uid, node, profile, started);
+        })) {
+      cache_.forget(key);
+      queue_.backoff(key, now);
+    }
+  }
+}
+
+void Scheduler::volume_binding_failed(const std::string& key, const std::string& message) {
+  auto it = volume_bindings_.find(key);
+  const std::string profile = it == volume_bindings_.end() ? std::string() : it->second.profile;
+  const auto started = it == volume_bindings_.end() ? Clock::now() : it->second.started;
+  if (it != volume_bindings_.end()) volume_bindings_.erase(it);
+  cache_.forget(key);
+  log_warning("binding " + key + ": " + message);
+  metrics_.attempt(profile, Metrics::Result::Error, seconds_since(started));
+  if (const PodRecord* rec = cache_.pod(key); rec && rec->pending()) {
+    fail(key, *rec, profile, "SchedulerError", message, "");
+  }
+  cv_.notify_all();
 }
 
 // ------------------------------------------------------------------ API calls

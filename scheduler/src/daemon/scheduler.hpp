@@ -9,6 +9,7 @@
 #include <boost/json/value.hpp>
 #include <condition_variable>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -22,6 +23,7 @@
 #include "daemon/metrics.hpp"
 #include "daemon/queue.hpp"
 #include "daemon/snapshot.hpp"
+#include "daemon/volume_binder.hpp"
 #include "kube/api_workers.hpp"
 #include "kube/reflector.hpp"
 #include "tightpack/framework.hpp"
@@ -95,6 +97,15 @@ class Scheduler {
   // known here can pick another node than decide() named).
   std::string preempt(const std::string& key, const PodRecord& rec, const PodPlan& plan, Decision& d);
 
+  // VolumeBinding's PreBind (volume_binder.hpp): the claims of a pod placed
+  // on `node` are bound before the pod is; `claim_uids` for the volumes'
+  // claimRefs.
+  void bind_volumes_then_pod(const std::string& key, const Pod& pod, const std::string& node,
+                             BindingPlan claims, const std::string& profile, int64_t timeout_seconds,
+                             Clock::time_point started);
+  void check_volume_waits(Clock::time_point now);  // under m_
+  void volume_binding_failed(const std::string& key, const std::string& message);  // under m_
+
   // API calls, run by the workers.
   void bind(kube::ApiClient& api, const std::string& key, const std::string& uid, const std::string& node,
             const std::string& profile, Clock::time_point started);
@@ -126,6 +137,15 @@ class Scheduler {
   std::unordered_map<std::string, std::string> condition_written_;
   bool active_ = false;
   bool stopping_ = false;
+  // Pods assumed on a node whose claims are being bound: the API writes in
+  // flight (no wait yet), then the wait for the claims to be bound.
+  struct VolumeBindingInFlight {
+    std::string uid, profile;
+    Clock::time_point started;
+    std::optional<VolumeBindingWait> wait;
+  };
+  std::map<std::string, VolumeBindingInFlight> volume_bindings_;
+  Clock::time_point volumes_checked_{};
 
   std::mutex snapshot_m_;  // one builder at a time; never taken under m_
   std::shared_ptr<const PublishedSnapshot> snapshot_;

@@ -106,6 +106,19 @@ class StorageState {
   // What a pod about to be bound holds.
   std::shared_ptr<const PodStorage> storage_of(const Pod& pod) const;
 
+  // What VolumeBinding's PreBind writes for a pod placed on a node
+  // (BindPodVolumes): each volume FindPodVolumes matched to a claim gets the
+  // claim as its claimRef, each claim to provision the node as its
+  // volume.kubernetes.io/selected-node. Empty for a pod without claims that
+  // wait for their first consumer.
+  struct BindingPlan {
+    std::vector<std::pair<std::string, std::string>> static_bindings;  // (namespace/claim, volume)
+    std::vector<std::string> provisions;                               // namespace/claim
+    bool conflicts = false;  // the node is not one VolumeBinding's Filter accepts
+    bool empty() const { return static_bindings.empty() && provisions.empty(); }
+  };
+  BindingPlan binding_plan(const PodStorage& pod, const Node& node) const;
+
   // VolumeBinding's Reserve (AssumePodVolumes) for a pod placed on a node.
   void assume(const PodStorage& pod, const Node& node);
   // Changes with every assumption: plans that read unbound claims are stale.
