@@ -544,6 +544,8 @@ def rbac(binary: str, api: Api, env: dict, rendered: dict, out: Path, matrix: bo
             gke_values = yaml.safe_load((EXAMPLES / "values-daskhub-gke.yaml").read_text())
             check(snap.get("daskGateway") == gke_values["publish"]["daskGateway"],
                   "tightpack-gke: /snapshot publishes the gateway's worker settings of values-daskhub-gke.yaml")
+            check(snap.get("kubespawnerDefaults") == gke_values["publish"]["kubespawnerDefaults"],
+                  "tightpack-gke: /snapshot publishes the hub's KubeSpawner settings of values-daskhub-gke.yaml")
 
     if not matrix:
         return

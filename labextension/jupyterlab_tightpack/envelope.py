@@ -1,8 +1,8 @@
 """The snapshot envelope: a cluster List with its pools, scheduler configuration and profiles.
 
 The tightpack scheduler's snapshot endpoint and snapshot files give either the envelope
-(``cluster``, ``pools``, ``schedulerConfiguration``, ``profiles``; ``daskGateway``,
-``admission`` and ``notes`` optional) or a bare v1 List, as ``kubectl get nodes,pods -A -o json`` prints.
+(``cluster``, ``pools``, ``schedulerConfiguration``, ``profiles``; ``kubespawnerDefaults``,
+``daskGateway``, ``admission`` and ``notes`` optional) or a bare v1 List, as ``kubectl get nodes,pods -A -o json`` prints.
 """
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ class Snapshot:
     pools: Optional[dict] = None
     scheduler_configuration: Optional[dict] = None
     profiles: list = field(default_factory=list)
+    # The hub's KubeSpawner settings under every profile: {"tolerations": [...], ...}
+    kubespawner_defaults: Optional[dict] = None
     # dask-gateway's server-side worker settings: {"worker": {"extraPodConfig", ...}}
     dask_gateway: Optional[dict] = None
     extended_resource_toleration: Optional[bool] = None  # what the source says, if it says
@@ -72,6 +74,10 @@ def from_document(document: Any, name: str) -> Snapshot:
             kept.append(entry)
         else:
             notes.append(f"{name}: $.profiles[{index}] is not an object: left out")
+    defaults = document.get("kubespawnerDefaults")
+    if defaults is not None and not isinstance(defaults, dict):
+        notes.append(f"{name}: $.kubespawnerDefaults is not an object: left out")
+        defaults = None
     gateway = document.get("daskGateway")
     if gateway is not None and not isinstance(gateway, dict):
         notes.append(f"{name}: $.daskGateway is not an object: left out")
@@ -89,6 +95,7 @@ def from_document(document: Any, name: str) -> Snapshot:
         pools=pools,
         scheduler_configuration=config,
         profiles=kept,
+        kubespawner_defaults=defaults,
         dask_gateway=gateway,
         extended_resource_toleration=ert,
         notes=notes,

@@ -25,17 +25,21 @@ pod is kubespawner/objects.py, make_pod:
     extra_pod_config               -> merged into spec
 
 The hub's own settings (its default tolerations, node affinity, scheduler name, resource
-guarantees) are not published with the profile and are not applied.
+guarantees: what zero-to-jupyterhub's values become) apply under every profile when the
+tightpack scheduler publishes them (``kubespawnerDefaults``): a profile's override replaces a
+setting of the same name wholesale, as KubeSpawner sets each overridden trait.
 """
 
 from __future__ import annotations
 
 import copy
 import re
-from typing import Any
+from typing import Any, Optional
 
 from .quantity import cpu_quantity, parse_byte_spec, resource_quantity
 
+HUB_DEFAULTS_NOTE = ("the hub's own KubeSpawner settings (published by the tightpack scheduler) "
+                     "apply under the profile's kubespawner_override")
 HUB_SETTINGS_NOTE = ("only the profile's kubespawner_override is applied: the hub's own "
                      "settings (default tolerations, node affinity, scheduler name, "
                      "guarantees) are not published")
@@ -147,8 +151,10 @@ def build_pod(override: dict, slug: str, namespace: str) -> dict:
             "spec": spec}
 
 
-def template(profile: dict, index: int, namespace: str) -> tuple:
-    """(template or None, errors) for one profile_list entry."""
+def template(profile: dict, index: int, namespace: str,
+             hub_defaults: Optional[dict] = None) -> tuple:
+    """(template or None, errors) for one profile_list entry, over the hub's own settings
+    (``hub_defaults``, KubeSpawner trait names) when they are known."""
     display = profile.get("display_name")
     slug = profile.get("slug") or slugify(str(display or f"profile-{index}"))
     slug = str(slug)
@@ -158,12 +164,13 @@ def template(profile: dict, index: int, namespace: str) -> tuple:
         override = effective_override(profile, notes)
         if not isinstance(override, dict):
             raise ValueError("kubespawner_override is not a mapping")
+        override = {**copy.deepcopy(hub_defaults or {}), **override}
         pod = build_pod(override, slug, namespace)
     except (ValueError, TypeError, AttributeError) as exc:
         return None, [f"{where}: {exc}"]
     if not override.get("image"):
         notes.append("no image in the profile: the hub's default image")
-    notes.append(HUB_SETTINGS_NOTE)
+    notes.append(HUB_DEFAULTS_NOTE if hub_defaults else HUB_SETTINGS_NOTE)
     return {
         "id": f"profile:{slug}",
         "name": str(display or slug),

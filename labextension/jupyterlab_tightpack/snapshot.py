@@ -101,6 +101,7 @@ class SnapshotService:
             "pools": snapshot.pools,
             "schedulerConfiguration": snapshot.scheduler_configuration,
             "profiles": snapshot.profiles,
+            "kubespawnerDefaults": snapshot.kubespawner_defaults,
             "daskGateway": snapshot.dask_gateway,
             "admission": self._admission(snapshot),
             "notes": notes + snapshot.notes,

@@ -3,7 +3,8 @@
 Sources: (a) dask-kubernetes' operator KubeCluster from the user's Dask configuration,
 (b) dask-gateway's cluster options when ``gateway.address`` is configured, with the
 gateway's server-side worker settings when the snapshot publishes them, (c) the
-KubeSpawner profiles the snapshot publishes. Each pod then gets what the API server does
+KubeSpawner profiles the snapshot publishes, over the hub's own KubeSpawner settings when it
+publishes those. Each pod then gets what the API server does
 before scheduling (admission.py). A failure of one source is an entry in ``errors``; the
 other templates are still returned.
 """
@@ -37,10 +38,12 @@ async def list_templates(config: TightpackConfig, snapshots: SnapshotService,
     if snapshot.status == 200:
         published = snapshot.value.get("profiles") or []
         gateway_settings = snapshot.value.get("daskGateway")
+        hub_defaults = snapshot.value.get("kubespawnerDefaults")
         ert = bool(snapshot.value.get("admission", {}).get("extendedResourceToleration"))
     else:
         published = []
         gateway_settings = None
+        hub_defaults = None
         setting = config.extended_resource_toleration
         ert = setting if isinstance(setting, bool) else False
         errors.append(f"snapshot (for published profiles and admission): "
@@ -64,7 +67,8 @@ async def list_templates(config: TightpackConfig, snapshots: SnapshotService,
     for index, entry in enumerate(published):
         if not isinstance(entry, dict):
             continue
-        found, errs = profiles.template(entry, index, namespace)
+        found, errs = profiles.template(entry, index, namespace,
+                                        hub_defaults if isinstance(hub_defaults, dict) else None)
         errors.extend(errs)
         if found:
             templates.append(found)

@@ -12,6 +12,8 @@ export interface SnapshotEnvelope {
   pools: object | null;
   schedulerConfiguration: object | null;
   profiles: object[];
+  // The hub's KubeSpawner settings under every profile, as the scheduler publishes them (or null).
+  kubespawnerDefaults: Record<string, unknown> | null;
   // dask-gateway's server-side worker settings, as the scheduler publishes them (or null);
   // the server extension applies them to the gateway template, the panel does not read them.
   daskGateway: { worker?: { extraPodConfig?: object; extraContainerConfig?: object } } | null;

@@ -26,7 +26,7 @@ async def test_demo_is_the_default_source(get):
     assert body["source"] == {"kind": "demo", "detail": "built-in DaskHub on GKE"}
     assert RFC3339_UTC.match(body["fetchedAt"])
     assert set(body) == {"source", "fetchedAt", "cluster", "pools", "schedulerConfiguration",
-                         "profiles", "daskGateway", "admission", "notes"}
+                         "profiles", "kubespawnerDefaults", "daskGateway", "admission", "notes"}
     assert body["cluster"] == example("daskhub-gke", "cluster.json")
     assert len(kinds(body["cluster"], "Node")) == 5
     assert body["pools"]["kind"] == "NodePools"

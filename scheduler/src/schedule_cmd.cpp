@@ -40,8 +40,8 @@ until SIGTERM (docs/scheduler.md).
   --kubeconfig FILE      the API server and credentials (default:
                          clientConnection.kubeconfig, else the in-cluster service account)
   --pools FILE           a NodePools document, published on /snapshot for the sidebar
-  --publish FILE         {"profiles": [...], "daskGateway": {"worker": {...}}}: what
-                         /snapshot offers the sidebar
+  --publish FILE         {"profiles": [...], "kubespawnerDefaults": {...},
+                         "daskGateway": {"worker": {...}}}: what /snapshot offers the sidebar
                          (KubeSpawner profile_list entries, worker templates)
   --listen HOST:PORT     the secure port, HTTPS: /healthz, /readyz, /livez to anyone;
                          /metrics and /snapshot to callers the API server vouches for
@@ -84,21 +84,25 @@ std::string random_suffix() {
   return buf;
 }
 
-// {"profiles": [...], "daskGateway": {...}}, each profile an object, both
-// keys optional.
+// {"profiles": [...], "kubespawnerDefaults": {...}, "daskGateway": {...}},
+// each profile an object, every key optional.
 bool check_published(const json::value& doc, std::string& error) {
   if (!doc.is_object()) {
-    error = "expected an object with the keys profiles and daskGateway";
+    error = "expected an object with the keys profiles, kubespawnerDefaults and daskGateway";
     return false;
   }
   for (const auto& kv : doc.get_object()) {
-    if (kv.key() != "profiles" && kv.key() != "daskGateway") {
-      error = "$." + std::string(kv.key()) + ": unknown field (expected profiles and daskGateway)";
+    if (kv.key() != "profiles" && kv.key() != "daskGateway" && kv.key() != "kubespawnerDefaults") {
+      error = "$." + std::string(kv.key()) + ": unknown field (expected profiles, kubespawnerDefaults and daskGateway)";
       return false;
     }
   }
   if (const json::value* g = doc.get_object().if_contains("daskGateway"); g && !g->is_object()) {
     error = "$.daskGateway: expected an object ({\"worker\": {\"extraPodConfig\": ...}})";
+    return false;
+  }
+  if (const json::value* k = doc.get_object().if_contains("kubespawnerDefaults"); k && !k->is_object()) {
+    error = "$.kubespawnerDefaults: expected an object of KubeSpawner settings ({\"tolerations\": [...], ...})";
     return false;
   }
   const json::value* p = doc.get_object().if_contains("profiles");
@@ -209,6 +213,11 @@ int schedule(const std::vector<std::string>& argv, std::istream& in, std::ostrea
       auto gateway = daemon::publishable_dask_gateway(*g);
       withheld.insert(withheld.end(), gateway.withheld.begin(), gateway.withheld.end());
       options.published.dask_gateway = std::move(gateway.settings);
+    }
+    if (const json::value* k = doc.if_contains("kubespawnerDefaults")) {
+      auto defaults = daemon::publishable_kubespawner_defaults(*k);
+      withheld.insert(withheld.end(), defaults.withheld.begin(), defaults.withheld.end());
+      options.published.kubespawner_defaults = std::move(defaults.settings);
     }
     if (!withheld.empty()) {
       std::string paths;

@@ -222,33 +222,13 @@ TEST(PublishedProfiles, NamesWhatItWithheld) {
 namespace tightpack::daemon {
 namespace {
 
-// dask-gateway's server-side worker settings: what the sidebar merges into a
-// gateway worker (labextension/jupyterlab_tightpack/gateway.py) and what stays
-// with the gateway's operator.
-const std::vector<std::string> kGatewayRead = {
-    "worker.extraPodConfig.tolerations",
-    "worker.extraPodConfig.nodeSelector",
-    "worker.extraPodConfig.affinity",
-    "worker.extraPodConfig.priorityClassName",
-    "worker.extraPodConfig.topologySpreadConstraints",
-    "worker.extraPodConfig.volumes[].persistentVolumeClaim",
-    "worker.extraContainerConfig.resources.limits",
-    "worker.extraContainerConfig.image",
-};
-const std::vector<std::string> kGatewayHome = {
-    "worker.extraPodConfig.serviceAccountName",
-    "worker.extraPodConfig.imagePullSecrets",
-    "worker.extraPodConfig.volumes[].secret",
-    "worker.extraPodConfig.initContainers",
-    "worker.extraContainerConfig.env",
-    "worker.extraContainerConfig.envFrom",
-    "worker.extraContainerConfig.command",
-    "scheduler.extraPodConfig.tolerations",
-    "controller.k8sApiRateLimit",
-};
-
-TEST(PublishedDaskGateway, KeepWhatTheSidebarReadsAndNothingElse) {
-  std::mt19937_64 rng(20261203);
+// Settings built at random from paths that are read and paths that stay home,
+// each value a fresh marker (a string or an object holding it): what is read
+// keeps its place and value, nothing else is in the published bytes, the
+// withheld paths start with `root`, and the input is not changed.
+void check_settings(const std::vector<std::string>& read_paths, const std::vector<std::string>& home_paths,
+                    PublishedSettings (*publish)(const json::value&), const std::string& root, uint64_t seed) {
+  std::mt19937_64 rng(seed);
   auto marker = [&rng] {
     char buf[24];
     std::snprintf(buf, sizeof buf, "g%016llx", static_cast<unsigned long long>(rng()));
@@ -258,20 +238,20 @@ TEST(PublishedDaskGateway, KeepWhatTheSidebarReadsAndNothingElse) {
     json::value settings = json::object{};
     std::vector<std::pair<std::string, std::string>> read;
     std::set<std::string> home;
-    for (const auto& path : kGatewayRead) {
+    for (const auto& path : read_paths) {
       if (rng() % 3 == 0) continue;
       std::string m = marker();
       put(settings, path, json::value(m));
       read.emplace_back(path, m);
     }
-    for (const auto& path : kGatewayHome) {
+    for (const auto& path : home_paths) {
       if (rng() % 2 == 0) continue;
       std::string m = marker();
       put(settings, path, rng() % 2 ? json::value(m) : json::value(json::object{{"value", m}}));
       home.insert(m);
     }
     const json::value original = settings;
-    auto published = publishable_dask_gateway(settings);
+    auto published = publish(settings);
     const std::string bytes = json::serialize(published.settings);
     for (const auto& m : home) EXPECT_EQ(bytes.find(m), std::string::npos) << "round " << round << ": " << m;
     for (const auto& [path, m] : read) {
@@ -279,10 +259,54 @@ TEST(PublishedDaskGateway, KeepWhatTheSidebarReadsAndNothingElse) {
       ASSERT_TRUE(v) << "round " << round << ": " << path << " was not published";
       EXPECT_EQ(*v, json::value(m)) << path;
     }
-    for (const auto& w : published.withheld) EXPECT_EQ(w.rfind("$.daskGateway", 0), 0u) << w;
+    for (const auto& w : published.withheld) EXPECT_EQ(w.rfind(root, 0), 0u) << w;
     EXPECT_EQ(settings, original) << "the input is not changed";
   }
-  EXPECT_TRUE(publishable_dask_gateway(json::value("not an object")).settings.is_null());
+  EXPECT_TRUE(publish(json::value("not an object")).settings.is_null());
+}
+
+// dask-gateway's server-side worker settings: what the sidebar merges into a
+// gateway worker (labextension/jupyterlab_tightpack/gateway.py) and what stays
+// with the gateway's operator.
+TEST(PublishedDaskGateway, KeepWhatTheSidebarReadsAndNothingElse) {
+  const std::vector<std::string> read = {
+      "worker.extraPodConfig.tolerations",
+      "worker.extraPodConfig.nodeSelector",
+      "worker.extraPodConfig.affinity",
+      "worker.extraPodConfig.priorityClassName",
+      "worker.extraPodConfig.topologySpreadConstraints",
+      "worker.extraPodConfig.volumes[].persistentVolumeClaim",
+      "worker.extraContainerConfig.resources.limits",
+      "worker.extraContainerConfig.image",
+  };
+  const std::vector<std::string> home = {
+      "worker.extraPodConfig.serviceAccountName",
+      "worker.extraPodConfig.imagePullSecrets",
+      "worker.extraPodConfig.volumes[].secret",
+      "worker.extraPodConfig.initContainers",
+      "worker.extraContainerConfig.env",
+      "worker.extraContainerConfig.envFrom",
+      "worker.extraContainerConfig.command",
+      "scheduler.extraPodConfig.tolerations",
+      "controller.k8sApiRateLimit",
+  };
+  check_settings(read, home, publishable_dask_gateway, "$.daskGateway", 20261203);
+}
+
+// The hub's KubeSpawner defaults are kept as a profile's kubespawner_override:
+// the same paths, from the same lists, one level up.
+TEST(PublishedKubespawnerDefaults, KeepWhatAnOverrideKeepsAndNothingElse) {
+  const std::string prefix = "kubespawner_override.";
+  std::vector<std::string> read, home;
+  for (const auto& p : kRead) {
+    if (p.rfind(prefix, 0) == 0) read.push_back(p.substr(prefix.size()));
+  }
+  for (const auto& p : kHome) {
+    if (p.rfind(prefix, 0) == 0) home.push_back(p.substr(prefix.size()));
+  }
+  ASSERT_GT(read.size(), 20u);
+  ASSERT_GT(home.size(), 15u);
+  check_settings(read, home, publishable_kubespawner_defaults, "$.kubespawnerDefaults", 20261204);
 }
 
 }  // namespace

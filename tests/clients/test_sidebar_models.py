@@ -156,3 +156,25 @@ def test_profile_on_a_hub_without_settings_of_its_own(profile):
     config.KubeSpawner.profile_list = [copy.deepcopy(profile)]
     pod, _ = clients.notebook("alice", config, profile=predicted["start"]["slug"])
     assert scheduling_view(predicted["pod"]) == scheduling_view(pod)
+
+
+# What an operator publishes as kubespawnerDefaults for a zero-to-jupyterhub 4.4.0 hub with
+# default values (the tightpack chart's publish.kubespawnerDefaults): the traits z2jh sets.
+Z2JH_TRAITS = ("tolerations", "node_affinity_preferred", "node_affinity_required", "mem_guarantee",
+               "scheduler_name", "extra_labels", "init_containers", "image")
+
+
+@pytest.mark.parametrize("profile", PROFILES, ids=lambda p: p["display_name"])
+def test_profile_on_a_zero_to_jupyterhub_hub_with_its_settings_published(profile):
+    """The hub's own settings under the profile: what KubeSpawner makes on a z2jh hub."""
+    hub = z2jh.kubespawner_config(namespace="jhub", storage="none")
+    defaults = {k: copy.deepcopy(hub.KubeSpawner[k]) for k in Z2JH_TRAITS if k in hub.KubeSpawner}
+    assert defaults["tolerations"] and defaults["node_affinity_preferred"]
+    predicted, errors = sidebar_profiles.template(copy.deepcopy(profile), 0, "jhub", defaults)
+    assert not errors
+    config = z2jh.kubespawner_config(namespace="jhub", storage="none", profile_list=[copy.deepcopy(profile)])
+    pod, _ = clients.notebook("alice", config, profile=predicted["start"]["slug"])
+    assert scheduling_view(predicted["pod"]) == scheduling_view(pod)
+    # and without them the sidebar would have missed the hub's tolerations
+    bare, _ = sidebar_profiles.template(copy.deepcopy(profile), 0, "jhub")
+    assert scheduling_view(bare["pod"]) != scheduling_view(pod)

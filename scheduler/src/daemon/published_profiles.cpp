@@ -212,9 +212,15 @@ json::value gateway(Withholder& w, const json::value& v, const std::string& path
 
 }  // namespace
 
-PublishedGateway publishable_dask_gateway(const json::value& settings) {
+PublishedSettings publishable_dask_gateway(const json::value& settings) {
   Withholder w;
   json::value kept = gateway(w, settings, "$.daskGateway");
+  return {std::move(kept), std::move(w.withheld)};
+}
+
+PublishedSettings publishable_kubespawner_defaults(const json::value& settings) {
+  Withholder w;
+  json::value kept = override(w, settings, "$.kubespawnerDefaults");
   return {std::move(kept), std::move(w.withheld)};
 }
 

@@ -31,10 +31,16 @@ PublishedProfiles publishable_profiles(const boost::json::array& entries);
 // make_pod): {"worker": {"extraPodConfig": ..., "extraContainerConfig": ...}},
 // kept to what kube-scheduler reads, as a profile's extra_pod_config and
 // extra_container_config are.
-struct PublishedGateway {
+struct PublishedSettings {
   boost::json::value settings;        // null when nothing is left
   std::vector<std::string> withheld;  // e.g. "$.daskGateway.worker.extraPodConfig.serviceAccountName"
 };
-PublishedGateway publishable_dask_gateway(const boost::json::value& settings);
+PublishedSettings publishable_dask_gateway(const boost::json::value& settings);
+
+// The hub's own KubeSpawner settings for every user pod (what
+// zero-to-jupyterhub's values become: the user tolerations, the node-purpose
+// affinity, the memory guarantee, the scheduler name), under which each
+// profile's kubespawner_override applies: kept as an override is.
+PublishedSettings publishable_kubespawner_defaults(const boost::json::value& settings);
 
 }  // namespace tightpack::daemon

@@ -187,6 +187,7 @@ json::object redacted_snapshot(const ClusterCache& cache, const json::value& sch
       {"notes", json::array{"from the tightpack scheduler: pods are anonymous (no names, images or labels); node "
                             "images are left out"}}};
   if (!published.dask_gateway.is_null()) envelope["daskGateway"] = published.dask_gateway;
+  if (!published.kubespawner_defaults.is_null()) envelope["kubespawnerDefaults"] = published.kubespawner_defaults;
   return envelope;
 }
 

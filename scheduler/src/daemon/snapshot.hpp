@@ -21,7 +21,8 @@ namespace tightpack::daemon {
 // what the sidebar reads (published_profiles.hpp).
 struct Published {
   boost::json::value profiles = boost::json::array();
-  boost::json::value dask_gateway;  // null: not published
+  boost::json::value dask_gateway;          // null: not published
+  boost::json::value kubespawner_defaults;  // null: not published
 };
 
 boost::json::object redacted_snapshot(const ClusterCache& cache, const boost::json::value& scheduler_configuration,
