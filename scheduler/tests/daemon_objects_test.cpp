@@ -125,5 +125,31 @@ TEST(WatchedObjects, AWorkloadObjectChangesTheClusterInPlaceAStorageObjectRebuil
   EXPECT_EQ(after_class.objects().replica_sets.size(), 1u);  // kept through the rebuild
 }
 
+TEST(WatchedObjects, AStatusUpdateChangesNothing) {
+  ClusterCache cache;
+  cache.replace_nodes({node("user-a")});
+  const auto rs = [](int ready) {
+    return decoded("ReplicaSet", R"({"metadata": {"name": "w", "namespace": "jhub", "resourceVersion": ")" +
+                                     std::to_string(100 + ready) + R"("},
+        "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "w"}}},
+        "status": {"replicas": 1, "readyReplicas": )" + std::to_string(ready) + "}}");
+  };
+  EXPECT_TRUE(cache.upsert_object(kind("ReplicaSet"), rs(0)));
+  const uint64_t instance = cache.cluster().instance();
+  const uint64_t generation = cache.generation();
+  // The worker became ready: the ReplicaSet's status moved, its selector did not.
+  EXPECT_FALSE(cache.upsert_object(kind("ReplicaSet"), rs(1)));
+  EXPECT_EQ(cache.generation(), generation);
+  EXPECT_EQ(cache.cluster().instance(), instance);
+  // A claim's phase alone moves its resourceVersion, which a volume binding reads.
+  EXPECT_TRUE(cache.upsert_object(kind("PersistentVolumeClaim"), decoded("PersistentVolumeClaim", kNfsClaim)));
+  auto again = decoded("PersistentVolumeClaim", kNfsClaim);
+  again.resource_version = 42;
+  EXPECT_FALSE(cache.upsert_object(kind("PersistentVolumeClaim"), std::move(again)));
+  EXPECT_EQ(cache.objects().claim_version("jhub/home-nfs"), 42u);
+  EXPECT_TRUE(cache.remove_object(kind("PersistentVolumeClaim"), "jhub/home-nfs"));
+  EXPECT_FALSE(cache.remove_object(kind("PersistentVolumeClaim"), "jhub/home-nfs"));
+}
+
 }  // namespace
 }  // namespace tightpack::daemon

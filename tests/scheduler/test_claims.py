@@ -275,12 +275,21 @@ def test_first_spawns_get_their_disk_where_the_notebook_goes(cluster, schedulers
             assert claim["spec"]["volumeName"] and claim["status"]["phase"] == "Bound"
             assert provisioner.provisioned[f"claim-gina-{suffix}"][:2] == (node, {"user-a": "a",
                                                                                  "user-b": "b"}[node])
-            # hal's claim took the free static disk of zone b, so hal runs in zone b.
+            # hal's claim took a free static disk of zone b, so hal runs in zone b.
             assert node_of(pods[f"hal-{suffix}"]) == "user-b"
-            pv = api.get(f"/api/v1/persistentvolumes/pv-{ns}-static-{suffix}")
-            assert pv["spec"]["claimRef"]["name"] == f"claim-hal-{suffix}", pv["spec"]
-            assert api.get(f"/api/v1/namespaces/{ns}/persistentvolumeclaims/claim-hal-{suffix}")[
-                "spec"]["volumeName"] == f"pv-{ns}-static-{suffix}"
+        # The two schedulers race for the two free disks (either fits either claim; a
+        # volume taken meanwhile fails the write and the pod is tried again): each claim
+        # ends with its own disk, and each disk's claimRef names that claim.
+        statics = {f"pv-{ns}-static-{s}" for s in FLAVOUR_SUFFIX.values()}
+        taken = {}
+        for suffix in FLAVOUR_SUFFIX.values():
+            volume = api.get(f"/api/v1/namespaces/{ns}/persistentvolumeclaims/claim-hal-{suffix}")[
+                "spec"]["volumeName"]
+            assert volume in statics, volume
+            assert api.get(f"/api/v1/persistentvolumes/{volume}")["spec"]["claimRef"]["name"] == \
+                f"claim-hal-{suffix}"
+            taken[suffix] = volume
+        assert len(set(taken.values())) == 2, taken
 
 
 def test_a_provisioner_that_gives_up_is_reported_as_kube_scheduler_reports_it(cluster, schedulers,

@@ -20,6 +20,7 @@ namespace tightpack {
 struct Namespace {
   std::string name;
   Labels labels;
+  bool operator==(const Namespace&) const = default;
 };
 
 // A Service (spec.selector: absent selects nothing, {} every pod of its
@@ -28,6 +29,7 @@ struct MapSelectorObject {
   std::string ns;
   std::string name;
   std::optional<Labels> selector;
+  bool operator==(const MapSelectorObject&) const = default;
 };
 
 // A ReplicaSet or StatefulSet (spec.selector, a LabelSelector).
@@ -35,6 +37,7 @@ struct SelectorObject {
   std::string ns;
   std::string name;
   std::optional<LabelSelector> selector;
+  bool operator==(const SelectorObject&) const = default;
 };
 
 // v1.PersistentVolumeAccessMode, as a set.
@@ -54,6 +57,7 @@ struct ClaimReference {
   std::string ns;
   std::string name;
   std::string uid;  // empty: any claim of that name
+  bool operator==(const ClaimReference&) const = default;
 };
 
 // v1.PersistentVolumeClaim.
@@ -81,6 +85,7 @@ struct PersistentVolumeClaim {
   std::optional<OwnerReference> controller;  // generic ephemeral volumes: the pod
 
   std::string key() const { return ns + "/" + name; }
+  bool operator==(const PersistentVolumeClaim&) const = default;
 };
 
 // v1.PersistentVolume.
@@ -102,11 +107,13 @@ struct PersistentVolume {
   // The in-tree plugin (kubernetes.io/gce-pd, ...) of an in-tree source that
   // CSI migration translates; empty otherwise.
   std::string in_tree_plugin;
+  bool operator==(const PersistentVolume&) const = default;
 };
 
 // One storage.k8s.io/v1 TopologySelectorTerm: every key has one of its values.
 struct TopologySelectorTerm {
   std::vector<std::pair<std::string, std::vector<std::string>>> match_label_expressions;
+  bool operator==(const TopologySelectorTerm&) const = default;
 };
 
 // storage.k8s.io/v1 StorageClass.
@@ -115,6 +122,7 @@ struct StorageClass {
   std::string provisioner;
   bool wait_for_first_consumer = false;  // volumeBindingMode, defaulted to Immediate
   std::vector<TopologySelectorTerm> allowed_topologies;  // empty: everywhere
+  bool operator==(const StorageClass&) const = default;
 };
 
 // storage.k8s.io/v1 CSINode.
@@ -122,11 +130,13 @@ struct CsiNode {
   struct Driver {
     std::string name;
     std::optional<int32_t> count;  // allocatable.count
+    bool operator==(const Driver&) const = default;
   };
   std::string name;
   std::vector<Driver> drivers;
   // storage.alpha.kubernetes.io/migrated-plugins, split at commas.
   std::vector<std::string> migrated_plugins;
+  bool operator==(const CsiNode&) const = default;
 };
 
 // storage.k8s.io/v1 CSIDriver.
@@ -135,6 +145,7 @@ struct CsiDriver {
   bool storage_capacity = false;  // spec.storageCapacity
   // spec.preventPodSchedulingIfMissing (VolumeLimitScaling, beta and on in v1.37)
   bool prevent_if_missing = false;
+  bool operator==(const CsiDriver&) const = default;
 };
 
 // storage.k8s.io/v1 CSIStorageCapacity.
@@ -145,6 +156,7 @@ struct CsiStorageCapacity {
   std::optional<LabelSelector> node_topology;  // absent: no node has access
   std::optional<int64_t> capacity;
   std::optional<int64_t> maximum_volume_size;
+  bool operator==(const CsiStorageCapacity&) const = default;
 };
 
 struct ApiObjects {

@@ -295,14 +295,18 @@ void ClusterCache::replace_objects(const WatchedKind& kind, std::vector<DecodedO
   objects_changed(kind);
 }
 
-void ClusterCache::upsert_object(const WatchedKind& kind, DecodedObject item) {
-  objects_.upsert(kind.kind, std::move(item));
+bool ClusterCache::upsert_object(const WatchedKind& kind, DecodedObject item) {
+  // A ReplicaSet's status moves with every replica, a claim's with its phase:
+  // only a change of what scheduling reads costs a new cluster.
+  if (!objects_.upsert(kind.kind, std::move(item))) return false;
   objects_changed(kind);
+  return true;
 }
 
-void ClusterCache::remove_object(const WatchedKind& kind, const std::string& key) {
-  objects_.remove(kind.kind, key);
+bool ClusterCache::remove_object(const WatchedKind& kind, const std::string& key) {
+  if (!objects_.remove(kind.kind, key)) return false;
   objects_changed(kind);
+  return true;
 }
 
 Cluster& ClusterCache::cluster() {

@@ -72,8 +72,8 @@ class ClusterCache {
   // storage object, by a rebuild (bound pods' volumes are resolved through
   // them). Each returns whether scheduling could see a difference.
   void replace_objects(const WatchedKind& kind, std::vector<DecodedObject> items);
-  void upsert_object(const WatchedKind& kind, DecodedObject item);
-  void remove_object(const WatchedKind& kind, const std::string& key);
+  bool upsert_object(const WatchedKind& kind, DecodedObject item);
+  bool remove_object(const WatchedKind& kind, const std::string& key);
   const ObjectStore& objects() const { return objects_; }
 
   // This scheduler chose `node` for the pod: it takes the room at once.

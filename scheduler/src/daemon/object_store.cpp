@@ -13,10 +13,15 @@ bool namespaced(std::string_view kind) {
          kind != "CSIDriver";
 }
 
-// Moves the one object a decode put into `from` into the map under `key`.
+// Moves the one object a decode put into `from` into the map under `key`;
+// whether the map changed.
 template <class T>
-void put(std::map<std::string, T>& map, std::string key, std::vector<T>& from) {
-  if (!from.empty()) map.insert_or_assign(std::move(key), std::move(from.front()));
+bool put(std::map<std::string, T>& map, std::string key, std::vector<T>& from) {
+  if (from.empty()) return false;
+  auto it = map.find(key);
+  if (it != map.end() && it->second == from.front()) return false;
+  map.insert_or_assign(std::move(key), std::move(from.front()));
+  return true;
 }
 
 template <class T>
@@ -101,14 +106,18 @@ void ObjectStore::replace(std::string_view kind, std::vector<DecodedObject> item
   listed_.emplace(kind);
 }
 
-void ObjectStore::upsert(std::string_view kind, DecodedObject item) {
+bool ObjectStore::upsert(std::string_view kind, DecodedObject item) {
   if (auto* v = versions(kind)) (*v)[item.key] = item.resource_version;
-  with_map(kind, [&](auto& map, auto member) { put(map, std::move(item.key), item.one.*member); });
+  bool changed = false;
+  with_map(kind, [&](auto& map, auto member) { changed = put(map, std::move(item.key), item.one.*member); });
+  return changed;
 }
 
-void ObjectStore::remove(std::string_view kind, const std::string& key) {
+bool ObjectStore::remove(std::string_view kind, const std::string& key) {
   if (auto* v = versions(kind)) v->erase(key);
-  with_map(kind, [&](auto& map, auto) { map.erase(key); });
+  bool changed = false;
+  with_map(kind, [&](auto& map, auto) { changed = map.erase(key) > 0; });
+  return changed;
 }
 
 uint64_t ObjectStore::claim_version(const std::string& key) const {

@@ -66,8 +66,10 @@ class ObjectStore {
  public:
   // A relist of `kind`: what it does not hold is gone.
   void replace(std::string_view kind, std::vector<DecodedObject> items);
-  void upsert(std::string_view kind, DecodedObject item);
-  void remove(std::string_view kind, const std::string& key);
+  // Whether what scheduling reads changed (a status heartbeat, a replica
+  // count or a resourceVersion alone does not: the decoded object is equal).
+  bool upsert(std::string_view kind, DecodedObject item);
+  bool remove(std::string_view kind, const std::string& key);
 
   // Every kind of kWatchedKinds listed at least once: until then a claim
   // "not found" may only be not listed yet.

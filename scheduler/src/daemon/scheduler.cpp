@@ -290,7 +290,9 @@ kube::ReflectorHandler Scheduler::object_handler(const WatchedKind& kind) {
       return;
     }
     auto lock = lock_for_update();
-    cache_.upsert_object(kind, std::move(*d));
+    // A status update changes nothing scheduling reads: no new cluster, no
+    // requeue (volume bindings in flight, polled, still see its resourceVersion).
+    if (!cache_.upsert_object(kind, std::move(*d))) return;
     if (may_unblock) {
       queue_.move_all(Clock::now());
       cv_.notify_all();
