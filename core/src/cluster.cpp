@@ -269,13 +269,13 @@ bool Cluster::update_node(NodeIndex n, Node node) {
   return true;
 }
 
-void Cluster::replace_workload_objects(const ApiObjects& objects) {
-  objects_.namespaces = objects.namespaces;
+void Cluster::replace_workload_objects(ApiObjects objects) {
+  objects_.namespaces = std::move(objects.namespaces);
   objects_.namespaces_listed = objects.namespaces_listed;
-  objects_.services = objects.services;
-  objects_.replica_sets = objects.replica_sets;
-  objects_.stateful_sets = objects.stateful_sets;
-  objects_.replication_controllers = objects.replication_controllers;
+  objects_.services = std::move(objects.services);
+  objects_.replica_sets = std::move(objects.replica_sets);
+  objects_.stateful_sets = std::move(objects.stateful_sets);
+  objects_.replication_controllers = std::move(objects.replication_controllers);
   owners_ = OwnerIndex(objects_);
   instance_ = InstanceId();
 }

@@ -84,42 +84,6 @@ std::string random_suffix() {
   return buf;
 }
 
-// {"profiles": [...], "kubespawnerDefaults": {...}, "daskGateway": {...}},
-// each profile an object, every key optional.
-bool check_published(const json::value& doc, std::string& error) {
-  if (!doc.is_object()) {
-    error = "expected an object with the keys profiles, kubespawnerDefaults and daskGateway";
-    return false;
-  }
-  for (const auto& kv : doc.get_object()) {
-    if (kv.key() != "profiles" && kv.key() != "daskGateway" && kv.key() != "kubespawnerDefaults") {
-      error = "$." + std::string(kv.key()) + ": unknown field (expected profiles, kubespawnerDefaults and daskGateway)";
-      return false;
-    }
-  }
-  if (const json::value* g = doc.get_object().if_contains("daskGateway"); g && !g->is_object()) {
-    error = "$.daskGateway: expected an object ({\"worker\": {\"extraPodConfig\": ...}})";
-    return false;
-  }
-  if (const json::value* k = doc.get_object().if_contains("kubespawnerDefaults"); k && !k->is_object()) {
-    error = "$.kubespawnerDefaults: expected an object of KubeSpawner settings ({\"tolerations\": [...], ...})";
-    return false;
-  }
-  const json::value* p = doc.get_object().if_contains("profiles");
-  if (!p) return true;
-  if (!p->is_array()) {
-    error = "$.profiles: expected a list of profile entries";
-    return false;
-  }
-  for (size_t i = 0; i < p->get_array().size(); ++i) {
-    if (!p->get_array()[i].is_object()) {
-      error = "$.profiles[" + std::to_string(i) + "]: expected an object";
-      return false;
-    }
-  }
-  return true;
-}
-
 }  // namespace
 
 int schedule(const std::vector<std::string>& argv, std::istream& in, std::ostream& out, std::ostream& err) {
@@ -201,24 +165,12 @@ int schedule(const std::vector<std::string>& argv, std::istream& in, std::ostrea
       err << "tightpack schedule: " << error << "\n";
       return kInputError;
     }
-    if (!check_published(published, error)) {
-      err << "tightpack schedule: " << a.options["--publish"] << ": " << error << "\n";
+    auto document = daemon::publishable(published);
+    if (!document) {
+      err << "tightpack schedule: " << a.options["--publish"] << ": " << document.error().what() << "\n";
       return kInputError;
     }
-    const json::object& doc = published.get_object();
-    const json::value* entries = doc.if_contains("profiles");
-    auto publishable = daemon::publishable_profiles(entries ? entries->get_array() : json::array());
-    std::vector<std::string> withheld = std::move(publishable.withheld);
-    if (const json::value* g = doc.if_contains("daskGateway")) {
-      auto gateway = daemon::publishable_dask_gateway(*g);
-      withheld.insert(withheld.end(), gateway.withheld.begin(), gateway.withheld.end());
-      options.published.dask_gateway = std::move(gateway.settings);
-    }
-    if (const json::value* k = doc.if_contains("kubespawnerDefaults")) {
-      auto defaults = daemon::publishable_kubespawner_defaults(*k);
-      withheld.insert(withheld.end(), defaults.withheld.begin(), defaults.withheld.end());
-      options.published.kubespawner_defaults = std::move(defaults.settings);
-    }
+    const auto& withheld = document->withheld;
     if (!withheld.empty()) {
       std::string paths;
       for (size_t i = 0; i < withheld.size() && i < 20; ++i) paths += (i ? ", " : "") + withheld[i];
@@ -226,7 +178,7 @@ int schedule(const std::vector<std::string>& argv, std::istream& in, std::ostrea
       log_info("tightpack schedule: " + a.options["--publish"] +
                ": kept from /snapshot, which every user can read (the sidebar does not use them): " + paths);
     }
-    options.published.profiles = std::move(publishable.profiles);
+    options.published = std::move(document->published);
   }
   const std::string kubeconfig =
       a.options.count("--kubeconfig") ? a.options["--kubeconfig"] : options.daemon.kubeconfig;

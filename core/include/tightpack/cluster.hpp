@@ -145,7 +145,7 @@ class Cluster {
   // selector, affinity's namespace selector), so no pod is touched; a change
   // of storage objects needs a build, since bound pods' volumes are resolved
   // through them.
-  void replace_workload_objects(const ApiObjects& objects);
+  void replace_workload_objects(ApiObjects objects);
 
   // Placing a pod whose unbound claims wait for their first consumer runs
   // VolumeBinding's Reserve: later pods see the claims assumed.

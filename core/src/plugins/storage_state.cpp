@@ -198,15 +198,19 @@ std::shared_ptr<const PodStorage> StorageState::storage_of(const Pod& pod) const
   return std::make_shared<const PodStorage>(std::move(s));
 }
 
-StorageState::BindingPlan StorageState::binding_plan(const PodStorage& pod, const Node& node) const {
-  BindingPlan plan;
-  if (pod.delayed_claims.empty()) return plan;
+PodClaims StorageState::unbound_delayed_claims(const PodStorage& pod) const {
   PodClaims claims;
   for (const std::string& key : pod.delayed_claims) {
     const PersistentVolumeClaim* c = lookup(claims_, claim_by_key_, key);
     if (c && c->volume_name.empty() && delay_binding(*c)) claims.delayed.push_back(c);
   }
-  NodeVolumes found = find_pod_volumes(*this, claims, node);
+  return claims;
+}
+
+StorageState::BindingPlan StorageState::binding_plan(const PodStorage& pod, const Node& node) const {
+  BindingPlan plan;
+  if (pod.delayed_claims.empty()) return plan;
+  NodeVolumes found = find_pod_volumes(*this, unbound_delayed_claims(pod), node);
   plan.conflicts = found.conflicts != 0;
   if (plan.conflicts) return plan;
   for (const auto& [claim, pv] : found.static_bindings) plan.static_bindings.emplace_back(claim->key(), pv->name);
@@ -218,12 +222,7 @@ void StorageState::assume(const PodStorage& pod, const Node& node) {
   if (pod.delayed_claims.empty()) return;
   // AssumePodVolumes: the claims FindPodVolumes matched with a volume bind
   // it (its claimRef), the others are provisioned on this node.
-  PodClaims claims;
-  for (const std::string& key : pod.delayed_claims) {
-    const PersistentVolumeClaim* c = lookup(claims_, claim_by_key_, key);
-    if (c && c->volume_name.empty() && delay_binding(*c)) claims.delayed.push_back(c);
-  }
-  NodeVolumes found = find_pod_volumes(*this, claims, node);
+  NodeVolumes found = find_pod_volumes(*this, unbound_delayed_claims(pod), node);
   if (found.conflicts) return;  // placed where VolumeBinding did not decide (a what-if): nothing to assume
   for (const auto& [claim, pv] : found.static_bindings) {
     PersistentVolume& v = volumes_[static_cast<size_t>(pv - volumes_.data())];

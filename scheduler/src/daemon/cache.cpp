@@ -311,7 +311,7 @@ bool ClusterCache::remove_object(const WatchedKind& kind, const std::string& key
 
 Cluster& ClusterCache::cluster() {
   if (!dirty_ && cluster_) {
-    if (workload_objects_changed_) cluster_->replace_workload_objects(objects_.objects());
+    if (workload_objects_changed_) cluster_->replace_workload_objects(objects_.workload_objects());
     workload_objects_changed_ = false;
     return *cluster_;
   }

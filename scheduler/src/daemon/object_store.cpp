@@ -49,13 +49,23 @@ Result<std::string> watched_key(std::string_view kind, const json::value& object
   return (nspace.empty() ? std::string("default") : nspace) + "/" + key;
 }
 
-uint64_t parse_resource_version(const json::value& object) {
+std::pair<std::string, std::string> split_key(const std::string& key) {
+  const size_t slash = key.find('/');
+  return {key.substr(0, slash), key.substr(slash + 1)};
+}
+
+std::string resource_version_text(const json::value& object) {
   const json::object* o = object.if_object();
   const json::value* meta = o ? o->if_contains("metadata") : nullptr;
   const json::value* rv = meta && meta->is_object() ? meta->as_object().if_contains("resourceVersion") : nullptr;
-  if (!rv || !rv->is_string()) return 0;
+  return rv && rv->is_string() ? std::string(rv->get_string()) : std::string();
+}
+
+uint64_t parse_resource_version(const json::value& object) {
+  const std::string rv = resource_version_text(object);
+  if (rv.empty()) return 0;
   uint64_t out = 0;
-  for (char c : rv->get_string()) {
+  for (char c : rv) {
     if (c < '0' || c > '9' || out > (UINT64_MAX - 9) / 10) return 0;  // not etcd's: never newer
     out = out * 10 + static_cast<uint64_t>(c - '0');
   }
@@ -147,13 +157,19 @@ const PersistentVolume* ObjectStore::volume(const std::string& name) const {
   return it == volumes_.end() ? nullptr : &it->second;
 }
 
-ApiObjects ObjectStore::objects() const {
+ApiObjects ObjectStore::workload_objects() const {
   ApiObjects o;
   append(o.namespaces, namespaces_);
   append(o.services, services_);
   append(o.replication_controllers, replication_controllers_);
   append(o.replica_sets, replica_sets_);
   append(o.stateful_sets, stateful_sets_);
+  o.namespaces_listed = namespaces_listed();
+  return o;
+}
+
+ApiObjects ObjectStore::objects() const {
+  ApiObjects o = workload_objects();
   append(o.claims, claims_);
   append(o.volumes, volumes_);
   append(o.storage_classes, classes_);
@@ -161,7 +177,6 @@ ApiObjects ObjectStore::objects() const {
   append(o.csi_drivers, csi_drivers_);
   append(o.csi_capacities, capacities_);
   o.storage_listed = storage_listed();
-  o.namespaces_listed = namespaces_listed();
   return o;
 }
 

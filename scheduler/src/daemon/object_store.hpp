@@ -11,6 +11,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "tightpack/error.hpp"
@@ -62,6 +63,13 @@ Result<DecodedObject> decode_watched(std::string_view kind, const boost::json::v
 // The key of an object of any kind (for deletions): namespace/name or name.
 Result<std::string> watched_key(std::string_view kind, const boost::json::value& object);
 
+// A namespace/name key as (namespace, name).
+std::pair<std::string, std::string> split_key(const std::string& key);
+
+// metadata.resourceVersion as the API server wrote it ("" when absent): what a
+// write gives back as its precondition.
+std::string resource_version_text(const boost::json::value& object);
+
 class ObjectStore {
  public:
   // A relist of `kind`: what it does not hold is gone.
@@ -84,8 +92,10 @@ class ObjectStore {
   uint64_t claim_version(const std::string& key) const;
   uint64_t volume_version(const std::string& name) const;
 
-  // Everything, in key order, as Cluster::build takes it.
+  // Everything, in key order, as Cluster::build takes it; or only the
+  // workload objects, as Cluster::replace_workload_objects takes them.
   ApiObjects objects() const;
+  ApiObjects workload_objects() const;
   size_t size() const;
 
  private:

@@ -230,4 +230,45 @@ PublishedProfiles publishable_profiles(const json::array& entries) {
   return {std::move(kept.as_array()), std::move(w.withheld)};
 }
 
+Result<PublishedDocument> publishable(const json::value& document) {
+  if (!document.is_object()) return Error{"", "expected an object with the keys profiles, kubespawnerDefaults and daskGateway"};
+  const json::object& doc = document.get_object();
+  for (const auto& kv : doc) {
+    if (kv.key() != "profiles" && kv.key() != "daskGateway" && kv.key() != "kubespawnerDefaults") {
+      return Error{"$." + std::string(kv.key()), "unknown field (expected profiles, kubespawnerDefaults and daskGateway)"};
+    }
+  }
+  PublishedDocument out;
+  if (const json::value* p = doc.if_contains("profiles")) {
+    if (!p->is_array()) return Error{"$.profiles", "expected a list of profile entries"};
+    for (size_t i = 0; i < p->get_array().size(); ++i) {
+      if (!p->get_array()[i].is_object()) return Error{"$.profiles[" + std::to_string(i) + "]", "expected an object"};
+    }
+    auto profiles = publishable_profiles(p->get_array());
+    out.published.profiles = std::move(profiles.profiles);
+    out.withheld = std::move(profiles.withheld);
+  }
+  struct Part {
+    const char* key;
+    const char* expected;
+    PublishedSettings (*keep)(const json::value&);
+    json::value Published::*into;
+  };
+  static const Part kParts[] = {
+      {"kubespawnerDefaults", "an object of KubeSpawner settings ({\"tolerations\": [...], ...})",
+       publishable_kubespawner_defaults, &Published::kubespawner_defaults},
+      {"daskGateway", "an object ({\"worker\": {\"extraPodConfig\": ...}})", publishable_dask_gateway,
+       &Published::dask_gateway},
+  };
+  for (const Part& part : kParts) {
+    const json::value* v = doc.if_contains(part.key);
+    if (!v) continue;
+    if (!v->is_object()) return Error{std::string("$.") + part.key, std::string("expected ") + part.expected};
+    auto kept = part.keep(*v);
+    out.withheld.insert(out.withheld.end(), kept.withheld.begin(), kept.withheld.end());
+    out.published.*part.into = std::move(kept.settings);
+  }
+  return out;
+}
+
 }  // namespace tightpack::daemon

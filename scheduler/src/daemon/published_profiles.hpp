@@ -11,8 +11,11 @@
 #pragma once
 
 #include <boost/json/array.hpp>
+#include <boost/json/value.hpp>
 #include <string>
 #include <vector>
+
+#include "tightpack/error.hpp"
 
 namespace tightpack::daemon {
 
@@ -42,5 +45,21 @@ PublishedSettings publishable_dask_gateway(const boost::json::value& settings);
 // affinity, the memory guarantee, the scheduler name), under which each
 // profile's kubespawner_override applies: kept as an override is.
 PublishedSettings publishable_kubespawner_defaults(const boost::json::value& settings);
+
+// What the operator publishes for the sidebar, kept to what the sidebar reads.
+struct Published {
+  boost::json::value profiles = boost::json::array();
+  boost::json::value dask_gateway;          // null: not published
+  boost::json::value kubespawner_defaults;  // null: not published
+};
+
+// The whole --publish document, {"profiles": [...], "kubespawnerDefaults":
+// {...}, "daskGateway": {...}} (every key optional), checked and kept: an
+// error names the field; `withheld` every path left out.
+struct PublishedDocument {
+  Published published;
+  std::vector<std::string> withheld;
+};
+Result<PublishedDocument> publishable(const boost::json::value& document);
 
 }  // namespace tightpack::daemon

@@ -29,11 +29,6 @@ bool spec_changed(const Pod& a, const Pod& b) {
   return !(x == y);
 }
 
-std::pair<std::string, std::string> split_key(const std::string& key) {
-  const size_t slash = key.find('/');
-  return {key.substr(0, slash), key.substr(slash + 1)};
-}
-
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 }  // namespace
@@ -355,20 +350,16 @@ void Scheduler::loop() {
     const auto next = queue_.next_ready(now);
     const bool ready = active_ && synced() && next && *next <= now;
     if (stopping_) return;
+    if (!volume_bindings_.empty() && now - volumes_checked_ >= std::chrono::milliseconds(250)) {
+      volumes_checked_ = now;
+      check_volume_waits(now);
+    }
     if (!ready) {
-      if (!volume_bindings_.empty() && now - volumes_checked_ >= std::chrono::milliseconds(250)) {
-        volumes_checked_ = now;
-        check_volume_waits(now);
-      }
       // Watches and binders notify; backoffs expire by time; the sync flag has no notification.
       auto until = now + std::chrono::milliseconds(200);
       if (active_ && next && *next > now && *next < until) until = *next;
       cv_.wait_until(lock, until);
       continue;
-    }
-    if (!volume_bindings_.empty() && now - volumes_checked_ >= std::chrono::milliseconds(250)) {
-      volumes_checked_ = now;
-      check_volume_waits(now);
     }
     auto key = queue_.pop(now);
     if (key) schedule_one(*key);
@@ -571,19 +562,15 @@ void Scheduler::bind_volumes_then_pod(const std::string& key, const Pod& pod, co
                                       BindingPlan claims, const std::string& profile, int64_t timeout_seconds,
                                       Clock::time_point started) {
   volume_bindings_[key] = VolumeBindingInFlight{pod.uid, profile, started, std::nullopt};
-  // The claims as the cache holds them now: their uids go into the volumes' claimRefs.
-  ObjectStore claims_seen;
+  // The claims' uids as the cache holds them now, for the volumes' claimRefs.
+  std::map<std::string, std::string> claim_uids;
   for (const auto& [claim_key, volume] : claims.static_bindings) {
-    if (const PersistentVolumeClaim* c = cache_.objects().claim(claim_key)) {
-      ApiObjects one;
-      one.claims.push_back(*c);
-      claims_seen.upsert("PersistentVolumeClaim", DecodedObject{claim_key, std::move(one)});
-    }
+    if (const PersistentVolumeClaim* c = cache_.objects().claim(claim_key)) claim_uids[claim_key] = c->uid;
   }
-  const bool submitted = workers_->submit([this, key, node, claims, claims_seen = std::move(claims_seen),
+  const bool submitted = workers_->submit([this, key, node, claims, claim_uids = std::move(claim_uids),
                                            timeout_seconds](kube::ApiClient& api) {
     const auto budget = write_budget();
-    WrittenBindings written = budget ? write_volume_bindings(api, claims, claims_seen, node, *budget) : WrittenBindings{};
+    WrittenBindings written = budget ? write_volume_bindings(api, claims, claim_uids, node, *budget) : WrittenBindings{};
     auto lock = lock_for_update();
     auto it = volume_bindings_.find(key);
     if (it == volume_bindings_.end()) return;

@@ -14,16 +14,9 @@
 #include <optional>
 
 #include "daemon/cache.hpp"
+#include "daemon/published_profiles.hpp"
 
 namespace tightpack::daemon {
-
-// What the operator publishes for the sidebar (--publish), already kept to
-// what the sidebar reads (published_profiles.hpp).
-struct Published {
-  boost::json::value profiles = boost::json::array();
-  boost::json::value dask_gateway;          // null: not published
-  boost::json::value kubespawner_defaults;  // null: not published
-};
 
 boost::json::object redacted_snapshot(const ClusterCache& cache, const boost::json::value& scheduler_configuration,
                                       const std::optional<boost::json::value>& pools, const Published& published,

@@ -3,7 +3,6 @@
 #include <boost/json.hpp>
 
 #include "tightpack/decode.hpp"
-#include "tightpack/plugins/node_affinity.hpp"
 
 namespace tightpack::daemon {
 namespace {
@@ -11,11 +10,6 @@ namespace {
 namespace json = boost::json;
 
 constexpr const char* kSelectedNode = "volume.kubernetes.io/selected-node";
-
-std::pair<std::string, std::string> split(const std::string& key) {
-  const size_t slash = key.find('/');
-  return {key.substr(0, slash), key.substr(slash + 1)};
-}
 
 // The object at `path`, read fresh: its resourceVersion and the object.
 std::string read(kube::ApiClient& api, const std::string& path, std::chrono::milliseconds budget, json::value& out) {
@@ -26,12 +20,6 @@ std::string read(kube::ApiClient& api, const std::string& path, std::chrono::mil
   if (!v || !v->is_object()) return "the API server's answer for " + path + " is not an object";
   out = std::move(*v);
   return "";
-}
-
-std::string resource_version(const json::value& object) {
-  const json::value* meta = object.as_object().if_contains("metadata");
-  const json::value* rv = meta && meta->is_object() ? meta->as_object().if_contains("resourceVersion") : nullptr;
-  return rv && rv->is_string() ? std::string(rv->get_string()) : std::string();
 }
 
 // The patched object's resourceVersion through `version`.
@@ -45,19 +33,11 @@ std::string merge_patch(kube::ApiClient& api, const std::string& path, const jso
   return "";
 }
 
-// volume.CheckNodeAffinity: the PV's required terms (any one) match the node.
-bool volume_reaches(const PersistentVolume& pv, const Node& node) {
-  if (!pv.node_affinity) return true;
-  for (const auto& term : *pv.node_affinity) {
-    if (plugins::NodeSelectorTermMatcher(term).matches(node)) return true;
-  }
-  return false;
-}
-
 }  // namespace
 
-WrittenBindings write_volume_bindings(kube::ApiClient& api, const BindingPlan& plan, const ObjectStore& claims_seen,
-                                      const std::string& node, std::chrono::milliseconds budget) {
+WrittenBindings write_volume_bindings(kube::ApiClient& api, const BindingPlan& plan,
+                                      const std::map<std::string, std::string>& claim_uids, const std::string& node,
+                                      std::chrono::milliseconds budget) {
   WrittenBindings out;
   auto failed = [&out](std::string e) {
     out.error = std::move(e);
@@ -65,9 +45,9 @@ WrittenBindings write_volume_bindings(kube::ApiClient& api, const BindingPlan& p
   };
   // GetBindVolumeToClaim: the volume's claimRef, and bound-by-controller.
   for (const auto& [claim_key, volume] : plan.static_bindings) {
-    const PersistentVolumeClaim* claim = claims_seen.claim(claim_key);
-    if (!claim) return failed("claim " + claim_key + " is gone");
-    const auto [ns, name] = split(claim_key);
+    auto uid = claim_uids.find(claim_key);
+    if (uid == claim_uids.end()) return failed("claim " + claim_key + " is gone");
+    const auto [ns, name] = split_key(claim_key);
     const std::string path = "/api/v1/persistentvolumes/" + volume;
     json::value pv;
     if (std::string e = read(api, path, budget, pv); !e.empty()) return failed("reading PersistentVolume " + volume + ": " + e);
@@ -83,24 +63,24 @@ WrittenBindings write_volume_bindings(kube::ApiClient& api, const BindingPlan& p
     }
     json::object patch{
         {"metadata",
-         {{"resourceVersion", resource_version(pv)}, {"annotations", {{"pv.kubernetes.io/bound-by-controller", "yes"}}}}},
+         {{"resourceVersion", resource_version_text(pv)}, {"annotations", {{"pv.kubernetes.io/bound-by-controller", "yes"}}}}},
         {"spec",
          {{"claimRef",
            {{"kind", "PersistentVolumeClaim"}, {"apiVersion", "v1"}, {"namespace", ns}, {"name", name},
-            {"uid", claim->uid}}}}}};
+            {"uid", uid->second}}}}}};
     if (std::string e = merge_patch(api, path, patch, budget, out.volumes[volume]); !e.empty()) {
       return failed("binding PersistentVolume " + volume + " to claim " + claim_key + ": " + e);
     }
   }
   // The claims to provision: the node, for the provisioner.
   for (const std::string& claim_key : plan.provisions) {
-    const auto [ns, name] = split(claim_key);
+    const auto [ns, name] = split_key(claim_key);
     const std::string path = "/api/v1/namespaces/" + ns + "/persistentvolumeclaims/" + name;
     json::value pvc;
     if (std::string e = read(api, path, budget, pvc); !e.empty()) {
       return failed("reading PersistentVolumeClaim " + claim_key + ": " + e);
     }
-    json::object patch{{"metadata", {{"resourceVersion", resource_version(pvc)}, {"annotations", {{kSelectedNode, node}}}}}};
+    json::object patch{{"metadata", {{"resourceVersion", resource_version_text(pvc)}, {"annotations", {{kSelectedNode, node}}}}}};
     if (std::string e = merge_patch(api, path, patch, budget, out.claims[claim_key]); !e.empty()) {
       return failed("selecting node " + node + " for claim " + claim_key + ": " + e);
     }
@@ -119,7 +99,7 @@ VolumeBindingWait::Check VolumeBindingWait::check(const ObjectStore& objects, co
     const PersistentVolumeClaim* pvc = objects.claim(claim_key);
     if (!pv) return failed("failed to check binding: PV " + volume + " not found");
     if (!pvc) return failed("failed to check binding: PVC " + claim_key + " not found");
-    if (!volume_reaches(*pv, *node)) {
+    if (!plugins::volume_node_affinity_matches(*pv, node->labels)) {
       return failed("pv \"" + volume + "\" node affinity doesn't match node \"" + node_ + "\"");
     }
     // The watch behind our write: wait for it.
@@ -135,7 +115,7 @@ VolumeBindingWait::Check VolumeBindingWait::check(const ObjectStore& objects, co
   for (const std::string& claim_key : plan_.provisions) {
     const PersistentVolumeClaim* pvc = objects.claim(claim_key);
     if (!pvc) return failed("failed to check provisioning pvc: PVC " + claim_key + " not found");
-    const std::string name = claim_key.substr(claim_key.find('/') + 1);
+    const std::string name = split_key(claim_key).second;
     if (objects.claim_version(claim_key) < written_.claims[claim_key]) {
       bound = false;  // the watch behind our write
       continue;
@@ -151,7 +131,7 @@ VolumeBindingWait::Check VolumeBindingWait::check(const ObjectStore& objects, co
         bound = false;  // the volume not seen yet
         continue;
       }
-      if (!volume_reaches(*pv, *node)) {
+      if (!plugins::volume_node_affinity_matches(*pv, node->labels)) {
         return failed("pv \"" + pv->name + "\" node affinity doesn't match node \"" + node_ + "\"");
       }
     }

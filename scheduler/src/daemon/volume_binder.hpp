@@ -32,8 +32,11 @@ struct WrittenBindings {
   // watch shows at least that).
   std::map<std::string, uint64_t> claims, volumes;
 };
-WrittenBindings write_volume_bindings(kube::ApiClient& api, const BindingPlan& plan, const ObjectStore& claims_seen,
-                                      const std::string& node, std::chrono::milliseconds budget);
+// `claim_uids`: the uid of each statically bound claim (namespace/name), for
+// the volume's claimRef.
+WrittenBindings write_volume_bindings(kube::ApiClient& api, const BindingPlan& plan,
+                                      const std::map<std::string, std::string>& claim_uids, const std::string& node,
+                                      std::chrono::milliseconds budget);
 
 // One pod's wait for its claims (checkBindings), judged on the watch cache.
 class VolumeBindingWait {

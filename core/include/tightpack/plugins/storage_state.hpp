@@ -68,6 +68,8 @@ inline void add_attached_volumes(std::vector<const std::pair<std::string, std::s
   }
 }
 
+struct PodClaims;  // volume_binding.hpp
+
 class StorageState {
  public:
   StorageState() = default;
@@ -125,6 +127,10 @@ class StorageState {
   uint64_t epoch() const { return epoch_; }
 
  private:
+  // The claims of a pod that still wait for their first consumer (unbound,
+  // of a WaitForFirstConsumer class), as FindPodVolumes takes them.
+  PodClaims unbound_delayed_claims(const PodStorage& pod) const;
+
   std::vector<PersistentVolumeClaim> claims_;
   std::vector<PersistentVolume> volumes_;
   std::vector<StorageClass> classes_;
