@@ -180,10 +180,4 @@ ApiObjects ObjectStore::objects() const {
   return o;
 }
 
-size_t ObjectStore::size() const {
-  return namespaces_.size() + services_.size() + replication_controllers_.size() + replica_sets_.size() +
-         stateful_sets_.size() + claims_.size() + volumes_.size() + classes_.size() + csi_nodes_.size() +
-         csi_drivers_.size() + capacities_.size();
-}
-
 }  // namespace tightpack::daemon

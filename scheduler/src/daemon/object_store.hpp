@@ -96,7 +96,6 @@ class ObjectStore {
   // workload objects, as Cluster::replace_workload_objects takes them.
   ApiObjects objects() const;
   ApiObjects workload_objects() const;
-  size_t size() const;
 
  private:
   template <class F>
