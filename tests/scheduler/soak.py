@@ -61,11 +61,13 @@ def percentile(values: list, q: float) -> float:
 
 class Soak:
     def __init__(self, cluster, schedulers, seconds: float, seed: int = 1, pods_per_second: float = 4.0,
-                 live_pods: int = 30, fault_every: float = 60.0, node_every: float = 20.0, log=print):
+                 live_pods: int = 30, fault_every: float = 60.0, node_every: float = 20.0, min_faults: int = 0,
+                 log=print):
         self.cluster, self.schedulers, self.api = cluster, schedulers, cluster.api
         self.seconds, self.rng = seconds, random.Random(seed)
         self.pods_per_second, self.live_pods = pods_per_second, live_pods
         self.fault_every, self.node_every, self.log = fault_every, node_every, log
+        self.min_faults = min_faults
         self.lease_ns = ("lease-" + cluster.ns)[:63].rstrip("-")
         self.le = {"leaderElect": True, "resourceNamespace": self.lease_ns, "resourceName": "tightpack",
                    "leaseDuration": f"{LEASE}s", "renewDeadline": f"{RENEW}s", "retryPeriod": f"{RETRY}s"}
@@ -199,21 +201,29 @@ class Soak:
                     raise
 
     def inject_faults(self):
-        while not self.stop.wait(self.rng.uniform(0.6, 1.4) * self.fault_every):
-            if self.rng.random() < 0.5:
+        """A leader killed, then the API server restarted, then either at random: a short
+        run meets both kinds. A kill waits for a leader to kill (it checks every second)."""
+        kinds = ["leader killed", "API server restarted"]
+        wait = self.rng.uniform(0.6, 1.4) * self.fault_every
+        while not self.stop.wait(wait):
+            kind = kinds.pop(0) if kinds else self.rng.choice(("leader killed", "API server restarted"))
+            if kind == "leader killed":
                 leader = self.leader()
                 proc = self.replicas.get(leader) if leader else None
                 if proc is None or not proc.alive():
+                    kinds.insert(0, kind)
+                    wait = 1.0
                     continue
-                self.faults.append((time.monotonic(), "leader killed"))
+                self.faults.append((time.monotonic(), kind))
                 proc.kill9()
                 time.sleep(2)  # the Deployment's controller starts it again
                 self.start_replica(leader)
             else:
-                self.faults.append((time.monotonic(), "API server restarted"))
+                self.faults.append((time.monotonic(), kind))
                 self.cluster.cp.restart_apiserver()
             for slot in list(self.replicas):
                 self.start_replica(slot, unless_running=True)  # a deposed leader exits
+            wait = self.rng.uniform(0.6, 1.4) * self.fault_every
 
     def watch_health(self):
         rounds = 0
@@ -280,7 +290,10 @@ class Soak:
             t.start()
         reported = 0
         try:
-            while time.monotonic() - started < self.seconds and not self.errors:
+            # Past its length only until it has met min_faults faults (a slow fault can
+            # leave too little time for the next), and never more than 2 minutes past.
+            while not self.errors and time.monotonic() - started < self.seconds + 120 and (
+                    time.monotonic() - started < self.seconds or len(self.faults) < self.min_faults):
                 time.sleep(1)
                 if time.monotonic() - started >= reported + 60:
                     reported += 60
