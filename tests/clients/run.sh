@@ -6,15 +6,5 @@
 # Arguments go to pytest (-k, -x, ...).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-venv=build/clients-venv
-requirements=tests/clients/requirements.txt
-stamp=$venv/.requirements-$(sha256sum "$requirements" | cut -c1-16)
-if [[ ! -f $stamp ]]; then
-  echo "clients: installing $venv from $requirements"
-  [[ -x $venv/bin/python ]] || python3 -m venv "$venv"
-  "$venv/bin/python" -m pip install --quiet --upgrade pip
-  "$venv/bin/python" -m pip install --quiet -r "$requirements"
-  rm -f "$venv"/.requirements-*
-  touch "$stamp"
-fi
-exec "$venv/bin/python" -m pytest -q -p no:cacheprovider tests/clients "$@"
+bash tests/clients/venv.sh
+exec build/clients-venv/bin/python -m pytest -q -p no:cacheprovider tests/clients "$@"

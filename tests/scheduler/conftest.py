@@ -11,7 +11,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from harness import (  # noqa: E402
-    TIGHTPACK, Cluster, ControlPlane, KubeScheduler, TightpackScheduler, address_sanitized, start_flavour,
+    TIGHTPACK, Cluster, ControllerManager, ControlPlane, KubeScheduler, TightpackScheduler, ZonalProvisioner,
+    address_sanitized, start_flavour,
 )
 
 
@@ -49,7 +50,8 @@ def cluster(control_plane, request):
 
 
 class Schedulers:
-    """Starts schedulers for one test; all are stopped (SIGTERM, then SIGKILL) after it."""
+    """Starts schedulers (and the controllers some tests need beside them) for one test; all are
+    stopped (SIGTERM, then SIGKILL) after it."""
 
     def __init__(self, cp, workdir: Path):
         self.cp, self.workdir, self.started = cp, workdir, []
@@ -70,6 +72,16 @@ class Schedulers:
 
     def kube(self, **kw) -> KubeScheduler:
         return self._track(KubeScheduler(self.cp, self.workdir, **kw).start())
+
+    def controller_manager(self, **kw) -> ControllerManager:
+        return self._track(ControllerManager(self.cp, self.workdir, **kw).start())
+
+    def provisioner(self, name: str, topology_key: str, **kw) -> ZonalProvisioner:
+        return self._track(ZonalProvisioner(self.cp, self.workdir, name, topology_key, **kw).start())
+
+    def dask_operator(self):
+        from dask_operator import DaskOperator
+        return self._track(DaskOperator(self.cp, self.workdir).start())
 
     def stop_all(self):
         for proc in reversed(self.started):

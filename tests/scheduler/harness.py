@@ -11,6 +11,8 @@ Standard library only (plus pytest for failing clearly):
   running schedulers' log tails.
 - TightpackScheduler and KubeScheduler: the two schedulers as subprocesses with a temporary
   copy of a config/ file (kubeconfig of the control plane, leader election as asked).
+- ControllerManager and ZonalProvisioner: the real kube-controller-manager with the controllers
+  a test needs, and the zonal provisioner of tests/controlplane/provisioner.
 """
 
 from __future__ import annotations
@@ -530,7 +532,8 @@ class ControlPlane:
 
     @staticmethod
     def ensure_built():
-        if all((CP_BIN / b).exists() for b in ("etcd", "kube-apiserver", "kube-scheduler")):
+        if all((CP_BIN / b).exists() for b in ("etcd", "kube-apiserver", "kube-scheduler",
+                                               "kube-controller-manager", "test-provisioner")):
             return
         r = subprocess.run(["bash", str(ROOT / "tests/controlplane/build.sh")], capture_output=True, text=True)
         if r.returncode != 0:
@@ -744,6 +747,7 @@ class SchedulerProcess:
     def __init__(self, argv: list, log_path: Path, scheduler_name: str, label: str):
         self.argv, self.log_path = [str(a) for a in argv], Path(log_path)
         self.scheduler_name, self.label = scheduler_name, label
+        self.env: Optional[dict] = None  # the process's environment; None: the test's
         self.proc: Optional[subprocess.Popen] = None
         self.peak_rss_kib = 0
         self._log = None
@@ -753,7 +757,7 @@ class SchedulerProcess:
         self._log.write(f"$ {shlex.join(self.argv)}\n".encode())
         self._log.flush()
         self.proc = subprocess.Popen(self.argv, stdout=self._log, stderr=subprocess.STDOUT,
-                                     stdin=subprocess.DEVNULL, start_new_session=True, cwd=ROOT)
+                                     stdin=subprocess.DEVNULL, start_new_session=True, cwd=ROOT, env=self.env)
         RUNNING.add(self)
         return self
 
@@ -979,6 +983,55 @@ class KubeScheduler(SchedulerProcess):
                 "--authentication-kubeconfig", kc, "--authorization-kubeconfig", kc,
                 "--secure-port", "0", f"-v={verbosity}"]
         super().__init__(argv, workdir / f"{tag}.log", scheduler_name, label or f"kube-scheduler ({Path(config).name})")
+
+    def start(self, **_):
+        super().start()
+        time.sleep(0.3)
+        if not self.alive():
+            raise AssertionError(f"{self.label} exited {self.proc.returncode} at start:{self.describe(40)}")
+        return self
+
+
+class ControllerManager(SchedulerProcess):
+    """The real kube-controller-manager (build/controlplane, the control plane's module set)
+    with only the controllers named: no kubelet runs here, so the node lifecycle controller
+    (which would taint every node not-ready) and the pod garbage collector stay off. No
+    serving port, no leader election, the admin kubeconfig."""
+
+    # The PV controller (binds claims and volumes, hands claims that wait for their first
+    # consumer to their provisioner once a scheduler has selected a node), and what makes
+    # owners real: Deployments, ReplicaSets, StatefulSets and the garbage collector.
+    DEFAULT = ("persistentvolume-binder-controller", "deployment-controller", "replicaset-controller",
+               "statefulset-controller", "garbage-collector-controller")
+
+    def __init__(self, cp: ControlPlane, workdir: Path, controllers: Iterable[str] = DEFAULT):
+        workdir.mkdir(parents=True, exist_ok=True)
+        tag = f"kube-controller-manager-{os.urandom(2).hex()}"
+        argv = [CP_BIN / "kube-controller-manager", "--kubeconfig", cp.kubeconfig,
+                "--controllers", ",".join(controllers), "--leader-elect=false", "--secure-port=0",
+                "--use-service-account-credentials=false", "--concurrent-deployment-syncs=2", "-v=2"]
+        super().__init__(argv, workdir / f"{tag}.log", "", "kube-controller-manager")
+
+    def start(self, **_):
+        super().start()
+        # Its informers sync before a controller acts; a Deployment made sooner waits for them.
+        time.sleep(0.5)
+        if not self.alive():
+            raise AssertionError(f"{self.label} exited {self.proc.returncode} at start:{self.describe(40)}")
+        return self
+
+
+class ZonalProvisioner(SchedulerProcess):
+    """tests/controlplane/provisioner: a zonal dynamic provisioner on
+    sig-storage-lib-external-provisioner that makes PVs and no storage."""
+
+    def __init__(self, cp: ControlPlane, workdir: Path, name: str, topology_key: str,
+                 delay: float = 0.0, refuse: bool = False):
+        workdir.mkdir(parents=True, exist_ok=True)
+        tag = f"test-provisioner-{os.urandom(2).hex()}"
+        argv = [CP_BIN / "test-provisioner", "--kubeconfig", cp.kubeconfig, "--name", name,
+                "--topology-key", topology_key, f"--delay={delay}s", f"--refuse={str(refuse).lower()}", "-v=2"]
+        super().__init__(argv, workdir / f"{tag}.log", "", f"test-provisioner {name}")
 
     def start(self, **_):
         super().start()

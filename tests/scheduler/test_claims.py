@@ -3,13 +3,13 @@ zero-to-jupyterhub's user-scheduler configuration) on the test control plane.
 
 Both schedulers run at once; each case is one pod per scheduler, and the two must end alike:
 bound to the same node, or pending with the same PodScheduled message, letter for letter.
-The storage objects are what a GKE hub holds once its controllers have run: home disks of
-the PD CSI driver bound to their claims (zonal PVs), a static NFS home, CSINodes with the
-driver's attach limit. No kube-controller-manager and no provisioner run here yet, so the test
-writes what the PV controller would (each claim's bind-completed annotation and Bound phase),
-and claims that wait for their first consumer are provisioned by a test double
-(provisioner.py) that does what a CSI provisioner and the PV controller do once the scheduler
-has written the selected node on a claim or bound a volume to it (VolumeBinding's PreBind)."""
+The storage is a GKE hub's: home disks of the PD CSI driver (zonal PVs), a static NFS home,
+CSINodes with the driver's attach limit. The real kube-controller-manager (the control plane's
+module set) runs the PV controller, which binds claims and volumes and hands a claim that
+waited for its first consumer to its provisioner once a scheduler has selected a node; the
+provisioner is tests/controlplane/provisioner, built on sig-storage-lib-external-provisioner
+(external-provisioner's library), which makes the PV in the selected node's zone (and no
+disk: the CSINodes stand in for the PD driver's node plugin)."""
 
 from __future__ import annotations
 
@@ -18,9 +18,10 @@ import time
 import pytest
 
 from harness import CONFIG_DIR, FLAVOURS, condition, node_of, pod_manifest, wait_for
-from provisioner import Provisioner
 
 DRIVER = "pd.csi.storage.gke.io"
+ZONE_KEY = "topology.gke.io/zone"  # the PD driver's topology key
+SELECTED = "volume.kubernetes.io/selected-node"
 CLASS = "standard-rwo"
 FLAVOURS_UNDER_TEST = ("kube-z2jh", "tightpack")
 FLAVOUR_SUFFIX = {"kube-z2jh": "kube", "tightpack": "tp"}
@@ -40,30 +41,29 @@ def csinode(api, node: str, zone: str, count: int):
 
 def bound_claim(api, ns: str, claim: str, pv_name: str, source: dict, modes: list,
                 class_name: str = CLASS, node_affinity: dict | None = None):
-    """A PV and its claim, bound, as the PV controller leaves them (annotations, phases)."""
+    """A volume made for a claim (its claimRef names it, as a provisioner leaves it) and the
+    claim; the PV controller binds them, and the test waits for that."""
     pv_spec = {"capacity": {"storage": "10Gi"}, "accessModes": modes,
                "claimRef": {"kind": "PersistentVolumeClaim", "apiVersion": "v1", "namespace": ns,
                             "name": claim},
                "persistentVolumeReclaimPolicy": "Retain", "storageClassName": class_name, **source}
     if node_affinity:
         pv_spec["nodeAffinity"] = node_affinity
-    pv = api.post("/api/v1/persistentvolumes", {"apiVersion": "v1", "kind": "PersistentVolume",
-                                                "metadata": {"name": pv_name}, "spec": pv_spec})
-    created = api.post(f"/api/v1/namespaces/{ns}/persistentvolumeclaims", {
-        "apiVersion": "v1", "kind": "PersistentVolumeClaim",
-        "metadata": {"name": claim, "annotations": {"pv.kubernetes.io/bind-completed": "yes",
-                                                    "pv.kubernetes.io/bound-by-controller": "yes"}},
-        "spec": {"accessModes": modes, "storageClassName": class_name, "volumeName": pv_name,
-                 "resources": {"requests": {"storage": "10Gi"}}}})
-    created["status"] = {"phase": "Bound", "accessModes": modes, "capacity": {"storage": "10Gi"}}
-    api.put(f"/api/v1/namespaces/{ns}/persistentvolumeclaims/{claim}/status", created)
-    pv["status"] = {"phase": "Bound"}
-    api.put(f"/api/v1/persistentvolumes/{pv_name}/status", pv)
+    api.post("/api/v1/persistentvolumes", {"apiVersion": "v1", "kind": "PersistentVolume",
+                                           "metadata": {"name": pv_name}, "spec": pv_spec})
+    new_claim(api, ns, claim, class_name, modes)
+
+
+def wait_claims_bound(api, ns: str, names: list, timeout: float = 30):
+    def bound():
+        claims = {c["metadata"]["name"]: c for c in api.list(f"/api/v1/namespaces/{ns}/persistentvolumeclaims")}
+        return all((claims.get(n) or {}).get("status", {}).get("phase") == "Bound" for n in names)
+    wait_for(bound, timeout, f"the PV controller to bind {', '.join(names)}")
 
 
 def zonal(zone: str) -> dict:
     return {"required": {"nodeSelectorTerms": [{"matchExpressions": [
-        {"key": "topology.gke.io/zone", "operator": "In", "values": [zone]}]}]}}
+        {"key": ZONE_KEY, "operator": "In", "values": [zone]}]}]}}
 
 
 def with_claim(manifest: dict, claim: str) -> dict:
@@ -83,6 +83,7 @@ def storage(cluster):
 
 def test_claims_as_kube_scheduler_judges_them(cluster, schedulers, storage):
     api, ns = cluster.api, cluster.ns
+    schedulers.controller_manager()
     user = {"hub.jupyter.org/node-purpose": "user"}
     for name, zone, limit in (("user-a", "a", 1), ("user-b", "b", 16)):
         cluster.node(name, cpu="4", memory="16Gi", labels={**user, **zone_labels(zone)})
@@ -107,6 +108,7 @@ def test_claims_as_kube_scheduler_judges_them(cluster, schedulers, storage):
     bound_claim(api, ns, "home-nfs", nfs, {"nfs": {"server": "10.0.0.2", "path": "/homes"}},
                 ["ReadWriteMany"], class_name="")
     storage.append(f"/api/v1/persistentvolumes/{nfs}")
+    wait_claims_bound(api, ns, ["claim-bob", "claim-carol", "claim-erin", "home-nfs"])
 
     # bob's notebook runs on user-a with his disk attached: user-a is at its attach limit.
     bob = with_claim(pod_manifest("bob", cpu="500m", memory="1Gi"), "claim-bob")
@@ -217,18 +219,19 @@ def two_zones_of_user_nodes(cluster, storage):
 STATIC_CLASS = "static-disks"  # no provisioner: only volumes made beforehand bind its claims
 
 
-def new_claim(api, ns: str, name: str, class_name: str = CLASS):
+def new_claim(api, ns: str, name: str, class_name: str = CLASS, modes: tuple = ("ReadWriteOnce",)):
     api.post(f"/api/v1/namespaces/{ns}/persistentvolumeclaims", {
         "apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": name},
-        "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": class_name,
+        "spec": {"accessModes": list(modes), "storageClassName": class_name,
                  "resources": {"requests": {"storage": "10Gi"}}}})
 
 
 def test_first_spawns_get_their_disk_where_the_notebook_goes(cluster, schedulers, storage):
     """A first spawn: the claim waits for its first consumer. The scheduler writes the chosen
-    node on it, the provisioner makes the disk in that node's zone, and only then is the pod
-    bound. A claim that a free static volume can take is bound to that volume instead (its
-    zone decides the node). Both schedulers, the same outcome."""
+    node on it, the PV controller hands it to the provisioner, which makes the disk in that
+    node's zone (2 s later), the PV controller binds it, and only then is the pod bound. A
+    claim that a free static volume can take is bound to that volume instead (its zone decides
+    the node). Both schedulers, the same outcome."""
     api, ns = cluster.api, cluster.ns
     two_zones_of_user_nodes(cluster, storage)
     # Free static disks in zone b, one per scheduler, of a class nothing provisions: hal's
@@ -237,83 +240,104 @@ def test_first_spawns_get_their_disk_where_the_notebook_goes(cluster, schedulers
         "apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": STATIC_CLASS},
         "provisioner": "kubernetes.io/no-provisioner", "volumeBindingMode": "WaitForFirstConsumer"})
     storage.append(f"/apis/storage.k8s.io/v1/storageclasses/{STATIC_CLASS}")
+    schedulers.controller_manager()
+    schedulers.provisioner(DRIVER, ZONE_KEY, delay=2.0)
+    statics = set()
     for suffix in FLAVOUR_SUFFIX.values():
         pv = f"pv-{ns}-static-{suffix}"
-        made = api.post("/api/v1/persistentvolumes", {
+        api.post("/api/v1/persistentvolumes", {
             "apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": pv},
             "spec": {"capacity": {"storage": "10Gi"}, "accessModes": ["ReadWriteOnce"],
                      "persistentVolumeReclaimPolicy": "Retain", "storageClassName": STATIC_CLASS,
                      "csi": {"driver": DRIVER, "volumeHandle": f"disks/{pv}", "fsType": "ext4"},
                      "nodeAffinity": zonal("b")}})
-        made["status"] = {"phase": "Available"}  # as the PV controller leaves a new volume
-        api.put(f"/api/v1/persistentvolumes/{pv}/status", made)
         storage.append(f"/api/v1/persistentvolumes/{pv}")
+        statics.add(pv)
+    wait_for(lambda: all((api.get(f"/api/v1/persistentvolumes/{pv}").get("status") or {}).get("phase") == "Available"
+                         for pv in statics), 30, "the PV controller to make the static disks Available")
     for flavour in FLAVOURS_UNDER_TEST:
         schedulers.flavour(flavour)
-    with Provisioner(api, ns, DRIVER, delay=2.0) as provisioner:
-        for flavour, suffix in FLAVOUR_SUFFIX.items():
-            for user in ("gina", "hal"):
-                new_claim(api, ns, f"claim-{user}-{suffix}", CLASS if user == "gina" else STATIC_CLASS)
-                api.post(f"/api/v1/namespaces/{ns}/pods", with_claim(
-                    pod_manifest(f"{user}-{suffix}", cpu="500m", memory="1Gi",
-                                 scheduler_name=FLAVOURS[flavour]["scheduler_name"]),
-                    f"claim-{user}-{suffix}"))
-        # Until the disk is there, the pod is not bound (the provisioner waits 2 s).
-        for suffix in FLAVOUR_SUFFIX.values():
-            claim = f"claim-gina-{suffix}"
-            wait_for(lambda: claim in provisioner.seen, 30, f"the scheduler to select a node for {claim}")
-            while claim not in provisioner.provisioned:
-                assert not node_of(cluster.get_pod(f"gina-{suffix}")), \
-                    f"gina-{suffix} was bound before its claim was provisioned"
-                time.sleep(0.1)
-        pods = {p["metadata"]["name"]: p for p in cluster.wait_bound(
-            [f"{u}-{s}" for u in ("gina", "hal") for s in FLAVOUR_SUFFIX.values()], timeout=60)}
-        for suffix in FLAVOUR_SUFFIX.values():
-            node = node_of(pods[f"gina-{suffix}"])
-            claim = api.get(f"/api/v1/namespaces/{ns}/persistentvolumeclaims/claim-gina-{suffix}")
-            assert claim["metadata"]["annotations"]["volume.kubernetes.io/selected-node"] == node
-            assert claim["spec"]["volumeName"] and claim["status"]["phase"] == "Bound"
-            assert provisioner.provisioned[f"claim-gina-{suffix}"][:2] == (node, {"user-a": "a",
-                                                                                 "user-b": "b"}[node])
-            # hal's claim took a free static disk of zone b, so hal runs in zone b.
-            assert node_of(pods[f"hal-{suffix}"]) == "user-b"
-        # The two schedulers race for the two free disks (either fits either claim; a
-        # volume taken meanwhile fails the write and the pod is tried again): each claim
-        # ends with its own disk, and each disk's claimRef names that claim.
-        statics = {f"pv-{ns}-static-{s}" for s in FLAVOUR_SUFFIX.values()}
-        taken = {}
-        for suffix in FLAVOUR_SUFFIX.values():
-            volume = api.get(f"/api/v1/namespaces/{ns}/persistentvolumeclaims/claim-hal-{suffix}")[
-                "spec"]["volumeName"]
-            assert volume in statics, volume
-            assert api.get(f"/api/v1/persistentvolumes/{volume}")["spec"]["claimRef"]["name"] == \
-                f"claim-hal-{suffix}"
-            taken[suffix] = volume
-        assert len(set(taken.values())) == 2, taken
+    for flavour, suffix in FLAVOUR_SUFFIX.items():
+        for user in ("gina", "hal"):
+            new_claim(api, ns, f"claim-{user}-{suffix}", CLASS if user == "gina" else STATIC_CLASS)
+            api.post(f"/api/v1/namespaces/{ns}/pods", with_claim(
+                pod_manifest(f"{user}-{suffix}", cpu="500m", memory="1Gi",
+                             scheduler_name=FLAVOURS[flavour]["scheduler_name"]),
+                f"claim-{user}-{suffix}"))
+    # No pod is bound before its claim (the pod read first: a bound pod's claim, read after
+    # it, must be bound already).
+    waiting = {f"gina-{s}" for s in FLAVOUR_SUFFIX.values()}
+    selected_while_unbound = set()
+    deadline = time.monotonic() + 60
+    while waiting and time.monotonic() < deadline:
+        for pod_name in sorted(waiting):
+            node = node_of(cluster.get_pod(pod_name))
+            claim = api.get(f"/api/v1/namespaces/{ns}/persistentvolumeclaims/claim-{pod_name}")
+            if node:
+                assert claim["spec"].get("volumeName"), f"{pod_name} was bound before its claim"
+                waiting.discard(pod_name)
+            elif (claim["metadata"].get("annotations") or {}).get(SELECTED):
+                selected_while_unbound.add(pod_name)
+        time.sleep(0.1)
+    assert not waiting, f"{sorted(waiting)} not bound in 60 s"
+    # The provisioner's 2 s: each claim was seen with its node selected and the pod unbound.
+    assert selected_while_unbound == {f"gina-{s}" for s in FLAVOUR_SUFFIX.values()}, selected_while_unbound
+    pods = {p["metadata"]["name"]: p for p in cluster.wait_bound(
+        [f"{u}-{s}" for u in ("gina", "hal") for s in FLAVOUR_SUFFIX.values()], timeout=60)}
+    zone_of = {"user-a": "a", "user-b": "b"}
+    for suffix in FLAVOUR_SUFFIX.values():
+        node = node_of(pods[f"gina-{suffix}"])
+        claim = api.get(f"/api/v1/namespaces/{ns}/persistentvolumeclaims/claim-gina-{suffix}")
+        assert claim["metadata"]["annotations"][SELECTED] == node
+        assert claim["status"]["phase"] == "Bound"
+        pv = api.get(f"/api/v1/persistentvolumes/{claim['spec']['volumeName']}")
+        storage.append(f"/api/v1/persistentvolumes/{pv['metadata']['name']}")
+        assert pv["metadata"]["annotations"]["pv.kubernetes.io/provisioned-by"] == DRIVER
+        assert pv["spec"]["nodeAffinity"] == zonal(zone_of[node]), (node, pv["spec"]["nodeAffinity"])
+        # hal's claim took a free static disk of zone b, so hal runs in zone b.
+        assert node_of(pods[f"hal-{suffix}"]) == "user-b"
+    # The two schedulers race for the two free disks (either fits either claim; a volume
+    # taken meanwhile fails the write and the pod is tried again): each claim ends with its
+    # own disk, and each disk's claimRef names that claim.
+    taken = {}
+    for suffix in FLAVOUR_SUFFIX.values():
+        volume = api.get(f"/api/v1/namespaces/{ns}/persistentvolumeclaims/claim-hal-{suffix}")[
+            "spec"]["volumeName"]
+        assert volume in statics, volume
+        assert api.get(f"/api/v1/persistentvolumes/{volume}")["spec"]["claimRef"]["name"] == \
+            f"claim-hal-{suffix}"
+        taken[suffix] = volume
+    assert len(set(taken.values())) == 2, taken
 
 
 def test_a_provisioner_that_gives_up_is_reported_as_kube_scheduler_reports_it(cluster, schedulers,
                                                                               storage):
-    """The provisioner removes the selected node (it cannot provision there): PreBind fails,
-    the pod gets SchedulerError with kube-scheduler's text, and is tried again."""
+    """The provisioner cannot provision in the selected node's zone and asks for another node
+    (ProvisioningReschedule: the library removes the selected node): PreBind fails, the pod
+    gets SchedulerError with kube-scheduler's text, and is tried again."""
     api, ns = cluster.api, cluster.ns
     two_zones_of_user_nodes(cluster, storage)
+    schedulers.controller_manager()
+    schedulers.provisioner(DRIVER, ZONE_KEY, refuse=True)
     for flavour in FLAVOURS_UNDER_TEST:
         schedulers.flavour(flavour)
-    with Provisioner(api, ns, DRIVER, mode="refuse"):
-        for flavour, suffix in FLAVOUR_SUFFIX.items():
-            new_claim(api, ns, f"claim-ivy-{suffix}")
-            api.post(f"/api/v1/namespaces/{ns}/pods", with_claim(
-                pod_manifest(f"ivy-{suffix}", cpu="500m", memory="1Gi",
-                             scheduler_name=FLAVOURS[flavour]["scheduler_name"]),
-                f"claim-ivy-{suffix}"))
-        conditions = {}
-        for suffix in FLAVOUR_SUFFIX.values():
-            pod = cluster.wait_pod(f"ivy-{suffix}", lambda p: (condition(p, "PodScheduled") or {}).get(
-                "reason") == "SchedulerError", 60, f"ivy-{suffix}'s SchedulerError")
-            assert not node_of(pod)
-            conditions[suffix] = condition(pod, "PodScheduled")["message"]
+    for flavour, suffix in FLAVOUR_SUFFIX.items():
+        new_claim(api, ns, f"claim-ivy-{suffix}")
+        api.post(f"/api/v1/namespaces/{ns}/pods", with_claim(
+            pod_manifest(f"ivy-{suffix}", cpu="500m", memory="1Gi",
+                         scheduler_name=FLAVOURS[flavour]["scheduler_name"]),
+            f"claim-ivy-{suffix}"))
+    conditions = {}
+    for suffix in FLAVOUR_SUFFIX.values():
+        pod = cluster.wait_pod(f"ivy-{suffix}", lambda p: (condition(p, "PodScheduled") or {}).get(
+            "reason") == "SchedulerError", 60, f"ivy-{suffix}'s SchedulerError")
+        assert not node_of(pod)
+        conditions[suffix] = condition(pod, "PodScheduled")["message"]
     print(f"\nivy: {conditions['kube']}")
     assert conditions["kube"] == ('running PreBind plugin "VolumeBinding": binding volumes: '
                                   'provisioning failed for PVC "claim-ivy-kube"'), conditions
     assert conditions["tp"] == conditions["kube"].replace("claim-ivy-kube", "claim-ivy-tp")
+    # The library recorded why, as external-provisioner does.
+    events = api.list(f"/api/v1/namespaces/{ns}/events")
+    assert any(e.get("reason") == "ProvisioningFailed" and "no capacity for a disk" in e.get("message", "")
+               for e in events), [e.get("reason") for e in events]
