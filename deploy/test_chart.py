@@ -14,7 +14,9 @@
    the chart's Lease.
 4. With each ClusterRole and Role rule removed in turn: what still works (readiness,
    leadership, binding, events, the Unschedulable condition, preemption), written to
-   OUT/rbac.md; the important breaks are asserted.
+   OUT/rbac.md; the important breaks are asserted. Each row runs as a ServiceAccount of its
+   own, bound to a copy of the chart's ClusterRole and Role without that one verb, with a
+   scheduler name, a lease namespace and nodes of its own, so that rows go on side by side.
 """
 
 from __future__ import annotations
@@ -30,7 +32,9 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Optional
 
 import yaml
 
@@ -239,7 +243,11 @@ class Scheduler:
     and the ServiceAccount's token (kubeconfig instead of the in-pod files)."""
 
     def __init__(self, binary: str, api: Api, env: dict, namespace: str, deployment: str, workdir: Path,
-                 identity: str):
+                 identity: str, service_account: Optional[tuple] = None, scheduler_name: Optional[str] = None,
+                 lease_namespace: Optional[str] = None):
+        """service_account (namespace, name) replaces the Deployment's; scheduler_name and
+        lease_namespace change the ConfigMap's profiles and leader election (so that runs of
+        the RBAC matrix can go on side by side)."""
         self.workdir, self.identity = workdir, identity
         workdir.mkdir(parents=True, exist_ok=True)
         dep = api.get(f"/apis/apps/v1/namespaces/{namespace}/deployments/{deployment}")
@@ -250,14 +258,24 @@ class Scheduler:
         data = api.get(f"/api/v1/namespaces/{namespace}/configmaps/{config_map}")["data"]
         etc = workdir / "etc-tightpack"
         etc.mkdir(exist_ok=True)
+        self.config = yaml.safe_load(data["config.yaml"])
+        if scheduler_name:
+            for profile in self.config["profiles"]:
+                profile["schedulerName"] = scheduler_name
+        if lease_namespace:
+            self.config["leaderElection"]["resourceNamespace"] = lease_namespace
+        if scheduler_name or lease_namespace:
+            data = dict(data, **{"config.yaml": yaml.safe_dump(self.config)})
         for name, text in data.items():
             (etc / name).write_text(text)
-        self.config = yaml.safe_load(data["config.yaml"])
-        token = api.post(f"/api/v1/namespaces/{namespace}/serviceaccounts/{sa}/token",
+        sa_namespace = namespace
+        if service_account:
+            sa_namespace, sa = service_account
+        token = api.post(f"/api/v1/namespaces/{sa_namespace}/serviceaccounts/{sa}/token",
                          {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest",
                           "spec": {"expirationSeconds": 3600}})["status"]["token"]
         self.kubeconfig = testlib.write_kubeconfig(workdir / "kubeconfig", env["CP_URL"], env["CP_CA"], token)
-        self.sa = f"{namespace}/{sa}"
+        self.sa = f"{sa_namespace}/{sa}"
         self.port = free_port()
         self.probe_port = None
         mount = next(m["mountPath"] for m in container["volumeMounts"] if m["name"] == "config")
@@ -344,11 +362,12 @@ def lease_of(config: dict) -> tuple:
     return le["resourceNamespace"], le["resourceName"]
 
 
-def cleanup_cluster(api: Api, namespaces: list):
+def cleanup_cluster(api: Api, namespaces: list, nodes: Optional[list] = None):
+    """The namespaces' pods, and the nodes named (all nodes when None)."""
     for ns in namespaces:
         api.request("DELETE", f"/api/v1/namespaces/{ns}/pods", params={"gracePeriodSeconds": "0"}, ok_statuses=(404,))
-    for node in api.list("/api/v1/nodes"):
-        api.delete(f"/api/v1/nodes/{node['metadata']['name']}")
+    for node in (nodes if nodes is not None else [n["metadata"]["name"] for n in api.list("/api/v1/nodes")]):
+        api.delete(f"/api/v1/nodes/{node}")
 
 
 def storage_objects(api: Api, ns: str, tag: str):
@@ -380,15 +399,19 @@ def delete_storage_objects(api: Api, tag: str):
 
 
 def run_scenario(binary: str, api: Api, env: dict, namespace: str, deployment: str, workdir: Path, tag: str,
-                 wait: float = 12.0, min_seconds: float = 0) -> dict:
-    """Starts the chart's scheduler and checks what it does; returns the observations."""
-    sched = Scheduler(binary, api, env, namespace, deployment, workdir, identity=f"{deployment}-{tag}")
+                 wait: float = 12.0, min_seconds: float = 0, **identity) -> dict:
+    """Starts the chart's scheduler and checks what it does; returns the observations. Its
+    pods go to the run's own nodes (a node selector on `chart-test/run`); `identity` goes to
+    Scheduler (another ServiceAccount, scheduler name, lease namespace)."""
+    sched = Scheduler(binary, api, env, namespace, deployment, workdir, identity=f"{deployment}-{tag}", **identity)
     name = sched.config["profiles"][0]["schedulerName"]
     lease_ns, lease_name = lease_of(sched.config)
     api.delete(f"/apis/coordination.k8s.io/v1/namespaces/{lease_ns}/leases/{lease_name}")
     ns = f"chart-{tag}"
     testlib.ensure_namespace(api, ns)
-    testlib.create_node(api, f"node-{tag}", cpu="4", memory="16Gi")
+    own = {"chart-test/run": tag}
+    nodes = [f"node-{tag}", f"late-{tag}"]
+    testlib.create_node(api, nodes[0], cpu="4", memory="16Gi", labels=own)
     obs = {"scheduler": name, "identity": sched.identity, "serviceAccount": sched.sa}
     started = time.monotonic()
     sched.start()
@@ -396,8 +419,9 @@ def run_scenario(binary: str, api: Api, env: dict, namespace: str, deployment: s
         obs["ready"] = bool(wait_for(lambda: testlib.http_get(sched.base + "/readyz")[0] == 200, 8))
         pods = api.list(f"/api/v1/namespaces/{ns}/pods")
         assert not pods
-        for pod in (testlib.pod_manifest("a", name, cpu="1"), testlib.pod_manifest("big", name, cpu="100"),
-                    testlib.pod_manifest("low", name, cpu="2", priority_class="chart-test-low")):
+        for pod in (testlib.pod_manifest("a", name, cpu="1", node_selector=own),
+                    testlib.pod_manifest("big", name, cpu="100", node_selector=own),
+                    testlib.pod_manifest("low", name, cpu="2", priority_class="chart-test-low", node_selector=own)):
             api.post(f"/api/v1/namespaces/{ns}/pods", pod)
 
         def pod(n):
@@ -424,9 +448,9 @@ def run_scenario(binary: str, api: Api, env: dict, namespace: str, deployment: s
         # A node added while the scheduler runs, and a pod that fits only there.
         obs["newNodeSeen"] = None
         if obs["bound"]:
-            testlib.create_node(api, f"late-{tag}", cpu="2", memory="4Gi", labels={"chart-test/late": "yes"})
-            api.post(f"/api/v1/namespaces/{ns}/pods", testlib.pod_manifest("late", name, cpu="1",
-                                                                            node_selector={"chart-test/late": "yes"}))
+            testlib.create_node(api, nodes[1], cpu="2", memory="4Gi", labels={"chart-test/late": "yes", **own})
+            api.post(f"/api/v1/namespaces/{ns}/pods", testlib.pod_manifest(
+                "late", name, cpu="1", node_selector={"chart-test/late": "yes", **own}))
             obs["newNodeSeen"] = bool(wait_for(lambda: (pod("late") or {}).get("spec", {}).get("nodeName"), wait))
         # A notebook's first spawn (its claim waits for its first consumer) and a claim that a
         # free volume can take: VolumeBinding's PreBind writes the chosen node on the first,
@@ -436,7 +460,8 @@ def run_scenario(binary: str, api: Api, env: dict, namespace: str, deployment: s
         if obs["bound"]:
             storage_objects(api, ns, tag)
             for claim in ("home-dyn", "home-static"):
-                m = testlib.pod_manifest(claim, name, cpu="0", memory="0")  # no room: preemption below stays as it was
+                m = testlib.pod_manifest(claim, name, cpu="0", memory="0",  # no room: preemption below stays as it was
+                                         node_selector=own)
                 m["spec"]["volumes"] = [{"name": "home", "persistentVolumeClaim": {"claimName": claim}}]
                 api.post(f"/api/v1/namespaces/{ns}/pods", m)
 
@@ -453,7 +478,8 @@ def run_scenario(binary: str, api: Api, env: dict, namespace: str, deployment: s
         obs["preempted"] = None  # not tried: the victim was never bound
         if obs["lowBound"]:
             api.post(f"/api/v1/namespaces/{ns}/pods", testlib.pod_manifest("high", name, cpu="3",
-                                                                            priority_class="chart-test-high"))
+                                                                            priority_class="chart-test-high",
+                                                                            node_selector=own))
 
             def preempted():
                 high = pod("high")
@@ -483,7 +509,7 @@ def run_scenario(binary: str, api: Api, env: dict, namespace: str, deployment: s
         obs["snapshot"] = json.loads(snap) if status == 200 else None
     finally:
         sched.stop()
-        cleanup_cluster(api, [ns])
+        cleanup_cluster(api, [ns], nodes)
         delete_storage_objects(api, tag)
     log = sched.log_text()
     forbidden = []
@@ -549,45 +575,78 @@ def rbac(binary: str, api: Api, env: dict, rendered: dict, out: Path, matrix: bo
 
     if not matrix:
         return
-    print("== the default release with one rule removed at a time", flush=True)
+    print("== the default release with one rule removed at a time (rows side by side)", flush=True)
     cr = next(d for d in rendered["tightpack"] if d["kind"] == "ClusterRole")["metadata"]["name"]
     role = next(d for d in rendered["tightpack"] if d["kind"] == "Role")
-    rows = []
-    for kind, ns, name in (("ClusterRole", None, cr), ("Role", role["metadata"]["namespace"], role["metadata"]["name"])):
-        path, original = rules_of(api, kind, ns, name)
+    _, cluster_role = rules_of(api, "ClusterRole", None, cr)
+    _, lease_role = rules_of(api, "Role", role["metadata"]["namespace"], role["metadata"]["name"])
+    originals = {"ClusterRole": cluster_role["rules"], "Role": lease_role["rules"]}
+    plans = []  # (kind, removed rule, verb, the row's ClusterRole rules, its Role rules)
+    for kind in ("ClusterRole", "Role"):
         # One verb at a time (a rule with one verb: the whole rule).
-        for i, rule in enumerate(original["rules"]):
+        for i, rule in enumerate(originals[kind]):
             for verb in rule["verbs"]:
-                rules = [dict(r) for r in original["rules"]]
+                rules = [dict(r) for r in originals[kind]]
                 rules[i]["verbs"] = [v for v in rule["verbs"] if v != verb]
                 rules = [r for r in rules if r["verbs"]]
-                removed = describe_rule(dict(rule, verbs=[verb]))
-                current = api.get(path)
-                current["rules"] = rules
-                api.put(path, current)
-                time.sleep(1.5)  # the RBAC authorizer's informer
-                tag = f"rm-{kind.lower()}-{i}-{verb}"
-                try:
-                    # A refused watch is judged by its relists over the run, a refused lease
-                    # update by the leader giving up after its renew deadline (10 s): those runs
-                    # last 14 s; the others end when what they check has happened.
-                    obs = run_scenario(binary, api, env, "tightpack", "tightpack", out / "run" / tag, tag,
-                                       min_seconds=14 if verb in ("watch", "update") else 0)
-                finally:
-                    current = api.get(path)
-                    current["rules"] = original["rules"]
-                    api.put(path, current)
-                    time.sleep(1.5)
-                rows.append((kind, removed, obs))
-                print(f"  without {kind} {removed}: ready {yes(obs['ready'])}, leader {yes(obs['leader'])}, "
-                      f"bound {yes(obs['bound'])}, event {yes(obs['scheduledEvent'])}, unschedulable condition "
-                      f"{yes(obs['unschedulableCondition'])}, new node {yes(obs['newNodeSeen'])}, "
-                      f"preemption {yes(obs['preempted'])}"
-                      + (f", exited {obs['exitedEarly']} on its own" if obs["exitedEarly"] is not None else "")
-                      + f", {obs['lists']} LISTs",
-                      flush=True)
-                for line in obs["forbidden"][:2]:
-                    print(f"      log: {line[:200]}")
+                both = dict(originals, **{kind: rules})
+                plans.append((kind, describe_rule(dict(rule, verbs=[verb])), verb, both["ClusterRole"], both["Role"]))
+    monitoring_token(api)  # made once, before the rows ask for it at once
+
+    def row(n: int, plan: tuple) -> tuple:
+        kind, removed, verb, cluster_rules, role_rules = plan
+        tag = f"rm-{n:02d}"
+        ns = f"chart-rbac-{tag}"  # the row's ServiceAccount, Role and Lease
+        testlib.ensure_namespace(api, ns)
+        sa_ref = [{"kind": "ServiceAccount", "name": "tightpack", "namespace": ns}]
+        objects = [
+            (f"/api/v1/namespaces/{ns}/serviceaccounts", {"apiVersion": "v1", "kind": "ServiceAccount",
+                                                          "metadata": {"name": "tightpack"}}),
+            ("/apis/rbac.authorization.k8s.io/v1/clusterroles",
+             {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+              "metadata": {"name": f"{cr}-{tag}"}, "rules": cluster_rules}),
+            ("/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
+             {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+              "metadata": {"name": f"{cr}-{tag}"}, "subjects": sa_ref,
+              "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": f"{cr}-{tag}"}}),
+            (f"/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/roles",
+             {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+              "metadata": {"name": role["metadata"]["name"]}, "rules": role_rules}),
+            (f"/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/rolebindings",
+             {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+              "metadata": {"name": role["metadata"]["name"]}, "subjects": sa_ref,
+              "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": role["metadata"]["name"]}}),
+        ]
+        for path, body in objects:
+            api.post(path, body)
+        time.sleep(1.5)  # the RBAC authorizer's informer
+        try:
+            # A refused watch is judged by its relists over the run, a refused lease update
+            # by the leader giving up after its renew deadline (10 s): those runs last 14 s;
+            # the others end when what they check has happened.
+            obs = run_scenario(binary, api, env, "tightpack", "tightpack", out / "run" / tag, tag,
+                               min_seconds=14 if verb in ("watch", "update") else 0,
+                               service_account=(ns, "tightpack"), scheduler_name=f"tightpack-{tag}",
+                               lease_namespace=ns)
+        finally:
+            for path in (f"/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/{cr}-{tag}",
+                         f"/apis/rbac.authorization.k8s.io/v1/clusterroles/{cr}-{tag}"):
+                api.delete(path)
+        return kind, removed, obs
+
+    # Four at a time: the rows mostly wait (for a verdict, or for a negative one to be sure).
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        rows = list(pool.map(lambda args: row(*args), enumerate(plans)))
+    for kind, removed, obs in rows:
+        print(f"  without {kind} {removed}: ready {yes(obs['ready'])}, leader {yes(obs['leader'])}, "
+              f"bound {yes(obs['bound'])}, event {yes(obs['scheduledEvent'])}, unschedulable condition "
+              f"{yes(obs['unschedulableCondition'])}, new node {yes(obs['newNodeSeen'])}, "
+              f"preemption {yes(obs['preempted'])}"
+              + (f", exited {obs['exitedEarly']} on its own" if obs["exitedEarly"] is not None else "")
+              + f", {obs['lists']} LISTs",
+              flush=True)
+        for line in obs["forbidden"][:2]:
+            print(f"      log: {line[:200]}")
 
     by_rule = {r: o for _, r, o in rows}
 

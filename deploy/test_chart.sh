@@ -2,7 +2,7 @@
 # The Helm chart (deploy/helm/tightpack) against the real kube-apiserver of the test
 # control plane; the checks are in deploy/test_chart.py.
 #
-#   deploy/test_chart.sh                       # ~4 min on 2 vCPUs once Helm and the control plane are built
+#   deploy/test_chart.sh                       # ~2 min on 2 vCPUs once Helm and the control plane are built
 #   deploy/test_chart.sh --skip-rbac-matrix    # without the one-rule-removed runs (~15 s)
 #
 # Builds what is missing: Helm from its Go module (deploy/helm/build_helm.sh, 3.5 min cold),
