@@ -4,6 +4,7 @@
 #include <map>
 
 #include "tightpack/framework.hpp"
+#include "tightpack/kube_release.hpp"
 #include "tightpack/preemption.hpp"
 
 namespace tightpack {
@@ -78,7 +79,7 @@ Preemption evaluate_preemption(const PodPlan& plan, const Cluster& c, const Deci
       // A node is freed: the message names the node DefaultPreemption picks
       // (without disruption budgets, which the cluster does not keep; the
       // in-cluster scheduler re-words it after its own choice, which has them).
-      if (plan.profile().kube_minor >= 37) {
+      if (kube_release::preemption_names_its_choice(plan.profile().kube_minor)) {
         if (auto choice = select_preemption(plan, c, d, PreemptionFacts{})) {
           p.message = preemption_success_message(c, *choice);
         }
@@ -114,7 +115,7 @@ std::string fit_error_message(const PodPlan& plan, const Cluster& c, const Decis
   // (a PostFilter success ends the phase; kubernetes#140222 dropped it in v1.37).
   std::vector<std::string> post;
   const bool freed = d.preemption && d.preemption->helps;
-  if (plan.profile().kube_minor < 37 && plan.profile().dra_post_filter && !freed) {
+  if (kube_release::dra_says_no_new_claims(plan.profile().kube_minor) && plan.profile().dra_post_filter && !freed) {
     post.push_back("no new claims to deallocate");
   }
   if (d.preemption && !d.preemption->message.empty()) post.push_back("preemption: " + d.preemption->message);

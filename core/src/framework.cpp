@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "tightpack/go_int.hpp"
+#include "tightpack/kube_release.hpp"
 #include "tightpack/plugins/balanced_allocation.hpp"
 #include "tightpack/plugins/image_locality.hpp"
 #include "tightpack/plugins/inter_pod_affinity.hpp"
@@ -335,7 +336,8 @@ PodPlan::Verdict PodPlan::node_verdict(const Cluster& c, NodeIndex n, const Reli
     }
     if (plugin == Plugin::NodeVolumeLimits) {
       const auto v = plugins::volume_limits(attachable_, attachable_drivers_, c.csi_node(n), c.pods_on(n), relief,
-                                            profile_->kube_minor >= 37, &c.attached_volumes(n));
+                                            kube_release::volume_limit_scaling(profile_->kube_minor),
+                                            &c.attached_volumes(n));
       if (v.kind == plugins::VolumeLimitsVerdict::kAdmits) continue;
       NodeStatus s{Code::Unschedulable, plugin};
       s.detail = v.kind == plugins::VolumeLimitsVerdict::kExceeded ? 0 : static_cast<uint8_t>(1 + v.driver);
@@ -533,7 +535,8 @@ std::optional<std::string> PodPlan::plan_volumes(const Cluster& c, const Profile
         }
         for (const PersistentVolumeClaim* claim : pre->claims.delayed) delayed_claims_.push_back(claim->key());
         binding_filters_ = true;
-        volume_scores_ = profile.kube_minor >= 37 && profile.score_weight(Plugin::VolumeBinding) > 0;
+        volume_scores_ = kube_release::volume_binding_scores(profile.kube_minor) &&
+                         profile.score_weight(Plugin::VolumeBinding) > 0;
         break;
       }
       case Plugin::VolumeZone: {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "tightpack/go_int.hpp"
+#include "tightpack/kube_release.hpp"
 #include "tightpack/plugins/normalize.hpp"
 
 namespace tightpack::plugins {
@@ -36,7 +37,7 @@ std::vector<StrId> pod_images(const Cluster& cluster, const Pod& pod) {
 
 size_t threshold_image_count(const Pod& pod, int kube_minor) {
   const size_t containers = pod.init_containers.size() + pod.containers.size();
-  return kube_minor >= 37 ? containers + pod.image_volumes.size() : containers;
+  return kube_release::image_volumes_in_threshold(kube_minor) ? containers + pod.image_volumes.size() : containers;
 }
 
 int64_t image_locality_score(const Cluster& cluster, NodeIndex n, const std::vector<StrId>& images,

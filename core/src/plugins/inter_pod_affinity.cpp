@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "tightpack/kube_release.hpp"
 #include "tightpack/plugins/normalize.hpp"
 
 namespace tightpack::plugins {
@@ -94,7 +95,7 @@ AffinityCounts::AffinityCounts(const Cluster& c, const Pod& pod, std::shared_ptr
       args_(args),
       filters_(filters),
       scores_(scores),
-      legacy_namespace_selectors_(kube_minor < 37) {
+      legacy_namespace_selectors_(kube_release::legacy_namespace_selectors(kube_minor)) {
   meta_ = std::make_shared<const PodMeta>(PodMeta{pod.ns, pod.labels, false});
   namespace_labels_ = namespace_labels(c.objects(), pod.ns);
   if (own_) {
