@@ -79,7 +79,15 @@ export interface ExplainRequest {
    * pod's schedulerName if configured, else the first configured profile, else default.
    */
   profile?: string;
+  /**
+   * The kube-scheduler release to decide and word the answer as (default
+   * v1.37): zero-to-jupyterhub's released charts run v1.30.14.
+   */
+  release?: Release;
 }
+
+/** The kube-scheduler releases the engine models. */
+export type Release = 'v1.37' | 'v1.36' | 'v1.30';
 
 export interface PlaceRequest extends ExplainRequest {
   /** 1 to 1000000. */

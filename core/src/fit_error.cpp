@@ -103,7 +103,8 @@ std::string fit_error_message(const PodPlan& plan, const Cluster& c, const Decis
       if (d.statuses[j].ok()) continue;
       for (const auto& r : plan.reasons(c, d.filtered[j], d.statuses[j])) ++counts[r];
     }
-    if (d.filtered.size() < d.num_all_nodes) {
+    if (d.filtered.size() < d.num_all_nodes &&
+        kube_release::message_counts_prefilter_absent(plan.profile().kube_minor)) {
       counts[kPreFilterAbsentReason] += static_cast<int64_t>(d.num_all_nodes - d.filtered.size());
     }
     msg = nodes_available(d.num_all_nodes, counts);

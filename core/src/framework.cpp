@@ -256,6 +256,8 @@ Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Po
     // Best-effort pods skip BalancedAllocation (PreScore returns Skip).
     if (plan.balanced_pod_request_.back() != 0) plan.balanced_skip_ = false;
   }
+  if (!kube_release::balanced_skips_best_effort(profile.kube_minor)) plan.balanced_skip_ = false;
+  plan.balanced_scores_change_ = kube_release::balanced_scores_the_change(profile.kube_minor);
   return plan;
 }
 
@@ -319,7 +321,10 @@ PodPlan::Verdict PodPlan::node_verdict(const Cluster& c, NodeIndex n, const Reli
         case plugins::FitVerdict::kFits: continue;
         case plugins::FitVerdict::kInsufficient: return {position, NodeStatus{Code::Unschedulable, plugin}};
         case plugins::FitVerdict::kUnresolvable:
-          return {position, NodeStatus{Code::UnschedulableAndUnresolvable, plugin}};
+          return {position, NodeStatus{kube_release::fit_can_be_unresolvable(profile_->kube_minor)
+                                           ? Code::UnschedulableAndUnresolvable
+                                           : Code::Unschedulable,
+                                       plugin}};
       }
       continue;
     }
@@ -561,7 +566,9 @@ std::vector<std::string> PodPlan::reasons(const Cluster& c, NodeIndex n, const N
   switch (s.plugin) {
     case Plugin::NodeUnschedulable: return {plugins::kUnschedulableReason};
     case Plugin::NodeName: return {plugins::kNodeNameReason};
-    case Plugin::TaintToleration: return {plugins::kUntoleratedTaintReason};
+    case Plugin::TaintToleration:
+      if (kube_release::taint_reason_is_generic(profile_->kube_minor)) return {plugins::kUntoleratedTaintReason};
+      return {plugins::untolerated_taint_reason(c.taints_of_set(c.taint_set(n))[s.taint])};
     case Plugin::NodeAffinity:
       return {prefilter_conflict_ ? plugins::kNodeAffinityConflictReason : plugins::kNodeAffinityReason};
     case Plugin::NodePorts: return {plugins::kNodePortsReason};

@@ -4,6 +4,7 @@
 
 #include "json_read.hpp"
 #include "tightpack/decode.hpp"
+#include "tightpack/kube_release.hpp"
 
 namespace tightpack {
 
@@ -175,14 +176,7 @@ Result<Profile> resolve_scenario_profile(const json::value& spec, const JsonPath
   if (const json::value* rv = spec.is_object() ? member(spec.get_object(), "release") : nullptr) {
     const JsonPath rp = path.field("release");
     if (!rv->is_string()) return type_error(rp, "a string", *rv);
-    if (rv->get_string() == "v1.37") {
-      profile.kube_minor = 37;
-    } else if (rv->get_string() == "v1.36") {
-      profile.kube_minor = 36;
-    } else {
-      return value_error(rp, "unknown kube-scheduler release " + quote_value(rv->get_string()) +
-                                 " (v1.37, v1.36)");
-    }
+    if (auto e = kube_release::apply(profile, rv->get_string(), rp.str())) return *e;
   }
   return profile;
 }

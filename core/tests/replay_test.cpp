@@ -292,7 +292,35 @@ TEST(ReplayText, ReleaseV136WordsPostFilterAsV136) {
             "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 No preemption "
             "victims found for incoming pod.");
   EXPECT_EQ(replay_error(R"({"profile": {"name": "default", "release": "v1.35"}})"),
-            "$.profile.release: unknown kube-scheduler release \"v1.35\" (v1.37, v1.36)");
+            "$.profile.release: unknown kube-scheduler release \"v1.35\" (v1.37, v1.36, v1.30)");
+}
+
+// "release": "v1.30" decides and words as kube-scheduler v1.30.14, which
+// zero-to-jupyterhub's released charts run: the first untolerated taint is
+// named, a pod larger than a node's allocatable is only Unschedulable (so
+// preemption tries the node), DynamicResources is not in the profile, and no
+// preemption text when a node is freed.
+TEST(ReplayText, ReleaseV130DecidesAndWordsAsV130) {
+  const std::string nodes = R"([
+      {"metadata": {"name": "gpu"}, "spec": {"taints": [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]},
+       "status": {"allocatable": {"cpu": "8", "memory": "8Gi", "pods": "110"}}},
+      {"metadata": {"name": "small"}, "status": {"allocatable": {"cpu": "1", "memory": "8Gi", "pods": "110"}}}])";
+  const std::string low = R"({"metadata": {"name": "low"}, "spec": {"nodeName": "small", "priority": 0,
+      "containers": [{"name": "c", "resources": {"requests": {"cpu": "100m"}}}]}, "status": {"phase": "Running"}})";
+  auto message = [&](const char* release) {
+    const std::string scenario = std::string(R"({"profile": {"name": "default", "release": ")") + release +
+                                 R"("}, "nodes": )" + nodes + R"(, "pods": [)" + low +
+                                 R"(], "incoming": [{"metadata": {"name": "p"}, "spec": {"priority": 10,
+        "containers": [{"name": "c", "resources": {"requests": {"cpu": "2"}}}]}}]})";
+    return json::value_to<std::string>(replay(scenario).at("results").at(0).at("message"));
+  };
+  // small has 1 CPU in all: v1.30 tries preemption there (it cannot help), v1.37 does not.
+  EXPECT_EQ(message("v1.30"),
+            "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {nvidia.com/gpu: present}. "
+            "preemption: 0/2 nodes are available: 1 Insufficient cpu, 1 Preemption is not helpful for scheduling.");
+  EXPECT_EQ(message("v1.37"),
+            "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint(s). "
+            "preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.");
 }
 
 }  // namespace

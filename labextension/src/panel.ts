@@ -1,7 +1,7 @@
 // The sidebar: where the workers of a template would land, recomputed in the
 // browser by the WebAssembly engine on every change of the form.
 import { Widget } from '@lumino/widgets';
-import type { Cluster, ClusterSummary, Engine, Forecast, Placement } from '@tightpack/wasm';
+import type { Cluster, ClusterSummary, Engine, Forecast, Placement, Release } from '@tightpack/wasm';
 import { fixes, warnings } from './advice.js';
 import { fetchSnapshot, fetchTemplates } from './api.js';
 import { startCode } from './codegen.js';
@@ -20,9 +20,17 @@ export interface PanelSettings {
 
 const PROFILES: [string, string][] = [
   ['tightpack', 'tightpack (packs, keeps a Dask cluster together)'],
-  ['most-allocated', 'zero-to-jupyterhub user-scheduler (packs)'],
+  ['most-allocated', 'zero-to-jupyterhub user-scheduler (packs; kube-scheduler v1.30)'],
   ['default', "kube-scheduler's default (spreads)"],
 ];
+
+/**
+ * The kube-scheduler release each profile runs as: zero-to-jupyterhub's
+ * released charts (4.x) run their user-scheduler on kube-scheduler v1.30.14,
+ * whose decisions and messages differ from today's in places (the engine's
+ * kube_release.hpp).
+ */
+const RELEASES: Record<string, Release> = { 'most-allocated': 'v1.30' };
 
 function el<K extends keyof HTMLElementTagNameMap>(tag: K, className = '', text = ''): HTMLElementTagNameMap[K] {
   const e = document.createElement(tag);
@@ -298,7 +306,12 @@ export class TightpackPanel extends Widget {
       return;
     }
     const pod = workerPod(this.template.pod, form.settings, this.envelope!.admission?.extendedResourceToleration ?? false);
-    const placed = this.cluster.place({ pod, replicas: form.settings.workers, profile: this.profile.value });
+    const placed = this.cluster.place({
+      pod,
+      replicas: form.settings.workers,
+      profile: this.profile.value,
+      release: RELEASES[this.profile.value],
+    });
     if (!placed.ok) {
       this.showError(placed.error);
       this.answer.classList.add('tp-stale');

@@ -84,6 +84,9 @@ run (docs/pools.md).
                          default, most-allocated, rtc or tightpack (default: the pod's
                          spec.schedulerName when the configuration has it, else the
                          configuration's first profile, else kube-scheduler's default)
+  --release v1.37|v1.36|v1.30
+                         decide and word as that kube-scheduler release does (default
+                         v1.37); zero-to-jupyterhub's released charts run v1.30.14
   --pools FILE           a NodePools document (tightpack.io/v1alpha1), JSON or YAML;
                          pools it does not name are inferred from the nodes' pool
                          labels (GKE, EKS, AKS, Karpenter, instance type)
@@ -129,7 +132,8 @@ void print_placement(std::ostream& out, const Placement& p) {
 int predict(const std::vector<std::string>& argv, std::istream& in, std::ostream& out, std::ostream& err) {
   Args a;
   std::string error;
-  if (!parse_args(argv, {"--cluster", "--pod", "--replicas", "--config", "--scheduler-name", "--pools", "--output"},
+  if (!parse_args(argv, {"--cluster", "--pod", "--replicas", "--config", "--scheduler-name", "--release", "--pools",
+                         "--output"},
                   {"--help"}, a, error) ||
       !a.positional.empty()) {
     err << "tightpack predict: " << (error.empty() ? "unexpected argument " + a.positional[0] : error) << "\n"
@@ -202,7 +206,8 @@ int predict(const std::vector<std::string>& argv, std::istream& in, std::ostream
     }
     cluster.use_pools(std::move(*decoded));
   }
-  auto profile = cluster.profile(a.options.count("--scheduler-name") ? a.options["--scheduler-name"] : "", *pod);
+  auto profile = cluster.profile(a.options.count("--scheduler-name") ? a.options["--scheduler-name"] : "", *pod,
+                                 a.options.count("--release") ? a.options["--release"] : "");
   if (!profile) {
     err << "tightpack predict: " << profile.error().what() << "\n";
     return kUsage;

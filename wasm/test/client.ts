@@ -16,7 +16,7 @@ export async function example(snapshot: Uint8Array): Promise<string[]> {
     if (placed.value.unschedulable) lines.push(placed.value.unschedulable.message);
     for (const g of placed.value.scaleUp?.pools ?? []) lines.push(`${g.pool} +${g.nodesAdded} ${g.readyInSeconds}s`);
   }
-  const explained = cluster.explain({ pod: {} });
+  const explained = cluster.explain({ pod: {}, profile: 'most-allocated', release: 'v1.30' });
   if (explained.ok) lines.push(explained.value.result.chosen ?? explained.value.result.message ?? '');
   const forecast = cluster.forecast({ remove: 'dask.org/cluster-name=alice' });
   if (forecast.ok) {

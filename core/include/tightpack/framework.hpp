@@ -261,6 +261,7 @@ class PodPlan {
   std::vector<int64_t> fit_pod_request_;       // per profile.fit.resources entry
   std::vector<int64_t> balanced_pod_request_;  // per profile.balanced_resources entry
   bool balanced_skip_ = false;
+  bool balanced_scores_change_ = true;  // kube_release::balanced_scores_the_change
   std::string cohort_;
   std::shared_ptr<const PodMeta> meta_;
   // PodTopologySpread, when it filters or scores this pod: its position in
@@ -409,6 +410,7 @@ inline int64_t PodPlan::balanced_score(const Cluster& c, NodeIndex n) const {
   if (balanced_skip_) return 0;
   int64_t requested[kMaxScoredResources], allocatable[kMaxScoredResources], allocated[kMaxScoredResources];
   pairs(c, n, balanced_columns_, balanced_pod_request_, false, requested, allocatable, allocated);
+  if (!balanced_scores_change_) return plugins::balance_score(requested, allocatable, balanced_columns_.size());
   return plugins::balanced_allocation_score(requested, allocated, allocatable, balanced_columns_.size());
 }
 

@@ -6,7 +6,24 @@
 // against that release's own framework.
 #pragma once
 
+#include <optional>
+#include <string_view>
+
+#include "tightpack/error.hpp"
+
+namespace tightpack {
+struct Profile;
+}
+
 namespace tightpack::kube_release {
+
+// The releases a profile can ask for, as a scenario's or a request's
+// "release" names them.
+inline constexpr const char* kNames = "v1.37, v1.36, v1.30";
+
+// Makes `profile` decide and word as kube-scheduler `release` ("v1.37",
+// "v1.36" or "v1.30"); an error names `field` and the value otherwise.
+std::optional<Error> apply(Profile& profile, std::string_view release, std::string_view field);
 
 // TaintToleration's reason names no taint, "node(s) had untolerated
 // taint(s)", one count for all (kubernetes#134740, v1.35, back-ported to the

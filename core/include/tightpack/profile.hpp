@@ -65,11 +65,10 @@ struct Profile {
   // DynamicResources at PostFilter (kube-scheduler's defaults put it before
   // DefaultPreemption while DynamicResourceAllocation is on, as by default).
   bool dra_post_filter = true;
-  // The kube-scheduler minor release whose FailedScheduling wording the
-  // engine uses: 37 (v1.37, the default) or 36 (the release
-  // zero-to-jupyterhub ships), which adds DynamicResources' "no new claims to
-  // deallocate" (removed by kubernetes#140222) and has no message when
-  // preemption frees a node (added by kubernetes#140180).
+  // The kube-scheduler minor release the engine decides and words its answers
+  // as: 37 (v1.37.2, the default), 36 (v1.36.3) or 30 (v1.30.14, the release
+  // zero-to-jupyterhub's released charts run). What differs is in
+  // kube_release.hpp, one predicate per upstream change.
   int kube_minor = 37;
   FitArgs fit;
   std::vector<ResourceSpec> balanced_resources{{"cpu", 1}, {"memory", 1}};

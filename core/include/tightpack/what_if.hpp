@@ -75,7 +75,10 @@ class WhatIfCluster {
   // A profile by schedulerName: one of the configuration's, else a built-in
   // one (default, most-allocated, rtc, tightpack). Empty `name`: the pod's
   // own schedulerName when the configuration has it, else its first profile,
-  // else kube-scheduler's default.
+  // else kube-scheduler's default. A non-empty `release` ("v1.30", ...)
+  // makes it decide and word as that kube-scheduler release does
+  // (kube_release.hpp): zero-to-jupyterhub's released charts run v1.30.14.
+  Result<Profile> profile(std::string_view name, const Pod& pod, std::string_view release) const;
   Result<Profile> profile(std::string_view name, const Pod& pod) const;
 
   // Places `replicas` copies of `pod` one after another (each seeing the
@@ -127,6 +130,7 @@ struct WhatIfRequest {
   Pod pod;
   int64_t replicas = 1;
   std::string profile;
+  std::string release;  // empty: v1.37
 };
 inline constexpr int64_t kMaxWhatIfReplicas = 1000000;
 Result<WhatIfRequest> decode_what_if_request(const boost::json::value& doc, bool with_replicas);

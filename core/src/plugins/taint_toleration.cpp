@@ -11,6 +11,10 @@ int first_untolerated_taint(const std::vector<Taint>& taints, const std::vector<
   return -1;
 }
 
+std::string untolerated_taint_reason(const Taint& taint) {
+  return "node(s) had untolerated taint {" + taint.key + ": " + taint.value + "}";
+}
+
 std::vector<Toleration> prefer_no_schedule_tolerations(const std::vector<Toleration>& tolerations) {
   std::vector<Toleration> out;
   for (const auto& t : tolerations) {

@@ -29,10 +29,11 @@ Result<WhatIfRequest> decode_what_if_request(const json::value& doc, bool with_r
     const json::object* o = nullptr;
     TP_TRY(as_object(doc, root, o));
     for (const auto& kv : *o) {
-      if (kv.key() != "pod" && kv.key() != "profile" && !(with_replicas && kv.key() == "replicas")) {
+      if (kv.key() != "pod" && kv.key() != "profile" && kv.key() != "release" &&
+          !(with_replicas && kv.key() == "replicas")) {
         return value_error(root.field(kv.key()), with_replicas
-                                                     ? "unknown field (pod, replicas, profile)"
-                                                     : "unknown field (pod, profile)");
+                                                     ? "unknown field (pod, replicas, profile, release)"
+                                                     : "unknown field (pod, profile, release)");
       }
     }
     const json::value* pod = member(*o, "pod");
@@ -41,6 +42,7 @@ Result<WhatIfRequest> decode_what_if_request(const json::value& doc, bool with_r
     if (!decoded) return decoded.error();
     r.pod = std::move(*decoded);
     TP_TRY(read_string(*o, "profile", root, r.profile));
+    TP_TRY(read_string(*o, "release", root, r.release));
     if (with_replicas) {
       if (!member(*o, "replicas")) return value_error(root.field("replicas"), "is required");
       TP_TRY(read_int(*o, "replicas", root, r.replicas));
@@ -97,7 +99,7 @@ std::string place_text(WhatIfCluster& cluster, std::string_view request_json) {
   if (!doc) return error_text(doc.error().what());
   auto request = decode_what_if_request(*doc, true);
   if (!request) return error_text(request.error().what());
-  auto profile = cluster.profile(request->profile, request->pod);
+  auto profile = cluster.profile(request->profile, request->pod, request->release);
   if (!profile) return error_text(profile.error().what());
   auto placement = cluster.place(request->pod, request->replicas, *profile);
   if (!placement) return error_text(placement.error().what());
@@ -109,7 +111,7 @@ std::string explain_text(const WhatIfCluster& cluster, std::string_view request_
   if (!doc) return error_text(doc.error().what());
   auto request = decode_what_if_request(*doc, false);
   if (!request) return error_text(request.error().what());
-  auto profile = cluster.profile(request->profile, request->pod);
+  auto profile = cluster.profile(request->profile, request->pod, request->release);
   if (!profile) return error_text(profile.error().what());
   auto decision = cluster.explain(request->pod, *profile);
   if (!decision) return error_text(decision.error().what());

@@ -4,6 +4,7 @@
 
 #include "tightpack/decode.hpp"
 #include "tightpack/framework.hpp"
+#include "tightpack/kube_release.hpp"
 #include "tightpack/replay.hpp"
 #include "tightpack/what_if.hpp"
 
@@ -56,6 +57,13 @@ void WhatIfCluster::use_scheduler_configuration(SchedulerConfiguration config) {
 const std::string* WhatIfCluster::pool_of(NodeIndex n) const {
   if (!pools_ || !pools_->pool_of[n]) return nullptr;
   return &*pools_->pool_of[n];
+}
+
+Result<Profile> WhatIfCluster::profile(std::string_view name, const Pod& pod, std::string_view release) const {
+  auto chosen = profile(name, pod);
+  if (!chosen || release.empty()) return chosen;
+  if (auto e = kube_release::apply(*chosen, release, "release")) return *e;
+  return chosen;
 }
 
 Result<Profile> WhatIfCluster::profile(std::string_view name, const Pod& pod) const {

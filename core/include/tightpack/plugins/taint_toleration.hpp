@@ -21,6 +21,10 @@ int first_untolerated_taint(const std::vector<Taint>& taints, const std::vector<
 // (scale-up predictions) keep first_untolerated_taint's index.
 inline constexpr const char* kUntoleratedTaintReason = "node(s) had untolerated taint(s)";
 
+// The reason before that change: the node's first untolerated taint,
+// "node(s) had untolerated taint {key: value}" (kube_release::taint_reason_is_generic).
+std::string untolerated_taint_reason(const Taint& taint);
+
 // Tolerations with effect PreferNoSchedule or empty (getAllTolerationPreferNoSchedule).
 std::vector<Toleration> prefer_no_schedule_tolerations(const std::vector<Toleration>& tolerations);
 
