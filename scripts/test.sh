@@ -3,7 +3,8 @@
 # binary, the WebAssembly build against the native one (Jest, wasm/test), the
 # JupyterLab extension (Jest for the front end, pytest for the server
 # extension, and the wheel in a real JupyterLab driven in Chromium), the test
-# control plane (etcd, kube-apiserver and kube-scheduler built from Go
+# control plane (etcd, kube-apiserver, kube-scheduler, kube-controller-manager
+# and a provisioner built from Go
 # modules) with `tightpack schedule` beside the real kube-scheduler on it, the
 # Helm chart and the image's root file system on it, the seeding of the one
 # module the proxy serves only as a zip, differential conformance against
@@ -81,7 +82,7 @@ PYTHONPATH=labextension build/venv/bin/python -m pytest -q labextension/tests ||
 stage "test: the sidebar in JupyterLab from PyPI, in Chromium"
 node --test labextension/ui-tests/ || status=1
 
-stage "build: the test control plane (etcd, kube-apiserver, kube-scheduler from Go modules)"
+stage "build: the test control plane (etcd, kube-apiserver, kube-scheduler, kube-controller-manager and a provisioner from Go modules)"
 tests/controlplane/build.sh || { echo "build of the control plane failed"; exit 1; }
 stage "test: the control plane with the real kube-scheduler"
 tests/controlplane/smoke_test.sh || status=1
