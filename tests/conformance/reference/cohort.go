@@ -1,3 +1,5 @@
+//go:build !kube130
+
 package main
 
 import (

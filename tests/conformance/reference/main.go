@@ -7,8 +7,9 @@
 //	kube-scheduler-reference [--jsonl] [--config-dir DIR] [FILE|-]
 //
 // No API server and no scheduling queue: the scenario's nodes and bound pods
-// go into the scheduler's cache (pkg/scheduler/backend/cache) and a snapshot
-// of it, and the framework built from the scenario's KubeSchedulerConfiguration
+// go into the scheduler's cache (pkg/scheduler/backend/cache; for v1.30, whose
+// cache is internal, a copy of it, snapshot_v130.go) and a snapshot of it,
+// and the framework built from the scenario's KubeSchedulerConfiguration
 // profile (frameworkruntime.NewFramework with the in-tree registry) runs
 // PreFilter, Filter on every node, PreScore, Score with NormalizeScore and
 // weights, and PostFilter (DefaultPreemption) for the FailedScheduling message,

@@ -157,8 +157,8 @@ func (r *runner) resolveProfile(spec json.RawMessage) (*resolvedProfile, error) 
 			switch k {
 			case "name", "scoringStrategy", "scoreWeights", "disabledScore", "schedulerConfig":
 			case "release":
-				// The engine's wording switch (v1.37, v1.36): this program
-				// answers only for the release it was built from.
+				// The engine's wording switch (v1.37, v1.36; v1.30 for this
+				// program only): it answers only for the release it was built from.
 				var rel string
 				if err := json.Unmarshal(o[k], &rel); err != nil {
 					return nil, fmt.Errorf("profile.release: a string")

@@ -1,4 +1,4 @@
-//go:build !kube136
+//go:build !kube136 && !kube130
 
 package main
 
