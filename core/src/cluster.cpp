@@ -103,6 +103,7 @@ Result<Cluster> Cluster::build_impl(std::vector<Node> nodes, const PodList& pods
   c.alloc_cpu_ = column(), c.alloc_mem_ = column(), c.alloc_eph_ = column(), c.allowed_pods_ = column();
   c.req_cpu_ = column(), c.req_mem_ = column(), c.req_eph_ = column();
   c.nz_cpu_ = column(), c.nz_mem_ = column(), c.pod_count_ = column();
+  c.nz_cpu_v130_ = column(), c.nz_mem_v130_ = column();
   c.alloc_scalar_.assign(scalars.size(), column());
   c.req_scalar_.assign(scalars.size(), column());
   c.has_scalar_.assign(scalars.size(), std::vector<uint8_t>(n, 0));
@@ -203,9 +204,9 @@ bool unused(const std::vector<StrId>& label_column) {
 
 }  // namespace
 
-std::array<std::vector<int64_t>*, 10> Cluster::int64_columns() {
-  return {&alloc_cpu_, &alloc_mem_, &alloc_eph_, &allowed_pods_, &req_cpu_,
-          &req_mem_,   &req_eph_,   &nz_cpu_,    &nz_mem_,       &pod_count_};
+std::array<std::vector<int64_t>*, 12> Cluster::int64_columns() {
+  return {&alloc_cpu_, &alloc_mem_, &alloc_eph_, &allowed_pods_, &req_cpu_,      &req_mem_,
+          &req_eph_,   &nz_cpu_,    &nz_mem_,    &nz_cpu_v130_,  &nz_mem_v130_, &pod_count_};
 }
 
 void Cluster::forget_counts_of(const BoundPod& pod) {
@@ -396,6 +397,8 @@ PodUsage Cluster::usage_of(const Pod& pod) const {
       }
       add_host_ports(u, c);
     }
+    u.nz_cpu_v130 = u.nz_cpu;
+    u.nz_memory_v130 = u.nz_memory;
     return u;
   }
   ResourceList real = pod_requests(pod, false);
@@ -407,6 +410,7 @@ PodUsage Cluster::usage_of(const Pod& pod) const {
   u.ephemeral = amount(real, "ephemeral-storage");
   u.nz_cpu = amount(non_zero, "cpu");
   u.nz_memory = amount(non_zero, "memory");
+  std::tie(u.nz_cpu_v130, u.nz_memory_v130) = nonzero_requests_v130(pod);
   for (const auto& [name, v] : real) {
     if (is_scalar_resource(name)) add_scalar(u, name, v);
   }
@@ -454,6 +458,8 @@ void Cluster::add_usage(NodeIndex n, const PodUsage& u, int sign) {
   add(req_eph_[n], u.ephemeral);
   add(nz_cpu_[n], u.nz_cpu);
   add(nz_mem_[n], u.nz_memory);
+  add(nz_cpu_v130_[n], u.nz_cpu_v130);
+  add(nz_mem_v130_[n], u.nz_memory_v130);
   pod_count_[n] += sign;
   ++generation_[n];
   ++epoch_;

@@ -258,6 +258,7 @@ Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Po
   }
   if (!kube_release::balanced_skips_best_effort(profile.kube_minor)) plan.balanced_skip_ = false;
   plan.balanced_scores_change_ = kube_release::balanced_scores_the_change(profile.kube_minor);
+  plan.nonzero_v130_ = !kube_release::nonzero_sums_sidecars(profile.kube_minor);
   return plan;
 }
 
@@ -584,10 +585,14 @@ std::vector<std::string> PodPlan::reasons(const Cluster& c, NodeIndex n, const N
     case Plugin::VolumeBinding:
     case Plugin::VolumeZone:
       if (rejection_ && rejection_->plugin == s.plugin) return {rejection_->reason};
-      if (s.plugin == Plugin::VolumeBinding) return plugins::volume_binding_reasons(s.detail);
+      if (s.plugin == Plugin::VolumeBinding) {
+        return plugins::volume_binding_reasons(s.detail, kube_release::volume_reasons_reworded(profile_->kube_minor));
+      }
       if (s.plugin == Plugin::VolumeZone) return {plugins::kVolumeZoneReason};
       if (s.plugin == Plugin::VolumeRestrictions) {
-        return {s.detail == 1 ? plugins::kReadWriteOncePodReason : plugins::kDiskConflictReason};
+        if (s.detail != 1) return {plugins::kDiskConflictReason};
+        return {kube_release::volume_reasons_reworded(profile_->kube_minor) ? plugins::kReadWriteOncePodReason
+                                                                             : plugins::kReadWriteOncePodReasonV130};
       }
       if (s.detail == 0) return {plugins::kMaxVolumeCountReason};
       return {plugins::driver_not_installed_reason(attachable_[s.detail - 1].second)};

@@ -1,5 +1,9 @@
 #include "tightpack/pod_resources.hpp"
 
+#include <algorithm>
+
+#include "tightpack/go_int.hpp"
+
 namespace tightpack {
 namespace {
 
@@ -19,6 +23,42 @@ bool starts_with(std::string_view s, std::string_view prefix) {
 ResourceList pod_requests(const Pod& pod, bool non_zero) { return pod_requests(pod, non_zero, non_zero); }
 
 bool has_pod_level_requests(const Pod& pod) { return !pod.pod_requests.empty(); }
+
+std::pair<int64_t, int64_t> nonzero_requests_v130(const Pod& pod) {
+  // GetNonzeroRequests: the default only where the list has no such key.
+  auto non_zero = [](const ResourceList& r) {
+    const int64_t* cpu = find_resource(r, "cpu");
+    const int64_t* memory = find_resource(r, "memory");
+    return std::pair<int64_t, int64_t>{cpu ? *cpu : kDefaultMilliCpuRequest,
+                                       memory ? *memory : kDefaultMemoryRequest};
+  };
+  int64_t cpu = 0, memory = 0;
+  for (const auto& c : pod.containers) {
+    auto [ccpu, cmem] = non_zero(c.requests);
+    cpu = go_add(cpu, ccpu);
+    memory = go_add(memory, cmem);
+  }
+  int64_t init_cpu = 0, init_memory = 0;
+  ResourceList sidecars;
+  for (const auto& c : pod.init_containers) {
+    ResourceList step;
+    if (c.restart_always) {
+      add_resources(sidecars, c.requests);
+      step = sidecars;
+    } else {
+      step = c.requests;
+      add_resources(step, sidecars);
+    }
+    auto [scpu, smem] = non_zero(step);
+    init_cpu = std::max(init_cpu, scpu);
+    init_memory = std::max(init_memory, smem);
+  }
+  cpu = std::max(cpu, init_cpu);
+  memory = std::max(memory, init_memory);
+  if (const int64_t* v = find_resource(pod.overhead, "cpu")) cpu = go_add(cpu, *v);
+  if (const int64_t* v = find_resource(pod.overhead, "memory")) memory = go_add(memory, *v);
+  return {cpu, memory};
+}
 
 ResourceList pod_requests(const Pod& pod, bool default_cpu, bool default_memory) {
   auto container_requests = [&](const Container& c) {

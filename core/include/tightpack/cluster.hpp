@@ -39,6 +39,10 @@ struct PodUsage {
   int64_t ephemeral = 0;
   int64_t nz_cpu = 0;
   int64_t nz_memory = 0;
+  // The same as v1.30 counts them (nonzero_requests_v130; equal unless the
+  // pod has init containers).
+  int64_t nz_cpu_v130 = 0;
+  int64_t nz_memory_v130 = 0;
   std::vector<std::pair<uint32_t, int64_t>> scalars;  // (cluster scalar index, amount)
   std::vector<std::pair<std::string, int64_t>> unknown_scalars;  // no node offers these
   std::vector<HostPort> host_ports;
@@ -185,6 +189,8 @@ class Cluster {
   const std::vector<int64_t>& req_ephemeral() const { return req_eph_; }
   const std::vector<int64_t>& nz_cpu() const { return nz_cpu_; }
   const std::vector<int64_t>& nz_memory() const { return nz_mem_; }
+  const std::vector<int64_t>& nz_cpu_v130() const { return nz_cpu_v130_; }
+  const std::vector<int64_t>& nz_memory_v130() const { return nz_mem_v130_; }
   const std::vector<int64_t>& pod_count() const { return pod_count_; }
   size_t scalar_count() const { return scalar_names_.size(); }
   const std::string& scalar_name(uint32_t s) const { return scalar_names_[s]; }
@@ -264,7 +270,7 @@ class Cluster {
   // Every plan, count and domain made before is made again.
   void nodes_changed();
   // The per-node int64 columns, for adding and erasing a node's entry.
-  std::array<std::vector<int64_t>*, 10> int64_columns();
+  std::array<std::vector<int64_t>*, 12> int64_columns();
   // Takes a bound pod out of the cluster-wide counts (affinity pods, claim
   // users, in-tree volumes), as remove() and remove_node() do.
   void forget_counts_of(const BoundPod& pod);
@@ -283,7 +289,7 @@ class Cluster {
   StringPool strings_;
 
   std::vector<int64_t> alloc_cpu_, alloc_mem_, alloc_eph_, allowed_pods_;
-  std::vector<int64_t> req_cpu_, req_mem_, req_eph_, nz_cpu_, nz_mem_, pod_count_;
+  std::vector<int64_t> req_cpu_, req_mem_, req_eph_, nz_cpu_, nz_mem_, nz_cpu_v130_, nz_mem_v130_, pod_count_;
   std::vector<std::string> scalar_names_;
   std::vector<std::vector<int64_t>> alloc_scalar_, req_scalar_;
   std::vector<std::vector<uint8_t>> has_scalar_;

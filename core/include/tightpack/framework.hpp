@@ -262,6 +262,7 @@ class PodPlan {
   std::vector<int64_t> balanced_pod_request_;  // per profile.balanced_resources entry
   bool balanced_skip_ = false;
   bool balanced_scores_change_ = true;  // kube_release::balanced_scores_the_change
+  bool nonzero_v130_ = false;           // !kube_release::nonzero_sums_sidecars
   std::string cohort_;
   std::shared_ptr<const PodMeta> meta_;
   // PodTopologySpread, when it filters or scores this pod: its position in
@@ -365,11 +366,11 @@ inline void PodPlan::pairs(const Cluster& c, NodeIndex n, const std::vector<Reso
     switch (columns[i].kind) {
       case ResourceColumns::kCpu:
         allocatable[i] = c.alloc_cpu()[n];
-        node = non_zero ? c.nz_cpu()[n] : c.req_cpu()[n];
+        node = non_zero ? (nonzero_v130_ ? c.nz_cpu_v130()[n] : c.nz_cpu()[n]) : c.req_cpu()[n];
         break;
       case ResourceColumns::kMemory:
         allocatable[i] = c.alloc_memory()[n];
-        node = non_zero ? c.nz_memory()[n] : c.req_memory()[n];
+        node = non_zero ? (nonzero_v130_ ? c.nz_memory_v130()[n] : c.nz_memory()[n]) : c.req_memory()[n];
         break;
       case ResourceColumns::kEphemeral:
         allocatable[i] = c.alloc_ephemeral()[n];

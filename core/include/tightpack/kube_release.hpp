@@ -40,9 +40,21 @@ constexpr bool fit_can_be_unresolvable(int minor) { return minor >= 34; }
 // returns Skip (kubernetes#130260, v1.33).
 constexpr bool balanced_skips_best_effort(int minor) { return minor >= 33; }
 
+// NodeInfo.NonZeroRequested, which the resource scores read, adds a bound
+// pod's sidecars to its app containers (kubernetes#127878, October 2024: in
+// v1.35, not in v1.30); v1.30's calculateResource only takes the larger of
+// the two (pod_resources.hpp, nonzero_requests_v130).
+constexpr bool nonzero_sums_sidecars(int minor) { return minor >= 32; }
+
 // NodeResourcesBalancedAllocation scores the change in balance the pod
 // makes (kubernetes#135573, v1.36); before, the balance with the pod placed.
 constexpr bool balanced_scores_the_change(int minor) { return minor >= 36; }
+
+// VolumeBinding's and VolumeRestrictions' reasons as v1.35 words them
+// (kubernetes#129887: "didn't match PersistentVolume's node affinity" for
+// "had volume node affinity conflict"; kubernetes#129145: the ReadWriteOncePod
+// conflict's text), both of early 2025; v1.30 has the old words.
+constexpr bool volume_reasons_reworded(int minor) { return minor >= 33; }
 
 // The nodes a PreFilter left out count in the message as "N node(s) didn't
 // satisfy plugin(s) [P]" (kubernetes#126022, v1.32). Before they are in no

@@ -24,6 +24,15 @@ ResourceList pod_requests(const Pod& pod, bool non_zero);
 // pod's whole request (getNonMissingContainerRequests).
 ResourceList pod_requests(const Pod& pod, bool default_cpu, bool default_memory);
 
+// A bound pod's (cpu, memory) in NodeInfo.NonZeroRequested before
+// kubernetes#127878 (v1.32; kube_release::nonzero_sums_sidecars), as v1.30's
+// calculateResource takes them: the app containers' non-zero requests summed,
+// then the largest of that and each init container's step (its own requests
+// plus the sidecars before it; a sidecar's step is the sidecars so far), a
+// default filling a resource no container of the step names; sidecars are
+// not added to the app containers. Then the overhead.
+std::pair<int64_t, int64_t> nonzero_requests_v130(const Pod& pod);
+
 // Whether spec.resources sets pod-level requests.
 bool has_pod_level_requests(const Pod& pod);
 

@@ -41,9 +41,11 @@ bool enough_capacity(const StorageState& s, const PersistentVolumeClaim& claim, 
 
 }  // namespace
 
-std::vector<std::string> volume_binding_reasons(uint8_t conflicts) {
+std::vector<std::string> volume_binding_reasons(uint8_t conflicts, bool reworded) {
   std::vector<std::string> out;
-  if (conflicts & kVolumeNodeConflict) out.emplace_back(kVolumeNodeConflictReason);
+  if (conflicts & kVolumeNodeConflict) {
+    out.emplace_back(reworded ? kVolumeNodeConflictReason : kVolumeNodeConflictReasonV130);
+  }
   if (conflicts & kVolumeBindConflict) out.emplace_back(kVolumeBindConflictReason);
   if (conflicts & kVolumeNotEnoughSpace) out.emplace_back(kVolumeNotEnoughSpaceReason);
   if (conflicts & kVolumeMissing) out.emplace_back(kVolumeMissingReason);

@@ -1291,6 +1291,24 @@ def hub_objects(sc, r):
     sc["namespaces"] = [{"metadata": {"name": ns}} for ns in ("default", "jhub", "dask")]
 
 
+def as_in_v130_api(s):
+    """What a v1.30 API server keeps of the scenario's pods: it has no pod-level resources
+    (spec.resources, KEP-2837, alpha in v1.32) and no image volumes (v1.31), and drops both
+    fields silently; a volume left without a source is an emptyDir. The random draws stay
+    those of the other releases, so a seed's scenarios differ only in these fields."""
+    sc = s["scenario"]
+    for pod in [*sc.get("pods", []), *sc.get("incoming", [])]:
+        spec = pod.get("spec") or {}
+        spec.pop("resources", None)
+        for v in spec.get("volumes") or []:
+            if "image" in v:
+                del v["image"]
+                v["emptyDir"] = {}
+    meta = s.get("meta") or {}
+    if "features" in meta:
+        meta["features"] = [f for f in meta["features"] if f not in ("pod-level-resources", "image-volume")]
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seed", required=True)
@@ -1304,9 +1322,9 @@ def main(argv):
     ap.add_argument("--hub", action="store_true",
                     help="with --big: a DaskHub's pods and objects (notebooks with home claims, operator workers, "
                          "node-placeholders, storage, CSINodes)")
-    ap.add_argument("--release", help="the kube-scheduler release the scenarios are for (v1.36): "
-                                      "written into each profile, for the engine's wording and "
-                                      "the reference's check")
+    ap.add_argument("--release", help="the kube-scheduler release the scenarios are for (v1.37, v1.36, "
+                                      "v1.30): written into each profile, for the engine's wording and "
+                                      "the reference's check; v1.30 leaves out what its API lacks")
     ap.add_argument("--volumes", action="store_true",
                     help="add DaskHub storage (volumes(): claims, PVs, classes, CSI objects) to a share of the "
                          "scenarios (differential.sh passes it)")
@@ -1323,6 +1341,8 @@ def main(argv):
     lo, hi = (int(x) for x in a.nodes.split(":"))
     for i in range(a.start, a.start + a.count):
         s = scenario(a.seed, i, lo, hi, with_volumes=a.volumes, with_affinity=a.affinity)
+        if a.release == "v1.30":
+            as_in_v130_api(s)
         if a.release:
             p = s["scenario"]["profile"]
             s["scenario"]["profile"] = dict(p, release=a.release) if isinstance(p, dict) else \

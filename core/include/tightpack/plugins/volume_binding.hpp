@@ -21,6 +21,7 @@
 namespace tightpack::plugins {
 
 inline constexpr const char* kVolumeNodeConflictReason = "node(s) didn't match PersistentVolume's node affinity";
+inline constexpr const char* kVolumeNodeConflictReasonV130 = "node(s) had volume node affinity conflict";
 inline constexpr const char* kVolumeBindConflictReason = "node(s) didn't find available persistent volumes to bind";
 inline constexpr const char* kVolumeNotEnoughSpaceReason = "node(s) did not have enough free storage";
 inline constexpr const char* kVolumeMissingReason =
@@ -34,7 +35,8 @@ enum VolumeConflict : uint8_t {
   kVolumeNotEnoughSpace = 4,
   kVolumeMissing = 8,
 };
-std::vector<std::string> volume_binding_reasons(uint8_t conflicts);
+// `reworded`: kube_release::volume_reasons_reworded.
+std::vector<std::string> volume_binding_reasons(uint8_t conflicts, bool reworded = true);
 
 // GetPodVolumeClaims: the pod's claims, sorted as the binder sorts them.
 struct PodClaims {
