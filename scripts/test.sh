@@ -49,7 +49,7 @@ background_builds() {
       nice -n 10 "$@" >"build/logs/$name.log" 2>&1
       echo $? >"build/logs/$name.rc"
     }
-    run kube-scheduler-reference-v1.36.3 tests/conformance/reference/build.sh --release v1.36.3
+    run kube-scheduler-reference-v1.30.14 tests/conformance/reference/build.sh --release v1.30.14
     run cluster-autoscaler-reference tests/conformance/autoscaler-reference/build.sh
     run asan scripts/build.sh asan
   ) &
@@ -99,9 +99,9 @@ stage "test: the corpus' current answers are kube-scheduler v1.37.2's (tests/con
 tests/conformance/record_corpus.sh --check scheduler || status=1
 stage "test: differential conformance, 1,000 fresh scenarios through kube-scheduler v1.37.2 and tightpack replay"
 tests/conformance/differential.sh --count 1000 --allow-known || status=1
-wait_for kube-scheduler-reference-v1.36.3
-stage "test: differential conformance, 1,000 fresh scenarios through kube-scheduler v1.36.3 and tightpack replay"
-tests/conformance/differential.sh --count 1000 --release v1.36.3 --allow-known || status=1
+wait_for kube-scheduler-reference-v1.30.14
+stage "test: differential conformance, 1,000 fresh scenarios through kube-scheduler v1.30.14 (zero-to-jupyterhub's user-scheduler) and tightpack replay"
+tests/conformance/differential.sh --count 1000 --release v1.30.14 || status=1
 
 stage "test: gomodseed seeds the cluster-autoscaler pseudo-version from its zip alone into an empty module cache, and refuses a corrupt one"
 tests/conformance/gomodseed/test.sh || status=1
