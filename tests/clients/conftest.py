@@ -15,6 +15,8 @@ sys.path.insert(0, str(ROOT / "tests" / "conformance"))
 sys.path.insert(0, str(ROOT / "labextension"))  # the sidebar's server extension
 TIGHTPACK = Path(os.environ.get("TIGHTPACK", ROOT / "build/release/scheduler/tightpack"))
 REFERENCE = Path(os.environ.get("REFERENCE", ROOT / "build/conformance/kube-scheduler-reference"))
+# zero-to-jupyterhub's released charts run their user-scheduler on v1.30.14.
+REFERENCE_V130 = Path(os.environ.get("REFERENCE_V130", ROOT / "build/conformance/kube-scheduler-reference-v1.30.14"))
 
 KUBECONFIG = """apiVersion: v1
 kind: Config
@@ -37,7 +39,9 @@ def kubeconfig(tmp_path_factory):
 def binaries():
     for what, path, how in ((
             "tightpack", TIGHTPACK, "cmake --preset release && cmake --build --preset release"),
-            ("kube-scheduler-reference", REFERENCE, "tests/conformance/reference/build.sh")):
+            ("kube-scheduler-reference", REFERENCE, "tests/conformance/reference/build.sh"),
+            ("kube-scheduler-reference-v1.30.14", REFERENCE_V130,
+             "tests/conformance/reference/build.sh --release v1.30.14")):
         if not path.exists():
             pytest.fail(f"{what} is not built at {path}: {how}", pytrace=False)
-    return TIGHTPACK, REFERENCE
+    return TIGHTPACK, {"v1.37": REFERENCE, "v1.30": REFERENCE_V130}
