@@ -152,6 +152,12 @@ export interface Placement {
   placements: CopyPlacement[];
   unschedulable?: Unschedulable;
   scaleUp?: ScaleUp;
+  /**
+   * Pools whose nodes carry a NoSchedule/NoExecute taint the pod tolerates (with pools).
+   * pinned: its node selector or required affinity admits no node of another pool;
+   * nodeLabel: the label that selects the pool.
+   */
+  toleratedPoolTaints: { pool: string; taint: string; pinned: boolean; nodeLabel: { key: string; value: string } | null }[];
 }
 
 export interface LandedNode {
@@ -180,6 +186,22 @@ export interface Unschedulable {
   replicas: number;
   /** kube-scheduler's FailedScheduling message. */
   message: string;
+  /** Why, as data: advise from these, not from the message's words. */
+  facts: UnschedulableFacts;
+}
+
+export interface UnschedulableFacts {
+  /** The NoSchedule/NoExecute taints the pod does not tolerate on the nodes TaintToleration rejected. */
+  untoleratedTaints: { taint: string; nodes: number; pools: string[] }[];
+  /**
+   * The resources NodeResourcesFit found short (on nodes that passed every filter before it),
+   * in its order, with the most any of those nodes has free: cpu in millicores, memory in bytes.
+   */
+  insufficient: { resource: string; requested: number; largestFree: number; node: string; pool: string | null }[];
+  /** Nodes the pod's node selector or required node affinity excludes. */
+  nodeAffinityMismatch: number;
+  /** Extended resources the pod asks for that no node has. */
+  unoffered: string[];
 }
 
 export interface ScaleUp {
@@ -217,6 +239,10 @@ export interface Unplaced {
   replicas: string[];
   reason: string;
   pools: PoolDetail[];
+  /** Pools that would take these replicas but are at their max size. */
+  poolsAtMax: { pool: string; maxSize: number }[];
+  /** Resources they ask for that no pool offers. */
+  unoffered: string[];
 }
 
 export interface PoolDetail {

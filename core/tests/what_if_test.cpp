@@ -92,6 +92,37 @@ TEST(WhatIf, WorkersBeyondTheClusterGetTheInferredPoolsScaleUp) {
   EXPECT_GT(answer.at("scaleUp").at("pools").as_array().size(), 0u);
 }
 
+// The copies that fit nowhere come with why, as data: the untolerated taints
+// with their nodes and pools, the short resources with the most any node
+// that passed the other filters has free, what no node offers.
+TEST(WhatIf, UnschedulableCopiesComeWithTheirFactsAsData) {
+  WhatIfCluster c = demo();
+  std::string request = worker_request(1, "default");
+  auto replace = [&](std::string_view from, std::string_view to) {
+    request.replace(request.find(from), from.size(), to);
+  };
+  replace(R"([{"key": "dask", "operator": "Equal", "value": "worker", "effect": "NoSchedule"}])", "[]");
+  replace(R"("memory": "4Gi")", R"("memory": "900Gi", "example.com/fpga": "1")");
+  auto answer = json::parse(place_text(c, request)).as_object();
+  ASSERT_TRUE(answer.contains("unschedulable")) << answer;
+  const auto& facts = answer.at("unschedulable").at("facts").as_object();
+  bool worker_taint = false;
+  for (const auto& t : facts.at("untoleratedTaints").as_array()) {
+    if (t.at("taint") == "k8s.dask.org/dedicated=worker:NoSchedule") {
+      worker_taint = true;
+      EXPECT_GT(t.at("nodes").as_int64(), 0);
+      EXPECT_EQ(t.at("pools"), json::parse(R"(["dask-workers"])"));
+    }
+  }
+  EXPECT_TRUE(worker_taint) << facts;
+  const auto& short_of = facts.at("insufficient").as_array();
+  ASSERT_FALSE(short_of.empty()) << facts;
+  EXPECT_EQ(short_of[0].at("resource"), "memory") << facts;
+  EXPECT_EQ(short_of[0].at("requested").as_int64(), 900LL << 30);
+  EXPECT_LT(short_of[0].at("largestFree").as_int64(), 900LL << 30);
+  EXPECT_EQ(facts.at("unoffered"), json::parse(R"(["example.com/fpga"])"));
+}
+
 TEST(WhatIf, SummaryListsEveryNodeWithItsPool) {
   WhatIfCluster c = demo();
   auto s = c.summary();

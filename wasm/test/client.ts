@@ -13,7 +13,12 @@ export async function example(snapshot: Uint8Array): Promise<string[]> {
   if (placed.ok) {
     for (const node of placed.value.nodes) lines.push(`${node.node} ${node.pool ?? '-'} ${node.cpu.requestedAfter}`);
     for (const p of placed.value.placements) lines.push(`${p.pod} ${p.node ?? 'pending'} ${p.tiedNodes}`);
-    if (placed.value.unschedulable) lines.push(placed.value.unschedulable.message);
+    if (placed.value.unschedulable) {
+      const facts = placed.value.unschedulable.facts;
+      lines.push(placed.value.unschedulable.message, ...facts.untoleratedTaints.map((t) => `${t.taint} ${t.nodes}`));
+      for (const s of facts.insufficient) lines.push(`${s.resource} ${s.largestFree} ${s.pool ?? '-'}`);
+    }
+    for (const u of placed.value.scaleUp?.unplaced ?? []) lines.push(...u.poolsAtMax.map((p) => `${p.pool} ${p.maxSize}`));
     for (const g of placed.value.scaleUp?.pools ?? []) lines.push(`${g.pool} +${g.nodesAdded} ${g.readyInSeconds}s`);
   }
   const explained = cluster.explain({ pod: {}, profile: 'most-allocated', release: 'v1.30' });

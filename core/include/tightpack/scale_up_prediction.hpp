@@ -85,6 +85,10 @@ struct Unplaced {
   // that fits (dask-workers)".
   std::string reason;
   std::vector<PoolDetail> pools;  // every pool that can grow, by name
+  // The same as data: pools that would take a replica but are at their max
+  // size (name, max), and resources the replica asks for that no pool offers.
+  std::vector<std::pair<std::string, int64_t>> pools_at_max;
+  std::vector<std::string> unoffered;
 };
 
 struct ScaleUpPrediction {

@@ -22,6 +22,7 @@
 #include "tightpack/profile.hpp"
 #include "tightpack/scale_up_prediction.hpp"
 #include "tightpack/simulate.hpp"
+#include "tightpack/what_if/unschedulable_facts.hpp"
 
 namespace tightpack {
 
@@ -52,6 +53,16 @@ struct Placement {
   };
   std::vector<Copy> copies;
   std::string unschedulable_message;  // for the first copy that fits nowhere
+  std::optional<UnschedulableFacts> unschedulable_facts;  // the same copy's, as data
+  // Pools whose nodes carry a NoSchedule/NoExecute taint the pod tolerates:
+  // it may go there, and cluster-autoscaler may grow them for it. `pinned`:
+  // its node selector/required affinity admits no node of another pool.
+  struct ToleratedPoolTaint {
+    std::string pool, taint;
+    bool pinned = false;
+    std::optional<std::pair<std::string, std::string>> node_label;  // what selects the pool
+  };
+  std::vector<ToleratedPoolTaint> tolerated_pool_taints;
   std::optional<ScaleUpAnswer> scale_up;  // when pools are in use
 };
 
@@ -94,6 +105,9 @@ class WhatIfCluster {
   // go and what keeps the others. Needs pools.
   Result<pools::ScaleDownForecast> forecast(const LabelSelector* remove,
                                             std::optional<int64_t> now = std::nullopt) const;
+
+  // Placement::tolerated_pool_taints for `pod` (needs pools).
+  std::vector<Placement::ToleratedPoolTaint> tolerated_pool_taints(const Pod& pod) const;
 
   // Every node with its pool, taints and fill, for drawing the cluster.
   boost::json::object summary() const;

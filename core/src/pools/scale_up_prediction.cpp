@@ -80,7 +80,22 @@ struct ReasonInput {
   int64_t loops;
 };
 
-std::string actionable_reason(const ReasonInput& in) {
+// The sentence and, beside it, what it says as data (Unplaced's fields).
+struct Actionable {
+  std::string reason;
+  std::vector<std::pair<std::string, int64_t>> pools_at_max;
+  std::vector<std::string> unoffered;
+};
+
+std::string actionable_text(const ReasonInput& in, Actionable& facts);
+
+Actionable actionable_reason(const ReasonInput& in) {
+  Actionable a;
+  a.reason = actionable_text(in, a);
+  return a;
+}
+
+std::string actionable_text(const ReasonInput& in, Actionable& facts) {
   const AutoscaleScenario& s = in.scenario;
   const size_t n = s.groups.size();
   if (n == 0)
@@ -103,6 +118,7 @@ std::string actionable_reason(const ReasonInput& in) {
     if (in.targets[g] >= group.max_size) {
       blocked.push_back("max size " + std::to_string(group.max_size) + " of pool " + group.name +
                         " reached");
+      facts.pools_at_max.emplace_back(group.name, group.max_size);
     } else if (skip && !skip->empty()) {
       blocked.push_back("pool " + group.name + ": " + joined(*skip, ", "));
     } else if (s.options.max_nodes_total > 0 && cluster_nodes >= s.options.max_nodes_total) {
@@ -125,7 +141,10 @@ std::string actionable_reason(const ReasonInput& in) {
       if (!anywhere) add_unique(missing, r);
     }
   }
-  if (!missing.empty()) return "no pool offers " + joined(missing, ", ");
+  if (!missing.empty()) {
+    facts.unoffered = missing;
+    return "no pool offers " + joined(missing, ", ");
+  }
 
   std::vector<size_t> fitting;  // pools whose new node has room for the replica
   for (size_t g = 0; g < n; ++g) {
@@ -356,6 +375,7 @@ Result<ScaleUpPrediction> predict_scale_up(const ClusterSnapshot& snapshot,
     const std::string key = replica(replicas.pod, i, "").key();
     auto l = landing_of.find(key);
     std::string reason;
+    Actionable facts;
     const autoscaler::NoScaleUpRecord* record = nullptr;
     if (auto r = record_of.find(key); r != record_of.end()) record = r->second;
     if (replicas.pod.priority < s.options.expendable_pods_priority_cutoff) {
@@ -366,13 +386,16 @@ Result<ScaleUpPrediction> predict_scale_up(const ClusterSnapshot& snapshot,
       reason = "cluster-autoscaler's filters let it fit node " + l->second->node +
                ", so no pool grows for it; the scheduling profile's filters reject it there";
     } else {
-      reason = actionable_reason(ReasonInput{s, templates, verdicts, run->target_sizes,
-                                             record ? &record->skipped : nullptr, run->loops});
+      facts = actionable_reason(ReasonInput{s, templates, verdicts, run->target_sizes,
+                                            record ? &record->skipped : nullptr, run->loops});
+      reason = facts.reason;
     }
     auto [it, added] = by_reason.try_emplace({reason, record}, out.unplaced.size());
     if (added) {
       Unplaced u;
       u.reason = reason;
+      u.pools_at_max = facts.pools_at_max;
+      u.unoffered = facts.unoffered;
       for (size_t g = 0; g < s.groups.size(); ++g) {
         PoolDetail d{s.groups[g].name, {}, verdicts[g].reasons};
         if (record) {

@@ -56,8 +56,15 @@ json::object encode_scale_up(const ScaleUpAnswer& a) {
       detail.push_back(json::object{
           {"pool", d.pool}, {"autoscaler", string_array(d.autoscaler)}, {"filters", string_array(d.filters)}});
     }
-    unplaced.push_back(json::object{
-        {"replicas", string_array(u.replicas)}, {"reason", u.reason}, {"pools", std::move(detail)}});
+    json::array at_max;
+    for (const auto& [pool, max_size] : u.pools_at_max) {
+      at_max.push_back(json::object{{"pool", pool}, {"maxSize", max_size}});
+    }
+    unplaced.push_back(json::object{{"replicas", string_array(u.replicas)},
+                                    {"reason", u.reason},
+                                    {"pools", std::move(detail)},
+                                    {"poolsAtMax", std::move(at_max)},
+                                    {"unoffered", string_array(u.unoffered)}});
   }
   o["unplaced"] = std::move(unplaced);
   std::vector<std::string> notes = a.resolved.notes;
@@ -66,6 +73,29 @@ json::object encode_scale_up(const ScaleUpAnswer& a) {
   o["everyReplicaRuns"] = p.every_replica_runs();
   return o;
 }
+
+namespace {
+
+json::object encode_unschedulable_facts(const UnschedulableFacts& f) {
+  json::array taints;
+  for (const auto& t : f.untolerated_taints) {
+    taints.push_back(json::object{{"taint", t.taint}, {"nodes", t.nodes}, {"pools", string_array(t.pools)}});
+  }
+  json::array short_of;
+  for (const auto& s : f.insufficient) {
+    short_of.push_back(json::object{{"resource", s.resource},
+                                    {"requested", s.requested},
+                                    {"largestFree", s.largest_free},
+                                    {"node", s.node},
+                                    {"pool", optional_string(s.pool)}});
+  }
+  return json::object{{"untoleratedTaints", std::move(taints)},
+                      {"insufficient", std::move(short_of)},
+                      {"nodeAffinityMismatch", f.node_affinity_mismatch},
+                      {"unoffered", string_array(f.unoffered)}};
+}
+
+}  // namespace
 
 json::object encode_placement(const Placement& p) {
   json::object o;
@@ -94,10 +124,18 @@ json::object encode_placement(const Placement& p) {
   }
   o["placements"] = std::move(placements);
   if (p.placed < p.replicas) {
-    o["unschedulable"] =
-        json::object{{"replicas", p.replicas - p.placed}, {"message", p.unschedulable_message}};
+    json::object u{{"replicas", p.replicas - p.placed}, {"message", p.unschedulable_message}};
+    if (p.unschedulable_facts) u["facts"] = encode_unschedulable_facts(*p.unschedulable_facts);
+    o["unschedulable"] = std::move(u);
   }
   if (p.scale_up) o["scaleUp"] = encode_scale_up(*p.scale_up);
+  json::array tolerated;
+  for (const auto& t : p.tolerated_pool_taints) {
+    json::value label = nullptr;
+    if (t.node_label) label = json::object{{"key", t.node_label->first}, {"value", t.node_label->second}};
+    tolerated.push_back(json::object{{"pool", t.pool}, {"taint", t.taint}, {"pinned", t.pinned}, {"nodeLabel", label}});
+  }
+  o["toleratedPoolTaints"] = std::move(tolerated);
   return o;
 }
 

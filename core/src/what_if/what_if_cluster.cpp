@@ -1,10 +1,13 @@
 #include <algorithm>
 #include <boost/json.hpp>
 #include <map>
+#include <tuple>
+#include <set>
 
 #include "tightpack/decode.hpp"
 #include "tightpack/framework.hpp"
 #include "tightpack/kube_release.hpp"
+#include "tightpack/plugins/node_affinity.hpp"
 #include "tightpack/replay.hpp"
 #include "tightpack/what_if.hpp"
 
@@ -124,6 +127,17 @@ Result<Placement> WhatIfCluster::place(const Pod& pod, int64_t replicas, const P
     p.nodes.push_back(std::move(l));
   }
   p.unschedulable_message = result->unschedulable_message;
+  if (p.placed < replicas) {
+    // The copies that fit nowhere failed on the state the placed ones left:
+    // the same decision again gives its verdicts as data.
+    auto plan = PodPlan::make(cluster_, profile, pod);
+    if (plan) {
+      p.unschedulable_facts =
+          unschedulable_facts(*plan, cluster_, decide(*plan, cluster_), pod, [&](NodeIndex n) { return pool_of(n); });
+    }
+  }
+
+  if (pools_) p.tolerated_pool_taints = tolerated_pool_taints(pod);
 
   std::optional<Error> scale_up_error;
   if (pools_) {
@@ -147,6 +161,47 @@ Result<Placement> WhatIfCluster::place(const Pod& pod, int64_t replicas, const P
   }
   if (scale_up_error) return *scale_up_error;
   return p;
+}
+
+std::vector<Placement::ToleratedPoolTaint> WhatIfCluster::tolerated_pool_taints(const Pod& pod) const {
+  plugins::RequiredNodeAffinity required(pod);
+  required.bind(cluster_);
+  // The pools the pod's required affinity admits a node of.
+  std::set<std::string> admitted;
+  bool unpooled = false;
+  for (NodeIndex n = 0; n < cluster_.size(); ++n) {
+    if (!required.matches(cluster_, n)) continue;
+    if (const std::string* pool = pool_of(n)) {
+      admitted.insert(*pool);
+    } else {
+      unpooled = true;
+    }
+  }
+  std::vector<Placement::ToleratedPoolTaint> out;
+  for (NodeIndex n = 0; n < cluster_.size(); ++n) {
+    const std::string* pool = pool_of(n);
+    if (!pool) continue;
+    for (const Taint& t : cluster_.taints_of_set(cluster_.taint_set(n))) {
+      if ((t.effect != "NoSchedule" && t.effect != "NoExecute") || !tolerations_tolerate(pod.tolerations, t)) continue;
+      const std::string text = pools::taint_text(t);
+      if (std::any_of(out.begin(), out.end(), [&](const auto& e) { return e.pool == *pool && e.taint == text; })) {
+        continue;
+      }
+      Placement::ToleratedPoolTaint e{*pool, text, !unpooled && admitted.size() == 1 && admitted.count(*pool), {}};
+      // What selects the pool: its configured node labels, else the node's pool label.
+      for (const pools::NodePool& np : pools_->resolved.pools) {
+        if (np.name == *pool && !np.node_labels.empty()) e.node_label = *np.node_labels.begin();
+      }
+      if (!e.node_label) {
+        auto label = pools::pool_label(cluster_.node(n));
+        if (label && label->second == *pool) e.node_label = std::move(label);
+      }
+      out.push_back(std::move(e));
+    }
+  }
+  std::sort(out.begin(), out.end(),
+            [](const auto& a, const auto& b) { return std::tie(a.pool, a.taint) < std::tie(b.pool, b.taint); });
+  return out;
 }
 
 Result<pools::ScaleDownForecast> WhatIfCluster::forecast(const LabelSelector* remove,
