@@ -1,111 +1,40 @@
 // Plain-language fixes for workers that never run, and warnings about what
-// surprises users and operators, from the engine's answers.
+// surprises users and operators. Every judgement comes from the engine as
+// data (Unschedulable.facts, Unplaced.poolsAtMax and unoffered,
+// Placement.toleratedPoolTaints): this file words them, it does not read
+// kube-scheduler's or cluster-autoscaler's English, nor match tolerations.
 import type { ClusterSummary, Placement } from '@tightpack/wasm';
-import { formatBytes, formatCores, parseQuantity } from './quantity.js';
+import { formatBytes, formatCores } from './quantity.js';
 import { Pod, WorkerTemplate } from './types.js';
 
-/** "{dask: worker}" in kube-scheduler's message -> the taint on the cluster's nodes. */
-function taintsNamed(summary: ClusterSummary, key: string, value: string): string[] {
-  const found = new Set<string>();
-  for (const n of summary.nodes) {
-    for (const t of n.taints) {
-      if (t.startsWith(value ? `${key}=${value}:` : `${key}:`) && !t.endsWith(':PreferNoSchedule')) found.add(t);
-    }
-  }
-  return [...found];
-}
-
-/** Whether one of the pod's tolerations tolerates a taint printed as kubectl prints it. */
-function tolerates(pod: Pod, taint: string): boolean {
-  const m = /^([^=:]+)(?:=([^:]*))?:(\w+)$/.exec(taint);
-  if (!m) return false;
-  return (pod.spec?.tolerations ?? []).some((t) => {
-    if (t.effect && t.effect !== m[3]) return false;
-    if ((t.operator ?? 'Equal') === 'Exists') return !t.key || t.key === m[1];
-    return t.key === m[1] && (t.value ?? '') === (m[2] ?? '');
-  });
-}
-
 /**
- * The NoSchedule/NoExecute taints on the cluster's nodes that none of the
- * pod's tolerations tolerate. Since kubernetes#134740 (1.35, back-ported)
- * kube-scheduler's message says only "node(s) had untolerated taint(s)":
- * which taints they were is read from the nodes.
- */
-function untoleratedTaints(summary: ClusterSummary, pod: Pod): string[] {
-  const found = new Set<string>();
-  for (const n of summary.nodes) {
-    for (const taint of n.taints) {
-      if (taint.endsWith(':PreferNoSchedule')) continue;
-      if (!tolerates(pod, taint)) found.add(taint);
-    }
-  }
-  return [...found].sort();
-}
-
-/** The most a worker can ask for and still fit a pool's emptiest node, per pool. */
-function roomPerPool(summary: ClusterSummary, resource: string): Map<string, number> {
-  const room = new Map<string, number>();
-  for (const n of summary.nodes) {
-    if (!n.pool || n.cordoned) continue;
-    const free = (n.allocatable[resource] ?? 0) - (n.requested[resource] ?? 0);
-    room.set(n.pool, Math.max(room.get(n.pool) ?? 0, free));
-  }
-  return room;
-}
-
-function largest(room: Map<string, number>): [string, number] | null {
-  let best: [string, number] | null = null;
-  for (const [pool, free] of room) if (!best || free > best[1]) best = [pool, free];
-  return best && best[1] > 0 ? best : null;
-}
-
-/**
- * Fixes for kube-scheduler's FailedScheduling message and cluster-autoscaler's
- * reasons: "add toleration dask=worker:NoSchedule", "ask for at most 12.3 GiB
- * to fit the highmem pool".
+ * Fixes for the copies that fit nowhere and for the pools that cannot grow:
+ * "add toleration dask=worker:NoSchedule", "ask for at most 12.3 GiB of
+ * memory to fit the highmem pool".
  */
 export function fixes(summary: ClusterSummary, placement: Placement, pod: Pod): string[] {
   const out = new Set<string>();
-  const texts = [placement.unschedulable?.message ?? ''];
-  for (const u of placement.scaleUp?.unplaced ?? []) {
-    texts.push(u.reason);
-    for (const d of u.pools) texts.push(...d.autoscaler, ...d.filters);
-  }
-  const all = texts.join('\n');
-  if (/untolerated taint\(s\)/.test(all)) {
-    for (const taint of untoleratedTaints(summary, pod)) out.add(`add toleration ${taint}`);
-  }
-  // Clusters before that change name the first taint of each node.
-  for (const m of all.matchAll(/untolerated taint\(?s?\)? \{([^:}]+): ?([^}]*)\}/g)) {
-    for (const taint of taintsNamed(summary, m[1].trim(), m[2].trim())) out.add(`add toleration ${taint}`);
-  }
-  for (const m of all.matchAll(/untolerated taint ((?:[^\s;,{]+:[A-Za-z]+)(?:, [^\s;,{]+:[A-Za-z]+)*)/g)) {
-    for (const taint of m[1].split(', ')) out.add(`add toleration ${taint}`);
-  }
-  const c = pod.spec?.containers?.[0]?.resources?.requests ?? {};
-  if (/Insufficient memory|enough [^;]*memory/.test(all)) {
-    const best = largest(roomPerPool(summary, 'memory'));
-    const asked = parseQuantity(c.memory ?? '0') ?? 0;
-    if (best && best[1] < asked) out.add(`ask for at most ${formatBytes(best[1])} of memory to fit the ${best[0]} pool`);
-  }
-  if (/Insufficient cpu|enough [^;]*cpu/.test(all)) {
-    const best = largest(roomPerPool(summary, 'cpu'));
-    const asked = (parseQuantity(c.cpu ?? '0') ?? 0) * 1000;
-    if (best && best[1] < asked) out.add(`ask for at most ${formatCores(best[1])} to fit the ${best[0]} pool`);
-  }
-  for (const m of all.matchAll(/Insufficient ([a-z0-9.-]+\/[a-z0-9.-]+)/g)) {
-    if (!summary.nodes.some((n) => (n.allocatable[m[1]] ?? 0) > 0) && !(summary.pools ?? []).length) {
-      out.add(`no node offers ${m[1]}: ask your operator for a pool with it`);
+  const facts = placement.unschedulable?.facts;
+  if (facts) {
+    for (const t of facts.untoleratedTaints) out.add(`add toleration ${t.taint}`);
+    for (const s of facts.insufficient) {
+      if (!s.pool) continue;
+      if (s.resource === 'memory') out.add(`ask for at most ${formatBytes(s.largestFree)} of memory to fit the ${s.pool} pool`);
+      if (s.resource === 'cpu') out.add(`ask for at most ${formatCores(s.largestFree)} to fit the ${s.pool} pool`);
+    }
+    const selector = Object.entries(pod.spec?.nodeSelector ?? {});
+    if (facts.nodeAffinityMismatch > 0 && selector.length) {
+      out.add(`check the node selector ${selector.map(([k, v]) => `${k}=${v}`).join(', ')}: no node with room carries it`);
+    }
+    if (!(summary.pools ?? []).length) {
+      for (const r of facts.unoffered) out.add(`no node offers ${r}: ask your operator for a pool with it`);
     }
   }
-  for (const m of all.matchAll(/no pool offers ([a-z0-9./-]+)/g)) out.add(`no pool offers ${m[1]}: ask your operator for one, or set it to 0`);
-  if (/didn't match Pod's node affinity\/selector/.test(all) && Object.keys(pod.spec?.nodeSelector ?? {}).length) {
-    const sel = Object.entries(pod.spec!.nodeSelector!).map(([k, v]) => `${k}=${v}`).join(', ');
-    out.add(`check the node selector ${sel}: no node with room carries it`);
-  }
-  for (const m of all.matchAll(/max size (\d+) of pool ([\w.-]+) reached/g)) {
-    out.add(`pool ${m[2]} is at its max size ${m[1]}: use fewer workers or ask your operator to raise it`);
+  for (const u of placement.scaleUp?.unplaced ?? []) {
+    for (const r of u.unoffered) out.add(`no pool offers ${r}: ask your operator for one, or set it to 0`);
+    for (const p of u.poolsAtMax) {
+      out.add(`pool ${p.pool} is at its max size ${p.maxSize}: use fewer workers or ask your operator to raise it`);
+    }
   }
   return [...out];
 }
@@ -115,45 +44,29 @@ export interface Warning {
   text: string;
 }
 
-const POOL_LABELS = ['cloud.google.com/gke-nodepool', 'eks.amazonaws.com/nodegroup', 'kubernetes.azure.com/agentpool', 'karpenter.sh/nodepool'];
-
-
 export function warnings(
-  summary: ClusterSummary,
   placement: Placement,
   pod: Pod,
   source: WorkerTemplate['source'] = 'dask-kubernetes',
 ): Warning[] {
   const out: Warning[] = [];
-  // Workers that tolerate a pool's taint but do not select it: cluster-autoscaler
-  // may grow another pool for them (as in the autoscaler corpus).
-  const selector = pod.spec?.nodeSelector ?? {};
-  const selectsPool = POOL_LABELS.some((l) => l in selector) || !!(pod.spec as { affinity?: unknown } | undefined)?.affinity;
-  if (!selectsPool) {
-    const tainted = new Map<string, string>();
-    for (const n of summary.nodes) {
-      if (!n.pool) continue;
-      for (const t of n.taints) if (!t.endsWith(':PreferNoSchedule') && tolerates(pod, t)) tainted.set(n.pool, t);
-    }
-    const grown = (placement.scaleUp?.pools ?? []).map((g) => g.pool);
-    for (const [pool, taint] of tainted) {
-      const elsewhere = grown.filter((g) => g !== pool);
-      if (elsewhere.length) {
-        const label = summary.nodes.find((n) => n.pool === pool)?.labels;
-        const key = POOL_LABELS.find((l) => label?.[l] === pool);
-        out.push({
-          kind: 'tolerates-not-selects',
-          text: `Your workers tolerate ${taint} (pool ${pool}) but do not select that pool, so cluster-autoscaler grows ${elsewhere.join(', ')} for them instead.` +
-            (key ? ` Add node selector ${key}=${pool}.` : ''),
-        });
-      }
-    }
+  // Workers that tolerate a pool's taint but are not pinned to that pool:
+  // cluster-autoscaler may grow another pool for them (as in the autoscaler corpus).
+  const grown = (placement.scaleUp?.pools ?? []).map((g) => g.pool);
+  for (const t of placement.toleratedPoolTaints ?? []) {
+    const elsewhere = grown.filter((g) => g !== t.pool);
+    if (t.pinned || !elsewhere.length) continue;
+    out.push({
+      kind: 'tolerates-not-selects',
+      text: `Your workers tolerate ${t.taint} (pool ${t.pool}) but do not select that pool, so cluster-autoscaler grows ${elsewhere.join(', ')} for them instead.` +
+        (t.nodeLabel ? ` Add node selector ${t.nodeLabel.key}=${t.nodeLabel.value}.` : ''),
+    });
   }
   for (const g of placement.scaleUp?.pools ?? []) {
     if (g.maxSizeReached) out.push({ kind: 'pool-at-max', text: `Pool ${g.pool} reaches its max size${g.maxSize !== null ? ` (${g.maxSize})` : ''}: workers beyond it stay Pending.` });
   }
   for (const u of placement.scaleUp?.unplaced ?? []) {
-    if (/max size/.test(u.reason) && !out.some((w) => w.kind === 'pool-at-max')) {
+    if (u.poolsAtMax.length && !out.some((w) => w.kind === 'pool-at-max')) {
       out.push({ kind: 'pool-at-max', text: `${u.replicas.length} workers stay Pending: ${u.reason}.` });
     }
   }

@@ -346,7 +346,7 @@ export class TightpackPanel extends Widget {
       children.push(grow);
     }
 
-    const warned = warnings(summary, p, pod, this.template?.source);
+    const warned = warnings(p, pod, this.template?.source);
     if (warned.length) {
       const list = el('ul', 'tp-warnings');
       for (const w of warned) {

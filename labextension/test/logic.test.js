@@ -32,9 +32,9 @@ beforeAll(async () => {
   summary = cluster.summary().value;
 });
 
-function place(settings, profile = 'tightpack', extendedResourceToleration = true) {
+function place(settings, profile = 'tightpack', extendedResourceToleration = true, release = undefined) {
   const pod = workerPod(template.pod, settings, extendedResourceToleration);
-  const r = cluster.place({ pod, replicas: settings.workers, profile });
+  const r = cluster.place({ pod, replicas: settings.workers, profile, release });
   expect(r.error).toBeUndefined();
   return { pod, placement: r.value };
 }
@@ -96,18 +96,28 @@ describe('the answer', () => {
     expect(fixes(summary, placement, pod)).toContain('add toleration dask=worker:NoSchedule');
   });
 
-  test('"untolerated taint(s)", which names no taint, is answered from the nodes\' taints', () => {
-    // kube-scheduler since kubernetes#134740 and the engine: the message does not say which taint.
-    const placement = { placed: 0, unschedulable: { message: '0/2 nodes are available: 2 node(s) had untolerated taint(s).' } };
-    const nodes = [
-      { name: 'w', pool: 'dask-workers', taints: ['dask=worker:NoSchedule', 'spot:PreferNoSchedule'], allocatable: {}, requested: {} },
-      { name: 'g', pool: 'gpu', taints: ['nvidia.com/gpu=present:NoSchedule'], allocatable: {}, requested: {} },
-    ];
-    const gpuTolerated = { spec: { tolerations: [{ key: 'nvidia.com/gpu', operator: 'Exists' }] } };
-    expect(fixes({ nodes, pools: [] }, placement, gpuTolerated)).toEqual(['add toleration dask=worker:NoSchedule']);
-    expect(fixes({ nodes, pools: [] }, placement, { spec: {} })).toEqual(
-      ['add toleration dask=worker:NoSchedule', 'add toleration nvidia.com/gpu=present:NoSchedule']);
-    expect(fixes({ nodes, pools: [] }, placement, { spec: { tolerations: [{ operator: 'Exists' }] } })).toEqual([]);
+  test('fixes come from the facts, not from the words of the message', () => {
+    // Any wording (v1.37's "untolerated taint(s)", v1.30's "{key: value}") gives the same fixes.
+    const facts = {
+      untoleratedTaints: [{ taint: 'dask=worker:NoSchedule', nodes: 3, pools: ['dask-workers'] }],
+      insufficient: [{ resource: 'memory', requested: 64 * 2 ** 30, largestFree: 12 * 2 ** 30, node: 'w-1', pool: 'dask-workers' }],
+      nodeAffinityMismatch: 0,
+      unoffered: [],
+    };
+    const placement = { placed: 0, placements: [], toleratedPoolTaints: [], unschedulable: { message: 'anything at all', facts } };
+    expect(fixes({ nodes: [], pools: [] }, placement, { spec: {} })).toEqual(
+      ['add toleration dask=worker:NoSchedule', 'ask for at most 12 GiB of memory to fit the dask-workers pool']);
+    const unplaced = { replicas: ['a'], reason: 'whatever', pools: [], poolsAtMax: [{ pool: 'gpu', maxSize: 4 }], unoffered: ['example.com/fpga'] };
+    expect(fixes({ nodes: [], pools: [] }, { placed: 1, placements: [], toleratedPoolTaints: [], scaleUp: { unplaced: [unplaced] } }, { spec: {} })).toEqual(
+      ['no pool offers example.com/fpga: ask your operator for one, or set it to 0',
+        'pool gpu is at its max size 4: use fewer workers or ask your operator to raise it']);
+  });
+
+  test('a v1.30 user-scheduler answer (the taint named in the message) gives the same fix', () => {
+    const s = { ...settingsOf(template.pod, 200), tolerations: [] };
+    const { pod, placement } = place(s, 'most-allocated', true, 'v1.30');
+    expect(placement.unschedulable.message).toMatch(/untolerated taint \{/);
+    expect(fixes(summary, placement, pod)).toContain('add toleration dask=worker:NoSchedule');
   });
 
   test('workers too large for any node are told how much they may ask for', () => {
@@ -120,7 +130,7 @@ describe('the answer', () => {
   test('a pool at its max size is a warning', () => {
     const s = { ...settingsOf(template.pod, 400), cores: '4', memory: '16Gi' };
     const { pod, placement } = place(s);
-    expect(warnings(summary, placement, pod).map((w) => w.kind)).toContain('pool-at-max');
+    expect(warnings(placement, pod).map((w) => w.kind)).toContain('pool-at-max');
   });
 
   test('workers that tolerate the worker pool but do not select it are warned when another pool grows', () => {
@@ -128,15 +138,15 @@ describe('the answer', () => {
     const { pod, placement } = place(s);
     // The demo's worker nodes are busy: cluster-autoscaler grows core-pool too.
     expect((placement.scaleUp?.pools ?? []).map((g) => g.pool)).toContain('core-pool');
-    const warned = warnings(summary, placement, pod).find((w) => w.kind === 'tolerates-not-selects');
+    const warned = warnings(placement, pod).find((w) => w.kind === 'tolerates-not-selects');
     expect(warned.text).toContain('Add node selector cloud.google.com/gke-nodepool=dask-workers');
     const selected = place({ ...s, nodeSelector: { 'cloud.google.com/gke-nodepool': 'dask-workers' } });
-    expect(warnings(summary, selected.placement, selected.pod).map((w) => w.kind)).not.toContain('tolerates-not-selects');
+    expect(warnings(selected.placement, selected.pod).map((w) => w.kind)).not.toContain('tolerates-not-selects');
   });
 
   test('operator workers are said to be evictable unless their template says safe-to-evict "false"', () => {
     const { pod, placement } = place(settingsOf(template.pod, 2));
-    const kinds = () => warnings(summary, placement, pod, 'dask-kubernetes').map((w) => w.kind);
+    const kinds = () => warnings(placement, pod, 'dask-kubernetes').map((w) => w.kind);
     expect(kinds()).toContain('evictable');
     expect(kinds()).not.toContain('blocks-scale-down');
     pod.metadata.annotations = { 'cluster-autoscaler.kubernetes.io/safe-to-evict': 'false' };
@@ -145,18 +155,18 @@ describe('the answer', () => {
 
   test('dask-gateway workers block scale-down unless they say safe-to-evict "true"', () => {
     const { pod, placement } = place(settingsOf(template.pod, 2));
-    const kinds = () => warnings(summary, placement, pod, 'dask-gateway').map((w) => w.kind);
+    const kinds = () => warnings(placement, pod, 'dask-gateway').map((w) => w.kind);
     expect(kinds()).toContain('blocks-scale-down');
     pod.metadata.annotations = { 'cluster-autoscaler.kubernetes.io/safe-to-evict': 'true' };
     expect(kinds()).not.toContain('blocks-scale-down');
     // A notebook profile is neither.
-    expect(warnings(summary, placement, pod, 'profile').map((w) => w.kind)).not.toContain('evictable');
+    expect(warnings(placement, pod, 'profile').map((w) => w.kind)).not.toContain('evictable');
   });
 
   test('ties are said to be random under the default profile', () => {
     const { pod, placement } = place(settingsOf(template.pod, 3), 'default');
     const tied = placement.placements.some((c) => c.tiedNodes > 1);
-    expect(warnings(summary, placement, pod).some((w) => w.kind === 'ties')).toBe(tied);
+    expect(warnings(placement, pod).some((w) => w.kind === 'ties')).toBe(tied);
   });
 });
 
