@@ -8,7 +8,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"math/bits"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -17,10 +16,6 @@ import (
 	"k8s.io/kubernetes/pkg/features"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 )
-
-const cohortName = "TightpackCohort"
-
-var cohortLabels = []string{"dask.org/cluster-name", "gateway.dask.org/cluster", "tightpack.io/cohort"}
 
 type cohort struct {
 	handle framework.Handle
@@ -33,27 +28,6 @@ func newCohort(_ context.Context, _ runtime.Object, h framework.Handle) (framewo
 }
 
 func (*cohort) Name() string { return cohortName }
-
-func cohortOf(p *v1.Pod) string {
-	for _, k := range cohortLabels {
-		if v, ok := p.Labels[k]; ok {
-			return k + "=" + v
-		}
-	}
-	return ""
-}
-
-func share(used, alloc int64) int64 {
-	if alloc <= 0 || used <= 0 {
-		return 0
-	}
-	if used >= alloc {
-		return 100
-	}
-	hi, lo := bits.Mul64(uint64(used), 100)
-	q, _ := bits.Div64(hi, lo, uint64(alloc))
-	return int64(q)
-}
 
 func (c *cohort) Score(_ context.Context, _ *framework.CycleState, pod *v1.Pod, nodeName string) (int64, *framework.Status) {
 	co := cohortOf(pod)
