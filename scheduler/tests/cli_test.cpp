@@ -92,6 +92,27 @@ TEST(Predict, BuiltInProfilesByNameWithoutAConfiguration) {
   EXPECT_NE(unknown.err.find("no profile \"spread-everything\""), std::string::npos) << unknown.err;
 }
 
+// --release: the kube-scheduler release to decide and word as; zero-to-jupyterhub's
+// released charts run v1.30.14, which names the untolerated taint.
+TEST(Predict, ReleaseWordsTheAnswerAsThatKubeScheduler) {
+  auto predict = [](const char* release) {
+    std::vector<std::string> args{"predict", "--cluster", source("examples/daskhub-gke/cluster.json"), "--pod",
+                                  source("examples/daskhub-gke/dask-worker.yaml"), "--replicas", "400",
+                                  "--scheduler-name", "most-allocated"};
+    if (*release) {
+      args.push_back("--release");
+      args.push_back(release);
+    }
+    return run_cli(args);
+  };
+  auto v130 = predict("v1.30"), v137 = predict("");
+  EXPECT_NE(v130.out.find("node(s) had untolerated taint {"), std::string::npos) << v130.out << v130.err;
+  EXPECT_NE(v137.out.find("node(s) had untolerated taint(s)"), std::string::npos) << v137.out << v137.err;
+  auto bad = predict("v1.26");
+  EXPECT_EQ(bad.code, kUsage);
+  EXPECT_NE(bad.err.find("unknown kube-scheduler release \"v1.26\""), std::string::npos) << bad.err;
+}
+
 TEST(Predict, UsageErrors) {
   EXPECT_EQ(run_cli({"predict", "--pod", "x", "--replicas", "1"}).code, kUsage);
   EXPECT_EQ(run_cli({"predict", "--cluster", "x", "--pod", "y", "--replicas", "0"}).code, kUsage);

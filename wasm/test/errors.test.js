@@ -58,6 +58,8 @@ test('wrong types name the path and what was expected', () => {
   expectError(c.place({ ...worker, colour: 'blue' }), '$.colour', 'unknown field');
   expectError(c.place({ replicas: 1 }), '$.pod', 'is required');
   expectError(c.place({ ...worker, profile: 'spread-everything' }), 'no profile "spread-everything"');
+  expectError(c.place({ ...worker, release: 'v1.26' }), 'release', 'unknown kube-scheduler release "v1.26" (v1.37, v1.36, v1.30)');
+  expectError(c.place({ ...worker, release: 130 }), 'release', 'expected a string');
   expectError(c.explain({ pod: { spec: { containers: [{ resources: { requests: { memory: '4 GiB' } } }] } } }),
     'memory', '"4 GiB"');
   expectError(c.place(undefined), 'request: expected a JSON string');
