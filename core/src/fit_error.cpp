@@ -10,10 +10,6 @@
 namespace tightpack {
 namespace {
 
-// The reason schedule_one gives the nodes a PreFilter left out (its
-// AbsentNodesStatus). NodeAffinity is the only modelled plugin whose
-// PreFilterResult restricts nodes.
-constexpr const char* kPreFilterAbsentReason = "node(s) didn't satisfy plugin(s) [NodeAffinity]";
 constexpr const char* kNotHelpful = "Preemption is not helpful for scheduling";
 
 // "N reason" per distinct reason, sorted as strings (so "10 …" before "2 …").
@@ -105,7 +101,7 @@ std::string fit_error_message(const PodPlan& plan, const Cluster& c, const Decis
     }
     if (d.filtered.size() < d.num_all_nodes &&
         kube_release::message_counts_prefilter_absent(plan.profile().kube_minor)) {
-      counts[kPreFilterAbsentReason] += static_cast<int64_t>(d.num_all_nodes - d.filtered.size());
+      counts[plan.absent_reason()] += static_cast<int64_t>(d.num_all_nodes - d.filtered.size());
     }
     msg = nodes_available(d.num_all_nodes, counts);
   }

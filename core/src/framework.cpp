@@ -1,6 +1,7 @@
 #include "tightpack/framework.hpp"
 
 #include <algorithm>
+#include <set>
 #include <unordered_map>
 
 #include "tightpack/go_int.hpp"
@@ -91,15 +92,43 @@ Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Po
   plan.fit_request_ = plugins::fit_request(c, plan.usage_, profile.fit);
 
   const size_t n = c.size();
+  // The PreFilters that restrict nodes, merged as RunPreFilterPlugins merges
+  // their results, in v1.37's order (NodeName before NodeAffinity).
+  std::optional<std::set<std::string>> names;
+  std::set<std::string> restricting;  // sorted, as sets.List prints them
+  if (kube_release::node_name_prefilter(profile.kube_minor) && profile.filter_enabled(Plugin::NodeName) &&
+      !pod.node_name.empty()) {
+    names = std::set<std::string>{pod.node_name};
+    restricting.insert("NodeName");
+  }
   if (profile.filter_enabled(Plugin::NodeAffinity)) {
     auto restriction = plugins::node_name_restriction(pod);
     plan.prefilter_conflict_ = restriction.conflict;
-    if (restriction.names) {
-      plan.in_set_.assign(n, 0);
-      for (const auto& name : *restriction.names) {
-        NodeIndex i = c.find(name);
-        if (i < n) plan.in_set_[i] = 1;
+    if (restriction.names && !restriction.conflict) {
+      restricting.insert("NodeAffinity");
+      if (names) {
+        std::set<std::string> both;
+        std::set_intersection(names->begin(), names->end(), restriction.names->begin(), restriction.names->end(),
+                              std::inserter(both, both.begin()));
+        names = std::move(both);
+      } else {
+        names = std::move(restriction.names);
       }
+    }
+  }
+  std::string listed;
+  for (const auto& p : restricting) listed += (listed.empty() ? "" : " ") + p;
+  plan.absent_reason_ = "node(s) didn't satisfy plugin(s) [" + listed + "]";
+  if (names && names->empty() && !plan.prefilter_conflict_) {
+    plan.merged_conflict_ = restricting.size() == 1 ? "node(s) didn't satisfy plugin " + listed
+                                                    : "node(s) didn't satisfy plugin(s) [" + listed + "] simultaneously";
+    plan.prefilter_conflict_ = true;
+  }
+  if (names && !plan.prefilter_conflict_) {
+    plan.in_set_.assign(n, 0);
+    for (const auto& name : *names) {
+      NodeIndex i = c.find(name);
+      if (i < n) plan.in_set_[i] = 1;
     }
   }
 
@@ -472,6 +501,9 @@ bool PodPlan::only_spread_reads_domains(const ScoreVector& weight) const {
 }
 
 NodeStatus PodPlan::prefilter_status() const {
+  // RunPreFilterPlugins' own status for merged results with no node in
+  // common names no plugin.
+  if (merged_conflict_) return NodeStatus{Code::UnschedulableAndUnresolvable, Plugin::kCount};
   if (prefilter_conflict_ || !rejection_) return NodeStatus{Code::UnschedulableAndUnresolvable, Plugin::NodeAffinity};
   return NodeStatus{Code::UnschedulableAndUnresolvable, rejection_->plugin};
 }
@@ -572,6 +604,9 @@ std::vector<std::string> PodPlan::reasons(const Cluster& c, NodeIndex n, const N
       return {plugins::untolerated_taint_reason(c.taints_of_set(c.taint_set(n))[s.taint])};
     case Plugin::NodeAffinity:
       return {prefilter_conflict_ ? plugins::kNodeAffinityConflictReason : plugins::kNodeAffinityReason};
+    case Plugin::kCount:
+      if (merged_conflict_) return {*merged_conflict_};
+      return {};
     case Plugin::NodePorts: return {plugins::kNodePortsReason};
     case Plugin::NodeResourcesFit: return plugins::fit_reasons(c, n, fit_request_, relief);
     case Plugin::PodTopologySpread:

@@ -333,7 +333,7 @@ json::object encode_decision(const PodPlan& plan, const Cluster& c, const Decisi
       json::array reasons;
       for (const auto& reason : plan.reasons(c, n, s)) reasons.emplace_back(reason);
       filter[c.name(n)] = std::move(reasons);
-      filter_plugin[c.name(n)] = plugin_name(s.plugin);
+      filter_plugin[c.name(n)] = s.plugin == Plugin::kCount ? "" : plugin_name(s.plugin);
     }
     r["filter"] = std::move(filter);
     if (!filter_plugin.empty()) r["filterPlugin"] = std::move(filter_plugin);

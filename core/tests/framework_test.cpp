@@ -472,16 +472,22 @@ TEST(Decide, NoNodes) {
   EXPECT_FALSE(o.d.preemption.has_value());
 }
 
+// A pod that already names its node: v1.37's NodeName PreFilter judges it on
+// that node alone; before, NodeName's filter rejects every other node.
 TEST(Decide, NodeName) {
   Cluster c = build_cluster({make_node("a", 1000, kGi), make_node("b", 1000, kGi)});
   Pod p = make_pod("p");
   p.node_name = "b";
   Profile profile = default_profile();
   Outcome o = run(c, profile, p);
-  EXPECT_EQ(o.reasons["a"],
-            (std::vector<std::string>{"node(s) didn't match the requested node name"}));
-  EXPECT_EQ(o.plugin["a"], "NodeName");
+  EXPECT_EQ(o.reasons.count("a"), 0u);
   EXPECT_EQ(o.chosen, "b");
+  profile.kube_minor = 36;
+  Outcome v136 = run(c, profile, p);
+  EXPECT_EQ(v136.reasons["a"],
+            (std::vector<std::string>{"node(s) didn't match the requested node name"}));
+  EXPECT_EQ(v136.plugin["a"], "NodeName");
+  EXPECT_EQ(v136.chosen, "b");
 }
 
 TEST(Decide, ToleratedCordon) {

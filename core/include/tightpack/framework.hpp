@@ -143,6 +143,8 @@ class PodPlan {
   // The status every node gets when a PreFilter rejects them.
   NodeStatus prefilter_status() const;
   bool in_prefilter_set(NodeIndex n) const { return in_set_.empty() || in_set_[n]; }
+  // The reason of the nodes outside that set: "node(s) didn't satisfy plugin(s) [NodeAffinity]".
+  const std::string& absent_reason() const { return absent_reason_; }
 
   // Raw (pre-normalisation) scores.
   int64_t taint_raw(const Cluster& c, NodeIndex n) const { return taint_raw_by_set_[c.taint_set(n)]; }
@@ -238,7 +240,11 @@ class PodPlan {
   PodUsage usage_;
   plugins::FitRequest fit_request_;
   bool prefilter_conflict_ = false;
+  // PreFilters that restricted the nodes and left none in common ("didn't
+  // satisfy plugin(s) [NodeAffinity NodeName] simultaneously").
+  std::optional<std::string> merged_conflict_;
   std::vector<uint8_t> in_set_;
+  std::string absent_reason_;
   // Filters that depend on bound pods (NodePorts, NodeResourcesFit) with their
   // position in the profile's filter order.
   std::vector<std::pair<uint8_t, Plugin>> dynamic_filters_;

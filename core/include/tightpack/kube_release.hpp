@@ -62,6 +62,11 @@ constexpr bool volume_reasons_reworded(int minor) { return minor >= 33; }
 // v1.27–v1.30 got as a back-port).
 constexpr bool message_counts_prefilter_absent(int minor) { return minor >= 32; }
 
+// NodeName has a PreFilter: a pod that already names its node (a bound pod
+// whose resize kube-scheduler defers) is judged on that node alone, the
+// others "didn't satisfy plugin(s) [NodeName]" (v1.37).
+constexpr bool node_name_prefilter(int minor) { return minor >= 37; }
+
 // DynamicResources is in the default profile: the DynamicResourceAllocation
 // gate is on from v1.34 (GA); in v1.30 it is alpha and off.
 constexpr bool dra_in_default_profile(int minor) { return minor >= 34; }

@@ -524,6 +524,7 @@ def scenario(seed, index, min_nodes=1, max_nodes=24, with_volumes=False, with_af
     s = {"scenario": {"profile": profile, "nodes": nodes, "pods": pods, "incoming": incoming},
          "meta": {"id": sid, "seed": str(seed), "index": index, "profile": pname, "features": sorted(g.features)}}
     workloads(s, seed, index)
+    named_node(s, seed, index)
     if with_volumes:
         volumes(s, seed, index)
     if with_affinity:
@@ -897,6 +898,20 @@ STORAGE_PROVIDERS = [
     ("pd.csi.storage.gke.io", "standard-rwo", lambda z, n: f"projects/daskhub/zones/{z}/disks/{n}"),
     ("ebs.csi.aws.com", "gp3", lambda z, n: "vol-0" + n[4:21].replace("-", "")),
 ]
+
+
+def named_node(s, seed, index):
+    """Now and then (its own random stream) an incoming pod that already names its node, as a
+    bound pod whose resize v1.37 defers does: one of the nodes, or a node that is gone. v1.37
+    judges it on that node alone (NodeName's PreFilter); v1.30 and v1.36 on every node."""
+    r = random.Random(f"{seed}/{index}/named-node")
+    sc = s["scenario"]
+    if not sc["incoming"] or r.random() >= 0.05:
+        return
+    pod = r.choice(sc["incoming"])
+    names = [n["metadata"]["name"] for n in sc["nodes"]]
+    pod["spec"]["nodeName"] = r.choice(names) if names and r.random() < 0.8 else "gone-node"
+    s["meta"]["features"] = sorted(set(s["meta"]["features"]) | {"named-node"})
 
 
 def volumes(s, seed, index):
