@@ -116,13 +116,16 @@ Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Po
       }
     }
   }
-  std::string listed;
-  for (const auto& p : restricting) listed += (listed.empty() ? "" : " ") + p;
-  plan.absent_reason_ = "node(s) didn't satisfy plugin(s) [" + listed + "]";
-  if (names && names->empty() && !plan.prefilter_conflict_) {
-    plan.merged_conflict_ = restricting.size() == 1 ? "node(s) didn't satisfy plugin " + listed
-                                                    : "node(s) didn't satisfy plugin(s) [" + listed + "] simultaneously";
-    plan.prefilter_conflict_ = true;
+  if (names && !plan.prefilter_conflict_) {
+    // The texts only a restriction needs (most pods have none).
+    std::string listed;
+    for (const auto& p : restricting) listed += (listed.empty() ? "" : " ") + p;
+    plan.absent_reason_ = "node(s) didn't satisfy plugin(s) [" + listed + "]";
+    if (names->empty()) {
+      plan.merged_conflict_ = restricting.size() == 1 ? "node(s) didn't satisfy plugin " + listed
+                                                      : plan.absent_reason_ + " simultaneously";
+      plan.prefilter_conflict_ = true;
+    }
   }
   if (names && !plan.prefilter_conflict_) {
     plan.in_set_.assign(n, 0);
@@ -278,16 +281,13 @@ Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Po
     plan.fit_columns_.push_back(columns_for(c, r.name));
     plan.fit_pod_request_.push_back(amount(non_zero, r.name));
   }
-  plan.balanced_skip_ = true;
+  // Best-effort pods skip BalancedAllocation (PreScore returns Skip).
+  plan.balanced_skip_ = kube_release::balanced_skips_best_effort(profile.kube_minor);
   for (const auto& r : profile.balanced_resources) {
     plan.balanced_columns_.push_back(columns_for(c, r.name));
     plan.balanced_pod_request_.push_back(amount(real, r.name));
-    // Best-effort pods skip BalancedAllocation (PreScore returns Skip).
     if (plan.balanced_pod_request_.back() != 0) plan.balanced_skip_ = false;
   }
-  if (!kube_release::balanced_skips_best_effort(profile.kube_minor)) plan.balanced_skip_ = false;
-  plan.balanced_scores_change_ = kube_release::balanced_scores_the_change(profile.kube_minor);
-  plan.nonzero_v130_ = !kube_release::nonzero_sums_sidecars(profile.kube_minor);
   return plan;
 }
 

@@ -761,6 +761,14 @@ class SchedulerProcess:
         RUNNING.add(self)
         return self
 
+    def start_alive(self, settle: float):
+        """start(), then a clear failure if the process exits within `settle` seconds."""
+        SchedulerProcess.start(self)
+        time.sleep(settle)
+        if not self.alive():
+            raise AssertionError(f"{self.label} exited {self.proc.returncode} at start:{self.describe(40)}")
+        return self
+
     @property
     def pid(self) -> int:
         return self.proc.pid
@@ -985,11 +993,7 @@ class KubeScheduler(SchedulerProcess):
         super().__init__(argv, workdir / f"{tag}.log", scheduler_name, label or f"kube-scheduler ({Path(config).name})")
 
     def start(self, **_):
-        super().start()
-        time.sleep(0.3)
-        if not self.alive():
-            raise AssertionError(f"{self.label} exited {self.proc.returncode} at start:{self.describe(40)}")
-        return self
+        return self.start_alive(0.3)
 
 
 class ControllerManager(SchedulerProcess):
@@ -1013,12 +1017,8 @@ class ControllerManager(SchedulerProcess):
         super().__init__(argv, workdir / f"{tag}.log", "", "kube-controller-manager")
 
     def start(self, **_):
-        super().start()
         # Its informers sync before a controller acts; a Deployment made sooner waits for them.
-        time.sleep(0.5)
-        if not self.alive():
-            raise AssertionError(f"{self.label} exited {self.proc.returncode} at start:{self.describe(40)}")
-        return self
+        return self.start_alive(0.5)
 
 
 class ZonalProvisioner(SchedulerProcess):
@@ -1034,11 +1034,7 @@ class ZonalProvisioner(SchedulerProcess):
         super().__init__(argv, workdir / f"{tag}.log", "", f"test-provisioner {name}")
 
     def start(self, **_):
-        super().start()
-        time.sleep(0.3)
-        if not self.alive():
-            raise AssertionError(f"{self.label} exited {self.proc.returncode} at start:{self.describe(40)}")
-        return self
+        return self.start_alive(0.3)
 
 
 def start_flavour(flavour: str, cp: ControlPlane, workdir: Path, **kw) -> SchedulerProcess:

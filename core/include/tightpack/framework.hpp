@@ -19,6 +19,7 @@
 #include "tightpack/error.hpp"
 #include "tightpack/model.hpp"
 #include "tightpack/go_int.hpp"
+#include "tightpack/kube_release.hpp"
 #include "tightpack/plugins/balanced_allocation.hpp"
 #include "tightpack/plugins/cohort.hpp"
 #include "tightpack/plugins/inter_pod_affinity.hpp"
@@ -267,8 +268,6 @@ class PodPlan {
   std::vector<int64_t> fit_pod_request_;       // per profile.fit.resources entry
   std::vector<int64_t> balanced_pod_request_;  // per profile.balanced_resources entry
   bool balanced_skip_ = false;
-  bool balanced_scores_change_ = true;  // kube_release::balanced_scores_the_change
-  bool nonzero_v130_ = false;           // !kube_release::nonzero_sums_sidecars
   std::string cohort_;
   std::shared_ptr<const PodMeta> meta_;
   // PodTopologySpread, when it filters or scores this pod: its position in
@@ -365,6 +364,7 @@ inline constexpr size_t kMaxScoredResources = 16;  // profile.cpp rejects more
 inline void PodPlan::pairs(const Cluster& c, NodeIndex n, const std::vector<ResourceColumns>& columns,
                     const std::vector<int64_t>& pod_request, bool non_zero, int64_t* requested,
                     int64_t* allocatable, int64_t* allocated) const {
+  const bool sidecars_summed = kube_release::nonzero_sums_sidecars(profile_->kube_minor);
   for (size_t i = 0; i < columns.size(); ++i) {
     int64_t node = 0;
     requested[i] = allocatable[i] = 0;
@@ -372,11 +372,11 @@ inline void PodPlan::pairs(const Cluster& c, NodeIndex n, const std::vector<Reso
     switch (columns[i].kind) {
       case ResourceColumns::kCpu:
         allocatable[i] = c.alloc_cpu()[n];
-        node = non_zero ? (nonzero_v130_ ? c.nz_cpu_v130()[n] : c.nz_cpu()[n]) : c.req_cpu()[n];
+        node = non_zero ? (sidecars_summed ? c.nz_cpu()[n] : c.nz_cpu_v130()[n]) : c.req_cpu()[n];
         break;
       case ResourceColumns::kMemory:
         allocatable[i] = c.alloc_memory()[n];
-        node = non_zero ? (nonzero_v130_ ? c.nz_memory_v130()[n] : c.nz_memory()[n]) : c.req_memory()[n];
+        node = non_zero ? (sidecars_summed ? c.nz_memory()[n] : c.nz_memory_v130()[n]) : c.req_memory()[n];
         break;
       case ResourceColumns::kEphemeral:
         allocatable[i] = c.alloc_ephemeral()[n];
@@ -417,7 +417,9 @@ inline int64_t PodPlan::balanced_score(const Cluster& c, NodeIndex n) const {
   if (balanced_skip_) return 0;
   int64_t requested[kMaxScoredResources], allocatable[kMaxScoredResources], allocated[kMaxScoredResources];
   pairs(c, n, balanced_columns_, balanced_pod_request_, false, requested, allocatable, allocated);
-  if (!balanced_scores_change_) return plugins::balance_score(requested, allocatable, balanced_columns_.size());
+  if (!kube_release::balanced_scores_the_change(profile_->kube_minor)) {
+    return plugins::balance_score(requested, allocatable, balanced_columns_.size());
+  }
   return plugins::balanced_allocation_score(requested, allocated, allocatable, balanced_columns_.size());
 }
 

@@ -4,7 +4,7 @@
 
 #include "tightpack/scale_up_prediction.hpp"
 
-namespace tightpack::facts_detail {
+namespace tightpack {
 namespace {
 
 template <class T, class Key>
@@ -27,8 +27,6 @@ void shortfall(UnschedulableFacts& f, const Cluster& c, NodeIndex n, const std::
     s.pool = pool ? std::optional<std::string>(*pool) : std::nullopt;
   }
 }
-
-}  // namespace
 
 void add_taints(UnschedulableFacts& f, const Cluster& c, NodeIndex n, const Pod& pod, const std::string* pool) {
   for (const Taint& t : c.taints_of_set(c.taint_set(n))) {
@@ -66,4 +64,21 @@ void finish(UnschedulableFacts& f, const PodPlan& plan) {
   });
 }
 
-}  // namespace tightpack::facts_detail
+}  // namespace
+
+UnschedulableFacts unschedulable_facts(const PodPlan& plan, const Cluster& c, const Decision& d, const Pod& pod,
+                                       const std::function<const std::string*(NodeIndex)>& pool_of) {
+  UnschedulableFacts f;
+  for (size_t j = 0; j < d.filtered.size(); ++j) {
+    const NodeStatus& s = d.statuses[j];
+    const NodeIndex n = d.filtered[j];
+    if (s.ok()) continue;
+    if (s.plugin == Plugin::TaintToleration) add_taints(f, c, n, pod, pool_of(n));
+    if (s.plugin == Plugin::NodeResourcesFit) add_shortfalls(f, plan, c, n, pool_of(n));
+    if (s.plugin == Plugin::NodeAffinity) ++f.node_affinity_mismatch;
+  }
+  finish(f, plan);
+  return f;
+}
+
+}  // namespace tightpack

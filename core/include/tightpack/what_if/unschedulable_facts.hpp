@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,33 +44,7 @@ struct UnschedulableFacts {
 
 // From `d`, the decision for the pod in the cluster's state; `pool_of` names
 // a node's pool (null: none).
-template <class PoolOf>
 UnschedulableFacts unschedulable_facts(const PodPlan& plan, const Cluster& c, const Decision& d, const Pod& pod,
-                                       PoolOf&& pool_of);
-
-// ------------------------------------------------------------------ impl
-
-namespace facts_detail {
-void add_taints(UnschedulableFacts& f, const Cluster& c, NodeIndex n, const Pod& pod, const std::string* pool);
-void add_shortfalls(UnschedulableFacts& f, const PodPlan& plan, const Cluster& c, NodeIndex n,
-                    const std::string* pool);
-void finish(UnschedulableFacts& f, const PodPlan& plan);
-}  // namespace facts_detail
-
-template <class PoolOf>
-UnschedulableFacts unschedulable_facts(const PodPlan& plan, const Cluster& c, const Decision& d, const Pod& pod,
-                                       PoolOf&& pool_of) {
-  UnschedulableFacts f;
-  for (size_t j = 0; j < d.filtered.size(); ++j) {
-    const NodeStatus& s = d.statuses[j];
-    const NodeIndex n = d.filtered[j];
-    if (s.ok()) continue;
-    if (s.plugin == Plugin::TaintToleration) facts_detail::add_taints(f, c, n, pod, pool_of(n));
-    if (s.plugin == Plugin::NodeResourcesFit) facts_detail::add_shortfalls(f, plan, c, n, pool_of(n));
-    if (s.plugin == Plugin::NodeAffinity) ++f.node_affinity_mismatch;
-  }
-  facts_detail::finish(f, plan);
-  return f;
-}
+                                       const std::function<const std::string*(NodeIndex)>& pool_of);
 
 }  // namespace tightpack
