@@ -1,6 +1,7 @@
 #include "tightpack/pod_resources.hpp"
 
 #include <algorithm>
+#include <string_view>
 
 #include "tightpack/go_int.hpp"
 
@@ -89,10 +90,51 @@ ResourceList pod_requests(const Pod& pod, bool default_cpu, bool default_memory)
   return reqs;
 }
 
+namespace {
+
+bool is_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
+
+// validation.IsDNS1123Subdomain.
+bool is_dns1123_subdomain(std::string_view s) {
+  if (s.empty() || s.size() > 253) return false;
+  size_t start = 0;
+  while (true) {
+    const size_t dot = s.find('.', start);
+    const std::string_view label = s.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
+    if (label.empty()) return false;
+    for (char c : label) {
+      if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-')) return false;
+    }
+    if (label.front() == '-' || label.back() == '-') return false;
+    if (dot == std::string_view::npos) return true;
+    start = dot + 1;
+  }
+}
+
+}  // namespace
+
+bool is_qualified_name(std::string_view value) {
+  std::string_view name = value;
+  if (const size_t slash = value.find('/'); slash != std::string_view::npos) {
+    if (value.find('/', slash + 1) != std::string_view::npos) return false;
+    if (!is_dns1123_subdomain(value.substr(0, slash))) return false;
+    name = value.substr(slash + 1);
+  }
+  if (name.empty() || name.size() > 63 || !is_alnum(name.front()) || !is_alnum(name.back())) return false;
+  for (char c : name) {
+    if (!is_alnum(c) && c != '-' && c != '_' && c != '.') return false;
+  }
+  return true;
+}
+
 bool is_extended_resource(std::string_view name) {
   if (name.find('/') == std::string_view::npos) return false;        // native, unprefixed
   if (name.find("kubernetes.io/") != std::string_view::npos) return false;  // prefixed native
-  return !starts_with(name, "requests.");
+  if (starts_with(name, "requests.")) return false;
+  // IsQualifiedName("requests." + name) without building it (a hot path):
+  // the prefix "requests.<domain>" is a subdomain of at most 253 characters.
+  const size_t slash = name.find('/');
+  return slash <= 253 - 9 && is_dns1123_subdomain(name.substr(0, slash)) && is_qualified_name(name);
 }
 
 bool is_scalar_resource(std::string_view name) {

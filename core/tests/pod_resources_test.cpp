@@ -226,6 +226,22 @@ TEST(ResourceNames, ExtendedAndScalar) {
   EXPECT_FALSE(is_extended_resource("requests.example.com/foo"));
   EXPECT_TRUE(is_extended_resource("nvidia.com/gpu"));
   EXPECT_TRUE(is_extended_resource("example.com/foo"));
+  EXPECT_TRUE(is_extended_resource("amd.com/gpu"));
+  EXPECT_TRUE(is_extended_resource("example.com/Bad_Name"));  // the name part may
+  EXPECT_FALSE(is_extended_resource("example.kubernetes.io/foo"));
+  EXPECT_FALSE(is_extended_resource("example.com/-bad"));
+  EXPECT_FALSE(is_extended_resource("Example.com/gpu"));  // the prefix may not
+  EXPECT_FALSE(is_extended_resource("/gpu"));
+  EXPECT_FALSE(is_extended_resource("a/b/c"));
+  EXPECT_FALSE(is_extended_resource("example..com/gpu"));
+  // A prefix of 247 is a subdomain, but "requests." makes it 256 (> 253).
+  const auto domain = [](size_t label) {
+    const std::string l(label, 'a');
+    return l + "." + l + "." + l + "." + l;
+  };
+  EXPECT_FALSE(is_extended_resource(domain(61) + "/gpu"));
+  EXPECT_TRUE(is_extended_resource(domain(60) + "/gpu"));
+  EXPECT_FALSE(is_extended_resource("example.com/" + std::string(64, 'g')));
 
   EXPECT_FALSE(is_scalar_resource("cpu"));
   EXPECT_FALSE(is_scalar_resource("memory"));

@@ -35,7 +35,9 @@ Usage:
   tightpack forecast --cluster FILE [--pools FILE] [--remove SELECTOR] [--now TIME]
                      [--output table|json]
   tightpack predict --cluster FILE --pod FILE --replicas N [--config FILE]
-                    [--scheduler-name NAME] [--pools FILE] [--output table|json]
+                    [--scheduler-name NAME] [--release R] [--pools FILE]
+                    [--extended-resource-toleration] [--output table|json]
+  tightpack admit [--extended-resource-toleration] [FILE|-]
   tightpack pack-report [--output table|json] SCENARIO
   tightpack schedule --config FILE [--kubeconfig FILE] [--pools FILE]
                      [--publish FILE] [--listen HOST:PORT]
@@ -47,6 +49,7 @@ Commands:
   autoscale What cluster-autoscaler decides: scale-up and scale-down of node groups.
   forecast  Which nodes cluster-autoscaler would remove, and what keeps the others.
   predict   Where would N copies of a pod go in a cluster?
+  admit     A pod as the API server stores it: defaulting and admission.
   pack-report
             How many nodes workloads arriving and leaving keep busy, per profile.
 
@@ -90,12 +93,29 @@ run (docs/pools.md).
   --pools FILE           a NodePools document (tightpack.io/v1alpha1), JSON or YAML;
                          pools it does not name are inferred from the nodes' pool
                          labels (GKE, EKS, AKS, Karpenter, instance type)
+  --extended-resource-toleration
+                         the API server runs the ExtendedResourceToleration
+                         admission plugin (GKE does): a GPU pod tolerates its taint
   --output table|json    (default: table)
+
+The pod is admitted first as the API server would (see `tightpack admit`).
 
 Exit status: 0 every copy placed (with --pools: today or on the nodes a scale-up
 adds), 3 some copies can never run, 1 bad input, 2 bad usage.
 )";
 
+
+constexpr const char* kAdmitHelp = R"(Usage: tightpack admit [--extended-resource-toleration] [FILE|-]
+
+Prints {"pod": <the pod>, "admission": [<each change>]}: the pod (a v1 Pod, JSON
+or YAML) as the API server would store it and what scheduling reads, after
+defaulting (a container's requests from its limits), DefaultTolerationSeconds
+and, with --extended-resource-toleration (on in GKE), ExtendedResourceToleration.
+Pod-level resource defaulting, Priority, LimitRanger, RuntimeClass and webhooks
+are not applied. `tightpack predict` and the sidebar admit every pod this way.
+
+Exit status: 0 admitted, 1 bad input, 2 bad usage.
+)";
 
 std::string replay_answer(std::string_view scenario) { return replay_text(scenario); }
 
@@ -129,12 +149,61 @@ void print_placement(std::ostream& out, const Placement& p) {
   }
 }
 
+// The changes a user may not expect; DefaultTolerationSeconds is on every pod.
+void print_admission(std::ostream& out, const std::vector<AdmissionChange>& changes) {
+  bool any = false;
+  for (const AdmissionChange& c : changes) {
+    if (c.by == "defaulting") {
+      out << "Admitted: container " << c.container << " requests " << c.resource << " " << c.quantity
+          << " (its limit)\n";
+    } else if (c.by == "ExtendedResourceToleration") {
+      const json::value* key = c.toleration.if_contains("key");
+      out << "Admitted: tolerates " << (key && key->is_string() ? std::string(key->get_string()) : "")
+          << ":NoSchedule (ExtendedResourceToleration)\n";
+    } else {
+      continue;
+    }
+    any = true;
+  }
+  if (any) out << "\n";
+}
+
+int admit(const std::vector<std::string>& argv, std::istream& in, std::ostream& out, std::ostream& err) {
+  Args a;
+  std::string error;
+  if (!parse_args(argv, {}, {"--help", "--extended-resource-toleration"}, a, error) || a.positional.size() > 1) {
+    err << "tightpack admit: " << (error.empty() ? "unexpected argument " + a.positional[1] : error) << "\n"
+        << kAdmitHelp;
+    return kUsage;
+  }
+  if (has_flag(a, "--help")) {
+    out << kAdmitHelp;
+    return kOk;
+  }
+  const std::string file = a.positional.empty() ? "-" : a.positional[0];
+  json::value doc;
+  if (!read_document(file, in, doc, error)) {
+    err << "tightpack admit: " << error << "\n";
+    return kInputError;
+  }
+  AdmissionOptions options;
+  options.extended_resource_toleration = has_flag(a, "--extended-resource-toleration");
+  auto admitted = admit_pod(doc, options, JsonPath());
+  if (!admitted) {
+    err << "tightpack admit: " << file << ": " << admitted.error().what() << "\n";
+    return kInputError;
+  }
+  out << json::serialize(json::object{{"pod", admitted->pod}, {"admission", encode_admission_changes(admitted->changes)}})
+      << "\n";
+  return kOk;
+}
+
 int predict(const std::vector<std::string>& argv, std::istream& in, std::ostream& out, std::ostream& err) {
   Args a;
   std::string error;
   if (!parse_args(argv, {"--cluster", "--pod", "--replicas", "--config", "--scheduler-name", "--release", "--pools",
                          "--output"},
-                  {"--help"}, a, error) ||
+                  {"--help", "--extended-resource-toleration"}, a, error) ||
       !a.positional.empty()) {
     err << "tightpack predict: " << (error.empty() ? "unexpected argument " + a.positional[0] : error) << "\n"
         << kPredictHelp;
@@ -185,7 +254,14 @@ int predict(const std::vector<std::string>& argv, std::istream& in, std::ostream
     return kInputError;
   }
   WhatIfCluster& cluster = *loaded;
-  auto pod = decode_pod(pod_doc, JsonPath());
+  AdmissionOptions admission;
+  admission.extended_resource_toleration = has_flag(a, "--extended-resource-toleration");
+  auto admitted = admit_pod(pod_doc, admission, JsonPath());
+  if (!admitted) {
+    err << "tightpack predict: " << a.options["--pod"] << ": " << admitted.error().what() << "\n";
+    return kInputError;
+  }
+  auto pod = decode_pod(admitted->pod, JsonPath());
   if (!pod) {
     err << "tightpack predict: " << a.options["--pod"] << ": " << pod.error().what() << "\n";
     return kInputError;
@@ -219,8 +295,9 @@ int predict(const std::vector<std::string>& argv, std::istream& in, std::ostream
   }
   const Placement& placement = *result;
   if (output == "json") {
-    out << json::serialize(encode_placement(placement)) << "\n";
+    out << json::serialize(encode_placement(placement, admitted->changes)) << "\n";
   } else {
+    print_admission(out, admitted->changes);
     print_placement(out, placement);
     if (placement.scale_up) print_scale_up(out, *placement.scale_up);
   }
@@ -248,6 +325,8 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
       out << kReplayHelp;
     } else if (rest[0] == "predict") {
       out << kPredictHelp;
+    } else if (rest[0] == "admit") {
+      out << kAdmitHelp;
     } else if (rest[0] == "autoscale") {
       out << kAutoscaleHelp;
     } else if (rest[0] == "pack-report") {
@@ -271,6 +350,7 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
   if (cmd == "forecast") return forecast(rest, in, out, err);
   if (cmd == "pack-report") return pack_report(rest, in, out, err);
   if (cmd == "predict") return predict(rest, in, out, err);
+  if (cmd == "admit") return admit(rest, in, out, err);
   if (cmd == "schedule") return schedule(rest, in, out, err);
   err << "tightpack: unknown command " << quote_value(cmd) << "\n" << kUsageText;
   return kUsage;

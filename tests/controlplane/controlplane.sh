@@ -38,6 +38,10 @@ _controlplane_launch_apiserver() {
   # runs: ServiceAccount (no namespace gets its default service account, so
   # pods would be refused) and TaintNodesByCondition (every new node would keep
   # node.kubernetes.io/not-ready:NoSchedule, which only the node controller lifts).
+  # ExtendedResourceToleration is on, as GKE has it: tightpack's admission
+  # (core/include/tightpack/admission.hpp) is checked against it. Privileged
+  # containers are allowed, as every kubelet-backed cluster allows them
+  # (zero-to-jupyterhub's block-cloud-metadata init container is one).
   $CP_DETACH "$CP_BIN/kube-apiserver" --etcd-servers "$CP_ETCD_URL" \
     --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "$CP_API_PORT" \
     --tls-cert-file "$CP_DIR/apiserver.crt" --tls-private-key-file "$CP_DIR/apiserver.key" \
@@ -45,6 +49,7 @@ _controlplane_launch_apiserver() {
     --service-account-issuer https://kubernetes.default.svc.cluster.local \
     --service-account-key-file "$CP_DIR/sa.pub" --service-account-signing-key-file "$CP_DIR/sa.key" \
     --service-cluster-ip-range 10.96.0.0/16 --disable-admission-plugins ServiceAccount,TaintNodesByCondition \
+    --enable-admission-plugins ExtendedResourceToleration --allow-privileged \
     --endpoint-reconciler-type none \
     </dev/null >>"$CP_DIR/kube-apiserver.log" 2>&1 &
   CP_APISERVER_PID=$!

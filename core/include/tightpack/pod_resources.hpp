@@ -36,8 +36,16 @@ std::pair<int64_t, int64_t> nonzero_requests_v130(const Pod& pod);
 // Whether spec.resources sets pod-level requests.
 bool has_pod_level_requests(const Pod& pod);
 
-// Resource name classes of k8s.io/kubernetes/pkg/scheduler/util and v1helper.
+// Resource name classes of k8s.io/kubernetes/pkg/scheduler/util and v1helper:
+// extended is neither native (no "/", or "kubernetes.io/" in it) nor
+// "requests."-prefixed, and a qualified name once so prefixed (what
+// ExtendedResourceToleration admission and NodeResourcesFit both ask).
 bool is_extended_resource(std::string_view name);
 bool is_scalar_resource(std::string_view name);  // tracked in NodeInfo.ScalarResources
+
+// apimachinery validation.IsQualifiedName: an optional DNS-1123 subdomain
+// prefix and "/", then 1 to 63 of [-A-Za-z0-9_.] starting and ending
+// alphanumeric.
+bool is_qualified_name(std::string_view value);
 
 }  // namespace tightpack

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tightpack/admission.hpp"
 #include "tightpack/cluster.hpp"
 #include "tightpack/error.hpp"
 #include "tightpack/forecast.hpp"
@@ -133,18 +134,22 @@ class WhatIfCluster {
 };
 
 // {"schedulerName", "replicas", "placed", "nodes": […], "placements": […],
-//  "unschedulable"?, "scaleUp"?}: the output of `tightpack predict --output json`.
-boost::json::object encode_placement(const Placement& placement);
+//  "unschedulable"?, "scaleUp"?, "admission"}: the output of `tightpack
+//  predict --output json`, with what admission changed in the pod.
+boost::json::object encode_placement(const Placement& placement, const std::vector<AdmissionChange>& admitted);
 boost::json::object encode_scale_up(const ScaleUpAnswer& answer);
 
 // What the WebAssembly module is asked, as JSON documents: a place request
-// {"pod": <v1 Pod>, "replicas": N, "profile"?: name} or an explain request
-// {"pod": <v1 Pod>, "profile"?: name}. Unknown fields are errors.
+// {"pod": <v1 Pod>, "replicas": N, "profile"?: name, "release"?: "v1.30",
+// "admission"?: {"extendedResourceToleration"?: bool}} or an explain request
+// without "replicas". Unknown fields are errors. The pod is admitted as the
+// API server would (admission.hpp) before it is decoded.
 struct WhatIfRequest {
   Pod pod;
   int64_t replicas = 1;
   std::string profile;
   std::string release;  // empty: v1.37
+  std::vector<AdmissionChange> admitted;
 };
 inline constexpr int64_t kMaxWhatIfReplicas = 1000000;
 Result<WhatIfRequest> decode_what_if_request(const boost::json::value& doc, bool with_replicas);

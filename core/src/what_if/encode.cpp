@@ -97,7 +97,7 @@ json::object encode_unschedulable_facts(const UnschedulableFacts& f) {
 
 }  // namespace
 
-json::object encode_placement(const Placement& p) {
+json::object encode_placement(const Placement& p, const std::vector<AdmissionChange>& admitted) {
   json::object o;
   o["schedulerName"] = p.scheduler_name;
   o["replicas"] = p.replicas;
@@ -136,6 +136,7 @@ json::object encode_placement(const Placement& p) {
     tolerated.push_back(json::object{{"pool", t.pool}, {"taint", t.taint}, {"pinned", t.pinned}, {"nodeLabel", label}});
   }
   o["toleratedPoolTaints"] = std::move(tolerated);
+  o["admission"] = encode_admission_changes(admitted);
   return o;
 }
 

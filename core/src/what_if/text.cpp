@@ -29,18 +29,34 @@ Result<WhatIfRequest> decode_what_if_request(const json::value& doc, bool with_r
     const json::object* o = nullptr;
     TP_TRY(as_object(doc, root, o));
     for (const auto& kv : *o) {
-      if (kv.key() != "pod" && kv.key() != "profile" && kv.key() != "release" &&
+      if (kv.key() != "pod" && kv.key() != "profile" && kv.key() != "release" && kv.key() != "admission" &&
           !(with_replicas && kv.key() == "replicas")) {
         return value_error(root.field(kv.key()), with_replicas
-                                                     ? "unknown field (pod, replicas, profile, release)"
-                                                     : "unknown field (pod, profile, release)");
+                                                     ? "unknown field (pod, replicas, profile, release, admission)"
+                                                     : "unknown field (pod, profile, release, admission)");
       }
     }
+    AdmissionOptions admission;
+    if (const json::value* a = member(*o, "admission")) {
+      const JsonPath ap = root.field("admission");
+      const json::object* ao = nullptr;
+      TP_TRY(as_object(*a, ap, ao));
+      for (const auto& kv : *ao) {
+        if (kv.key() != "extendedResourceToleration") {
+          return value_error(ap.field(kv.key()), "unknown field (extendedResourceToleration)");
+        }
+      }
+      TP_TRY(read_bool(*ao, "extendedResourceToleration", ap, admission.extended_resource_toleration));
+    }
     const json::value* pod = member(*o, "pod");
-    if (!pod) return value_error(root.field("pod"), "is required");
-    auto decoded = decode_pod(*pod, root.field("pod"));
+    const JsonPath pod_path = root.field("pod");
+    if (!pod) return value_error(pod_path, "is required");
+    auto admitted = admit_pod(*pod, admission, pod_path);
+    if (!admitted) return admitted.error();
+    auto decoded = decode_pod(admitted->pod, pod_path);
     if (!decoded) return decoded.error();
     r.pod = std::move(*decoded);
+    r.admitted = std::move(admitted->changes);
     TP_TRY(read_string(*o, "profile", root, r.profile));
     TP_TRY(read_string(*o, "release", root, r.release));
     if (with_replicas) {
@@ -103,7 +119,7 @@ std::string place_text(WhatIfCluster& cluster, std::string_view request_json) {
   if (!profile) return error_text(profile.error().what());
   auto placement = cluster.place(request->pod, request->replicas, *profile);
   if (!placement) return error_text(placement.error().what());
-  return json::serialize(encode_placement(*placement));
+  return json::serialize(encode_placement(*placement, request->admitted));
 }
 
 std::string explain_text(const WhatIfCluster& cluster, std::string_view request_json) {
@@ -118,6 +134,7 @@ std::string explain_text(const WhatIfCluster& cluster, std::string_view request_
   json::object out;
   out["schedulerName"] = profile->scheduler_name;
   out["result"] = std::move(*decision);
+  out["admission"] = encode_admission_changes(request->admitted);
   return json::serialize(out);
 }
 
