@@ -84,6 +84,28 @@ export interface ExplainRequest {
    * v1.37): zero-to-jupyterhub's released charts run v1.30.14.
    */
   release?: Release;
+  /**
+   * What the API server runs besides defaulting and DefaultTolerationSeconds:
+   * extendedResourceToleration (on in GKE) makes a pod that requests an extended
+   * resource tolerate the taint of that name. The pod is admitted first.
+   */
+  admission?: { extendedResourceToleration?: boolean };
+}
+
+/**
+ * One change the API server's admission made to the requested pod: a request set
+ * from its limit (defaulting), or a toleration an admission plugin added.
+ */
+export type AdmissionChange =
+  | { by: 'defaulting'; container: string; resource: string; request: string }
+  | { by: 'DefaultTolerationSeconds' | 'ExtendedResourceToleration'; toleration: Toleration };
+
+export interface Toleration {
+  key?: string;
+  operator?: string;
+  value?: string;
+  effect?: string;
+  tolerationSeconds?: number;
 }
 
 /** The kube-scheduler releases the engine models. */
@@ -158,6 +180,8 @@ export interface Placement {
    * nodeLabel: the label that selects the pool.
    */
   toleratedPoolTaints: { pool: string; taint: string; pinned: boolean; nodeLabel: { key: string; value: string } | null }[];
+  /** What admission changed in the pod before it was placed. */
+  admission: AdmissionChange[];
 }
 
 export interface LandedNode {
@@ -254,6 +278,8 @@ export interface PoolDetail {
 export interface Explanation {
   schedulerName: string;
   result: Decision;
+  /** What admission changed in the pod before it was explained. */
+  admission: AdmissionChange[];
 }
 
 /**
@@ -286,6 +312,17 @@ export interface ClusterSummary {
   notes?: string[];
   /** The profiles place() and explain() accept. */
   profiles: string[];
+  /** The built-in ones among them, with what they stand for. */
+  builtInProfiles: BuiltInProfile[];
+}
+
+export interface BuiltInProfile {
+  name: string;
+  /** The schedulerName its real counterpart runs under. */
+  schedulerName: string;
+  /** The kube-scheduler release its real counterpart runs; null: the newest. */
+  release: Release | null;
+  description: string;
 }
 
 /** cpu in millicores, memory in bytes, every other resource in its plain unit. */

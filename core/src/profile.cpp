@@ -588,6 +588,12 @@ Profile default_profile() {
   return std::move(p).value();
 }
 
+std::string built_in_profile_names() {
+  std::string names;
+  for (const BuiltInProfile& p : kBuiltInProfiles) names += (names.empty() ? "" : ", ") + std::string(p.name);
+  return names;
+}
+
 json::value encode_profile(const Profile& profile) {
   json::object o;
   o["schedulerName"] = profile.scheduler_name;

@@ -76,7 +76,7 @@ Result<json::value> base_config(std::string_view name, const JsonPath& path) {
       "requestedToCapacityRatio": {"shape": [{"utilization": 0, "score": 0}, {"utilization": 100, "score": 10}]}})");
     return config;
   }
-  return Error{path.str(), "unknown profile " + quote_value(name) + " (default, most-allocated, rtc, tightpack)"};
+  return Error{path.str(), "unknown profile " + quote_value(name) + " (" + built_in_profile_names() + ")"};
 }
 
 }  // namespace

@@ -4,9 +4,10 @@ Sources: (a) dask-kubernetes' operator KubeCluster from the user's Dask configur
 (b) dask-gateway's cluster options when ``gateway.address`` is configured, with the
 gateway's server-side worker settings when the snapshot publishes them, (c) the
 KubeSpawner profiles the snapshot publishes, over the hub's own KubeSpawner settings when it
-publishes those. Each pod then gets what the API server does
-before scheduling (admission.py). A failure of one source is an entry in ``errors``; the
-other templates are still returned.
+publishes those. Each pod is as the client would create it: what the API server then does to
+it (defaulting, ExtendedResourceToleration) is the engine's to apply when the sidebar asks
+(core/include/tightpack/admission.hpp). A failure of one source is an entry in ``errors``;
+the other templates are still returned.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 import logging
 from typing import Optional
 
-from . import admission, dask_config, dask_kubernetes, gateway, profiles
+from . import dask_config, dask_kubernetes, gateway, profiles
 from .config import TightpackConfig
 from .snapshot import SnapshotService
 
@@ -39,15 +40,11 @@ async def list_templates(config: TightpackConfig, snapshots: SnapshotService,
         published = snapshot.value.get("profiles") or []
         gateway_settings = snapshot.value.get("daskGateway")
         hub_defaults = snapshot.value.get("kubespawnerDefaults")
-        ert = bool(snapshot.value.get("admission", {}).get("extendedResourceToleration"))
     else:
         published = []
         gateway_settings = None
         hub_defaults = None
-        setting = config.extended_resource_toleration
-        ert = setting if isinstance(setting, bool) else False
-        errors.append(f"snapshot (for published profiles and admission): "
-                      f"{snapshot.value.get('error')}")
+        errors.append(f"snapshot (for published profiles): {snapshot.value.get('error')}")
 
     cfg = dask_config.read()
     errors.extend(cfg.errors)
@@ -73,8 +70,6 @@ async def list_templates(config: TightpackConfig, snapshots: SnapshotService,
         if found:
             templates.append(found)
 
-    for template in templates:
-        template["notes"].extend(admission.admit(template["pod"], ert))
     for error in errors:
         log.info("tightpack templates: %s", error)
     return {"templates": templates, "errors": errors}

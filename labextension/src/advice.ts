@@ -3,7 +3,7 @@
 // data (Unschedulable.facts, Unplaced.poolsAtMax and unoffered,
 // Placement.toleratedPoolTaints): this file words them, it does not read
 // kube-scheduler's or cluster-autoscaler's English, nor match tolerations.
-import type { ClusterSummary, Placement } from '@tightpack/wasm';
+import type { AdmissionChange, ClusterSummary, Placement } from '@tightpack/wasm';
 import { formatBytes, formatCores } from './quantity.js';
 import { Pod, WorkerTemplate } from './types.js';
 
@@ -37,6 +37,20 @@ export function fixes(summary: ClusterSummary, placement: Placement, pod: Pod): 
     }
   }
   return [...out];
+}
+
+/**
+ * What the API server changed in the pod before placing it, as phrases
+ * ("sets request nvidia.com/gpu 1 from its limit in notebook"). The
+ * not-ready/unreachable tolerations every pod gets are left unsaid.
+ */
+export function admissionNotes(changes: AdmissionChange[]): string[] {
+  const out: string[] = [];
+  for (const c of changes) {
+    if (c.by === 'defaulting') out.push(`sets request ${c.resource} ${c.request} from its limit in ${c.container || 'the container'}`);
+    else if (c.by === 'ExtendedResourceToleration') out.push(`adds toleration ${c.toleration.key}:${c.toleration.effect} (ExtendedResourceToleration)`);
+  }
+  return out;
 }
 
 export interface Warning {

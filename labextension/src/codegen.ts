@@ -18,13 +18,6 @@ function py(value: unknown, indent = ''): string {
   return `{\n${entries.map(([k, v]) => `${inner}${JSON.stringify(k)}: ${py(v, inner)}`).join(',\n')},\n${indent}}`;
 }
 
-/** The schedulerName a profile stands for (config/*.yaml); null for kube-scheduler's default. */
-export function schedulerNameOf(profile: string): string | null {
-  if (profile === 'tightpack') return 'tightpack';
-  if (profile === 'most-allocated') return 'jupyterhub-user-scheduler';
-  return null;
-}
-
 function kubeCluster(template: WorkerTemplate, pod: Pod, workers: number, schedulerName: string | null): string {
   const start = template.start.kind === 'kubecluster' ? template.start : null;
   const c = workerContainer(pod);
@@ -68,7 +61,11 @@ function gateway(template: WorkerTemplate, pod: Pod, workers: number): string {
   return lines.join('\n');
 }
 
-export function startCode(template: WorkerTemplate, pod: Pod, workers: number, profile: string): string {
+/**
+ * `schedulerName`: the one the chosen profile runs under (the engine's
+ * builtInProfiles); kube-scheduler's own, default-scheduler, is left unsaid.
+ */
+export function startCode(template: WorkerTemplate, pod: Pod, workers: number, schedulerName: string): string {
   if (template.start.kind === 'gateway') return gateway(template, pod, workers);
-  return kubeCluster(template, pod, workers, schedulerNameOf(profile));
+  return kubeCluster(template, pod, workers, schedulerName === 'default-scheduler' ? null : schedulerName);
 }

@@ -1,8 +1,8 @@
 // The sidebar: where the workers of a template would land, recomputed in the
 // browser by the WebAssembly engine on every change of the form.
 import { Widget } from '@lumino/widgets';
-import type { Cluster, ClusterSummary, Engine, Forecast, Placement, Release } from '@tightpack/wasm';
-import { fixes, warnings } from './advice.js';
+import type { BuiltInProfile, Cluster, ClusterSummary, Engine, Forecast, Placement } from '@tightpack/wasm';
+import { admissionNotes, fixes, warnings } from './advice.js';
 import { fetchSnapshot, fetchTemplates } from './api.js';
 import { startCode } from './codegen.js';
 import { drawPool, nodeAt } from './draw.js';
@@ -17,20 +17,6 @@ export interface PanelSettings {
   refreshInterval: number;
   defaultProfile: string;
 }
-
-const PROFILES: [string, string][] = [
-  ['tightpack', 'tightpack (packs, keeps a Dask cluster together)'],
-  ['most-allocated', 'zero-to-jupyterhub user-scheduler (packs; kube-scheduler v1.30)'],
-  ['default', "kube-scheduler's default (spreads)"],
-];
-
-/**
- * The kube-scheduler release each profile runs as: zero-to-jupyterhub's
- * released charts (4.x) run their user-scheduler on kube-scheduler v1.30.14,
- * whose decisions and messages differ from today's in places (the engine's
- * kube_release.hpp).
- */
-const RELEASES: Record<string, Release> = { 'most-allocated': 'v1.30' };
 
 function el<K extends keyof HTMLElementTagNameMap>(tag: K, className = '', text = ''): HTMLElementTagNameMap[K] {
   const e = document.createElement(tag);
@@ -132,12 +118,6 @@ export class TightpackPanel extends Widget {
     header.append(el('h2', 'tp-title', 'Dask worker placement'), this.source, this.refresh);
     this.refresh.addEventListener('click', () => void this.load(true));
 
-    for (const [value, text] of PROFILES) {
-      const o = el('option', '', text);
-      o.value = value;
-      this.profile.append(o);
-    }
-    this.profile.value = this.settings.defaultProfile;
     this.workers.type = 'number';
     this.workers.min = '1';
     this.workers.max = '10000';
@@ -217,6 +197,7 @@ export class TightpackPanel extends Widget {
       this.cluster = loaded.value;
       this.summary = summary.value;
       this.envelope = envelope;
+      this.setProfiles(summary.value.builtInProfiles);
       if (templates) {
         this.templates = templates.templates;
         this.setTemplates(templates.errors);
@@ -246,6 +227,21 @@ export class TightpackPanel extends Widget {
     this.source.textContent = `${names[e.source.kind] ?? e.source.kind}: ${e.source.detail} · ${this.summary!.nodes.length} nodes · ${age(e.fetchedAt)}`;
     this.source.dataset.kind = e.source.kind;
     this.source.title = [...e.notes, ...(this.summary!.notes ?? [])].join('\n');
+  }
+
+  /** The engine's built-in profiles, once: what each stands for comes from the engine. */
+  private setProfiles(profiles: BuiltInProfile[]): void {
+    if (this.profile.options.length) return;
+    for (const p of profiles) {
+      const o = el('option', '', p.description);
+      o.value = p.name;
+      this.profile.append(o);
+    }
+    this.profile.value = profiles.some((p) => p.name === this.settings.defaultProfile) ? this.settings.defaultProfile : profiles[0].name;
+  }
+
+  private chosenProfile(): BuiltInProfile | undefined {
+    return this.summary?.builtInProfiles.find((p) => p.name === this.profile.value);
   }
 
   private setTemplates(errors: string[]): void {
@@ -305,12 +301,14 @@ export class TightpackPanel extends Widget {
       this.answer.classList.add('tp-stale');
       return;
     }
-    const pod = workerPod(this.template.pod, form.settings, this.envelope!.admission?.extendedResourceToleration ?? false);
+    const pod = workerPod(this.template.pod, form.settings);
+    const profile = this.chosenProfile();
     const placed = this.cluster.place({
       pod,
       replicas: form.settings.workers,
       profile: this.profile.value,
-      release: RELEASES[this.profile.value],
+      ...(profile?.release ? { release: profile.release } : {}),
+      admission: { extendedResourceToleration: this.envelope!.admission?.extendedResourceToleration ?? false },
     });
     if (!placed.ok) {
       this.showError(placed.error);
@@ -320,7 +318,7 @@ export class TightpackPanel extends Widget {
     this.showError('');
     this.answer.classList.remove('tp-stale');
     this.drawAnswer(placed.value, pod);
-    this.code.textContent = startCode(this.template, pod, form.settings.workers, this.profile.value);
+    this.code.textContent = startCode(this.template, pod, form.settings.workers, profile?.schedulerName ?? 'default-scheduler');
     this.podSpec.textContent = JSON.stringify(pod, null, 2);
     this.node.dataset.answerMs = (performance.now() - start).toFixed(2);
     this.node.dataset.answerVersion = String(++this.version);
@@ -345,6 +343,9 @@ export class TightpackPanel extends Widget {
       grow.textContent = `${view.placedAfterScaleUp} more after cluster-autoscaler adds nodes: ${waits.join(', ')}.`;
       children.push(grow);
     }
+
+    const admitted = admissionNotes(p.admission);
+    if (admitted.length) children.push(el('p', 'tp-admission', `The API server ${admitted.join('; ')}.`));
 
     const warned = warnings(p, pod, this.template?.source);
     if (warned.length) {

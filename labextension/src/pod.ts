@@ -1,6 +1,7 @@
 // The worker pod the form describes: the template with the user's cores,
-// memory, GPUs, tolerations and node selector, after what Kubernetes applies
-// before scheduling.
+// memory, GPUs, tolerations and node selector, as the user would create it.
+// What the API server then does to it (defaulting, admission plugins) is the
+// engine's to apply: every place request asks for it.
 import { Container, Pod, Toleration } from './types.js';
 
 export interface WorkerSettings {
@@ -13,7 +14,6 @@ export interface WorkerSettings {
 }
 
 export const DEFAULT_GPU_RESOURCE = 'nvidia.com/gpu';
-const STANDARD = new Set(['cpu', 'memory', 'ephemeral-storage', 'pods']);
 
 /** The container that runs the Dask worker: the one named like it, else the first. */
 export function workerContainer(pod: Pod): Container | undefined {
@@ -26,15 +26,6 @@ export function gpuResource(pod: Pod): string {
   const c = workerContainer(pod);
   const names = Object.keys({ ...c?.resources?.limits, ...c?.resources?.requests });
   return names.find((n) => /gpu/i.test(n)) ?? DEFAULT_GPU_RESOURCE;
-}
-
-/** An extended resource as the ExtendedResourceToleration admission plugin sees one. */
-export function isExtendedResource(name: string): boolean {
-  if (STANDARD.has(name) || name.startsWith('hugepages-') || name.startsWith('requests.')) return false;
-  const slash = name.indexOf('/');
-  if (slash < 0) return false;
-  const domain = name.slice(0, slash);
-  return domain !== 'kubernetes.io' && !domain.endsWith('.kubernetes.io');
 }
 
 /** "12884901888" (bytes, as KubeSpawner and dask-gateway write memory) -> "12Gi". */
@@ -63,12 +54,10 @@ export function settingsOf(pod: Pod, workers: number): WorkerSettings {
 }
 
 /**
- * The pod Kubernetes would schedule: requests and limits set from the form
- * (Dask workers run with requests equal to limits), and with
- * `extendedResourceToleration` the toleration that admission plugin adds for
- * each extended resource the pod asks for.
+ * The pod the user would create: requests and limits set from the form (Dask
+ * workers run with requests equal to limits).
  */
-export function workerPod(template: Pod, s: WorkerSettings, extendedResourceToleration: boolean): Pod {
+export function workerPod(template: Pod, s: WorkerSettings): Pod {
   const pod: Pod = JSON.parse(JSON.stringify(template));
   pod.spec = pod.spec ?? {};
   pod.spec.containers = pod.spec.containers?.length ? pod.spec.containers : [{ name: 'worker' }];
@@ -88,14 +77,7 @@ export function workerPod(template: Pod, s: WorkerSettings, extendedResourceTole
   }
   c.resources = { requests, limits };
   pod.spec.nodeSelector = { ...s.nodeSelector };
-  const tolerations = [...s.tolerations];
-  if (extendedResourceToleration) {
-    for (const name of Object.keys(requests).filter(isExtendedResource)) {
-      const present = tolerations.some((t) => t.key === name && (t.operator ?? 'Equal') === 'Exists' && (t.effect ?? '') === 'NoSchedule');
-      if (!present) tolerations.push({ key: name, operator: 'Exists', effect: 'NoSchedule' });
-    }
-  }
-  pod.spec.tolerations = tolerations;
+  pod.spec.tolerations = [...s.tolerations];
   return pod;
 }
 

@@ -3,7 +3,7 @@
 // the panel draws, the fixes and warnings, and the code it offers.
 import { readFileSync } from 'node:fs';
 import { loadEngine } from '@tightpack/wasm';
-import { fixes, warnings } from '../lib/advice.js';
+import { admissionNotes, fixes, warnings } from '../lib/advice.js';
 import { startCode } from '../lib/codegen.js';
 import { parseSelector, parseTolerations, readableMemory, settingsOf, tolerationText, workerPod } from '../lib/pod.js';
 import { cpuError, formatWait, memoryError, parseQuantity } from '../lib/quantity.js';
@@ -33,8 +33,8 @@ beforeAll(async () => {
 });
 
 function place(settings, profile = 'tightpack', extendedResourceToleration = true, release = undefined) {
-  const pod = workerPod(template.pod, settings, extendedResourceToleration);
-  const r = cluster.place({ pod, replicas: settings.workers, profile, release });
+  const pod = workerPod(template.pod, settings);
+  const r = cluster.place({ pod, replicas: settings.workers, profile, release, admission: { extendedResourceToleration } });
   expect(r.error).toBeUndefined();
   return { pod, placement: r.value };
 }
@@ -57,15 +57,24 @@ describe('quantities', () => {
 });
 
 describe('the worker pod', () => {
-  test('takes the form and what admission adds for GPUs', () => {
+  test('takes the form; the engine admits it, advice words that', () => {
     const s = { ...settingsOf(template.pod, 4), gpus: 1 };
-    const pod = workerPod(template.pod, s, true);
+    const pod = workerPod(template.pod, s);
     const c = pod.spec.containers[0];
     expect(c.resources.requests).toEqual({ cpu: '1', memory: '4Gi', 'nvidia.com/gpu': '1' });
     expect(c.resources.limits['nvidia.com/gpu']).toBe('1');
-    expect(pod.spec.tolerations).toContainEqual({ key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' });
-    expect(workerPod(template.pod, s, false).spec.tolerations).toEqual([daskToleration]);
+    expect(pod.spec.tolerations).toEqual([daskToleration]);
     expect(template.pod.spec.tolerations).toEqual([daskToleration]);  // the template is not changed
+    // A GPU given only as a limit: the API server sets the request and, in GKE, the toleration.
+    const limitOnly = { spec: { containers: [{ name: 'worker', resources: { limits: { 'nvidia.com/gpu': '1' } } }] } };
+    const placed = cluster.place({ pod: limitOnly, replicas: 1, admission: { extendedResourceToleration: true } }).value;
+    expect(admissionNotes(placed.admission)).toEqual([
+      'sets request nvidia.com/gpu 1 from its limit in worker',
+      'adds toleration nvidia.com/gpu:NoSchedule (ExtendedResourceToleration)',
+    ]);
+    const without = cluster.place({ pod: limitOnly, replicas: 1 }).value;
+    expect(admissionNotes(without.admission)).toEqual(['sets request nvidia.com/gpu 1 from its limit in worker']);
+    expect(placed.placed + (placed.scaleUp?.pools.length ?? 0)).toBeGreaterThan(without.placed + (without.scaleUp?.pools.length ?? 0));
   });
   test('tolerations and selectors read back what they print', () => {
     const text = [daskToleration, { key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' }].map(tolerationText).join('\n');
@@ -173,19 +182,20 @@ describe('the answer', () => {
 describe('copy code', () => {
   test('a KubeCluster with the worker spec and schedulerName', () => {
     const s = { ...settingsOf(template.pod, 20), gpus: 1 };
-    const pod = workerPod(template.pod, s, true);
-    const code = startCode(template, pod, 20, 'tightpack');
+    const pod = workerPod(template.pod, s);
+    const code = startCode(template, pod, 20, summary.builtInProfiles.find((p) => p.name === 'tightpack').schedulerName);
     expect(code).toContain('from dask_kubernetes.operator import KubeCluster, make_cluster_spec');
     expect(code).toContain('worker["schedulerName"] = "tightpack"');
     expect(code).toContain('"nvidia.com/gpu": "1"');
     expect(code).toContain('"key": "dask"');
     expect(code).toContain('cluster.scale(20)');
     expect(code).toContain('namespace="daskhub"');
-    expect(startCode(template, pod, 20, 'default')).not.toContain('schedulerName');
+    expect(startCode(template, pod, 20, 'default-scheduler')).not.toContain('schedulerName');
+    expect(startCode(template, pod, 20, 'jupyterhub-user-scheduler')).toContain('worker["schedulerName"] = "jupyterhub-user-scheduler"');
   });
   test('dask-gateway options', () => {
     const gw = { ...template, source: 'dask-gateway', start: { kind: 'gateway', address: 'http://gw', options: { worker_cores: 1, worker_memory: 4 } } };
-    const pod = workerPod(template.pod, { ...settingsOf(template.pod, 5), cores: '2', memory: '8Gi' }, false);
+    const pod = workerPod(template.pod, { ...settingsOf(template.pod, 5), cores: '2', memory: '8Gi' });
     const code = startCode(gw, pod, 5, 'tightpack');
     expect(code).toContain('Gateway("http://gw")');
     expect(code).toContain('options.worker_cores = 2');

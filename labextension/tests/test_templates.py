@@ -80,13 +80,12 @@ async def test_kubecluster_settings_from_the_dask_config(dask_config, service_ac
     container = pod["spec"]["containers"][0]
     assert container["args"][:2] == ["dask", "worker"]
     assert container["env"] == [{"name": "EXTRA_PIP_PACKAGES", "value": "s3fs"}]
-    # admission: memory and the GPU get their limits as requests, cpu keeps its request,
-    # and the GPU a toleration (the demo snapshot is GKE)
-    assert container["resources"]["requests"] == {"cpu": "1500m", "memory": "8Gi",
-                                                  "nvidia.com/gpu": "1"}
-    assert pod["spec"]["tolerations"] == [
-        {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
-    assert any("ExtendedResourceToleration" in n for n in kube["notes"])
+    # as the client sends it: admission (requests from limits, the GPU toleration) is the
+    # engine's, applied when the sidebar places the pod
+    assert container["resources"]["requests"] == {"cpu": "1500m"}
+    assert container["resources"]["limits"]["nvidia.com/gpu"] == "1"
+    assert "tolerations" not in pod["spec"]
+    assert not any("admission" in n.lower() for n in kube["notes"])
 
 
 async def test_custom_cluster_spec(dask_config, tmp_path, get):
@@ -293,20 +292,11 @@ async def test_profiles_from_the_demo(get):
 
     gpu = by_id(body)["profile:gpu-worker-t4"]
     container = gpu["pod"]["spec"]["containers"][0]
-    # the GPU limit became a request (defaulting), which brings the toleration (GKE)
-    assert container["resources"]["requests"] == {"cpu": "3", "memory": str(20 * 1024**3),
-                                                  "nvidia.com/gpu": "1"}
-    assert gpu["pod"]["spec"]["tolerations"] == [
-        {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
-
-
-@pytest.mark.parametrize("tightpack_settings", [{"extended_resource_toleration": False}])
-async def test_no_gpu_toleration_when_the_plugin_is_off(get):
-    status, body = await get("templates")
-    assert status == 200
-    gpu = by_id(body)["profile:gpu-worker-t4"]
+    # as KubeSpawner sends it: the GPU a limit only; its request and toleration come from
+    # the API server, which the engine models when the sidebar places the pod
+    assert container["resources"]["requests"] == {"cpu": "3", "memory": str(20 * 1024**3)}
+    assert container["resources"]["limits"]["nvidia.com/gpu"] == "1"
     assert "tolerations" not in gpu["pod"]["spec"]
-    assert gpu["pod"]["spec"]["containers"][0]["resources"]["requests"]["nvidia.com/gpu"] == "1"
 
 
 async def test_published_profiles_from_a_snapshot_file(tmp_path, tightpack, get):
@@ -343,11 +333,10 @@ async def test_published_profiles_from_a_snapshot_file(tmp_path, tightpack, get)
     assert spec["schedulerName"] == "jupyterhub-user-scheduler"
     assert spec["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][
         "nodeSelectorTerms"][0]["matchExpressions"][0]["key"] == "pool"
-    # an Equal toleration does not match the plugin's Exists one: both are there
+    # the profile's own toleration only: ExtendedResourceToleration's is the engine's to add
     assert spec["tolerations"] == [
         {"key": "nvidia.com/gpu", "operator": "Equal", "value": "present",
-         "effect": "NoSchedule"},
-        {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
+         "effect": "NoSchedule"}]
 
 
 async def test_templates_survive_a_failing_snapshot(tmp_path, tightpack, get):
@@ -355,5 +344,5 @@ async def test_templates_survive_a_failing_snapshot(tmp_path, tightpack, get):
     status, body = await get("templates")
     assert status == 200
     assert list(by_id(body)) == ["dask-kubernetes"]
-    assert body["errors"][0].startswith("snapshot (for published profiles and admission): ")
+    assert body["errors"][0].startswith("snapshot (for published profiles): ")
     assert "missing.json" in body["errors"][0]

@@ -9,7 +9,6 @@ import pytest
 import yaml
 
 import jupyterlab_tightpack
-from jupyterlab_tightpack import admission
 from jupyterlab_tightpack.quantity import cpu_quantity, parse_byte_spec
 from jupyterlab_tightpack.sources import demo
 
@@ -37,66 +36,6 @@ def container(name="c", requests=None, limits=None):
 
 
 GPU_TOLERATION = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
-
-
-# ---------------------------------------------------------------- admission
-
-def test_requests_default_to_limits_in_containers_and_init_containers():
-    p = pod(container("a", requests={"cpu": "500m"}, limits={"cpu": "2", "memory": "4Gi"}),
-            container("b", limits={"memory": "1Gi"}),
-            init=[container("i", limits={"cpu": "100m"})])
-    admission.admit(p, extended_resource_toleration=False)
-    a, b = p["spec"]["containers"]
-    assert a["resources"]["requests"] == {"cpu": "500m", "memory": "4Gi"}  # own request kept
-    assert b["resources"]["requests"] == {"memory": "1Gi"}
-    assert p["spec"]["initContainers"][0]["resources"]["requests"] == {"cpu": "100m"}
-    assert "tolerations" not in p["spec"]
-
-
-def test_gpu_limit_gets_a_request_and_the_toleration():
-    p = pod(container(limits={"nvidia.com/gpu": "1"}))
-    notes = admission.admit(p, extended_resource_toleration=True)
-    assert p["spec"]["containers"][0]["resources"]["requests"] == {"nvidia.com/gpu": "1"}
-    assert p["spec"]["tolerations"] == [GPU_TOLERATION]
-    assert len(notes) == 2
-
-
-def test_gpu_toleration_not_added_when_the_plugin_is_off():
-    p = pod(container(requests={"nvidia.com/gpu": "1"}))
-    assert admission.admit(p, extended_resource_toleration=False) == []
-    assert "tolerations" not in p["spec"]
-
-
-def test_gpu_toleration_not_duplicated():
-    p = pod(container(requests={"nvidia.com/gpu": "1"}), tolerations=[dict(GPU_TOLERATION)])
-    assert admission.add_extended_resource_tolerations(p) == []
-    assert p["spec"]["tolerations"] == [GPU_TOLERATION]
-
-
-def test_matching_toleration_is_replaced_other_ones_kept():
-    with_seconds = dict(GPU_TOLERATION, tolerationSeconds=30)
-    equal = {"key": "nvidia.com/gpu", "operator": "Equal", "value": "present",
-             "effect": "NoSchedule"}
-    p = pod(container(requests={"nvidia.com/gpu": "1"}), tolerations=[equal, with_seconds])
-    admission.add_extended_resource_tolerations(p)
-    assert p["spec"]["tolerations"] == [equal, GPU_TOLERATION]
-
-
-def test_several_extended_resources_in_sorted_order_init_containers_too():
-    p = pod(container(requests={"nvidia.com/gpu": "1", "cpu": "1"}),
-            init=[container("i", requests={"example.com/fpga": "1"})])
-    admission.add_extended_resource_tolerations(p)
-    assert [t["key"] for t in p["spec"]["tolerations"]] == ["example.com/fpga", "nvidia.com/gpu"]
-
-
-@pytest.mark.parametrize("name,extended", [
-    ("cpu", False), ("memory", False), ("ephemeral-storage", False), ("hugepages-2Mi", False),
-    ("kubernetes.io/foo", False), ("example.kubernetes.io/foo", False),
-    ("requests.example.com/foo", False), ("nvidia.com/gpu", True), ("amd.com/gpu", True),
-    ("example.com/Bad_Name", True), ("example.com/-bad", False), ("a/b/c", False),
-])
-def test_is_extended_resource(name, extended):
-    assert admission.is_extended_resource(name) is extended
 
 
 # ---------------------------------------------------------------- quantities

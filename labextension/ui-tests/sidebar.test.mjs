@@ -51,13 +51,16 @@ async function poolsShown() {
     Object.fromEntries(boxes.map((b) => [b.dataset.pool, { workers: Number(b.dataset.workers), adds: Number(b.dataset.adds), addedWorkers: Number(b.dataset.addedWorkers) }])));
 }
 
-/** The same figures from the native `tightpack predict` on the pod the panel scheduled. */
+/**
+ * The same figures from the native `tightpack predict` on the pod the panel scheduled,
+ * admitted as a GKE API server would (the demo is GKE: the panel asks the same).
+ */
 function poolsPredicted(pod, workers, profile) {
   const dir = mkdtempSync(path.join(tmpdir(), 'tightpack-ui-'));
   writeFileSync(path.join(dir, 'pod.json'), pod);
   const r = spawnSync(native, ['predict', '--cluster', path.join(demoDir, 'cluster.json'), '--pod',
     path.join(dir, 'pod.json'), '--replicas', String(workers), '--pools', path.join(demoDir, 'pools.json'),
-    '--scheduler-name', profile, '--output', 'json'], { encoding: 'utf8' });
+    '--scheduler-name', profile, '--extended-resource-toleration', '--output', 'json'], { encoding: 'utf8' });
   // 0: every worker runs, 3: some never do; both print the answer.
   assert.ok(r.status === 0 || r.status === 3, `tightpack predict exited ${r.status}: ${r.stderr}`);
   return JSON.parse(r.stdout);

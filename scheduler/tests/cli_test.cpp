@@ -14,7 +14,7 @@ using testing::run_cli;
 
 TEST(Cli, HelpForEveryCommand) {
   EXPECT_EQ(run_cli({"--help"}).code, kOk);
-  for (const char* cmd : {"replay", "predict"}) {
+  for (const char* cmd : {"replay", "predict", "admit"}) {
     CliRun r = run_cli({cmd, "--help"});
     EXPECT_EQ(r.code, kOk) << cmd;
     EXPECT_NE(r.out.find(std::string("tightpack ") + cmd), std::string::npos) << r.out;
@@ -58,6 +58,44 @@ TEST(Predict, UnschedulableReplicasExitWithThreeAndTheMessage) {
   EXPECT_EQ(r.code, kUnschedulable);
   EXPECT_NE(r.out.find("1 replica(s) unschedulable: 0/10 nodes are available:"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Insufficient nvidia.com/gpu"), std::string::npos) << r.out;
+}
+
+TEST(Admit, DefaultsAdmitsAndNamesWhatItCannotRead) {
+  const std::string gpu =
+      R"({"spec": {"containers": [{"name": "nb", "resources": {"limits": {"nvidia.com/gpu": "1"}}}]}})";
+  auto plain = run_cli({"admit"}, gpu);
+  EXPECT_EQ(plain.code, kOk) << plain.err;
+  EXPECT_NE(plain.out.find(R"("requests":{"nvidia.com/gpu":"1"})"), std::string::npos) << plain.out;
+  EXPECT_NE(plain.out.find(R"("by":"DefaultTolerationSeconds")"), std::string::npos) << plain.out;
+  EXPECT_EQ(plain.out.find("ExtendedResourceToleration"), std::string::npos) << plain.out;
+  auto gke = run_cli({"admit", "--extended-resource-toleration", "-"}, gpu);
+  EXPECT_NE(gke.out.find(R"({"by":"ExtendedResourceToleration","toleration":{"key":"nvidia.com/gpu")"),
+            std::string::npos)
+      << gke.out;
+  auto bad = run_cli({"admit"}, R"({"spec": {"containers": [{"resources": {"limits": "1"}}]}})");
+  EXPECT_EQ(bad.code, kInputError);
+  EXPECT_EQ(bad.err, "tightpack admit: -: $.spec.containers[0].resources.limits: expected an object, got a string\n");
+  EXPECT_EQ(run_cli({"admit", "a", "b"}).code, kUsage);
+}
+
+TEST(Predict, AdmitsThePodFirst) {
+  // The demo's GPU pool is tainted nvidia.com/gpu; a GKE API server makes a GPU pod tolerate it.
+  const std::string gpu = R"({"metadata": {"name": "g"}, "spec": {"containers": [{"name": "nb",
+      "resources": {"limits": {"nvidia.com/gpu": "1", "cpu": "1", "memory": "4Gi"}}}]}})";
+  const std::vector<std::string> args{"predict", "--cluster", source("examples/daskhub-demo/cluster.json"),
+                                      "--pod", "-", "--replicas", "1"};
+  auto plain = run_cli(args, gpu);
+  EXPECT_EQ(plain.code, kUnschedulable) << plain.out;
+  EXPECT_NE(plain.out.find("untolerated taint"), std::string::npos) << plain.out;
+  auto with = args;
+  with.push_back("--extended-resource-toleration");
+  auto gke = run_cli(with, gpu);
+  EXPECT_EQ(gke.code, kOk) << gke.out;
+  EXPECT_NE(gke.out.find("Admitted: tolerates nvidia.com/gpu:NoSchedule (ExtendedResourceToleration)"),
+            std::string::npos)
+      << gke.out;
+  EXPECT_NE(gke.out.find("Admitted: container nb requests nvidia.com/gpu 1 (its limit)"), std::string::npos)
+      << gke.out;
 }
 
 TEST(Predict, PodFromStandardInput) {

@@ -2,15 +2,22 @@
 
 Nodes, classes, CSI objects and bound volumes are written here, as the API server stores
 them once GKE, the PD CSI driver and the controllers have run (no client code makes them).
-So is the API server's admission of what the clients send (admit()): DefaultStorageClass
-gives a claim without a class the default one, ExtendedResourceToleration gives a pod that
-requests nvidia.com/gpu a toleration of that taint (GKE enables it); the scenario format
-applies no admission of its own (../shared/corpus/README.md).
+The scenario format applies no admission of its own (../shared/corpus/README.md), so the
+API server's admission of what the clients send is applied here: a pod's by `tightpack admit
+--extended-resource-toleration` (GKE enables that plugin), the engine's admission, which
+tests/scheduler/test_admission.py holds against kube-apiserver's; a claim's
+DefaultStorageClass (the default class when it names none) by admit_claim.
 """
 
 from __future__ import annotations
 
 import copy
+import json
+import os
+import subprocess
+from pathlib import Path
+
+TIGHTPACK = Path(os.environ.get("TIGHTPACK", Path(__file__).resolve().parents[2] / "build/release/scheduler/tightpack"))
 
 ZONES = ("us-central1-a", "us-central1-b")
 ZONE_KEY = "topology.kubernetes.io/zone"
@@ -114,17 +121,11 @@ def admit_claim(claim: dict) -> dict:
 
 
 def admit_pod(pod: dict) -> dict:
-    """ExtendedResourceToleration admission: a toleration per extended resource requested."""
-    p = copy.deepcopy(pod)
-    wanted = set()
-    for c in p["spec"].get("containers", []) + p["spec"].get("initContainers", []):
-        for part in ("requests", "limits"):
-            wanted.update(k for k in ((c.get("resources") or {}).get(part) or {})
-                          if "/" in k and not k.startswith("kubernetes.io/"))
-    for key in sorted(wanted):
-        p["spec"].setdefault("tolerations", []).append(
-            {"key": key, "operator": "Exists", "effect": "NoSchedule"})
-    return p
+    """The pod as the API server stores it: defaulting, DefaultTolerationSeconds and
+    ExtendedResourceToleration (a toleration per extended resource requested)."""
+    r = subprocess.run([str(TIGHTPACK), "admit", "--extended-resource-toleration", "-"],
+                       input=json.dumps(pod), capture_output=True, text=True, timeout=30, check=True)
+    return json.loads(r.stdout)["pod"]
 
 
 def provisioned(claim: dict, zone: str) -> tuple[dict, dict]:

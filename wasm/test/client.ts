@@ -9,8 +9,11 @@ export async function example(snapshot: Uint8Array): Promise<string[]> {
   if (!loaded.ok) return [loaded.error];
   const cluster = loaded.value;
   const n: number = cluster.loaded.nodes + cluster.loaded.pods + cluster.loaded.pendingPods + cluster.loaded.pools;
-  const placed: Result<Placement> = cluster.place({ pod: {}, replicas: 3, profile: 'tightpack' });
+  const placed: Result<Placement> = cluster.place({
+    pod: {}, replicas: 3, profile: 'tightpack', admission: { extendedResourceToleration: true },
+  });
   if (placed.ok) {
+    for (const c of placed.value.admission) lines.push(c.by === 'defaulting' ? `${c.container} ${c.request}` : `${c.toleration.key ?? '*'}`);
     for (const node of placed.value.nodes) lines.push(`${node.node} ${node.pool ?? '-'} ${node.cpu.requestedAfter}`);
     for (const p of placed.value.placements) lines.push(`${p.pod} ${p.node ?? 'pending'} ${p.tiedNodes}`);
     if (placed.value.unschedulable) {
@@ -29,6 +32,7 @@ export async function example(snapshot: Uint8Array): Promise<string[]> {
   }
   const summary = cluster.summary();
   if (summary.ok) {
+    for (const p of summary.value.builtInProfiles) lines.push(`${p.name} ${p.schedulerName} ${p.release ?? 'newest'} ${p.description}`);
     for (const node of summary.value.nodes) {
       const gpus: number | undefined = node.allocatable['nvidia.com/gpu'];
       lines.push(`${node.name} ${node.requested.cpu}/${node.allocatable.cpu} ${gpus ?? 0} ${node.taints.join(',')}`);

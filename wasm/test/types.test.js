@@ -170,6 +170,19 @@ describe('answers have the declared shapes', () => {
     expect(gpus.scaleUp.unplaced.length).toBeGreaterThan(0);
     expectShape(gpus, 'Placement');
   });
+  test('Placement with every kind of admission change', () => {
+    const gpu = {
+      pod: { metadata: { name: 'gpu' }, spec: { containers: [{ name: 'nb', resources: { limits: { 'nvidia.com/gpu': '1', memory: '8Gi' } } }] } },
+      replicas: 1,
+      admission: { extendedResourceToleration: true },
+    };
+    const p = cluster.place(gpu).value;
+    expect(p.admission.map((c) => c.by)).toEqual(['defaulting', 'defaulting', 'DefaultTolerationSeconds', 'DefaultTolerationSeconds', 'ExtendedResourceToleration']);
+    expectShape(p, 'Placement');
+    expect(cluster.place({ ...gpu, admission: { extendedResourceTolerations: true } }).error).toBe(
+      '$.admission.extendedResourceTolerations: unknown field (extendedResourceToleration)',
+    );
+  });
   test('Explanation', () => expectShape(cluster.explain({ pod: worker(1).pod, profile: 'tightpack' }).value, 'Explanation'));
   test('Explanation of a pod that fits nowhere', () => {
     const r = cluster.explain({ pod: worker(1, { cpu: '64' }).pod }).value;

@@ -192,8 +192,16 @@ json::object WhatIfCluster::summary() const {
   }
   json::array profiles;
   for (const Profile& p : config_.profiles) profiles.emplace_back(p.scheduler_name);
-  for (const char* builtin : {"default", "most-allocated", "rtc", "tightpack"}) profiles.emplace_back(builtin);
+  json::array built_in;
+  for (const BuiltInProfile& p : kBuiltInProfiles) {
+    profiles.emplace_back(p.name);
+    built_in.push_back(json::object{{"name", p.name},
+                                    {"schedulerName", p.scheduler_name},
+                                    {"release", *p.release ? json::value(p.release) : json::value(nullptr)},
+                                    {"description", p.description}});
+  }
   o["profiles"] = std::move(profiles);
+  o["builtInProfiles"] = std::move(built_in);
   return o;
 }
 

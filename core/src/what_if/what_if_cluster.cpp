@@ -83,7 +83,7 @@ Result<Profile> WhatIfCluster::profile(std::string_view name, const Pod& pod) co
     std::string configured;
     for (const Profile& p : config_.profiles) configured += ", " + p.scheduler_name;
     return Error{"profile", "no profile " + quote_value(name) +
-                                " (built in: default, most-allocated, rtc, tightpack" + configured + ")"};
+                                " (built in: " + built_in_profile_names() + configured + ")"};
   }
   return std::move(*builtin);
 }
