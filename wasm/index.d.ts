@@ -35,7 +35,9 @@ export class Engine {
   autoscale(scenario: JsonInput): string;
   /**
    * Decodes a cluster snapshot once: a v1 List as `kubectl get nodes,pods -A -o json`
-   * prints it (DaemonSets, controllers and PodDisruptionBudgets may be listed too),
+   * prints it (DaemonSets, controllers, PodDisruptionBudgets, Services, Namespaces,
+   * PersistentVolumeClaims, PersistentVolumes, StorageClasses and CSI objects may be
+   * listed too; an unbound claim without a class gets the default one),
    * a NodeList or PodList, or {"nodes": [...], "pods": [...]}.
    */
   loadCluster(snapshot: JsonInput, options?: ClusterOptions): Result<Cluster>;
@@ -267,6 +269,11 @@ export interface Unplaced {
   poolsAtMax: { pool: string; maxSize: number }[];
   /** Resources they ask for that no pool offers. */
   unoffered: string[];
+  /**
+   * Pools below their max size that would take them but for their volumes
+   * (a disk in another zone): where they could run if the volume were elsewhere.
+   */
+  blockedByVolumes: string[];
 }
 
 export interface PoolDetail {

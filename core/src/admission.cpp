@@ -187,6 +187,20 @@ Result<AdmittedPod> admit_pod(const json::value& pod, const AdmissionOptions& op
   return admitted;
 }
 
+void assign_default_storage_class(ApiObjects& objects) {
+  const StorageClass* chosen = nullptr;
+  for (const StorageClass& c : objects.storage_classes) {
+    if (!c.is_default) continue;
+    if (!chosen || c.created > chosen->created || (c.created == chosen->created && c.name < chosen->name)) chosen = &c;
+  }
+  if (!chosen) return;
+  for (PersistentVolumeClaim& claim : objects.claims) {
+    if (!claim.class_unset || !claim.volume_name.empty()) continue;
+    claim.class_name = chosen->name;
+    claim.class_unset = false;
+  }
+}
+
 json::array encode_admission_changes(const std::vector<AdmissionChange>& changes) {
   json::array out;
   for (const AdmissionChange& c : changes) {

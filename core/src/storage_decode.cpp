@@ -8,6 +8,7 @@
 
 #include "decode_detail.hpp"
 #include "json_read.hpp"
+#include "tightpack/timestamp.hpp"
 #include "tightpack/decode.hpp"
 #include "tightpack/labels.hpp"
 
@@ -35,7 +36,7 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 7> kInTreeSo
 }};
 
 struct Meta {
-  std::string ns, name, uid;
+  std::string ns, name, uid, created;
   Labels labels;
   Labels annotations;
   bool deleting = false;
@@ -57,6 +58,7 @@ Fail read_storage_meta(const json::object& o, const JsonPath& path, bool namespa
     TP_TRY(read_string(*m, "name", mp, out.name));
     if (namespaced) TP_TRY(read_string(*m, "namespace", mp, out.ns));
     TP_TRY(read_string(*m, "uid", mp, out.uid));
+    TP_TRY(read_string(*m, "creationTimestamp", mp, out.created));
     TP_TRY(read_string_map(*m, "labels", mp, out.labels));
     TP_TRY(read_string_map(*m, "annotations", mp, out.annotations));
     if (const json::value* d = member(*m, "deletionTimestamp")) out.deleting = !d->is_null();
@@ -305,6 +307,8 @@ Result<PersistentVolumeClaim> decode_persistent_volume_claim(const json::value& 
       c.class_name = *beta;
     } else if (class_name) {
       c.class_name = *class_name;
+    } else {
+      c.class_unset = true;
     }
     std::string phase;
     TP_TRY(read_phase(o, path, phase));
@@ -389,6 +393,18 @@ Result<StorageClass> decode_storage_class(const json::value& v, const JsonPath& 
     Meta meta;
     TP_TRY(read_storage_meta(o, path, false, meta));
     sc.name = std::move(meta.name);
+    for (const char* key : {"storageclass.kubernetes.io/is-default-class", "storageclass.beta.kubernetes.io/is-default-class"}) {
+      const std::string* v = meta.annotation(key);
+      sc.is_default = sc.is_default || (v && *v == "true");
+    }
+    if (!meta.created.empty()) {
+      auto seconds = rfc3339_seconds(meta.created);
+      if (!seconds) {
+        const JsonPath mp = path.field("metadata");
+        return value_error(mp.field("creationTimestamp"), quote_value(meta.created) + " is not an RFC 3339 time");
+      }
+      sc.created = *seconds;
+    }
     TP_TRY(read_string(o, "provisioner", path, sc.provisioner));
     if (sc.provisioner.empty()) return value_error(path.field("provisioner"), "a StorageClass needs a provisioner");
     std::optional<std::string> mode;

@@ -160,3 +160,76 @@ TEST(WhatIf, ErrorsNameTheDocumentFieldAndValue) {
 
 }  // namespace
 }  // namespace tightpack
+
+namespace tightpack {
+namespace {
+
+// Two GPU pools, one per zone, each a template only; `home` is a notebook's
+// claim: bound to a disk in zone a, or not yet created (no class).
+std::string zonal_cluster(const std::string& home) {
+  return R"({"apiVersion": "v1", "kind": "List", "items": [
+    {"kind": "Node", "metadata": {"name": "core-0", "labels": {"cloud.google.com/gke-nodepool": "core",
+       "topology.kubernetes.io/zone": "z-a", "topology.gke.io/zone": "z-a"}},
+     "status": {"allocatable": {"cpu": "4", "memory": "16Gi", "pods": "110"}}},
+    {"kind": "StorageClass", "metadata": {"name": "old-default", "creationTimestamp": "2024-01-01T00:00:00Z",
+       "annotations": {"storageclass.kubernetes.io/is-default-class": "true"}},
+     "provisioner": "pd.csi.storage.gke.io", "volumeBindingMode": "Immediate"},
+    {"kind": "StorageClass", "metadata": {"name": "standard-rwo", "creationTimestamp": "2025-01-01T00:00:00Z",
+       "annotations": {"storageclass.kubernetes.io/is-default-class": "true"}},
+     "provisioner": "pd.csi.storage.gke.io", "volumeBindingMode": "WaitForFirstConsumer"},
+    {"kind": "PersistentVolume", "metadata": {"name": "pvc-1"},
+     "spec": {"capacity": {"storage": "10Gi"}, "accessModes": ["ReadWriteOnce"], "storageClassName": "standard-rwo",
+              "claimRef": {"namespace": "hub", "name": "claim-alice"},
+              "csi": {"driver": "pd.csi.storage.gke.io", "volumeHandle": "d"},
+              "nodeAffinity": {"required": {"nodeSelectorTerms": [{"matchExpressions": [
+                {"key": "topology.gke.io/zone", "operator": "In", "values": ["z-a"]}]}]}}},
+     "status": {"phase": "Bound"}},
+    )" + home + R"(]})";
+}
+
+constexpr const char* kBoundHome = R"({"kind": "PersistentVolumeClaim",
+  "metadata": {"name": "claim-alice", "namespace": "hub", "annotations": {"pv.kubernetes.io/bind-completed": "yes"}},
+  "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "10Gi"}},
+           "storageClassName": "standard-rwo", "volumeName": "pvc-1"}, "status": {"phase": "Bound"}})";
+constexpr const char* kNewHome = R"({"kind": "PersistentVolumeClaim",
+  "metadata": {"name": "claim-alice", "namespace": "hub"},
+  "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "10Gi"}}}})";
+
+constexpr const char* kZonalPools = R"({"apiVersion": "tightpack.io/v1alpha1", "kind": "NodePools", "pools": [
+  {"name": "gpu-a", "minSize": 0, "maxSize": 0, "template": {"labels": {"cloud.google.com/gke-nodepool": "gpu-a",
+     "topology.kubernetes.io/zone": "z-a", "topology.gke.io/zone": "z-a"},
+     "allocatable": {"cpu": "8", "memory": "30Gi", "pods": "110", "nvidia.com/gpu": "1"}}},
+  {"name": "gpu-b", "minSize": 0, "maxSize": 2, "template": {"labels": {"cloud.google.com/gke-nodepool": "gpu-b",
+     "topology.kubernetes.io/zone": "z-b", "topology.gke.io/zone": "z-b"},
+     "allocatable": {"cpu": "8", "memory": "30Gi", "pods": "110", "nvidia.com/gpu": "1"}}}]})";
+
+constexpr const char* kNotebook = R"({"pod": {"metadata": {"name": "jupyter-alice", "namespace": "hub"},
+  "spec": {"containers": [{"name": "notebook", "resources": {"limits": {"nvidia.com/gpu": "1"}}}],
+           "volumes": [{"name": "home", "persistentVolumeClaim": {"claimName": "claim-alice"}}]}},
+  "replicas": 1})";
+
+TEST(WhatIf, AHomeDiskInAZoneWhosePoolIsAtMaxNamesThePoolThatWouldTakeIt) {
+  auto c = load_what_if_cluster(zonal_cluster(kBoundHome), kZonalPools, "");
+  ASSERT_TRUE(c) << c.error().what();
+  const auto answer = json::parse(place_text(*c, kNotebook)).as_object();
+  ASSERT_FALSE(answer.contains("error")) << answer;
+  const auto& unplaced = answer.at("scaleUp").at("unplaced").as_array();
+  ASSERT_EQ(unplaced.size(), 1u) << answer;
+  EXPECT_EQ(unplaced[0].at("blockedByVolumes"), json::array{"gpu-b"}) << unplaced[0];
+  EXPECT_EQ(unplaced[0].at("poolsAtMax"), json::parse(R"([{"pool": "gpu-a", "maxSize": 0}])")) << unplaced[0];
+}
+
+TEST(WhatIf, AClaimAboutToBeCreatedGetsTheNewestDefaultClass) {
+  // The newest default class waits for the first consumer, so the disk is made
+  // where the notebook goes: pool gpu-b grows. The older, Immediate default
+  // would leave it waiting for its claim.
+  auto c = load_what_if_cluster(zonal_cluster(kNewHome), kZonalPools, "");
+  ASSERT_TRUE(c) << c.error().what();
+  const auto answer = json::parse(place_text(*c, kNotebook)).as_object();
+  ASSERT_FALSE(answer.contains("error")) << answer;
+  EXPECT_EQ(answer.at("scaleUp").at("pools").at(0).at("pool"), "gpu-b") << answer;
+  EXPECT_TRUE(answer.at("scaleUp").at("unplaced").as_array().empty()) << answer;
+}
+
+}  // namespace
+}  // namespace tightpack

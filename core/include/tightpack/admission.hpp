@@ -29,6 +29,7 @@
 
 #include "tightpack/error.hpp"
 #include "tightpack/json_path.hpp"
+#include "tightpack/objects.hpp"
 
 namespace tightpack {
 
@@ -59,5 +60,12 @@ Result<AdmittedPod> admit_pod(const boost::json::value& pod, const AdmissionOpti
 // [{"by": "defaulting", "container", "resource", "request"} |
 //  {"by": <plugin>, "toleration": {...}}]
 boost::json::array encode_admission_changes(const std::vector<AdmissionChange>& changes);
+
+// DefaultStorageClass, as a claim's admission and as the PV controller's
+// retroactive assignment (GA in v1.28) give it: every unbound claim with no
+// class at all gets the default StorageClass (GetDefaultClass: among the
+// classes marked default, the newest, then the first by name). None marked
+// default: nothing changes.
+void assign_default_storage_class(ApiObjects& objects);
 
 }  // namespace tightpack

@@ -68,6 +68,10 @@ struct PersistentVolumeClaim {
   // volume.GetPersistentVolumeClaimClass: the beta annotation, else
   // spec.storageClassName; "" for none.
   std::string class_name;
+  // Neither the annotation nor spec.storageClassName is set (null is not
+  // ""): DefaultStorageClass admission, and the PV controller's retroactive
+  // default class, give such a claim the default class.
+  bool class_unset = false;
   std::string volume_name;                   // spec.volumeName
   bool bind_completed = false;               // pv.kubernetes.io/bind-completed
   std::optional<std::string> selected_node;  // volume.kubernetes.io/selected-node
@@ -122,6 +126,10 @@ struct StorageClass {
   std::string provisioner;
   bool wait_for_first_consumer = false;  // volumeBindingMode, defaulted to Immediate
   std::vector<TopologySelectorTerm> allowed_topologies;  // empty: everywhere
+  // storageclass.kubernetes.io/is-default-class (or the beta key) "true", and
+  // metadata.creationTimestamp in seconds: the newest default is the default.
+  bool is_default = false;
+  int64_t created = 0;
   bool operator==(const StorageClass&) const = default;
 };
 

@@ -89,6 +89,10 @@ struct Unplaced {
   // size (name, max), and resources the replica asks for that no pool offers.
   std::vector<std::pair<std::string, int64_t>> pools_at_max;
   std::vector<std::string> unoffered;
+  // Pools below their max size whose new node would take a replica but for
+  // its volumes (VolumeBinding, VolumeZone: a disk in another zone): where
+  // it could run if the volume were elsewhere.
+  std::vector<std::string> blocked_by_volumes;
 };
 
 struct ScaleUpPrediction {

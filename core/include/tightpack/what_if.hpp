@@ -70,9 +70,13 @@ struct Placement {
 class WhatIfCluster {
  public:
   // The nodes and pods of `snapshot` (a v1 List as `kubectl get nodes,pods -A
-  // -o json` prints it, which may also carry DaemonSets, controllers and
-  // PodDisruptionBudgets; a NodeList or PodList; or {"nodes": […], "pods":
-  // […]}). Profiles: kube-scheduler's default and the built-in ones.
+  // -o json` prints it, which may also carry DaemonSets, controllers,
+  // PodDisruptionBudgets, Services, Namespaces and the storage objects:
+  // claims, volumes, classes, CSI objects; a NodeList or PodList; or
+  // {"nodes": […], "pods": […]}). An unbound claim without a class gets the
+  // default one (assign_default_storage_class): a notebook's home claim
+  // about to be created is given as KubeSpawner sends it. Profiles:
+  // kube-scheduler's default and the built-in ones.
   static Result<WhatIfCluster> load(const boost::json::value& snapshot, const JsonPath& path);
 
   // Answers from now on include cluster-autoscaler's scale-up over these

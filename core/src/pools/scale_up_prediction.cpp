@@ -29,13 +29,16 @@ struct Verdict {
   std::optional<Taint> taint;             // the first untolerated taint
   bool affinity_mismatch = false;         // node selector or required node affinity
   std::vector<std::string> insufficient;  // resource names ("Too many pods" is "pods")
+  // The volume plugins (VolumeBinding, VolumeZone) reject it, and nothing else.
+  bool volume_conflict = false, other_failure = false;
+  bool fails_only_on_volumes() const { return volume_conflict && !other_failure; }
 
   bool resources_fit() const { return insufficient.empty(); }
   bool passes() const { return reasons.empty(); }
 };
 
-Result<Verdict> diagnose(const NodeTemplate& t, const Pod& pod, const Profile& profile) {
-  auto c = Cluster::build({t.node}, t.pods);
+Result<Verdict> diagnose(const NodeTemplate& t, const Pod& pod, const Profile& profile, const ApiObjects& objects) {
+  auto c = Cluster::build({t.node}, t.pods, objects);
   if (!c) return c.error();
   Verdict v;
   for (Plugin filter : profile.filters) {
@@ -50,6 +53,11 @@ Result<Verdict> diagnose(const NodeTemplate& t, const Pod& pod, const Profile& p
                               : plan->filter(*c, 0);
     if (st.ok()) continue;
     for (const std::string& r : plan->reasons(*c, 0, st)) add_unique(v.reasons, r);
+    if (st.plugin == Plugin::VolumeBinding || st.plugin == Plugin::VolumeZone) {
+      v.volume_conflict = true;
+    } else {
+      v.other_failure = true;
+    }
     if (st.plugin == Plugin::TaintToleration && st.taint >= 0) {
       v.taint = c->taints_of_set(c->taint_set(0))[static_cast<size_t>(st.taint)];
     } else if (st.plugin == Plugin::NodeAffinity) {
@@ -209,7 +217,7 @@ Result<std::vector<CaPod>> modelled_pending(const AutoscaleScenario& s,
   std::vector<Pod> pods;
   for (const auto& n : s.nodes) nodes.push_back(n.node);
   for (const auto& p : s.pods) pods.push_back(p.pod);
-  auto c = Cluster::build(std::move(nodes), pods);
+  auto c = Cluster::build(std::move(nodes), pods, s.objects);
   if (!c) return c.error();
   std::vector<std::string> left_out;
   std::string first_error;
@@ -362,7 +370,7 @@ Result<ScaleUpPrediction> predict_scale_up(const ClusterSnapshot& snapshot,
   std::vector<Verdict> verdicts;
   for (const auto& g : s.groups) {
     templates.push_back(autoscaler::group_template(s, g));
-    auto v = diagnose(templates.back(), replica(replicas.pod, stuck.front(), ""), profile);
+    auto v = diagnose(templates.back(), replica(replicas.pod, stuck.front(), ""), profile, s.objects);
     if (!v) return v.error();
     verdicts.push_back(std::move(*v));
   }
@@ -396,6 +404,11 @@ Result<ScaleUpPrediction> predict_scale_up(const ClusterSnapshot& snapshot,
       u.reason = reason;
       u.pools_at_max = facts.pools_at_max;
       u.unoffered = facts.unoffered;
+      for (size_t g = 0; g < s.groups.size(); ++g) {
+        if (verdicts[g].fails_only_on_volumes() && run->target_sizes[g] < s.groups[g].max_size) {
+          u.blocked_by_volumes.push_back(s.groups[g].name);
+        }
+      }
       for (size_t g = 0; g < s.groups.size(); ++g) {
         PoolDetail d{s.groups[g].name, {}, verdicts[g].reasons};
         if (record) {

@@ -59,7 +59,10 @@ Result<ClusterSnapshot> decode_cluster_snapshot(const json::value& v, const Json
       s.listed_kinds.insert(std::string(kind));
       bool known = false;
       if (auto st = decode_api_object(kind, item, p, s.objects, known); !st) return st;
-    } else if ((kind == "Service" || kind == "Namespace") && &item != &v) {
+    } else if ((kind == "Service" || kind == "Namespace" || kind == "PersistentVolumeClaim" ||
+                kind == "PersistentVolume" || kind == "StorageClass" || kind == "CSINode" || kind == "CSIDriver" ||
+                kind == "CSIStorageCapacity") &&
+               &item != &v) {
       bool known = false;
       if (auto st = decode_api_object(kind, item, p, s.objects, known); !st) return st;
     } else if (kind == "PodDisruptionBudget") {

@@ -64,7 +64,8 @@ json::object encode_scale_up(const ScaleUpAnswer& a) {
                                     {"reason", u.reason},
                                     {"pools", std::move(detail)},
                                     {"poolsAtMax", std::move(at_max)},
-                                    {"unoffered", string_array(u.unoffered)}});
+                                    {"unoffered", string_array(u.unoffered)},
+                                    {"blockedByVolumes", string_array(u.blocked_by_volumes)}});
   }
   o["unplaced"] = std::move(unplaced);
   std::vector<std::string> notes = a.resolved.notes;

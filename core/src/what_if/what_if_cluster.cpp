@@ -4,6 +4,7 @@
 #include <tuple>
 #include <set>
 
+#include "tightpack/admission.hpp"
 #include "tightpack/decode.hpp"
 #include "tightpack/framework.hpp"
 #include "tightpack/kube_release.hpp"
@@ -32,6 +33,9 @@ Result<WhatIfCluster> WhatIfCluster::load(const json::value& doc, const JsonPath
   std::vector<const Pod*> pods;
   pods.reserve(snapshot->pods.size());
   for (const auto& p : snapshot->pods) pods.push_back(&p.pod);
+  // A claim about to be created (a notebook's home, before its first spawn)
+  // gets the default class as the API server will give it.
+  assign_default_storage_class(snapshot->objects);
   auto cluster = Cluster::build_from(std::move(nodes), pods, snapshot->objects);
   if (!cluster) return cluster.error();
   return WhatIfCluster(std::move(*snapshot), std::move(*cluster));
