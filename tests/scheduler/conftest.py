@@ -83,6 +83,12 @@ class Schedulers:
         from dask_operator import DaskOperator
         return self._track(DaskOperator(self.cp, self.workdir).start())
 
+    def jupyterhub(self, namespace: str, scheduler_name: str, **kw):
+        """A real JupyterHub with KubeSpawner spawning into `namespace` (jupyterhub.py), started."""
+        from jupyterhub import JupyterHub
+        # tracked before it starts: a hub that does not come up is stopped after the test too
+        return self._track(JupyterHub(self.cp, self.workdir, namespace, scheduler_name, **kw)).start()
+
     def stop_all(self):
         for proc in reversed(self.started):
             proc.stop(timeout=10)

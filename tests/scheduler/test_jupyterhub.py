@@ -1,0 +1,89 @@
+"""A real JupyterHub (6.1.1) with the real KubeSpawner (7.1.0, configured as zero-to-jupyterhub
+4.4.0 configures it) spawning into the test control plane, tightpack as the user scheduler
+(jupyterhub.py; its one test double is the proxy). With the real PV controller and the zonal
+provisioner beside them, the hub's first spawn of a user goes as on a GKE hub: KubeSpawner makes
+the home claim (WaitForFirstConsumer) and the pod, tightpack picks a node, the disk is provisioned
+in that node's zone and bound, and the pod is bound. No kubelet runs, so the spawn stays pending
+in the hub until the test stops it."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness import node_of, parse_quantity, wait_for
+from jupyterhub import HubError
+from test_claims import CLASS, DRIVER, SELECTED, ZONE_KEY, two_zones_of_user_nodes, zonal
+
+SMALL = {"display_name": "Small", "slug": "small", "default": True,
+         "kubespawner_override": {"cpu_guarantee": 0.5, "mem_guarantee": "2G"}}
+LARGE = {"display_name": "Large", "slug": "large",
+         "kubespawner_override": {"cpu_guarantee": 2, "mem_guarantee": "8G"}}
+
+
+@pytest.fixture
+def storage(cluster):
+    """Cluster-scoped objects of the test, deleted after it."""
+    made = []
+    yield made
+    for path in reversed(made):
+        cluster.api.delete(path)
+
+
+def test_a_real_hub_spawns_a_user_that_tightpack_places(cluster, schedulers, storage):
+    api, ns = cluster.api, cluster.ns
+    two_zones_of_user_nodes(cluster, storage)
+    schedulers.controller_manager()
+    schedulers.provisioner(DRIVER, ZONE_KEY, delay=1.0)
+    schedulers.tightpack()  # config/tightpack.yaml: the profile named "tightpack"
+    hub = schedulers.jupyterhub(ns, "tightpack", storage_class=CLASS, profile_list=[SMALL, LARGE])
+    try:
+        hub.create_user("alice")
+        token = hub.user_token("alice")
+        me = hub.whoami(token)
+        assert me["name"] == "alice" and me["kind"] == "user", me
+        with pytest.raises(HubError) as refused:
+            hub.whoami("garbage-" + token[:8])
+        assert refused.value.status in (401, 403), refused.value
+
+        hub.spawn("alice", profile="large")
+        pod = cluster.wait_bound(["jupyter-alice"], timeout=30)[0]
+        node = node_of(pod)
+        zone = {"user-a": "a", "user-b": "b"}[node]
+
+        # KubeSpawner's pod: tightpack as its scheduler, the profile's guarantees, the home claim.
+        assert pod["spec"]["schedulerName"] == "tightpack"
+        assert pod["metadata"]["labels"]["component"] == "singleuser-server"
+        assert pod["metadata"]["annotations"]["hub.jupyter.org/username"] == "alice"
+        # JupyterHub's ByteSpecification reads "8G" as 8 GiB (its K, M, G are powers of 1024).
+        requests = pod["spec"]["containers"][0]["resources"]["requests"]
+        assert (parse_quantity(requests["cpu"]), parse_quantity(requests["memory"])) == (2, 8 * 2**30), requests
+        claims = [v["persistentVolumeClaim"]["claimName"] for v in pod["spec"]["volumes"]
+                  if "persistentVolumeClaim" in v]
+        assert claims == ["claim-alice"], pod["spec"]["volumes"]
+
+        # KubeSpawner's claim, provisioned in the bound node's zone before the pod was bound.
+        claim = api.get(f"/api/v1/namespaces/{ns}/persistentvolumeclaims/claim-alice")
+        assert claim["metadata"]["annotations"]["hub.jupyter.org/username"] == "alice"
+        assert claim["metadata"]["labels"]["component"] == "singleuser-storage"
+        assert claim["spec"]["storageClassName"] == CLASS
+        assert claim["metadata"]["annotations"][SELECTED] == node
+        assert claim["status"]["phase"] == "Bound", claim["status"]
+        pv = api.get(f"/api/v1/persistentvolumes/{claim['spec']['volumeName']}")
+        storage.append(f"/api/v1/persistentvolumes/{pv['metadata']['name']}")
+        assert pv["metadata"]["annotations"]["pv.kubernetes.io/provisioned-by"] == DRIVER
+        assert pv["spec"]["nodeAffinity"] == zonal(zone), (node, pv["spec"]["nodeAffinity"])
+
+        # The hub still waits for the server (no kubelet runs the pod).
+        server = hub.server("alice")
+        assert server is not None and server["pending"] == "spawn" and not server["ready"], server
+
+        # Stopping the spawn: KubeSpawner deletes the pod (grace 0), the claim stays.
+        hub.stop_server("alice")
+        wait_for(lambda: not [p for p in cluster.pods() if p["metadata"]["name"] == "jupyter-alice"],
+                 20, "KubeSpawner to delete jupyter-alice", diagnostics=cluster.describe_pods)
+        assert api.get(f"/api/v1/namespaces/{ns}/persistentvolumeclaims/claim-alice")
+    finally:
+        try:
+            hub.stop_server("alice")
+        except Exception as e:  # noqa: BLE001 - the hub is stopped after the test in any case
+            print(f"\nstopping alice's server after the test: {e!r}")
