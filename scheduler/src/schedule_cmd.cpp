@@ -14,6 +14,7 @@
 #include "daemon/daemon_config.hpp"
 #include "daemon/delegated_auth.hpp"
 #include "daemon/http_server.hpp"
+#include "daemon/hub_auth.hpp"
 #include "daemon/leader_election.hpp"
 #include "daemon/metrics.hpp"
 #include "daemon/published_profiles.hpp"
@@ -53,6 +54,9 @@ until SIGTERM (docs/scheduler.md).
   --snapshot-token-file FILE
                          a shared bearer token that also gets /snapshot (the notebook
                          servers' token, from a Secret; re-read when it changes)
+  --hub-api-url URL      the JupyterHub API (e.g. http://hub:8081/hub/api): serves /home,
+                         each notebook user's own home claims and their volumes, to the
+                         user's JupyterHub token (as the hub says whose it is)
   --probe-listen HOST:PORT
                          /healthz, /readyz and /livez alone, on a port of their own, so
                          that no load on --listen delays the kubelet's probes (default: none)
@@ -91,7 +95,8 @@ int schedule(const std::vector<std::string>& argv, std::istream& in, std::ostrea
   std::string error;
   if (!parse_args(argv,
                   {"--config", "--kubeconfig", "--pools", "--publish", "--listen", "--probe-listen", "--identity",
-                   "--bind-workers", "--tls-cert-file", "--tls-private-key-file", "--snapshot-token-file"},
+                   "--bind-workers", "--tls-cert-file", "--tls-private-key-file", "--snapshot-token-file",
+                   "--hub-api-url"},
                   {"--help"}, a, error) ||
       !a.positional.empty()) {
     err << "tightpack schedule: " << (error.empty() ? "unexpected argument " + quote_value(a.positional[0]) : error)
@@ -207,6 +212,15 @@ int schedule(const std::vector<std::string>& argv, std::istream& in, std::ostrea
   const std::string snapshot_token_file =
       a.options.count("--snapshot-token-file") ? a.options["--snapshot-token-file"] : "";
   const std::string probe_listen = a.options.count("--probe-listen") ? a.options["--probe-listen"] : "";
+  std::optional<daemon::HubAuth> hub;
+  if (a.options.count("--hub-api-url")) {
+    auto endpoint = daemon::parse_hub_api_url(a.options["--hub-api-url"]);
+    if (!endpoint) {
+      err << "tightpack schedule: " << endpoint.error().what() << "\n";
+      return kUsage;
+    }
+    hub.emplace(std::move(*endpoint));
+  }
 
   // Signals are taken by this thread only, with sigtimedwait: every thread
   // started from here on inherits the blocked mask.
@@ -259,8 +273,22 @@ int schedule(const std::vector<std::string>& argv, std::istream& in, std::ostrea
   daemon::HttpServer http;
   auto serve = [&](const daemon::HttpRequest& req) -> daemon::HttpAnswer {
     if (auto probe = probes(req.path)) return *probe;
+    if (req.path == "/home") {
+      if (!hub) return text_answer(404, "not found: /home is served with --hub-api-url\n");
+      const daemon::HubDecision who = hub->check(req.authorization);
+      if (who.status != 200) {
+        if (who.status == 503) log_warning(who.reason);
+        daemon::HttpAnswer a = text_answer(who.status, json::serialize(json::object{{"error", who.reason}}));
+        a.content_type = "application/json";
+        return a;
+      }
+      if (!scheduler.synced()) return text_answer(503, "the watch cache has not synced yet\n");
+      daemon::HttpAnswer a = text_answer(200, scheduler.home(who.user));
+      a.content_type = "application/json";
+      return a;
+    }
     if (req.path != "/metrics" && req.path != "/snapshot") {
-      return text_answer(404, "not found: try /healthz, /readyz, /livez, /metrics or /snapshot\n");
+      return text_answer(404, "not found: try /healthz, /readyz, /livez, /metrics, /snapshot or /home\n");
     }
     if (auto decision = auth.check(req.authorization, req.path); decision.status != 200) {
       if (decision.status == 503) log_warning("cannot authorize a request for " + req.path + ": " + decision.reason);
@@ -289,7 +317,7 @@ int schedule(const std::vector<std::string>& argv, std::istream& in, std::ostrea
   daemon::HttpLimits secure_limits;
   // What costs the daemon (and, for a caller it cannot vouch for, the API
   // server a TokenReview) waits its turn; probes never do.
-  secure_limits.paced_paths = {"/metrics", "/snapshot"};
+  secure_limits.paced_paths = {"/metrics", "/snapshot", "/home"};
   auto started = http.start(listen, serve, secure_limits, "--listen", &*certificate);
   if (!started) {
     err << "tightpack schedule: " << started.error().what() << "\n";

@@ -8,6 +8,8 @@ in the hub until the test stops it."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from harness import node_of, parse_quantity, wait_for
@@ -87,3 +89,79 @@ def test_a_real_hub_spawns_a_user_that_tightpack_places(cluster, schedulers, sto
             hub.stop_server("alice")
         except Exception as e:  # noqa: BLE001 - the hub is stopped after the test in any case
             print(f"\nstopping alice's server after the test: {e!r}")
+
+
+def _home(tp, token):
+    """GET /home as the sidebar's server extension asks it: the hub token in JupyterHub's scheme."""
+    from harness import http_request
+    headers = {"Authorization": f"token {token}"} if token is not None else {}
+    status, _, body = http_request(tp.base + "/home", 10, None, headers=headers)
+    return status, (json.loads(body) if body.startswith("{") else body)
+
+
+def test_home_gives_each_hub_user_her_own_claims_and_nobody_elses(cluster, schedulers, storage):
+    """/home on the real hub's word: alice, spawned once, gets her claim and its disk's zone; bob,
+    never spawned, gets nothing of hers; no token, a garbage one and a service's are refused; the
+    shared /snapshot carries the classes and no claim. A hub that stops answering makes /home
+    say so (503) without touching the cache of a token it already vouched for."""
+    api, ns = cluster.api, cluster.ns
+    two_zones_of_user_nodes(cluster, storage)
+    schedulers.controller_manager()
+    schedulers.provisioner(DRIVER, ZONE_KEY, delay=0.5)
+    hub = schedulers.jupyterhub(ns, "tightpack", storage_class=CLASS)
+    tp = schedulers.tightpack(extra_args=["--hub-api-url", hub.api_url])
+    try:
+        for user in ("alice", "bob"):
+            hub.create_user(user)
+        alice, bob = hub.user_token("alice"), hub.user_token("bob")
+        hub.spawn("alice")
+        node = node_of(cluster.wait_bound(["jupyter-alice"], timeout=30)[0])
+        zone = {"user-a": "a", "user-b": "b"}[node]
+        wait_for(lambda: api.get(f"/api/v1/namespaces/{ns}/persistentvolumeclaims/claim-alice")["status"]
+                 .get("phase") == "Bound", 20, "claim-alice to be bound")
+
+        last = []
+
+        def alice_home():
+            status, body = last[:] = _home(tp, alice)
+            return body if status == 200 and len(body["items"]) == 2 else None
+
+        body = wait_for(alice_home, 20, "/home to list alice's bound claim and its volume",
+                        diagnostics=lambda: f"last answer: {last}")
+        assert body["user"] == "alice"
+        [claim] = body["claims"]
+        assert (claim["namespace"], claim["name"], claim["server"]) == (ns, "claim-alice", ""), claim
+        kinds = [i["kind"] for i in body["items"]]
+        assert kinds == ["PersistentVolumeClaim", "PersistentVolume"], kinds
+        pv = body["items"][1]
+        assert claim["volume"] == pv["metadata"]["name"]
+        assert pv["spec"]["nodeAffinity"] == zonal(zone), pv["spec"]
+        assert "csi" in pv["spec"] and "volumeAttributes" not in pv["spec"]["csi"]
+        # What the engine reads of them: `tightpack predict` accepts them beside the nodes.
+        assert body["items"][0]["metadata"]["annotations"]["pv.kubernetes.io/bind-completed"] == "yes"
+
+        status, mine = _home(tp, bob)
+        assert status == 200 and mine == {"user": "bob", "claims": [], "items": []}, mine
+        assert "claim-alice" not in json.dumps(mine)
+
+        for token in (None, "", "garbage-" + alice[:6], "two words"):
+            status, refused = _home(tp, token)
+            assert status == 401, (token, status, refused)
+            assert alice not in json.dumps(refused)
+
+        snap = tp.snapshot()
+        kinds = {i["kind"] for i in snap["cluster"]["items"]}
+        assert "StorageClass" in kinds and not kinds & {"PersistentVolumeClaim", "PersistentVolume"}, kinds
+        assert "claim-alice" not in json.dumps(snap) and "alice" not in json.dumps(snap)
+    finally:
+        try:
+            hub.stop_server("alice")
+        except Exception as e:  # noqa: BLE001 - the hub is stopped after the test in any case
+            print(f"\nstopping alice's server after the test: {e!r}")
+
+    # The hub gone: alice's answer is cached for a minute; an unknown token gets 503, not 401.
+    hub.stop()
+    status, body = _home(tp, alice)
+    assert status == 200 and body["user"] == "alice", (status, body)
+    status, body = _home(tp, bob + "x")
+    assert status == 503 and "cannot ask the hub" in body["error"], (status, body)

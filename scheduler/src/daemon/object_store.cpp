@@ -79,6 +79,20 @@ Result<DecodedObject> decode_watched(std::string_view kind, const json::value& o
   bool known = false;
   if (auto s = decode_api_object(kind, object, JsonPath(kind), d.one, known); !s) return s.error();
   if (!known) return Error{"kind", "not a kind the scheduler watches: " + std::string(kind)};
+  if (kind == "PersistentVolumeClaim") {
+    const json::object* annotations = nullptr;
+    if (const auto* m = object.as_object().if_contains("metadata"); m && m->is_object()) {
+      if (const auto* a = m->as_object().if_contains("annotations"); a && a->is_object()) annotations = &a->as_object();
+    }
+    const auto text = [&](const char* key) -> std::optional<std::string> {
+      const json::value* v = annotations ? annotations->if_contains(key) : nullptr;
+      if (!v || !v->is_string()) return std::nullopt;
+      return std::string(v->as_string());
+    };
+    if (auto user = text("hub.jupyter.org/username"); user && !user->empty()) {
+      d.hub_owner = HubOwner{*user, text("hub.jupyter.org/servername").value_or("")};
+    }
+  }
   return d;
 }
 
@@ -106,6 +120,12 @@ std::map<std::string, uint64_t>* ObjectStore::versions(std::string_view kind) {
 void ObjectStore::replace(std::string_view kind, std::vector<DecodedObject> items) {
   auto* v = versions(kind);
   if (v) v->clear();
+  if (kind == "PersistentVolumeClaim") {
+    claim_owners_.clear();
+    for (const auto& item : items) {
+      if (item.hub_owner) claim_owners_[item.key] = *item.hub_owner;
+    }
+  }
   with_map(kind, [&](auto& map, auto member) {
     map.clear();
     for (auto& item : items) {
@@ -118,6 +138,13 @@ void ObjectStore::replace(std::string_view kind, std::vector<DecodedObject> item
 
 bool ObjectStore::upsert(std::string_view kind, DecodedObject item) {
   if (auto* v = versions(kind)) (*v)[item.key] = item.resource_version;
+  if (kind == "PersistentVolumeClaim") {
+    if (item.hub_owner) {
+      claim_owners_[item.key] = *item.hub_owner;
+    } else {
+      claim_owners_.erase(item.key);
+    }
+  }
   bool changed = false;
   with_map(kind, [&](auto& map, auto member) { changed = put(map, std::move(item.key), item.one.*member); });
   return changed;
@@ -125,6 +152,7 @@ bool ObjectStore::upsert(std::string_view kind, DecodedObject item) {
 
 bool ObjectStore::remove(std::string_view kind, const std::string& key) {
   if (auto* v = versions(kind)) v->erase(key);
+  if (kind == "PersistentVolumeClaim") claim_owners_.erase(key);
   bool changed = false;
   with_map(kind, [&](auto& map, auto) { changed = map.erase(key) > 0; });
   return changed;
@@ -145,6 +173,16 @@ bool ObjectStore::storage_listed() const {
     if (k.storage && !listed_.count(std::string_view(k.kind))) return false;
   }
   return true;
+}
+
+std::vector<std::pair<const PersistentVolumeClaim*, HubOwner>> ObjectStore::claims_of_hub_user(
+    const std::string& user) const {
+  std::vector<std::pair<const PersistentVolumeClaim*, HubOwner>> out;
+  for (const auto& [key, owner] : claim_owners_) {
+    if (owner.user != user) continue;
+    if (const PersistentVolumeClaim* c = claim(key)) out.emplace_back(c, owner);
+  }
+  return out;
 }
 
 const PersistentVolumeClaim* ObjectStore::claim(const std::string& key) const {

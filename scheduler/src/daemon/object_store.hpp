@@ -8,6 +8,7 @@
 #include <boost/json/value.hpp>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -45,12 +46,21 @@ inline constexpr WatchedKind kWatchedKinds[] = {
     {"/apis/storage.k8s.io/v1/csistoragecapacities", "CSIStorageCapacity", "csistoragecapacities", true},
 };
 
+// Whose home a claim is: KubeSpawner annotates the claims it makes with the
+// hub user's name (hub.jupyter.org/username, unescaped) and, for a named
+// server, the server's (hub.jupyter.org/servername).
+struct HubOwner {
+  std::string user, server;
+  bool operator==(const HubOwner&) const = default;
+};
+
 // One decoded object: its key (namespace/name, or name for cluster-scoped
 // kinds) and an ApiObjects holding it alone.
 struct DecodedObject {
   std::string key;
   ApiObjects one;
   uint64_t resource_version = 0;  // metadata.resourceVersion (etcd's revision), 0 when absent
+  std::optional<HubOwner> hub_owner;  // claims KubeSpawner made
 };
 
 // metadata.resourceVersion as a number (0 when absent or not a decimal):
@@ -92,6 +102,11 @@ class ObjectStore {
   uint64_t claim_version(const std::string& key) const;
   uint64_t volume_version(const std::string& name) const;
 
+  // The claims KubeSpawner made for hub user `user`, in key order.
+  std::vector<std::pair<const PersistentVolumeClaim*, HubOwner>> claims_of_hub_user(const std::string& user) const;
+  // Every StorageClass, by name.
+  const std::map<std::string, StorageClass>& storage_classes() const { return classes_; }
+
   // Everything, in key order, as Cluster::build takes it; or only the
   // workload objects, as Cluster::replace_workload_objects takes them.
   ApiObjects objects() const;
@@ -112,6 +127,7 @@ class ObjectStore {
   std::map<std::string, CsiDriver> csi_drivers_;
   std::map<std::string, CsiStorageCapacity> capacities_;
   std::map<std::string, uint64_t> claim_versions_, volume_versions_;
+  std::map<std::string, HubOwner> claim_owners_;  // by claim key
   std::set<std::string, std::less<>> listed_;
 };
 

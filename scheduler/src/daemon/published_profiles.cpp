@@ -166,7 +166,14 @@ json::value override(Withholder& w, const json::value& v, const std::string& pat
       {"init_containers", containers},
       {"extra_containers", containers},
       {"extra_container_config", container_config},
-      {"extra_pod_config", pod_config}};
+      {"extra_pod_config", pod_config},
+      // The home claim: which claim the pod mounts (a template such as
+      // "{pvc_name}" for a user's own) and how KubeSpawner makes a new one.
+      {"volumes", volumes},
+      {"storage_pvc_ensure", verbatim},
+      {"storage_class", verbatim},
+      {"storage_capacity", verbatim},
+      {"storage_access_modes", verbatim}};
   return w.keep(v, path, kRules);
 }
 

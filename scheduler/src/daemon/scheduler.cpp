@@ -5,6 +5,7 @@
 #include <random>
 
 #include "daemon/snapshot.hpp"
+#include "daemon/storage_publish.hpp"
 #include "log.hpp"
 #include "tightpack/labels.hpp"
 #include "tightpack/decode.hpp"
@@ -774,6 +775,15 @@ void Scheduler::event(const std::string& ns, const std::string& name, const std:
 }
 
 // ------------------------------------------------------------------ snapshot
+
+std::string Scheduler::home(const std::string& user) {
+  json::object answer;
+  {
+    auto lock = lock_for_update();
+    answer = home_answer(cache_.objects(), user);
+  }
+  return json::serialize(answer);
+}
 
 std::shared_ptr<const Scheduler::PublishedSnapshot> Scheduler::snapshot(std::chrono::milliseconds interval) {
   std::lock_guard build(snapshot_m_);

@@ -71,6 +71,9 @@ class Scheduler {
     std::string etag;
   };
   std::shared_ptr<const PublishedSnapshot> snapshot(std::chrono::milliseconds interval = kSnapshotInterval);
+
+  // /home's answer for a hub user the hub has vouched for (storage_publish.hpp).
+  std::string home(const std::string& user);
   static constexpr std::chrono::milliseconds kSnapshotInterval{3000};
 
  private:

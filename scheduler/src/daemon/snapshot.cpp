@@ -1,5 +1,7 @@
 #include "daemon/snapshot.hpp"
 
+#include "daemon/storage_publish.hpp"
+
 #include <boost/json.hpp>
 #include <map>
 #include <random>
@@ -165,6 +167,8 @@ json::object redacted_snapshot(const ClusterCache& cache, const json::value& sch
                                const std::optional<json::value>& pools, const Published& published, uint64_t seed) {
   json::array items;
   for (const auto& [name, n] : cache.nodes()) items.push_back(node(n));
+  // The classes say how a notebook's first home claim will be provisioned.
+  for (const auto& [name, c] : cache.objects().storage_classes()) items.push_back(published_storage_class(c));
   // Pseudonyms are drawn in key order (so that one seed gives one snapshot,
   // whatever the hash order) and the pods listed in pseudonym order.
   std::map<std::string, const PodRecord*> held;

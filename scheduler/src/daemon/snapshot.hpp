@@ -2,7 +2,9 @@
 // extension reads (cluster, pools, schedulerConfiguration, profiles), with the
 // cluster redacted. Every user of the hub can read it, so it names no pod,
 // image, environment variable or label: each bound pod becomes an anonymous
-// pod carrying only what placement and scale-down read. Pods, namespaces and
+// pod carrying only what placement and scale-down read; StorageClasses are
+// published as the cluster's (storage_publish.hpp), claims and volumes are
+// not (a user's own come from /home). Pods, namespaces and
 // controllers get pseudonyms drawn at random for each snapshot (from `seed`),
 // and pods are listed in the order of their pseudonyms, so that neither the
 // names nor the order say which pod is whose, nor follow one from one
