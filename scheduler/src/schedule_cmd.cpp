@@ -57,6 +57,9 @@ until SIGTERM (docs/scheduler.md).
   --hub-api-url URL      the JupyterHub API (e.g. http://hub:8081/hub/api): serves /home,
                          each notebook user's own home claims and their volumes, to the
                          user's JupyterHub token (as the hub says whose it is)
+  --hub-namespace NS     the namespace of that hub's user pods and claims; /home lists
+                         claims there only (default: every namespace, for a cluster
+                         with one hub)
   --probe-listen HOST:PORT
                          /healthz, /readyz and /livez alone, on a port of their own, so
                          that no load on --listen delays the kubelet's probes (default: none)
@@ -96,7 +99,7 @@ int schedule(const std::vector<std::string>& argv, std::istream& in, std::ostrea
   if (!parse_args(argv,
                   {"--config", "--kubeconfig", "--pools", "--publish", "--listen", "--probe-listen", "--identity",
                    "--bind-workers", "--tls-cert-file", "--tls-private-key-file", "--snapshot-token-file",
-                   "--hub-api-url"},
+                   "--hub-api-url", "--hub-namespace"},
                   {"--help"}, a, error) ||
       !a.positional.empty()) {
     err << "tightpack schedule: " << (error.empty() ? "unexpected argument " + quote_value(a.positional[0]) : error)
@@ -221,6 +224,11 @@ int schedule(const std::vector<std::string>& argv, std::istream& in, std::ostrea
     }
     hub.emplace(std::move(*endpoint));
   }
+  const std::string hub_namespace = a.options.count("--hub-namespace") ? a.options["--hub-namespace"] : "";
+  if (!hub_namespace.empty() && !hub) {
+    err << "tightpack schedule: --hub-namespace needs --hub-api-url\n" << kScheduleHelp;
+    return kUsage;
+  }
 
   // Signals are taken by this thread only, with sigtimedwait: every thread
   // started from here on inherits the blocked mask.
@@ -283,7 +291,7 @@ int schedule(const std::vector<std::string>& argv, std::istream& in, std::ostrea
         return a;
       }
       if (!scheduler.synced()) return text_answer(503, "the watch cache has not synced yet\n");
-      daemon::HttpAnswer a = text_answer(200, scheduler.home(who.user));
+      daemon::HttpAnswer a = text_answer(200, scheduler.home(who.user, hub_namespace));
       a.content_type = "application/json";
       return a;
     }

@@ -187,6 +187,13 @@ TEST(StoragePublish, HomeListsTheUsersClaimsAndTheirVolumesOnly) {
   const std::string text = json::serialize(home);
   for (const char* other : {"bob", "pv-b", "alice2", "scratch"}) EXPECT_EQ(text.find(other), std::string::npos) << other;
 
+  // Another hub's alice, in another namespace: not hers when the hub's namespace is given.
+  add("PersistentVolumeClaim", R"({"metadata": {"name": "claim-alice", "namespace": "other-hub",
+    "annotations": {"hub.jupyter.org/username": "alice"}}, "spec": {}})");
+  EXPECT_EQ(home_answer(store, "alice").at("claims").as_array().size(), 3u);
+  EXPECT_EQ(home_answer(store, "alice", "jhub").at("claims").as_array().size(), 2u);
+  store.remove("PersistentVolumeClaim", "other-hub/claim-alice");
+
   // A claim whose annotation is removed, or that is deleted, is no longer hers.
   add("PersistentVolumeClaim", R"({"metadata": {"name": "claim-alice-gpu", "namespace": "jhub"}, "spec": {}})");
   store.remove("PersistentVolumeClaim", "jhub/claim-alice");

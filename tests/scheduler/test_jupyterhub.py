@@ -1,6 +1,7 @@
 """A real JupyterHub (6.1.1) with the real KubeSpawner (7.1.0, configured as zero-to-jupyterhub
-4.4.0 configures it) spawning into the test control plane, tightpack as the user scheduler
-(jupyterhub.py; its one test double is the proxy). With the real PV controller and the zonal
+4.4.0 configures it) spawning into the test control plane, tightpack or the real kube-scheduler
+with zero-to-jupyterhub's profile as the user scheduler (jupyterhub.py; its one test double is
+the proxy). With the real PV controller and the zonal
 provisioner beside them, the hub's first spawn of a user goes as on a GKE hub: KubeSpawner makes
 the home claim (WaitForFirstConsumer) and the pod, tightpack picks a node, the disk is provisioned
 in that node's zone and bound, and the pod is bound. No kubelet runs, so the spawn stays pending
@@ -12,7 +13,7 @@ import json
 
 import pytest
 
-from harness import node_of, parse_quantity, wait_for
+from harness import FLAVOURS, node_of, parse_quantity, wait_for
 from jupyterhub import HubError
 from test_claims import CLASS, DRIVER, SELECTED, ZONE_KEY, two_zones_of_user_nodes, zonal
 
@@ -31,13 +32,17 @@ def storage(cluster):
         cluster.api.delete(path)
 
 
-def test_a_real_hub_spawns_a_user_that_tightpack_places(cluster, schedulers, storage):
+@pytest.mark.parametrize("flavour", ["tightpack", "kube-z2jh"])
+def test_a_real_hub_spawns_a_user_that_the_scheduler_places(cluster, schedulers, storage, flavour):
+    """The same spawn into tightpack and into the real kube-scheduler with zero-to-jupyterhub's
+    profile: both place KubeSpawner's pod and have its first claim provisioned where they put it."""
     api, ns = cluster.api, cluster.ns
+    scheduler_name = FLAVOURS[flavour]["scheduler_name"]
     two_zones_of_user_nodes(cluster, storage)
     schedulers.controller_manager()
     schedulers.provisioner(DRIVER, ZONE_KEY, delay=1.0)
-    schedulers.tightpack()  # config/tightpack.yaml: the profile named "tightpack"
-    hub = schedulers.jupyterhub(ns, "tightpack", storage_class=CLASS, profile_list=[SMALL, LARGE])
+    schedulers.flavour(flavour)
+    hub = schedulers.jupyterhub(ns, scheduler_name, storage_class=CLASS, profile_list=[SMALL, LARGE])
     try:
         hub.create_user("alice")
         token = hub.user_token("alice")
@@ -52,8 +57,8 @@ def test_a_real_hub_spawns_a_user_that_tightpack_places(cluster, schedulers, sto
         node = node_of(pod)
         zone = {"user-a": "a", "user-b": "b"}[node]
 
-        # KubeSpawner's pod: tightpack as its scheduler, the profile's guarantees, the home claim.
-        assert pod["spec"]["schedulerName"] == "tightpack"
+        # KubeSpawner's pod: the scheduler under test, the profile's guarantees, the home claim.
+        assert pod["spec"]["schedulerName"] == scheduler_name
         assert pod["metadata"]["labels"]["component"] == "singleuser-server"
         assert pod["metadata"]["annotations"]["hub.jupyter.org/username"] == "alice"
         # JupyterHub's ByteSpecification reads "8G" as 8 GiB (its K, M, G are powers of 1024).
@@ -109,7 +114,7 @@ def test_home_gives_each_hub_user_her_own_claims_and_nobody_elses(cluster, sched
     schedulers.controller_manager()
     schedulers.provisioner(DRIVER, ZONE_KEY, delay=0.5)
     hub = schedulers.jupyterhub(ns, "tightpack", storage_class=CLASS)
-    tp = schedulers.tightpack(extra_args=["--hub-api-url", hub.api_url])
+    tp = schedulers.tightpack(extra_args=["--hub-api-url", hub.api_url, "--hub-namespace", ns])
     try:
         for user in ("alice", "bob"):
             hub.create_user(user)
@@ -143,6 +148,8 @@ def test_home_gives_each_hub_user_her_own_claims_and_nobody_elses(cluster, sched
         status, mine = _home(tp, bob)
         assert status == 200 and mine == {"user": "bob", "claims": [], "items": []}, mine
         assert "claim-alice" not in json.dumps(mine)
+        # Earlier tests' alices (other namespaces, as other hubs) are not this hub's alice.
+        assert {c["namespace"] for c in body["claims"]} == {ns}
 
         for token in (None, "", "garbage-" + alice[:6], "two words"):
             status, refused = _home(tp, token)

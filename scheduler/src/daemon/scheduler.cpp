@@ -776,11 +776,11 @@ void Scheduler::event(const std::string& ns, const std::string& name, const std:
 
 // ------------------------------------------------------------------ snapshot
 
-std::string Scheduler::home(const std::string& user) {
+std::string Scheduler::home(const std::string& user, const std::string& hub_namespace) {
   json::object answer;
   {
     auto lock = lock_for_update();
-    answer = home_answer(cache_.objects(), user);
+    answer = home_answer(cache_.objects(), user, hub_namespace);
   }
   return json::serialize(answer);
 }

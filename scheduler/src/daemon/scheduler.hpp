@@ -73,7 +73,7 @@ class Scheduler {
   std::shared_ptr<const PublishedSnapshot> snapshot(std::chrono::milliseconds interval = kSnapshotInterval);
 
   // /home's answer for a hub user the hub has vouched for (storage_publish.hpp).
-  std::string home(const std::string& user);
+  std::string home(const std::string& user, const std::string& hub_namespace);
   static constexpr std::chrono::milliseconds kSnapshotInterval{3000};
 
  private:

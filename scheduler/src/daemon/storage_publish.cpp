@@ -126,9 +126,10 @@ json::object published_storage_class(const StorageClass& c) {
   return o;
 }
 
-json::object home_answer(const ObjectStore& objects, const std::string& user) {
+json::object home_answer(const ObjectStore& objects, const std::string& user, const std::string& hub_namespace) {
   json::array claims, items, volumes;
   for (const auto& [claim, owner] : objects.claims_of_hub_user(user)) {
+    if (!hub_namespace.empty() && claim->ns != hub_namespace) continue;
     const PersistentVolume* volume = claim->volume_name.empty() ? nullptr : objects.volume(claim->volume_name);
     claims.push_back(json::object{{"namespace", claim->ns},
                                   {"name", claim->name},

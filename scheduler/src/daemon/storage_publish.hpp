@@ -24,7 +24,10 @@ boost::json::object published_storage_class(const StorageClass& storage_class);
 
 // /home's answer for hub user `user`: {"user", "claims": [{"namespace",
 // "name", "server", "volume"}], "items": [claims, then the volumes bound to
-// them]}. Only claims KubeSpawner made for that user (HubOwner).
-boost::json::object home_answer(const ObjectStore& objects, const std::string& user);
+// them]}. Only claims KubeSpawner made for that user (HubOwner), and only in
+// `hub_namespace` when it is set: a cluster with two hubs may have two
+// users of one name.
+boost::json::object home_answer(const ObjectStore& objects, const std::string& user,
+                                const std::string& hub_namespace = "");
 
 }  // namespace tightpack::daemon
