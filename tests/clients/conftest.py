@@ -13,24 +13,19 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(ROOT / "tests" / "conformance"))
 sys.path.insert(0, str(ROOT / "labextension"))  # the sidebar's server extension
+
+import z2jh  # noqa: E402  (tests/clients, on the path above)
 TIGHTPACK = Path(os.environ.get("TIGHTPACK", ROOT / "build/release/scheduler/tightpack"))
 REFERENCE = Path(os.environ.get("REFERENCE", ROOT / "build/conformance/kube-scheduler-reference"))
 # zero-to-jupyterhub's released charts run their user-scheduler on v1.30.14.
 REFERENCE_V130 = Path(os.environ.get("REFERENCE_V130", ROOT / "build/conformance/kube-scheduler-reference-v1.30.14"))
 
-KUBECONFIG = """apiVersion: v1
-kind: Config
-clusters: [{name: nowhere, cluster: {server: "https://127.0.0.1:9"}}]
-users: [{name: nobody, user: {token: unused}}]
-contexts: [{name: nowhere, context: {cluster: nowhere, user: nobody}}]
-current-context: nowhere
-"""
 
 
 @pytest.fixture(scope="session", autouse=True)
 def kubeconfig(tmp_path_factory):
     path = tmp_path_factory.mktemp("kube") / "config"
-    path.write_text(KUBECONFIG)
+    path.write_text(z2jh.NOWHERE_KUBECONFIG)
     os.environ["KUBECONFIG"] = str(path)
     yield path
 

@@ -30,6 +30,16 @@ import copy
 
 from traitlets.config import Config  # noqa: F401 (tests build bare configs)
 
+# KubeSpawner loads a kubeconfig even when it builds pods without a cluster (its _mock mode):
+# one that points nowhere serves.
+NOWHERE_KUBECONFIG = """apiVersion: v1
+kind: Config
+clusters: [{name: nowhere, cluster: {server: "https://127.0.0.1:9"}}]
+users: [{name: nobody, user: {token: unused}}]
+contexts: [{name: nowhere, context: {cluster: nowhere, user: nobody}}]
+current-context: nowhere
+"""
+
 RELEASE = "jhub"  # the Helm release name: get_name("user-scheduler") is "<release>-user-scheduler"
 NODE_PURPOSE = {"matchExpressions": [{"key": "hub.jupyter.org/node-purpose",
                                       "operator": "In", "values": ["user"]}]}

@@ -15,16 +15,16 @@ import subprocess
 
 import pytest
 
-import os
-from pathlib import Path
-
 from dask_operator import CLIENTS_PYTHON
 from harness import ROOT, TIGHTPACK, parse_quantity
 
 CLIENT_PODS = r"""
-import json, sys
+import json, os, sys, tempfile
 sys.path.insert(0, sys.argv[1])
 import clients, cluster, z2jh
+kubeconfig = os.path.join(tempfile.mkdtemp(), "config")
+open(kubeconfig, "w").write(z2jh.NOWHERE_KUBECONFIG)
+os.environ["KUBECONFIG"] = kubeconfig
 config = z2jh.kubespawner_config(profile_list=[cluster.CPU_PROFILE, cluster.GPU_PROFILE])
 pods = {}
 pods["kubespawner-gpu"] = clients.notebook("dave", config, profile="gpu")[0]
@@ -70,23 +70,9 @@ EDGE_CASES = {
 }
 
 
-# KubeSpawner loads a kubeconfig even when it builds pods without a cluster (its _mock
-# mode): one that points nowhere, as tests/clients gives it.
-NOWHERE_KUBECONFIG = """apiVersion: v1
-kind: Config
-clusters: [{name: nowhere, cluster: {server: "https://127.0.0.1:9"}}]
-users: [{name: nobody, user: {token: unused}}]
-contexts: [{name: nowhere, context: {cluster: nowhere, user: nobody}}]
-current-context: nowhere
-"""
-
-
-def _client_pods(tmp: Path) -> dict:
-    kubeconfig = tmp / "nowhere.kubeconfig"
-    kubeconfig.write_text(NOWHERE_KUBECONFIG)
-    env = {**os.environ, "KUBECONFIG": str(kubeconfig)}
+def _client_pods() -> dict:
     r = subprocess.run([str(CLIENTS_PYTHON), "-c", CLIENT_PODS, str(ROOT / "tests" / "clients")],
-                       capture_output=True, text=True, timeout=120, env=env)
+                       capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr[-3000:]
     return json.loads(r.stdout)
 
@@ -122,8 +108,8 @@ def _tightpack_admit(pod: dict) -> dict:
 
 
 @pytest.fixture(scope="module")
-def client_pods(tmp_path_factory):
-    return _client_pods(tmp_path_factory.mktemp("clients"))
+def client_pods():
+    return _client_pods()
 
 
 @pytest.mark.parametrize("case", ["kubespawner-gpu", "kubespawner-default", "operator-gpu-worker",

@@ -15,21 +15,12 @@ import pytest
 
 from harness import FLAVOURS, node_of, parse_quantity, wait_for
 from jupyterhub import HubError
-from test_claims import CLASS, DRIVER, SELECTED, ZONE_KEY, two_zones_of_user_nodes, zonal
+from test_claims import CLASS, DRIVER, SELECTED, ZONE_KEY, storage, two_zones_of_user_nodes, zonal  # noqa: F401
 
 SMALL = {"display_name": "Small", "slug": "small", "default": True,
          "kubespawner_override": {"cpu_guarantee": 0.5, "mem_guarantee": "2G"}}
 LARGE = {"display_name": "Large", "slug": "large",
          "kubespawner_override": {"cpu_guarantee": 2, "mem_guarantee": "8G"}}
-
-
-@pytest.fixture
-def storage(cluster):
-    """Cluster-scoped objects of the test, deleted after it."""
-    made = []
-    yield made
-    for path in reversed(made):
-        cluster.api.delete(path)
 
 
 @pytest.mark.parametrize("flavour", ["tightpack", "kube-z2jh"])
