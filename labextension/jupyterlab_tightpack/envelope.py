@@ -27,6 +27,9 @@ class Snapshot:
     dask_gateway: Optional[dict] = None
     extended_resource_toleration: Optional[bool] = None  # what the source says, if it says
     notes: list = field(default_factory=list)
+    # The user's own claims, from the scheduler's /home (home.py): {"user", "claims"}. Never
+    # read from a snapshot document: /snapshot is the same for every user.
+    home: Optional[dict] = None
 
 
 def _is_cluster_list(value: Any) -> bool:

@@ -47,15 +47,18 @@ async def get_json(
     headers: Optional[dict] = None,
     ca_file: Optional[str] = None,
     verify: bool = True,
+    follow_redirects: bool = True,
 ) -> Any:
     """GET ``url`` and decode its JSON body.
 
     Raises HTTPStatusError for an HTTP error status and SourceError for everything
     else (unreachable, timeout, TLS, not JSON); both messages start with ``what`` and
-    the URL.
+    the URL. With ``follow_redirects`` off a redirect is an HTTPStatusError: a request
+    carrying a credential meant for one server must not be replayed to another.
     """
     document, _ = await get_json_unless(url, None, what=what, timeout=timeout, headers=headers,
-                                        ca_file=ca_file, verify=verify)
+                                        ca_file=ca_file, verify=verify,
+                                        follow_redirects=follow_redirects)
     return document
 
 
@@ -68,6 +71,7 @@ async def get_json_unless(
     headers: Optional[dict] = None,
     ca_file: Optional[str] = None,
     verify: bool = True,
+    follow_redirects: bool = True,
 ) -> tuple:
     """(document, its ETag), or (None, etag) when the server answers 304 Not Modified to
     ``If-None-Match: etag``: the document the caller holds is still current. Errors as
@@ -82,7 +86,7 @@ async def get_json_unless(
         request_timeout=timeout,
         ca_certs=ca_file if ca_file and os.path.exists(ca_file) else None,
         validate_cert=verify,
-        follow_redirects=True,
+        follow_redirects=follow_redirects,
     )
     client = AsyncHTTPClient(
         force_instance=True, max_body_size=MAX_BODY_BYTES, max_buffer_size=MAX_BODY_BYTES
@@ -97,6 +101,11 @@ async def get_json_unless(
         client.close()
     if response.code == 304 and etag:
         return None, etag
+    if 300 <= response.code < 400 and not follow_redirects:
+        target = response.headers.get("Location", "")
+        raise HTTPStatusError(
+            f"{what} {url} answered HTTP {response.code} {response.reason} (a redirect"
+            f"{' to ' + target if target else ''}): not followed", response.code)
     if response.code == 599 or (response.error is not None and response.code < 400):
         error = response.error
         cause = f"{type(error).__name__}: {error}" if error is not None else "no response"

@@ -28,6 +28,9 @@ The hub's own settings (its default tolerations, node affinity, scheduler name, 
 guarantees: what zero-to-jupyterhub's values become) apply under every profile when the
 tightpack scheduler publishes them (``kubespawnerDefaults``): a profile's override replaces a
 setting of the same name wholesale, as KubeSpawner sets each overridden trait.
+
+    volumes (those naming a claim)  -> spec.volumes: the user's home claim, the claim the
+                                      first spawn creates, or a shared claim (home.py)
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ import copy
 import re
 from typing import Any, Optional
 
+from . import home
 from .quantity import cpu_quantity, parse_byte_spec, resource_quantity
 
 HUB_DEFAULTS_NOTE = ("the hub's own KubeSpawner settings (published by the tightpack scheduler) "
@@ -77,8 +81,9 @@ def effective_override(profile: dict, notes: list) -> dict:
     return override
 
 
-def build_pod(override: dict, slug: str, namespace: str) -> dict:
-    """The notebook pod KubeSpawner makes for this override (ValueError on a bad value)."""
+def build_pod(override: dict, slug: str, namespace: str, volumes: Optional[list] = None) -> dict:
+    """The notebook pod KubeSpawner makes for this override (ValueError on a bad value), with
+    ``volumes`` (its claim volumes, resolved by home.claim_volumes)."""
     requests: dict = {}
     limits: dict = {}
     if override.get("cpu_guarantee"):
@@ -141,6 +146,8 @@ def build_pod(override: dict, slug: str, namespace: str) -> dict:
             affinity[key] = terms
     if affinity:
         spec["affinity"] = affinity
+    if volumes:
+        spec["volumes"] = copy.deepcopy(volumes)
     _merge(spec, override.get("extra_pod_config"))
 
     labels = {"component": "singleuser-server"}
@@ -152,9 +159,12 @@ def build_pod(override: dict, slug: str, namespace: str) -> dict:
 
 
 def template(profile: dict, index: int, namespace: str,
-             hub_defaults: Optional[dict] = None) -> tuple:
+             hub_defaults: Optional[dict] = None,
+             home_context: Optional[home.HomeContext] = None) -> tuple:
     """(template or None, errors) for one profile_list entry, over the hub's own settings
-    (``hub_defaults``, KubeSpawner trait names) when they are known."""
+    (``hub_defaults``, KubeSpawner trait names) when they are known. With ``home_context``
+    the pod mounts the claims the settings' ``volumes`` name, in that context's namespace
+    (where KubeSpawner puts the user's pod and claims)."""
     display = profile.get("display_name")
     slug = profile.get("slug") or slugify(str(display or f"profile-{index}"))
     slug = str(slug)
@@ -165,7 +175,13 @@ def template(profile: dict, index: int, namespace: str,
         if not isinstance(override, dict):
             raise ValueError("kubespawner_override is not a mapping")
         override = {**copy.deepcopy(hub_defaults or {}), **override}
-        pod = build_pod(override, slug, namespace)
+        volumes: list = []
+        claims: list = []
+        if home_context is not None:
+            namespace = home_context.namespace
+            volumes, claims, volume_notes = home.claim_volumes(override, home_context)
+            notes.extend(volume_notes)
+        pod = build_pod(override, slug, namespace, volumes)
     except (ValueError, TypeError, AttributeError) as exc:
         return None, [f"{where}: {exc}"]
     if not override.get("image"):
@@ -180,4 +196,6 @@ def template(profile: dict, index: int, namespace: str,
         "workers": 1,
         "start": {"kind": "profile", "slug": slug},
         "notes": notes,
+        # The claims the pod mounts, described (home.describe): the panel words from these.
+        "claims": claims,
     }, []

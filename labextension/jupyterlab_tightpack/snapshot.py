@@ -16,6 +16,7 @@ import time
 from datetime import datetime, timezone
 from typing import Any, Optional
 
+from . import home
 from .config import TightpackConfig
 from .envelope import Snapshot, cluster_objects
 from .errors import SourceError, SourceUnusable
@@ -94,7 +95,7 @@ class SnapshotService:
         return {"extendedResourceToleration": ert}
 
     def _envelope(self, source: dict, snapshot: Snapshot, notes: list) -> Result:
-        return Result(200, {
+        value = {
             "source": source,
             "fetchedAt": now_rfc3339(),
             "cluster": snapshot.cluster,
@@ -104,8 +105,66 @@ class SnapshotService:
             "kubespawnerDefaults": snapshot.kubespawner_defaults,
             "daskGateway": snapshot.dask_gateway,
             "admission": self._admission(snapshot),
+            "home": snapshot.home,
             "notes": notes + snapshot.notes,
-        })
+        }
+        # The home claim KubeSpawner creates at the user's first spawn, when the profiles'
+        # pods mount it: the engine places a claim the cluster does not have yet.
+        claim, note = home.first_spawn_claim(
+            snapshot.kubespawner_defaults,
+            home.context(value, self.config.kubernetes_namespace_file))
+        if claim is not None:
+            value["cluster"] = home.merge_items(snapshot.cluster, [claim])
+        if note:
+            value["notes"].append(note)
+        return Result(200, value)
+
+    async def _home(self) -> tuple:
+        """(home, items, note) from the scheduler's /home with the user's hub token; a
+        failure is a note. The token goes to the scheduler's origin only (home.py)."""
+        c = self.config
+        token = os.environ.get("JUPYTERHUB_API_TOKEN", "").strip()
+        if not token:
+            if os.environ.get("JUPYTERHUB_USER"):
+                return None, [], ("no JupyterHub API token ($JUPYTERHUB_API_TOKEN unset): your "
+                                  "home claims are not read from the tightpack scheduler")
+            return None, [], None
+        if not c.snapshot_ca_file:
+            # The hub token lets its holder act as the user on her own server: it goes only
+            # to a scheduler whose certificate is verified, never to whoever answers.
+            return None, [], ("your home claims are not in the prediction: the tightpack "
+                              "scheduler's certificate is not verified (set snapshot_ca_file, "
+                              "$TIGHTPACK_SNAPSHOT_CA_FILE), and your JupyterHub token is sent "
+                              "to a verified scheduler only")
+        try:
+            found, items = await home.fetch(c.snapshot_url, token, c.request_timeout,
+                                            c.snapshot_ca_file,
+                                            os.environ.get("JUPYTERHUB_USER", ""))
+        except SourceError as exc:
+            return None, [], f"your home claims are not in the prediction: {exc}"
+        except Exception as exc:  # a bug here must not cost the user the snapshot
+            self.log.exception("tightpack snapshot: /home")
+            return None, [], f"your home claims are not in the prediction: internal error: {exc!r}"
+        return found, items, None
+
+    async def _scheduler(self) -> Snapshot:
+        """The scheduler's snapshot, with the user's own claims from its /home (fetched at
+        the same time, each bounded by request_timeout)."""
+        c = self.config
+        reading = asyncio.ensure_future(self._home())
+        try:
+            snapshot = await scheduler.fetch(c.snapshot_url, c.request_timeout, c.snapshot_token,
+                                             c.snapshot_ca_file)
+        except BaseException:
+            reading.cancel()
+            raise
+        found, items, note = await reading
+        if found is not None:
+            snapshot.cluster = home.merge_items(snapshot.cluster, items)
+            snapshot.home = found
+        if note:
+            snapshot.notes.append(note)
+        return snapshot
 
     def _failure(self, source: dict, message: str, notes: list) -> Result:
         self.log.warning("tightpack snapshot: %s", message)
@@ -137,8 +196,7 @@ class SnapshotService:
         if c.snapshot_url:
             source = {"kind": "scheduler", "detail": c.snapshot_url}
             return await self._try(  # type: ignore[return-value]
-                source, scheduler.fetch(c.snapshot_url, c.request_timeout, c.snapshot_token,
-                                        c.snapshot_ca_file), notes)
+                source, self._scheduler(), notes)
 
         hub_user = os.environ.get("JUPYTERHUB_USER", "")
         if (c.use_kubernetes and hub_user and hub_user not in c.kubernetes_in_hub_users

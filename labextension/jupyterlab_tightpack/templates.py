@@ -4,7 +4,8 @@ Sources: (a) dask-kubernetes' operator KubeCluster from the user's Dask configur
 (b) dask-gateway's cluster options when ``gateway.address`` is configured, with the
 gateway's server-side worker settings when the snapshot publishes them, (c) the
 KubeSpawner profiles the snapshot publishes, over the hub's own KubeSpawner settings when it
-publishes those. Each pod is as the client would create it: what the API server then does to
+publishes those, with the claims their pods mount (the user's home claim from the scheduler's
+/home, home.py). Each pod is as the client would create it: what the API server then does to
 it (defaulting, ExtendedResourceToleration) is the engine's to apply when the sidebar asks
 (core/include/tightpack/admission.hpp). A failure of one source is an entry in ``errors``;
 the other templates are still returned.
@@ -15,7 +16,7 @@ from __future__ import annotations
 import logging
 from typing import Optional
 
-from . import dask_config, dask_kubernetes, gateway, profiles
+from . import dask_config, dask_kubernetes, gateway, home, profiles
 from .config import TightpackConfig
 from .snapshot import SnapshotService
 
@@ -36,10 +37,13 @@ async def list_templates(config: TightpackConfig, snapshots: SnapshotService,
     namespace = notebook_namespace(config)
 
     snapshot = await snapshots.get()
+    home_context = None
     if snapshot.status == 200:
         published = snapshot.value.get("profiles") or []
         gateway_settings = snapshot.value.get("daskGateway")
         hub_defaults = snapshot.value.get("kubespawnerDefaults")
+        # The user's claims and the cluster's classes, for the profiles' home volumes.
+        home_context = home.context(snapshot.value, config.kubernetes_namespace_file)
     else:
         published = []
         gateway_settings = None
@@ -65,7 +69,8 @@ async def list_templates(config: TightpackConfig, snapshots: SnapshotService,
         if not isinstance(entry, dict):
             continue
         found, errs = profiles.template(entry, index, namespace,
-                                        hub_defaults if isinstance(hub_defaults, dict) else None)
+                                        hub_defaults if isinstance(hub_defaults, dict) else None,
+                                        home_context)
         errors.extend(errs)
         if found:
             templates.append(found)

@@ -1,37 +1,79 @@
 // Plain-language fixes for workers that never run, and warnings about what
 // surprises users and operators. Every judgement comes from the engine as
-// data (Unschedulable.facts, Unplaced.poolsAtMax and unoffered,
-// Placement.toleratedPoolTaints): this file words them, it does not read
-// kube-scheduler's or cluster-autoscaler's English, nor match tolerations.
-import type { AdmissionChange, ClusterSummary, Placement } from '@tightpack/wasm';
+// data (Unschedulable.facts, Unplaced.poolsAtMax, unoffered and
+// blockedByVolumes, Placement.toleratedPoolTaints) and from the server
+// extension's description of the claims a pod mounts (TemplateClaim): this
+// file words them, it does not read kube-scheduler's or cluster-autoscaler's
+// English, nor match tolerations or volumes.
+import type { AdmissionChange, ClusterSummary, Placement, Unplaced } from '@tightpack/wasm';
 import { formatBytes, formatCores } from './quantity.js';
-import { Pod, WorkerTemplate } from './types.js';
+import { Pod, TemplateClaim, WorkerTemplate } from './types.js';
+
+/** "a", "a and b", "a, b and c". */
+function list(items: string[]): string {
+  return items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
+}
+
+/**
+ * Replicas that pools in other zones would take but for their volumes
+ * (Unplaced.blockedByVolumes): which disk pins them to which zone, which
+ * pools could take them, and what the operator can do ("Your home disk
+ * (claim claim-alice) is in us-central1-b, where no pool can grow for it:
+ * pool gpu-t4-c in another zone could take it if the disk were there. Ask
+ * your operator to move the volume or raise the max size of gpu-t4 (1).").
+ */
+export function volumeFix(u: Unplaced, claims: TemplateClaim[] = []): string {
+  const zoned = claims.filter((c) => c.state === 'bound' && c.zones.length > 0);
+  const disk = zoned.find((c) => c.own) ?? zoned[0];
+  const it = u.replicas.length === 1 ? 'it' : 'them';
+  const subject = disk
+    ? `${disk.own ? `Your home disk (claim ${disk.name})` : `The disk of claim ${disk.name}`} is in ${disk.zones.join(' or ')}, where no pool can grow for ${it}`
+    : `Its volumes are in a zone where no pool can grow for ${it}`;
+  const pools = u.blockedByVolumes;
+  const could = `${pools.length === 1 ? 'pool' : 'pools'} ${list(pools)} in ${pools.length === 1 ? 'another zone' : 'other zones'} could take ${it} if the ${disk ? 'disk' : 'volumes'} were there`;
+  const atMax = u.poolsAtMax.map((p) => `${p.pool} (${p.maxSize})`);
+  const ask = atMax.length
+    ? `Ask your operator to move the volume or raise the max size of ${list(atMax)}`
+    : `Ask your operator to move the volume or add a pool in ${disk ? 'its' : 'that'} zone`;
+  return `${subject}: ${could}. ${ask}.`;
+}
 
 /**
  * Fixes for the copies that fit nowhere and for the pools that cannot grow:
  * "add toleration dask=worker:NoSchedule", "ask for at most 12.3 GiB of
- * memory to fit the highmem pool".
+ * memory to fit the highmem pool", and for copies whose disk is in the wrong
+ * zone, the volumeFix (`claims`: what the template's pod mounts).
  */
-export function fixes(summary: ClusterSummary, placement: Placement, pod: Pod): string[] {
+export function fixes(summary: ClusterSummary, placement: Placement, pod: Pod, claims: TemplateClaim[] = []): string[] {
   const out = new Set<string>();
+  const unplaced = placement.scaleUp?.unplaced ?? [];
+  // A pool would take every copy that does not run but for its volumes: the disk's zone
+  // is what keeps it, first of all; its tolerations and node selector are not wrong.
+  for (const u of unplaced) if (u.blockedByVolumes?.length) out.add(volumeFix(u, claims));
+  const volumesOnly = unplaced.length > 0 && unplaced.every((u) => u.blockedByVolumes?.length);
   const facts = placement.unschedulable?.facts;
   if (facts) {
-    for (const t of facts.untoleratedTaints) out.add(`add toleration ${t.taint}`);
+    if (!volumesOnly) for (const t of facts.untoleratedTaints) out.add(`add toleration ${t.taint}`);
     for (const s of facts.insufficient) {
       if (!s.pool) continue;
+      // Asking for less of one resource does not help where another is short too
+      // (a GPU node without a free GPU).
+      if (facts.insufficient.some((o) => o !== s && o.node === s.node)) continue;
       if (s.resource === 'memory') out.add(`ask for at most ${formatBytes(s.largestFree)} of memory to fit the ${s.pool} pool`);
       if (s.resource === 'cpu') out.add(`ask for at most ${formatCores(s.largestFree)} to fit the ${s.pool} pool`);
     }
     const selector = Object.entries(pod.spec?.nodeSelector ?? {});
-    if (facts.nodeAffinityMismatch > 0 && selector.length) {
+    if (facts.nodeAffinityMismatch > 0 && selector.length && !volumesOnly) {
       out.add(`check the node selector ${selector.map(([k, v]) => `${k}=${v}`).join(', ')}: no node with room carries it`);
     }
     if (!(summary.pools ?? []).length) {
       for (const r of facts.unoffered) out.add(`no node offers ${r}: ask your operator for a pool with it`);
     }
   }
-  for (const u of placement.scaleUp?.unplaced ?? []) {
+  for (const u of unplaced) {
     for (const r of u.unoffered) out.add(`no pool offers ${r}: ask your operator for one, or set it to 0`);
+    // The volume fix names the pools at their max size: fewer workers would not help.
+    if (u.blockedByVolumes?.length) continue;
     for (const p of u.poolsAtMax) {
       out.add(`pool ${p.pool} is at its max size ${p.maxSize}: use fewer workers or ask your operator to raise it`);
     }
@@ -81,7 +123,9 @@ export function warnings(
   }
   for (const u of placement.scaleUp?.unplaced ?? []) {
     if (u.poolsAtMax.length && !out.some((w) => w.kind === 'pool-at-max')) {
-      out.push({ kind: 'pool-at-max', text: `${u.replicas.length} workers stay Pending: ${u.reason}.` });
+      const who = source !== 'profile' ? `${u.replicas.length} workers stay`
+        : u.replicas.length === 1 ? 'Your notebook server stays' : `${u.replicas.length} notebook servers stay`;
+      out.push({ kind: 'pool-at-max', text: `${who} Pending: ${u.reason}.` });
     }
   }
   // What the clients make the workers to cluster-autoscaler: the operator's

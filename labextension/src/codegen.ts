@@ -62,10 +62,26 @@ function gateway(template: WorkerTemplate, pod: Pod, workers: number): string {
 }
 
 /**
+ * A KubeSpawner profile is not started from code: the hub starts the server
+ * it describes, with the hub's own settings (the scheduler among them), so
+ * the form's edits cannot be carried over. Say how, and what the form changed.
+ */
+function profile(template: WorkerTemplate): string {
+  const slug = template.start.kind === 'profile' ? template.start.slug : '';
+  return [
+    `# "${template.name}" is a profile of your JupyterHub: the hub starts it, with the hub's`,
+    '# own settings, so the cores, memory and tolerations above are what the profile sets.',
+    '# In JupyterLab: File > Hub Control Panel > Stop My Server, then Start My Server',
+    `# and choose "${template.name}" (slug ${slug}).`,
+  ].join('\n');
+}
+
+/**
  * `schedulerName`: the one the chosen profile runs under (the engine's
  * builtInProfiles); kube-scheduler's own, default-scheduler, is left unsaid.
  */
 export function startCode(template: WorkerTemplate, pod: Pod, workers: number, schedulerName: string): string {
   if (template.start.kind === 'gateway') return gateway(template, pod, workers);
+  if (template.start.kind === 'profile') return profile(template);
   return kubeCluster(template, pod, workers, schedulerName === 'default-scheduler' ? null : schedulerName);
 }

@@ -65,6 +65,8 @@ export class TightpackPanel extends Widget {
   private readonly profile = el('select', 'jp-mod-styled tp-profile');
   private readonly error = el('div', 'tp-error tp-form-error');
   private readonly templateErrors = el('div', 'tp-error tp-template-errors');
+  // What the server extension says of the chosen template (its home claim, defaults used).
+  private readonly templateNotes = el('ul', 'tp-template-notes');
   private ageTimer: number;
   private readonly answer = el('section', 'tp-answer');
   private readonly forecastInput = el('input', 'jp-mod-styled tp-forecast-remove');
@@ -135,6 +137,7 @@ export class TightpackPanel extends Widget {
     row.append(labelled('Workers', this.workers), labelled('Cores', this.cores), labelled('Memory', this.memory), labelled('GPUs', this.gpus));
     form.append(
       labelled('Template', this.templateSelect),
+      this.templateNotes,
       this.templateErrors,
       row,
       labelled('Tolerations', this.tolerations, 'one per line: key=value:Effect'),
@@ -260,6 +263,8 @@ export class TightpackPanel extends Widget {
     this.template = this.templates.find((t) => t.id === id) ?? null;
     if (!this.template) return;
     this.templateSelect.value = id;
+    this.templateNotes.replaceChildren(...this.template.notes.map((n) => el('li', '', n)));
+    this.templateNotes.hidden = this.template.notes.length === 0;
     // Templates that start empty (dask-kubernetes' count.start is 0) show a few workers.
     const s = settingsOf(this.template.pod, this.template.workers || 4);
     this.workers.value = String(s.workers);
@@ -331,8 +336,11 @@ export class TightpackPanel extends Widget {
     this.pools = view.pools;
     const children: HTMLElement[] = [];
 
+    // A profile's pod is the user's notebook server, usually one.
+    const notebook = this.template?.source === 'profile' && p.replicas === 1;
     const headline = el('p', 'tp-headline');
-    if (view.placedNow === p.replicas) headline.textContent = `All ${p.replicas} workers fit without any scale-up.`;
+    if (notebook) headline.textContent = view.placedNow ? 'Your notebook server fits without any scale-up.' : 'Your notebook server fits on no node now.';
+    else if (view.placedNow === p.replicas) headline.textContent = `All ${p.replicas} workers fit without any scale-up.`;
     else headline.textContent = `${view.placedNow} of ${p.replicas} workers fit without any scale-up.`;
     headline.dataset.placed = String(view.placedNow);
     children.push(headline);
@@ -340,7 +348,9 @@ export class TightpackPanel extends Widget {
     if (view.placedAfterScaleUp > 0) {
       const grow = el('p', 'tp-grow');
       const waits = view.pools.filter((x) => x.adds > 0).map((x) => `${x.name} +${x.adds} (${formatWait(x.readyInSeconds ?? 0)})`);
-      grow.textContent = `${view.placedAfterScaleUp} more after cluster-autoscaler adds nodes: ${waits.join(', ')}.`;
+      grow.textContent = notebook
+        ? `It starts after cluster-autoscaler adds a node: ${waits.join(', ')}.`
+        : `${view.placedAfterScaleUp} more after cluster-autoscaler adds nodes: ${waits.join(', ')}.`;
       children.push(grow);
     }
 
@@ -364,10 +374,11 @@ export class TightpackPanel extends Widget {
       const never = el('div', 'tp-never');
       const count = p.scaleUp ? view.never : p.replicas - p.placed;
       never.dataset.count = String(count);
-      never.append(el('h3', '', `${count} workers will never run`));
+      // Pending, not failed: kube-scheduler tries again as the cluster changes.
+      never.append(el('h3', '', notebook ? 'Your notebook server waits: it stays Pending' : `${count} workers will never run`));
       if (p.unschedulable) never.append(el('p', 'tp-message', p.unschedulable.message));
       for (const u of p.scaleUp?.unplaced ?? []) never.append(el('p', 'tp-reason', `Node pools: ${u.reason}`));
-      const fixed = fixes(summary, p, pod);
+      const fixed = fixes(summary, p, pod, this.template?.claims ?? []);
       if (fixed.length) {
         const list = el('ul', 'tp-fixes');
         for (const f of fixed) list.append(el('li', '', f));

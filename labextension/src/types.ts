@@ -1,4 +1,8 @@
 // The JSON the server extension sends (docs/sidebar-server.md).
+import type { Toleration } from '@tightpack/wasm';
+
+// A v1 Toleration, as the engine declares it.
+export type { Toleration };
 
 export interface SnapshotSource {
   kind: 'scheduler' | 'kubernetes' | 'file' | 'demo';
@@ -18,16 +22,36 @@ export interface SnapshotEnvelope {
   // the server extension applies them to the gateway template, the panel does not read them.
   daskGateway: { worker?: { extraPodConfig?: object; extraContainerConfig?: object } } | null;
   admission: { extendedResourceToleration: boolean };
+  // The user's own claims, from the tightpack scheduler's /home (or null): the claims and
+  // volumes themselves are in `cluster`. Nothing of any other user is ever here.
+  home: HomeClaims | null;
   notes: string[];
 }
 
-export interface Toleration {
-  key?: string;
-  operator?: string;
-  value?: string;
-  effect?: string;
-  tolerationSeconds?: number;
+export interface HomeClaims {
+  user: string;
+  // server: the named server's name, "" for the default server; volume: the bound volume.
+  claims: { namespace: string; name: string; server: string; volume: string | null }[];
 }
+
+/**
+ * A claim a template's pod mounts, as the server extension describes it: the user's own
+ * (from /home, or the one the first spawn creates: state 'new') or a shared one.
+ */
+export interface TemplateClaim {
+  name: string;
+  namespace: string;
+  own: boolean;
+  state: 'bound' | 'pending' | 'new';
+  volume: string | null;
+  /** The zones its volume's node affinity allows; empty when any node can mount it. */
+  zones: string[];
+  storageClass: string | null;
+  /** The class is the cluster's default one, given because the claim names none. */
+  defaultClass: boolean;
+  bindingMode: 'WaitForFirstConsumer' | 'Immediate' | null;
+}
+
 
 export interface Container {
   name?: string;
@@ -71,6 +95,8 @@ export interface WorkerTemplate {
   workers: number;
   start: StartSpec;
   notes: string[];
+  /** Profiles: the claims the pod mounts. */
+  claims?: TemplateClaim[];
 }
 
 export interface TemplatesResponse {

@@ -3,7 +3,7 @@
 // the panel draws, the fixes and warnings, and the code it offers.
 import { readFileSync } from 'node:fs';
 import { loadEngine } from '@tightpack/wasm';
-import { admissionNotes, fixes, warnings } from '../lib/advice.js';
+import { admissionNotes, fixes, volumeFix, warnings } from '../lib/advice.js';
 import { startCode } from '../lib/codegen.js';
 import { parseSelector, parseTolerations, readableMemory, settingsOf, tolerationText, workerPod } from '../lib/pod.js';
 import { cpuError, formatWait, memoryError, parseQuantity } from '../lib/quantity.js';
@@ -179,6 +179,73 @@ describe('the answer', () => {
   });
 });
 
+describe('a notebook with its home disk', () => {
+  // The demo user's home claim and volume, as the scheduler's /home gives them, join the
+  // cluster as the server extension merges them (jupyterlab_tightpack/home.py).
+  const home = demo('home.json');
+  const withHome = () => {
+    const c = demo('cluster.json');
+    return { ...c, items: [...c.items, ...home.items] };
+  };
+  // The GPU profile's pod as the server extension builds it (test_templates.py checks it).
+  const notebook = (claimName) => ({
+    apiVersion: 'v1', kind: 'Pod',
+    metadata: { name: 'jupyter-gpu-worker-t4', namespace: 'daskhub', labels: { component: 'singleuser-server' } },
+    spec: {
+      containers: [{ name: 'notebook', resources: { requests: { cpu: '3', memory: String(20 * 2 ** 30) }, limits: { 'nvidia.com/gpu': '1' } } }],
+      nodeSelector: { 'cloud.google.com/gke-accelerator': 'nvidia-tesla-t4' },
+      volumes: [{ name: 'volume-alice', persistentVolumeClaim: { claimName } }],
+    },
+  });
+  const aliceClaim = {
+    name: 'claim-alice', namespace: 'daskhub', own: true, state: 'bound', volume: home.claims[0].volume,
+    zones: ['us-central1-b'], storageClass: 'standard-rwo', defaultClass: false, bindingMode: 'WaitForFirstConsumer',
+  };
+
+  test('waits: its disk is in the zone whose T4 pool is at its max size; the other zone\'s pool is named', () => {
+    const loaded = engine.loadCluster(withHome(), { pools: demo('pools.json') });
+    expect(loaded.error).toBeUndefined();
+    const pod = notebook('claim-alice');
+    const p = loaded.value.place({ pod, replicas: 1, admission: { extendedResourceToleration: true } }).value;
+    expect(p.placed).toBe(0);
+    expect(p.scaleUp.pools).toEqual([]);
+    const [u] = p.scaleUp.unplaced;
+    expect(u.blockedByVolumes).toEqual(['gpu-t4-c']);
+    expect(u.poolsAtMax).toEqual([{ pool: 'gpu-t4', maxSize: 1 }]);
+    // Only the disk's zone keeps it: that is the one fix. The dask workers' taint and the
+    // T4 selector kube-scheduler's message counts are not wrong ("add toleration
+    // dask=worker:NoSchedule" would not help), less memory would not fit where no GPU is
+    // free, and "use fewer workers" would not help a notebook whose disk pins it.
+    expect(p.unschedulable.facts.untoleratedTaints.map((t) => t.taint)).toEqual(['dask=worker:NoSchedule']);
+    expect(fixes(loaded.value.summary().value, p, pod, [aliceClaim])).toEqual([
+      'Your home disk (claim claim-alice) is in us-central1-b, where no pool can grow for it: pool gpu-t4-c in another zone could take it if the disk were there. Ask your operator to move the volume or raise the max size of gpu-t4 (1).']);
+    expect(warnings(p, pod, 'profile').find((w) => w.kind === 'pool-at-max').text).toMatch(/^Your notebook server stays Pending: /);
+    loaded.value.dispose();
+  });
+
+  test('a first spawn\'s claim has no class: the default one puts its disk where the notebook lands', () => {
+    // The claim KubeSpawner creates with storage_class None, as the server extension adds it.
+    const first = { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'claim-carol', namespace: 'daskhub' },
+      spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '10Gi' } } } };
+    const c = demo('cluster.json');
+    const loaded = engine.loadCluster({ ...c, items: [...c.items, first] }, { pools: demo('pools.json') });
+    const p = loaded.value.place({ pod: notebook('claim-carol'), replicas: 1, admission: { extendedResourceToleration: true } }).value;
+    expect(p.scaleUp.pools.map((g) => [g.pool, g.nodesAdded])).toEqual([['gpu-t4-c', 1]]);
+    expect(p.scaleUp.unplaced).toEqual([]);
+    loaded.value.dispose();
+  });
+
+  test('the volume fix is worded from data: the claims described, the pools named', () => {
+    const u = { replicas: ['a', 'b'], reason: 'anything at all', pools: [], poolsAtMax: [], unoffered: [], blockedByVolumes: ['x', 'y'] };
+    expect(volumeFix(u)).toBe('Its volumes are in a zone where no pool can grow for them: pools x and y in other zones could take them if the volumes were there. Ask your operator to move the volume or add a pool in that zone.');
+    const shared = { ...aliceClaim, name: 'data', own: false, zones: ['eu-west1-a', 'eu-west1-b'] };
+    expect(volumeFix({ ...u, replicas: ['a'], blockedByVolumes: ['x'], poolsAtMax: [{ pool: 'p', maxSize: 3 }, { pool: 'q', maxSize: 1 }] }, [shared])).toBe(
+      'The disk of claim data is in eu-west1-a or eu-west1-b, where no pool can grow for it: pool x in another zone could take it if the disk were there. Ask your operator to move the volume or raise the max size of p (3) and q (1).');
+    // a claim not bound yet pins no zone: not named
+    expect(volumeFix(u, [{ ...aliceClaim, state: 'new', zones: [] }])).toMatch(/^Its volumes are in a zone/);
+  });
+});
+
 describe('copy code', () => {
   test('a KubeCluster with the worker spec and schedulerName', () => {
     const s = { ...settingsOf(template.pod, 20), gpus: 1 };
@@ -192,6 +259,13 @@ describe('copy code', () => {
     expect(code).toContain('namespace="daskhub"');
     expect(startCode(template, pod, 20, 'default-scheduler')).not.toContain('schedulerName');
     expect(startCode(template, pod, 20, 'jupyterhub-user-scheduler')).toContain('worker["schedulerName"] = "jupyterhub-user-scheduler"');
+  });
+  test('a profile says where the hub starts it, not code that would not', () => {
+    const gpu = { ...template, name: 'GPU worker (T4)', source: 'profile', start: { kind: 'profile', slug: 'gpu-worker-t4' } };
+    const code = startCode(gpu, template.pod, 1, 'tightpack');
+    expect(code).toContain('Hub Control Panel');
+    expect(code).toContain('"GPU worker (T4)" (slug gpu-worker-t4)');
+    expect(code).not.toContain('KubeCluster');
   });
   test('dask-gateway options', () => {
     const gw = { ...template, source: 'dask-gateway', start: { kind: 'gateway', address: 'http://gw', options: { worker_cores: 1, worker_memory: 4 } } };

@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import ssl
+import subprocess
 
 import pytest
 import tornado.httpserver
@@ -91,6 +93,44 @@ def serve(jp_asyncio_loop):
         server.add_sockets([sock])
         servers.append(server)
         return f"http://127.0.0.1:{port}"
+
+    yield start
+    for server in servers:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def test_ca(tmp_path_factory):
+    """A CA and a serving certificate for 127.0.0.1 it signed, made with Debian's openssl:
+    {"ca": CA file, "cert": ..., "key": ...}."""
+    d = tmp_path_factory.mktemp("tls")
+
+    def run(*args):
+        subprocess.run(["openssl", *args], check=True, capture_output=True, cwd=d)
+
+    run("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=test CA",
+        "-keyout", "ca.key", "-out", "ca.crt")
+    run("req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1", "-keyout", "server.key",
+        "-out", "server.csr")
+    (d / "san.ext").write_text("subjectAltName=IP:127.0.0.1\n")
+    run("x509", "-req", "-in", "server.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
+        "-days", "2", "-extfile", "san.ext", "-out", "server.crt")
+    return {"ca": str(d / "ca.crt"), "cert": str(d / "server.crt"), "key": str(d / "server.key")}
+
+
+@pytest.fixture
+def serve_https(jp_asyncio_loop, test_ca):
+    """serve() over HTTPS with test_ca's certificate: serve_https(handlers) -> its base URL."""
+    servers = []
+
+    def start(handlers):
+        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        context.load_cert_chain(test_ca["cert"], test_ca["key"])
+        sock, port = tornado.testing.bind_unused_port()
+        server = tornado.httpserver.HTTPServer(tornado.web.Application(handlers), ssl_options=context)
+        server.add_sockets([sock])
+        servers.append(server)
+        return f"https://127.0.0.1:{port}"
 
     yield start
     for server in servers:

@@ -26,15 +26,24 @@ async def test_demo_is_the_default_source(get):
     assert body["source"] == {"kind": "demo", "detail": "built-in DaskHub on GKE"}
     assert RFC3339_UTC.match(body["fetchedAt"])
     assert set(body) == {"source", "fetchedAt", "cluster", "pools", "schedulerConfiguration",
-                         "profiles", "kubespawnerDefaults", "daskGateway", "admission", "notes"}
-    assert body["cluster"] == example("daskhub-gke", "cluster.json")
+                         "profiles", "kubespawnerDefaults", "daskGateway", "admission", "home",
+                         "notes"}
+    # The cluster as /snapshot lists it, with the user's claim and volume as /home gives them
+    home = example("daskhub-gke", "home-disk", "home.json")
+    cluster = example("daskhub-gke", "cluster.json")
+    assert body["cluster"] == dict(cluster, items=cluster["items"] + home["items"])
+    assert body["home"] == {"user": "alice", "claims": home["claims"]}
     assert len(kinds(body["cluster"], "Node")) == 5
+    assert [c["metadata"]["name"] for c in kinds(body["cluster"], "StorageClass")] == ["standard-rwo"]
     assert body["pools"]["kind"] == "NodePools"
     assert [p["name"] for p in body["pools"]["pools"]] == [
-        "core-pool", "dask-workers", "gpu-t4", "gpu-a100"]
+        "core-pool", "dask-workers", "gpu-t4", "gpu-t4-c", "gpu-a100"]
     assert body["schedulerConfiguration"]["kind"] == "KubeSchedulerConfiguration"
     assert [p["display_name"] for p in body["profiles"]] == ["CPU worker", "GPU worker (T4)"]
     assert body["profiles"][0]["kubespawner_override"]["tolerations"][0]["key"] == "dask"
+    assert body["kubespawnerDefaults"]["storage_pvc_ensure"] is True
+    assert body["kubespawnerDefaults"]["volumes"] == [
+        {"name": "volume-{user_server}", "persistentVolumeClaim": {"claimName": "{pvc_name}"}}]
     # GKE nodes: the ExtendedResourceToleration admission plugin is on
     assert body["admission"] == {"extendedResourceToleration": True}
     assert body["notes"] == []
@@ -58,8 +67,11 @@ async def test_demo_scaled_to_1000_nodes(get):
     demo_pods = kinds(example("daskhub-gke", "cluster.json"), "Pod")
     bound = sum(1 for p in demo_pods if p["spec"].get("nodeName"))
     assert len(pods) == bound * 200 + (len(demo_pods) - bound)
+    # maxSize grows with each pool's nodes (gpu-t4: 1 node at max 1, now 200 at max 200);
+    # the pools at size 0 keep theirs
     max_size = {p["name"]: p.get("maxSize") for p in body["pools"]["pools"]}
-    assert max_size == {"core-pool": 600, "dask-workers": 2000, "gpu-t4": 400, "gpu-a100": 4}
+    assert max_size == {"core-pool": 600, "dask-workers": 2000, "gpu-t4": 200, "gpu-t4-c": 2,
+                        "gpu-a100": 4}
 
 
 @pytest.fixture

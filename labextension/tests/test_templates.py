@@ -293,10 +293,23 @@ async def test_profiles_from_the_demo(get):
     gpu = by_id(body)["profile:gpu-worker-t4"]
     container = gpu["pod"]["spec"]["containers"][0]
     # as KubeSpawner sends it: the GPU a limit only; its request and toleration come from
-    # the API server, which the engine models when the sidebar places the pod
+    # the API server, which the engine models when the sidebar places the pod. The pod's
+    # tolerations are the hub's own (zero-to-jupyterhub's user tolerations, published).
     assert container["resources"]["requests"] == {"cpu": "3", "memory": str(20 * 1024**3)}
     assert container["resources"]["limits"]["nvidia.com/gpu"] == "1"
-    assert "tolerations" not in gpu["pod"]["spec"]
+    assert [t["key"] for t in gpu["pod"]["spec"]["tolerations"]] == [
+        "hub.jupyter.org/dedicated", "hub.jupyter.org_dedicated"]
+    # the demo user's home claim, as /home gave it: bound to a disk in us-central1-b
+    assert gpu["pod"]["metadata"]["namespace"] == "daskhub"
+    assert gpu["pod"]["spec"]["volumes"] == [
+        {"name": "volume-alice", "persistentVolumeClaim": {"claimName": "claim-alice"}}]
+    assert gpu["claims"] == [{
+        "name": "claim-alice", "namespace": "daskhub", "own": True, "state": "bound",
+        "volume": "pvc-8d2f4c1e-5b7a-4e39-9a61-2c0f7d3e8b14", "zones": ["us-central1-b"],
+        "storageClass": "standard-rwo", "defaultClass": False,
+        "bindingMode": "WaitForFirstConsumer"}]
+    assert "your home claim claim-alice, on a disk in us-central1-b: the notebook can run " \
+        "only on a node in that zone" in gpu["notes"]
 
 
 async def test_published_profiles_from_a_snapshot_file(tmp_path, tightpack, get):

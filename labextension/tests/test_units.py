@@ -63,13 +63,18 @@ def test_cpu_quantities(cores, expected):
 # ---------------------------------------------------------------- the demo
 
 def test_demo_data_matches_the_examples():
-    """The committed JSON is examples/daskhub-gke and config/z2jh-user-scheduler.yaml:
-    run python -m jupyterlab_tightpack.demo.regenerate after changing them."""
+    """The committed JSON is examples/daskhub-gke (its home-disk/ moment) and
+    config/z2jh-user-scheduler.yaml: run python -m jupyterlab_tightpack.demo.regenerate after
+    changing them."""
     data = PACKAGE / "demo"
     assert json.loads((data / "cluster.json").read_text()) == json.loads(
         (REPO / "examples/daskhub-gke/cluster.json").read_text())
     assert json.loads((data / "pools.json").read_text()) == yaml.safe_load(
-        (REPO / "examples/daskhub-gke/pools.yaml").read_text())
+        (REPO / "examples/daskhub-gke/home-disk/pools.yaml").read_text())
+    assert json.loads((data / "kubespawner-defaults.json").read_text()) == yaml.safe_load(
+        (REPO / "examples/daskhub-gke/home-disk/kubespawner-defaults.yaml").read_text())
+    assert json.loads((data / "home.json").read_text()) == json.loads(
+        (REPO / "examples/daskhub-gke/home-disk/home.json").read_text())
     assert json.loads((data / "scheduler-configuration.json").read_text()) == yaml.safe_load(
         (REPO / "config/z2jh-user-scheduler.yaml").read_text())
 
@@ -95,7 +100,11 @@ def test_scaled_demo_is_deterministic_and_consistent():
     assert sorted(on_copy) == ["fluentbit-gke-1x2c-1", "hub-6d9f8c7b4-tq2xw-1",
                                "kube-proxy-gke-daskhub-core-pool-7f3a-1x2c-1",
                                "proxy-5f7c9d8b6-kc9d2-1"]
-    assert {i["kind"] for i in items} == {"Node", "Pod", "DaemonSet"}
+    assert {i["kind"] for i in items} == {"Node", "Pod", "DaemonSet", "StorageClass",
+                                          "PersistentVolumeClaim", "PersistentVolume"}
+    # the user's claim and volume once, not per copy of a node
+    assert [i["metadata"]["name"] for i in items if i["kind"] == "PersistentVolumeClaim"] == [
+        "claim-alice"]
 
 
 def test_demo_above_the_pool_limit_is_capped_with_a_note():

@@ -1,6 +1,7 @@
 // The sidebar in a real JupyterLab from PyPI, in Debian's Chromium: the demo
 // cluster, 20 Dask workers, per-pool figures equal to `tightpack predict`,
-// GPUs growing the GPU pool, a bad memory value, and screenshots.
+// GPUs growing the GPU pool, a GPU notebook waiting for its home disk's zone,
+// a bad memory value, and screenshots.
 //   node --test labextension/ui-tests/   (after scripts/build_labextension.sh)
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -11,7 +12,6 @@ import { after, before, test } from 'node:test';
 import { installAsAUser, jupyter, launchChromium, openSidebar, repoDir, setField, startLab, waitForAnswerAfter, widenSidebar } from './jupyterlab.mjs';
 
 const native = path.join(repoDir, 'build', 'release', 'scheduler', 'tightpack');
-const demoDir = path.join(repoDir, 'labextension', 'jupyterlab_tightpack', 'demo');
 // The README's screenshots: TIGHTPACK_SCREENSHOTS=docs updates them.
 const screenshots = path.resolve(repoDir, process.env.TIGHTPACK_SCREENSHOTS ?? path.join('build', 'screenshots'));
 
@@ -52,14 +52,19 @@ async function poolsShown() {
 }
 
 /**
- * The same figures from the native `tightpack predict` on the pod the panel scheduled,
- * admitted as a GKE API server would (the demo is GKE: the panel asks the same).
+ * The same figures from the native `tightpack predict` on the pod the panel scheduled and
+ * the cluster and pools it loaded (the server extension's envelope: the demo cluster with
+ * the user's claim and volume from /home, and the StorageClass), admitted as a GKE API
+ * server would (the demo is GKE: the panel asks the same).
  */
-function poolsPredicted(pod, workers, profile) {
+async function poolsPredicted(pod, workers, profile) {
   const dir = mkdtempSync(path.join(tmpdir(), 'tightpack-ui-'));
+  const envelope = await (await fetch(`${lab.url}/tightpack/snapshot?token=${lab.token}`)).json();
+  writeFileSync(path.join(dir, 'cluster.json'), JSON.stringify(envelope.cluster));
+  writeFileSync(path.join(dir, 'pools.json'), JSON.stringify(envelope.pools));
   writeFileSync(path.join(dir, 'pod.json'), pod);
-  const r = spawnSync(native, ['predict', '--cluster', path.join(demoDir, 'cluster.json'), '--pod',
-    path.join(dir, 'pod.json'), '--replicas', String(workers), '--pools', path.join(demoDir, 'pools.json'),
+  const r = spawnSync(native, ['predict', '--cluster', path.join(dir, 'cluster.json'), '--pod',
+    path.join(dir, 'pod.json'), '--replicas', String(workers), '--pools', path.join(dir, 'pools.json'),
     '--scheduler-name', profile, '--extended-resource-toleration', '--output', 'json'], { encoding: 'utf8' });
   // 0: every worker runs, 3: some never do; both print the answer.
   assert.ok(r.status === 0 || r.status === 3, `tightpack predict exited ${r.status}: ${r.stderr}`);
@@ -83,6 +88,13 @@ async function predictedForPanel(workers) {
   return poolsPredicted(pod, workers, profile);
 }
 
+/** Chooses a template by its id and waits for the answer it causes. */
+async function chooseTemplate(id) {
+  const before = Number((await page.locator('#tightpack-panel').getAttribute('data-answer-version')) ?? 0);
+  await page.locator('#tightpack-panel select.tp-template').selectOption(id);
+  await waitForAnswerAfter(page, before);
+}
+
 test('20 Dask workers: the per-pool figures are what tightpack predict prints', async () => {
   const templates = await page.$$eval('#tightpack-panel select.tp-template option', (os) => os.map((o) => [o.value, o.textContent]));
   const dask = templates.find(([, text]) => /dask-kubernetes/.test(text));
@@ -95,6 +107,9 @@ test('20 Dask workers: the per-pool figures are what tightpack predict prints', 
   compare(shown, predicted);
   const headline = await page.locator('#tightpack-panel .tp-headline').textContent();
   assert.match(headline, new RegExp(`${predicted.placed} of 20 workers fit without any scale-up|All 20 workers fit`));
+  // The operator makes each worker a Deployment: cluster-autoscaler may evict them.
+  const evictable = page.locator('#tightpack-panel .tp-warning-evictable');
+  assert.match(await evictable.textContent(), /cluster-autoscaler may evict workers to remove a node.*safe-to-evict: "false"/);
   await page.locator('#tightpack-panel').screenshot({ path: path.join(screenshots, 'sidebar-light.png') });
 });
 
@@ -107,6 +122,37 @@ test('one GPU per worker grows a GPU pool', async () => {
   compare(shown, await predictedForPanel(20));
   const v2 = await setField(page, 'input.tp-gpus', 0);
   await waitForAnswerAfter(page, v2);
+});
+
+test('the GPU notebook waits for its home disk\'s zone; the pool in another zone is named', async () => {
+  const panel = page.locator('#tightpack-panel');
+  const templates = await page.$$eval('#tightpack-panel select.tp-template option', (os) => os.map((o) => o.value));
+  const dask = templates.find((id) => id === 'dask-kubernetes');
+  assert.ok(templates.includes('profile:gpu-worker-t4'), `the GPU profile among ${JSON.stringify(templates)}`);
+  await chooseTemplate('profile:gpu-worker-t4');
+  // The server extension says which home claim the pod mounts, from /home.
+  assert.match(await panel.locator('.tp-template-notes').textContent(),
+    /your home claim claim-alice, on a disk in us-central1-b: the notebook can run only on a node in that zone/);
+  assert.match(await panel.locator('.tp-pod-json').textContent(), /"claimName": "claim-alice"/);
+  // It waits, why, and which pool could take it.
+  assert.equal(await panel.locator('.tp-headline').textContent(), 'Your notebook server fits on no node now.');
+  assert.match(await panel.locator('.tp-never h3').textContent(), /^Your notebook server waits: it stays Pending$/);
+  // The one fix: its tolerations, selector and memory are not what keeps it.
+  assert.deepEqual(await panel.locator('.tp-never .tp-fixes li').allTextContents(), [
+    'Your home disk (claim claim-alice) is in us-central1-b, where no pool can grow for it: pool gpu-t4-c in another zone could take it if the disk were there. Ask your operator to move the volume or raise the max size of gpu-t4 (1).']);
+  // The per-pool figures (nothing placed, nothing grown) are tightpack predict's, whose
+  // answer names the same pools.
+  const shown = await poolsShown();
+  const predicted = await predictedForPanel(1);
+  compare(shown, predicted);
+  assert.equal(predicted.placed, 0);
+  assert.deepEqual(predicted.scaleUp.unplaced.map((u) => u.blockedByVolumes), [['gpu-t4-c']]);
+  assert.deepEqual(predicted.scaleUp.unplaced.map((u) => u.poolsAtMax), [[{ pool: 'gpu-t4', maxSize: 1 }]]);
+  await panel.screenshot({ path: path.join(screenshots, 'sidebar-home-disk.png') });
+  // Back to the Dask workers for the tests after this one.
+  await chooseTemplate(dask);
+  const v = await setField(page, 'input.tp-workers', 20);
+  await waitForAnswerAfter(page, v);
 });
 
 test('a bad memory value shows the error', async () => {

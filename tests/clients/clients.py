@@ -45,13 +45,17 @@ def _uid(*parts: str) -> str:
 
 
 # ----------------------------------------------------------------------------- KubeSpawner
-def notebook(user: str, config, profile: str | None = None) -> tuple[dict, dict | None]:
-    """(pod, claim or None) as KubeSpawner creates them for `user`'s default server."""
+def notebook(user: str, config, profile: str | None = None,
+             state: dict | None = None) -> tuple[dict, dict | None]:
+    """(pod, claim or None) as KubeSpawner creates them for `user`'s default server; `state`
+    is what the hub kept of an earlier spawn (load_state: a remembered pvc_name)."""
     from kubernetes_asyncio.client import ApiClient
     from kubespawner import KubeSpawner
 
     async def build():
         spawner = KubeSpawner(_mock=True, config=config, user=_User(user))
+        if state:
+            spawner.load_state(state)
         spawner.user_options = {"profile": profile} if profile else {}
         await spawner.load_user_options()
         async with ApiClient() as api:  # the JSON the client sends, as it serialises it
@@ -66,6 +70,17 @@ def notebook(user: str, config, profile: str | None = None) -> tuple[dict, dict 
     if claim is not None:
         claim["metadata"]["namespace"] = namespace
     return pod, claim
+
+
+def kubespawner_names(user: str, config, templates: list) -> list:
+    """KubeSpawner's own expansion of each template for `user`'s default server."""
+    from kubespawner import KubeSpawner
+
+    async def expand():
+        spawner = KubeSpawner(_mock=True, config=config, user=_User(user))
+        return [spawner._expand_user_properties(t) for t in templates]
+
+    return asyncio.run(expand())
 
 
 # ----------------------------------------------------- dask-kubernetes operator (KubeCluster)

@@ -6,7 +6,9 @@ the gateway's cluster options for dask-gateway, a published profile for KubeSpaw
 clients' own code makes the pod from the same settings, and what scheduling reads of the two
 must be equal: each container's requests once the API server has defaulted them from limits
 (as quantities: "8589934592" and 8589934592 and "8Gi" are one amount), node selector,
-tolerations, affinity, scheduler name, priority class and claim volumes."""
+tolerations, affinity, scheduler name, priority class and claim volumes. For a profile on a
+hub with home storage, the claim its pod mounts (the user's from the scheduler's /home, or the
+one the first spawn creates, which must be get_pvc_manifest's) and KubeSpawner's names."""
 
 from __future__ import annotations
 
@@ -16,9 +18,12 @@ from decimal import Decimal
 import pytest
 
 import clients
+import cluster as cluster_module
 import z2jh
 from jupyterlab_tightpack import dask_kubernetes as sidebar_operator
 from jupyterlab_tightpack import gateway as sidebar_gateway
+from jupyterlab_tightpack import home as sidebar_home
+from jupyterlab_tightpack import kubespawner_names
 from jupyterlab_tightpack import profiles as sidebar_profiles
 from jupyterlab_tightpack.dask_config import DaskConfig
 
@@ -178,3 +183,127 @@ def test_profile_on_a_zero_to_jupyterhub_hub_with_its_settings_published(profile
     # and without them the sidebar would have missed the hub's tolerations
     bare, _ = sidebar_profiles.template(copy.deepcopy(profile), 0, "jhub")
     assert scheduling_view(bare["pod"]) != scheduling_view(pod)
+
+
+# ------------------------------------------------------------------ the home volume
+# What the operator publishes of a hub's home storage (the tightpack chart's
+# publish.kubespawnerDefaults): the storage traits, and the volumes cut down to their name and
+# claim, a list, as the scheduler publishes them (kubespawner_volumes below).
+STORAGE_TRAITS = ("storage_pvc_ensure", "storage_class", "storage_capacity",
+                  "storage_access_modes")
+HOME_USERS = ["alice", "Alice.Smith@example.org", "0day", "x" * 60]
+
+
+def published(hub) -> dict:
+    k = hub.KubeSpawner
+    out = {t: copy.deepcopy(k[t]) for t in Z2JH_TRAITS + STORAGE_TRAITS if t in k}
+    volumes = k["volumes"] if "volumes" in k else []
+    if isinstance(volumes, dict):
+        volumes = [volumes[key] for key in sorted(volumes)]
+    out["volumes"] = [{"name": v["name"], "persistentVolumeClaim": {
+        "claimName": v["persistentVolumeClaim"]["claimName"]}}
+        for v in volumes if "persistentVolumeClaim" in v]
+    return out
+
+
+def claim_view(claim: dict) -> dict:
+    """What a claim is to scheduling and to the hub: its name, namespace, spec, labels and
+    the annotations the sidebar can know (not KubeSpawner's and JupyterHub's versions)."""
+    meta = claim["metadata"]
+    return {"name": meta["name"], "namespace": meta["namespace"], "spec": claim["spec"],
+            "labels": meta.get("labels") or {},
+            "annotations": {k: v for k, v in (meta.get("annotations") or {}).items()
+                            if not k.endswith("-version")}}
+
+
+def home_context(user, home_answer, items, namespace="jhub"):
+    """What the sidebar resolves claims against: the cluster's classes (GKE's default
+    standard-rwo), /home's answer and its items."""
+    cluster = {"apiVersion": "v1", "kind": "List", "items": cluster_module.storage_classes()}
+    cluster = sidebar_home.merge_items(cluster, items)
+    return sidebar_home.HomeContext(user=user, home=home_answer, cluster=cluster,
+                                    namespace=namespace)
+
+
+GPU_PROFILE = PROFILES[1]
+
+
+@pytest.mark.parametrize("user", HOME_USERS)
+def test_kubespawner_names_are_kubespawners(user):
+    """The claim, pod and volume names the sidebar gives a user's default server."""
+    templates = ["claim-{user_server}", "claim-{username}{servername}", "jupyter-{user_server}",
+                 "volume-{user_server}", "{escaped_username}", "claim-{escaped_user_server}",
+                 "{unescaped_username}-{safe_username}-{safe_user_server}"]
+    config = z2jh.kubespawner_config(namespace="jhub")
+    assert [kubespawner_names.expand(t, user, "jhub") for t in templates] == \
+        clients.kubespawner_names(user, config, templates)
+
+
+@pytest.mark.parametrize("storage_class", [None, "premium-rwo"])
+@pytest.mark.parametrize("user", HOME_USERS)
+def test_a_first_spawn_mounts_the_claim_kubespawner_creates(user, storage_class):
+    """A user without a claim (/home lists none): the sidebar's pod mounts the claim
+    get_pvc_manifest makes, and that claim is KubeSpawner's, class or no class."""
+    config = z2jh.kubespawner_config(namespace="jhub", storage="dynamic",
+                                     storage_class=storage_class,
+                                     profile_list=[copy.deepcopy(GPU_PROFILE)])
+    defaults = published(config)
+    assert ("storage_class" in defaults) == (storage_class is not None)
+    ctx = home_context(user, {"user": user, "claims": []}, [])
+    claim, note = sidebar_home.first_spawn_claim(defaults, ctx)
+    assert claim is not None and "your first spawn creates" in note
+    ctx.cluster = sidebar_home.merge_items(ctx.cluster, [claim])
+    predicted, errors = sidebar_profiles.template(copy.deepcopy(GPU_PROFILE), 0, "jhub",
+                                                  defaults, ctx)
+    assert not errors
+    pod, made = clients.notebook(user, config, profile=predicted["start"]["slug"])
+    assert scheduling_view(predicted["pod"]) == scheduling_view(pod)
+    assert [v["name"] for v in predicted["pod"]["spec"]["volumes"]] == [
+        v["name"] for v in pod["spec"]["volumes"] if "persistentVolumeClaim" in v]
+    assert claim_view(claim) == claim_view(made)
+    assert predicted["claims"][0]["state"] == "new"
+
+
+@pytest.mark.parametrize("remembered", [None, "claim-alice-2023"])
+def test_a_returning_user_mounts_her_claim(remembered):
+    """A user whose claim /home lists, bound to a disk in zone b: the sidebar's pod mounts it,
+    as KubeSpawner's does, also when KubeSpawner remembers a name the template no longer
+    gives (pvc_name in the spawner's state)."""
+    config = z2jh.kubespawner_config(namespace="jhub", storage="dynamic",
+                                     profile_list=[copy.deepcopy(GPU_PROFILE)])
+    state = {"pvc_name": remembered} if remembered else None
+    pod, made = clients.notebook("alice", config, profile="gpu", state=state)
+    if remembered:
+        made["metadata"]["name"] = remembered
+    bound, volume = cluster_module.provisioned(made, "us-central1-b")
+    answer = {"user": "alice", "claims": [{"namespace": "jhub", "name": bound["metadata"]["name"],
+                                           "server": "", "volume": volume["metadata"]["name"]}]}
+    ctx = home_context("alice", answer, [bound, volume])
+    defaults = published(config)
+    assert sidebar_home.first_spawn_claim(defaults, ctx) == (None, None)
+    predicted, errors = sidebar_profiles.template(copy.deepcopy(GPU_PROFILE), 0, "jhub",
+                                                  defaults, ctx)
+    assert not errors
+    assert scheduling_view(predicted["pod"]) == scheduling_view(pod)
+    assert scheduling_view(pod)["claims"] == [remembered or "claim-alice"]
+    (info,) = predicted["claims"]
+    assert (info["state"], info["zones"], info["own"]) == ("bound", ["us-central1-b"], True)
+    assert f"your home claim {remembered or 'claim-alice'}, on a disk in us-central1-b: the " \
+        "notebook can run only on a node in that zone" in predicted["notes"]
+
+
+def test_a_static_shared_home_is_mounted_as_it_is():
+    """singleuser.storage.type static: every user's pod mounts the one NFS claim."""
+    config = z2jh.kubespawner_config(namespace="jhub", storage="static",
+                                     profile_list=[copy.deepcopy(GPU_PROFILE)])
+    nfs_claim, nfs_volume = cluster_module.nfs_home("jhub")
+    ctx = home_context("alice", {"user": "alice", "claims": []}, [])
+    ctx.cluster = sidebar_home.merge_items(ctx.cluster, [nfs_claim, nfs_volume])
+    defaults = published(config)
+    assert sidebar_home.first_spawn_claim(defaults, ctx) == (None, None)
+    predicted, errors = sidebar_profiles.template(copy.deepcopy(GPU_PROFILE), 0, "jhub",
+                                                  defaults, ctx)
+    assert not errors
+    pod, _ = clients.notebook("alice", config, profile="gpu")
+    assert scheduling_view(predicted["pod"]) == scheduling_view(pod)
+    assert predicted["claims"][0]["own"] is False

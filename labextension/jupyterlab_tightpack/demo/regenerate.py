@@ -15,9 +15,14 @@ import yaml
 HERE = pathlib.Path(__file__).resolve().parent
 REPO = HERE.parents[2]
 
+EXAMPLE = REPO / "examples" / "daskhub-gke"
 SOURCES = {
-    "cluster.json": REPO / "examples" / "daskhub-gke" / "cluster.json",
-    "pools.json": REPO / "examples" / "daskhub-gke" / "pools.yaml",
+    "cluster.json": EXAMPLE / "cluster.json",
+    # The demo's moment (examples/daskhub-gke/home-disk/README.md): the T4 pool at its max
+    # size, a second T4 pool in another zone, and the user's home disk.
+    "pools.json": EXAMPLE / "home-disk" / "pools.yaml",
+    "kubespawner-defaults.json": EXAMPLE / "home-disk" / "kubespawner-defaults.yaml",
+    "home.json": EXAMPLE / "home-disk" / "home.json",
     "scheduler-configuration.json": REPO / "config" / "z2jh-user-scheduler.yaml",
 }
 

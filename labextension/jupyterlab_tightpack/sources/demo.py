@@ -1,8 +1,12 @@
 """Source 4: the built-in demo, a DaskHub on GKE, optionally scaled to N nodes.
 
 As shipped (jupyterlab_tightpack/demo/): a core pool of 2 nodes, a preemptible Dask worker
-pool of 2 nodes tainted dask=worker:NoSchedule, a T4 GPU pool of 1 node, an A100 pool at
-size 0; workers, notebooks and the hub keep some nodes busy and one Dask worker is pending.
+pool of 2 nodes tainted dask=worker:NoSchedule, a T4 GPU pool of 1 node at its max size and
+a second T4 pool in another zone at size 0, an A100 pool at size 0; workers, notebooks and
+the hub keep some nodes busy and one Dask worker is pending. The hub publishes its
+KubeSpawner settings (home storage included), and the user is alice, whose home claim is
+bound to a disk in the full T4 pool's zone: the envelope carries it as the scheduler's /home
+gives it (examples/daskhub-gke/home-disk/README.md).
 
 Scaled to N nodes (``demo_nodes``), each pool gets its share of N in the proportions of the
 demo (largest remainders, pools in document order). A pool's k-th copy of one of its nodes
@@ -19,6 +23,7 @@ import json
 import math
 import pathlib
 
+from .. import home
 from ..envelope import Snapshot
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / "demo"
@@ -131,11 +136,16 @@ def load(demo_nodes: int) -> tuple:
             wanted = MAX_NODES
         cluster, pools = scale(cluster, pools, wanted)
         detail = f"{DETAIL}, scaled to {wanted} nodes"
+    # The user's claims and their volumes, merged as the scheduler source merges /home's.
+    answer = _load("home.json")
+    cluster = home.merge_items(cluster, answer["items"])
     snapshot = Snapshot(
         cluster=cluster,
         pools=pools,
         scheduler_configuration=_load("scheduler-configuration.json"),
         profiles=_load("profiles.json"),
+        kubespawner_defaults=_load("kubespawner-defaults.json"),
         notes=notes,
+        home={"user": answer["user"], "claims": answer["claims"]},
     )
     return snapshot, detail
