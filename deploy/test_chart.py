@@ -28,6 +28,7 @@ import os
 import re
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import time
@@ -143,6 +144,17 @@ def lint_and_template(helm: str, out: Path) -> dict:
               ref["key"] in d["data"] for d in secrets),
           f"values-daskhub-gke.yaml makes the Secret {ref['name']} that daskhub-values.yaml's token names, "
           f"in the hub's namespace")
+    # The CA the notebook servers verify the scheduler with: the ConfigMap the chart makes there.
+    singleuser = hub["jupyterhub"]["singleuser"]
+    mounted = {v["name"]: v["configMap"]["name"] for v in singleuser["storage"]["extraVolumes"] if "configMap" in v}
+    ca_dir = next(m["mountPath"] for m in singleuser["storage"]["extraVolumeMounts"] if m["name"] in mounted)
+    ca_name = next(mounted[m["name"]] for m in singleuser["storage"]["extraVolumeMounts"] if m["name"] in mounted)
+    config_maps = [d for d in yaml.safe_load_all(r.stdout) if d and d["kind"] == "ConfigMap"]
+    check(singleuser["extraEnv"]["TIGHTPACK_SNAPSHOT_CA_FILE"] == f"{ca_dir}/ca.crt" and
+          any(d["metadata"]["name"] == ca_name and d["metadata"]["namespace"] == "daskhub" and
+              "BEGIN CERTIFICATE" in d["data"]["ca.crt"] for d in config_maps),
+          f"values-daskhub-gke.yaml publishes the CA ConfigMap {ca_name} that daskhub-values.yaml mounts "
+          f"for TIGHTPACK_SNAPSHOT_CA_FILE, in the hub's namespace")
     # Any pod can connect: the default NetworkPolicy lets only user pods reach the secure port.
     policy = next((d for d in rendered["tightpack"] if d["kind"] == "NetworkPolicy"), None)
     rules = (policy or {}).get("spec", {}).get("ingress", [])
@@ -507,6 +519,7 @@ def run_scenario(binary: str, api: Api, env: dict, namespace: str, deployment: s
         obs["metrics"] = status == 200 and "scheduler_schedule_attempts_total" in metrics
         status, snap = testlib.http_get(sched.base + "/snapshot", token=sched.snapshot_token)
         obs["snapshot"] = json.loads(snap) if status == 200 else None
+        obs["verifiedTls"] = verified_tls(api, namespace, deployment, sched.port)
     finally:
         sched.stop()
         cleanup_cluster(api, [ns], nodes)
@@ -526,6 +539,26 @@ def run_scenario(binary: str, api: Api, env: dict, namespace: str, deployment: s
     obs["lists"] = sum(obs["lists_by"].values())
     obs["exit"] = sched.proc.returncode
     return obs
+
+
+def verified_tls(api: Api, namespace: str, service: str, port: int) -> Optional[bool]:
+    """Whether the scheduler's certificate verifies against the CA the chart published
+    (ConfigMap <service>-ca) for the Service's name, as a notebook server checks it before
+    it sends a user's hub token; None when the chart published none (tls.generate off)."""
+    try:
+        ca = api.get(f"/api/v1/namespaces/{namespace}/configmaps/{service}-ca")["data"]["ca.crt"]
+    except ApiError as e:
+        if e.status == 404:
+            return None
+        raise
+    context = ssl.create_default_context(cadata=ca)
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as raw:
+            with context.wrap_socket(raw, server_hostname=f"{service}.{namespace}.svc") as tls:
+                tls.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                return tls.recv(64).startswith(b"HTTP/1.1 200")
+    except (ssl.SSLError, OSError):
+        return False
 
 
 def rules_of(api: Api, kind: str, namespace: str, name: str) -> tuple:
@@ -557,11 +590,13 @@ def rbac(binary: str, api: Api, env: dict, rendered: dict, out: Path, matrix: bo
         ok = all(obs.get(k) for k in ("ready", "leader", "bound", "scheduledEvent", "unschedulableCondition",
                                       "newNodeSeen", "claimNodeSelected", "volumeClaimed", "preempted", "metrics",
                                       "probePort")) and obs["exitedEarly"] is None \
-            and obs["metricsWithoutToken"] == 401 and obs.get("snapshot") is not None
+            and obs["metricsWithoutToken"] == 401 and obs.get("snapshot") is not None \
+            and obs.get("verifiedTls") is True
         check(ok, f"{release}: as {obs['serviceAccount']} ({obs['scheduler']}): ready, leads, binds, Scheduled "
                   f"event, Unschedulable condition, a claim's node selected and a free volume bound to a claim "
                   f"(PreBind), preemption, the probe port, /metrics refused without a token "
-                  f"and served to system:monitoring, /snapshot to the chart's token" +
+                  f"and served to system:monitoring, /snapshot to the chart's token, its certificate "
+                  f"verified by the CA the chart published for notebook servers" +
               ("" if ok else f": {obs}"))
         if release == "tightpack-gke":
             snap = obs.get("snapshot") or {}

@@ -116,6 +116,15 @@ scheduler.extraProfiles; leader election on the chart's Lease.
 {{- end }}
 
 {{/* The Secret whose key `token` gets /snapshot, or "" for none. */}}
+{{- /* The Secret of the serving certificate: the operator's, the chart's, or none. */ -}}
+{{- define "tightpack.tlsSecret" -}}
+{{- if .Values.tls.existingSecret -}}
+{{ .Values.tls.existingSecret }}
+{{- else if .Values.tls.generate -}}
+{{ include "tightpack.fullname" . }}-tls
+{{- end -}}
+{{- end }}
+
 {{- define "tightpack.snapshotTokenSecret" -}}
 {{- if .Values.snapshotToken.existingSecret -}}
 {{ .Values.snapshotToken.existingSecret }}
