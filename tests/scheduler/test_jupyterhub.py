@@ -9,13 +9,19 @@ in the hub until the test stops it."""
 
 from __future__ import annotations
 
+import asyncio
+import copy
 import json
+import subprocess
+import sys
 
 import pytest
 
-from harness import FLAVOURS, node_of, parse_quantity, wait_for
+from harness import FLAVOURS, ROOT, TIGHTPACK, node_of, parse_quantity, wait_for
 from jupyterhub import HubError
 from test_claims import CLASS, DRIVER, SELECTED, ZONE_KEY, storage, two_zones_of_user_nodes, zonal  # noqa: F401
+
+sys.path.insert(0, str(ROOT / "labextension"))  # the sidebar's server extension, as a notebook runs it
 
 SMALL = {"display_name": "Small", "slug": "small", "default": True,
          "kubespawner_override": {"cpu_guarantee": 0.5, "mem_guarantee": "2G"}}
@@ -163,3 +169,112 @@ def test_home_gives_each_hub_user_her_own_claims_and_nobody_elses(cluster, sched
     assert status == 200 and body["user"] == "alice", (status, body)
     status, body = _home(tp, bob + "x")
     assert status == 503 and "cannot ask the hub" in body["error"], (status, body)
+
+
+def _serving_certificate(directory):
+    """A CA and a certificate it signed for 127.0.0.1, as the chart makes them (tls.generate)."""
+    def run(*args):
+        subprocess.run(["openssl", *args], check=True, capture_output=True, cwd=directory)
+
+    run("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=tightpack-ca",
+        "-keyout", "ca.key", "-out", "ca.crt")
+    run("req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=tightpack", "-keyout", "tls.key", "-out", "tls.csr")
+    (directory / "san.ext").write_text("subjectAltName=IP:127.0.0.1\n")
+    run("x509", "-req", "-in", "tls.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial", "-days", "1",
+        "-extfile", "san.ext", "-out", "tls.crt")
+    return directory / "ca.crt", directory / "tls.crt", directory / "tls.key"
+
+
+def _predicted_node(tmp_path, cluster_list, pod):
+    (tmp_path / "cluster.json").write_text(json.dumps(cluster_list))
+    (tmp_path / "pod.json").write_text(json.dumps(pod))
+    r = subprocess.run([str(TIGHTPACK), "predict", "--cluster", str(tmp_path / "cluster.json"), "--pod",
+                        str(tmp_path / "pod.json"), "--replicas", "1", "--scheduler-name", "tightpack",
+                        "--output", "json"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stdout + r.stderr
+    return json.loads(r.stdout)["placements"][0]["node"]
+
+
+def test_the_sidebar_predicts_a_returning_users_profile_where_her_disk_is(cluster, schedulers, storage, tmp_path,
+                                                                          monkeypatch):
+    """The whole chain, real parts throughout but the browser: the hub spawns alice once (her
+    disk is made in the zone tightpack chose) and stops her; another pod fills the other zone's
+    node, so packing alone would now pick that node. The sidebar's server extension, as alice's
+    notebook server runs it (her hub token, the scheduler's CA), reads /snapshot and /home and
+    builds the large profile's pod with her home claim: the engine predicts her disk's node, not
+    the fuller one (and the fuller one without the claim). Then the hub spawns her again and
+    tightpack binds her where the sidebar said."""
+    from jupyterlab_tightpack.config import TightpackConfig
+    from jupyterlab_tightpack.snapshot import SnapshotService
+    from jupyterlab_tightpack.templates import list_templates
+
+    api, ns = cluster.api, cluster.ns
+    two_zones_of_user_nodes(cluster, storage)
+    schedulers.controller_manager()
+    schedulers.provisioner(DRIVER, ZONE_KEY, delay=0.5)
+    hub = schedulers.jupyterhub(ns, "tightpack", storage_class=CLASS, profile_list=[SMALL, LARGE])
+    ca, cert, key = _serving_certificate(tmp_path)
+    (tmp_path / "snapshot-token").write_text("a-shared-snapshot-token-for-the-test")
+    (tmp_path / "publish.json").write_text(json.dumps({
+        "profiles": [SMALL, LARGE],
+        # what zero-to-jupyterhub's singleuser.storage (type dynamic) makes of KubeSpawner
+        "kubespawnerDefaults": {
+            "scheduler_name": "tightpack", "storage_pvc_ensure": True, "storage_class": CLASS,
+            "storage_capacity": "10Gi", "storage_access_modes": ["ReadWriteOnce"],
+            "volumes": [{"name": "volume-{user_server}", "persistentVolumeClaim": {"claimName": "{pvc_name}"}}]}}))
+    tp = schedulers.tightpack(extra_args=[
+        "--hub-api-url", hub.api_url, "--hub-namespace", ns, "--tls-cert-file", str(cert),
+        "--tls-private-key-file", str(key), "--snapshot-token-file", str(tmp_path / "snapshot-token"),
+        "--publish", str(tmp_path / "publish.json")])
+    try:
+        hub.create_user("alice")
+        token = hub.user_token("alice")
+        hub.spawn("alice", profile="small")
+        first = node_of(cluster.wait_bound(["jupyter-alice"], timeout=30)[0])
+        wait_for(lambda: api.get(f"/api/v1/namespaces/{ns}/persistentvolumeclaims/claim-alice")["status"]
+                 .get("phase") == "Bound", 20, "claim-alice to be bound")
+        hub.stop_server("alice")
+        wait_for(lambda: not [p for p in cluster.pods() if p["metadata"]["name"] == "jupyter-alice"],
+                 20, "KubeSpawner to delete jupyter-alice")
+        other = {"user-a": "user-b", "user-b": "user-a"}[first]
+        api.post(f"/api/v1/namespaces/{ns}/pods", {
+            "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "filler"},
+            "spec": {"nodeName": other, "containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10",
+                                                        "resources": {"requests": {"cpu": "1", "memory": "2Gi"}}}]}})
+
+        # alice's notebook server: her hub token, the scheduler's CA, /snapshot's shared token.
+        monkeypatch.setenv("JUPYTERHUB_USER", "alice")
+        monkeypatch.setenv("JUPYTERHUB_API_TOKEN", token)
+        config = TightpackConfig(snapshot_url=tp.base + "/snapshot", snapshot_ca_file=str(ca),
+                                 snapshot_token="a-shared-snapshot-token-for-the-test",
+                                 kubernetes_namespace_file=str(tmp_path / "no-such-file"))
+
+        async def sidebar():
+            snapshots = SnapshotService(config)
+            return (await snapshots.get()).value, await list_templates(config, snapshots)
+
+        def sidebar_sees_her_disk():
+            envelope, templates = asyncio.run(sidebar())
+            home = envelope.get("home") or {}
+            return (envelope, templates) if home.get("claims") and any(
+                c["volume"] for c in home["claims"]) else None
+
+        envelope, templates = wait_for(sidebar_sees_her_disk, 20, "the sidebar to read alice's bound claim")
+        assert [c["name"] for c in envelope["home"]["claims"]] == ["claim-alice"]
+        large = next(t for t in templates["templates"] if t["id"] == "profile:large")
+        claims = [v["persistentVolumeClaim"]["claimName"] for v in large["pod"]["spec"].get("volumes", [])
+                  if "persistentVolumeClaim" in v]
+        assert claims == ["claim-alice"], large["pod"]["spec"]
+        assert _predicted_node(tmp_path, envelope["cluster"], large["pod"]) == first
+        without_disk = copy.deepcopy(large["pod"])
+        without_disk["spec"].pop("volumes")
+        assert _predicted_node(tmp_path, envelope["cluster"], without_disk) == other, \
+            "packing alone would pick the fuller node: the disk is what decides"
+
+        hub.spawn("alice", profile="large")
+        assert node_of(cluster.wait_bound(["jupyter-alice"], timeout=30)[0]) == first
+    finally:
+        try:
+            hub.stop_server("alice")
+        except Exception as e:  # noqa: BLE001 - the hub is stopped after the test in any case
+            print(f"\nstopping alice's server after the test: {e!r}")
