@@ -82,21 +82,31 @@ def get(jp_fetch):
     return fetch
 
 
+class _Servers:
+    """Local tornado test doubles, over HTTP or HTTPS, stopped after the test."""
+
+    def __init__(self, ssl_context=None):
+        self.ssl_context, self.servers = ssl_context, []
+
+    def __call__(self, handlers):
+        sock, port = tornado.testing.bind_unused_port()
+        server = tornado.httpserver.HTTPServer(tornado.web.Application(handlers),
+                                              ssl_options=self.ssl_context)
+        server.add_sockets([sock])
+        self.servers.append(server)
+        return f"{'https' if self.ssl_context else 'http'}://127.0.0.1:{port}"
+
+    def stop(self):
+        for server in self.servers:
+            server.stop()
+
+
 @pytest.fixture
 def serve(jp_asyncio_loop):
     """Start a local tornado test double: serve(handlers) -> its base URL."""
-    servers = []
-
-    def start(handlers):
-        sock, port = tornado.testing.bind_unused_port()
-        server = tornado.httpserver.HTTPServer(tornado.web.Application(handlers))
-        server.add_sockets([sock])
-        servers.append(server)
-        return f"http://127.0.0.1:{port}"
-
-    yield start
-    for server in servers:
-        server.stop()
+    servers = _Servers()
+    yield servers
+    servers.stop()
 
 
 @pytest.fixture(scope="session")
@@ -121,20 +131,11 @@ def test_ca(tmp_path_factory):
 @pytest.fixture
 def serve_https(jp_asyncio_loop, test_ca):
     """serve() over HTTPS with test_ca's certificate: serve_https(handlers) -> its base URL."""
-    servers = []
-
-    def start(handlers):
-        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-        context.load_cert_chain(test_ca["cert"], test_ca["key"])
-        sock, port = tornado.testing.bind_unused_port()
-        server = tornado.httpserver.HTTPServer(tornado.web.Application(handlers), ssl_options=context)
-        server.add_sockets([sock])
-        servers.append(server)
-        return f"https://127.0.0.1:{port}"
-
-    yield start
-    for server in servers:
-        server.stop()
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(test_ca["cert"], test_ca["key"])
+    servers = _Servers(context)
+    yield servers
+    servers.stop()
 
 
 @pytest.fixture
