@@ -1,0 +1,61 @@
+"""Fixtures of the live cluster: the test control plane of tests/scheduler (one per session),
+kwok managing the nodes the test makes as a cloud's would be, and the schedulers and
+controllers a test starts, stopped after it (tests/scheduler/harness.py)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests" / "scheduler"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from harness import Cluster, ControlPlane, TightpackScheduler  # noqa: E402
+from kwok import Kwok  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def control_plane(tmp_path_factory):
+    cp = ControlPlane(tmp_path_factory.mktemp("controlplane")).start()
+    yield cp
+    cp.stop()
+
+
+@pytest.fixture
+def cluster(control_plane, request):
+    c = Cluster(control_plane, request.node.name)
+    c.setup()
+    yield c
+    c.reset()
+
+
+class Parts:
+    """The processes a test starts, stopped (SIGTERM, then SIGKILL) after it, last first."""
+
+    def __init__(self, cp: ControlPlane, workdir: Path):
+        self.cp, self.workdir, self.started = cp, workdir, []
+
+    def kwok(self, **kw) -> Kwok:
+        proc = Kwok(self.cp, self.workdir, **kw)
+        self.started.append(proc)
+        return proc.start()
+
+    def tightpack(self, **kw) -> TightpackScheduler:
+        proc = TightpackScheduler(self.cp, self.workdir, **kw)
+        self.started.append(proc)
+        return proc.start()
+
+    def stop_all(self):
+        for proc in reversed(self.started):
+            proc.stop(timeout=10)
+
+
+@pytest.fixture
+def parts(control_plane, tmp_path):
+    p = Parts(control_plane, tmp_path / "parts")
+    (tmp_path / "parts").mkdir()
+    yield p
+    p.stop_all()
