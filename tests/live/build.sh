@@ -3,14 +3,24 @@
 # build/live: kwok (sigs.k8s.io/kwok, from the module in kwok/, apart from the
 # control plane's versions) and its stages, taken from the same module as
 # files (kustomize/stage: a node becomes Ready and keeps its heartbeat; a
-# bound pod becomes Running, completes, and goes when deleted). Go's caches
-# live outside the clone, so a second run takes seconds.
+# bound pod becomes Running, completes, and goes when deleted); and
+# cluster-autoscaler (autoscaler/: its own code at the commit the conformance
+# reference pins, wired as its main does, -tags kwok). Go's caches live
+# outside the clone, so a second run takes seconds.
 set -euo pipefail
 cd "$(dirname "$0")"
 out=$(cd ../.. && pwd)/build/live
 mkdir -p "$out"
 start=$SECONDS
 (cd kwok && GOFLAGS=-mod=mod go build -trimpath -o "$out/kwok" sigs.k8s.io/kwok/cmd/kwok)
+# The module proxy serves cluster-autoscaler's pseudo-version as a zip only:
+# gomodseed puts it into the module cache (tests/conformance/gomodseed).
+ca=k8s.io/autoscaler/cluster-autoscaler
+version=$(awk -v m="$ca" '$1 == m && $2 !~ /\/go.mod$/ { print $2 }' autoscaler/go.sum)
+conformance=$(cd ../conformance && pwd)
+(cd "$conformance/gomodseed" && GOFLAGS= go build -trimpath -o "$out/gomodseed" .)
+"$out/gomodseed" -gosum "$PWD/autoscaler/go.sum" "$ca@$version"
+(cd autoscaler && GOFLAGS=-mod=mod go build -trimpath -tags kwok -o "$out/cluster-autoscaler" .)
 module=$(cd kwok && GOFLAGS=-mod=mod go list -m -f '{{.Dir}}' sigs.k8s.io/kwok)
 stages="$module/kustomize/stage"
 {
@@ -21,4 +31,4 @@ stages="$module/kustomize/stage"
     echo "---"
   done
 } > "$out/stages.yaml"
-echo "live: built kwok and its stages in $((SECONDS - start)) s"
+echo "live: built kwok, its stages and cluster-autoscaler in $((SECONDS - start)) s"

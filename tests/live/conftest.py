@@ -14,6 +14,7 @@ sys.path.insert(0, str(ROOT / "tests" / "scheduler"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from harness import Cluster, ControlPlane, TightpackScheduler  # noqa: E402
+from autoscaler import ClusterAutoscaler  # noqa: E402
 from kwok import Kwok  # noqa: E402
 
 
@@ -40,6 +41,11 @@ class Parts:
 
     def kwok(self, **kw) -> Kwok:
         proc = Kwok(self.cp, self.workdir, **kw)
+        self.started.append(proc)
+        return proc.start()
+
+    def autoscaler(self, namespace: str, **kw) -> ClusterAutoscaler:
+        proc = ClusterAutoscaler(self.cp, self.workdir, namespace, **kw)
         self.started.append(proc)
         return proc.start()
 

@@ -20,8 +20,7 @@ class Kwok(SchedulerProcess):
         tag = f"kwok-{os.urandom(2).hex()}"
         kubeconfig = cp.write_kubeconfig(workdir / f"{tag}.kubeconfig")
         argv = [LIVE / "kwok", "--kubeconfig", kubeconfig, "--config", stages,
-                "--manage-nodes-with-annotation-selector", "kwok.x-k8s.io/node=fake",
-                "--node-ip", "10.0.0.1"]
+                "--manage-nodes-with-annotation-selector", "kwok.x-k8s.io/node=fake"]
         super().__init__(argv, workdir / f"{tag}.log", "", "kwok")
 
     def start(self, **_):

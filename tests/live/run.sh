@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The live cluster's tests (opt-in: not part of scripts/test.sh yet). Builds what is missing
-# (the test control plane, kwok), then runs pytest on tests/live; extra arguments go to pytest.
+# (the test control plane, kwok, cluster-autoscaler), then runs pytest on tests/live; extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 start=$SECONDS
@@ -8,7 +8,7 @@ if ! (for b in etcd kube-apiserver kube-scheduler kube-controller-manager test-p
   [[ -x build/controlplane/$b ]] || exit 1; done); then
   tests/controlplane/build.sh
 fi
-[[ -x build/live/kwok && -f build/live/stages.yaml ]] || tests/live/build.sh
+[[ -x build/live/kwok && -f build/live/stages.yaml && -x build/live/cluster-autoscaler ]] || tests/live/build.sh
 if [[ ! -x build/venv/bin/python ]] || ! build/venv/bin/python -c 'import pytest' 2>/dev/null; then
   bash scripts/python_env.sh
 fi
