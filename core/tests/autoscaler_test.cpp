@@ -371,3 +371,30 @@ TEST(AutoscalerDecode, UndecodableScenarioIsAnErrorDocument) {
 
 }  // namespace
 }  // namespace tightpack::autoscaler
+
+namespace tightpack::autoscaler {
+namespace {
+
+TEST(AutoscalerTemplate, AGroupsTemplateNodeKeepsItsTaintsButCasOwnAndTransientOnes) {
+  // utils/taints.SanitizeTaints at master: CriticalAddonsOnly (the old rescheduler's) stays.
+  AutoscaleScenario s;
+  CaNode n;
+  n.node = testing::make_node("core-0", 4000, 16 * testing::kGi);
+  for (const char* key : {"CriticalAddonsOnly", "dedicated", "ToBeDeletedByClusterAutoscaler",
+                          "node.kubernetes.io/not-ready", "ignore-taint.cluster-autoscaler.kubernetes.io/gpu",
+                          "startup-taint.cluster-autoscaler.kubernetes.io/cni",
+                          "status-taint.cluster-autoscaler.kubernetes.io/drain"}) {
+    n.node.taints.push_back(Taint{key, "true", "NoSchedule"});
+  }
+  s.nodes.push_back(n);
+  NodeGroupSpec g;
+  g.name = "core";
+  g.nodes = {"core-0"};
+  const NodeTemplate t = group_template(s, g);
+  std::vector<std::string> kept;
+  for (const Taint& taint : t.node.taints) kept.push_back(taint.key);
+  EXPECT_EQ(kept, (std::vector<std::string>{"CriticalAddonsOnly", "dedicated"}));
+}
+
+}  // namespace
+}  // namespace tightpack::autoscaler

@@ -28,6 +28,22 @@ def template_node(pool: str, min_size: int, max_size: int, cpu: str = "4", memor
             "status": {"capacity": resources, "allocatable": resources}}
 
 
+def node_pools(templates: list, provisioning: str = "10s") -> dict:
+    """The NodePools document a user would write for these node groups (docs/pools.md): each
+    template node's labels, taints and resources, and its group's min and max, so that the
+    engine's scale-up prediction sees the groups cluster-autoscaler sees."""
+    pools = []
+    for t in templates:
+        a = t["metadata"]["annotations"]
+        pools.append({"name": t["metadata"]["labels"][GROUP_LABEL],
+                      "minSize": int(a["cluster-autoscaler.kwok.nodegroup/min-count"]),
+                      "maxSize": int(a["cluster-autoscaler.kwok.nodegroup/max-count"]),
+                      "provisioningTime": provisioning,
+                      "template": {"labels": t["metadata"]["labels"], "taints": t["spec"].get("taints") or [],
+                                   "capacity": t["status"]["capacity"], "allocatable": t["status"]["allocatable"]}})
+    return {"apiVersion": "tightpack.io/v1alpha1", "kind": "NodePools", "pools": pools}
+
+
 def install_provider_config(api: Api, namespace: str, templates: list) -> None:
     config = {"apiVersion": "v1alpha1", "readNodesFrom": "configmap",
               "nodegroups": {"fromNodeLabelKey": GROUP_LABEL},

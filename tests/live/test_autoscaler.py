@@ -1,20 +1,56 @@
 """The real cluster-autoscaler grows and shrinks a kwok node group while tightpack schedules
 into it: six one-cpu pods with no node for them make cluster-autoscaler add the two 4-cpu
 nodes its estimator asks for (kwok makes them Ready, tightpack binds and packs the pods onto
-them); the pods of one node deleted, that node is removed after the unneeded time."""
+them); the pods of one node deleted, that node is removed after the unneeded time. Before the
+pods are created, the sidebar's question is asked of the engine on tightpack's /snapshot
+(`tightpack predict --pools`): the pool it says cluster-autoscaler grows, and by how many
+nodes, is what cluster-autoscaler then does."""
 
 from __future__ import annotations
 
-from harness import node_of, pod_manifest, wait_for
-from autoscaler import GROUP_LABEL, install_provider_config, template_node
+import json
+import subprocess
+
+from harness import TIGHTPACK, node_manifest, node_of, pod_manifest, resources, wait_for
+from autoscaler import GROUP_LABEL, install_provider_config, node_pools, template_node
+from kwok import FAKE
 
 
-def test_cluster_autoscaler_grows_and_shrinks_the_group_tightpack_fills(cluster, parts):
+def predicted_scale_up(tmp_path, snapshot: dict, pools: dict, pod: dict, replicas: int) -> dict:
+    for name, doc in (("cluster.json", snapshot["cluster"]), ("pools.json", pools), ("pod.json", pod)):
+        (tmp_path / name).write_text(json.dumps(doc))
+    r = subprocess.run([str(TIGHTPACK), "predict", "--cluster", str(tmp_path / "cluster.json"),
+                        "--pools", str(tmp_path / "pools.json"), "--pod", str(tmp_path / "pod.json"),
+                        "--replicas", str(replicas), "--scheduler-name", "tightpack", "--output", "json"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode in (0, 3), r.stdout + r.stderr
+    return {g["pool"]: g["nodesAdded"] for g in json.loads(r.stdout)["scaleUp"]["pools"]}
+
+
+def test_cluster_autoscaler_grows_and_shrinks_the_group_tightpack_fills(cluster, parts, tmp_path):
     api, ns = cluster.api, cluster.ns
-    install_provider_config(api, ns, [template_node("workers", 0, 3)])
+    templates = [template_node("workers", 0, 3)]
+    install_provider_config(api, ns, templates)
     parts.kwok()
-    parts.tightpack()
+    # The hub's own node, in no group cluster-autoscaler manages, tainted for the hub's pods
+    # only (a GKE system pool's CriticalAddonsOnly): the workers cannot go there.
+    core = node_manifest("core-0", labels={GROUP_LABEL: "core"},
+                         taints=[{"key": "CriticalAddonsOnly", "value": "true", "effect": "NoSchedule"}])
+    core["metadata"]["annotations"] = dict(FAKE)
+    res = resources(cpu="4", memory="16Gi", pods=110)
+    core["status"] = {"capacity": res, "allocatable": res}
+    api.post("/api/v1/nodes", core)
+    tp = parts.tightpack()
     parts.autoscaler(ns)
+
+    # What the sidebar would say beforehand, from the snapshot it reads.
+    tp.wait_ready()
+    # The core pool is left to inference (its node's label; no max), as a user leaves a pool
+    # she does not name: its template keeps the CriticalAddonsOnly taint, as
+    # cluster-autoscaler's keeps it, so it grows for none of the workers.
+    predicted = predicted_scale_up(tmp_path, tp.snapshot(), node_pools(templates),
+                                   pod_manifest("w", cpu="1", memory="1Gi", scheduler_name="tightpack"), 6)
+    assert predicted == {"workers": 2}, predicted
 
     names = [f"w-{i}" for i in range(6)]
     for name in names:
@@ -25,7 +61,7 @@ def test_cluster_autoscaler_grows_and_shrinks_the_group_tightpack_fills(cluster,
 
     bound = cluster.wait_bound(names, timeout=120)
     nodes = group_nodes()
-    assert len(nodes) == 2, [n["metadata"]["name"] for n in nodes]
+    assert len(nodes) == predicted["workers"], [n["metadata"]["name"] for n in nodes]
     assert all(n["metadata"]["annotations"].get("kwok.x-k8s.io/node") == "fake" for n in nodes)
     per_node = {}
     for p in bound:

@@ -10,13 +10,15 @@
 namespace tightpack::autoscaler {
 namespace {
 
-// Taints a new node will not have: CA's own markers, ignore-taint.* and the
-// node-condition taints (utils/taints.SanitizeTaints).
+// Taints a new node will not have: CA's own markers, the node-condition
+// taints, and the startup and status taints of its default TaintConfig
+// (utils/taints.SanitizeTaints at master). CriticalAddonsOnly, the old
+// rescheduler's taint, is kept: master no longer drops it (a GKE system pool
+// tainted so grows for nothing else; the live cluster found it).
 bool sanitized_away(const Taint& t) {
   static const char* const kDropped[] = {
       "ToBeDeletedByClusterAutoscaler",
       "DeletionCandidateOfClusterAutoscaler",
-      "CriticalAddonsOnly",  // the rescheduler's
       "node.kubernetes.io/not-ready",
       "node.kubernetes.io/unreachable",
       "node.kubernetes.io/unschedulable",
@@ -32,7 +34,12 @@ bool sanitized_away(const Taint& t) {
   for (const char* k : kDropped) {
     if (t.key == k) return true;
   }
-  return t.key.rfind("ignore-taint.cluster-autoscaler.kubernetes.io/", 0) == 0;
+  for (const char* prefix : {"ignore-taint.cluster-autoscaler.kubernetes.io/",
+                             "startup-taint.cluster-autoscaler.kubernetes.io/",
+                             "status-taint.cluster-autoscaler.kubernetes.io/"}) {
+    if (t.key.rfind(prefix, 0) == 0) return true;
+  }
+  return false;
 }
 
 // Labels are kept sorted by key.

@@ -875,8 +875,32 @@ def affinity(s, seed, index):
     meta["features"] = sorted(feats)
 
 
+def template_taints(s, seed, index):
+    """Now and then (one scenario in eight, a stream of its own) a pool's nodes and template
+    carry a taint that cluster-autoscaler's SanitizeTaints treats apart when it makes a
+    template of a real node: CriticalAddonsOnly (kept at master; older releases dropped it
+    as the rescheduler's) or a status-taint.cluster-autoscaler.kubernetes.io/ one (dropped)."""
+    r = random.Random(f"autoscale/{seed}/{index}/template-taints")
+    if r.random() >= 0.125:
+        return
+    sc, meta = s["scenario"], s["meta"]
+    groups = [g for g in sc["nodeGroups"] if any(pool_of(n) == g["name"] for n in sc["nodes"])]
+    if not groups:
+        return
+    g = r.choice(groups)
+    taint = r.choice([{"key": "CriticalAddonsOnly", "value": "true", "effect": "NoSchedule"},
+                      {"key": "status-taint.cluster-autoscaler.kubernetes.io/maintenance", "value": "soon",
+                       "effect": "NoSchedule"}])
+    for n in sc["nodes"]:
+        if pool_of(n) == g["name"]:
+            n.setdefault("spec", {}).setdefault("taints", []).append(dict(taint))
+    g["template"].setdefault("spec", {}).setdefault("taints", []).append(dict(taint))
+    meta["features"] = sorted(set(meta["features"]) | {"template-taint-" + taint["key"].split("/")[0]})
+
+
 def make(seed, index, with_volumes=False, with_spread=False, with_affinity=False):
     s = Gen(seed, index).scenario()
+    template_taints(s, seed, index)
     if with_volumes or with_spread or with_affinity:
         zones(s, seed, index)
     if with_volumes:
