@@ -1,5 +1,5 @@
-"""Fixtures of the live cluster: the test control plane of tests/scheduler (one per session),
-kwok managing the nodes the test makes as a cloud's would be, and the schedulers and
+"""Fixtures of the live cluster: the test control plane and namespaces of tests/scheduler
+(fixtures.py), kwok managing the nodes the test makes as a cloud's would be, and the schedulers and
 controllers a test starts, stopped after it (tests/scheduler/harness.py)."""
 
 from __future__ import annotations
@@ -13,24 +13,10 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "scheduler"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from harness import Cluster, ControlPlane, TightpackScheduler  # noqa: E402
+from fixtures import cluster, control_plane  # noqa: E402,F401  (tests/scheduler's)
+from harness import ControlPlane, TightpackScheduler  # noqa: E402
 from autoscaler import ClusterAutoscaler  # noqa: E402
 from kwok import Kwok  # noqa: E402
-
-
-@pytest.fixture(scope="session")
-def control_plane(tmp_path_factory):
-    cp = ControlPlane(tmp_path_factory.mktemp("controlplane")).start()
-    yield cp
-    cp.stop()
-
-
-@pytest.fixture
-def cluster(control_plane, request):
-    c = Cluster(control_plane, request.node.name)
-    c.setup()
-    yield c
-    c.reset()
 
 
 class Parts:

@@ -10,8 +10,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from fixtures import cluster, control_plane  # noqa: E402,F401  (shared with tests/live)
 from harness import (  # noqa: E402
-    TIGHTPACK, Cluster, ControllerManager, ControlPlane, KubeScheduler, TightpackScheduler, ZonalProvisioner,
+    TIGHTPACK, ControllerManager, KubeScheduler, TightpackScheduler, ZonalProvisioner,
     address_sanitized, start_flavour,
 )
 
@@ -32,21 +33,6 @@ def pytest_collection_modifyitems(config, items):
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = kept
-
-
-@pytest.fixture(scope="session")
-def control_plane(tmp_path_factory):
-    cp = ControlPlane(tmp_path_factory.mktemp("controlplane")).start()
-    yield cp
-    cp.stop()
-
-
-@pytest.fixture
-def cluster(control_plane, request):
-    c = Cluster(control_plane, request.node.name)
-    c.setup()
-    yield c
-    c.reset()
 
 
 class Schedulers:
