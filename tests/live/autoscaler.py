@@ -16,14 +16,16 @@ GROUP_LABEL = "cloud.google.com/gke-nodepool"  # a node's group, as GKE labels i
 
 
 def template_node(pool: str, min_size: int, max_size: int, cpu: str = "4", memory: str = "16Gi",
-                  labels: dict | None = None, taints: list | None = None) -> dict:
-    """A node group's template node, as the kwok provider reads it from its ConfigMap."""
+                  labels: dict | None = None, taints: list | None = None, boot_delay: str = "") -> dict:
+    """A node group's template node, as the kwok provider reads it from its ConfigMap;
+    `boot_delay` ("90s") is how long its new nodes take to become Ready (build.sh's stages)."""
     resources = {"cpu": cpu, "memory": memory, "pods": "110"}
     return {"apiVersion": "v1", "kind": "Node",
             "metadata": {"name": f"{pool}-template",
                          "labels": {GROUP_LABEL: pool, "kubernetes.io/os": "linux", **(labels or {})},
                          "annotations": {"cluster-autoscaler.kwok.nodegroup/min-count": str(min_size),
-                                         "cluster-autoscaler.kwok.nodegroup/max-count": str(max_size)}},
+                                         "cluster-autoscaler.kwok.nodegroup/max-count": str(max_size),
+                                         **({"tightpack.io/boot-delay": boot_delay} if boot_delay else {})}},
             "spec": {"taints": taints or []},
             "status": {"capacity": resources, "allocatable": resources}}
 

@@ -23,11 +23,20 @@ conformance=$(cd ../conformance && pwd)
 (cd autoscaler && GOFLAGS=-mod=mod go build -trimpath -tags kwok -o "$out/cluster-autoscaler" .)
 module=$(cd kwok && GOFLAGS=-mod=mod go list -m -f '{{.Dir}}' sigs.k8s.io/kwok)
 stages="$module/kustomize/stage"
+# node-initialize gains one thing: a node boots for as long as its annotation
+# tightpack.io/boot-delay says ("90s"; none: at once), as a GPU node takes
+# minutes. The kwok provider copies a group's template annotations onto the
+# nodes it creates, so a pool's template sets its boot time.
+boot_delay='  delay:\n    durationMilliseconds: 0\n    durationFrom:\n      expressionFrom: '"'"'.metadata.annotations["tightpack.io/boot-delay"]'"'"'\n'
 {
   for f in node/fast/node-initialize.yaml node/heartbeat/node-heartbeat.yaml pod/fast/pod-ready.yaml \
            pod/fast/pod-complete.yaml pod/fast/pod-delete.yaml; do
     echo "# $f, sigs.k8s.io/kwok $(cd kwok && go list -m -f '{{.Version}}' sigs.k8s.io/kwok)"
-    cat "$stages/$f"
+    if [[ $f == node/fast/node-initialize.yaml ]]; then
+      awk -v delay="$boot_delay" '/^  next:/ && !done { printf "%s", delay; done = 1 } { print }' "$stages/$f"
+    else
+      cat "$stages/$f"
+    fi
     echo "---"
   done
 } > "$out/stages.yaml"

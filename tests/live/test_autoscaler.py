@@ -75,3 +75,33 @@ def test_cluster_autoscaler_grows_and_shrinks_the_group_tightpack_fills(cluster,
     wait_for(lambda: [n["metadata"]["name"] for n in group_nodes()] == [max(per_node, key=lambda n: len(per_node[n]))],
              120, f"cluster-autoscaler to remove {light}",
              diagnostics=lambda: str([n["metadata"]["name"] for n in group_nodes()]))
+
+
+def test_a_pools_new_nodes_boot_for_the_pools_boot_delay(cluster, parts):
+    """A GPU pool's node takes minutes to boot: its template's tightpack.io/boot-delay (12 s
+    here) keeps a new node without its Ready condition that long, on the test's clock (kwok's
+    stage dates the condition's transition at the node's creation). Nothing here taints a node
+    not-ready meanwhile, as TaintNodesByCondition and the node lifecycle controller do in a real
+    cluster, so a pod may be bound to it before it is Ready: tests/live/README.md, next steps."""
+    import time
+
+    api, ns = cluster.api, cluster.ns
+    install_provider_config(api, ns, [template_node("slow", 0, 1, boot_delay="12s")])
+    parts.kwok()
+    parts.tightpack()
+    parts.autoscaler(ns)
+    api.post(f"/api/v1/namespaces/{ns}/pods", pod_manifest("p", cpu="1", memory="1Gi", scheduler_name="tightpack"))
+
+    def slow_nodes():
+        return [n for n in api.list("/api/v1/nodes") if n["metadata"].get("labels", {}).get(GROUP_LABEL) == "slow"]
+
+    [node] = wait_for(slow_nodes, 60, "cluster-autoscaler to add a node to the slow pool", interval=0.25)
+    seen = time.monotonic()
+    assert node["metadata"]["annotations"]["tightpack.io/boot-delay"] == "12s"
+
+    def ready():
+        conditions = (api.get(f"/api/v1/nodes/{node['metadata']['name']}").get("status") or {}).get("conditions") or []
+        return any(c["type"] == "Ready" and c["status"] == "True" for c in conditions)
+
+    wait_for(ready, 40, "kwok to boot the node", interval=0.25)
+    assert time.monotonic() - seen >= 10, time.monotonic() - seen
