@@ -9,6 +9,7 @@
 #include <set>
 
 #include "json_read.hpp"
+#include "tightpack/decode.hpp"
 #include "tightpack/pod_resources.hpp"
 
 namespace tightpack {
@@ -185,6 +186,15 @@ Result<AdmittedPod> admit_pod(const json::value& pod, const AdmissionOptions& op
   };
   if (auto fail = run()) return *fail;
   return admitted;
+}
+
+Result<AdmittedRequestPod> decode_admitted_pod(const json::value& pod, const AdmissionOptions& options,
+                                               const JsonPath& path) {
+  auto admitted = admit_pod(pod, options, path);
+  if (!admitted) return admitted.error();
+  auto decoded = decode_pod(admitted->pod, path);
+  if (!decoded) return decoded.error();
+  return AdmittedRequestPod{std::move(*decoded), std::move(admitted->changes)};
 }
 
 void assign_default_storage_class(ApiObjects& objects) {

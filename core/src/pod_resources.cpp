@@ -132,9 +132,9 @@ bool is_extended_resource(std::string_view name) {
   if (name.find("kubernetes.io/") != std::string_view::npos) return false;  // prefixed native
   if (starts_with(name, "requests.")) return false;
   // IsQualifiedName("requests." + name) without building it (a hot path):
-  // the prefix "requests.<domain>" is a subdomain of at most 253 characters.
-  const size_t slash = name.find('/');
-  return slash <= 253 - 9 && is_dns1123_subdomain(name.substr(0, slash)) && is_qualified_name(name);
+  // the prefix "requests.<domain>" is a subdomain of at most 253 characters,
+  // so <domain> one of at most 244 (is_qualified_name checks the rest).
+  return name.find('/') <= 253 - 9 && is_qualified_name(name);
 }
 
 bool is_scalar_resource(std::string_view name) {

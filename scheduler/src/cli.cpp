@@ -256,16 +256,12 @@ int predict(const std::vector<std::string>& argv, std::istream& in, std::ostream
   WhatIfCluster& cluster = *loaded;
   AdmissionOptions admission;
   admission.extended_resource_toleration = has_flag(a, "--extended-resource-toleration");
-  auto admitted = admit_pod(pod_doc, admission, JsonPath());
+  auto admitted = decode_admitted_pod(pod_doc, admission, JsonPath());
   if (!admitted) {
     err << "tightpack predict: " << a.options["--pod"] << ": " << admitted.error().what() << "\n";
     return kInputError;
   }
-  auto pod = decode_pod(admitted->pod, JsonPath());
-  if (!pod) {
-    err << "tightpack predict: " << a.options["--pod"] << ": " << pod.error().what() << "\n";
-    return kInputError;
-  }
+  const Pod& pod = admitted->pod;
   if (a.options.count("--config")) {
     auto decoded = decode_scheduler_configuration(config_doc, JsonPath());
     if (!decoded) {
@@ -282,13 +278,13 @@ int predict(const std::vector<std::string>& argv, std::istream& in, std::ostream
     }
     cluster.use_pools(std::move(*decoded));
   }
-  auto profile = cluster.profile(a.options.count("--scheduler-name") ? a.options["--scheduler-name"] : "", *pod,
+  auto profile = cluster.profile(a.options.count("--scheduler-name") ? a.options["--scheduler-name"] : "", pod,
                                  a.options.count("--release") ? a.options["--release"] : "");
   if (!profile) {
     err << "tightpack predict: " << profile.error().what() << "\n";
     return kUsage;
   }
-  auto result = cluster.place(*pod, replicas, *profile);
+  auto result = cluster.place(pod, replicas, *profile);
   if (!result) {
     err << "tightpack predict: " << result.error().what() << "\n";
     return kInputError;

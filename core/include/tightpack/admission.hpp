@@ -29,6 +29,7 @@
 
 #include "tightpack/error.hpp"
 #include "tightpack/json_path.hpp"
+#include "tightpack/model.hpp"
 #include "tightpack/objects.hpp"
 
 namespace tightpack {
@@ -56,6 +57,15 @@ struct AdmittedPod {
 // `pod` (a v1 Pod) as the API server would store it. An error names the
 // field (under `path`) that admission cannot read.
 Result<AdmittedPod> admit_pod(const boost::json::value& pod, const AdmissionOptions& options, const JsonPath& path);
+
+// `pod` admitted, then decoded: what every what-if question asks about (the
+// WebAssembly requests, `tightpack predict`).
+struct AdmittedRequestPod {
+  Pod pod;
+  std::vector<AdmissionChange> changes;
+};
+Result<AdmittedRequestPod> decode_admitted_pod(const boost::json::value& pod, const AdmissionOptions& options,
+                                               const JsonPath& path);
 
 // [{"by": "defaulting", "container", "resource", "request"} |
 //  {"by": <plugin>, "toleration": {...}}]

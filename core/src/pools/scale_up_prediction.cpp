@@ -408,8 +408,6 @@ Result<ScaleUpPrediction> predict_scale_up(const ClusterSnapshot& snapshot,
         if (verdicts[g].fails_only_on_volumes() && run->target_sizes[g] < s.groups[g].max_size) {
           u.blocked_by_volumes.push_back(s.groups[g].name);
         }
-      }
-      for (size_t g = 0; g < s.groups.size(); ++g) {
         PoolDetail d{s.groups[g].name, {}, verdicts[g].reasons};
         if (record) {
           if (auto rj = record->rejected.find(d.pool); rj != record->rejected.end()) {

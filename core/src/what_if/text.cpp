@@ -51,11 +51,9 @@ Result<WhatIfRequest> decode_what_if_request(const json::value& doc, bool with_r
     const json::value* pod = member(*o, "pod");
     const JsonPath pod_path = root.field("pod");
     if (!pod) return value_error(pod_path, "is required");
-    auto admitted = admit_pod(*pod, admission, pod_path);
+    auto admitted = decode_admitted_pod(*pod, admission, pod_path);
     if (!admitted) return admitted.error();
-    auto decoded = decode_pod(admitted->pod, pod_path);
-    if (!decoded) return decoded.error();
-    r.pod = std::move(*decoded);
+    r.pod = std::move(admitted->pod);
     r.admitted = std::move(admitted->changes);
     TP_TRY(read_string(*o, "profile", root, r.profile));
     TP_TRY(read_string(*o, "release", root, r.release));

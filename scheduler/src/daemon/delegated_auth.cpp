@@ -1,10 +1,10 @@
 #include "daemon/delegated_auth.hpp"
 
 #include <openssl/crypto.h>
-#include <openssl/sha.h>
 
 #include <boost/json.hpp>
 
+#include "daemon/credentials.hpp"
 #include "read_file.hpp"
 
 namespace tightpack::daemon {
@@ -12,25 +12,6 @@ namespace tightpack::daemon {
 namespace json = boost::json;
 
 namespace {
-
-std::string digest(const std::string& token, const std::string& path) {
-  const std::string input = token + '\n' + path;
-  unsigned char out[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(input.data()), input.size(), out);
-  return std::string(reinterpret_cast<const char*>(out), sizeof out);
-}
-
-std::string bearer(const std::string& authorization) {
-  // RFC 6750: the scheme is case-insensitive.
-  if (authorization.size() < 8) return "";
-  std::string scheme = authorization.substr(0, 7);
-  for (char& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (scheme != "bearer ") return "";
-  std::string token = authorization.substr(7);
-  while (!token.empty() && token.front() == ' ') token.erase(token.begin());
-  while (!token.empty() && token.back() == ' ') token.pop_back();
-  return token;
-}
 
 const json::object* object_at(const json::value& v, std::string_view key) {
   if (!v.is_object()) return nullptr;
@@ -73,13 +54,13 @@ bool DelegatedAuth::shared_token_matches(const std::string& token) {
 }
 
 AuthDecision DelegatedAuth::check(const std::string& authorization, const std::string& path) {
-  const std::string token = bearer(authorization);
+  const std::string token = authorization_token(authorization, {"bearer"});
   if (token.empty()) {
     return {401, "Unauthorized: " + path + " needs a bearer token (Authorization: Bearer …)"};
   }
   std::lock_guard lock(m_);
   if (path == "/snapshot" && shared_token_matches(token)) return {200, ""};
-  const std::string key = digest(token, path);
+  const std::string key = sha256(token + '\n' + path);
   const auto now = Clock::now();
   if (auto it = cache_.find(key); it != cache_.end()) {
     if (it->second.until > now) return it->second.decision;

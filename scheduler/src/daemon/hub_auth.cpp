@@ -1,13 +1,12 @@
 #include "daemon/hub_auth.hpp"
 
-#include <openssl/sha.h>
-
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/json.hpp>
-#include <cctype>
+
+#include "daemon/credentials.hpp"
 
 namespace tightpack::daemon {
 namespace beast = boost::beast;
@@ -18,23 +17,10 @@ using tcp = net::ip::tcp;
 
 namespace {
 
-std::string digest(const std::string& token) {
-  unsigned char out[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(token.data()), token.size(), out);
-  return std::string(reinterpret_cast<const char*>(out), sizeof out);
-}
-
-// "token <t>" (JupyterHub's scheme) or "Bearer <t>", the scheme in any case;
-// "" when neither, or when the token holds anything but visible ASCII.
+// A JupyterHub token ("token <t>", JupyterHub's scheme, or "Bearer <t>");
+// "" when neither, or when it holds anything but visible ASCII.
 std::string hub_token(const std::string& authorization) {
-  const size_t space = authorization.find(' ');
-  if (space == std::string::npos) return "";
-  std::string scheme = authorization.substr(0, space);
-  for (char& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (scheme != "token" && scheme != "bearer") return "";
-  std::string token = authorization.substr(space + 1);
-  while (!token.empty() && token.front() == ' ') token.erase(token.begin());
-  while (!token.empty() && token.back() == ' ') token.pop_back();
+  std::string token = authorization_token(authorization, {"token", "bearer"});
   for (unsigned char c : token) {
     if (c <= 0x20 || c >= 0x7f) return "";
   }
@@ -75,7 +61,7 @@ HubDecision HubAuth::check(const std::string& authorization) {
   if (token.empty()) {
     return {401, "", "no JupyterHub token: send the notebook server's $JUPYTERHUB_API_TOKEN as \"Authorization: token …\""};
   }
-  const std::string key = digest(token);
+  const std::string key = sha256(token);
   const auto now = Clock::now();
   {
     std::lock_guard lock(m_);
