@@ -15,6 +15,11 @@
 #   controlplane.sh restart-apiserver DIR [--graceful]
 #   controlplane.sh stop DIR
 #
+# CP_NODE_CONDITIONS=1 at start keeps TaintNodesByCondition on: a new node is
+# tainted node.kubernetes.io/not-ready until the node lifecycle controller sees
+# it Ready, as in a cluster with kubelets. Only for callers that give their
+# nodes heartbeats (tests/live: kwok) and run that controller.
+#
 # After start: CP_URL (https://127.0.0.1:PORT), CP_TOKEN (an admin bearer token,
 # group system:masters), CP_CA (the serving certificate), CP_KUBECONFIG, and
 # CP_NOBODY_TOKEN / CP_NOBODY_KUBECONFIG (user tightpack-test-nobody: authenticated,
@@ -26,6 +31,7 @@ CP_BIN=${CP_BIN:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/build/contr
 # Command mode starts the processes in a session of their own so that they
 # outlive the command and ignore the caller's terminal signals.
 CP_DETACH=${CP_DETACH:-}
+CP_NODE_CONDITIONS=${CP_NODE_CONDITIONS:-}
 
 free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
@@ -38,17 +44,22 @@ _controlplane_launch_apiserver() {
   # runs: ServiceAccount (no namespace gets its default service account, so
   # pods would be refused) and TaintNodesByCondition (every new node would keep
   # node.kubernetes.io/not-ready:NoSchedule, which only the node controller lifts).
+  # With CP_NODE_CONDITIONS=1 the caller runs both (tests/live), and
+  # TaintNodesByCondition stays on.
   # ExtendedResourceToleration is on, as GKE has it: tightpack's admission
   # (core/include/tightpack/admission.hpp) is checked against it. Privileged
   # containers are allowed, as every kubelet-backed cluster allows them
   # (zero-to-jupyterhub's block-cloud-metadata init container is one).
+  local disabled_node_conditions=,TaintNodesByCondition
+  [[ -z ${CP_NODE_CONDITIONS:-} ]] || disabled_node_conditions=
   $CP_DETACH "$CP_BIN/kube-apiserver" --etcd-servers "$CP_ETCD_URL" \
     --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "$CP_API_PORT" \
     --tls-cert-file "$CP_DIR/apiserver.crt" --tls-private-key-file "$CP_DIR/apiserver.key" \
     --token-auth-file "$CP_DIR/tokens.csv" --authorization-mode Node,RBAC \
     --service-account-issuer https://kubernetes.default.svc.cluster.local \
     --service-account-key-file "$CP_DIR/sa.pub" --service-account-signing-key-file "$CP_DIR/sa.key" \
-    --service-cluster-ip-range 10.96.0.0/16 --disable-admission-plugins ServiceAccount,TaintNodesByCondition \
+    --service-cluster-ip-range 10.96.0.0/16 \
+    --disable-admission-plugins "ServiceAccount${disabled_node_conditions}" \
     --enable-admission-plugins ExtendedResourceToleration --allow-privileged \
     --endpoint-reconciler-type none \
     </dev/null >>"$CP_DIR/kube-apiserver.log" 2>&1 &
@@ -75,7 +86,7 @@ _controlplane_write_env() {
   local name
   : >"$CP_DIR/env"
   for name in CP_URL CP_TOKEN CP_CA CP_KUBECONFIG CP_NOBODY_TOKEN CP_NOBODY_KUBECONFIG CP_DIR \
-      CP_ETCD_URL CP_API_PORT CP_ETCD_PID CP_APISERVER_PID; do
+      CP_ETCD_URL CP_API_PORT CP_ETCD_PID CP_APISERVER_PID CP_NODE_CONDITIONS; do
     printf '%s=%q\n' "$name" "${!name}" >>"$CP_DIR/env"
   done
 }

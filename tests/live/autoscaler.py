@@ -13,19 +13,20 @@ from harness import ROOT, Api, ControlPlane, SchedulerProcess, free_port
 
 LIVE = ROOT / "build" / "live"
 GROUP_LABEL = "cloud.google.com/gke-nodepool"  # a node's group, as GKE labels its pool
+BOOT_SECONDS = "tightpack.io/boot-seconds"  # build.sh's node stages: a new node's boot time
 
 
 def template_node(pool: str, min_size: int, max_size: int, cpu: str = "4", memory: str = "16Gi",
-                  labels: dict | None = None, taints: list | None = None, boot_delay: str = "") -> dict:
+                  labels: dict | None = None, taints: list | None = None, boot_seconds: int = 0) -> dict:
     """A node group's template node, as the kwok provider reads it from its ConfigMap;
-    `boot_delay` ("90s") is how long its new nodes take to become Ready (build.sh's stages)."""
+    `boot_seconds` is how long its new nodes take to become Ready (build.sh's stages)."""
     resources = {"cpu": cpu, "memory": memory, "pods": "110"}
     return {"apiVersion": "v1", "kind": "Node",
             "metadata": {"name": f"{pool}-template",
                          "labels": {GROUP_LABEL: pool, "kubernetes.io/os": "linux", **(labels or {})},
                          "annotations": {"cluster-autoscaler.kwok.nodegroup/min-count": str(min_size),
                                          "cluster-autoscaler.kwok.nodegroup/max-count": str(max_size),
-                                         **({"tightpack.io/boot-delay": boot_delay} if boot_delay else {})}},
+                                         **({BOOT_SECONDS: str(boot_seconds)} if boot_seconds else {})}},
             "spec": {"taints": taints or []},
             "status": {"capacity": resources, "allocatable": resources}}
 

@@ -1,4 +1,5 @@
-"""Fixtures of the live cluster: the test control plane and namespaces of tests/scheduler
+"""Fixtures of the live cluster: the test control plane of tests/scheduler with nodes tainted
+not-ready until Ready, kube-controller-manager for the session, namespaces as tests/scheduler's
 (fixtures.py), kwok managing the nodes the test makes as a cloud's would be, and the schedulers and
 controllers a test starts, stopped after it (tests/scheduler/harness.py)."""
 
@@ -13,10 +14,29 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "scheduler"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from fixtures import cluster, control_plane  # noqa: E402,F401  (tests/scheduler's)
-from harness import ControlPlane, TightpackScheduler  # noqa: E402
+from fixtures import cluster  # noqa: E402,F401  (tests/scheduler's)
+from harness import ControllerManager, ControlPlane, TightpackScheduler  # noqa: E402
 from autoscaler import ClusterAutoscaler  # noqa: E402
 from kwok import Kwok  # noqa: E402
+
+
+# What a cluster with kubelets has and the shared test control plane does not: nodes tainted
+# node.kubernetes.io/not-ready until Ready (TaintNodesByCondition, and the node lifecycle
+# controller, which kwok's leases and heartbeats keep content), pods of deleted nodes collected.
+# A node may boot for minutes (a pool's boot delay), longer than the lifecycle controller's
+# default startup grace of 60 s, after which it would call the node Unknown.
+LIFECYCLE = ("node-lifecycle-controller", "pod-garbage-collector-controller")
+
+
+@pytest.fixture(scope="session")
+def control_plane(tmp_path_factory):
+    cp = ControlPlane(tmp_path_factory.mktemp("controlplane"), node_conditions=True).start()
+    workdir = tmp_path_factory.mktemp("controllers")
+    controllers = ControllerManager(cp, workdir, controllers=ControllerManager.DEFAULT + LIFECYCLE,
+                                    extra_args=("--node-startup-grace-period=10m",)).start()
+    yield cp
+    controllers.stop(timeout=10)
+    cp.stop()
 
 
 class Parts:

@@ -12,7 +12,7 @@ import json
 import subprocess
 
 from harness import TIGHTPACK, node_manifest, node_of, pod_manifest, resources, wait_for
-from autoscaler import GROUP_LABEL, install_provider_config, node_pools, template_node
+from autoscaler import BOOT_SECONDS, GROUP_LABEL, install_provider_config, node_pools, template_node
 from kwok import FAKE
 
 
@@ -77,16 +77,17 @@ def test_cluster_autoscaler_grows_and_shrinks_the_group_tightpack_fills(cluster,
              diagnostics=lambda: str([n["metadata"]["name"] for n in group_nodes()]))
 
 
-def test_a_pools_new_nodes_boot_for_the_pools_boot_delay(cluster, parts):
-    """A GPU pool's node takes minutes to boot: its template's tightpack.io/boot-delay (12 s
-    here) keeps a new node without its Ready condition that long, on the test's clock (kwok's
-    stage dates the condition's transition at the node's creation). Nothing here taints a node
-    not-ready meanwhile, as TaintNodesByCondition and the node lifecycle controller do in a real
-    cluster, so a pod may be bound to it before it is Ready: tests/live/README.md, next steps."""
+def test_a_pod_waits_for_its_new_node_to_boot(cluster, parts):
+    """A GPU pool's node takes minutes to boot: its template's tightpack.io/boot-seconds (12
+    here) keeps a new node Ready=False (KubeletNotReady, as a kubelet registers it) that long
+    after its creation. Meanwhile the node is tainted node.kubernetes.io/not-ready
+    (TaintNodesByCondition, then the node lifecycle controller), so the pod that made
+    cluster-autoscaler add it waits, and is bound once the node lifecycle controller has seen
+    the node Ready and lifted the taint, as in a cluster with kubelets."""
     import time
 
     api, ns = cluster.api, cluster.ns
-    install_provider_config(api, ns, [template_node("slow", 0, 1, boot_delay="12s")])
+    install_provider_config(api, ns, [template_node("slow", 0, 1, boot_seconds=12)])
     parts.kwok()
     parts.tightpack()
     parts.autoscaler(ns)
@@ -97,11 +98,18 @@ def test_a_pools_new_nodes_boot_for_the_pools_boot_delay(cluster, parts):
 
     [node] = wait_for(slow_nodes, 60, "cluster-autoscaler to add a node to the slow pool", interval=0.25)
     seen = time.monotonic()
-    assert node["metadata"]["annotations"]["tightpack.io/boot-delay"] == "12s"
+    assert node["metadata"]["annotations"][BOOT_SECONDS] == "12"
+    assert [(t["key"], t["effect"]) for t in node["spec"].get("taints", [])] == \
+        [("node.kubernetes.io/not-ready", "NoSchedule")], node["spec"]
 
     def ready():
         conditions = (api.get(f"/api/v1/nodes/{node['metadata']['name']}").get("status") or {}).get("conditions") or []
-        return any(c["type"] == "Ready" and c["status"] == "True" for c in conditions)
+        booted = any(c["type"] == "Ready" and c["status"] == "True" for c in conditions)
+        if not booted:
+            assert not cluster.get_pod("p")["spec"].get("nodeName"), "bound to a node still booting"
+        return booted
 
     wait_for(ready, 40, "kwok to boot the node", interval=0.25)
     assert time.monotonic() - seen >= 10, time.monotonic() - seen
+    [bound] = cluster.wait_bound(["p"], timeout=30)
+    assert node_of(bound) == node["metadata"]["name"]

@@ -526,9 +526,12 @@ def ca_is_unschedulable(pod: dict) -> bool:
 class ControlPlane:
     """etcd + kube-apiserver started with `controlplane.sh start DIR`."""
 
-    def __init__(self, directory: Path):
+    def __init__(self, directory: Path, node_conditions: bool = False):
         self.dir = Path(directory)
         self.env: dict = {}
+        # TaintNodesByCondition on (controlplane.sh, CP_NODE_CONDITIONS): only for callers
+        # whose nodes have heartbeats and who run the node lifecycle controller.
+        self.node_conditions = node_conditions
 
     @staticmethod
     def ensure_built():
@@ -541,8 +544,9 @@ class ControlPlane:
                         pytrace=False)
 
     def _run(self, *args, timeout=120):
+        env = {**os.environ, "CP_NODE_CONDITIONS": "1" if self.node_conditions else ""}
         r = subprocess.run(["bash", str(CONTROLPLANE_SH), *args], capture_output=True, text=True,
-                           timeout=timeout, stdin=subprocess.DEVNULL)
+                           timeout=timeout, stdin=subprocess.DEVNULL, env=env)
         if r.returncode != 0:
             raise RuntimeError(f"controlplane.sh {' '.join(args)} failed ({r.returncode}):\n"
                                f"{r.stdout}{r.stderr}")
@@ -1008,12 +1012,14 @@ class ControllerManager(SchedulerProcess):
     DEFAULT = ("persistentvolume-binder-controller", "deployment-controller", "replicaset-controller",
                "statefulset-controller", "garbage-collector-controller")
 
-    def __init__(self, cp: ControlPlane, workdir: Path, controllers: Iterable[str] = DEFAULT):
+    def __init__(self, cp: ControlPlane, workdir: Path, controllers: Iterable[str] = DEFAULT,
+                 extra_args: Iterable[str] = ()):
         workdir.mkdir(parents=True, exist_ok=True)
         tag = f"kube-controller-manager-{os.urandom(2).hex()}"
         argv = [CP_BIN / "kube-controller-manager", "--kubeconfig", cp.kubeconfig,
                 "--controllers", ",".join(controllers), "--leader-elect=false", "--secure-port=0",
-                "--use-service-account-credentials=false", "--concurrent-deployment-syncs=2", "-v=2"]
+                "--use-service-account-credentials=false", "--concurrent-deployment-syncs=2", "-v=2",
+                *extra_args]
         super().__init__(argv, workdir / f"{tag}.log", "", "kube-controller-manager")
 
     def start(self, **_):
