@@ -15,28 +15,16 @@ sys.path.insert(0, str(ROOT / "tests" / "scheduler"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from fixtures import cluster  # noqa: E402,F401  (tests/scheduler's)
-from harness import ControllerManager, ControlPlane, TightpackScheduler  # noqa: E402
+from harness import ControlPlane, TightpackScheduler  # noqa: E402
+from live_cluster import start_control_plane  # noqa: E402
 from autoscaler import ClusterAutoscaler  # noqa: E402
 from kwok import Kwok  # noqa: E402
 
 
-# What a cluster with kubelets has and the shared test control plane does not: nodes tainted
-# node.kubernetes.io/not-ready until Ready (TaintNodesByCondition, and the node lifecycle
-# controller, which kwok's leases and heartbeats keep content), pods of deleted nodes collected.
-# A node may boot for minutes (a pool's boot delay), longer than the lifecycle controller's
-# default startup grace of 60 s, after which it would call the node Unknown.
-LIFECYCLE = ("node-lifecycle-controller", "pod-garbage-collector-controller")
-
-
 @pytest.fixture(scope="session")
 def control_plane(tmp_path_factory):
-    cp = ControlPlane(tmp_path_factory.mktemp("controlplane"), node_conditions=True).start()
-    workdir = tmp_path_factory.mktemp("controllers")
-    controllers = ControllerManager(cp, workdir, controllers=ControllerManager.DEFAULT + LIFECYCLE,
-                                    extra_args=("--node-startup-grace-period=10m",)).start()
-    yield cp
-    controllers.stop(timeout=10)
-    cp.stop()
+    with start_control_plane(tmp_path_factory.mktemp("live")) as cp:
+        yield cp
 
 
 class Parts:

@@ -924,7 +924,7 @@ class TightpackScheduler(SchedulerProcess):
                  leader_election: Optional[dict] = None, kubeconfig: Optional[str] = None,
                  kubeconfig_flag: Optional[str] = None, qps: Optional[float] = None,
                  burst: Optional[int] = None, extra_args: Iterable[str] = (), port: Optional[int] = None,
-                 raw_config: Optional[Path] = None):
+                 raw_config: Optional[Path] = None, config_extra: Optional[dict] = None):
         self.identity = identity or f"tightpack-test-{os.urandom(3).hex()}"
         self.port = port or free_port()
         # The control plane's admin token: the API server vouches for it (TokenReview) and
@@ -935,7 +935,7 @@ class TightpackScheduler(SchedulerProcess):
             config_path = raw_config
         else:
             config_path = scheduler_config(config, workdir / f"{self.identity}.yaml",
-                                           kubeconfig or cp.kubeconfig, leader_election, qps, burst)
+                                           kubeconfig or cp.kubeconfig, leader_election, qps, burst, config_extra)
         self.config_path = config_path
         argv = [TIGHTPACK, "schedule", "--config", config_path, "--listen", f"127.0.0.1:{self.port}",
                 "--identity", self.identity]
@@ -986,11 +986,12 @@ class KubeScheduler(SchedulerProcess):
     def __init__(self, cp: ControlPlane, workdir: Path, config: Path = CONFIG_DIR / "default-scheduler.yaml",
                  scheduler_name: str = "default-scheduler", leader_election: Optional[dict] = None,
                  kubeconfig: Optional[str] = None, qps: Optional[float] = None, burst: Optional[int] = None,
-                 verbosity: int = 2, label: Optional[str] = None):
+                 verbosity: int = 2, label: Optional[str] = None, config_extra: Optional[dict] = None):
         workdir.mkdir(parents=True, exist_ok=True)
         tag = f"kube-scheduler-{Path(config).stem}-{os.urandom(2).hex()}"
         kc = kubeconfig or cp.kubeconfig
-        self.config_path = scheduler_config(config, workdir / f"{tag}.yaml", kc, leader_election, qps, burst)
+        self.config_path = scheduler_config(config, workdir / f"{tag}.yaml", kc, leader_election, qps, burst,
+                                            config_extra)
         argv = [CP_BIN / "kube-scheduler", "--config", self.config_path,
                 "--authentication-kubeconfig", kc, "--authorization-kubeconfig", kc,
                 "--secure-port", "0", f"-v={verbosity}"]
