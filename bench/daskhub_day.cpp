@@ -116,9 +116,16 @@ json::object hub_pod() {
 
 json::object container(const std::string& cpu, const std::string& memory, bool gpu) {
   json::object requests{{"cpu", cpu}, {"memory", memory}};
-  if (gpu) requests["nvidia.com/gpu"] = "1";
+  json::object resources;
+  if (gpu) {
+    // The API server refuses an extended resource requested without its limit;
+    // KubeSpawner sets both (extra_resource_limits, guarantees).
+    requests["nvidia.com/gpu"] = "1";
+    resources["limits"] = json::object{{"nvidia.com/gpu", "1"}};
+  }
+  resources["requests"] = std::move(requests);
   return json::object{{"name", "main"}, {"image", "pangeo/pangeo-notebook:2024.01.15"},
-                      {"resources", json::object{{"requests", requests}}}};
+                      {"resources", std::move(resources)}};
 }
 
 json::object notebook(const std::string& user, bool gpu) {
