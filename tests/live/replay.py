@@ -257,8 +257,11 @@ class LiveReplay:
                 self._close_prediction(nodes, pods, self.t0 + self.timing.live(nxt), closes=nxt != at)
             if self.snapshot is not None and nxt - at >= QUIET:
                 self._forecast(nodes, pods, at, self.t0 + self.timing.live(nxt))
+        # A drain under way is finished first (bounded): cluster-autoscaler polls an evicted
+        # pod's departure every 5 s of its own clock, minutes of the condensed one.
         deadline = time.monotonic() + self.timing.live(tail)
-        while time.monotonic() < deadline and not self.scaled_in(nodes):
+        while not self.scaled_in(nodes) and (time.monotonic() < deadline or (
+                draining(nodes) and time.monotonic() < deadline + 120)):
             time.sleep(0.2)
         self.end = time.monotonic()
         self._close_forecast(nodes)
@@ -322,6 +325,8 @@ class LiveReplay:
                             "--pools", str(workdir / "pools.json"), "--pod", str(workdir / "pod.json"),
                             "--replicas", str(event.get("replicas", 1)), "--scheduler-name", self.scheduler_name,
                             *(["--config", str(self.config)] if self.config else []),
+                            # the control plane runs the admission plugin, as GKE does
+                            "--extended-resource-toleration",
                             "--output", "json"], capture_output=True, text=True, timeout=120)
         if r.returncode not in (0, 3):
             raise RuntimeError(f"tightpack predict failed ({r.returncode}): {r.stderr[-1000:]}")
@@ -371,6 +376,11 @@ def _live_objects(watch: Watch) -> list:
         else:
             objs[o["metadata"]["name"]] = o
     return list(objs.values())
+
+
+def draining(nodes: Watch) -> bool:
+    return any(t["key"] == "ToBeDeletedByClusterAutoscaler"
+               for n in _live_objects(nodes) for t in (n.get("spec") or {}).get("taints") or [])
 
 
 def settled(pods: Watch, nodes: Watch, departed: set = frozenset()) -> bool:

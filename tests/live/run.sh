@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
-# The live cluster's tests (opt-in: not part of scripts/test.sh yet). Builds what is missing
-# (the test control plane, kwok, cluster-autoscaler), then runs pytest on tests/live; extra arguments go to pytest.
+# The live cluster (tests/live/README.md). Builds what is missing (the test control plane, kwok,
+# cluster-autoscaler, tightpack), then either
+#   tests/live/run.sh [PYTEST ARGS]          its tests (scripts/test.sh runs them)
+#   tests/live/run.sh --scheduler default|z2jh|tightpack|all [--day SEED] [runs.py options]
+#                                            the runs of bench/RESULTS.md: the seed, or with
+#                                            --day SEED bench/daskhub_day.cpp's day for SEED
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 start=$SECONDS
@@ -8,11 +12,22 @@ if ! (for b in etcd kube-apiserver kube-scheduler kube-controller-manager test-p
   [[ -x build/controlplane/$b ]] || exit 1; done); then
   tests/controlplane/build.sh
 fi
-[[ -x build/live/kwok && -f build/live/stages.yaml && -x build/live/cluster-autoscaler ]] || tests/live/build.sh
+tests/live/build.sh  # seconds when built: its stages follow build.sh
 if [[ ! -x build/venv/bin/python ]] || ! build/venv/bin/python -c 'import pytest' 2>/dev/null; then
   bash scripts/python_env.sh
 fi
-[[ -x build/release/scheduler/tightpack ]] || cmake --build --preset release --target tightpack
+[[ -x build/release/scheduler/tightpack && -x build/release/bench/tightpack_daskhub_day ]] ||
+  cmake --build --preset release --target tightpack tightpack_daskhub_day
+if [[ ${1:-} == --scheduler || ${1:-} == --day ]]; then
+  args=()
+  while (($#)); do
+    case $1 in
+      --day) args+=(--scenario day --day-seed "$2" --factor "${FACTOR:-120}"); shift 2 ;;
+      *) args+=("$1"); shift ;;
+    esac
+  done
+  exec build/venv/bin/python tests/live/runs.py "${args[@]}"
+fi
 out=build/live-tests
 mkdir -p "$out"
 status=0

@@ -155,9 +155,9 @@ def main(argv=None) -> int:
             t = time.monotonic()
             results[w] = run_one(cp, scenario, w, timing, out / "runs")
             print(f"== {w}: {time.monotonic() - t:.0f} s live, {results[w]['nodeHours']} node-h", flush=True)
-    doc = {"scenario": args.scenario, "daySeed": args.day_seed, "users": args.users, "factor": args.factor,
-           "results": results, "model": model}
-    (out / "results.json").write_text(json.dumps(doc, indent=1))
+            doc = {"scenario": args.scenario, "daySeed": args.day_seed, "users": args.users,
+                   "factor": args.factor, "results": results, "model": model}
+            (out / "results.json").write_text(json.dumps(doc, indent=1))  # after each: a long run
     print(table(results, model))
     return 0
 
