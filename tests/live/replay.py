@@ -141,10 +141,14 @@ class ForecastCheck:
     removable: list
     kept: dict  # node -> cluster-autoscaler's reason
     removed: list | None = None
+    # still there when the spell ended, but unneeded in cluster-autoscaler's own eyes (its
+    # DeletionCandidate soft taint) or being drained: a drain takes 5-10 s of its clock
+    # (it polls an evicted pod every 5 s), minutes of the condensed one, one at a time
+    marked: list = field(default_factory=list)
 
     @property
     def agrees(self) -> bool:
-        return self.removed is not None and sorted(self.removed) == self.removable
+        return self.removed is not None and sorted(self.removed + self.marked) == self.removable
 
 
 class LiveReplay:
@@ -268,8 +272,12 @@ class LiveReplay:
 
     def _close_forecast(self, nodes: Watch):
         if self.forecasts and self.forecasts[-1].removed is None:
-            left = {n["metadata"]["name"] for n in _live_objects(nodes)}
-            self.forecasts[-1].removed = sorted(set(self.forecasts[-1].nodes) - left)
+            f = self.forecasts[-1]
+            now = _live_objects(nodes)
+            f.removed = sorted(set(f.nodes) - {n["metadata"]["name"] for n in now})
+            f.marked = sorted(n["metadata"]["name"] for n in now if n["metadata"]["name"] in f.nodes and any(
+                t["key"] in ("DeletionCandidateOfClusterAutoscaler", "ToBeDeletedByClusterAutoscaler")
+                for t in (n.get("spec") or {}).get("taints") or []))
 
     def _forecast(self, nodes: Watch, pods: Watch, at: float, until: float):
         """A quiet spell long enough for scale-down: once settled, `tightpack forecast` on the
@@ -365,6 +373,9 @@ class LiveReplay:
             if node_of(p) in self._asked_nodes:
                 w.actual_existing[node_of(p)] = w.actual_existing.get(node_of(p), 0) + 1
         self._asked_at = None
+        if w.complete and not w.agrees:  # its question's inputs, to find out why
+            for name in ("cluster.json", "pools.json", "pod.json"):
+                (self.workdir / f"disagreement-{int(w.at)}-{name}").write_bytes((self.workdir / name).read_bytes())
 
 
 def _live_objects(watch: Watch) -> list:
