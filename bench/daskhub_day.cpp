@@ -8,13 +8,25 @@
 // bench/RESULTS.md.
 //
 //   build/release/bench/tightpack_daskhub_day [--seed N] [--users N]
-//       [--protect-workers] [--output table|json] [--scenario FILE] [--check]
+//       [--retire newest|upstream|node-aware] [--protect-workers]
+//       [--output table|json] [--scenario FILE] [--check]
+//
+// --retire says which workers leave when adapt() shrinks a cluster (the
+// scenario's "retire", docs/packing.md; default newest). --output json prints
+// {"seed", "users", "retire", "workers", "lowerBound": node-hours,
+//  "profiles": [{"profile", "nodeHours", "evicted", "busyNodeHours",
+//  "repackNodeHours", "pendingAtEnd", "pools": {pool: node-hours}}]}: the
+// interface outside checks run. Node-hours split as idle (nodes without a
+// workload pod: booting, unneeded, held by --scale-down-delay-after-add),
+// busy beyond a repack (where placement and retirement left pods), the
+// repack beyond the lower bound (the pods' shapes), and the lower bound.
 //
 // --check exits 1 unless every pod ran, all above the lower bound, and both
 // packing profiles are at or below the default in node-hours and workers
 // evicted; with --protect-workers, also tightpack ≤ zero-to-jupyterhub and
 // no eviction (ctests run both).
 #include <boost/json.hpp>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
@@ -172,11 +184,13 @@ json::object worker(const std::string& cluster, int64_t cpu, bool protect) {
                             {"nodeSelector", json::object{{"cloud.google.com/gke-nodepool", "dask-workers"}}}}}};
 }
 
+double round2(double v) { return std::round(v * 100.0) / 100.0; }
+
 json::object event(int64_t at, const char* kind, const std::string& group) {
   return json::object{{"at", std::to_string(at) + "s"}, {kind, group}};
 }
 
-json::object day(uint64_t seed, int users, bool protect) {
+json::object day(uint64_t seed, int users, bool protect, const std::string& retire) {
   Rng rng(seed);
   json::array events;
   constexpr int64_t kHour = 3600;
@@ -219,6 +233,7 @@ json::object day(uint64_t seed, int users, bool protect) {
       {"cluster", json::object{{"nodes", json::array{core_node()}}, {"pods", json::array{hub_pod()}}}},
       {"pools", pools_doc()},
       {"events", std::move(events)},
+      {"retire", retire},
       {"end", "24h"}};
 }
 
@@ -227,7 +242,7 @@ json::object day(uint64_t seed, int users, bool protect) {
 int main(int argc, char** argv) {
   uint64_t seed = 1;
   int users = 60;
-  std::string output = "table", scenario_file;
+  std::string output = "table", scenario_file, retire = "newest";
   bool check = false, protect = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -248,14 +263,25 @@ int main(int argc, char** argv) {
       scenario_file = value();
     } else if (a == "--check") {
       check = true;
+    } else if (a == "--retire") {
+      retire = value();
+      if (!packing::parse_retire(retire)) {
+        std::cerr << "--retire " << retire << ": not one of newest, upstream, node-aware\n";
+        return 2;
+      }
     } else if (a == "--protect-workers") {
       protect = true;
     } else {
-      std::cerr << "usage: tightpack_daskhub_day [--seed N] [--users N] [--protect-workers] [--output table|json] [--scenario FILE] [--check]\n";
+      std::cerr << "usage: tightpack_daskhub_day [--seed N] [--users N] [--retire newest|upstream|node-aware]\n"
+                   "       [--protect-workers] [--output table|json] [--scenario FILE] [--check]\n";
       return 2;
     }
   }
-  json::object doc = day(seed, users, protect);
+  if (output != "table" && output != "json") {
+    std::cerr << "--output " << output << ": not table or json\n";
+    return 2;
+  }
+  json::object doc = day(seed, users, protect, retire);
   if (!scenario_file.empty()) std::ofstream(scenario_file) << json::serialize(doc) << "\n";
   auto scenario = packing::decode_pack_scenario(doc);
   if (!scenario) {
@@ -268,12 +294,31 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (output == "json") {
-    std::cout << json::serialize(packing::encode_pack_report(*report)) << "\n";
+    json::array profiles;
+    for (const auto& f : report->profiles) {
+      json::object pools;
+      for (const auto& p : f.pools) pools[p.pool] = round2(p.node_hours);
+      profiles.push_back(json::object{{"profile", f.profile},
+                                      {"nodeHours", round2(f.node_hours)},
+                                      {"evicted", f.pods_evicted},
+                                      {"busyNodeHours", round2(f.busy_node_hours)},
+                                      {"repackNodeHours", round2(f.repack_node_hours)},
+                                      {"pendingAtEnd", f.pending_at_end},
+                                      {"pools", std::move(pools)}});
+    }
+    std::cout << json::serialize(json::object{
+                     {"seed", seed},
+                     {"users", users},
+                     {"retire", retire},
+                     {"workers", protect ? "protected" : "evictable"},
+                     {"lowerBound", round2(report->profiles.front().lower_bound_node_hours)},
+                     {"profiles", std::move(profiles)}})
+              << "\n";
     return 0;
   }
-  std::printf("DaskHub day: seed %llu, %d users, %zu events, 24 h, Dask workers %s\n\n",
+  std::printf("DaskHub day: seed %llu, %d users, %zu events, 24 h, Dask workers %s, a shrink retires %s\n\n",
               static_cast<unsigned long long>(seed), users, scenario->events.size(),
-              protect ? "safe-to-evict \"false\"" : "evictable (the operator's default)");
+              protect ? "safe-to-evict \"false\"" : "evictable (the operator's default)", retire.c_str());
   std::printf("%-16s %10s %10s %10s %10s %8s %8s %8s %8s\n", "profile", "node-h", "busy-h", "core", "user",
               "dask", "gpu-t4", "waiting", "evicted");
   for (const auto& f : report->profiles) {

@@ -116,6 +116,68 @@ TEST(PackReport, WaitingPodsRunWhenRoomFrees) {
   EXPECT_EQ(report_of(stuck).profiles[0].pending_at_end, 2);
 }
 
+json::object pinned_worker(const std::string& cluster, const std::string& node) {
+  json::object p = worker_pod(cluster);
+  p["spec"].as_object()["nodeSelector"] = json::object{{"kubernetes.io/hostname", node}};
+  return p;
+}
+
+// Eleven nodes n-00 … n-10, joined in that order: n-02's pods get
+// 10.4.2.x and n-10's 10.4.10.x, and "tcp://10.4.2.…" sorts above
+// "tcp://10.4.10.…" as distributed compares addresses, as strings.
+int64_t busy_after_shrink(json::array events, const char* retire) {
+  json::array nodes;
+  for (int i = 0; i <= 10; ++i) nodes.push_back(node(std::string("n-") + (i < 10 ? "0" : "") + std::to_string(i)));
+  json::object s{{"cluster", json::object{{"nodes", std::move(nodes)}}},
+                 {"events", std::move(events)},
+                 {"profiles", json::array{"tightpack"}},
+                 {"retire", retire}};
+  PackReport r = report_of(s);
+  EXPECT_EQ(retire_name(r.retire), retire);
+  return r.profiles.at(0).busy_at_end;
+}
+
+TEST(PackReport, RetireRulesChooseWhichWorkersLeave) {
+  // x-0 and x-1 on n-02, x-2 on n-10; one leaves. The newest (x-2) empties
+  // n-10; upstream takes the greatest address, x-1 on n-02, and empties
+  // nothing; node-aware takes the node with fewest workers, n-10.
+  json::array two_then_one{
+      json::object{{"at", "0s"}, {"start", "x"}, {"replicas", 2}, {"pod", pinned_worker("x", "n-02")}},
+      json::object{{"at", "1m"}, {"start", "x"}, {"replicas", 1}, {"pod", pinned_worker("x", "n-10")}},
+      json::object{{"at", "2m"}, {"scale", "x"}, {"replicas", 2}}};
+  EXPECT_EQ(busy_after_shrink(two_then_one, "newest"), 1);
+  EXPECT_EQ(busy_after_shrink(two_then_one, "upstream"), 2);
+  EXPECT_EQ(busy_after_shrink(two_then_one, "node-aware"), 1);
+
+  // x-0 on n-02, x-1 … x-3 on n-10; one leaves: the newest keeps both nodes,
+  // upstream's greatest address (n-02's) and node-aware empty n-02.
+  json::array one_then_three{
+      json::object{{"at", "0s"}, {"start", "x"}, {"replicas", 1}, {"pod", pinned_worker("x", "n-02")}},
+      json::object{{"at", "1m"}, {"start", "x"}, {"replicas", 3}, {"pod", pinned_worker("x", "n-10")}},
+      json::object{{"at", "2m"}, {"scale", "x"}, {"replicas", 3}}};
+  EXPECT_EQ(busy_after_shrink(one_then_three, "newest"), 2);
+  EXPECT_EQ(busy_after_shrink(one_then_three, "upstream"), 1);
+  EXPECT_EQ(busy_after_shrink(one_then_three, "node-aware"), 1);
+
+  // Another user's worker keeps n-02: node-aware leaves x-0 there and frees
+  // n-10 of both of x's workers, where fewest-first would not.
+  json::array kept{
+      json::object{{"at", "0s"}, {"start", "y"}, {"replicas", 1}, {"pod", pinned_worker("y", "n-02")}},
+      json::object{{"at", "0s"}, {"start", "x"}, {"replicas", 1}, {"pod", pinned_worker("x", "n-02")}},
+      json::object{{"at", "1m"}, {"start", "x"}, {"replicas", 2}, {"pod", pinned_worker("x", "n-10")}},
+      json::object{{"at", "2m"}, {"scale", "x"}, {"replicas", 1}}};
+  EXPECT_EQ(busy_after_shrink(kept, "node-aware"), 1);
+
+  // Replicas that wait for a node are not Dask workers yet: upstream's
+  // scheduler retires a running one; the waiting one stays and later runs.
+  json::array waiting{
+      json::object{{"at", "0s"}, {"start", "x"}, {"replicas", 1}, {"pod", pinned_worker("x", "n-02")}},
+      json::object{{"at", "30s"}, {"start", "x"}, {"replicas", 1}, {"pod", pinned_worker("x", "absent")}},
+      json::object{{"at", "1m"}, {"scale", "x"}, {"replicas", 1}}};
+  EXPECT_EQ(busy_after_shrink(waiting, "newest"), 1);
+  EXPECT_EQ(busy_after_shrink(waiting, "upstream"), 0);
+}
+
 TEST(PackReport, BadScenariosNameTheField) {
   auto error_of = [](std::string_view text) {
     auto s = decode_pack_scenario(json_of(text));
@@ -137,6 +199,10 @@ TEST(PackReport, BadScenariosNameTheField) {
   EXPECT_EQ(error_of(base + R"("events": [], "colour": 1})"), "$.colour: unknown field \"colour\"");
   EXPECT_EQ(error_of(base + R"("events": [{"at": "1h", "stop": "a"}], "end": "10m"})"),
             "$.end: end is before the last event");
+  EXPECT_EQ(error_of(base + R"("events": [], "retire": "oldest"})"),
+            "$.retire: retire \"oldest\" is not one of newest, upstream, node-aware");
+  EXPECT_EQ(error_of(base + R"("events": [{"stop": "a", "retire": "upstream"}]})"),
+            "$.events[0].retire: only a scale event retires workers");
 }
 
 }  // namespace

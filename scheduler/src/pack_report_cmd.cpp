@@ -70,6 +70,7 @@ void print_table(const packing::PackReport& r, std::ostream& out) {
     }
     out << "\n";
   }
+  out << "\nA shrink retires: " << packing::retire_name(r.retire) << " (the scenario's \"retire\")\n";
 }
 
 }  // namespace

@@ -154,6 +154,11 @@ class ForecastCheck:
 class LiveReplay:
     def __init__(self, api: Api, namespace: str, scenario: dict, timing: Timing, scheduler_name: str,
                  snapshot=None, workdir: Path | None = None, config: Path | None = None):
+        rules = {scenario.get("retire", "newest")} | {e["retire"] for e in scenario["events"] if "retire" in e}
+        if rules != {"newest"}:
+            # Only the newest rule is the replay's own to apply: the others are a Dask
+            # scheduler's choice, which needs workers registered with one.
+            raise ValueError(f"retire {sorted(rules - {'newest'})}: the live replay retires the newest replicas only")
         self.api, self.ns, self.scenario, self.timing = api, namespace, scenario, timing
         self.scheduler_name = scheduler_name
         self.snapshot = snapshot  # callable -> /snapshot document, to ask the sidebar's questions

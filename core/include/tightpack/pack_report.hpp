@@ -24,6 +24,28 @@
 
 namespace tightpack::packing {
 
+// Which workers leave when adapt() or scale(n) shrinks a Dask cluster.
+enum class Retire : uint8_t {
+  // The newest replica first: SpecCluster.scale(n)'s rule (it pops the newest
+  // spec), and this report's only rule until 2026-12-04.
+  kNewest,
+  // distributed's Scheduler.workers_to_close, which the dask-kubernetes
+  // operator and dask-gateway call: idle first, least data first (every
+  // retired worker here is idle and holds none), then the greatest address
+  // string, "tcp://<pod IP>:" (Scheduler.workers is a SortedDict by address).
+  // Pod IPs are modelled as GKE assigns them: a /24 per node, in the order
+  // nodes join, and host-local IPAM's next free address on the node.
+  kUpstream,
+  // tightpack-dask's preload: the same number, taken node by node, the nodes
+  // that can then empty first (nothing else there besides DaemonSet pods, a
+  // pool above its min size), fewest of the cluster's workers first, then
+  // the node's name; within a node, upstream's order.
+  kNodeAware,
+};
+
+std::string_view retire_name(Retire r);
+Result<Retire> parse_retire(std::string_view name);
+
 struct Event {
   int64_t at = 0;     // seconds from the start
   enum class Kind : uint8_t { kStart, kStop, kScale } kind = Kind::kStart;
@@ -34,6 +56,7 @@ struct Event {
   // one-replica worker Deployments make them, moves).
   autoscaler::CaPod pod;
   int64_t replicas = 0;  // kStart: how many; kScale: how many from now on
+  std::optional<Retire> retire;  // kScale: the scenario's rule unless set
 };
 
 struct PackScenario {
@@ -46,6 +69,7 @@ struct PackScenario {
   // minute pending pods trigger a scale-up (nodes join after the pool's
   // provisioning time) and nodes unneeded for scaleDownUnneededTime go.
   std::optional<pools::PoolsConfig> pools;
+  Retire retire = Retire::kNewest;  // for every shrink without its own
 };
 
 inline constexpr int64_t kMaxEvents = 100000;
@@ -60,6 +84,9 @@ struct PoolFigures {
   double node_hours = 0;     // autoscaling: nodes that existed, × time
   int64_t lower_bound = 0;   // ⌈Σ requests / node allocatable⌉ of the pool's pods at the end
   double lower_bound_node_hours = 0;  // ∫ that bound dt: no packing can use fewer
+  // ∫ first-fit decreasing of the pool's pods into empty nodes dt: what
+  // repacking every pod at every instant would keep (shapes included).
+  double repack_node_hours = 0;
 };
 
 struct ProfileFigures {
@@ -72,6 +99,7 @@ struct ProfileFigures {
   int64_t pending_at_end = 0;
   int64_t lower_bound = 0;     // Σ over pools
   double lower_bound_node_hours = 0;
+  double repack_node_hours = 0;  // Σ over pools, PoolFigures::repack_node_hours
   int64_t scale_ups = 0, nodes_added = 0, nodes_removed = 0;
   // Pods cluster-autoscaler evicted to remove their nodes (their controllers
   // made them again): for a Dask worker, its memory and running tasks lost.
@@ -82,6 +110,7 @@ struct ProfileFigures {
 struct PackReport {
   std::vector<ProfileFigures> profiles;
   int64_t end = 0;
+  Retire retire = Retire::kNewest;  // the scenario's rule, named with every figure
 };
 
 Result<PackReport> run_pack_report(const PackScenario& s);

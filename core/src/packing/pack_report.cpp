@@ -9,6 +9,7 @@
 #include <deque>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "autoscaler/run.hpp"
 #include "tightpack/cluster.hpp"
@@ -41,6 +42,7 @@ class Simulation {
     figures_.profile = std::move(profile_name);
     figures_.scheduler_name = profile.scheduler_name;
     nodes_ = s.cluster.nodes;
+    for (const CaNode& n : nodes_) join_network(n.node.name);
     for (const CaPod& p : s.cluster.pods) {
       bound_.push_back(p);
       if (p.daemon_set || p.mirror) system_.insert(p.pod.key());
@@ -84,6 +86,10 @@ class Simulation {
       for (const auto& [p, lb] : lower_bounds()) {
         lower_hours_[p] += static_cast<double>(lb) * hours;
         figures_.lower_bound_node_hours += static_cast<double>(lb) * hours;
+      }
+      for (const auto& [p, bins] : repack_bounds()) {
+        repack_hours_[p] += static_cast<double>(bins) * hours;
+        figures_.repack_node_hours += static_cast<double>(bins) * hours;
       }
     }
     finish();
@@ -143,6 +149,7 @@ class Simulation {
       }
       cluster_->place(*d.chosen, (*plan)->bound(p.pod.key()));
       p.pod.node_name = cluster_->name(*d.chosen);
+      assign_address(p.pod.key(), p.pod.node_name);
       bound_.push_back(std::move(p));
     }
     pending_ = std::move(still);
@@ -163,6 +170,7 @@ class Simulation {
           }
         }
       }
+      release_address(key, it->pod.node_name);
       bound_.erase(it);
       return;
     }
@@ -175,37 +183,134 @@ class Simulation {
       case Event::Kind::kStart:
         plans_.erase(e.group);  // the workload may come back with another template
         templates_of_[e.group] = e.pod;
-        for (int64_t i = 0; i < e.replicas; ++i) {
-          CaPod p = e.pod;
-          p.pod.name = e.group + "-" + std::to_string(keys.size());
-          group_of_[p.pod.key()] = e.group;
-          keys.push_back(p.pod.key());
-          pending_.push_back(std::move(p));
-        }
+        for (int64_t i = 0; i < e.replicas; ++i) add_replica(e.group, e.pod);
         break;
       case Event::Kind::kStop:
         for (const std::string& k : keys) remove_pod(k);
         keys.clear();
         break;
       case Event::Kind::kScale:
-        // Dask's adapt() retires workers (the newest go first here) or asks
-        // for more of the workload's last template.
-        while (static_cast<int64_t>(keys.size()) > e.replicas) {
-          remove_pod(keys.back());
-          keys.pop_back();
+        // Dask's adapt() retires workers, by the event's rule or the
+        // scenario's, or asks for more of the workload's last template.
+        if (static_cast<int64_t>(keys.size()) > e.replicas) {
+          const size_t leave = keys.size() - static_cast<size_t>(e.replicas);
+          for (const std::string& k : retiring(e.group, leave, e.retire.value_or(s_.retire))) {
+            remove_pod(k);
+            std::erase(keys, k);
+          }
         }
         if (auto t = templates_of_.find(e.group); t != templates_of_.end()) {
-          while (static_cast<int64_t>(keys.size()) < e.replicas) {
-            CaPod p = t->second;
-            p.pod.name = e.group + "-" + std::to_string(keys.size());
-            group_of_[p.pod.key()] = e.group;
-            keys.push_back(p.pod.key());
-            pending_.push_back(std::move(p));
-          }
+          while (static_cast<int64_t>(keys.size()) < e.replicas) add_replica(e.group, t->second);
         }
         break;
     }
     return Ok{};
+  }
+
+  // A new replica of `group`, named <group>-<i> with the smallest i no
+  // replica of it has now (the newest rule frees the highest, so replicas
+  // come back under the names they had).
+  void add_replica(const std::string& group, const CaPod& tmpl) {
+    std::vector<std::string>& keys = groups_[group];
+    CaPod p = tmpl;
+    for (size_t i = 0;; ++i) {
+      p.pod.name = group + "-" + std::to_string(i);
+      if (std::find(keys.begin(), keys.end(), p.pod.key()) == keys.end()) break;
+    }
+    group_of_[p.pod.key()] = group;
+    keys.push_back(p.pod.key());
+    pending_.push_back(std::move(p));
+  }
+
+  // ------------------------------------------------------------ retirement
+
+  // A node's /24 in the order nodes join (the node IPAM controller's
+  // round-robin over the cluster's range, 10.4.0.0/14 as GKE's default).
+  void join_network(const std::string& node) {
+    const int64_t i = node_serial_++ % 1024;
+    subnet_[node] = "tcp://10." + std::to_string(4 + i / 256) + "." + std::to_string(i % 256) + ".";
+  }
+
+  // host-local IPAM: the next free address after the last one given, .2–.254.
+  void assign_address(const std::string& pod, const std::string& node) {
+    std::set<int>& used = used_ips_[node];
+    int& last = last_ip_[node];
+    for (int tries = 0; tries < 253; ++tries) {
+      last = last >= 254 || last < 2 ? 2 : last + 1;
+      if (used.insert(last).second) {
+        address_[pod] = subnet_[node] + std::to_string(last) + ":";
+        return;
+      }
+    }
+  }
+
+  void release_address(const std::string& pod, const std::string& node) {
+    auto it = address_.find(pod);
+    if (it == address_.end()) return;
+    const std::string& a = it->second;
+    const size_t dot = a.rfind('.');
+    used_ips_[node].erase(std::stoi(a.substr(dot + 1)));
+    address_.erase(it);
+  }
+
+  // The replicas of `group` that leave when it shrinks by `leave`. Under
+  // upstream and node-aware rules the Dask scheduler chooses among the
+  // workers it knows, the running ones; the operator deletes the chosen
+  // workers' Deployments, and replicas still waiting for a node stay.
+  std::vector<std::string> retiring(const std::string& group, size_t leave, Retire rule) {
+    const std::vector<std::string>& keys = groups_[group];
+    if (rule == Retire::kNewest) return {keys.end() - static_cast<std::ptrdiff_t>(leave), keys.end()};
+    std::map<std::string, const CaPod*> running;  // key → pod
+    for (const CaPod& p : bound_) {
+      if (group_of_.contains(p.pod.key()) && group_of_.at(p.pod.key()) == group) running[p.pod.key()] = &p;
+    }
+    // Upstream's order: the greatest address first.
+    std::vector<std::string> order;
+    for (const auto& [k, p] : running) order.push_back(k);
+    std::sort(order.begin(), order.end(),
+              [&](const std::string& a, const std::string& b) { return address_[a] > address_[b]; });
+    if (rule == Retire::kNodeAware) order = node_aware_order(group, order);
+    if (order.size() > leave) order.resize(leave);
+    // More to retire than run: the newest waiting replicas go too.
+    for (auto k = keys.rbegin(); k != keys.rend() && order.size() < leave; ++k) {
+      if (!running.contains(*k)) order.push_back(*k);
+    }
+    return order;
+  }
+
+  // `order` (upstream's) regrouped node by node: first the nodes that empty
+  // once the group's workers leave and whose pool is above its min size,
+  // then the others; fewest of the group's workers first; then the node's
+  // name. What the preload knows: each worker's node, and from tightpack's
+  // scheduler whether anything else keeps the node.
+  std::vector<std::string> node_aware_order(const std::string& group, const std::vector<std::string>& order) {
+    std::map<std::string, std::string> node_of;
+    for (const CaPod& p : bound_) node_of[p.pod.key()] = p.pod.node_name;
+    std::map<std::string, std::vector<std::string>> on_node;
+    for (const std::string& k : order) on_node[node_of[k]].push_back(k);
+    std::map<std::string, bool> kept;  // node → something else keeps it
+    std::map<std::string, int64_t> pool_size;  // cluster-autoscaler's target size
+    for (const CaNode& n : nodes_) ++pool_size[pool_name(n.node.name)];
+    for (const Upcoming& u : upcoming_) ++pool_size[u.pool];
+    for (const auto& [node, ks] : on_node) {
+      const std::string& pn = pool_name(node);
+      const pools::NodePool* p = pool(pn);
+      kept[node] = !p || pool_size[pn] <= p->min_size;
+    }
+    for (const CaPod& p : bound_) {
+      auto k = kept.find(p.pod.node_name);
+      if (k == kept.end() || system_.contains(p.pod.key())) continue;
+      auto g = group_of_.find(p.pod.key());
+      if (g == group_of_.end() || g->second != group) k->second = true;
+    }
+    std::vector<std::string> nodes;
+    for (const auto& [node, ks] : on_node) nodes.push_back(node);
+    std::sort(nodes.begin(), nodes.end(), [&](const std::string& a, const std::string& b) {
+      return std::tuple(kept[a], on_node[a].size(), a) < std::tuple(kept[b], on_node[b].size(), b);
+    });
+    std::vector<std::string> out;
+    for (const std::string& n : nodes) out.insert(out.end(), on_node[n].begin(), on_node[n].end());
+    return out;
   }
 
   int64_t busy_nodes(std::map<std::string, int64_t>* per_pool) const {
@@ -302,6 +407,7 @@ class Simulation {
         }
         nodes_.push_back(std::move(n));
         pool_of_[it->name] = it->pool;
+        join_network(it->name);
       }
       it = upcoming_.erase(it);
       changed = true;
@@ -371,12 +477,15 @@ class Simulation {
           keep.push_back(std::move(p));
         } else if (!system_.contains(p.pod.key())) {
           ++figures_.pods_evicted;
+          address_.erase(p.pod.key());
           p.pod.node_name.clear();
           pending_.push_front(std::move(p));
         }
       }
       bound_ = std::move(keep);
       std::erase_if(nodes_, [&](const CaNode& n) { return n.node.name == name; });
+      used_ips_.erase(name);
+      last_ip_.erase(name);
     }
     if (auto st = rebuild(); !st) return st;
     return drain_queue();
@@ -420,6 +529,51 @@ class Simulation {
     return out;
   }
 
+  // First-fit decreasing of each pool's workload pods into empty nodes of the
+  // pool's room (as lower_bounds measures it): what repacking every pod from
+  // scratch at this instant would need. Not a lower bound (first-fit
+  // decreasing is within 11/9 of the best packing) but one a scheduler that
+  // could move every pod at no cost would reach; between it and the lower
+  // bound lie the pods' shapes.
+  std::map<std::string, int64_t> repack_bounds() {
+    std::map<std::string, std::vector<ResourceList>> demand;
+    for (const CaPod& pod : bound_) {
+      if (system_.contains(pod.pod.key())) continue;
+      demand[pool_name(pod.pod.node_name)].push_back(pod_requests(pod.pod, false));
+    }
+    std::map<std::string, int64_t> out;
+    for (auto& [p, pods] : demand) {
+      const ResourceList& room = room_[p];
+      auto share = [&](const ResourceList& need) {
+        double s = 0;
+        for (const auto& [name, v] : need) {
+          const int64_t* have = find_resource(room, name);
+          if (name != "pods" && have && *have > 0) s = std::max(s, static_cast<double>(v) / static_cast<double>(*have));
+        }
+        return s;
+      };
+      std::stable_sort(pods.begin(), pods.end(),
+                       [&](const ResourceList& a, const ResourceList& b) { return share(a) > share(b); });
+      std::vector<ResourceList> bins;  // what each node has left
+      for (const ResourceList& need : pods) {
+        auto fits = [&](const ResourceList& left) {
+          for (const auto& [name, v] : need) {
+            const int64_t* have = find_resource(left, name);
+            if (name != "pods" && have && v > *have) return false;
+          }
+          return true;
+        };
+        auto bin = std::find_if(bins.begin(), bins.end(), fits);
+        if (bin == bins.end()) bin = bins.insert(bins.end(), room);
+        for (const auto& [name, v] : need) {
+          if (const int64_t* have = find_resource(*bin, name)) set_resource(*bin, name, *have - v);
+        }
+      }
+      out[p] = static_cast<int64_t>(bins.size());
+    }
+    return out;
+  }
+
   void finish() {
     std::map<std::string, int64_t> busy;
     figures_.busy_at_end = busy_nodes(&busy);
@@ -438,6 +592,7 @@ class Simulation {
       f.node_hours = pool_hours_[p];
       f.lower_bound = lower[p];
       f.lower_bound_node_hours = lower_hours_[p];
+      f.repack_node_hours = repack_hours_[p];
       figures_.lower_bound += f.lower_bound;
       figures_.pools.push_back(std::move(f));
     }
@@ -460,8 +615,13 @@ class Simulation {
   std::map<std::string, CaPod> templates_of_;               // workload → its last template
   std::vector<Upcoming> upcoming_;
   std::map<std::string, int64_t> unneeded_since_;
-  std::map<std::string, double> pool_hours_, lower_hours_;
+  std::map<std::string, double> pool_hours_, lower_hours_, repack_hours_;
   std::map<std::string, ResourceList> room_;  // pool → one node's room for workloads
+  int64_t node_serial_ = 0;
+  std::map<std::string, std::string> subnet_;  // node → "tcp://10.a.b."
+  std::map<std::string, std::set<int>> used_ips_;
+  std::map<std::string, int> last_ip_;
+  std::map<std::string, std::string> address_;  // pod key → "tcp://<pod IP>:", a Dask worker's address
   int64_t last_scale_up_ = -kScaleDownDelayAfterAdd;
   int64_t added_ = 0;
   ProfileFigures figures_;
@@ -477,6 +637,7 @@ json::value hours(double h) {
 Result<PackReport> run_pack_report(const PackScenario& s) {
   PackReport r;
   r.end = s.end;
+  r.retire = s.retire;
   for (size_t i = 0; i < s.profiles.size(); ++i) {
     Simulation sim(s, s.profiles[i], s.profile_names[i]);
     auto f = sim.run();
@@ -496,7 +657,8 @@ json::value encode_pack_report(const PackReport& r) {
                                    {"nodesAtEnd", p.nodes_at_end},
                                    {"nodeHours", hours(p.node_hours)},
                                    {"lowerBound", p.lower_bound},
-                                   {"lowerBoundNodeHours", hours(p.lower_bound_node_hours)}});
+                                   {"lowerBoundNodeHours", hours(p.lower_bound_node_hours)},
+                                   {"repackNodeHours", hours(p.repack_node_hours)}});
     }
     profiles.push_back(json::object{{"profile", f.profile},
                                     {"schedulerName", f.scheduler_name},
@@ -507,13 +669,14 @@ json::value encode_pack_report(const PackReport& r) {
                                     {"pendingAtEnd", f.pending_at_end},
                                     {"lowerBound", f.lower_bound},
                                     {"lowerBoundNodeHours", hours(f.lower_bound_node_hours)},
+                                    {"repackNodeHours", hours(f.repack_node_hours)},
                                     {"scaleUps", f.scale_ups},
                                     {"nodesAdded", f.nodes_added},
                                     {"nodesRemoved", f.nodes_removed},
                                     {"podsEvicted", f.pods_evicted},
                                     {"pools", std::move(pools)}});
   }
-  return json::object{{"end", r.end}, {"profiles", std::move(profiles)}};
+  return json::object{{"end", r.end}, {"retire", retire_name(r.retire)}, {"profiles", std::move(profiles)}};
 }
 
 std::string pack_report_text(std::string_view scenario_json) {

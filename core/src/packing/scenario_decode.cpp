@@ -32,10 +32,20 @@ Fail read_seconds(const json::object& o, std::string_view key, const JsonPath& p
   return std::nullopt;
 }
 
+Fail read_retire(const json::object& o, const JsonPath& path, std::optional<Retire>& out) {
+  if (!member(o, "retire")) return std::nullopt;
+  std::string name;
+  TP_TRY(read_string(o, "retire", path, name));
+  auto r = parse_retire(name);
+  if (!r) return value_error(path.field("retire"), r.error().message);
+  out = *r;
+  return std::nullopt;
+}
+
 Fail read_event(const json::value& v, const JsonPath& path, Event& e) {
   const json::object* o = nullptr;
   TP_TRY(as_object(v, path, o));
-  TP_TRY(only_keys(*o, path, {"at", "start", "stop", "scale", "pod", "replicas"}));
+  TP_TRY(only_keys(*o, path, {"at", "start", "stop", "scale", "pod", "replicas", "retire"}));
   TP_TRY(read_seconds(*o, "at", path, e.at));
   int kinds = 0;
   for (auto [key, kind] : {std::pair{"start", Event::Kind::kStart}, std::pair{"stop", Event::Kind::kStop},
@@ -57,6 +67,11 @@ Fail read_event(const json::value& v, const JsonPath& path, Event& e) {
                                                      std::to_string(kMaxReplicasPerEvent) + "]");
     }
   }
+  if (e.kind == Event::Kind::kScale) {
+    TP_TRY(read_retire(*o, path, e.retire));
+  } else if (member(*o, "retire")) {
+    return value_error(path.field("retire"), "only a scale event retires workers");
+  }
   if (e.kind == Event::Kind::kStart) {
     const json::value* pv = member(*o, "pod");
     if (!pv) return value_error(path.field("pod"), "a start event needs the pod to start");
@@ -72,13 +87,32 @@ Fail read_event(const json::value& v, const JsonPath& path, Event& e) {
 
 }  // namespace
 
+std::string_view retire_name(Retire r) {
+  switch (r) {
+    case Retire::kNewest: return "newest";
+    case Retire::kUpstream: return "upstream";
+    case Retire::kNodeAware: return "node-aware";
+  }
+  return "newest";
+}
+
+Result<Retire> parse_retire(std::string_view name) {
+  for (Retire r : {Retire::kNewest, Retire::kUpstream, Retire::kNodeAware}) {
+    if (retire_name(r) == name) return r;
+  }
+  return Error{"", "retire " + quote_value(name) + " is not one of newest, upstream, node-aware"};
+}
+
 Result<PackScenario> decode_pack_scenario(const json::value& doc) {
   PackScenario s;
   auto run = [&]() -> Fail {
     const json::object* o = nullptr;
     JsonPath root;
     TP_TRY(as_object(doc, root, o));
-    TP_TRY(only_keys(*o, root, {"cluster", "pools", "profiles", "events", "end"}));
+    TP_TRY(only_keys(*o, root, {"cluster", "pools", "profiles", "events", "end", "retire"}));
+    std::optional<Retire> retire;
+    TP_TRY(read_retire(*o, root, retire));
+    s.retire = retire.value_or(Retire::kNewest);
     const json::value* cv = member(*o, "cluster");
     if (!cv) return value_error(root.field("cluster"), "the scenario needs a cluster");
     auto cluster = pools::decode_cluster_snapshot(*cv, root.field("cluster"));
