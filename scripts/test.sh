@@ -9,7 +9,8 @@
 # Helm chart and the image's root file system on it, the seeding of the one
 # module the proxy serves only as a zip, differential conformance against
 # kube-scheduler's own framework and cluster-autoscaler's own loop
-# (tests/conformance), the pods the real clients make (tests/clients), a
+# (tests/conformance), the pods the real clients make (tests/clients),
+# tightpack-dask's preload on distributed's own scheduler and workers, a
 # live cluster (kwok and the real cluster-autoscaler: tests/live), and
 # the GoogleTest suites and the scheduler's end-to-end suite under
 # AddressSanitizer + UBSan.
@@ -113,6 +114,8 @@ stage "test: differential conformance, 1,000 fresh pool scenarios through cluste
 tests/conformance/differential_autoscale.sh --count 1000 --allow-known || status=1
 stage "test: the real clients' pods (KubeSpawner, the dask-kubernetes operator, dask-gateway-server from PyPI) through both references and tightpack, and the sidebar's models of them"
 tests/clients/run.sh || status=1
+stage "test: tightpack-dask, node-aware retirement of Dask workers (distributed, dask-gateway and dask-kubernetes from PyPI; real worker processes)"
+tightpack-dask/test.sh || status=1
 
 wait_for asan
 stage "test: asan (the GoogleTest suites, both corpora and the fuzzing seeds)"

@@ -1,0 +1,110 @@
+"""What else keeps each node: hints from tightpack's scheduler, refreshed in the background.
+
+`workers_to_close` runs on the scheduler's event loop and must not wait on the network, so
+the hints are fetched every `tightpack.retire.hints-interval` and the choice reads the last
+answer; an answer older than `tightpack.retire.hints-max-age` counts as missing.
+
+The endpoint answers `{"nodes": [{"name": ..., "kept": true|false}, ...]}` for the nodes
+where this Dask cluster's pods run: `kept` when something besides them (another user's
+pod, a pool at its minimum size) keeps the node. Nothing about other users' pods is sent.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import ssl
+import time
+from pathlib import Path
+
+import dask.config
+from dask.utils import parse_timedelta
+from tornado.httpclient import AsyncHTTPClient, HTTPRequest
+from tornado.ioloop import PeriodicCallback
+
+logger = logging.getLogger("tightpack_dask")
+
+SERVICE_ACCOUNT_TOKEN = "/var/run/secrets/kubernetes.io/serviceaccount/token"
+
+
+class HintsError(ValueError):
+    pass
+
+
+def parse_hints(text: str | bytes) -> set[str]:
+    """The kept nodes of an answer; HintsError names what is wrong."""
+    try:
+        doc = json.loads(text)
+    except ValueError as e:
+        raise HintsError(f"the answer is not JSON: {e}") from None
+    nodes = doc.get("nodes") if isinstance(doc, dict) else None
+    if not isinstance(nodes, list):
+        raise HintsError('the answer has no "nodes" list')
+    kept = set()
+    for i, n in enumerate(nodes):
+        if not isinstance(n, dict) or not isinstance(n.get("name"), str) or not isinstance(n.get("kept"), bool):
+            raise HintsError(f'nodes[{i}] is not {{"name": string, "kept": boolean}}: {str(n)[:100]}')
+        if n["kept"]:
+            kept.add(n["name"])
+    return kept
+
+
+class Hints:
+    def __init__(
+        self,
+        url: str,
+        token_file: str | None = SERVICE_ACCOUNT_TOKEN,
+        ca_file: str | None = None,
+        interval: float = 15.0,
+        max_age: float = 60.0,
+    ):
+        self.url, self.token_file, self.ca_file = url, token_file, ca_file
+        self.interval, self.max_age = interval, max_age
+        self._kept: set[str] | None = None
+        self._at = 0.0
+        self._callback: PeriodicCallback | None = None
+
+    @classmethod
+    def from_config(cls) -> Hints | None:
+        url = dask.config.get("tightpack.retire.hints-url", default=None)
+        if not url:
+            return None
+        return cls(
+            url,
+            token_file=dask.config.get("tightpack.retire.hints-token-file", default=SERVICE_ACCOUNT_TOKEN),
+            ca_file=dask.config.get("tightpack.retire.hints-ca-file", default=None),
+            interval=parse_timedelta(dask.config.get("tightpack.retire.hints-interval", default="15s")),
+            max_age=parse_timedelta(dask.config.get("tightpack.retire.hints-max-age", default="60s")),
+        )
+
+    def kept_nodes(self) -> set[str] | None:
+        """The nodes something else keeps, or None when the last answer is missing or stale."""
+        if self._kept is None or time.monotonic() - self._at > self.max_age:
+            return None
+        return set(self._kept)
+
+    async def refresh(self) -> None:
+        headers = {"Accept": "application/json"}
+        if self.token_file and Path(self.token_file).exists():
+            # Read each time: a projected service account token rotates.
+            headers["Authorization"] = "Bearer " + Path(self.token_file).read_text().strip()
+        context = ssl.create_default_context(cafile=self.ca_file) if self.ca_file else None
+        request = HTTPRequest(self.url, headers=headers, request_timeout=10, ssl_options=context)
+        try:
+            response = await AsyncHTTPClient().fetch(request, raise_error=False)
+            if response.code != 200:
+                body = (response.body or b"")[:200].decode(errors="replace").strip()
+                raise HintsError(f"HTTP {response.code}: {body or response.reason}")
+            self._kept = parse_hints(response.body)
+            self._at = time.monotonic()
+        except Exception as e:
+            logger.warning("tightpack: cannot read the hints at %s: %s", self.url, e)
+
+    async def start(self) -> None:
+        await self.refresh()
+        self._callback = PeriodicCallback(self.refresh, self.interval * 1000)
+        self._callback.start()
+
+    async def close(self) -> None:
+        if self._callback:
+            self._callback.stop()

@@ -1,0 +1,44 @@
+"""What to add to a Dask cluster's pods so that the preload runs and knows the nodes.
+
+dask-kubernetes operator (one `env` list for the scheduler and the workers)::
+
+    from dask_kubernetes.operator import KubeCluster, make_cluster_spec
+    from tightpack_dask.kubernetes import operator_env
+    spec = make_cluster_spec(name="alice", image="...", env=operator_env())
+    cluster = KubeCluster(custom_cluster_spec=spec)
+
+dask-gateway (the server's `dask_gateway_config.py`)::
+
+    from tightpack_dask.kubernetes import GATEWAY_SCHEDULER_CMD, NODE_NAME_ENV
+    c.ClusterConfig.scheduler_cmd = GATEWAY_SCHEDULER_CMD
+    c.KubeClusterConfig.worker_extra_container_config = {"env": [NODE_NAME_ENV]}
+
+The scheduler's image needs tightpack-dask installed; the workers' does not (the scheduler
+asks them for K8S_NODE_NAME over `run`).
+"""
+
+from __future__ import annotations
+
+import json
+
+PRELOAD = "tightpack_dask.scheduler"
+
+# The downward API: the node the pod was bound to.
+NODE_NAME_ENV = {"name": "K8S_NODE_NAME", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}}
+
+# distributed reads DASK_* variables as its configuration; a preload from the configuration
+# applies when the scheduler's command names none (the operator's `dask-scheduler --host ...`).
+SCHEDULER_PRELOAD_ENV = {"name": "DASK_DISTRIBUTED__SCHEDULER__PRELOAD", "value": json.dumps([PRELOAD])}
+
+# dask-gateway's scheduler command always adds `--preload dask_gateway.scheduler_preload`,
+# which makes distributed ignore configured preloads: name ours on the command line too.
+GATEWAY_SCHEDULER_CMD = ["dask-scheduler", "--preload", PRELOAD]
+
+
+def operator_env(env: dict | list | None = None) -> list[dict]:
+    """`env` (a dict or a list of EnvVar, as make_cluster_spec takes it) plus what the
+    node-aware retirement needs."""
+    if isinstance(env, dict):
+        env = [{"name": k, "value": v} for k, v in env.items()]
+    out = [e for e in (env or []) if e.get("name") not in {NODE_NAME_ENV["name"], SCHEDULER_PRELOAD_ENV["name"]}]
+    return out + [SCHEDULER_PRELOAD_ENV, NODE_NAME_ENV]
