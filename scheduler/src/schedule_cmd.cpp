@@ -16,6 +16,7 @@
 #include "daemon/http_server.hpp"
 #include "daemon/hub_auth.hpp"
 #include "daemon/leader_election.hpp"
+#include "daemon/dask_nodes_route.hpp"
 #include "daemon/metrics.hpp"
 #include "daemon/published_profiles.hpp"
 #include "daemon/scheduler.hpp"
@@ -46,7 +47,9 @@ until SIGTERM (docs/scheduler.md).
                          (KubeSpawner profile_list entries, worker templates)
   --listen HOST:PORT     the secure port, HTTPS: /healthz, /readyz, /livez to anyone;
                          /metrics and /snapshot to callers the API server vouches for
-                         (TokenReview, SubjectAccessReview); default 0.0.0.0:10259,
+                         (TokenReview, SubjectAccessReview); /dask/v1/nodes?namespace=NS
+                         &cluster=NAME (for tightpack-dask) to callers that may list
+                         pods in NS; default 0.0.0.0:10259,
                          port 0 picks a free one
   --tls-cert-file FILE, --tls-private-key-file FILE
                          the serving certificate (PEM); without them a self-signed one
@@ -295,8 +298,9 @@ int schedule(const std::vector<std::string>& argv, std::istream& in, std::ostrea
       a.content_type = "application/json";
       return a;
     }
+    if (req.path == "/dask/v1/nodes") return daemon::dask_nodes_answer(req, auth, scheduler);
     if (req.path != "/metrics" && req.path != "/snapshot") {
-      return text_answer(404, "not found: try /healthz, /readyz, /livez, /metrics, /snapshot or /home\n");
+      return text_answer(404, "not found: try /healthz, /readyz, /livez, /metrics, /snapshot, /home or /dask/v1/nodes\n");
     }
     if (auto decision = auth.check(req.authorization, req.path); decision.status != 200) {
       if (decision.status == 503) log_warning("cannot authorize a request for " + req.path + ": " + decision.reason);
@@ -325,7 +329,7 @@ int schedule(const std::vector<std::string>& argv, std::istream& in, std::ostrea
   daemon::HttpLimits secure_limits;
   // What costs the daemon (and, for a caller it cannot vouch for, the API
   // server a TokenReview) waits its turn; probes never do.
-  secure_limits.paced_paths = {"/metrics", "/snapshot", "/home"};
+  secure_limits.paced_paths = {"/metrics", "/snapshot", "/home", "/dask/v1/nodes"};
   auto started = http.start(listen, serve, secure_limits, "--listen", &*certificate);
   if (!started) {
     err << "tightpack schedule: " << started.error().what() << "\n";

@@ -275,5 +275,17 @@ TEST(HttpServer, ABadListenAddressNamesTheFlag) {
   EXPECT_NE(std::string(started.error().what()).find("--probe-listen"), std::string::npos);
 }
 
+TEST(ParseQuery, DecodesAndNamesWhatIsWrong) {
+  auto q = parse_query("namespace=jhub&cluster=al%69ce+b&", {"namespace", "cluster"});
+  ASSERT_TRUE(q.ok()) << q.error().what();
+  EXPECT_EQ((*q)["namespace"], "jhub");
+  EXPECT_EQ((*q)["cluster"], "alice b");
+  EXPECT_TRUE(parse_query("", {"namespace"}).ok());
+  EXPECT_EQ(parse_query("cluster=a%2", {"cluster"}).error().what(), "query: bad percent-encoding in \"cluster=a%2\"");
+  EXPECT_EQ(parse_query("cluster=a%zz", {"cluster"}).error().what(), "query: bad percent-encoding in \"cluster=a%zz\"");
+  EXPECT_EQ(parse_query("pods=all", {"cluster"}).error().what(), "query: unknown parameter \"pods\"");
+  EXPECT_EQ(parse_query("cluster=a&cluster=b", {"cluster"}).error().what(), "query: parameter \"cluster\" given twice");
+}
+
 }  // namespace
 }  // namespace tightpack::daemon

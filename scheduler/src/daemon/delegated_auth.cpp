@@ -60,13 +60,33 @@ AuthDecision DelegatedAuth::check(const std::string& authorization, const std::s
   }
   std::lock_guard lock(m_);
   if (path == "/snapshot" && shared_token_matches(token)) return {200, ""};
-  const std::string key = sha256(token + '\n' + path);
+  // kube-apiserver's wording for a non-resource URL.
+  return cached(token, "path\n" + path,
+                json::object{{"nonResourceAttributes", json::object{{"path", path}, {"verb", "get"}}}},
+                "cannot get path \"" + path + "\"");
+}
+
+AuthDecision DelegatedAuth::check_resource(const std::string& authorization, const std::string& ns,
+                                           const std::string& verb, const std::string& resource) {
+  const std::string token = authorization_token(authorization, {"bearer"});
+  if (token.empty()) return {401, "Unauthorized: this path needs a bearer token (Authorization: Bearer …)"};
+  std::lock_guard lock(m_);
+  // kube-apiserver's wording for a resource.
+  return cached(token, "resource\n" + ns + "\n" + verb + "\n" + resource,
+                json::object{{"resourceAttributes",
+                              json::object{{"namespace", ns}, {"verb", verb}, {"resource", resource}}}},
+                "cannot " + verb + " resource \"" + resource + "\" in API group \"\" in the namespace \"" + ns + "\"");
+}
+
+AuthDecision DelegatedAuth::cached(const std::string& token, const std::string& what, const json::object& attributes,
+                                   const std::string& forbidden) {
+  const std::string key = sha256(token + '\n' + what);
   const auto now = Clock::now();
   if (auto it = cache_.find(key); it != cache_.end()) {
     if (it->second.until > now) return it->second.decision;
     cache_.erase(it);
   }
-  AuthDecision decision = review(token, path);
+  AuthDecision decision = review(token, attributes, forbidden);
   // The API's failures are not kept: the next request asks again.
   if (decision.status != 503) {
     if (cache_.size() >= kCacheLimit) cache_.clear();
@@ -75,7 +95,8 @@ AuthDecision DelegatedAuth::check(const std::string& authorization, const std::s
   return decision;
 }
 
-AuthDecision DelegatedAuth::review(const std::string& token, const std::string& path) {
+AuthDecision DelegatedAuth::review(const std::string& token, const json::object& attributes,
+                                   const std::string& forbidden) {
   constexpr auto timeout = std::chrono::seconds(10);
   json::object review{{"apiVersion", "authentication.k8s.io/v1"},
                       {"kind", "TokenReview"},
@@ -91,7 +112,7 @@ AuthDecision DelegatedAuth::review(const std::string& token, const std::string& 
   if (!bool_at(status, "authenticated")) return {401, "Unauthorized: the API server does not know the token"};
   const json::object* user = nullptr;
   if (const auto* u = status ? status->if_contains("user") : nullptr; u && u->is_object()) user = &u->as_object();
-  json::object spec{{"nonResourceAttributes", json::object{{"path", path}, {"verb", "get"}}}};
+  json::object spec = attributes;
   const std::string username = string_at(user, "username");
   spec["user"] = username;
   if (user) {
@@ -107,10 +128,7 @@ AuthDecision DelegatedAuth::review(const std::string& token, const std::string& 
   const json::value allowed = json::parse(r->body, ec);
   if (ec) return {503, "the SubjectAccessReview's answer is not JSON"};
   const json::object* verdict = object_at(allowed, "status");
-  if (!bool_at(verdict, "allowed")) {
-    // kube-apiserver's wording for a non-resource URL.
-    return {403, "Forbidden: user \"" + username + "\" cannot get path \"" + path + "\""};
-  }
+  if (!bool_at(verdict, "allowed")) return {403, "Forbidden: user \"" + username + "\" " + forbidden};
   return {200, ""};
 }
 

@@ -14,6 +14,8 @@
 #include <string>
 #include <unordered_map>
 
+#include <boost/json/object.hpp>
+
 #include "kube/api_client.hpp"
 
 namespace tightpack::daemon {
@@ -34,6 +36,13 @@ class DelegatedAuth {
   // request's path. Thread-safe.
   AuthDecision check(const std::string& authorization, const std::string& path);
 
+  // The same review, the user asked about an API resource instead of a path:
+  // may it `verb` `resource` in `ns` (resourceAttributes)? /dask/v1/nodes asks
+  // "list pods" in the Dask cluster's namespace: who may list those pods may
+  // learn where they run.
+  AuthDecision check_resource(const std::string& authorization, const std::string& ns, const std::string& verb,
+                              const std::string& resource);
+
   static constexpr std::chrono::seconds kCacheTtl{10};
   static constexpr size_t kCacheLimit = 4096;
 
@@ -42,7 +51,9 @@ class DelegatedAuth {
     AuthDecision decision;
     Clock::time_point until;
   };
-  AuthDecision review(const std::string& token, const std::string& path);
+  AuthDecision cached(const std::string& token, const std::string& what, const boost::json::object& attributes,
+                      const std::string& forbidden);
+  AuthDecision review(const std::string& token, const boost::json::object& attributes, const std::string& forbidden);
   bool shared_token_matches(const std::string& token);
 
   std::mutex m_;  // the client, the cache and the shared token
@@ -50,7 +61,7 @@ class DelegatedAuth {
   std::string shared_token_file_;
   std::string shared_token_;
   Clock::time_point shared_token_read_{};
-  std::unordered_map<std::string, Cached> cache_;  // by SHA-256 of token and path
+  std::unordered_map<std::string, Cached> cache_;  // by SHA-256 of token and what was asked
 };
 
 }  // namespace tightpack::daemon

@@ -277,4 +277,48 @@ void HttpServer::stop() {
   impl_.reset();
 }
 
+Result<std::map<std::string, std::string>> parse_query(std::string_view query,
+                                                       std::initializer_list<std::string_view> allowed) {
+  std::map<std::string, std::string> out;
+  auto decode = [](std::string_view text, std::string& into) {
+    auto hex = [](char c) -> int {
+      if (c >= '0' && c <= '9') return c - '0';
+      if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+      if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+      return -1;
+    };
+    for (size_t i = 0; i < text.size(); ++i) {
+      if (text[i] == '+') {
+        into += ' ';
+      } else if (text[i] != '%') {
+        into += text[i];
+      } else if (i + 2 < text.size() && hex(text[i + 1]) >= 0 && hex(text[i + 2]) >= 0) {
+        into += static_cast<char>(hex(text[i + 1]) * 16 + hex(text[i + 2]));
+        i += 2;
+      } else {
+        return false;
+      }
+    }
+    return true;
+  };
+  size_t start = 0;
+  while (start <= query.size() && !query.empty()) {
+    const size_t end = std::min(query.find('&', start), query.size());
+    const std::string_view pair = query.substr(start, end - start);
+    start = end + 1;
+    if (pair.empty()) continue;
+    const size_t eq = pair.find('=');
+    std::string key, value;
+    if (!decode(pair.substr(0, eq), key) ||
+        !decode(eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1), value)) {
+      return Error{"query", "bad percent-encoding in " + quote_value(pair)};
+    }
+    bool known = false;
+    for (std::string_view a : allowed) known = known || a == key;
+    if (!known) return Error{"query", "unknown parameter " + quote_value(key)};
+    if (!out.emplace(key, std::move(value)).second) return Error{"query", "parameter " + quote_value(key) + " given twice"};
+  }
+  return out;
+}
+
 }  // namespace tightpack::daemon

@@ -10,8 +10,11 @@
 #include <chrono>
 #include <cstddef>
 #include <functional>
+#include <initializer_list>
+#include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -47,6 +50,11 @@ inline HttpAnswer text_answer(unsigned status, std::string body) {
 }
 
 using HttpHandler = std::function<HttpAnswer(const HttpRequest& request)>;
+
+// The query's parameters, percent-decoded ('+' is a space). A bad escape, a
+// parameter given twice or one not in `allowed` is an error naming it.
+Result<std::map<std::string, std::string>> parse_query(std::string_view query,
+                                                       std::initializer_list<std::string_view> allowed);
 
 struct HttpLimits {
   // Open connections beyond this are closed as soon as they are accepted.

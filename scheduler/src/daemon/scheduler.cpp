@@ -8,6 +8,7 @@
 #include "daemon/storage_publish.hpp"
 #include "log.hpp"
 #include "tightpack/labels.hpp"
+#include "tightpack/dask_nodes.hpp"
 #include "tightpack/decode.hpp"
 #include "tightpack/plugins/inter_pod_affinity.hpp"
 #include "tightpack/preemption.hpp"
@@ -41,7 +42,12 @@ Scheduler::Scheduler(SchedulerOptions options, std::shared_ptr<const kube::Clien
       limiter_(std::make_shared<kube::RateLimiter>(options_.daemon.qps, options_.daemon.burst)),
       // kube-scheduler's events go through a client of their own, with the same limits.
       event_limiter_(std::make_shared<kube::RateLimiter>(options_.daemon.qps, options_.daemon.burst)),
-      queue_(options_.daemon.initial_backoff, options_.daemon.max_backoff) {}
+      queue_(options_.daemon.initial_backoff, options_.daemon.max_backoff) {
+  // schedule_cmd decoded the document once already, to refuse a bad one.
+  if (options_.pools) {
+    if (auto config = pools::decode_pools_config(*options_.pools, JsonPath())) dask_pools_ = std::move(*config);
+  }
+}
 
 Scheduler::~Scheduler() { stop(std::chrono::milliseconds(0)); }
 
@@ -783,6 +789,29 @@ std::string Scheduler::home(const std::string& user, const std::string& hub_name
     answer = home_answer(cache_.objects(), user, hub_namespace);
   }
   return json::serialize(answer);
+}
+
+std::string Scheduler::dask_nodes(const std::string& ns, const std::string& name) {
+  std::vector<pools::DaskNodeHint> hints;
+  {
+    auto lock = lock_for_update();
+    std::vector<const autoscaler::CaNode*> nodes;
+    std::vector<Node> plain;
+    for (const auto& [n, node] : cache_.nodes()) {
+      nodes.push_back(&node);
+      plain.push_back(node.node);
+    }
+    std::vector<const autoscaler::CaPod*> pods;
+    for (const auto& [key, rec] : cache_.pods()) pods.push_back(&rec.pod);
+    const pools::ResolvedPools resolved =
+        dask_pools_ ? pools::resolve_pools(*dask_pools_, plain) : pools::ResolvedPools{};
+    hints = pools::dask_node_hints(nodes, pods, resolved, pools::DaskCluster{ns, name});
+  }
+  json::array out;
+  for (const pools::DaskNodeHint& h : hints) {
+    out.push_back(json::object{{"name", h.node}, {"workers", h.workers}, {"kept", h.kept}});
+  }
+  return json::serialize(json::object{{"nodes", std::move(out)}});
 }
 
 std::shared_ptr<const Scheduler::PublishedSnapshot> Scheduler::snapshot(std::chrono::milliseconds interval) {

@@ -74,6 +74,10 @@ class Scheduler {
 
   // /home's answer for a hub user the hub has vouched for (storage_publish.hpp).
   std::string home(const std::string& user, const std::string& hub_namespace);
+  // /dask/v1/nodes's answer: per node with a worker of the Dask cluster
+  // `name` in `ns`, its workers and whether anything else keeps it
+  // (tightpack/dask_nodes.hpp), for tightpack-dask's preload.
+  std::string dask_nodes(const std::string& ns, const std::string& name);
   static constexpr std::chrono::milliseconds kSnapshotInterval{3000};
 
  private:
@@ -135,6 +139,7 @@ class Scheduler {
   std::condition_variable cv_;
   ClusterCache cache_;
   SchedulingQueue queue_;
+  std::optional<pools::PoolsConfig> dask_pools_;  // options_.pools decoded: min sizes for /dask/v1/nodes
   // The Unschedulable message last written to each pod's condition: the same
   // message is not patched again.
   std::unordered_map<std::string, std::string> condition_written_;

@@ -1,0 +1,62 @@
+#include "daemon/dask_nodes_route.hpp"
+
+#include <boost/json.hpp>
+#include <cctype>
+
+#include "log.hpp"
+
+namespace tightpack::daemon {
+
+namespace json = boost::json;
+
+namespace {
+
+HttpAnswer json_answer(unsigned status, std::string body) {
+  HttpAnswer a = text_answer(status, std::move(body));
+  a.content_type = "application/json";
+  return a;
+}
+
+HttpAnswer error_answer(unsigned status, const std::string& message) {
+  return json_answer(status, json::serialize(json::object{{"error", message}}));
+}
+
+// RFC 1123 label (a namespace's name), or a label value (a Dask cluster's
+// name as the operator and dask-gateway label its pods): at most 63 characters,
+// alphanumerics at both ends.
+bool valid_name(const std::string& s, bool label_value) {
+  if (s.empty() || s.size() > 63) return false;
+  auto alnum = [&](char c) {
+    return std::isdigit(static_cast<unsigned char>(c)) || std::islower(static_cast<unsigned char>(c)) ||
+           (label_value && std::isupper(static_cast<unsigned char>(c)));
+  };
+  if (!alnum(s.front()) || !alnum(s.back())) return false;
+  for (char c : s) {
+    if (!alnum(c) && c != '-' && !(label_value && (c == '.' || c == '_'))) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+HttpAnswer dask_nodes_answer(const HttpRequest& request, DelegatedAuth& auth, Scheduler& scheduler) {
+  auto params = parse_query(request.query, {"namespace", "cluster"});
+  if (!params) return error_answer(400, params.error().what());
+  const std::string ns = (*params)["namespace"], cluster = (*params)["cluster"];
+  if (!valid_name(ns, false)) {
+    return error_answer(400, "query: namespace " + quote_value(ns) + " is not a namespace's name (RFC 1123 label)");
+  }
+  if (!valid_name(cluster, true)) {
+    return error_answer(400, "query: cluster " + quote_value(cluster) +
+                                 " is not a Dask cluster's name (a label value: 1-63 of [A-Za-z0-9._-])");
+  }
+  const AuthDecision decision = auth.check_resource(request.authorization, ns, "list", "pods");
+  if (decision.status != 200) {
+    if (decision.status == 503) log_warning("cannot authorize a request for /dask/v1/nodes: " + decision.reason);
+    return error_answer(decision.status, decision.reason);
+  }
+  if (!scheduler.synced()) return error_answer(503, "the watch cache has not synced yet");
+  return json_answer(200, scheduler.dask_nodes(ns, cluster));
+}
+
+}  // namespace tightpack::daemon
