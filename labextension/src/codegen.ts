@@ -36,6 +36,9 @@ function kubeCluster(template: WorkerTemplate, pod: Pod, workers: number, schedu
     '# Each worker is a one-replica Deployment: cluster-autoscaler may evict workers to remove',
     '# a node, and their memory is lost. To keep them while they run, uncomment:',
     '# worker.setdefault("metadata", {}).setdefault("annotations", {})["cluster-autoscaler.kubernetes.io/safe-to-evict"] = "false"',
+    '# To retire workers node by node when the cluster shrinks, so that whole nodes empty',
+    '# (tightpack-dask installed in the image), pass env=operator_env() to make_cluster_spec',
+    '# after: from tightpack_dask.kubernetes import operator_env',
   );
   const ns = start?.namespace ? `, namespace=${py(start.namespace)}` : '';
   lines.push(`cluster = KubeCluster(custom_cluster_spec=spec${ns})`, `cluster.scale(${workers})`, 'client = cluster.get_client()');

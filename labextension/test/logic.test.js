@@ -257,6 +257,7 @@ describe('copy code', () => {
     expect(code).toContain('"key": "dask"');
     expect(code).toContain('cluster.scale(20)');
     expect(code).toContain('namespace="daskhub"');
+    expect(code).toContain('env=operator_env()');
     expect(startCode(template, pod, 20, 'default-scheduler')).not.toContain('schedulerName');
     expect(startCode(template, pod, 20, 'jupyterhub-user-scheduler')).toContain('worker["schedulerName"] = "jupyterhub-user-scheduler"');
   });

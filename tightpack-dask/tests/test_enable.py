@@ -14,7 +14,13 @@ from pathlib import Path
 from dask_kubernetes.operator import make_cluster_spec
 from distributed import Client
 
-from tightpack_dask.kubernetes import GATEWAY_SCHEDULER_CMD, NODE_NAME_ENV, SCHEDULER_PRELOAD_ENV, operator_env
+from tightpack_dask.kubernetes import (
+    GATEWAY_SCHEDULER_CMD,
+    IDENTITY_ENV,
+    NODE_NAME_ENV,
+    SCHEDULER_PRELOAD_ENV,
+    operator_env,
+)
 
 BIN = Path(sys.executable).parent
 
@@ -36,6 +42,7 @@ def test_make_cluster_spec_carries_the_env():
     worker = spec["spec"]["worker"]["spec"]["containers"][0]
     for c in (scheduler, worker):
         assert SCHEDULER_PRELOAD_ENV in c["env"] and NODE_NAME_ENV in c["env"]
+        assert all(e in c["env"] for e in IDENTITY_ENV)
         assert {"name": "A", "value": "1"} in c["env"]
     assert "--preload" not in scheduler["args"]  # so the configured preload applies
     assert GATEWAY_SCHEDULER_CMD[1:] == ["--preload", "tightpack_dask.scheduler"]

@@ -163,3 +163,24 @@ def test_disabled_by_config(caplog):
     with dask.config.set({"tightpack.retire.enabled": False}), caplog.at_level(logging.INFO, "tightpack_dask"):
         preload.dask_setup(FakeScheduler())
     assert "upstream's choice stands" in caplog.text
+
+
+def test_the_hints_question_names_this_cluster(monkeypatch):
+    import dask
+
+    base = "https://tightpack.jhub.svc:10259/dask/v1/nodes"
+    for var in ("TIGHTPACK_DASK_NAMESPACE", "TIGHTPACK_DASK_CLUSTER", "DASK_GATEWAY_CLUSTER_NAME"):
+        monkeypatch.delenv(var, raising=False)
+    with dask.config.set({"tightpack.retire.hints-url": base}):
+        assert Hints.from_config() is None  # who is asking is unknown: no hints, a warning
+        monkeypatch.setenv("TIGHTPACK_DASK_NAMESPACE", "jhub")
+        monkeypatch.setenv("TIGHTPACK_DASK_CLUSTER", "alice")
+        assert Hints.from_config().url == base + "?namespace=jhub&cluster=alice"
+        monkeypatch.delenv("TIGHTPACK_DASK_NAMESPACE")
+        monkeypatch.delenv("TIGHTPACK_DASK_CLUSTER")
+        monkeypatch.setenv("DASK_GATEWAY_CLUSTER_NAME", "dask-gateway.0f3c9a")
+        assert Hints.from_config().url == base + "?namespace=dask-gateway&cluster=0f3c9a"
+    with dask.config.set({"tightpack.retire.hints-url": base + "?namespace=x&cluster=y"}):
+        assert Hints.from_config().url.endswith("?namespace=x&cluster=y")
+    with dask.config.set({"tightpack.retire.hints-url": None}):
+        assert Hints.from_config() is None

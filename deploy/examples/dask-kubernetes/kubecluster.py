@@ -17,6 +17,13 @@ too to pack it with its workers.
 
 from dask_kubernetes.operator import KubeCluster, make_cluster_spec, make_worker_spec
 
+try:
+    # When the cluster shrinks, retire workers node by node so that whole nodes empty
+    # (tightpack-dask/README.md; the scheduler's image needs the package too).
+    from tightpack_dask.kubernetes import operator_env
+except ImportError:
+    operator_env = None
+
 SCHEDULER_NAME = "tightpack"  # the chart's scheduler.schedulerName
 IMAGE = "ghcr.io/dask/dask:2024.12.1"
 # The operator makes each worker a one-replica Deployment, which cluster-autoscaler evicts
@@ -43,7 +50,8 @@ def tightpack_worker(worker: dict, **pod_spec) -> dict:
 
 def main():
     resources = {"requests": {"cpu": "1800m", "memory": "12Gi"}, "limits": {"cpu": "1800m", "memory": "12Gi"}}
-    spec = make_cluster_spec(name="packed", image=IMAGE, n_workers=4, resources=resources)
+    spec = make_cluster_spec(name="packed", image=IMAGE, n_workers=4, resources=resources,
+                             env=operator_env() if operator_env else None)
     tightpack_worker(spec["spec"]["worker"], **WORKER_POOL)
 
     cluster = KubeCluster(custom_cluster_spec=spec)

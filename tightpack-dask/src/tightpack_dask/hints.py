@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import ssl
 import time
 from pathlib import Path
+from urllib.parse import urlencode
 
 import dask.config
 from dask.utils import parse_timedelta
@@ -25,6 +27,22 @@ from tornado.ioloop import PeriodicCallback
 logger = logging.getLogger("tightpack_dask")
 
 SERVICE_ACCOUNT_TOKEN = "/var/run/secrets/kubernetes.io/serviceaccount/token"
+SERVICE_ACCOUNT_NAMESPACE = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
+
+
+def cluster_identity() -> tuple[str | None, str | None]:
+    """This Dask cluster's namespace and name, as its pods are labelled: the configuration
+    (`tightpack.retire.namespace`, `tightpack.retire.cluster`), else the environment
+    operator_env() sets from the downward API, else dask-gateway's own variable."""
+    ns = dask.config.get("tightpack.retire.namespace", default=None) or os.environ.get("TIGHTPACK_DASK_NAMESPACE")
+    name = dask.config.get("tightpack.retire.cluster", default=None) or os.environ.get("TIGHTPACK_DASK_CLUSTER")
+    gateway = os.environ.get("DASK_GATEWAY_CLUSTER_NAME", "")  # "<namespace>.<name>"
+    if gateway and "." in gateway:
+        gateway_ns, gateway_name = gateway.split(".", 1)
+        ns, name = ns or gateway_ns, name or gateway_name
+    if not ns and Path(SERVICE_ACCOUNT_NAMESPACE).exists():
+        ns = Path(SERVICE_ACCOUNT_NAMESPACE).read_text().strip()
+    return ns or None, name or None
 
 
 class HintsError(ValueError):
@@ -69,6 +87,13 @@ class Hints:
         url = dask.config.get("tightpack.retire.hints-url", default=None)
         if not url:
             return None
+        if "?" not in url:
+            ns, name = cluster_identity()
+            if not ns or not name:
+                logger.warning("tightpack: %s needs this cluster's namespace and name (tightpack.retire.namespace, "
+                               "tightpack.retire.cluster); going without hints", url)
+                return None
+            url += "?" + urlencode({"namespace": ns, "cluster": name})
         return cls(
             url,
             token_file=dask.config.get("tightpack.retire.hints-token-file", default=SERVICE_ACCOUNT_TOKEN),

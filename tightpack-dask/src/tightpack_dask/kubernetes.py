@@ -26,6 +26,14 @@ PRELOAD = "tightpack_dask.scheduler"
 # The downward API: the node the pod was bound to.
 NODE_NAME_ENV = {"name": "K8S_NODE_NAME", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}}
 
+# Who this cluster is, for the hints endpoint's question (the operator labels every pod of
+# the cluster dask.org/cluster-name).
+IDENTITY_ENV = [
+    {"name": "TIGHTPACK_DASK_NAMESPACE", "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}}},
+    {"name": "TIGHTPACK_DASK_CLUSTER",
+     "valueFrom": {"fieldRef": {"fieldPath": "metadata.labels['dask.org/cluster-name']"}}},
+]
+
 # distributed reads DASK_* variables as its configuration; a preload from the configuration
 # applies when the scheduler's command names none (the operator's `dask-scheduler --host ...`).
 SCHEDULER_PRELOAD_ENV = {"name": "DASK_DISTRIBUTED__SCHEDULER__PRELOAD", "value": json.dumps([PRELOAD])}
@@ -40,5 +48,6 @@ def operator_env(env: dict | list | None = None) -> list[dict]:
     node-aware retirement needs."""
     if isinstance(env, dict):
         env = [{"name": k, "value": v} for k, v in env.items()]
-    out = [e for e in (env or []) if e.get("name") not in {NODE_NAME_ENV["name"], SCHEDULER_PRELOAD_ENV["name"]}]
-    return out + [SCHEDULER_PRELOAD_ENV, NODE_NAME_ENV]
+    ours = [SCHEDULER_PRELOAD_ENV, NODE_NAME_ENV, *IDENTITY_ENV]
+    names = {e["name"] for e in ours}
+    return [e for e in (env or []) if e.get("name") not in names] + ours

@@ -6,7 +6,7 @@ scheduler. `scheduler.py` builds the records from distributed's `WorkerState`s.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -63,7 +63,8 @@ def node_aware(
         # Upstream reaches a busy worker only once every idle one is taken.
         if len(upstream) - busy_wanted != len(idle):
             raise NotChosen("upstream took busy workers before idle ones")
-        chosen = idle + _by_node([w for w in eligible if not w.idle], busy_wanted, own_per_node, kept_nodes)
+        going = Counter(w.node for w in idle)
+        chosen = idle + _by_node([w for w in eligible if not w.idle], busy_wanted, own_per_node, kept_nodes, going)
     else:
         chosen = _by_node(idle, len(upstream), own_per_node, kept_nodes)
     if memory_bound and sum(w.memory_limit for w in chosen) > sum(w.memory_limit for w in upstream):
@@ -72,8 +73,14 @@ def node_aware(
 
 
 def _by_node(
-    tier: Sequence[Candidate], count: int, own_per_node: Mapping[str, int], kept_nodes: Iterable[str]
+    tier: Sequence[Candidate],
+    count: int,
+    own_per_node: Mapping[str, int],
+    kept_nodes: Iterable[str],
+    going: Mapping[str, int] | None = None,
 ) -> list[Candidate]:
+    """`count` of `tier`, node by node; `going`: node -> workers there already chosen."""
+    going = going or {}
     on_node: dict[str, list[Candidate]] = defaultdict(list)
     for w in upstream_order(tier):
         on_node[w.node].append(w)
@@ -82,7 +89,7 @@ def _by_node(
     def rank(node: str) -> tuple:
         mine = on_node[node]
         # A node empties only if nothing else keeps it and every worker of ours there goes.
-        stays = node in kept or own_per_node.get(node, len(mine)) > len(mine)
+        stays = node in kept or own_per_node.get(node, len(mine)) - going.get(node, 0) > len(mine)
         return (stays, len(mine), sum(w.nbytes for w in mine), node)
 
     ordered = [w for node in sorted(on_node, key=rank) for w in on_node[node]]
