@@ -4,6 +4,7 @@
 
     python3 bench/daskhub_retire.py [--seeds 1-8] [--binary PATH]
     python3 bench/daskhub_retire.py --levers SEED   # what else would close the gap
+    python3 bench/daskhub_retire.py --pools SEED    # where tightpack's node-hours go, per pool
 
 --levers replays one seed's day (protected workers, node-aware retirement) through
 `tightpack pack-report` as it is, with cluster-autoscaler's scale-down-unneeded-time at 5 and
@@ -74,15 +75,34 @@ def levers(binary: Path, tightpack: Path, seed: int) -> None:
               f"{t['lowerBoundNodeHours']:.2f} |")
 
 
+def per_pool(binary: Path, tightpack: Path, seed: int) -> None:
+    print(f"Seed {seed}, tightpack, protected workers, node-aware retirement (node-hours)\n")
+    print("| pool | node-h | idle | placement | shapes | lower bound |")
+    print("|---|---:|---:|---:|---:|---:|")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "day.json"
+        subprocess.run([str(binary), "--seed", str(seed), "--retire", "node-aware", "--protect-workers",
+                        "--scenario", str(path)], check=True, capture_output=True)
+        t = pack_report(tightpack, json.loads(path.read_text()))["tightpack"]
+    for p in t["pools"]:
+        print(f"| {p['pool']} | {p['nodeHours']:.2f} | {p['nodeHours'] - p['busyNodeHours']:.2f} | "
+              f"{p['busyNodeHours'] - p['repackNodeHours']:.2f} | {p['repackNodeHours'] - p['lowerBoundNodeHours']:.2f} | "
+              f"{p['lowerBoundNodeHours']:.2f} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seeds", default="1-8")
     parser.add_argument("--binary", type=Path, default=ROOT / "build/release/bench/tightpack_daskhub_day")
     parser.add_argument("--tightpack", type=Path, default=ROOT / "build/release/scheduler/tightpack")
     parser.add_argument("--levers", type=int, metavar="SEED")
+    parser.add_argument("--pools", type=int, metavar="SEED")
     a = parser.parse_args()
     if a.levers is not None:
         levers(a.binary, a.tightpack, a.levers)
+        return
+    if a.pools is not None:
+        per_pool(a.binary, a.tightpack, a.pools)
         return
     lo, _, hi = a.seeds.partition("-")
     seeds = range(int(lo), int(hi or lo) + 1)

@@ -92,3 +92,74 @@ def test_the_operators_scheduler_command_installs_it(tmp_path):
             p.terminate()
         for p in procs:
             p.wait(timeout=30)
+
+
+def test_dask_gateways_scheduler_command_installs_it_beside_its_own(tmp_path):
+    """dask-gateway-server's own Kubernetes controller makes the scheduler pod from
+    c.KubeClusterConfig.scheduler_cmd = GATEWAY_SCHEDULER_CMD; its command, run with the pod's
+    environment (TLS credentials from distributed's temporary certificates where the pod
+    mounts its Secret; loopback ports where the pod has 8786-8788), loads both preloads: the
+    gateway's (click-based) and ours (plain)."""
+    import socket
+
+    from dask_gateway_server.backends.kubernetes.backend import KubeClusterConfig
+    from dask_gateway_server.backends.kubernetes.controller import KubeController
+    from dask_gateway_server.utils import FrozenAttrDict
+    from distributed.security import Security
+    from traitlets.config import Config
+
+    c = Config()
+    c.KubeBackend.gateway_instance = c.KubeController.gateway_instance = "dask-gateway"
+    c.KubeController.api_url = "http://127.0.0.1:9/api"  # the gateway's API; not asked within the test
+    c.KubeClusterConfig.scheduler_cmd = GATEWAY_SCHEDULER_CMD
+    config = FrozenAttrDict(KubeClusterConfig(config=c).to_dict())
+    pod = KubeController(config=c).make_pod("jhub", "0f3c9a", config)
+    container = pod["spec"]["containers"][0]
+    assert container["args"][:3] == GATEWAY_SCHEDULER_CMD
+    assert "dask_gateway.scheduler_preload" in container["args"]
+
+    temporary = Security.temporary()
+    (tmp_path / "dask.crt").write_text(temporary.tls_ca_file)
+    (tmp_path / "dask.pem").write_text(temporary.tls_scheduler_key)
+    (tmp_path / "api-token").write_text("test-token")
+    (tmp_path / "cert-only.crt").write_text(temporary.tls_scheduler_cert)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DASK_")}
+    for e in container["env"]:
+        env[e["name"]] = e["value"].replace("/etc/dask-credentials/", f"{tmp_path}/")
+    env["DASK_DISTRIBUTED__COMM__TLS__SCHEDULER__CERT"] = str(tmp_path / "cert-only.crt")
+
+    def free_port() -> str:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            return str(s.getsockname()[1])
+
+    port = free_port()
+    ports = {"8786": port, ":8787": ":" + free_port(), ":8788": ":" + free_port()}
+    args = [ports.get(a, a) for a in container["args"]]
+    args = [str(BIN / "dask"), "scheduler", *args[1:]]
+    args[args.index("--host") + 1] = "127.0.0.1"
+    scheduler = subprocess.Popen(args, env=env)
+    try:
+        security = Security(tls_ca_file=temporary.tls_ca_file, tls_client_cert=temporary.tls_client_cert,
+                            tls_client_key=temporary.tls_client_key, require_encryption=True)
+        deadline = time.monotonic() + 60
+        while True:
+            assert scheduler.poll() is None, "the gateway's scheduler command exited"
+            assert time.monotonic() < deadline, "the gateway's scheduler command did not start"
+            try:
+                with Client(f"tls://127.0.0.1:{port}", security=security, timeout=5) as client:
+
+                    def installed(dask_scheduler):
+                        ours = dask_scheduler.plugins.get("tightpack-retirement")
+                        return (ours is not None and dask_scheduler.workers_to_close == ours.workers_to_close,
+                                sorted(type(p).__name__ for p in dask_scheduler.plugins.values()))
+
+                    ok, plugins = client.run_on_scheduler(installed)
+                    break
+            except OSError:
+                time.sleep(0.2)
+        assert ok, plugins
+        assert "GatewayPlugin" in plugins and "NodeAwareRetirement" in plugins
+    finally:
+        scheduler.terminate()
+        scheduler.wait(timeout=30)

@@ -82,6 +82,7 @@ struct PoolFigures {
   int64_t busy_at_end = 0;   // nodes with a workload pod (not DaemonSet/mirror)
   int64_t nodes_at_end = 0;  // all nodes of the pool at the end
   double node_hours = 0;     // autoscaling: nodes that existed, × time
+  double busy_node_hours = 0;  // ∫ the pool's busy nodes dt
   int64_t lower_bound = 0;   // ⌈Σ requests / node allocatable⌉ of the pool's pods at the end
   double lower_bound_node_hours = 0;  // ∫ that bound dt: no packing can use fewer
   // ∫ first-fit decreasing of the pool's pods into empty nodes dt: what

@@ -74,12 +74,14 @@ class Simulation {
         if (auto st = autoscale(t); !st) return st.error();
       }
       if (auto st = drain_queue(); !st) return st.error();
-      const int64_t busy = busy_nodes(nullptr);
+      std::map<std::string, int64_t> busy_per_pool;
+      const int64_t busy = busy_nodes(&busy_per_pool);
       figures_.peak_busy = std::max(figures_.peak_busy, busy);
       auto next = std::next(it);
       if (next == times.end() || *next > s_.end) break;
       const double hours = static_cast<double>(*next - t) / 3600.0;
       figures_.busy_node_hours += static_cast<double>(busy) * hours;
+      for (const auto& [p, b] : busy_per_pool) busy_hours_[p] += static_cast<double>(b) * hours;
       figures_.node_hours += static_cast<double>(nodes_.size() + upcoming_.size()) * hours;
       for (const CaNode& n : nodes_) pool_hours_[pool_name(n.node.name)] += hours;
       for (const Upcoming& u : upcoming_) pool_hours_[u.pool] += hours;
@@ -593,6 +595,7 @@ class Simulation {
       f.lower_bound = lower[p];
       f.lower_bound_node_hours = lower_hours_[p];
       f.repack_node_hours = repack_hours_[p];
+      f.busy_node_hours = busy_hours_[p];
       figures_.lower_bound += f.lower_bound;
       figures_.pools.push_back(std::move(f));
     }
@@ -615,7 +618,7 @@ class Simulation {
   std::map<std::string, CaPod> templates_of_;               // workload → its last template
   std::vector<Upcoming> upcoming_;
   std::map<std::string, int64_t> unneeded_since_;
-  std::map<std::string, double> pool_hours_, lower_hours_, repack_hours_;
+  std::map<std::string, double> pool_hours_, lower_hours_, repack_hours_, busy_hours_;
   std::map<std::string, ResourceList> room_;  // pool → one node's room for workloads
   int64_t node_serial_ = 0;
   std::map<std::string, std::string> subnet_;  // node → "tcp://10.a.b."
@@ -656,6 +659,7 @@ json::value encode_pack_report(const PackReport& r) {
                                    {"busyNodesAtEnd", p.busy_at_end},
                                    {"nodesAtEnd", p.nodes_at_end},
                                    {"nodeHours", hours(p.node_hours)},
+                                   {"busyNodeHours", hours(p.busy_node_hours)},
                                    {"lowerBound", p.lower_bound},
                                    {"lowerBoundNodeHours", hours(p.lower_bound_node_hours)},
                                    {"repackNodeHours", hours(p.repack_node_hours)}});
