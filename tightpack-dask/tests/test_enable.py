@@ -112,11 +112,15 @@ def test_dask_gateways_scheduler_command_installs_it_beside_its_own(tmp_path):
     c.KubeBackend.gateway_instance = c.KubeController.gateway_instance = "dask-gateway"
     c.KubeController.api_url = "http://127.0.0.1:9/api"  # the gateway's API; not asked within the test
     c.KubeClusterConfig.scheduler_cmd = GATEWAY_SCHEDULER_CMD
+    c.KubeClusterConfig.worker_extra_container_config = {"env": [NODE_NAME_ENV]}
     config = FrozenAttrDict(KubeClusterConfig(config=c).to_dict())
     pod = KubeController(config=c).make_pod("jhub", "0f3c9a", config)
     container = pod["spec"]["containers"][0]
     assert container["args"][:3] == GATEWAY_SCHEDULER_CMD
     assert "dask_gateway.scheduler_preload" in container["args"]
+    worker = KubeController(config=c).make_pod("jhub", "0f3c9a", config, is_worker=True)["spec"]["containers"][0]
+    assert NODE_NAME_ENV in worker["env"]  # beside the gateway's own variables
+    assert any(e["name"] == "DASK_GATEWAY_WORKER_NAME" for e in worker["env"])
 
     temporary = Security.temporary()
     (tmp_path / "dask.crt").write_text(temporary.tls_ca_file)
