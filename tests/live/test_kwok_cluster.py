@@ -14,8 +14,12 @@ from kwok import FAKE
 
 def make_node(api, name: str, annotated: bool, cpu: str = "4", memory: str = "16Gi") -> None:
     """A node as cluster-autoscaler's kwok provider creates one: its status (capacity, no
-    condition) in the create itself, which kwok may already be updating when it returns."""
-    manifest = node_manifest(name, labels={"cloud.google.com/gke-nodepool": "workers"})
+    condition) in the create itself, which kwok may already be updating when it returns.
+    An unannotated node is also tainted: with no kubelet it never posts a Ready condition,
+    and the node lifecycle controller removes the not-ready taint the API server put on it
+    (it taints by the conditions there are), so the pods below might otherwise land on it."""
+    taints = None if annotated else [{"key": "example.com/no-kubelet", "effect": "NoSchedule"}]
+    manifest = node_manifest(name, labels={"cloud.google.com/gke-nodepool": "workers"}, taints=taints)
     if annotated:
         manifest["metadata"]["annotations"] = dict(FAKE)
     res = resources(cpu=cpu, memory=memory, pods=110)
