@@ -16,7 +16,8 @@
 # AddressSanitizer + UBSan.
 #
 # The builds that only later stages need (the ASan build, the second
-# kube-scheduler release and cluster-autoscaler) run in the background at low
+# kube-scheduler release, cluster-autoscaler, and the live cluster's kwok and
+# cluster-autoscaler) run in the background at low
 # priority, so that they take the processor time the stages before them leave
 # idle while they wait on API servers, browsers and leader elections; a stage
 # that needs one waits for it.
@@ -54,6 +55,7 @@ background_builds() {
     run kube-scheduler-reference-v1.30.14 tests/conformance/reference/build.sh --release v1.30.14
     run cluster-autoscaler-reference tests/conformance/autoscaler-reference/build.sh
     run asan scripts/build.sh asan
+    run live-parts tests/live/build.sh
   ) &
   background_pid=$!
   set +m
@@ -124,6 +126,7 @@ stage "test: tightpack schedule under ASan + UBSan on the control plane"
 TIGHTPACK_SOAK_SECONDS=45 TIGHTPACK=build/asan/scheduler/tightpack tests/scheduler/run.sh || status=1
 # Last, with no background build left: its clock is condensed 60x, so a busy
 # processor would stretch a model minute.
+wait_for live-parts
 stage "test: the live cluster (kwok and the real cluster-autoscaler from Go modules, tightpack scheduling): the seed's first waves, predictions and forecasts against what happens"
 tests/live/run.sh || status=1
 
