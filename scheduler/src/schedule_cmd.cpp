@@ -169,6 +169,7 @@ int schedule(const std::vector<std::string>& argv, std::istream& in, std::ostrea
       return kInputError;
     }
     options.pools = std::move(pools_doc);
+    options.pools_config = std::move(*pools);
   }
   if (a.options.count("--publish")) {
     json::value published;

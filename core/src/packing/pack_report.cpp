@@ -262,16 +262,17 @@ class Simulation {
   std::vector<std::string> retiring(const std::string& group, size_t leave, Retire rule) {
     const std::vector<std::string>& keys = groups_[group];
     if (rule == Retire::kNewest) return {keys.end() - static_cast<std::ptrdiff_t>(leave), keys.end()};
-    std::map<std::string, const CaPod*> running;  // key → pod
+    std::map<std::string, std::string> running;  // key → node
     for (const CaPod& p : bound_) {
-      if (group_of_.contains(p.pod.key()) && group_of_.at(p.pod.key()) == group) running[p.pod.key()] = &p;
+      auto g = group_of_.find(p.pod.key());
+      if (g != group_of_.end() && g->second == group) running[p.pod.key()] = p.pod.node_name;
     }
     // Upstream's order: the greatest address first.
     std::vector<std::string> order;
-    for (const auto& [k, p] : running) order.push_back(k);
+    for (const auto& [k, node] : running) order.push_back(k);
     std::sort(order.begin(), order.end(),
               [&](const std::string& a, const std::string& b) { return address_[a] > address_[b]; });
-    if (rule == Retire::kNodeAware) order = node_aware_order(group, order);
+    if (rule == Retire::kNodeAware) order = node_aware_order(group, order, running);
     if (order.size() > leave) order.resize(leave);
     // More to retire than run: the newest waiting replicas go too.
     for (auto k = keys.rbegin(); k != keys.rend() && order.size() < leave; ++k) {
@@ -285,11 +286,10 @@ class Simulation {
   // then the others; fewest of the group's workers first; then the node's
   // name. What the preload knows: each worker's node, and from tightpack's
   // scheduler whether anything else keeps the node.
-  std::vector<std::string> node_aware_order(const std::string& group, const std::vector<std::string>& order) {
-    std::map<std::string, std::string> node_of;
-    for (const CaPod& p : bound_) node_of[p.pod.key()] = p.pod.node_name;
+  std::vector<std::string> node_aware_order(const std::string& group, const std::vector<std::string>& order,
+                                            const std::map<std::string, std::string>& node_of) {
     std::map<std::string, std::vector<std::string>> on_node;
-    for (const std::string& k : order) on_node[node_of[k]].push_back(k);
+    for (const std::string& k : order) on_node[node_of.at(k)].push_back(k);
     std::map<std::string, bool> kept;  // node → something else keeps it
     std::map<std::string, int64_t> pool_size;  // cluster-autoscaler's target size
     for (const CaNode& n : nodes_) ++pool_size[pool_name(n.node.name)];

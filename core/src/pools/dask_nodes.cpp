@@ -1,6 +1,7 @@
 #include "tightpack/dask_nodes.hpp"
 
 #include <map>
+#include <set>
 
 #include "tightpack/model.hpp"
 
@@ -26,17 +27,18 @@ std::vector<DaskNodeHint> dask_node_hints(const std::vector<const autoscaler::Ca
                                           const std::vector<const autoscaler::CaPod*>& pods,
                                           const ResolvedPools& pools, const DaskCluster& cluster) {
   std::map<std::string, DaskNodeHint> hints;
+  std::set<std::string> others;  // nodes with another pod that keeps them
   for (const autoscaler::CaPod* p : pods) {
-    if (p->pod.node_name.empty() || p->pod.terminated() || !cluster.has_worker(*p)) continue;
-    DaskNodeHint& h = hints[p->pod.node_name];
-    h.node = p->pod.node_name;
-    ++h.workers;
+    if (p->pod.node_name.empty() || p->pod.terminated()) continue;
+    if (cluster.has_worker(*p)) {
+      DaskNodeHint& h = hints[p->pod.node_name];
+      h.node = p->pod.node_name;
+      ++h.workers;
+    } else if (!p->daemon_set && !p->mirror) {
+      others.insert(p->pod.node_name);
+    }
   }
-  for (const autoscaler::CaPod* p : pods) {
-    if (p->pod.node_name.empty() || p->pod.terminated() || p->daemon_set || p->mirror) continue;
-    auto h = hints.find(p->pod.node_name);
-    if (h != hints.end() && !cluster.has_worker(*p)) h->second.kept = true;
-  }
+  for (auto& [name, h] : hints) h.kept = others.contains(name);
   for (const autoscaler::CaNode* n : nodes) {
     auto h = hints.find(n->node.name);
     if (h != hints.end() && n->scale_down_disabled) h->second.kept = true;

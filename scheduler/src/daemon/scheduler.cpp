@@ -1,5 +1,6 @@
 #include "daemon/scheduler.hpp"
 
+#include <algorithm>
 #include <boost/json.hpp>
 #include <ctime>
 #include <random>
@@ -42,12 +43,7 @@ Scheduler::Scheduler(SchedulerOptions options, std::shared_ptr<const kube::Clien
       limiter_(std::make_shared<kube::RateLimiter>(options_.daemon.qps, options_.daemon.burst)),
       // kube-scheduler's events go through a client of their own, with the same limits.
       event_limiter_(std::make_shared<kube::RateLimiter>(options_.daemon.qps, options_.daemon.burst)),
-      queue_(options_.daemon.initial_backoff, options_.daemon.max_backoff) {
-  // schedule_cmd decoded the document once already, to refuse a bad one.
-  if (options_.pools) {
-    if (auto config = pools::decode_pools_config(*options_.pools, JsonPath())) dask_pools_ = std::move(*config);
-  }
-}
+      queue_(options_.daemon.initial_backoff, options_.daemon.max_backoff) {}
 
 Scheduler::~Scheduler() { stop(std::chrono::milliseconds(0)); }
 
@@ -796,15 +792,19 @@ std::string Scheduler::dask_nodes(const std::string& ns, const std::string& name
   {
     auto lock = lock_for_update();
     std::vector<const autoscaler::CaNode*> nodes;
-    std::vector<Node> plain;
-    for (const auto& [n, node] : cache_.nodes()) {
-      nodes.push_back(&node);
-      plain.push_back(node.node);
-    }
+    for (const auto& [n, node] : cache_.nodes()) nodes.push_back(&node);
     std::vector<const autoscaler::CaPod*> pods;
     for (const auto& [key, rec] : cache_.pods()) pods.push_back(&rec.pod);
-    const pools::ResolvedPools resolved =
-        dask_pools_ ? pools::resolve_pools(*dask_pools_, plain) : pools::ResolvedPools{};
+    // Pools matter only for their min sizes: without one above 0, no node is
+    // copied and no pool resolved under the lock the scheduling loop shares.
+    const auto& config = options_.pools_config;
+    pools::ResolvedPools resolved;
+    if (config && std::any_of(config->pools.begin(), config->pools.end(),
+                              [](const pools::NodePool& p) { return p.min_size > 0; })) {
+      std::vector<Node> plain;
+      for (const autoscaler::CaNode* n : nodes) plain.push_back(n->node);
+      resolved = pools::resolve_pools(*config, plain);
+    }
     hints = pools::dask_node_hints(nodes, pods, resolved, pools::DaskCluster{ns, name});
   }
   json::array out;

@@ -37,6 +37,7 @@ struct SchedulerOptions {
   DaemonConfig daemon;
   boost::json::value scheduler_configuration;  // the document, published by /snapshot
   std::optional<boost::json::value> pools;     // the NodePools document, published by /snapshot
+  std::optional<pools::PoolsConfig> pools_config;  // the same, decoded: min sizes for /dask/v1/nodes
   Published published;  // --publish: the sidebar's profiles and dask-gateway's worker settings
   size_t bind_workers = 16;
   std::string hostname;
@@ -139,7 +140,6 @@ class Scheduler {
   std::condition_variable cv_;
   ClusterCache cache_;
   SchedulingQueue queue_;
-  std::optional<pools::PoolsConfig> dask_pools_;  // options_.pools decoded: min sizes for /dask/v1/nodes
   // The Unschedulable message last written to each pod's condition: the same
   // message is not patched again.
   std::unordered_map<std::string, std::string> condition_written_;
