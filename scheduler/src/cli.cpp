@@ -22,6 +22,7 @@
 #include "tightpack/what_if.hpp"
 #include "document_command.hpp"
 #include "scale_up_table.hpp"
+#include "version.hpp"
 
 namespace tightpack::cli {
 namespace json = boost::json;
@@ -338,7 +339,7 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
     return kOk;
   }
   if (cmd == "--version") {
-    out << "tightpack 0.1.0\n";
+    out << "tightpack " << kVersion << "\n";
     return kOk;
   }
   if (cmd == "replay") return replay(rest, in, out, err);

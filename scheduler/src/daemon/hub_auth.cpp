@@ -7,6 +7,7 @@
 #include <boost/json.hpp>
 
 #include "daemon/credentials.hpp"
+#include "version.hpp"
 
 namespace tightpack::daemon {
 namespace beast = boost::beast;
@@ -84,7 +85,7 @@ HubDecision HubAuth::ask(const std::string& token) const {
   beast::tcp_stream stream(io);
   http::request<http::empty_body> req{http::verb::get, endpoint_.prefix + "/user", 11};
   req.set(http::field::host, endpoint_.host);
-  req.set(http::field::user_agent, "tightpack/0.1.0");
+  req.set(http::field::user_agent, "tightpack/" + std::string(kVersion));
   req.set(http::field::accept, "application/json");
   req.set(http::field::authorization, "token " + token);
   beast::flat_buffer buffer;

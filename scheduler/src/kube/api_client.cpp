@@ -14,6 +14,7 @@
 #include <optional>
 
 #include "kube/watch_lines.hpp"
+#include "version.hpp"
 
 namespace tightpack::kube {
 
@@ -144,7 +145,7 @@ struct ApiClient::Impl {
     req.target(config->prefix + std::string(path));
     req.version(11);
     req.set(http::field::host, config->host);
-    req.set(http::field::user_agent, "tightpack/0.1.0");
+    req.set(http::field::user_agent, "tightpack/" + std::string(kVersion));
     req.set(http::field::accept, "application/json");
     const std::string token = config->token ? config->token->token() : "";
     if (!token.empty()) req.set(http::field::authorization, "Bearer " + token);
