@@ -6,8 +6,11 @@
    deploy/examples/values-*.yaml; values the schema must refuse are refused; the
    examples agree with the files they repeat.
 2. Every rendered object passes a server-side dry run (dryRun=All, fieldValidation=Strict:
-   an unknown field is an error), then is created for real (server-side apply); NOTES.txt
-   names what to set in the hub.
+   an unknown field is an error); then `helm install` of each release (the test API server
+   is stamped v1.37.2, so Helm checks the chart's kubeVersion), with the image the
+   Deployment names set to the pushed image by digest (--image, from deploy/test_image.sh);
+   every object `helm template` renders exists; the NOTES.txt Helm prints names what to set
+   in the hub.
 3. For each release: a token of the chart's ServiceAccount (TokenRequest API), the
    configuration from the chart's ConfigMap and the arguments of the chart's Deployment,
    and `tightpack schedule` with them must bind a pod, record a Scheduled event and hold
@@ -17,6 +20,11 @@
    OUT/rbac.md; the important breaks are asserted. Each row runs as a ServiceAccount of its
    own, bound to a copy of the chart's ClusterRole and Role without that one verb, with a
    scheduler name, a lease namespace and nodes of its own, so that rows go on side by side.
+5. `helm upgrade` with the same values rolls nothing and keeps the generated certificate, CA
+   and snapshot token (the templates' lookup); with a new value it rolls the Deployment (the
+   real deployment and ReplicaSet controllers make a second ReplicaSet); `helm uninstall` of
+   every release leaves no object carrying a release's label in any resource the API server
+   lists, and no release record.
 """
 
 from __future__ import annotations
@@ -180,7 +188,7 @@ def lint_and_template(helm: str, out: Path) -> dict:
 
 # --------------------------------------------------------------------------- 2. the API server
 
-def apply_objects(api: Api, helm: str, rendered: dict, out: Path):
+def dry_run(api: Api, rendered: dict):
     print("== server-side dry run of every rendered object (dryRun=All, fieldValidation=Strict)", flush=True)
     for _, release, namespace in RELEASES:
         testlib.ensure_namespace(api, namespace)
@@ -198,54 +206,150 @@ def apply_objects(api: Api, helm: str, rendered: dict, out: Path):
             except ApiError as e:
                 check(False, f"dry run: {what}: {e}")
 
-    print("== server-side apply of every rendered object (real objects, fieldValidation=Strict)", flush=True)
-    # Not `helm install`: the test control plane is built from Go modules without the
-    # version linker flags, so its /version says v0.0.0-master and Helm refuses the
-    # chart's kubeVersion constraint (>=1.25.0-0). Server-side apply is what
-    # `kubectl apply --server-side -f <(helm template ...)` does.
-    for _, release, _ in RELEASES:
-        applied = 0
-        for obj in rendered[release]:
-            what = f"{obj['kind']} {obj['metadata'].get('namespace', '')}/{obj['metadata']['name']}".replace(" /", " ")
-            try:
-                api.request("PATCH", api.object_path(obj), obj, content_type="application/apply-patch+yaml",
-                            params={"fieldManager": "test-chart", "fieldValidation": "Strict", "force": "true"})
-                api.get(api.object_path(obj))
-                applied += 1
-            except ApiError as e:
-                check(False, f"apply {release}: {what}: {e}")
-        check(applied == len(rendered[release]), f"{release}: {applied} objects created")
 
-    print("== NOTES.txt", flush=True)
+def helm_env(kubeconfig: Path) -> dict:
+    """Helm's own state (cache, configuration, data) beside the admin kubeconfig."""
+    home = kubeconfig.parent / "helm-home"
+    return dict(os.environ, KUBECONFIG=str(kubeconfig), HELM_CACHE_HOME=str(home / "cache"),
+                HELM_CONFIG_HOME=str(home / "config"), HELM_DATA_HOME=str(home / "data"))
+
+
+def install(api: Api, helm: str, rendered: dict, out: Path, kubeconfig: Path, image: Optional[tuple]):
+    """`helm install` of each release, the chart's image set to the pushed image by digest."""
+    version = api.get("/version")["gitVersion"]
+    print(f"== helm install (the API server's /version: {version})", flush=True)
+    image_args = ["--set", f"image.repository={image[0]}", "--set", f"image.digest={image[1]}"] if image else []
     for values, release, namespace in RELEASES:
-        notes = render_notes(helm, release, namespace, values, out)
+        r = run([helm, "install", release, CHART, "--namespace", namespace, "--create-namespace",
+                 *values_args(values), *image_args], env=helm_env(kubeconfig))
+        check(r.returncode == 0, f"helm install {release}" + ("" if r.returncode == 0 else f": {r.stderr.strip()}"))
+        if r.returncode:
+            continue
+        (out / f"{release}.install.txt").write_text(r.stdout)
+        missing = []
+        for obj in rendered[release]:
+            try:
+                api.get(api.object_path(obj))
+            except ApiError:
+                missing.append(f"{obj['kind']} {obj['metadata'].get('namespace', '')}/{obj['metadata']['name']}")
+        check(not missing, f"{release}: the {len(rendered[release])} objects helm template renders exist"
+                           + (f"; missing: {missing}" if missing else ""))
+        if image:
+            dep = next(d for d in rendered[release] if d["kind"] == "Deployment")
+            got = api.get(api.object_path(dep))["spec"]["template"]["spec"]["containers"][0]["image"]
+            check(got == f"{image[0]}@{image[1]}", f"{release}: the Deployment runs the pushed image by digest ({got})")
+        notes = r.stdout.split("NOTES:", 1)[1] if "NOTES:" in r.stdout else ""
         name = yaml.safe_load(((values.read_text() if values else "") or "{}")).get("scheduler", {}).get(
             "schedulerName", "tightpack")
         dropin = name.endswith("-user-scheduler")
         ok = (f'c.KubeSpawner.scheduler_name = "{name}"' in notes) != dropin and \
             (("replicas: 0" in notes) == dropin) and f"schedulerName: {name}" in notes and \
             f"https://{release}.{namespace}.svc:10259/snapshot" in notes
-        check(ok, f"NOTES.txt for {release} tells what to set in the hub for {name}")
+        check(ok, f"helm install {release} prints NOTES.txt telling what to set in the hub for {name}")
 
 
-def render_notes(helm: str, release: str, namespace: str, values, out: Path) -> str:
-    """NOTES.txt as `helm install` prints it (which needs a cluster that states its version):
-    a copy of the chart renders it into a ConfigMap with tpl."""
-    import shutil
-    copy = out / "notes-chart"
-    shutil.rmtree(copy, ignore_errors=True)
-    shutil.copytree(CHART, copy)
-    shutil.copy(copy / "templates" / "NOTES.txt", copy / "notes.txt")
-    (copy / "templates" / "zz-notes.yaml").write_text(
-        'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: notes}\ndata:\n'
-        '  notes: {{ tpl (.Files.Get "notes.txt") . | toJson }}\n')
-    r = run([helm, "template", release, copy, "--namespace", namespace, "--show-only", "templates/zz-notes.yaml",
-             *values_args(values)])
-    if r.returncode != 0:
-        return f"(render failed: {r.stderr})"
-    notes = yaml.safe_load(r.stdout)["data"]["notes"]
-    (out / f"{release}.NOTES.txt").write_text(notes)
-    return notes
+def upgrade_and_uninstall(api: Api, helm: str, rendered: dict, out: Path, kubeconfig: Path):
+    """helm upgrade: the same values roll nothing and keep the generated certificate and token
+    (the templates look them up); a new value rolls the Deployment (the real deployment and
+    ReplicaSet controllers); helm uninstall leaves nothing of a release behind."""
+    print("== helm upgrade and helm uninstall (kube-controller-manager's deployment, ReplicaSet and "
+          "garbage-collector controllers running)", flush=True)
+    env = helm_env(kubeconfig)
+    log = open(out / "kube-controller-manager.log", "w")
+    cm = subprocess.Popen([str(ROOT / "build" / "controlplane" / "kube-controller-manager"),
+                           "--kubeconfig", str(kubeconfig), "--controllers",
+                           "deployment-controller,replicaset-controller,garbage-collector-controller",
+                           "--leader-elect=false", "--secure-port=0", "--use-service-account-credentials=false",
+                           "-v=2"], stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                          start_new_session=True)
+    try:
+        release, namespace = "tightpack", "tightpack"
+        dep_path = f"/apis/apps/v1/namespaces/{namespace}/deployments/{release}"
+        tls = next(d for d in rendered[release] if d["kind"] == "Secret" and d.get("type") == "kubernetes.io/tls")
+        token = next(d for d in rendered[release] if d["kind"] == "Secret" and d.get("type") == "Opaque"
+                     and d["metadata"]["namespace"] == namespace)
+
+        def secrets() -> tuple:
+            return api.get(api.object_path(tls))["data"], api.get(api.object_path(token))["data"]
+
+        def replica_sets() -> dict:
+            sets = api.list(f"/apis/apps/v1/namespaces/{namespace}/replicasets",
+                            labelSelector=f"app.kubernetes.io/instance={release}")
+            return {r["metadata"]["labels"]["pod-template-hash"]: r for r in sets}
+
+        first = wait_for(lambda: replica_sets() or None, 30) or {}
+        check(len(first) == 1, f"{release}: the deployment controller made one ReplicaSet ({sorted(first)})")
+        before_secrets, generation = secrets(), api.get(dep_path)["metadata"]["generation"]
+
+        r = run([helm, "upgrade", release, CHART, "--namespace", namespace, "--reuse-values"], env=env)
+        check(r.returncode == 0, "helm upgrade with the same values" + ("" if r.returncode == 0 else f": {r.stderr}"))
+        time.sleep(2)
+        check(api.get(dep_path)["metadata"]["generation"] == generation and replica_sets().keys() == first.keys()
+              and secrets() == before_secrets,
+              f"{release}: an upgrade with the same values rolls nothing and keeps the serving certificate, its CA "
+              f"and the snapshot token (what notebook servers hold)")
+
+        # A value that only the ConfigMap holds: the pods roll through the template's
+        # checksum/config annotation (the scheduler reads its configuration once).
+        args = api.get(dep_path)["spec"]["template"]["spec"]["containers"][0]["args"]
+        r = run([helm, "upgrade", release, CHART, "--namespace", namespace, "--reuse-values",
+                 "--set", "scheduler.podMaxBackoffSeconds=25"], env=env)
+        check(r.returncode == 0, "helm upgrade --set scheduler.podMaxBackoffSeconds=25" +
+              ("" if r.returncode == 0 else f": {r.stderr}"))
+        config = yaml.safe_load(api.get(f"/api/v1/namespaces/{namespace}/configmaps/{release}")["data"]["config.yaml"])
+        rolled = wait_for(lambda: len(replica_sets()) == 2 or None, 30)
+        check(rolled is True and config["podMaxBackoffSeconds"] == 25 and secrets() == before_secrets and
+              api.get(dep_path)["spec"]["template"]["spec"]["containers"][0]["args"] == args,
+              f"{release}: a value only the ConfigMap holds reaches it and rolls the Deployment through the "
+              f"checksum/config annotation (a second ReplicaSet: {sorted(replica_sets())}); the certificate and "
+              f"token stay")
+        r = run([helm, "history", release, "--namespace", namespace, "-o", "json"], env=env)
+        revisions = [h["revision"] for h in json.loads(r.stdout or "[]")]
+        check(revisions == [1, 2, 3], f"helm history {release}: revisions {revisions}")
+
+        names = [rel for _, rel, _ in RELEASES]
+        # What the check below looks for is found while the releases are installed.
+        present = {what.split(" ")[0] for what in leftovers(api, names)}
+        check({"deployments", "replicasets", "pods", "clusterroles", "secrets"} <= present,
+              f"before helm uninstall the releases' objects are found by label and Helm's records "
+              f"({', '.join(sorted(present))})")
+        for _, rel, ns in RELEASES:
+            r = run([helm, "uninstall", rel, "--namespace", ns, "--wait", "--timeout", "60s"], env=env)
+            check(r.returncode == 0, f"helm uninstall {rel}" + ("" if r.returncode == 0 else f": {r.stderr}"))
+        wait_for(lambda: not leftovers(api, names), 60, interval=2)
+        left = leftovers(api, names)
+        check(not left, "helm uninstall leaves nothing behind: no object of any resource the API server lists "
+                        "carries a release's app.kubernetes.io/instance label (ReplicaSets and Pods of its "
+                        "Deployment included), no Helm release Secret" + (f"; left: {left[:8]}" if left else ""))
+    finally:
+        cm.terminate()
+        cm.wait(timeout=15)
+        log.close()
+
+
+def leftovers(api: Api, releases: list) -> list:
+    """Every object, of every resource the API server lists, that belongs to one of the releases:
+    labelled app.kubernetes.io/instance=<release>, or Helm's own release records."""
+    found = []
+    selector = f"app.kubernetes.io/instance in ({','.join(releases)})"
+    for path in listable_resources(api):
+        for obj in api.list(path, labelSelector=selector):
+            found.append(f"{path.rsplit('/', 1)[1]} {obj['metadata'].get('namespace', '')}/{obj['metadata']['name']}")
+    for obj in api.list("/api/v1/secrets", labelSelector="owner=helm"):
+        if obj["metadata"]["labels"].get("name") in releases:
+            found.append(f"secrets {obj['metadata']['namespace']}/{obj['metadata']['name']}")
+    return found
+
+
+def listable_resources(api: Api) -> list:
+    """The collection path of every resource the API server serves with `list` (discovery:
+    the core group and each group's preferred version), subresources left out."""
+    groups = [("/api/v1", api.get("/api/v1"))]
+    for g in api.get("/apis")["groups"]:
+        path = f"/apis/{g['preferredVersion']['groupVersion']}"
+        groups.append((path, api.get(path)))
+    return [f"{path}/{r['name']}" for path, doc in groups for r in doc["resources"]
+            if "/" not in r["name"] and "list" in r.get("verbs", [])]
 
 
 # --------------------------------------------------------------------------- 3./4. tightpack with the chart's identity
@@ -752,15 +856,22 @@ def main() -> int:
     p.add_argument("--cp-dir", required=True)
     p.add_argument("--out", required=True)
     p.add_argument("--skip-rbac-matrix", action="store_true")
+    p.add_argument("--image", help="REPOSITORY@sha256:DIGEST the releases' Deployments name (deploy/test_image.sh's push)")
     a = p.parse_args()
     out = Path(a.out)
     (out / "rendered").mkdir(parents=True, exist_ok=True)
     env = testlib.load_env(a.cp_dir)
     api = Api(env["CP_URL"], env["CP_TOKEN"], env["CP_CA"])
     rendered = lint_and_template(a.helm, out / "rendered")
-    apply_objects(api, a.helm, rendered, out)
+    dry_run(api, rendered)
+    kubeconfig = testlib.write_kubeconfig(out / "admin.kubeconfig", env["CP_URL"], env["CP_CA"], env["CP_TOKEN"])
+    image = tuple(a.image.split("@", 1)) if a.image else None
+    if not FAILURES:
+        install(api, a.helm, rendered, out, kubeconfig, image)
     if not FAILURES:
         rbac(a.tightpack, api, env, rendered, out, matrix=not a.skip_rbac_matrix)
+    if not FAILURES:
+        upgrade_and_uninstall(api, a.helm, rendered, out, kubeconfig)
     for f in FAILURES:
         print(f"  failed: {f}")
     print(f"test_chart: {PASSED[0]} passed, {len(FAILURES)} failed")

@@ -5,10 +5,10 @@
 #   deploy/test_chart.sh                       # ~2 min on 2 vCPUs once Helm and the control plane are built
 #   deploy/test_chart.sh --skip-rbac-matrix    # without the one-rule-removed runs (~15 s)
 #
-# Builds what is missing: Helm from its Go module (deploy/helm/build_helm.sh, 3.5 min cold),
-# the control plane (tests/controlplane/build.sh), and, when no tightpack binary is given
-# (TIGHTPACK=path, default build/release/scheduler/tightpack), the image's static binary
-# (deploy/image/build_binary.sh into build/image).
+# Builds what is missing: Helm from its Go module (deploy/helm/build_helm.sh, 3.5 min cold)
+# and the control plane (tests/controlplane/build.sh). After deploy/test_image.sh, the
+# releases name its pushed image by digest and the scheduler runs are the pulled layer's
+# binary; otherwise (or with TIGHTPACK=path) build/release/scheduler/tightpack.
 #
 # Output: build/chart-tests/ (rendered manifests, helm install output, each scheduler's
 # log and configuration under run/, the RBAC table rbac.md that docs/deploy.md quotes).
@@ -23,11 +23,19 @@ deploy/helm/build_helm.sh
 if [[ ! -x build/controlplane/kube-apiserver || ! -x build/controlplane/etcd ]]; then
   tests/controlplane/build.sh
 fi
-tightpack=${TIGHTPACK:-build/release/scheduler/tightpack}
-if [[ ! -x $tightpack ]]; then
-  deploy/image/build_binary.sh
-  tightpack=build/image/scheduler/tightpack
+# The image deploy/test_image.sh pushed and pulled: the releases' Deployments name it by
+# digest, and the scheduler runs are its binary, the bytes of the pulled layer.
+image_args=()
+if [[ -z ${TIGHTPACK:-} && -s build/image-test/digest && -s build/image-test/repository &&
+      -x build/image-test/rootfs/usr/local/bin/tightpack ]]; then
+  image_args=(--image "$(cat build/image-test/repository)@$(cat build/image-test/digest)")
+  tightpack=build/image-test/rootfs/usr/local/bin/tightpack
+  echo "test_chart: the image ${image_args[1]} (deploy/test_image.sh), its binary"
+else
+  tightpack=${TIGHTPACK:-build/release/scheduler/tightpack}
+  echo "test_chart: no pulled image (run deploy/test_image.sh first): the chart's default image, $tightpack"
 fi
+[[ -x $tightpack ]] || { echo "test_chart: $tightpack is not built" >&2; exit 1; }
 # The project's Python environment (scripts/python_env.sh) has PyYAML.
 [[ -x build/venv/bin/python ]] || bash scripts/python_env.sh
 py=build/venv/bin/python
@@ -47,7 +55,8 @@ cp_dir=$PWD/$out/controlplane
 trap 'tests/controlplane/controlplane.sh stop "$cp_dir" >/dev/null 2>&1 || true' EXIT
 tests/controlplane/controlplane.sh start "$cp_dir"
 status=0
-$py deploy/test_chart.py --helm build/helm/helm --tightpack "$out/tightpack" --cp-dir "$cp_dir" --out "$out" "$@" ||
+$py deploy/test_chart.py --helm build/helm/helm --tightpack "$out/tightpack" --cp-dir "$cp_dir" --out "$out" \
+  "${image_args[@]}" "$@" ||
   status=$?
 echo "test_chart: exit $status in $((SECONDS - start)) s (output in $out)"
 exit $status
