@@ -1,4 +1,4 @@
-"""A small Kubernetes API client and checks for deploy/test_chart.sh and deploy/test_image_root.sh.
+"""A small Kubernetes API client and checks for deploy/test_chart.sh and deploy/test_image.sh.
 
 Standard library and PyYAML (Debian's python3-yaml) only, so that the deploy tests need no
 virtual environment. The control plane is tests/controlplane/controlplane.sh's (its DIR/env).

@@ -13,6 +13,9 @@ apt_packages=(
   # The sanitizer build (clang compiles it in three quarters of g++'s time,
   # and its suites run in a fraction); Emscripten brings clang-14 itself.
   clang-14 libclang-rt-14-dev
+  # The image: an OCI builder and a registry client (deploy/test_image.sh; no
+  # Docker engine runs here), and the build stage's debian:12 from Debian's archive.
+  buildah skopeo mmdebstrap
 )
 if [[ ${TIGHTPACK_FUZZ:-0} == 1 ]]; then
   apt_packages+=(lld-14)

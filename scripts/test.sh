@@ -6,7 +6,8 @@
 # control plane (etcd, kube-apiserver, kube-scheduler, kube-controller-manager
 # and a provisioner built from Go
 # modules) with `tightpack schedule` beside the real kube-scheduler on it, the
-# Helm chart and the image's root file system on it, the seeding of the one
+# image (deploy/Dockerfile built by buildah, pushed, pulled and run) and the
+# Helm chart (installed, upgraded, uninstalled) on it, the seeding of the one
 # module the proxy serves only as a zip, differential conformance against
 # kube-scheduler's own framework and cluster-autoscaler's own loop
 # (tests/conformance), the pods the real clients make (tests/clients),
@@ -15,7 +16,7 @@
 # the GoogleTest suites and the scheduler's end-to-end suite under
 # AddressSanitizer + UBSan.
 #
-# The builds that only later stages need (the ASan build, the second
+# The builds that only later stages need (the image, the ASan build, the second
 # kube-scheduler release, cluster-autoscaler, and the live cluster's kwok and
 # cluster-autoscaler) run in the background at low
 # priority, so that they take the processor time the stages before them leave
@@ -52,6 +53,7 @@ background_builds() {
       nice -n 10 "$@" >"build/logs/$name.log" 2>&1
       echo $? >"build/logs/$name.rc"
     }
+    run image deploy/test_image.sh --build-only
     run kube-scheduler-reference-v1.30.14 tests/conformance/reference/build.sh --release v1.30.14
     run cluster-autoscaler-reference tests/conformance/autoscaler-reference/build.sh
     run asan scripts/build.sh asan
@@ -92,10 +94,11 @@ stage "test: the control plane with the real kube-scheduler"
 tests/controlplane/smoke_test.sh || status=1
 stage "test: tightpack schedule on the control plane, beside the real kube-scheduler"
 tests/scheduler/run.sh || status=1
-stage "test: the Helm chart on the control plane (Helm built from its Go module; RBAC exactly enough)"
+wait_for image
+stage "test: the image (deploy/Dockerfile built by buildah, pushed to a registry, pulled, its binary run from the pulled layer on the control plane)"
+deploy/test_image.sh --reuse-build || status=1
+stage "test: the Helm chart on the control plane (helm install, upgrade and uninstall of the pushed image; RBAC exactly enough)"
 deploy/test_chart.sh || status=1
-stage "test: the image's runtime stage (the static binary alone in an empty, read-only root)"
-deploy/test_image_root.sh || status=1
 
 stage "build: kube-scheduler-reference (kube-scheduler v1.37.2's own framework; shares the control plane's Go build cache)"
 tests/conformance/reference/build.sh || { echo "build of kube-scheduler-reference failed"; exit 1; }

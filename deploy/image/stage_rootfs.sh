@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Lays out the container image's whole root file system in DEST: the final stage
 # of deploy/Dockerfile is `FROM scratch` + `COPY --from=build /rootfs/ /`, and this
-# script is what fills /rootfs in the build stage. deploy/test_image_root.sh runs
-# the same script into a fresh folder and runs the binary in it as its root.
+# script is what fills /rootfs in the build stage (deploy/image/linked_packages.sh
+# then adds /var/lib/dpkg/status.d). deploy/test_image.sh checks the pulled
+# image's layer holds exactly these paths.
 #
 #   deploy/image/stage_rootfs.sh BINARY DEST
 #
