@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the CNCF distribution registry from its Go module (the version in
-# deploy/image-tools/go.mod) into build/image-tools/registry: deploy/test_image.sh
+# deploy/image-tools/go.mod; registry/main.go is upstream's cmd/registry without
+# the cloud storage drivers) into build/image-tools/registry: deploy/test_image.sh
 # pushes the image to it on loopback and pulls it back. Only the Go module proxy
 # is used. Does nothing when the binary is that version already.
 #
@@ -20,5 +21,5 @@ mkdir -p "$out"
 start=$SECONDS
 cd "$here"
 # One package at a time: the machines have 2 cores and other builds run beside it.
-go build -p 1 -trimpath -ldflags "-s -w -X $module/version.version=$version" -o "$out/registry" "$module/cmd/registry"
+go build -p 1 -trimpath -ldflags "-s -w -X $module/version.version=$version" -o "$out/registry" ./registry
 echo "build_registry: built $("$out/registry" --version) in $((SECONDS - start)) s"
