@@ -71,10 +71,10 @@ build_image() {
 
 # What the image is built from: the commit and the state of the files the build
 # context admits (--reuse-build takes the image only if they are unchanged).
+context=(CMakeLists.txt CMakePresets.json core scheduler deploy/image deploy/Dockerfile deploy/Dockerfile.dockerignore)
 context_state() {
-  { echo "$revision"; git status --porcelain -- CMakeLists.txt CMakePresets.json core scheduler deploy/image \
-      deploy/Dockerfile deploy/Dockerfile.dockerignore; git diff HEAD -- CMakeLists.txt CMakePresets.json core \
-      scheduler deploy/image deploy/Dockerfile deploy/Dockerfile.dockerignore; } | sha256sum | cut -c1-16
+  { echo "$revision"; git status --porcelain -- "${context[@]}"; git diff HEAD -- "${context[@]}"; } |
+    sha256sum | cut -c1-16
 }
 
 step "1. tools and the base image"
@@ -166,27 +166,18 @@ skopeo copy --quiet --src-cert-dir "$reg/certs" --src-creds "pusher:$password" \
 skopeo inspect --cert-dir "$reg/certs" --creds "pusher:$password" --config "docker://$repo@$digest" >"$out/config.json"
 rootfs=$out/rootfs
 build/venv/bin/python - "$pulled" "$digest" "$rootfs" "$out/config.json" "$version" "$revision" <<'EOF'
-import hashlib, json, os, stat, sys, tarfile
+import hashlib, json, os, sys
 from pathlib import Path
+sys.path.insert(0, "deploy/image-tools")
+import oci_layout
 layout, digest, rootfs, config_file, version, revision = sys.argv[1:]
 errors = []
-def blob(d):
-    algo, hexd = d.split(":")
-    data = (Path(layout) / "blobs" / algo / hexd).read_bytes()
-    if hashlib.sha256(data).hexdigest() != hexd:
-        raise SystemExit(f"blob {d} does not match its digest")
-    return data
-index = json.loads((Path(layout) / "index.json").read_text())
-[desc] = [m for m in index["manifests"] if m.get("annotations", {}).get("org.opencontainers.image.ref.name") == "tightpack"]
-if desc["digest"] != digest:
-    errors.append(f"pulled manifest {desc['digest']} is not the pushed {digest}")
-manifest = json.loads(blob(desc["digest"]))
-config = json.loads(blob(manifest["config"]["digest"]))
+if oci_layout.manifest_digest(layout, "tightpack") != digest:
+    errors.append(f"the pulled manifest is not the pushed {digest}")
+manifest, config = oci_layout.image(layout, digest)
 if config != json.loads(Path(config_file).read_text()):
     errors.append("skopeo inspect --config differs from the pulled configuration blob")
 layers = manifest["layers"]
-if len(layers) != 1:
-    errors.append(f"{len(layers)} layers, expected one")
 c = config["config"]
 if c.get("User") != "65532:65532": errors.append(f"User {c.get('User')!r}")
 if c.get("Entrypoint") != ["/usr/local/bin/tightpack"]: errors.append(f"Entrypoint {c.get('Entrypoint')}")
@@ -201,19 +192,16 @@ for k, v in want.items():
         errors.append(f"label {k} is {labels.get(k)!r}, expected {v!r}")
 if config["os"] != "linux" or config["architecture"] != "amd64":
     errors.append(f"platform {config['os']}/{config['architecture']}")
-# The layer: its diff id, then its members, before anything is written.
-data = blob(layers[0]["digest"])
-import gzip, io
-raw = gzip.decompress(data) if layers[0]["mediaType"].endswith("gzip") else data
+# The layer: one, its diff id, then its members, before anything is written.
+raw, tar = oci_layout.layer(layout, manifest)
 if "sha256:" + hashlib.sha256(raw).hexdigest() != config["rootfs"]["diff_ids"][0]:
     errors.append("the layer does not match the configuration's diff id")
-tar = tarfile.open(fileobj=io.BytesIO(raw))
 members = tar.getmembers()
 names = sorted(m.name.rstrip("/").removeprefix("./") for m in members if m.name not in (".", "./"))
-for m in members:
-    n = m.name.removeprefix("./")
-    if n.startswith("/") or ".." in n.split("/") or m.isdev() or (m.issym() and m.linkname.startswith("..")):
-        errors.append(f"layer member {m.name!r} is unsafe")
+errors += [f"layer member {m!r} is unsafe" for m in oci_layout.unsafe_members(tar)]
+# A static binary and a CA bundle: a layer over 20 MB means something else got in.
+if layers[0]["size"] >= 20_000_000:
+    errors.append(f"the compressed layer is {layers[0]['size']} bytes (more than 20 MB)")
 statuses = sorted(n.rsplit("/", 1)[1] for n in names if n.startswith("var/lib/dpkg/status.d/"))
 expected = sorted("etc etc/group etc/passwd etc/ssl etc/ssl/certs etc/ssl/certs/ca-certificates.crt tmp usr usr/lib "
                   "usr/lib/ssl usr/lib/ssl/cert.pem usr/local usr/local/bin usr/local/bin/tightpack var var/lib "
@@ -240,11 +228,7 @@ tar.extractall(rootfs, numeric_owner=True, filter="fully_trusted")
 print(f"  manifest {digest}: 1 layer, {layers[0]['size'] / 1e6:.1f} MB compressed, {len(raw) / 1e6:.1f} MB "
       f"unpacked, {len(names)} paths; USER 65532:65532, ENTRYPOINT /usr/local/bin/tightpack, labels version "
       f"{version}, revision {revision[:12]}, licenses Apache-2.0; status.d: {' '.join(statuses)}")
-print(f"  size={layers[0]['size']}", file=open(os.path.join(os.path.dirname(rootfs), "layer-size"), "w"))
 EOF
-layer_size=$(sed -n 's/.*size=//p' "$out/layer-size")
-# A static binary and a CA bundle: a layer over 20 MB means something else got in.
-((layer_size < 20000000)) || fail "the compressed layer is $layer_size bytes (more than 20 MB)"
 ldd "$rootfs/usr/local/bin/tightpack" >/dev/null 2>&1 && fail "the pulled binary is dynamic"
 got=$(unshare --root="$rootfs" --setuid 65532 --setgid 65532 -- /usr/local/bin/tightpack --version)
 chart_version=$(sed -nE 's/^appVersion: "?([^"]+)"?$/\1/p' deploy/helm/tightpack/Chart.yaml)
@@ -380,7 +364,7 @@ echo "  a kubeconfig naming https://localhost:$api_port: scheduled"
 
 if [[ $mode == --reproduce ]]; then
   step "6. a second build, --no-cache, from git archive HEAD in another folder"
-  [[ -z $(git status --porcelain -- CMakeLists.txt CMakePresets.json core scheduler deploy/image deploy/Dockerfile) ]] ||
+  [[ -z $(git status --porcelain -- "${context[@]}") ]] ||
     fail "--reproduce needs a clean tree: the first build used the working tree"
   second=$root_dir/build/image-reproduce
   rm -rf "$second" && mkdir -p "$second"
@@ -399,16 +383,12 @@ if [[ $mode == --reproduce ]]; then
     bah push --quiet localhost/tightpack:reproduce "oci:$out/reproduce/oci:second" >/dev/null
     echo "  NOT reproduced: image id sha256:$second_id vs sha256:$image_id, manifest $(cat "$out/digest-reproduce") vs $digest; the files that differ:"
     build/venv/bin/python - "$pulled" "$out/reproduce/oci" <<'EOF'
-import gzip, hashlib, io, json, sys, tarfile
-from pathlib import Path
+import hashlib, sys
+sys.path.insert(0, "deploy/image-tools")
+import oci_layout
 def files(layout, ref):
-    index = json.loads((Path(layout) / "index.json").read_text())
-    d = next(m for m in index["manifests"] if m["annotations"]["org.opencontainers.image.ref.name"] == ref)["digest"]
-    blob = lambda d: (Path(layout) / "blobs" / "sha256" / d.split(":")[1]).read_bytes()
-    layer = json.loads(blob(d))["layers"][0]
-    raw = blob(layer["digest"])
-    raw = gzip.decompress(raw) if layer["mediaType"].endswith("gzip") else raw
-    t = tarfile.open(fileobj=io.BytesIO(raw))
+    manifest, _ = oci_layout.image(layout, oci_layout.manifest_digest(layout, ref))
+    _, t = oci_layout.layer(layout, manifest)
     return {m.name: (m.mode, m.uid, m.mtime, hashlib.sha256(t.extractfile(m).read()).hexdigest() if m.isfile() else m.linkname) for m in t}
 a, b = files(sys.argv[1], "tightpack"), files(sys.argv[2], "second")
 for name in sorted(set(a) | set(b)):

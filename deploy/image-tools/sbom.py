@@ -23,17 +23,17 @@ for the image it pushed and validates it with spdx-tools.
 from __future__ import annotations
 
 import argparse
-import gzip
 import hashlib
-import io
 import json
 import re
 import subprocess
 import sys
-import tarfile
 import tempfile
 import urllib.parse
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import oci_layout  # noqa: E402
 
 BINARY = "usr/local/bin/tightpack"
 STATUS_DIR = "var/lib/dpkg/status.d"
@@ -162,18 +162,14 @@ def pulled(image: str, workdir: Path, cert_dir: str | None, creds: str | None) -
                        capture_output=True, text=True)
     if r.returncode:
         raise ValueError(f"skopeo copy docker://{image}: {r.stderr.strip()}")
-    blob = lambda d: (layout / "blobs" / "sha256" / d.split(":", 1)[1]).read_bytes()
-    manifest = json.loads(blob(digest))
-    config = json.loads(blob(manifest["config"]["digest"]))
-    if len(manifest["layers"]) != 1:
-        raise ValueError(f"{image} has {len(manifest['layers'])} layers; a tightpack image has one")
-    data = blob(manifest["layers"][0]["digest"])
-    raw = gzip.decompress(data) if manifest["layers"][0]["mediaType"].endswith("gzip") else data
-    with tarfile.open(fileobj=io.BytesIO(raw)) as tar:
-        for m in tar.getmembers():
-            name = m.name.removeprefix("./")
-            if name.startswith("/") or ".." in name.split("/") or m.isdev():
-                raise ValueError(f"{image}: layer member {m.name!r} is unsafe to unpack")
+    manifest, config = oci_layout.image(layout, digest)
+    try:
+        _, tar = oci_layout.layer(layout, manifest)
+    except ValueError as e:
+        raise ValueError(f"{image}: {e}") from None
+    with tar:
+        if unsafe := oci_layout.unsafe_members(tar):
+            raise ValueError(f"{image}: layer members unsafe to unpack: {unsafe}")
         rootfs = workdir / "rootfs"
         tar.extractall(rootfs, filter="fully_trusted")
     return rootfs, config, digest, repository
