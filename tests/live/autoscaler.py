@@ -15,6 +15,20 @@ LIVE = ROOT / "build" / "live"
 GROUP_LABEL = "cloud.google.com/gke-nodepool"  # a node's group, as GKE labels its pool
 BOOT_SECONDS = "tightpack.io/boot-seconds"  # build.sh's node stages: a new node's boot time
 
+# The status a kubelet registers its node with: Ready=False until the runtime reports. The kwok
+# provider creates a node from its group's template, status and all, so each template carries
+# it. A node created without a Ready condition would lose the not-ready taint the API server
+# gave it (the node lifecycle controller maps conditions to taints, none to none) until kwok's
+# node-booting stage posts Ready=False: a window in which a pod binds to a node still booting.
+REGISTERING = ({"type": "Ready", "status": "False", "reason": "KubeletNotReady",
+                "message": "container runtime status check may not have completed yet"},)
+
+
+def registering_status(resources: dict, allocatable: dict | None = None) -> dict:
+    """A template node's status: its resources and the conditions of a node just registered."""
+    return {"capacity": resources, "allocatable": allocatable or resources,
+            "conditions": [dict(c) for c in REGISTERING]}
+
 
 def template_node(pool: str, min_size: int, max_size: int, cpu: str = "4", memory: str = "16Gi",
                   labels: dict | None = None, taints: list | None = None, boot_seconds: int = 0) -> dict:
@@ -28,7 +42,7 @@ def template_node(pool: str, min_size: int, max_size: int, cpu: str = "4", memor
                                          "cluster-autoscaler.kwok.nodegroup/max-count": str(max_size),
                                          **({BOOT_SECONDS: str(boot_seconds)} if boot_seconds else {})}},
             "spec": {"taints": taints or []},
-            "status": {"capacity": resources, "allocatable": resources}}
+            "status": registering_status(resources)}
 
 
 def node_pools(templates: list, provisioning: str = "10s") -> dict:

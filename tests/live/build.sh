@@ -27,7 +27,9 @@ stages="$module/kustomize/stage"
 # - node-booting (ours): a node with no Ready condition gets Ready=False at
 #   once, as a kubelet posts on registering; the node lifecycle controller then
 #   keeps it tainted node.kubernetes.io/not-ready, and cluster-autoscaler counts
-#   it as starting.
+#   it as starting. Nodes the autoscaler adds carry Ready=False from creation
+#   (their templates' status, autoscaler.py's REGISTERING); this stage is for
+#   nodes a test creates bare.
 # - node-initialize (kwok's) takes a node from Ready=False to Ready at its
 #   creation time plus its annotation tightpack.io/boot-seconds (none: at once),
 #   an absolute time, so that updates meanwhile (taints, labels) do not restart

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness import TIGHTPACK, Api, Metrics, Watch, http_get, node_of
-from autoscaler import BOOT_SECONDS, GROUP_LABEL, install_provider_config
+from autoscaler import BOOT_SECONDS, GROUP_LABEL, install_provider_config, registering_status
 from kwok import FAKE
 from scenarios import parse_duration
 
@@ -68,7 +68,7 @@ def kwok_templates(pools: dict, timing: Timing) -> list:
                                                  "cluster-autoscaler.kwok.nodegroup/desired-count": str(p["minSize"]),
                                                  BOOT_SECONDS: str(boot)}},
                     "spec": {"taints": t.get("taints", [])},
-                    "status": {"capacity": resources, "allocatable": dict(t["allocatable"])}})
+                    "status": registering_status(resources, dict(t["allocatable"]))})
     return out
 
 

@@ -99,6 +99,9 @@ def test_a_pod_waits_for_its_new_node_to_boot(cluster, parts):
     [node] = wait_for(slow_nodes, 60, "cluster-autoscaler to add a node to the slow pool", interval=0.25)
     seen = time.monotonic()
     assert node["metadata"]["annotations"][BOOT_SECONDS] == "12"
+    # Registered as a kubelet registers: Ready=False from its creation, so the node lifecycle
+    # controller never clears the API server's not-ready taint (autoscaler.py's REGISTERING).
+    assert [(c["type"], c["status"]) for c in node["status"]["conditions"]] == [("Ready", "False")], node["status"]
     assert [(t["key"], t["effect"]) for t in node["spec"].get("taints", [])] == \
         [("node.kubernetes.io/not-ready", "NoSchedule")], node["spec"]
 
