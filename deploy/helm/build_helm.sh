@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds Helm 3 from its Go module (helm.sh/helm/v3, the version in
+# Builds Helm 4 from its Go module (helm.sh/helm/v4, the version in
 # deploy/helm/tools/go.mod) into build/helm/helm. No binary download: only the
 # Go module proxy is used, for the modules go.sum lists.
 #
@@ -16,8 +16,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 out="$root/build/helm"
 tools="$here/tools"
-version=$(awk '$1 == "require" && $2 == "helm.sh/helm/v3" {print $3}' "$tools/go.mod")
-[[ -n $version ]] || { echo "build_helm: no helm.sh/helm/v3 requirement in $tools/go.mod" >&2; exit 1; }
+module=helm.sh/helm/v4
+version=$(awk -v m=$module '$1 == "require" && $2 == m {print $3}' "$tools/go.mod")
+[[ -n $version ]] || { echo "build_helm: no $module requirement in $tools/go.mod" >&2; exit 1; }
 
 if [[ ${1:-} != --force && -x $out/helm ]] && "$out/helm" version --template '{{.Version}}' 2>/dev/null | grep -qx "$version"; then
   echo "build_helm: $out/helm is Helm $version already"
@@ -28,13 +29,9 @@ mkdir -p "$out"
 start=$SECONDS
 cd "$tools"
 # Linker flags as Helm's Makefile sets them for a release: the version `helm version`
-# prints, and the Kubernetes version that `helm lint` and `helm template` assume
-# (.Capabilities.KubeVersion), 1.<minor of the k8s.io/client-go module Helm uses>.
-k8s_minor=$(go list -m -f '{{.Version}}' k8s.io/client-go | cut -d. -f2)
-v=helm.sh/helm/v3/internal/version
+# prints. Helm 4 takes the Kubernetes version that `helm lint` and `helm template`
+# assume (.Capabilities.KubeVersion) from the k8s.io/client-go in its build info.
+v=$module/internal/version
 ldflags="-s -w -X $v.version=$version -X $v.gitTreeState=clean -X $v.metadata="
-for p in helm.sh/helm/v3/pkg/lint/rules helm.sh/helm/v3/pkg/chartutil; do
-  ldflags+=" -X $p.k8sVersionMajor=1 -X $p.k8sVersionMinor=$k8s_minor"
-done
-go build -p 1 -trimpath -ldflags "$ldflags" -o "$out/helm" helm.sh/helm/v3/cmd/helm
+go build -p 1 -trimpath -ldflags "$ldflags" -o "$out/helm" $module/cmd/helm
 echo "build_helm: built $("$out/helm" version --short) into $out/helm in $((SECONDS - start)) s"

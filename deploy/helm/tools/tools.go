@@ -6,5 +6,5 @@
 package tools
 
 import (
-	_ "helm.sh/helm/v3/cmd/helm"
+	_ "helm.sh/helm/v4/cmd/helm"
 )
