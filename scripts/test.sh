@@ -135,6 +135,8 @@ tightpack-dask/test.sh || status=1
 # Last, with no background build left: its clock is condensed 60x, so a busy
 # processor would stretch a model minute.
 wait_for live-parts
+stage "test: the Go builds that share a build cache resolve one version of each module (so each package compiles once)"
+python3 scripts/go_versions.py || status=1
 stage "test: the live cluster (kwok and the real cluster-autoscaler from Go modules, tightpack scheduling): the seed's first waves, predictions and forecasts against what happens"
 tests/live/run.sh || status=1
 
