@@ -60,44 +60,61 @@ class Rng {
 };
 
 json::object node_template(json::object labels, json::array taints, json::object allocatable) {
-  return json::object{{"labels", std::move(labels)}, {"taints", std::move(taints)},
+  return json::object{{"labels", std::move(labels)},
+                      {"taints", std::move(taints)},
                       {"allocatable", std::move(allocatable)}};
 }
 
 json::object pools_doc() {
   json::array pools;
   pools.push_back(json::object{
-      {"name", "core"}, {"minSize", 1}, {"maxSize", 3}, {"pricePerHour", 0.19},
-      {"template", node_template(json::object{{"cloud.google.com/gke-nodepool", "core"},
-                                              {"hub.jupyter.org/node-purpose", "core"}},
-                                 json::array{},
-                                 json::object{{"cpu", "3920m"}, {"memory", "12Gi"}, {"pods", "110"}})}});
-  pools.push_back(json::object{
-      {"name", "user"}, {"minSize", 0}, {"maxSize", 20}, {"pricePerHour", 0.47},
+      {"name", "core"},
+      {"minSize", 1},
+      {"maxSize", 3},
+      {"pricePerHour", 0.19},
       {"template",
-       node_template(json::object{{"cloud.google.com/gke-nodepool", "user"},
-                                  {"hub.jupyter.org/node-purpose", "user"}},
-                     json::array{json::object{{"key", "hub.jupyter.org/dedicated"}, {"value", "user"},
-                                              {"effect", "NoSchedule"}}},
-                     json::object{{"cpu", "7910m"}, {"memory", "48Gi"}, {"pods", "110"}})}});
+       node_template(json::object{{"cloud.google.com/gke-nodepool", "core"},
+                                  {"hub.jupyter.org/node-purpose", "core"}},
+                     json::array{},
+                     json::object{{"cpu", "3920m"}, {"memory", "12Gi"}, {"pods", "110"}})}});
   pools.push_back(json::object{
-      {"name", "dask-workers"}, {"minSize", 0}, {"maxSize", 40}, {"pricePerHour", 0.12},
+      {"name", "user"},
+      {"minSize", 0},
+      {"maxSize", 20},
+      {"pricePerHour", 0.47},
+      {"template",
+       node_template(
+           json::object{{"cloud.google.com/gke-nodepool", "user"},
+                        {"hub.jupyter.org/node-purpose", "user"}},
+           json::array{json::object{
+               {"key", "hub.jupyter.org/dedicated"}, {"value", "user"}, {"effect", "NoSchedule"}}},
+           json::object{{"cpu", "7910m"}, {"memory", "48Gi"}, {"pods", "110"}})}});
+  pools.push_back(json::object{
+      {"name", "dask-workers"},
+      {"minSize", 0},
+      {"maxSize", 40},
+      {"pricePerHour", 0.12},
       {"preemptible", true},
       {"template",
        node_template(json::object{{"cloud.google.com/gke-nodepool", "dask-workers"},
                                   {"cloud.google.com/gke-preemptible", "true"}},
-                     json::array{json::object{{"key", "dask"}, {"value", "worker"}, {"effect", "NoSchedule"}}},
+                     json::array{json::object{
+                         {"key", "dask"}, {"value", "worker"}, {"effect", "NoSchedule"}}},
                      json::object{{"cpu", "7910m"}, {"memory", "60Gi"}, {"pods", "110"}})}});
   pools.push_back(json::object{
-      {"name", "gpu-t4"}, {"minSize", 0}, {"maxSize", 4}, {"pricePerHour", 0.73},
+      {"name", "gpu-t4"},
+      {"minSize", 0},
+      {"maxSize", 4},
+      {"pricePerHour", 0.73},
       {"provisioningTime", "10m"},
       {"template",
-       node_template(json::object{{"cloud.google.com/gke-nodepool", "gpu-t4"},
-                                  {"cloud.google.com/gke-accelerator", "nvidia-tesla-t4"}},
-                     json::array{json::object{{"key", "nvidia.com/gpu"}, {"value", "present"},
-                                              {"effect", "NoSchedule"}}},
-                     json::object{{"cpu", "7910m"}, {"memory", "26Gi"}, {"pods", "110"},
-                                  {"nvidia.com/gpu", "1"}})}});
+       node_template(
+           json::object{{"cloud.google.com/gke-nodepool", "gpu-t4"},
+                        {"cloud.google.com/gke-accelerator", "nvidia-tesla-t4"}},
+           json::array{json::object{
+               {"key", "nvidia.com/gpu"}, {"value", "present"}, {"effect", "NoSchedule"}}},
+           json::object{
+               {"cpu", "7910m"}, {"memory", "26Gi"}, {"pods", "110"}, {"nvidia.com/gpu", "1"}})}});
   return json::object{{"apiVersion", "tightpack.io/v1alpha1"},
                       {"kind", "NodePools"},
                       {"inferPools", false},
@@ -107,23 +124,32 @@ json::object pools_doc() {
 
 json::object core_node() {
   return json::object{
-      {"metadata", json::object{{"name", "core-0"},
-                                {"labels", json::object{{"kubernetes.io/hostname", "core-0"},
-                                                        {"cloud.google.com/gke-nodepool", "core"},
-                                                        {"hub.jupyter.org/node-purpose", "core"}}}}},
-      {"status", json::object{{"allocatable", json::object{{"cpu", "3920m"}, {"memory", "12Gi"}, {"pods", "110"}}}}}};
+      {"metadata",
+       json::object{{"name", "core-0"},
+                    {"labels", json::object{{"kubernetes.io/hostname", "core-0"},
+                                            {"cloud.google.com/gke-nodepool", "core"},
+                                            {"hub.jupyter.org/node-purpose", "core"}}}}},
+      {"status",
+       json::object{
+           {"allocatable", json::object{{"cpu", "3920m"}, {"memory", "12Gi"}, {"pods", "110"}}}}}};
 }
 
 json::object hub_pod() {
   return json::object{
-      {"metadata", json::object{{"name", "hub-0"}, {"namespace", "jhub"},
-                                {"ownerReferences", json::array{json::object{{"kind", "ReplicaSet"},
-                                                                             {"name", "hub-5d8f"},
-                                                                             {"controller", true}}}}}},
-      {"spec", json::object{{"nodeName", "core-0"},
-                            {"containers", json::array{json::object{
-                                               {"name", "hub"},
-                                               {"resources", json::object{{"requests", json::object{{"cpu", "500m"}, {"memory", "1Gi"}}}}}}}}}}};
+      {"metadata",
+       json::object{{"name", "hub-0"},
+                    {"namespace", "jhub"},
+                    {"ownerReferences",
+                     json::array{json::object{
+                         {"kind", "ReplicaSet"}, {"name", "hub-5d8f"}, {"controller", true}}}}}},
+      {"spec",
+       json::object{
+           {"nodeName", "core-0"},
+           {"containers",
+            json::array{json::object{
+                {"name", "hub"},
+                {"resources", json::object{{"requests", json::object{{"cpu", "500m"},
+                                                                     {"memory", "1Gi"}}}}}}}}}}};
 }
 
 json::object container(const std::string& cpu, const std::string& memory, bool gpu) {
@@ -136,24 +162,31 @@ json::object container(const std::string& cpu, const std::string& memory, bool g
     resources["limits"] = json::object{{"nvidia.com/gpu", "1"}};
   }
   resources["requests"] = std::move(requests);
-  return json::object{{"name", "main"}, {"image", "pangeo/pangeo-notebook:2024.01.15"},
+  return json::object{{"name", "main"},
+                      {"image", "pangeo/pangeo-notebook:2024.01.15"},
                       {"resources", std::move(resources)}};
 }
 
 json::object notebook(const std::string& user, bool gpu) {
-  json::array tolerations{json::object{{"key", "hub.jupyter.org/dedicated"}, {"operator", "Equal"},
-                                       {"value", "user"}, {"effect", "NoSchedule"}}};
-  json::object spec{{"containers", json::array{gpu ? container("3", "16Gi", true) : container("500m", "4Gi", false)}}};
+  json::array tolerations{json::object{{"key", "hub.jupyter.org/dedicated"},
+                                       {"operator", "Equal"},
+                                       {"value", "user"},
+                                       {"effect", "NoSchedule"}}};
+  json::object spec{{"containers", json::array{gpu ? container("3", "16Gi", true)
+                                                   : container("500m", "4Gi", false)}}};
   if (gpu) {
-    tolerations.push_back(json::object{{"key", "nvidia.com/gpu"}, {"operator", "Exists"}, {"effect", "NoSchedule"}});
+    tolerations.push_back(
+        json::object{{"key", "nvidia.com/gpu"}, {"operator", "Exists"}, {"effect", "NoSchedule"}});
     spec["nodeSelector"] = json::object{{"cloud.google.com/gke-accelerator", "nvidia-tesla-t4"}};
   } else {
     spec["nodeSelector"] = json::object{{"hub.jupyter.org/node-purpose", "user"}};
   }
   spec["tolerations"] = std::move(tolerations);
-  return json::object{{"metadata", json::object{{"name", "jupyter"}, {"namespace", "jhub"},
-                                                {"labels", json::object{{"hub.jupyter.org/username", user}}}}},
-                      {"spec", std::move(spec)}};
+  return json::object{
+      {"metadata", json::object{{"name", "jupyter"},
+                                {"namespace", "jhub"},
+                                {"labels", json::object{{"hub.jupyter.org/username", user}}}}},
+      {"spec", std::move(spec)}};
 }
 
 // A worker as the dask-kubernetes operator makes it since 2023.6
@@ -174,17 +207,25 @@ json::object worker(const std::string& cluster, int64_t cpu, bool protect) {
                                                    {"name", cluster + "-default-worker-5d8f9c7b6"},
                                                    {"controller", true}}}}};
   if (protect) {
-    metadata["annotations"] = json::object{{"cluster-autoscaler.kubernetes.io/safe-to-evict", "false"}};
+    metadata["annotations"] =
+        json::object{{"cluster-autoscaler.kubernetes.io/safe-to-evict", "false"}};
   }
   return json::object{
       {"metadata", std::move(metadata)},
-      {"spec", json::object{{"containers", json::array{container(std::to_string(cpu), std::to_string(cpu * 6) + "Gi", false)}},
-                            {"tolerations", json::array{json::object{{"key", "dask"}, {"operator", "Equal"},
-                                                                     {"value", "worker"}, {"effect", "NoSchedule"}}}},
-                            {"nodeSelector", json::object{{"cloud.google.com/gke-nodepool", "dask-workers"}}}}}};
+      {"spec",
+       json::object{
+           {"containers",
+            json::array{container(std::to_string(cpu), std::to_string(cpu * 6) + "Gi", false)}},
+           {"tolerations", json::array{json::object{{"key", "dask"},
+                                                    {"operator", "Equal"},
+                                                    {"value", "worker"},
+                                                    {"effect", "NoSchedule"}}}},
+           {"nodeSelector", json::object{{"cloud.google.com/gke-nodepool", "dask-workers"}}}}}};
 }
 
-double round2(double v) { return std::round(v * 100.0) / 100.0; }
+double round2(double v) {
+  return std::round(v * 100.0) / 100.0;
+}
 
 json::object event(int64_t at, const char* kind, const std::string& group) {
   return json::object{{"at", std::to_string(at) + "s"}, {kind, group}};
@@ -229,12 +270,12 @@ json::object day(uint64_t seed, int users, bool protect, const std::string& reti
       events.push_back(event(stop, "stop", name));
     }
   }
-  return json::object{
-      {"cluster", json::object{{"nodes", json::array{core_node()}}, {"pods", json::array{hub_pod()}}}},
-      {"pools", pools_doc()},
-      {"events", std::move(events)},
-      {"retire", retire},
-      {"end", "24h"}};
+  return json::object{{"cluster", json::object{{"nodes", json::array{core_node()}},
+                                               {"pods", json::array{hub_pod()}}}},
+                      {"pools", pools_doc()},
+                      {"events", std::move(events)},
+                      {"retire", retire},
+                      {"end", "24h"}};
 }
 
 }  // namespace
@@ -272,7 +313,8 @@ int main(int argc, char** argv) {
     } else if (a == "--protect-workers") {
       protect = true;
     } else {
-      std::cerr << "usage: tightpack_daskhub_day [--seed N] [--users N] [--retire newest|upstream|node-aware]\n"
+      std::cerr << "usage: tightpack_daskhub_day [--seed N] [--users N] [--retire "
+                   "newest|upstream|node-aware]\n"
                    "       [--protect-workers] [--output table|json] [--scenario FILE] [--check]\n";
       return 2;
     }
@@ -316,11 +358,13 @@ int main(int argc, char** argv) {
               << "\n";
     return 0;
   }
-  std::printf("DaskHub day: seed %llu, %d users, %zu events, 24 h, Dask workers %s, a shrink retires %s\n\n",
-              static_cast<unsigned long long>(seed), users, scenario->events.size(),
-              protect ? "safe-to-evict \"false\"" : "evictable (the operator's default)", retire.c_str());
-  std::printf("%-16s %10s %10s %10s %10s %8s %8s %8s %8s\n", "profile", "node-h", "busy-h", "core", "user",
-              "dask", "gpu-t4", "waiting", "evicted");
+  std::printf(
+      "DaskHub day: seed %llu, %d users, %zu events, 24 h, Dask workers %s, a shrink retires "
+      "%s\n\n",
+      static_cast<unsigned long long>(seed), users, scenario->events.size(),
+      protect ? "safe-to-evict \"false\"" : "evictable (the operator's default)", retire.c_str());
+  std::printf("%-16s %10s %10s %10s %10s %8s %8s %8s %8s\n", "profile", "node-h", "busy-h", "core",
+              "user", "dask", "gpu-t4", "waiting", "evicted");
   for (const auto& f : report->profiles) {
     double per[4] = {0, 0, 0, 0};
     for (const auto& p : f.pools) {
@@ -329,16 +373,17 @@ int main(int argc, char** argv) {
         if (p.pool == names[k]) per[k] = p.node_hours;
       }
     }
-    std::printf("%-16s %10.2f %10.2f %10.2f %10.2f %8.2f %8.2f %8lld %8lld\n", f.profile.c_str(), f.node_hours,
-                f.busy_node_hours, per[0], per[1], per[2], per[3], static_cast<long long>(f.pending_at_end),
-                static_cast<long long>(f.pods_evicted));
+    std::printf("%-16s %10.2f %10.2f %10.2f %10.2f %8.2f %8.2f %8lld %8lld\n", f.profile.c_str(),
+                f.node_hours, f.busy_node_hours, per[0], per[1], per[2], per[3],
+                static_cast<long long>(f.pending_at_end), static_cast<long long>(f.pods_evicted));
   }
   std::printf("%-16s %10.2f\n", "lower bound", report->profiles.front().lower_bound_node_hours);
   if (check) {
     const auto& p = report->profiles;
     bool ok = p.size() == 3 && p[0].profile == "default" && p[1].profile == "most-allocated" &&
               p[2].profile == "tightpack";
-    for (const auto& f : p) ok = ok && f.pending_at_end == 0 && f.node_hours >= f.lower_bound_node_hours;
+    for (const auto& f : p)
+      ok = ok && f.pending_at_end == 0 && f.node_hours >= f.lower_bound_node_hours;
     // Packing beats spreading in node-hours and in workers evicted. Between
     // the two packing profiles only protected workers give a fixed order:
     // where cluster-autoscaler may evict them, which nodes empty first moves
@@ -349,8 +394,10 @@ int main(int argc, char** argv) {
     if (protect) ok = ok && p[2].node_hours <= p[1].node_hours && p[0].pods_evicted == 0;
     if (!protect) ok = ok && p[0].pods_evicted > 0;
     if (!ok) {
-      std::fprintf(stderr, "check failed: want packing <= default node-hours and evictions%s, none waiting\n",
-                   protect ? ", tightpack <= most-allocated, no eviction" : ", some eviction");
+      std::fprintf(
+          stderr,
+          "check failed: want packing <= default node-hours and evictions%s, none waiting\n",
+          protect ? ", tightpack <= most-allocated, no eviction" : ", some eviction");
       return 1;
     }
   }

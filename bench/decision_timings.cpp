@@ -12,8 +12,8 @@
 // predict --replicas` places them (simulate_replicas: one plan, incremental
 // updates); each line then carries the mean time per copy.
 #include <chrono>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -66,13 +66,15 @@ int main(int argc, char** argv) {
     const auto n = static_cast<int64_t>(scenario->incoming.size());
     const auto start = std::chrono::steady_clock::now();
     auto result = simulate_replicas(*cluster, scenario->profile, pod, n);
-    const auto ns =
-        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
+    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                        std::chrono::steady_clock::now() - start)
+                        .count();
     if (!result) {
       std::cerr << pod.key() << ": " << result.error().what() << "\n";
       return 1;
     }
-    for (const auto& r : result->replicas) out << 0 << '\t' << r.pod << '\t' << cluster->size() << '\t' << ns / n << '\n';
+    for (const auto& r : result->replicas)
+      out << 0 << '\t' << r.pod << '\t' << cluster->size() << '\t' << ns / n << '\n';
     return 0;
   }
   for (const Pod& pod : scenario->incoming) {
@@ -83,8 +85,9 @@ int main(int argc, char** argv) {
       return 1;
     }
     Decision d = decide(*plan, *cluster);
-    const auto ns =
-        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
+    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                        std::chrono::steady_clock::now() - start)
+                        .count();
     out << 0 << '\t' << pod.key() << '\t' << cluster->size() << '\t' << ns << '\n';
     if (d.chosen) cluster->place(*d.chosen, plan->bound(pod.key()));
   }

@@ -20,7 +20,9 @@ Profile profile_named(int which) {
   return decode_scheduler_configuration(*doc, JsonPath())->profiles.front();
 }
 
-const char* profile_label(int which) { return which == 0 ? "default-scheduler" : "z2jh-user-scheduler"; }
+const char* profile_label(int which) {
+  return which == 0 ? "default-scheduler" : "z2jh-user-scheduler";
+}
 
 // Cluster construction is not what is measured; build each size once.
 const Cluster& cluster_of(size_t nodes) {

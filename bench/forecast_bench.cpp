@@ -74,7 +74,8 @@ Input make_input(size_t nodes, int64_t under_percent) {
       p.pod.tolerations = worker.tolerations;
       p.pod.node_affinity = worker.node_affinity;
       p.controller_kind = "ReplicaSet";
-      p.controller_name = user + "-default-worker-" + std::to_string(i) + "-" + std::to_string(slot);
+      p.controller_name =
+          user + "-default-worker-" + std::to_string(i) + "-" + std::to_string(slot);
       if (i % 4 == 0) {
         p.pod.annotations = {{"cluster-autoscaler.kubernetes.io/safe-to-evict", "false"}};
       }

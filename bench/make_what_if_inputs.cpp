@@ -24,7 +24,8 @@ int main(int argc, char** argv) {
     write("snapshot-" + std::to_string(nodes) + ".json", tightpack::bench::what_if_snapshot(nodes));
   }
   for (const char* profile : {"default", "tightpack"}) {
-    write(std::string("place-200-") + profile + ".json", tightpack::bench::place_request(200, profile));
+    write(std::string("place-200-") + profile + ".json",
+          tightpack::bench::place_request(200, profile));
   }
   return 0;
 }

@@ -121,16 +121,17 @@ int main(int argc, char** argv) {
   t = std::chrono::steady_clock::now();
   cache.cluster();
   const double rebuild_ms = ms_since(t);
-  std::printf("%zu nodes, %zu pods (%.1f MB as a List with the fields scheduling reads)\n", nodes, pods,
-              json_bytes / 1e6);
-  std::printf("cache objects: %.1f MiB (%.0f bytes per pod, nodes included)\n", (objects - before) / 1048576.0,
-              double(objects - before) / double(pods));
-  std::printf("engine cluster: %.1f MiB more; total %.1f MiB\n", (with_cluster - objects) / 1048576.0,
-              (with_cluster - before) / 1048576.0);
+  std::printf("%zu nodes, %zu pods (%.1f MB as a List with the fields scheduling reads)\n", nodes,
+              pods, json_bytes / 1e6);
+  std::printf("cache objects: %.1f MiB (%.0f bytes per pod, nodes included)\n",
+              (objects - before) / 1048576.0, double(objects - before) / double(pods));
+  std::printf("engine cluster: %.1f MiB more; total %.1f MiB\n",
+              (with_cluster - objects) / 1048576.0, (with_cluster - before) / 1048576.0);
   std::printf("cluster build %.0f ms, rebuild after a relist %.0f ms\n", build_ms, rebuild_ms);
-  std::printf("in place (median of %d, %lld of %lld node events without a rebuild): node changed %.3f ms, "
-              "added %.3f ms, removed with its pods %.3f ms\n",
-              rounds, static_cast<long long>(in_place), static_cast<long long>(3 * rounds), median(changed_ms),
-              median(added_ms), median(removed_ms));
+  std::printf(
+      "in place (median of %d, %lld of %lld node events without a rebuild): node changed %.3f ms, "
+      "added %.3f ms, removed with its pods %.3f ms\n",
+      rounds, static_cast<long long>(in_place), static_cast<long long>(3 * rounds),
+      median(changed_ms), median(added_ms), median(removed_ms));
   return 0;
 }

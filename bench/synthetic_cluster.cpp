@@ -27,20 +27,24 @@ SyntheticCluster make_cluster(size_t count, size_t pods_per_node, uint64_t seed)
     std::string pool = i % 10 < 2 ? "core" : (i % 10 < 9 ? "dask-workers" : "gpu");
     n.name = "gke-daskhub-" + pool + "-" + std::to_string(i);
     std::string zone = zones[i % 3];
-    n.labels = sorted({{"cloud.google.com/gke-nodepool", pool},
-                       {"kubernetes.io/hostname", n.name},
-                       {"node.kubernetes.io/instance-type", pool == "gpu" ? "n1-standard-8" : "n2-highmem-16"},
-                       {"topology.kubernetes.io/zone", zone},
-                       {"k8s.dask.org/node-purpose", pool == "dask-workers" ? "worker" : "other"}});
-    if (pool == "dask-workers") n.taints.push_back({"k8s.dask.org/dedicated", "worker", "NoSchedule"});
+    n.labels = sorted(
+        {{"cloud.google.com/gke-nodepool", pool},
+         {"kubernetes.io/hostname", n.name},
+         {"node.kubernetes.io/instance-type", pool == "gpu" ? "n1-standard-8" : "n2-highmem-16"},
+         {"topology.kubernetes.io/zone", zone},
+         {"k8s.dask.org/node-purpose", pool == "dask-workers" ? "worker" : "other"}});
+    if (pool == "dask-workers")
+      n.taints.push_back({"k8s.dask.org/dedicated", "worker", "NoSchedule"});
     if (pool == "gpu") n.taints.push_back({"nvidia.com/gpu", "present", "NoSchedule"});
     if (i % 97 == 0) n.taints.push_back({"maintenance", "scheduled", "PreferNoSchedule"});
     n.unschedulable = i % 211 == 5;
-    n.allocatable = {{"cpu", 15890}, {"ephemeral-storage", 100 * kGi}, {"memory", 120 * kGi}, {"pods", 110}};
+    n.allocatable = {
+        {"cpu", 15890}, {"ephemeral-storage", 100 * kGi}, {"memory", 120 * kGi}, {"pods", 110}};
     if (pool == "gpu") n.allocatable.push_back({"nvidia.com/gpu", 1});
     std::sort(n.allocatable.begin(), n.allocatable.end());
     n.capacity = n.allocatable;
-    n.images.push_back({{"ghcr.io/dask/dask:2024.1.0", "ghcr.io/dask/dask@sha256:abc"}, 900LL * 1024 * 1024});
+    n.images.push_back(
+        {{"ghcr.io/dask/dask:2024.1.0", "ghcr.io/dask/dask@sha256:abc"}, 900LL * 1024 * 1024});
     if (i % 3 == 0) n.images.push_back({{"pangeo/pangeo-notebook:2024.01.01"}, 3 * kGi});
     c.nodes.push_back(std::move(n));
   }
@@ -68,7 +72,8 @@ std::string snapshot_json(const SyntheticCluster& s) {
   boost::json::array items;
   for (const auto& n : s.nodes) {
     boost::json::object alloc;
-    for (const auto& [k, v] : n.allocatable) alloc[k] = k == "cpu" ? std::to_string(v) + "m" : std::to_string(v);
+    for (const auto& [k, v] : n.allocatable)
+      alloc[k] = k == "cpu" ? std::to_string(v) + "m" : std::to_string(v);
     boost::json::object labels;
     for (const auto& [k, v] : n.labels) labels[k] = v;
     items.push_back({{"kind", "Node"},
@@ -85,10 +90,13 @@ std::string snapshot_json(const SyntheticCluster& s) {
                         {{{"name", "main"},
                           {"image", p.containers[0].image},
                           {"resources",
-                           {{"requests", {{"cpu", std::to_string(r[0].second) + "m"}, {"memory", std::to_string(r[1].second)}}}}}}}}}},
+                           {{"requests",
+                             {{"cpu", std::to_string(r[0].second) + "m"},
+                              {"memory", std::to_string(r[1].second)}}}}}}}}}},
                      {"status", {{"phase", "Running"}}}});
   }
-  return boost::json::serialize(boost::json::object{{"apiVersion", "v1"}, {"kind", "List"}, {"items", items}});
+  return boost::json::serialize(
+      boost::json::object{{"apiVersion", "v1"}, {"kind", "List"}, {"items", items}});
 }
 
 Pod dask_worker() {
@@ -101,8 +109,10 @@ Pod dask_worker() {
   c.requests = {{"cpu", 1000}, {"memory", 4 * kGi}};
   c.limits = c.requests;
   p.containers.push_back(std::move(c));
-  p.tolerations.push_back({"k8s.dask.org/dedicated", "Equal", "worker", "NoSchedule", std::nullopt});
-  p.tolerations.push_back({"k8s.dask.org_dedicated", "Equal", "worker", "NoSchedule", std::nullopt});
+  p.tolerations.push_back(
+      {"k8s.dask.org/dedicated", "Equal", "worker", "NoSchedule", std::nullopt});
+  p.tolerations.push_back(
+      {"k8s.dask.org_dedicated", "Equal", "worker", "NoSchedule", std::nullopt});
   PreferredSchedulingTerm pref;
   pref.weight = 100;
   pref.preference.match_expressions.push_back({"k8s.dask.org/node-purpose", "In", {"worker"}});

@@ -18,7 +18,9 @@ const std::string& snapshot(size_t nodes) {
   return cache[nodes] = what_if_snapshot(nodes);
 }
 
-const char* profile_name(int64_t p) { return p == 0 ? "default" : "tightpack"; }
+const char* profile_name(int64_t p) {
+  return p == 0 ? "default" : "tightpack";
+}
 
 // Snapshot text to a loaded cluster with its inferred pools: what
 // Engine.loadCluster does.

@@ -4,7 +4,9 @@
 
 namespace tightpack::bench {
 
-std::string what_if_snapshot(size_t nodes) { return snapshot_json(make_cluster(nodes, kWhatIfPodsPerNode)); }
+std::string what_if_snapshot(size_t nodes) {
+  return snapshot_json(make_cluster(nodes, kWhatIfPodsPerNode));
+}
 
 std::string place_request(int replicas, const std::string& profile) {
   // dask_worker() as a v1 Pod.
@@ -16,7 +18,8 @@ std::string place_request(int replicas, const std::string& profile) {
                   {"key": "k8s.dask.org_dedicated", "operator": "Equal", "value": "worker", "effect": "NoSchedule"}],
   "affinity": {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 100,
     "preference": {"matchExpressions": [{"key": "k8s.dask.org/node-purpose", "operator": "In", "values": ["worker"]}]}}]}}}},
- "replicas": )" + std::to_string(replicas) + R"(, "profile": ")" + profile + "\"}";
+ "replicas": )" +
+         std::to_string(replicas) + R"(, "profile": ")" + profile + "\"}";
 }
 
 }  // namespace tightpack::bench

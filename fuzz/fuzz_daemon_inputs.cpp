@@ -50,7 +50,8 @@ void daemon_config(std::string_view text) {
 
 void kubeconfig(std::string_view text) {
   // load_kubeconfig reads a file, as the daemon does.
-  static const std::string path = "/tmp/fuzz_daemon_inputs." + std::to_string(getpid()) + ".kubeconfig";
+  static const std::string path =
+      "/tmp/fuzz_daemon_inputs." + std::to_string(getpid()) + ".kubeconfig";
   {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out.write(text.data(), static_cast<std::streamsize>(text.size()));
@@ -101,11 +102,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 1) return 0;
   std::string_view text(reinterpret_cast<const char*>(data + 1), size - 1);
   switch (data[0] % 5) {
-    case 0: daemon_config(text); break;
-    case 1: kubeconfig(text); break;
-    case 2: selector(text); break;
-    case 3: pools(text); break;
-    default: duration(text); break;
+    case 0:
+      daemon_config(text);
+      break;
+    case 1:
+      kubeconfig(text);
+      break;
+    case 2:
+      selector(text);
+      break;
+    case 3:
+      pools(text);
+      break;
+    default:
+      duration(text);
+      break;
   }
   return 0;
 }

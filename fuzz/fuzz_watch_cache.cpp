@@ -35,7 +35,9 @@ void check(bool ok) {
 
 void strings_of(const json::value& v, std::set<std::string>& out) {
   switch (v.kind()) {
-    case json::kind::string: out.emplace(v.get_string()); break;
+    case json::kind::string:
+      out.emplace(v.get_string());
+      break;
     case json::kind::array:
       for (const auto& e : v.get_array()) strings_of(e, out);
       break;
@@ -45,7 +47,8 @@ void strings_of(const json::value& v, std::set<std::string>& out) {
         strings_of(kv.value(), out);
       }
       break;
-    default: break;
+    default:
+      break;
   }
 }
 
@@ -76,7 +79,8 @@ void secrets(const autoscaler::CaPod& ca, std::set<std::string>& out) {
   if (p.ns != "kube-system") out.insert(p.ns);
   for (const auto& [k, v] : p.labels) out.insert({k, v});
   for (const auto& [k, v] : p.annotations) {
-    if (k.rfind("cluster-autoscaler.kubernetes.io/", 0) != 0 && k != "kubernetes.io/config.mirror") {
+    if (k.rfind("cluster-autoscaler.kubernetes.io/", 0) != 0 &&
+        k != "kubernetes.io/config.mirror") {
       out.insert({k, v});
     }
   }
@@ -96,7 +100,7 @@ bool generated(const std::string& s) {
 struct Replay {
   daemon::ClusterCache cache;
   std::map<std::string, autoscaler::CaPod> unslimmed;  // as decoded, by key
-  std::map<std::string, std::string> assumed;           // key -> node
+  std::map<std::string, std::string> assumed;          // key -> node
 
   void line(std::string_view text) {
     if (text.empty()) return;
@@ -117,7 +121,8 @@ struct Replay {
       const Pod& p = cache.pod(key)->pod.pod;
       cache.assume(key, node,
                    BoundPod{key, p.priority, cache.cluster().usage_of(p), "", 0,
-                            std::make_shared<const PodMeta>(PodMeta{p.ns, p.labels, false}), nullptr, nullptr});
+                            std::make_shared<const PodMeta>(PodMeta{p.ns, p.labels, false}),
+                            nullptr, nullptr});
       assumed[key] = node;
       return;
     }
@@ -188,14 +193,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       const Pod& p = rec.pod.pod;
       fresh.assume(key, rec.assumed_node,
                    BoundPod{key, p.priority, fresh.cluster().usage_of(p), "", 0,
-                            std::make_shared<const PodMeta>(PodMeta{p.ns, p.labels, false}), nullptr, nullptr});
+                            std::make_shared<const PodMeta>(PodMeta{p.ns, p.labels, false}),
+                            nullptr, nullptr});
     }
   }
   same_cluster(kept, fresh.cluster());
 
   // Redaction.
-  const json::value snapshot = daemon::redacted_snapshot(r.cache, json::value(nullptr), std::nullopt,
-                                                         json::array(), 20261202);
+  const json::value snapshot = daemon::redacted_snapshot(r.cache, json::value(nullptr),
+                                                         std::nullopt, json::array(), 20261202);
   std::set<std::string> carried;
   strings_of(snapshot, carried);
   daemon::ClusterCache nodes_only;
@@ -203,13 +209,45 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const auto& [name, n] : r.cache.nodes()) node_list.push_back(n);
   nodes_only.replace_nodes(std::move(node_list));
   std::set<std::string> allowed;
-  strings_of(daemon::redacted_snapshot(nodes_only, json::value(nullptr), std::nullopt, json::array(), 1), allowed);
-  for (const char* word : {"ownerReferences", "uid", "controller", "nodeName", "priority", "containers",
-                           "initContainers", "overhead", "resources", "requests", "limits", "tolerations", "key",
-                           "operator", "value", "effect", "tolerationSeconds", "nodeSelector", "volumes", "emptyDir",
-                           "ports", "containerPort", "hostPort", "protocol", "hostIP", "restartPolicy", "Always",
-                           "annotations", "namespace", "kube-system", "mirror", "kubernetes.io/config.mirror", "Pod",
-                           "Running", "phase", ""}) {
+  strings_of(
+      daemon::redacted_snapshot(nodes_only, json::value(nullptr), std::nullopt, json::array(), 1),
+      allowed);
+  for (const char* word : {"ownerReferences",
+                           "uid",
+                           "controller",
+                           "nodeName",
+                           "priority",
+                           "containers",
+                           "initContainers",
+                           "overhead",
+                           "resources",
+                           "requests",
+                           "limits",
+                           "tolerations",
+                           "key",
+                           "operator",
+                           "value",
+                           "effect",
+                           "tolerationSeconds",
+                           "nodeSelector",
+                           "volumes",
+                           "emptyDir",
+                           "ports",
+                           "containerPort",
+                           "hostPort",
+                           "protocol",
+                           "hostIP",
+                           "restartPolicy",
+                           "Always",
+                           "annotations",
+                           "namespace",
+                           "kube-system",
+                           "mirror",
+                           "kubernetes.io/config.mirror",
+                           "Pod",
+                           "Running",
+                           "phase",
+                           ""}) {
     allowed.insert(word);
   }
   for (const auto& [key, rec] : r.cache.pods()) {

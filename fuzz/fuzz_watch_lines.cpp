@@ -47,10 +47,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       // Nothing longer than the limit was held before this chunk.
       check(lines.pending().size() <= max_line + chunk_size);
     } else {
-      check(lines.pending().size() <= max_line || last == tightpack::kube::WatchLines::Fed::Stopped);
+      check(lines.pending().size() <= max_line ||
+            last == tightpack::kube::WatchLines::Fed::Stopped);
     }
   }
-  if (last == tightpack::kube::WatchLines::Fed::Stopped) check(stop_after != 0 && got.size() == stop_after);
+  if (last == tightpack::kube::WatchLines::Fed::Stopped)
+    check(stop_after != 0 && got.size() == stop_after);
 
   // The lines handed on are the first non-empty lines of what was fed.
   std::vector<std::string> want;

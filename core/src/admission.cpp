@@ -3,8 +3,8 @@
 // json` would show.
 #include "tightpack/admission.hpp"
 
-#include <boost/json.hpp>
 #include <algorithm>
+#include <boost/json.hpp>
 #include <functional>
 #include <set>
 
@@ -85,7 +85,8 @@ Fail tolerations_of(json::object& spec, const JsonPath& spec_path, json::array*&
   if (!it->value().is_array()) return type_error(p, "an array", it->value());
   out = &it->value().get_array();
   for (size_t i = 0; i < out->size(); ++i) {
-    if (!(*out)[i].is_object()) return type_error(p.index(static_cast<int64_t>(i)), "an object", (*out)[i]);
+    if (!(*out)[i].is_object())
+      return type_error(p.index(static_cast<int64_t>(i)), "an object", (*out)[i]);
   }
   return std::nullopt;
 }
@@ -110,7 +111,8 @@ void default_toleration_seconds(json::array& tolerations, std::vector<AdmissionC
     not_ready = not_ready || key == kNotReady || key.empty();
     unreachable = unreachable || key == kUnreachable || key.empty();
   }
-  for (const auto& [tolerated, key] : {std::pair{not_ready, kNotReady}, std::pair{unreachable, kUnreachable}}) {
+  for (const auto& [tolerated, key] :
+       {std::pair{not_ready, kNotReady}, std::pair{unreachable, kUnreachable}}) {
     if (tolerated) continue;
     json::object t = toleration(key, "NoExecute");
     t["tolerationSeconds"] = kDefaultTolerationSeconds;
@@ -121,12 +123,15 @@ void default_toleration_seconds(json::array& tolerations, std::vector<AdmissionC
 
 // helper.AddOrUpdateTolerationInPod; false when an equal one is there.
 bool add_or_update_toleration(json::array& tolerations, const json::object& wanted) {
-  auto same = [&](const json::object& t, std::string_view key) { return string_field(t, key) == string_field(wanted, key); };
+  auto same = [&](const json::object& t, std::string_view key) {
+    return string_field(t, key) == string_field(wanted, key);
+  };
   json::array out;
   bool updated = false;
   for (const json::value& v : tolerations) {
     const json::object& t = v.get_object();
-    if (same(t, "key") && same(t, "effect") && same(t, "operator") && same(t, "value")) {  // MatchToleration
+    if (same(t, "key") && same(t, "effect") && same(t, "operator") &&
+        same(t, "value")) {  // MatchToleration
       // Semantic.DeepEqual: the same but for a tolerationSeconds.
       const bool equal = member(t, "tolerationSeconds") == nullptr;
       if (equal) return false;
@@ -143,7 +148,8 @@ bool add_or_update_toleration(json::array& tolerations, const json::object& want
 
 }  // namespace
 
-Result<AdmittedPod> admit_pod(const json::value& pod, const AdmissionOptions& options, const JsonPath& path) {
+Result<AdmittedPod> admit_pod(const json::value& pod, const AdmissionOptions& options,
+                              const JsonPath& path) {
   AdmittedPod admitted{pod, {}};
   auto run = [&]() -> Fail {
     if (!admitted.pod.is_object()) return type_error(path, "an object", admitted.pod);
@@ -168,12 +174,14 @@ Result<AdmittedPod> admit_pod(const json::value& pod, const AdmissionOptions& op
       }
       return std::nullopt;
     }));
-    if (!options.default_toleration_seconds && !(options.extended_resource_toleration && !extended.empty())) {
+    if (!options.default_toleration_seconds &&
+        !(options.extended_resource_toleration && !extended.empty())) {
       return std::nullopt;
     }
     json::array* tolerations = nullptr;
     TP_TRY(tolerations_of(spec, spec_path, tolerations));
-    if (options.default_toleration_seconds) default_toleration_seconds(*tolerations, admitted.changes);
+    if (options.default_toleration_seconds)
+      default_toleration_seconds(*tolerations, admitted.changes);
     if (options.extended_resource_toleration) {
       for (const std::string& resource : extended) {
         json::object t = toleration(resource, "NoSchedule");
@@ -188,7 +196,8 @@ Result<AdmittedPod> admit_pod(const json::value& pod, const AdmissionOptions& op
   return admitted;
 }
 
-Result<AdmittedRequestPod> decode_admitted_pod(const json::value& pod, const AdmissionOptions& options,
+Result<AdmittedRequestPod> decode_admitted_pod(const json::value& pod,
+                                               const AdmissionOptions& options,
                                                const JsonPath& path) {
   auto admitted = admit_pod(pod, options, path);
   if (!admitted) return admitted.error();
@@ -201,7 +210,9 @@ void assign_default_storage_class(ApiObjects& objects) {
   const StorageClass* chosen = nullptr;
   for (const StorageClass& c : objects.storage_classes) {
     if (!c.is_default) continue;
-    if (!chosen || c.created > chosen->created || (c.created == chosen->created && c.name < chosen->name)) chosen = &c;
+    if (!chosen || c.created > chosen->created ||
+        (c.created == chosen->created && c.name < chosen->name))
+      chosen = &c;
   }
   if (!chosen) return;
   for (PersistentVolumeClaim& claim : objects.claims) {
@@ -215,7 +226,10 @@ json::array encode_admission_changes(const std::vector<AdmissionChange>& changes
   json::array out;
   for (const AdmissionChange& c : changes) {
     if (c.by == "defaulting") {
-      out.push_back(json::object{{"by", c.by}, {"container", c.container}, {"resource", c.resource}, {"request", c.quantity}});
+      out.push_back(json::object{{"by", c.by},
+                                 {"container", c.container},
+                                 {"resource", c.resource},
+                                 {"request", c.quantity}});
     } else {
       out.push_back(json::object{{"by", c.by}, {"toleration", c.toleration}});
     }

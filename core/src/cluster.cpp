@@ -40,7 +40,8 @@ class AffinityTermsCache {
     auto [begin, end] = seen_.equal_range(h);
     for (auto it = begin; it != end; ++it) {
       const Pod& other = *it->second.first;
-      if (other.ns == pod.ns && other.pod_affinity_terms == pod.pod_affinity_terms) return it->second.second;
+      if (other.ns == pod.ns && other.pod_affinity_terms == pod.pod_affinity_terms)
+        return it->second.second;
     }
     auto terms = plugins::affinity_terms(pod);
     seen_.emplace(h, std::make_pair(&pod, terms));
@@ -48,11 +49,17 @@ class AffinityTermsCache {
   }
 
  private:
-  std::unordered_multimap<size_t, std::pair<const Pod*, std::shared_ptr<const plugins::AffinityTerms>>> seen_;
+  std::unordered_multimap<size_t,
+                          std::pair<const Pod*, std::shared_ptr<const plugins::AffinityTerms>>>
+      seen_;
 };
 
-const Pod& deref(const Pod& p) { return p; }
-const Pod& deref(const Pod* p) { return *p; }
+const Pod& deref(const Pod& p) {
+  return p;
+}
+const Pod& deref(const Pod* p) {
+  return *p;
+}
 
 }  // namespace
 
@@ -61,7 +68,8 @@ uint64_t InstanceId::next() {
   return ++counter;
 }
 
-Result<Cluster> Cluster::build(std::vector<Node> nodes, const std::vector<Pod>& pods, ApiObjects objects) {
+Result<Cluster> Cluster::build(std::vector<Node> nodes, const std::vector<Pod>& pods,
+                               ApiObjects objects) {
   return build_impl(std::move(nodes), pods, std::move(objects));
 }
 
@@ -71,7 +79,8 @@ Result<Cluster> Cluster::build_from(std::vector<Node> nodes, const std::vector<c
 }
 
 template <class PodList>
-Result<Cluster> Cluster::build_impl(std::vector<Node> nodes, const PodList& pods, ApiObjects objects) {
+Result<Cluster> Cluster::build_impl(std::vector<Node> nodes, const PodList& pods,
+                                    ApiObjects objects) {
   Cluster c;
   c.objects_ = std::move(objects);
   c.owners_ = OwnerIndex(c.objects_);
@@ -100,7 +109,8 @@ Result<Cluster> Cluster::build_impl(std::vector<Node> nodes, const PodList& pods
   }
   c.scalar_names_.assign(scalars.begin(), scalars.end());  // sorted: update_node searches it
   auto column = [n] { return std::vector<int64_t>(n, 0); };
-  c.alloc_cpu_ = column(), c.alloc_mem_ = column(), c.alloc_eph_ = column(), c.allowed_pods_ = column();
+  c.alloc_cpu_ = column(), c.alloc_mem_ = column(), c.alloc_eph_ = column(),
+  c.allowed_pods_ = column();
   c.req_cpu_ = column(), c.req_mem_ = column(), c.req_eph_ = column();
   c.nz_cpu_ = column(), c.nz_mem_ = column(), c.pod_count_ = column();
   c.nz_cpu_v130_ = column(), c.nz_mem_v130_ = column();
@@ -116,7 +126,8 @@ Result<Cluster> Cluster::build_impl(std::vector<Node> nodes, const PodList& pods
   c.ports_.resize(n);
   c.attached_.resize(n);
   c.csi_node_index_.resize(n);
-  for (NodeIndex i = 0; i < n; ++i) c.csi_node_index_[i] = c.storage_.csi_node_index(c.nodes_[i].name);
+  for (NodeIndex i = 0; i < n; ++i)
+    c.csi_node_index_[i] = c.storage_.csi_node_index(c.nodes_[i].name);
   std::map<std::vector<std::string>, uint32_t> taint_set_ids;
   std::map<std::vector<StrId>, uint32_t> image_set_ids;
   for (NodeIndex i = 0; i < n; ++i) {
@@ -128,7 +139,8 @@ Result<Cluster> Cluster::build_impl(std::vector<Node> nodes, const PodList& pods
       taint_key.push_back(t.value);
       taint_key.push_back(t.effect);
     }
-    auto [it, inserted] = taint_set_ids.emplace(taint_key, static_cast<uint32_t>(c.taint_sets_.size()));
+    auto [it, inserted] =
+        taint_set_ids.emplace(taint_key, static_cast<uint32_t>(c.taint_sets_.size()));
     if (inserted) c.taint_sets_.push_back(node.taints);
     c.taint_set_[i] = it->second;
     auto [set, fresh] = image_set_ids.emplace(images, static_cast<uint32_t>(c.image_sets_.size()));
@@ -150,9 +162,14 @@ Result<Cluster> Cluster::build_impl(std::vector<Node> nodes, const PodList& pods
       it = metas.emplace(std::move(meta), std::move(shared)).first;
     }
     // A bound pod's claims are bound already, or assumed for its node.
-    BoundPod bound{pod.key(), pod.priority, c.usage_of(pod), plugins::cohort_of(pod),
-                   rfc3339_seconds(pod.start_time).value_or(0), it->second,
-                   pod.volumes.empty() ? nullptr : c.storage_.storage_of(pod), terms.of(pod)};
+    BoundPod bound{pod.key(),
+                   pod.priority,
+                   c.usage_of(pod),
+                   plugins::cohort_of(pod),
+                   rfc3339_seconds(pod.start_time).value_or(0),
+                   it->second,
+                   pod.volumes.empty() ? nullptr : c.storage_.storage_of(pod),
+                   terms.of(pod)};
     if (bound.storage && !bound.storage->delayed_claims.empty()) {
       auto copy = std::make_shared<plugins::PodStorage>(*bound.storage);
       copy->delayed_claims.clear();
@@ -205,7 +222,7 @@ bool unused(const std::vector<StrId>& label_column) {
 }  // namespace
 
 std::array<std::vector<int64_t>*, 12> Cluster::int64_columns() {
-  return {&alloc_cpu_, &alloc_mem_, &alloc_eph_, &allowed_pods_, &req_cpu_,      &req_mem_,
+  return {&alloc_cpu_, &alloc_mem_, &alloc_eph_, &allowed_pods_, &req_cpu_,     &req_mem_,
           &req_eph_,   &nz_cpu_,    &nz_mem_,    &nz_cpu_v130_,  &nz_mem_v130_, &pod_count_};
 }
 
@@ -222,7 +239,8 @@ void Cluster::forget_counts_of(const BoundPod& pod) {
 
 bool Cluster::has_scalar_columns_of(const Node& node) const {
   for (const auto& [name, v] : node.allocatable) {
-    if (is_scalar_resource(name) && !std::binary_search(scalar_names_.begin(), scalar_names_.end(), name)) {
+    if (is_scalar_resource(name) &&
+        !std::binary_search(scalar_names_.begin(), scalar_names_.end(), name)) {
       return false;
     }
   }
@@ -236,7 +254,8 @@ void Cluster::forget_images_of(NodeIndex n) {
   }
 }
 
-void Cluster::set_node_sets(NodeIndex n, const std::vector<Taint>& taints, std::vector<StrId> images) {
+void Cluster::set_node_sets(NodeIndex n, const std::vector<Taint>& taints,
+                            std::vector<StrId> images) {
   // Sets are shared by value; one no node uses any more is left, unused.
   auto t = std::find(taint_sets_.begin(), taint_sets_.end(), taints);
   if (t == taint_sets_.end()) t = taint_sets_.insert(taint_sets_.end(), taints);
@@ -311,7 +330,9 @@ bool Cluster::keeps_scalar_columns(NodeIndex n, const Node* replacement) const {
   // asks for it; the node's own pods still ask (they hold the node until
   // they are deleted).
   for (uint32_t s = 0; s < scalar_names_.size(); ++s) {
-    if (!has_scalar_[s][n] || (replacement && find_resource(replacement->allocatable, scalar_names_[s]))) continue;
+    if (!has_scalar_[s][n] ||
+        (replacement && find_resource(replacement->allocatable, scalar_names_[s])))
+      continue;
     bool kept = false;
     for (NodeIndex m = 0; m < size() && !kept; ++m) kept = m != n && has_scalar_[s][m];
     for (NodeIndex m = 0; m < size() && !kept; ++m) {
@@ -335,8 +356,9 @@ bool Cluster::remove_node(NodeIndex n) {
   // node's entries go, the later nodes' move down by one.
   for (auto it = label_pods_.begin(); it != label_pods_.end();) {
     auto& list = it->second;
-    list.erase(std::remove_if(list.begin(), list.end(), [n](const LabelledPod& p) { return p.node == n; }),
-               list.end());
+    list.erase(
+        std::remove_if(list.begin(), list.end(), [n](const LabelledPod& p) { return p.node == n; }),
+        list.end());
     for (LabelledPod& p : list) p.node -= p.node > n ? 1 : 0;
     it = list.empty() ? label_pods_.erase(it) : std::next(it);
   }
@@ -402,9 +424,10 @@ PodUsage Cluster::usage_of(const Pod& pod) const {
     return u;
   }
   ResourceList real = pod_requests(pod, false);
-  ResourceList non_zero = has_pod_level_requests(pod)
-                              ? pod_requests(pod, !find_resource(real, "cpu"), !find_resource(real, "memory"))
-                              : pod_requests(pod, true);
+  ResourceList non_zero =
+      has_pod_level_requests(pod)
+          ? pod_requests(pod, !find_resource(real, "cpu"), !find_resource(real, "memory"))
+          : pod_requests(pod, true);
   u.cpu = amount(real, "cpu");
   u.memory = amount(real, "memory");
   u.ephemeral = amount(real, "ephemeral-storage");
@@ -425,7 +448,8 @@ void Cluster::add_scalar(PodUsage& u, const std::string& name, int64_t amount) c
   uint32_t s = scalar_index(name);
   auto& list = u.unknown_scalars;
   if (s == UINT32_MAX) {
-    auto it = std::find_if(list.begin(), list.end(), [&](const auto& e) { return e.first == name; });
+    auto it =
+        std::find_if(list.begin(), list.end(), [&](const auto& e) { return e.first == name; });
     if (it == list.end()) {
       list.emplace_back(name, amount);
     } else {
@@ -433,7 +457,8 @@ void Cluster::add_scalar(PodUsage& u, const std::string& name, int64_t amount) c
     }
     return;
   }
-  auto it = std::find_if(u.scalars.begin(), u.scalars.end(), [&](const auto& e) { return e.first == s; });
+  auto it =
+      std::find_if(u.scalars.begin(), u.scalars.end(), [&](const auto& e) { return e.first == s; });
   if (it == u.scalars.end()) {
     u.scalars.emplace_back(s, amount);
   } else {
@@ -452,7 +477,9 @@ void Cluster::add_host_ports(PodUsage& u, const Container& c) {
 
 // NodeInfo.update sums in Go int64, which wraps; so do these sums.
 void Cluster::add_usage(NodeIndex n, const PodUsage& u, int sign) {
-  auto add = [sign](int64_t& total, int64_t amount) { total = go_add(total, go_mul(sign, amount)); };
+  auto add = [sign](int64_t& total, int64_t amount) {
+    total = go_add(total, go_mul(sign, amount));
+  };
   add(req_cpu_[n], u.cpu);
   add(req_mem_[n], u.memory);
   add(req_eph_[n], u.ephemeral);
@@ -480,8 +507,9 @@ void Cluster::index_labels(NodeIndex n, const BoundPod& pod, int sign) {
       continue;
     }
     if (it == label_pods_.end()) continue;
-    auto at = std::find_if(it->second.begin(), it->second.end(),
-                           [&](const LabelledPod& p) { return p.node == n && p.meta == pod.meta.get(); });
+    auto at = std::find_if(it->second.begin(), it->second.end(), [&](const LabelledPod& p) {
+      return p.node == n && p.meta == pod.meta.get();
+    });
     if (at != it->second.end()) {
       *at = it->second.back();
       it->second.pop_back();
@@ -490,7 +518,8 @@ void Cluster::index_labels(NodeIndex n, const BoundPod& pod, int sign) {
   }
 }
 
-const std::vector<Cluster::LabelledPod>& Cluster::pods_with_label(std::string_view key, std::string_view value) const {
+const std::vector<Cluster::LabelledPod>& Cluster::pods_with_label(std::string_view key,
+                                                                  std::string_view value) const {
   static const std::vector<LabelledPod> none;
   std::string k;
   k.reserve(key.size() + 1 + value.size());

@@ -6,8 +6,8 @@
 namespace tightpack {
 
 std::string invalid_score_error(Plugin plugin, int64_t score) {
-  return std::string("plugin \"") + plugin_name(plugin) + "\" returns an invalid score " + std::to_string(score) +
-         ", it should in the range of [0, 100] after normalizing";
+  return std::string("plugin \"") + plugin_name(plugin) + "\" returns an invalid score " +
+         std::to_string(score) + ", it should in the range of [0, 100] after normalizing";
 }
 
 Decision decide(const PodPlan& plan, const Cluster& c) {
@@ -77,7 +77,8 @@ Decision decide(const PodPlan& plan, const Cluster& c) {
     for (size_t j = 0; j < d.feasible.size(); ++j) {
       if (d.scores[j].total == best) d.top.push_back(d.feasible[j]);
     }
-    std::sort(d.top.begin(), d.top.end(), [&](NodeIndex a, NodeIndex b) { return c.name(a) < c.name(b); });
+    std::sort(d.top.begin(), d.top.end(),
+              [&](NodeIndex a, NodeIndex b) { return c.name(a) < c.name(b); });
     d.chosen = d.top.front();
     return d;
   }

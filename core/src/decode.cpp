@@ -35,8 +35,9 @@ Result<json::value> parse_json(std::string_view text) {
       ++col;
     }
   }
-  std::string where = text.empty() ? "empty input"
-                                   : "line " + std::to_string(line) + " column " + std::to_string(col);
+  std::string where = text.empty()
+                          ? "empty input"
+                          : "line " + std::to_string(line) + " column " + std::to_string(col);
   return Error{"", "invalid JSON at " + where + ": " + ec.message()};
 }
 
@@ -198,9 +199,11 @@ Fail read_pod_affinity_term(const json::object& o, const JsonPath& path, PodAffi
   }
   TP_TRY(read_string_list(o, "namespaces", path, t.namespaces));
   TP_TRY(read_string(o, "topologyKey", path, t.topology_key));
-  if (t.topology_key.empty()) return value_error(path.field("topologyKey"), "a pod affinity term needs a topology key");
+  if (t.topology_key.empty())
+    return value_error(path.field("topologyKey"), "a pod affinity term needs a topology key");
   if (std::string problem = label_key_problem(t.topology_key); !problem.empty()) {
-    return value_error(path.field("topologyKey"), quote_value(t.topology_key) + " is not a valid label key: " + problem);
+    return value_error(path.field("topologyKey"),
+                       quote_value(t.topology_key) + " is not a valid label key: " + problem);
   }
   return std::nullopt;
 }
@@ -234,7 +237,8 @@ Fail read_pod_affinity_terms(const json::object& o, const JsonPath& path, bool a
       t.anti = anti;
       TP_TRY(read_int(*wo, "weight", ip, t.weight));
       if (t.weight < 1 || t.weight > 100) {
-        return value_error(ip.field("weight"), std::to_string(t.weight) + " is not in the range 1-100");
+        return value_error(ip.field("weight"),
+                           std::to_string(t.weight) + " is not in the range 1-100");
       }
       if (const json::value* tv = member(*wo, "podAffinityTerm")) {
         JsonPath tp = ip.field("podAffinityTerm");
@@ -259,7 +263,8 @@ Fail read_affinity(const json::object& spec, const JsonPath& path, Pod& pod) {
       JsonPath pap = p.field(key);
       const json::object* pao = nullptr;
       TP_TRY(as_object(*pa, pap, pao));
-      TP_TRY(read_pod_affinity_terms(*pao, pap, key == std::string_view("podAntiAffinity"), pod.pod_affinity_terms));
+      TP_TRY(read_pod_affinity_terms(*pao, pap, key == std::string_view("podAntiAffinity"),
+                                     pod.pod_affinity_terms));
     }
   }
   const json::value* na = member(*aff, "nodeAffinity");
@@ -301,7 +306,8 @@ Fail read_affinity(const json::object& spec, const JsonPath& path, Pod& pod) {
   return std::nullopt;
 }
 
-Fail read_tolerations(const json::object& spec, const JsonPath& path, std::vector<Toleration>& out) {
+Fail read_tolerations(const json::object& spec, const JsonPath& path,
+                      std::vector<Toleration>& out) {
   const json::value* v = member(spec, "tolerations");
   if (!v) return std::nullopt;
   JsonPath p = path.field("tolerations");
@@ -327,7 +333,8 @@ Fail read_tolerations(const json::object& spec, const JsonPath& path, std::vecto
 }
 
 // metadata.ownerReferences: the first reference with controller: true.
-Fail read_controller_ref(const json::object& meta, const JsonPath& path, std::optional<OwnerReference>& out) {
+Fail read_controller_ref(const json::object& meta, const JsonPath& path,
+                         std::optional<OwnerReference>& out) {
   const json::value* v = member(meta, "ownerReferences");
   if (!v) return std::nullopt;
   const JsonPath p = path.field("ownerReferences");
@@ -351,27 +358,32 @@ Fail read_controller_ref(const json::object& meta, const JsonPath& path, std::op
 
 // The checks ValidateTopologySpreadConstraints (a pod's) or
 // ValidatePodTopologySpreadArgs (defaultConstraints) makes.
-Fail check_topology_spread(const std::vector<TopologySpreadConstraint>& list, const JsonPath& path, bool for_pod) {
+Fail check_topology_spread(const std::vector<TopologySpreadConstraint>& list, const JsonPath& path,
+                           bool for_pod) {
   for (size_t i = 0; i < list.size(); ++i) {
     const TopologySpreadConstraint& c = list[i];
     const JsonPath ip = path.index(static_cast<int64_t>(i));
     if (c.max_skew <= 0) {
-      return value_error(ip.field("maxSkew"), "maxSkew " + std::to_string(c.max_skew) + " must be greater than zero");
+      return value_error(ip.field("maxSkew"),
+                         "maxSkew " + std::to_string(c.max_skew) + " must be greater than zero");
     }
     if (c.topology_key.empty()) return value_error(ip.field("topologyKey"), "can not be empty");
     if (!for_pod) {
       if (std::string p = label_key_problem(c.topology_key); !p.empty()) {
-        return value_error(ip.field("topologyKey"), "topology key " + quote_value(c.topology_key) + " " + p);
+        return value_error(ip.field("topologyKey"),
+                           "topology key " + quote_value(c.topology_key) + " " + p);
       }
     }
     if (c.when_unsatisfiable != "DoNotSchedule" && c.when_unsatisfiable != "ScheduleAnyway") {
-      return value_error(ip.field("whenUnsatisfiable"), "unsupported value " + quote_value(c.when_unsatisfiable) +
-                                                           " (DoNotSchedule, ScheduleAnyway)");
+      return value_error(ip.field("whenUnsatisfiable"), "unsupported value " +
+                                                            quote_value(c.when_unsatisfiable) +
+                                                            " (DoNotSchedule, ScheduleAnyway)");
     }
     for (size_t j = 0; j < i; ++j) {
-      if (list[j].topology_key == c.topology_key && list[j].when_unsatisfiable == c.when_unsatisfiable) {
-        return value_error(ip, "duplicate {" + c.topology_key + ", " + c.when_unsatisfiable + "} (also at index " +
-                                   std::to_string(j) + ")");
+      if (list[j].topology_key == c.topology_key &&
+          list[j].when_unsatisfiable == c.when_unsatisfiable) {
+        return value_error(ip, "duplicate {" + c.topology_key + ", " + c.when_unsatisfiable +
+                                   "} (also at index " + std::to_string(j) + ")");
       }
     }
     if (!for_pod) {
@@ -383,18 +395,20 @@ Fail check_topology_spread(const std::vector<TopologySpreadConstraint>& list, co
     }
     if (c.min_domains) {
       if (*c.min_domains <= 0) {
-        return value_error(ip.field("minDomains"),
-                           "minDomains " + std::to_string(*c.min_domains) + " must be greater than zero");
+        return value_error(ip.field("minDomains"), "minDomains " + std::to_string(*c.min_domains) +
+                                                       " must be greater than zero");
       }
       if (c.when_unsatisfiable != "DoNotSchedule") {
-        return value_error(ip.field("minDomains"), "can only use minDomains if whenUnsatisfiable=DoNotSchedule, not " +
-                                                       c.when_unsatisfiable);
+        return value_error(ip.field("minDomains"),
+                           "can only use minDomains if whenUnsatisfiable=DoNotSchedule, not " +
+                               c.when_unsatisfiable);
       }
     }
     for (auto [field, value] : {std::pair{"nodeAffinityPolicy", &c.node_affinity_policy},
                                 std::pair{"nodeTaintsPolicy", &c.node_taints_policy}}) {
       if (!value->empty() && *value != "Honor" && *value != "Ignore") {
-        return value_error(ip.field(field), "unsupported value " + quote_value(*value) + " (Honor, Ignore)");
+        return value_error(ip.field(field),
+                           "unsupported value " + quote_value(*value) + " (Honor, Ignore)");
       }
     }
     const JsonPath kp = ip.field("matchLabelKeys");
@@ -419,24 +433,28 @@ Fail read_node_selector_term(const json::value& v, const JsonPath& path, NodeSel
   return read_term(v, path, term);
 }
 
-Fail read_controller(const json::object& meta, const JsonPath& path, std::optional<OwnerReference>& out) {
+Fail read_controller(const json::object& meta, const JsonPath& path,
+                     std::optional<OwnerReference>& out) {
   return read_controller_ref(meta, path, out);
 }
 
 }  // namespace decode_detail
 
-std::optional<Error> decode_label_selector(const json::value& v, const JsonPath& path, LabelSelector& out) {
+std::optional<Error> decode_label_selector(const json::value& v, const JsonPath& path,
+                                           LabelSelector& out) {
   const json::object* o = nullptr;
   TP_TRY(as_object(v, path, o));
   TP_TRY(read_string_map(*o, "matchLabels", path, out.match_labels));
   std::vector<NodeSelectorRequirement> exprs;
   TP_TRY(read_requirements(*o, "matchExpressions", path, exprs));
-  for (auto& e : exprs) out.match_expressions.push_back({std::move(e.key), std::move(e.op), std::move(e.values)});
+  for (auto& e : exprs)
+    out.match_expressions.push_back({std::move(e.key), std::move(e.op), std::move(e.values)});
   return std::nullopt;
 }
 
-std::optional<Error> decode_topology_spread(const json::value& v, const JsonPath& path, bool for_pod,
-                                           std::vector<TopologySpreadConstraint>& out) {
+std::optional<Error> decode_topology_spread(const json::value& v, const JsonPath& path,
+                                            bool for_pod,
+                                            std::vector<TopologySpreadConstraint>& out) {
   const json::array* a = nullptr;
   TP_TRY(as_array(v, path, a));
   out.clear();
@@ -507,7 +525,8 @@ Status decode_pod_into(const json::value& v, const JsonPath& path, Pod& pod) {
       TP_TRY(read_tolerations(*s, sp, pod.tolerations));
       TP_TRY(read_affinity(*s, sp, pod));
       if (const json::value* ts = member(*s, "topologySpreadConstraints")) {
-        TP_TRY(decode_topology_spread(*ts, sp.field("topologySpreadConstraints"), true, pod.topology_spread));
+        TP_TRY(decode_topology_spread(*ts, sp.field("topologySpreadConstraints"), true,
+                                      pod.topology_spread));
       }
       pod.scheduling_gated = non_empty_array(*s, "schedulingGates");
       pod.resource_claims = non_empty_array(*s, "resourceClaims");
@@ -519,7 +538,8 @@ Status decode_pod_into(const json::value& v, const JsonPath& path, Pod& pod) {
           const json::value& vol = (*va)[i];
           if (!vol.is_object()) continue;
           PodVolume volume;
-          TP_TRY(decode_detail::read_pod_volume(vol.get_object(), vp.index(static_cast<int64_t>(i)), volume));
+          TP_TRY(decode_detail::read_pod_volume(vol.get_object(), vp.index(static_cast<int64_t>(i)),
+                                                volume));
           if (volume.source != PodVolume::Source::kOther) pod.volumes.push_back(std::move(volume));
           if (const json::value* iv = member(vol.get_object(), "image")) {
             const JsonPath ep = vp.index(static_cast<int64_t>(i));
@@ -617,8 +637,8 @@ Result<Node> decode_node(const json::value& v, const JsonPath& path) {
 
 namespace {
 
-Fail read_meta(const json::object& o, const JsonPath& path, std::string& ns, std::string& name, Labels* labels,
-               bool namespaced) {
+Fail read_meta(const json::object& o, const JsonPath& path, std::string& ns, std::string& name,
+               Labels* labels, bool namespaced) {
   const json::value* mv = member(o, "metadata");
   const JsonPath mp = path.field("metadata");
   if (mv) {
@@ -639,7 +659,8 @@ const json::object* spec_of(const json::object& o) {
 }
 
 Fail check_spec(const json::object& o, const JsonPath& path) {
-  if (const json::value* v = member(o, "spec"); v && !v->is_object()) return type_error(path.field("spec"), "an object", *v);
+  if (const json::value* v = member(o, "spec"); v && !v->is_object())
+    return type_error(path.field("spec"), "an object", *v);
   return std::nullopt;
 }
 
@@ -654,8 +675,9 @@ Result<Namespace> decode_namespace(const json::value& v, const JsonPath& path) {
     TP_TRY(read_meta(*o, path, ignored, out.name, &out.labels, false));
     // SetDefaults_Namespace: every named namespace carries its name as a label.
     if (!out.name.empty()) {
-      auto it = std::lower_bound(out.labels.begin(), out.labels.end(), std::string(kMetadataNameLabel),
-                                 [](const auto& e, const std::string& key) { return e.first < key; });
+      auto it =
+          std::lower_bound(out.labels.begin(), out.labels.end(), std::string(kMetadataNameLabel),
+                           [](const auto& e, const std::string& key) { return e.first < key; });
       if (it != out.labels.end() && it->first == kMetadataNameLabel) {
         it->second = out.name;
       } else {
@@ -690,22 +712,23 @@ Result<Object> decode_namespaced(const json::value& v, const JsonPath& path, Rea
 }  // namespace
 
 Result<MapSelectorObject> decode_map_selector_object(const json::value& v, const JsonPath& path) {
-  return decode_namespaced<MapSelectorObject>(v, path, [](const json::object& spec, const JsonPath& sp,
-                                                          MapSelectorObject& out) -> Fail {
-    if (member(spec, "selector")) TP_TRY(read_string_map(spec, "selector", sp, out.selector.emplace()));
-    return std::nullopt;
-  });
+  return decode_namespaced<MapSelectorObject>(
+      v, path, [](const json::object& spec, const JsonPath& sp, MapSelectorObject& out) -> Fail {
+        if (member(spec, "selector"))
+          TP_TRY(read_string_map(spec, "selector", sp, out.selector.emplace()));
+        return std::nullopt;
+      });
 }
 
 Result<SelectorObject> decode_selector_object(const json::value& v, const JsonPath& path) {
-  return decode_namespaced<SelectorObject>(v, path, [](const json::object& spec, const JsonPath& sp,
-                                                       SelectorObject& out) -> Fail {
-    const json::value* sel = member(spec, "selector");
-    if (!sel) return std::nullopt;
-    const JsonPath selp = sp.field("selector");
-    TP_TRY(decode_label_selector(*sel, selp, out.selector.emplace()));
-    return validate_label_selector(*out.selector, selp);
-  });
+  return decode_namespaced<SelectorObject>(
+      v, path, [](const json::object& spec, const JsonPath& sp, SelectorObject& out) -> Fail {
+        const json::value* sel = member(spec, "selector");
+        if (!sel) return std::nullopt;
+        const JsonPath selp = sp.field("selector");
+        TP_TRY(decode_label_selector(*sel, selp, out.selector.emplace()));
+        return validate_label_selector(*out.selector, selp);
+      });
 }
 
 namespace {
@@ -719,8 +742,8 @@ Status append(Result<T> decoded, std::vector<T>& into) {
 
 }  // namespace
 
-Status decode_api_object(std::string_view kind, const json::value& v, const JsonPath& path, ApiObjects& out,
-                         bool& known) {
+Status decode_api_object(std::string_view kind, const json::value& v, const JsonPath& path,
+                         ApiObjects& out, bool& known) {
   known = true;
   if (kind == "Namespace") {
     out.namespaces_listed = true;
@@ -809,7 +832,8 @@ Status visit_objects(const json::value& v, const JsonPath& path, const ObjectVis
       TP_TRY(visit_items(*pods, path.field("pods"), "Pod", visit));
     }
     if (!any) {
-      return value_error(path, "expected a Kubernetes List (kind, items) or an object with nodes and pods");
+      return value_error(
+          path, "expected a Kubernetes List (kind, items) or an object with nodes and pods");
     }
     return std::nullopt;
   };
@@ -818,27 +842,28 @@ Status visit_objects(const json::value& v, const JsonPath& path, const ObjectVis
 }
 
 Status decode_objects(const json::value& v, const JsonPath& path, ClusterObjects& out) {
-  return visit_objects(v, path, [&](std::string_view kind, const json::value& item,
-                                    const JsonPath& p) -> Status {
-    const bool single = &item == &v;  // a lone object of another kind is a mistake
-    if (kind == "Node") {
-      auto n = decode_node(item, p);
-      if (!n) return n.error();
-      out.nodes.push_back(std::move(*n));
-    } else if (kind == "Pod") {
-      auto pod = decode_pod(item, p);
-      if (!pod) return pod.error();
-      out.pods.push_back(std::move(*pod));
-    } else {
-      bool known = false;
-      if (auto s = decode_api_object(kind, item, p, out.objects, known); !s) return s;
-      if (!known && single) {
-        return Error{p.field("kind").str(), "expected a List, NodeList, PodList, Node or Pod, got " +
-                                                quote_value(kind)};
-      }
-    }
-    return Ok{};
-  });
+  return visit_objects(
+      v, path, [&](std::string_view kind, const json::value& item, const JsonPath& p) -> Status {
+        const bool single = &item == &v;  // a lone object of another kind is a mistake
+        if (kind == "Node") {
+          auto n = decode_node(item, p);
+          if (!n) return n.error();
+          out.nodes.push_back(std::move(*n));
+        } else if (kind == "Pod") {
+          auto pod = decode_pod(item, p);
+          if (!pod) return pod.error();
+          out.pods.push_back(std::move(*pod));
+        } else {
+          bool known = false;
+          if (auto s = decode_api_object(kind, item, p, out.objects, known); !s) return s;
+          if (!known && single) {
+            return Error{
+                p.field("kind").str(),
+                "expected a List, NodeList, PodList, Node or Pod, got " + quote_value(kind)};
+          }
+        }
+        return Ok{};
+      });
 }
 
 }  // namespace tightpack

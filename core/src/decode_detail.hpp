@@ -13,13 +13,15 @@ namespace tightpack::decode_detail {
 using json_read::Fail;
 
 // A v1.NodeSelectorTerm, as written (node affinity of pods and volumes).
-Fail read_node_selector_term(const boost::json::value& v, const JsonPath& path, NodeSelectorTerm& term);
+Fail read_node_selector_term(const boost::json::value& v, const JsonPath& path,
+                             NodeSelectorTerm& term);
 // The checks the API server's validation makes of a NodeSelectorTerm that is
 // not a pod's (a PersistentVolume's node affinity): operators, value counts,
 // Gt/Lt integers, matchFields on metadata.name only.
 Fail validate_node_selector_term(const NodeSelectorTerm& term, const JsonPath& path);
 // metadata.ownerReferences: the first reference with controller: true.
-Fail read_controller(const boost::json::object& meta, const JsonPath& path, std::optional<OwnerReference>& out);
+Fail read_controller(const boost::json::object& meta, const JsonPath& path,
+                     std::optional<OwnerReference>& out);
 // One entry of a pod's spec.volumes; `out.source` stays kOther for sources no
 // scheduling plugin reads.
 Fail read_pod_volume(const boost::json::object& volume, const JsonPath& path, PodVolume& out);

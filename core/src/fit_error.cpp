@@ -91,8 +91,8 @@ Preemption evaluate_preemption(const PodPlan& plan, const Cluster& c, const Deci
 std::string fit_error_message(const PodPlan& plan, const Cluster& c, const Decision& d) {
   std::string msg;
   if (d.prefilter_rejected) {
-    msg = "0/" + std::to_string(d.num_all_nodes) + " nodes are available: " +
-          plan.reasons(c, 0, d.statuses.front()).front() + ".";
+    msg = "0/" + std::to_string(d.num_all_nodes) +
+          " nodes are available: " + plan.reasons(c, 0, d.statuses.front()).front() + ".";
   } else {
     std::map<std::string, int64_t> counts;
     for (size_t j = 0; j < d.filtered.size(); ++j) {
@@ -112,10 +112,12 @@ std::string fit_error_message(const PodPlan& plan, const Cluster& c, const Decis
   // (a PostFilter success ends the phase; kubernetes#140222 dropped it in v1.37).
   std::vector<std::string> post;
   const bool freed = d.preemption && d.preemption->helps;
-  if (kube_release::dra_says_no_new_claims(plan.profile().kube_minor) && plan.profile().dra_post_filter && !freed) {
+  if (kube_release::dra_says_no_new_claims(plan.profile().kube_minor) &&
+      plan.profile().dra_post_filter && !freed) {
     post.push_back("no new claims to deallocate");
   }
-  if (d.preemption && !d.preemption->message.empty()) post.push_back("preemption: " + d.preemption->message);
+  if (d.preemption && !d.preemption->message.empty())
+    post.push_back("preemption: " + d.preemption->message);
   for (size_t i = 0; i < post.size(); ++i) msg += (i == 0 ? " " : ", ") + post[i];
   return msg;
 }

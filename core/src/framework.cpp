@@ -14,10 +14,10 @@
 #include "tightpack/plugins/node_ports.hpp"
 #include "tightpack/plugins/node_unschedulable.hpp"
 #include "tightpack/plugins/node_volume_limits.hpp"
+#include "tightpack/plugins/taint_toleration.hpp"
 #include "tightpack/plugins/volume_binding.hpp"
 #include "tightpack/plugins/volume_restrictions.hpp"
 #include "tightpack/plugins/volume_zone.hpp"
-#include "tightpack/plugins/taint_toleration.hpp"
 #include "tightpack/pod_resources.hpp"
 
 namespace tightpack {
@@ -42,8 +42,8 @@ PodPlan::ResourceColumns columns_for(const Cluster& c, const std::string& name) 
 // (nodes of a pool share them) and fills the result for every node; when the
 // verdict also depends on the node's name, or on many keys, once per node.
 template <class Compute>
-std::vector<int64_t> per_node_by_labels(const Cluster& c, std::vector<std::string> keys, bool uses_name,
-                                        Compute&& compute) {
+std::vector<int64_t> per_node_by_labels(const Cluster& c, std::vector<std::string> keys,
+                                        bool uses_name, Compute&& compute) {
   std::sort(keys.begin(), keys.end());
   keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
   std::vector<int64_t> out(c.size());
@@ -55,7 +55,8 @@ std::vector<int64_t> per_node_by_labels(const Cluster& c, std::vector<std::strin
   const std::vector<StrId>* second = keys.size() > 1 ? c.label_column(keys[1]) : nullptr;
   std::unordered_map<uint64_t, int64_t> memo;
   for (NodeIndex i = 0; i < c.size(); ++i) {
-    uint64_t key = (first ? (*first)[i] : kNoStr) | (uint64_t{second ? (*second)[i] : kNoStr} << 32);
+    uint64_t key =
+        (first ? (*first)[i] : kNoStr) | (uint64_t{second ? (*second)[i] : kNoStr} << 32);
     auto [it, fresh] = memo.try_emplace(key, 0);
     if (fresh) it->second = compute(i);
     out[i] = it->second;
@@ -64,7 +65,8 @@ std::vector<int64_t> per_node_by_labels(const Cluster& c, std::vector<std::strin
 }
 
 std::string unsupported(const std::string& pod, const std::string& what) {
-  return "pod " + pod + ": " + what + " is not supported by tightpack yet; kube-scheduler would consider it";
+  return "pod " + pod + ": " + what +
+         " is not supported by tightpack yet; kube-scheduler would consider it";
 }
 
 }  // namespace
@@ -81,10 +83,13 @@ Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Po
   if (uses(Plugin::InterPodAffinity) && !c.objects().namespaces_listed &&
       ((plan.affinity_terms_ && plugins::reads_namespace_labels(*plan.affinity_terms_)) ||
        c.namespace_label_readers() > 0)) {
-    return Error{"", unsupported(plan.key_, "an inter-pod affinity term's namespaceSelector on namespace labels when "
-                                            "the cluster's namespaces are not given (InterPodAffinity)")};
+    return Error{
+        "", unsupported(plan.key_,
+                        "an inter-pod affinity term's namespaceSelector on namespace labels when "
+                        "the cluster's namespaces are not given (InterPodAffinity)")};
   }
-  if (auto refused = plan.plan_volumes(c, profile, pod)) return Error{"", unsupported(plan.key_, *refused)};
+  if (auto refused = plan.plan_volumes(c, profile, pod))
+    return Error{"", unsupported(plan.key_, *refused)};
   if (profile.filters.size() >= kNoStaticFailure) return Error{"", "too many filter plugins"};
   plan.priority_ = pod.priority;
   plan.preempt_never_ = pod.preempt_never;
@@ -96,8 +101,8 @@ Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Po
   // their results, in v1.37's order (NodeName before NodeAffinity).
   std::optional<std::set<std::string>> names;
   std::set<std::string> restricting;  // sorted, as sets.List prints them
-  if (kube_release::node_name_prefilter(profile.kube_minor) && profile.filter_enabled(Plugin::NodeName) &&
-      !pod.node_name.empty()) {
+  if (kube_release::node_name_prefilter(profile.kube_minor) &&
+      profile.filter_enabled(Plugin::NodeName) && !pod.node_name.empty()) {
     names = std::set<std::string>{pod.node_name};
     restricting.insert("NodeName");
   }
@@ -108,8 +113,8 @@ Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Po
       restricting.insert("NodeAffinity");
       if (names) {
         std::set<std::string> both;
-        std::set_intersection(names->begin(), names->end(), restriction.names->begin(), restriction.names->end(),
-                              std::inserter(both, both.begin()));
+        std::set_intersection(names->begin(), names->end(), restriction.names->begin(),
+                              restriction.names->end(), std::inserter(both, both.begin()));
         names = std::move(both);
       } else {
         names = std::move(restriction.names);
@@ -148,16 +153,19 @@ Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Po
                             profile.filter_enabled(Plugin::InterPodAffinity),
                             profile.score_weight(Plugin::InterPodAffinity) > 0, profile.kube_minor);
     for (size_t pos = 0; pos < profile.filters.size(); ++pos) {
-      if (profile.filters[pos] == Plugin::InterPodAffinity) plan.inter_pod_position_ = static_cast<uint8_t>(pos);
+      if (profile.filters[pos] == Plugin::InterPodAffinity)
+        plan.inter_pod_position_ = static_cast<uint8_t>(pos);
     }
   }
   if (uses(Plugin::PodTopologySpread)) {
-    auto hard = profile.filter_enabled(Plugin::PodTopologySpread)
-                    ? plugins::spread_constraints(pod, profile.spread, c.objects(), c.owners(), true)
-                    : std::vector<plugins::SpreadConstraint>{};
-    auto soft = profile.score_weight(Plugin::PodTopologySpread) > 0
-                    ? plugins::spread_constraints(pod, profile.spread, c.objects(), c.owners(), false)
-                    : std::vector<plugins::SpreadConstraint>{};
+    auto hard =
+        profile.filter_enabled(Plugin::PodTopologySpread)
+            ? plugins::spread_constraints(pod, profile.spread, c.objects(), c.owners(), true)
+            : std::vector<plugins::SpreadConstraint>{};
+    auto soft =
+        profile.score_weight(Plugin::PodTopologySpread) > 0
+            ? plugins::spread_constraints(pod, profile.spread, c.objects(), c.owners(), false)
+            : std::vector<plugins::SpreadConstraint>{};
     if (!hard.empty() || !soft.empty()) {
       // Only the system defaults score nodes without every topology key.
       const bool require_all = !pod.topology_spread.empty() || !profile.spread.system_defaulting;
@@ -191,11 +199,12 @@ Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Po
   for (NodeIndex i = 0; i < n && !any_cordoned; ++i) any_cordoned = c.node(i).unschedulable;
   for (size_t pos = 0; pos < profile.filters.size(); ++pos) {
     Plugin p = profile.filters[pos];
-    bool can_reject = (p == Plugin::NodeUnschedulable && any_cordoned && !tolerates_unschedulable) ||
-                      (p == Plugin::NodeName && !pod.node_name.empty()) || p == Plugin::TaintToleration ||
-                      (p == Plugin::NodeAffinity && !required.trivial()) ||
-                      (p == Plugin::VolumeBinding && plan.binding_filters_) ||
-                      (p == Plugin::VolumeZone && !plan.zone_topologies_.empty());
+    bool can_reject =
+        (p == Plugin::NodeUnschedulable && any_cordoned && !tolerates_unschedulable) ||
+        (p == Plugin::NodeName && !pod.node_name.empty()) || p == Plugin::TaintToleration ||
+        (p == Plugin::NodeAffinity && !required.trivial()) ||
+        (p == Plugin::VolumeBinding && plan.binding_filters_) ||
+        (p == Plugin::VolumeZone && !plan.zone_topologies_.empty());
     if (can_reject) plan.static_filters_.emplace_back(static_cast<uint8_t>(pos), p);
   }
   plan.first_fit_ = use == Use::kFirstFit;
@@ -206,8 +215,9 @@ Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Po
     if (!required.trivial()) {
       std::vector<std::string> keys;
       required.collect_keys(keys);
-      affinity_match = per_node_by_labels(c, keys, required.uses_fields(),
-                                          [&](NodeIndex i) { return int64_t{required.matches(c, i)}; });
+      affinity_match = per_node_by_labels(c, keys, required.uses_fields(), [&](NodeIndex i) {
+        return int64_t{required.matches(c, i)};
+      });
     }
     if (plan.binding_filters_) {
       // FindPodVolumes once per node, for VolumeBinding's verdict (judge)
@@ -215,8 +225,9 @@ Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Po
       const plugins::PodClaims claims = plan.claims(c);
       std::vector<std::pair<int64_t, int64_t>> shape;
       if (plan.volume_scores_) {
-        for (const ShapePoint& point : profile.volume_shape ? *profile.volume_shape
-                                                            : std::vector<ShapePoint>{{0, 10}, {100, 0}}) {
+        for (const ShapePoint& point : profile.volume_shape
+                                           ? *profile.volume_shape
+                                           : std::vector<ShapePoint>{{0, 10}, {100, 0}}) {
           shape.emplace_back(point.utilization, point.score * (plugins::kMaxNodeScore / 10));
         }
         plan.volume_score_.resize(n);
@@ -224,10 +235,13 @@ Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Po
       plan.binding_conflicts_.resize(n);
       // The score (0-100) and the conflicts (a byte) in one value.
       const plugins::VolumeNodeReads reads = plugins::find_pod_volumes_reads(c.storage(), claims);
-      const std::vector<int64_t> found = per_node_by_labels(c, reads.keys, reads.name, [&](NodeIndex i) {
-        const plugins::NodeVolumes v = plugins::find_pod_volumes(c.storage(), claims, c.node(i));
-        return (plan.volume_scores_ ? plugins::volume_binding_score(v, shape) << 8 : 0) | v.conflicts;
-      });
+      const std::vector<int64_t> found =
+          per_node_by_labels(c, reads.keys, reads.name, [&](NodeIndex i) {
+            const plugins::NodeVolumes v =
+                plugins::find_pod_volumes(c.storage(), claims, c.node(i));
+            return (plan.volume_scores_ ? plugins::volume_binding_score(v, shape) << 8 : 0) |
+                   v.conflicts;
+          });
       for (NodeIndex i = 0; i < n; ++i) {
         plan.binding_conflicts_[i] = static_cast<uint8_t>(found[i] & 0xff);
         if (plan.volume_scores_) plan.volume_score_[i] = found[i] >> 8;
@@ -252,8 +266,9 @@ Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Po
   if (preferred.first_invalid_term() >= 0 && profile.score_weight(Plugin::NodeAffinity) > 0) {
     return Error{"spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[" +
                      std::to_string(preferred.first_invalid_term()) + "]",
-                 "pod " + plan.key_ + ": the preferred node affinity term does not parse, so kube-scheduler "
-                                      "fails to schedule the pod (NodeAffinity PreScore)"};
+                 "pod " + plan.key_ +
+                     ": the preferred node affinity term does not parse, so kube-scheduler "
+                     "fails to schedule the pod (NodeAffinity PreScore)"};
   }
   if (!plan.first_fit_ && !preferred.empty() && profile.score_weight(Plugin::NodeAffinity) > 0) {
     preferred.bind(c);
@@ -297,14 +312,17 @@ PodPlan::StaticVerdict PodPlan::judge(const Cluster& c, NodeIndex i, bool affini
     switch (plugin) {
       case Plugin::NodeUnschedulable:
         // Listed only for pods that do not tolerate cordoned nodes.
-        if (!plugins::unschedulable_admits(c.node(i), false)) s.code = Code::UnschedulableAndUnresolvable;
+        if (!plugins::unschedulable_admits(c.node(i), false))
+          s.code = Code::UnschedulableAndUnresolvable;
         break;
       case Plugin::NodeName:
-        if (!plugins::node_name_admits(node_name_, c.name(i))) s.code = Code::UnschedulableAndUnresolvable;
+        if (!plugins::node_name_admits(node_name_, c.name(i)))
+          s.code = Code::UnschedulableAndUnresolvable;
         break;
       case Plugin::TaintToleration: {
         int& t = taint_by_set_[c.taint_set(i)];
-        if (t == -2) t = plugins::first_untolerated_taint(c.taints_of_set(c.taint_set(i)), tolerations_);
+        if (t == -2)
+          t = plugins::first_untolerated_taint(c.taints_of_set(c.taint_set(i)), tolerations_);
         if (t >= 0) {
           s.code = Code::UnschedulableAndUnresolvable;
           s.taint = static_cast<int16_t>(t);
@@ -312,9 +330,10 @@ PodPlan::StaticVerdict PodPlan::judge(const Cluster& c, NodeIndex i, bool affini
         break;
       }
       case Plugin::VolumeBinding: {
-        const uint8_t conflicts = binding_conflicts_.empty()
-                                      ? plugins::find_pod_volumes(c.storage(), claims(c), c.node(i)).conflicts
-                                      : binding_conflicts_[i];
+        const uint8_t conflicts =
+            binding_conflicts_.empty()
+                ? plugins::find_pod_volumes(c.storage(), claims(c), c.node(i)).conflicts
+                : binding_conflicts_[i];
         if (conflicts) {
           s.code = Code::UnschedulableAndUnresolvable;
           s.detail = conflicts;
@@ -322,7 +341,8 @@ PodPlan::StaticVerdict PodPlan::judge(const Cluster& c, NodeIndex i, bool affini
         break;
       }
       case Plugin::VolumeZone:
-        if (!plugins::volume_zone_admits(zone_topologies_, c.node(i).labels)) s.code = Code::UnschedulableAndUnresolvable;
+        if (!plugins::volume_zone_admits(zone_topologies_, c.node(i).labels))
+          s.code = Code::UnschedulableAndUnresolvable;
         break;
       default:  // NodeAffinity
         if (!affinity_ok) s.code = Code::UnschedulableAndUnresolvable;
@@ -344,12 +364,15 @@ PodPlan::Verdict PodPlan::node_verdict(const Cluster& c, NodeIndex n, const Reli
     if (position > static_position) break;
     if (plugin == Plugin::NodeResourcesFit) {
       if (relief) {  // a preemption dry run asks only whether the pod fits
-        if (!plugins::fits(c, n, fit_request_, relief)) return {position, NodeStatus{Code::Unschedulable, plugin}};
+        if (!plugins::fits(c, n, fit_request_, relief))
+          return {position, NodeStatus{Code::Unschedulable, plugin}};
         continue;
       }
       switch (plugins::fit_verdict(c, n, fit_request_)) {
-        case plugins::FitVerdict::kFits: continue;
-        case plugins::FitVerdict::kInsufficient: return {position, NodeStatus{Code::Unschedulable, plugin}};
+        case plugins::FitVerdict::kFits:
+          continue;
+        case plugins::FitVerdict::kInsufficient:
+          return {position, NodeStatus{Code::Unschedulable, plugin}};
         case plugins::FitVerdict::kUnresolvable:
           return {position, NodeStatus{kube_release::fit_can_be_unresolvable(profile_->kube_minor)
                                            ? Code::UnschedulableAndUnresolvable
@@ -361,21 +384,25 @@ PodPlan::Verdict PodPlan::node_verdict(const Cluster& c, NodeIndex n, const Reli
     if (plugin == Plugin::VolumeRestrictions) {
       const auto& pods = c.pods_on(n);
       for (size_t k = 0; k < pods.size(); ++k) {
-        if (!pods[k].storage || (relief && std::find(relief->positions.begin(), relief->positions.end(), k) !=
-                                               relief->positions.end())) {
+        if (!pods[k].storage ||
+            (relief && std::find(relief->positions.begin(), relief->positions.end(), k) !=
+                           relief->positions.end())) {
           continue;
         }
-        if (plugins::disks_conflict(disks_, *pods[k].storage)) return {position, NodeStatus{Code::Unschedulable, plugin}};
+        if (plugins::disks_conflict(disks_, *pods[k].storage))
+          return {position, NodeStatus{Code::Unschedulable, plugin}};
       }
       continue;
     }
     if (plugin == Plugin::NodeVolumeLimits) {
-      const auto v = plugins::volume_limits(attachable_, attachable_drivers_, c.csi_node(n), c.pods_on(n), relief,
-                                            kube_release::volume_limit_scaling(profile_->kube_minor),
-                                            &c.attached_volumes(n));
+      const auto v = plugins::volume_limits(
+          attachable_, attachable_drivers_, c.csi_node(n), c.pods_on(n), relief,
+          kube_release::volume_limit_scaling(profile_->kube_minor), &c.attached_volumes(n));
       if (v.kind == plugins::VolumeLimitsVerdict::kAdmits) continue;
       NodeStatus s{Code::Unschedulable, plugin};
-      s.detail = v.kind == plugins::VolumeLimitsVerdict::kExceeded ? 0 : static_cast<uint8_t>(1 + v.driver);
+      s.detail = v.kind == plugins::VolumeLimitsVerdict::kExceeded
+                     ? 0
+                     : static_cast<uint8_t>(1 + v.driver);
       return {position, s};
     }
     bool conflict;
@@ -394,13 +421,14 @@ PodPlan::Verdict PodPlan::node_verdict(const Cluster& c, NodeIndex n, const Reli
   return {verdict.position, verdict.status};
 }
 
-NodeStatus PodPlan::with_domain_filters(const Cluster& c, NodeIndex n, const Verdict& v, const Relief* relief,
-                                        Plugin skip) const {
+NodeStatus PodPlan::with_domain_filters(const Cluster& c, NodeIndex n, const Verdict& v,
+                                        const Relief* relief, Plugin skip) const {
   // The domain filters in profile order, each only where no filter before
   // it rejected the node.
-  std::array<std::pair<uint8_t, Plugin>, 3> order{{{restrictions_position_, Plugin::VolumeRestrictions},
-                                                   {spread_position_, Plugin::PodTopologySpread},
-                                                   {inter_pod_position_, Plugin::InterPodAffinity}}};
+  std::array<std::pair<uint8_t, Plugin>, 3> order{
+      {{restrictions_position_, Plugin::VolumeRestrictions},
+       {spread_position_, Plugin::PodTopologySpread},
+       {inter_pod_position_, Plugin::InterPodAffinity}}};
   std::sort(order.begin(), order.end());
   for (const auto& [position, plugin] : order) {
     if (position >= v.position) break;
@@ -412,7 +440,8 @@ NodeStatus PodPlan::with_domain_filters(const Cluster& c, NodeIndex n, const Ver
 
 int64_t PodPlan::read_write_once_pod_in_use(const Cluster& c) const {
   int64_t in_use = 0;
-  for (const std::string& name : read_write_once_pod_) in_use += c.claim_users(ns_ + "/" + name) > 0;
+  for (const std::string& name : read_write_once_pod_)
+    in_use += c.claim_users(ns_ + "/" + name) > 0;
   return in_use;
 }
 
@@ -451,7 +480,8 @@ std::optional<NodeStatus> PodPlan::domain_filter(const Cluster& c, NodeIndex n, 
     inter_pod_->sync(c);
     uint8_t detail = 0;
     if (inter_pod_->admits(c, n, relief, detail)) return std::nullopt;
-    NodeStatus s{detail == plugins::kAffinityNotMatched ? Code::UnschedulableAndUnresolvable : Code::Unschedulable,
+    NodeStatus s{detail == plugins::kAffinityNotMatched ? Code::UnschedulableAndUnresolvable
+                                                        : Code::Unschedulable,
                  Plugin::InterPodAffinity};
     s.detail = detail;
     return s;
@@ -463,7 +493,8 @@ std::optional<NodeStatus> PodPlan::domain_filter(const Cluster& c, NodeIndex n, 
     if (relief && conflicting > 0) {
       const auto& pods = c.pods_on(n);
       for (size_t k : relief->positions) {
-        if (pods[k].storage) conflicting -= plugins::read_write_once_pod_refs(read_write_once_pod_, *pods[k].storage);
+        if (pods[k].storage)
+          conflicting -= plugins::read_write_once_pod_refs(read_write_once_pod_, *pods[k].storage);
       }
     }
     if (conflicting == 0) return std::nullopt;
@@ -474,7 +505,8 @@ std::optional<NodeStatus> PodPlan::domain_filter(const Cluster& c, NodeIndex n, 
   spread_->sync(c);  // PodTopologySpread
   uint8_t detail = 0;
   if (spread_->admits(c, n, relief, detail)) return std::nullopt;
-  NodeStatus s{detail == plugins::kSpreadMissingLabel ? Code::UnschedulableAndUnresolvable : Code::Unschedulable,
+  NodeStatus s{detail == plugins::kSpreadMissingLabel ? Code::UnschedulableAndUnresolvable
+                                                      : Code::Unschedulable,
                Plugin::PodTopologySpread};
   s.detail = detail;
   return s;
@@ -489,31 +521,36 @@ bool PodPlan::reads_domains(const ScoreVector& weight) const {
   // copies are placed, but they are normalised over the feasible nodes,
   // which the replica index does not do.
   return restrictions_position_ != UINT8_MAX ||
-         (spread_ && (spread_->filters() || (spread_->scores() && weight[slot<Plugin::PodTopologySpread>()]))) ||
-         (inter_pod_ && (inter_pod_->reads_domains() ||
-                         (weight[slot<Plugin::InterPodAffinity>()] && !inter_pod_->score_skipped())));
+         (spread_ && (spread_->filters() ||
+                      (spread_->scores() && weight[slot<Plugin::PodTopologySpread>()]))) ||
+         (inter_pod_ && (inter_pod_->reads_domains() || (weight[slot<Plugin::InterPodAffinity>()] &&
+                                                         !inter_pod_->score_skipped())));
 }
 
 bool PodPlan::only_spread_reads_domains(const ScoreVector& weight) const {
   return restrictions_position_ == UINT8_MAX && !assumes_volumes() &&
-         (!inter_pod_ || (!inter_pod_->reads_domains() &&
-                          (!weight[slot<Plugin::InterPodAffinity>()] || inter_pod_->score_skipped())));
+         (!inter_pod_ ||
+          (!inter_pod_->reads_domains() &&
+           (!weight[slot<Plugin::InterPodAffinity>()] || inter_pod_->score_skipped())));
 }
 
 NodeStatus PodPlan::prefilter_status() const {
   // RunPreFilterPlugins' own status for merged results with no node in
   // common names no plugin.
   if (merged_conflict_) return NodeStatus{Code::UnschedulableAndUnresolvable, Plugin::kCount};
-  if (prefilter_conflict_ || !rejection_) return NodeStatus{Code::UnschedulableAndUnresolvable, Plugin::NodeAffinity};
+  if (prefilter_conflict_ || !rejection_)
+    return NodeStatus{Code::UnschedulableAndUnresolvable, Plugin::NodeAffinity};
   return NodeStatus{Code::UnschedulableAndUnresolvable, rejection_->plugin};
 }
 
 plugins::PodClaims PodPlan::claims(const Cluster& c) const {
   plugins::PodClaims out;
-  auto resolve = [&](const std::vector<std::string>& keys, std::vector<const PersistentVolumeClaim*>& into) {
+  auto resolve = [&](const std::vector<std::string>& keys,
+                     std::vector<const PersistentVolumeClaim*>& into) {
     for (const std::string& key : keys) {
       const size_t slash = key.find('/');
-      if (const PersistentVolumeClaim* claim = c.storage().claim(key.substr(0, slash), key.substr(slash + 1))) {
+      if (const PersistentVolumeClaim* claim =
+              c.storage().claim(key.substr(0, slash), key.substr(slash + 1))) {
         into.push_back(claim);
       }
     }
@@ -524,17 +561,20 @@ plugins::PodClaims PodPlan::claims(const Cluster& c) const {
   return out;
 }
 
-std::optional<std::string> PodPlan::plan_volumes(const Cluster& c, const Profile& profile, const Pod& pod) {
+std::optional<std::string> PodPlan::plan_volumes(const Cluster& c, const Profile& profile,
+                                                 const Pod& pod) {
   if (pod.volumes.empty()) return std::nullopt;
   const bool claims = std::any_of(pod.volumes.begin(), pod.volumes.end(), [](const PodVolume& v) {
     return v.source == PodVolume::Source::kClaim || v.source == PodVolume::Source::kEphemeral;
   });
-  const bool reads_claims = profile.filter_enabled(Plugin::VolumeBinding) || profile.filter_enabled(Plugin::VolumeZone) ||
+  const bool reads_claims = profile.filter_enabled(Plugin::VolumeBinding) ||
+                            profile.filter_enabled(Plugin::VolumeZone) ||
                             profile.filter_enabled(Plugin::VolumeRestrictions) ||
                             profile.filter_enabled(Plugin::NodeVolumeLimits);
   if (claims && reads_claims && !c.objects().storage_listed) {
-    return std::string("persistent volume claims when the cluster's claims, volumes and classes are not given "
-                       "(VolumeBinding)");
+    return std::string(
+        "persistent volume claims when the cluster's claims, volumes and classes are not given "
+        "(VolumeBinding)");
   }
   const plugins::StorageState& st = c.storage();
   ns_ = pod.ns;
@@ -553,11 +593,14 @@ std::optional<std::string> PodPlan::plan_volumes(const Cluster& c, const Profile
       case Plugin::NodeVolumeLimits:
         // NodeVolumeLimits translates in-tree volumes to CSI on every node
         // with a CSINode; the engine does not.
-        if (!st.csi_nodes_empty() && ((storage_ && storage_->in_tree) || c.in_tree_volume_pods() > 0)) {
-          return std::string("in-tree volumes on nodes with a CSINode (NodeVolumeLimits translates them to CSI)");
+        if (!st.csi_nodes_empty() &&
+            ((storage_ && storage_->in_tree) || c.in_tree_volume_pods() > 0)) {
+          return std::string(
+              "in-tree volumes on nodes with a CSINode (NodeVolumeLimits translates them to CSI)");
         }
         attachable_ = st.attachable(pod);
-        for (const auto& [volume, driver] : attachable_) attachable_drivers_.push_back(st.csi_driver(driver));
+        for (const auto& [volume, driver] : attachable_)
+          attachable_drivers_.push_back(st.csi_driver(driver));
         break;
       case Plugin::VolumeBinding: {
         auto pre = plugins::volume_binding_prefilter(st, pod);
@@ -565,13 +608,15 @@ std::optional<std::string> PodPlan::plan_volumes(const Cluster& c, const Profile
         rejection = std::move(pre->rejection);
         for (const PersistentVolumeClaim* claim : pre->claims.bound) {
           const PersistentVolume* pv = st.volume(claim->volume_name);
-          if (pv && plugins::migrates_to_csi(pv->in_tree_plugin) && st.migrated(pv->in_tree_plugin)) {
+          if (pv && plugins::migrates_to_csi(pv->in_tree_plugin) &&
+              st.migrated(pv->in_tree_plugin)) {
             return "volume " + pv->name + " of in-tree plugin " + pv->in_tree_plugin +
                    " migrated to CSI (VolumeBinding translates its node affinity)";
           }
           bound_claims_.push_back(claim->key());
         }
-        for (const PersistentVolumeClaim* claim : pre->claims.delayed) delayed_claims_.push_back(claim->key());
+        for (const PersistentVolumeClaim* claim : pre->claims.delayed)
+          delayed_claims_.push_back(claim->key());
         binding_filters_ = true;
         volume_scores_ = kube_release::volume_binding_scores(profile.kube_minor) &&
                          profile.score_weight(Plugin::VolumeBinding) > 0;
@@ -584,7 +629,8 @@ std::optional<std::string> PodPlan::plan_volumes(const Cluster& c, const Profile
         zone_topologies_ = std::move(pre->topologies);
         break;
       }
-      default: break;
+      default:
+        break;
     }
     if (rejection) {
       rejection_ = Rejection{p, std::move(*rejection)};
@@ -597,41 +643,52 @@ std::optional<std::string> PodPlan::plan_volumes(const Cluster& c, const Profile
 std::vector<std::string> PodPlan::reasons(const Cluster& c, NodeIndex n, const NodeStatus& s,
                                           const Relief* relief) const {
   switch (s.plugin) {
-    case Plugin::NodeUnschedulable: return {plugins::kUnschedulableReason};
-    case Plugin::NodeName: return {plugins::kNodeNameReason};
+    case Plugin::NodeUnschedulable:
+      return {plugins::kUnschedulableReason};
+    case Plugin::NodeName:
+      return {plugins::kNodeNameReason};
     case Plugin::TaintToleration:
-      if (kube_release::taint_reason_is_generic(profile_->kube_minor)) return {plugins::kUntoleratedTaintReason};
+      if (kube_release::taint_reason_is_generic(profile_->kube_minor))
+        return {plugins::kUntoleratedTaintReason};
       return {plugins::untolerated_taint_reason(c.taints_of_set(c.taint_set(n))[s.taint])};
     case Plugin::NodeAffinity:
-      return {prefilter_conflict_ ? plugins::kNodeAffinityConflictReason : plugins::kNodeAffinityReason};
+      return {prefilter_conflict_ ? plugins::kNodeAffinityConflictReason
+                                  : plugins::kNodeAffinityReason};
     case Plugin::kCount:
       if (merged_conflict_) return {*merged_conflict_};
       return {};
-    case Plugin::NodePorts: return {plugins::kNodePortsReason};
-    case Plugin::NodeResourcesFit: return plugins::fit_reasons(c, n, fit_request_, relief);
+    case Plugin::NodePorts:
+      return {plugins::kNodePortsReason};
+    case Plugin::NodeResourcesFit:
+      return plugins::fit_reasons(c, n, fit_request_, relief);
     case Plugin::PodTopologySpread:
-      return {s.detail == plugins::kSpreadMissingLabel ? plugins::kSpreadMissingLabelReason : plugins::kSpreadReason};
+      return {s.detail == plugins::kSpreadMissingLabel ? plugins::kSpreadMissingLabelReason
+                                                       : plugins::kSpreadReason};
     case Plugin::InterPodAffinity:
-      return {s.detail == plugins::kAffinityNotMatched       ? plugins::kAffinityReason
-              : s.detail == plugins::kAntiAffinityNotMatched ? plugins::kAntiAffinityReason
-                                                             : plugins::kExistingAntiAffinityReason};
+      return {s.detail == plugins::kAffinityNotMatched ? plugins::kAffinityReason
+              : s.detail == plugins::kAntiAffinityNotMatched
+                  ? plugins::kAntiAffinityReason
+                  : plugins::kExistingAntiAffinityReason};
     case Plugin::VolumeRestrictions:
     case Plugin::NodeVolumeLimits:
     case Plugin::VolumeBinding:
     case Plugin::VolumeZone:
       if (rejection_ && rejection_->plugin == s.plugin) return {rejection_->reason};
       if (s.plugin == Plugin::VolumeBinding) {
-        return plugins::volume_binding_reasons(s.detail, kube_release::volume_reasons_reworded(profile_->kube_minor));
+        return plugins::volume_binding_reasons(
+            s.detail, kube_release::volume_reasons_reworded(profile_->kube_minor));
       }
       if (s.plugin == Plugin::VolumeZone) return {plugins::kVolumeZoneReason};
       if (s.plugin == Plugin::VolumeRestrictions) {
         if (s.detail != 1) return {plugins::kDiskConflictReason};
-        return {kube_release::volume_reasons_reworded(profile_->kube_minor) ? plugins::kReadWriteOncePodReason
-                                                                             : plugins::kReadWriteOncePodReasonV130};
+        return {kube_release::volume_reasons_reworded(profile_->kube_minor)
+                    ? plugins::kReadWriteOncePodReason
+                    : plugins::kReadWriteOncePodReasonV130};
       }
       if (s.detail == 0) return {plugins::kMaxVolumeCountReason};
       return {plugins::driver_not_installed_reason(attachable_[s.detail - 1].second)};
-    default: return {};
+    default:
+      return {};
   }
 }
 

@@ -16,23 +16,30 @@ namespace tightpack::json_read {
 namespace json = boost::json;
 using Fail = std::optional<Error>;
 
-#define TP_TRY(expr)                  \
-  do {                                \
-    if (auto tp_fail_ = (expr)) {     \
-      return std::move(*tp_fail_);    \
-    }                                 \
+#define TP_TRY(expr)               \
+  do {                             \
+    if (auto tp_fail_ = (expr)) {  \
+      return std::move(*tp_fail_); \
+    }                              \
   } while (false)
 
 inline const char* kind_name(const json::value& v) {
   switch (v.kind()) {
-    case json::kind::null: return "null";
-    case json::kind::bool_: return "a boolean";
+    case json::kind::null:
+      return "null";
+    case json::kind::bool_:
+      return "a boolean";
     case json::kind::int64:
-    case json::kind::uint64: return "an integer";
-    case json::kind::double_: return "a number";
-    case json::kind::string: return "a string";
-    case json::kind::array: return "an array";
-    case json::kind::object: return "an object";
+    case json::kind::uint64:
+      return "an integer";
+    case json::kind::double_:
+      return "a number";
+    case json::kind::string:
+      return "a string";
+    case json::kind::array:
+      return "an array";
+    case json::kind::object:
+      return "an object";
   }
   return "a value";
 }
@@ -73,7 +80,8 @@ inline Fail read_string(const json::object& o, std::string_view key, const JsonP
   return std::nullopt;
 }
 
-inline Fail read_bool(const json::object& o, std::string_view key, const JsonPath& path, bool& out) {
+inline Fail read_bool(const json::object& o, std::string_view key, const JsonPath& path,
+                      bool& out) {
   if (const json::value* v = member(o, key)) {
     if (!v->is_bool()) return type_error(path.field(key), "a boolean", *v);
     out = v->get_bool();
@@ -115,7 +123,8 @@ Fail read_int(const json::object& o, std::string_view key, const JsonPath& path,
 
 // Reads a map of strings (labels, nodeSelector) into sorted pairs.
 template <class Pairs>
-Fail read_string_map(const json::object& o, std::string_view key, const JsonPath& path, Pairs& out) {
+Fail read_string_map(const json::object& o, std::string_view key, const JsonPath& path,
+                     Pairs& out) {
   const json::value* v = member(o, key);
   if (!v) return std::nullopt;
   JsonPath p = path.field(key);
@@ -133,14 +142,15 @@ Fail read_string_map(const json::object& o, std::string_view key, const JsonPath
 
 // Appends the strings of the array at `key`, if present.
 inline Fail read_string_list(const json::object& o, std::string_view key, const JsonPath& path,
-                      std::vector<std::string>& out) {
+                             std::vector<std::string>& out) {
   const json::value* v = member(o, key);
   if (!v) return std::nullopt;
   JsonPath p = path.field(key);
   const json::array* a = nullptr;
   TP_TRY(as_array(*v, p, a));
   for (size_t i = 0; i < a->size(); ++i) {
-    if (!(*a)[i].is_string()) return type_error(p.index(static_cast<int64_t>(i)), "a string", (*a)[i]);
+    if (!(*a)[i].is_string())
+      return type_error(p.index(static_cast<int64_t>(i)), "a string", (*a)[i]);
     out.emplace_back((*a)[i].get_string());
   }
   return std::nullopt;

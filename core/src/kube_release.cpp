@@ -12,7 +12,8 @@ std::optional<Error> apply(Profile& profile, std::string_view release, std::stri
   } else if (release == "v1.30") {
     profile.kube_minor = 30;
   } else {
-    return Error{std::string(field), "unknown kube-scheduler release " + quote_value(release) + " (" + kNames + ")"};
+    return Error{std::string(field),
+                 "unknown kube-scheduler release " + quote_value(release) + " (" + kNames + ")"};
   }
   if (!dra_in_default_profile(profile.kube_minor)) profile.dra_post_filter = false;
   return std::nullopt;

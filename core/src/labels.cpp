@@ -5,7 +5,9 @@
 namespace tightpack {
 namespace {
 
-bool alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
+bool alnum(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
 
 // validation.IsQualifiedName's name part, and IsValidLabelValue when not empty.
 std::string name_problem(std::string_view n) {
@@ -52,7 +54,9 @@ std::string label_key_problem(std::string_view key) {
   return "";
 }
 
-std::string label_value_problem(std::string_view value) { return value.empty() ? "" : name_problem(value); }
+std::string label_value_problem(std::string_view value) {
+  return value.empty() ? "" : name_problem(value);
+}
 
 bool label_selector_matches(const LabelSelector& selector, const Labels& labels) {
   for (const auto& [k, v] : selector.match_labels) {
@@ -93,16 +97,19 @@ std::optional<Error> validate_label_selector(const LabelSelector& selector, cons
     const JsonPath rp = exprs_path.index(static_cast<int64_t>(i));
     if (r.op == "In" || r.op == "NotIn") {
       if (r.values.empty()) {
-        return Error{rp.field("values").str(), "must be specified when `operator` is 'In' or 'NotIn'"};
+        return Error{rp.field("values").str(),
+                     "must be specified when `operator` is 'In' or 'NotIn'"};
       }
     } else if (r.op == "Exists" || r.op == "DoesNotExist") {
       if (!r.values.empty()) {
-        return Error{rp.field("values").str(), "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"};
+        return Error{rp.field("values").str(),
+                     "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"};
       }
     } else {
-      return Error{rp.field("operator").str(), quote_value(r.op) +
-                                                   " is not a valid selector operator (In, NotIn, Exists, "
-                                                   "DoesNotExist)"};
+      return Error{rp.field("operator").str(),
+                   quote_value(r.op) +
+                       " is not a valid selector operator (In, NotIn, Exists, "
+                       "DoesNotExist)"};
     }
     if (std::string p = label_key_problem(r.key); !p.empty()) {
       return Error{rp.field("key").str(), "label key " + quote_value(r.key) + " " + p};
@@ -110,7 +117,8 @@ std::optional<Error> validate_label_selector(const LabelSelector& selector, cons
     for (size_t j = 0; j < r.values.size(); ++j) {
       if (std::string p = label_value_problem(r.values[j]); !p.empty()) {
         const JsonPath vp = rp.field("values");
-        return Error{vp.index(static_cast<int64_t>(j)).str(), "label value " + quote_value(r.values[j]) + " " + p};
+        return Error{vp.index(static_cast<int64_t>(j)).str(),
+                     "label value " + quote_value(r.values[j]) + " " + p};
       }
     }
   }

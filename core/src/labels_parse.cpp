@@ -32,7 +32,9 @@ struct Token {
   size_t pos = 0;  // 0-based offset into the selector
 };
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
 bool is_special(char c) {
   return c == '=' || c == '!' || c == '(' || c == ')' || c == ',' || c == '>' || c == '<';
 }
@@ -109,8 +111,8 @@ class Parser {
   }
   Error bad(const Token& t, const std::string& what, const std::string& problem) const {
     return Error{"", "invalid selector " + quote_value(text_) + " at position " +
-                         std::to_string(t.pos + 1) + ": " + what + " " + quote_value(t.text) + ": " +
-                         problem};
+                         std::to_string(t.pos + 1) + ": " + what + " " + quote_value(t.text) +
+                         ": " + problem};
   }
 
   Result<LabelSelectorRequirement> requirement() {
@@ -137,7 +139,8 @@ class Parser {
           if (v.tok != Tok::kIdentifier && v.tok != Tok::kIn && v.tok != Tok::kNotIn) {
             return fail(v, "expected a label value");
           }
-          if (std::string p = label_value_problem(v.text); !p.empty()) return bad(v, "label value", p);
+          if (std::string p = label_value_problem(v.text); !p.empty())
+            return bad(v, "label value", p);
           value = v.text;
         }
         r.values.push_back(std::move(value));
@@ -153,8 +156,9 @@ class Parser {
       }
       case Tok::kGreater:
       case Tok::kLess:
-        return fail(op, "numeric comparisons ('>', '<') select nodes, not pods; expected '=', "
-                        "'!=', 'in' or 'notin'");
+        return fail(op,
+                    "numeric comparisons ('>', '<') select nodes, not pods; expected '=', "
+                    "'!=', 'in' or 'notin'");
       default:
         return fail(op, "expected '=', '==', '!=', 'in' or 'notin'");
     }
@@ -164,7 +168,8 @@ class Parser {
   Result<std::vector<std::string>> value_set() {
     std::vector<std::string> values;
     auto add = [&](std::string v) {
-      if (std::find(values.begin(), values.end(), v) == values.end()) values.push_back(std::move(v));
+      if (std::find(values.begin(), values.end(), v) == values.end())
+        values.push_back(std::move(v));
     };
     const Token& open = next();
     if (open.tok != Tok::kOpen) return fail(open, "expected '('");
@@ -181,7 +186,8 @@ class Parser {
         continue;
       }
       if ((t.tok == Tok::kIdentifier || t.tok == Tok::kIn || t.tok == Tok::kNotIn) && want_value) {
-        if (std::string p = label_value_problem(t.text); !p.empty()) return bad(t, "label value", p);
+        if (std::string p = label_value_problem(t.text); !p.empty())
+          return bad(t, "label value", p);
         add(t.text);
         want_value = false;
         continue;
@@ -197,6 +203,8 @@ class Parser {
 
 }  // namespace
 
-Result<LabelSelector> parse_label_selector(std::string_view text) { return Parser(text).parse(); }
+Result<LabelSelector> parse_label_selector(std::string_view text) {
+  return Parser(text).parse();
+}
 
 }  // namespace tightpack

@@ -16,7 +16,8 @@ void index(const List& list, Index& into) {
 }
 
 template <class T, class Index>
-const T* find(const std::vector<T>& list, const Index& index, std::string_view ns, std::string_view name) {
+const T* find(const std::vector<T>& list, const Index& index, std::string_view ns,
+              std::string_view name) {
   auto it = index.find(key_of(ns, name));
   return it == index.end() ? nullptr : &list[it->second];
 }
@@ -29,13 +30,16 @@ OwnerIndex::OwnerIndex(const ApiObjects& objects) {
   index(objects.replication_controllers, replication_controllers_);
 }
 
-const SelectorObject* OwnerIndex::replica_set(const ApiObjects& o, std::string_view ns, std::string_view name) const {
+const SelectorObject* OwnerIndex::replica_set(const ApiObjects& o, std::string_view ns,
+                                              std::string_view name) const {
   return find(o.replica_sets, replica_sets_, ns, name);
 }
-const SelectorObject* OwnerIndex::stateful_set(const ApiObjects& o, std::string_view ns, std::string_view name) const {
+const SelectorObject* OwnerIndex::stateful_set(const ApiObjects& o, std::string_view ns,
+                                               std::string_view name) const {
   return find(o.stateful_sets, stateful_sets_, ns, name);
 }
-const MapSelectorObject* OwnerIndex::replication_controller(const ApiObjects& o, std::string_view ns,
+const MapSelectorObject* OwnerIndex::replication_controller(const ApiObjects& o,
+                                                            std::string_view ns,
                                                             std::string_view name) const {
   return find(o.replication_controllers, replication_controllers_, ns, name);
 }

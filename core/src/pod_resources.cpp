@@ -21,9 +21,13 @@ bool starts_with(std::string_view s, std::string_view prefix) {
 
 }  // namespace
 
-ResourceList pod_requests(const Pod& pod, bool non_zero) { return pod_requests(pod, non_zero, non_zero); }
+ResourceList pod_requests(const Pod& pod, bool non_zero) {
+  return pod_requests(pod, non_zero, non_zero);
+}
 
-bool has_pod_level_requests(const Pod& pod) { return !pod.pod_requests.empty(); }
+bool has_pod_level_requests(const Pod& pod) {
+  return !pod.pod_requests.empty();
+}
 
 std::pair<int64_t, int64_t> nonzero_requests_v130(const Pod& pod) {
   // GetNonzeroRequests: the default only where the list has no such key.
@@ -92,7 +96,9 @@ ResourceList pod_requests(const Pod& pod, bool default_cpu, bool default_memory)
 
 namespace {
 
-bool is_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
+bool is_alnum(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
 
 // validation.IsDNS1123Subdomain.
 bool is_dns1123_subdomain(std::string_view s) {
@@ -100,7 +106,8 @@ bool is_dns1123_subdomain(std::string_view s) {
   size_t start = 0;
   while (true) {
     const size_t dot = s.find('.', start);
-    const std::string_view label = s.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
+    const std::string_view label =
+        s.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
     if (label.empty()) return false;
     for (char c : label) {
       if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-')) return false;
@@ -120,7 +127,8 @@ bool is_qualified_name(std::string_view value) {
     if (!is_dns1123_subdomain(value.substr(0, slash))) return false;
     name = value.substr(slash + 1);
   }
-  if (name.empty() || name.size() > 63 || !is_alnum(name.front()) || !is_alnum(name.back())) return false;
+  if (name.empty() || name.size() > 63 || !is_alnum(name.front()) || !is_alnum(name.back()))
+    return false;
   for (char c : name) {
     if (!is_alnum(c) && c != '-' && c != '_' && c != '.') return false;
   }
@@ -128,7 +136,7 @@ bool is_qualified_name(std::string_view value) {
 }
 
 bool is_extended_resource(std::string_view name) {
-  if (name.find('/') == std::string_view::npos) return false;        // native, unprefixed
+  if (name.find('/') == std::string_view::npos) return false;               // native, unprefixed
   if (name.find("kubernetes.io/") != std::string_view::npos) return false;  // prefixed native
   if (starts_with(name, "requests.")) return false;
   // IsQualifiedName("requests." + name) without building it (a hot path):
@@ -139,7 +147,8 @@ bool is_extended_resource(std::string_view name) {
 
 bool is_scalar_resource(std::string_view name) {
   return is_extended_resource(name) || starts_with(name, "hugepages-") ||
-         name.find("kubernetes.io/") != std::string_view::npos || starts_with(name, "attachable-volumes-");
+         name.find("kubernetes.io/") != std::string_view::npos ||
+         starts_with(name, "attachable-volumes-");
 }
 
 }  // namespace tightpack

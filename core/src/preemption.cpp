@@ -199,7 +199,8 @@ std::optional<PreemptionChoice> select_preemption(const PodPlan& plan, const Clu
     const Rank r = rank_of(*v);
     // Ties go to the smallest name; upstream takes the first in Go's map
     // iteration order, which is random.
-    if (best && !preferred(r, best_rank) && (preferred(best_rank, r) || c.name(best->node) < c.name(n))) {
+    if (best && !preferred(r, best_rank) &&
+        (preferred(best_rank, r) || c.name(best->node) < c.name(n))) {
       continue;
     }
     best = choice_of(n, *v);

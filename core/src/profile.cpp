@@ -19,7 +19,9 @@ using ext::kFilter;
 using ext::kPostFilter;
 using ext::kScore;
 
-const PluginInfo& info(Plugin p) { return plugin_info(p); }
+const PluginInfo& info(Plugin p) {
+  return plugin_info(p);
+}
 
 bool find_plugin(std::string_view name, Plugin& out) {
   auto p = tightpack::find_plugin(name);
@@ -115,8 +117,8 @@ Result<Expanded> expand(const PluginSet& point, const PluginSet& multi, uint8_t 
       return Error{ep.field("name").str(), "unknown plugin " + quote_value(ref.name)};
     }
     if (!(info(p).ext & ext)) {
-      return Error{ep.field("name").str(), "plugin " + quote_value(ref.name) + " does not extend " +
-                                               point_name};
+      return Error{ep.field("name").str(),
+                   "plugin " + quote_value(ref.name) + " does not extend " + point_name};
     }
     if (std::find(enabled.begin(), enabled.end(), ref.name) != enabled.end()) {
       return Error{ep.field("name").str(), "plugin " + quote_value(ref.name) + " is enabled twice"};
@@ -185,14 +187,16 @@ Fail read_plugin_set(const json::object& plugins, std::string_view key, const Js
       const json::object* po = nullptr;
       TP_TRY(as_object((*a)[i], ip, po));
       for (const auto& kv : *po) {
-        if (kv.key() != "name" && kv.key() != "weight") return value_error(ip.field(kv.key()), "unknown field");
+        if (kv.key() != "name" && kv.key() != "weight")
+          return value_error(ip.field(kv.key()), "unknown field");
       }
       PluginRef ref;
       TP_TRY(read_string(*po, "name", ip, ref.name));
       if (ref.name.empty()) return value_error(ip.field("name"), "a plugin needs a name");
       TP_TRY(read_int(*po, "weight", ip, ref.weight));
       if (ref.weight < 0) {
-        return value_error(ip.field("weight"), "weight " + std::to_string(ref.weight) + " must not be negative");
+        return value_error(ip.field("weight"),
+                           "weight " + std::to_string(ref.weight) + " must not be negative");
       }
       if (list == std::string_view("enabled")) {
         out.enabled.push_back(std::move(ref));
@@ -208,7 +212,8 @@ Fail read_plugin_set(const json::object& plugins, std::string_view key, const Js
   return std::nullopt;
 }
 
-Fail check_fields(const json::object& o, const JsonPath& path, std::initializer_list<std::string_view> known) {
+Fail check_fields(const json::object& o, const JsonPath& path,
+                  std::initializer_list<std::string_view> known) {
   for (const auto& kv : o) {
     if (std::find(known.begin(), known.end(), kv.key()) == known.end()) {
       return value_error(path.field(kv.key()), "unknown field");
@@ -217,8 +222,8 @@ Fail check_fields(const json::object& o, const JsonPath& path, std::initializer_
   return std::nullopt;
 }
 
-Fail read_resource_specs(const json::object& o, const JsonPath& path, std::vector<ResourceSpec>& out,
-                         bool& present) {
+Fail read_resource_specs(const json::object& o, const JsonPath& path,
+                         std::vector<ResourceSpec>& out, bool& present) {
   const json::value* v = member(o, "resources");
   present = v != nullptr;
   if (!v) return std::nullopt;
@@ -238,7 +243,8 @@ Fail read_resource_specs(const json::object& o, const JsonPath& path, std::vecto
     if (spec.weight == 0) spec.weight = 1;  // SetDefaults_NodeResourcesFitArgs
     if (spec.weight < 1 || spec.weight > 100) {
       return value_error(ip.field("weight"), "resource weight of " + spec.name + " (" +
-                                                 std::to_string(spec.weight) + ") not in valid range [1, 100]");
+                                                 std::to_string(spec.weight) +
+                                                 ") not in valid range [1, 100]");
     }
     if (spec.name.empty()) return value_error(ip.field("name"), "a resource needs a name");
     out.push_back(std::move(spec));
@@ -265,14 +271,17 @@ Fail read_shape(const json::object& o, const JsonPath& path, std::vector<ShapePo
     TP_TRY(read_int(*so, "utilization", ip, point.utilization));
     TP_TRY(read_int(*so, "score", ip, point.score));
     if (point.utilization < 0 || point.utilization > 100) {
-      return value_error(ip.field("utilization"), "utilization " + std::to_string(point.utilization) +
-                                                      " not in valid range [0, 100]");
+      return value_error(
+          ip.field("utilization"),
+          "utilization " + std::to_string(point.utilization) + " not in valid range [0, 100]");
     }
     if (i > 0 && point.utilization <= shape.back().utilization) {
-      return value_error(ip.field("utilization"), "utilization values must be sorted in increasing order");
+      return value_error(ip.field("utilization"),
+                         "utilization values must be sorted in increasing order");
     }
     if (point.score < 0 || point.score > 10) {
-      return value_error(ip.field("score"), "score " + std::to_string(point.score) + " not in valid range [0, 10]");
+      return value_error(ip.field("score"),
+                         "score " + std::to_string(point.score) + " not in valid range [0, 10]");
     }
     shape.push_back(point);
   }
@@ -280,19 +289,23 @@ Fail read_shape(const json::object& o, const JsonPath& path, std::vector<ShapePo
 }
 
 // InterPodAffinityArgs, defaulted and validated (ValidateInterPodAffinityArgs).
-Fail read_inter_pod_affinity_args(const json::object& args, const JsonPath& path, InterPodAffinityArgs& out) {
+Fail read_inter_pod_affinity_args(const json::object& args, const JsonPath& path,
+                                  InterPodAffinityArgs& out) {
   out = InterPodAffinityArgs{};
   TP_TRY(read_int(args, "hardPodAffinityWeight", path, out.hard_pod_affinity_weight));
   if (out.hard_pod_affinity_weight < 0 || out.hard_pod_affinity_weight > 100) {
-    return value_error(path.field("hardPodAffinityWeight"),
-                       std::to_string(out.hard_pod_affinity_weight) + " is not in the valid range [0, 100]");
+    return value_error(
+        path.field("hardPodAffinityWeight"),
+        std::to_string(out.hard_pod_affinity_weight) + " is not in the valid range [0, 100]");
   }
-  return read_bool(args, "ignorePreferredTermsOfExistingPods", path, out.ignore_preferred_terms_of_existing_pods);
+  return read_bool(args, "ignorePreferredTermsOfExistingPods", path,
+                   out.ignore_preferred_terms_of_existing_pods);
 }
 
 Fail read_fit_args(const json::object& args, const JsonPath& path, FitArgs& fit) {
-  TP_TRY(check_fields(args, path, {"apiVersion", "kind", "ignoredResources", "ignoredResourceGroups",
-                                   "scoringStrategy"}));
+  TP_TRY(check_fields(
+      args, path,
+      {"apiVersion", "kind", "ignoredResources", "ignoredResourceGroups", "scoringStrategy"}));
   TP_TRY(read_string_list(args, "ignoredResources", path, fit.ignored_resources));
   TP_TRY(read_string_list(args, "ignoredResourceGroups", path, fit.ignored_resource_groups));
   const json::value* sv = member(args, "scoringStrategy");
@@ -310,8 +323,9 @@ Fail read_fit_args(const json::object& args, const JsonPath& path, FitArgs& fit)
   } else if (type == "RequestedToCapacityRatio") {
     fit.strategy = ScoringStrategy::RequestedToCapacityRatio;
   } else {
-    return value_error(sp.field("type"), "unsupported scoring strategy " + quote_value(type) +
-                                             " (LeastAllocated, MostAllocated, RequestedToCapacityRatio)");
+    return value_error(sp.field("type"),
+                       "unsupported scoring strategy " + quote_value(type) +
+                           " (LeastAllocated, MostAllocated, RequestedToCapacityRatio)");
   }
   bool present = false;
   TP_TRY(read_resource_specs(*s, sp, fit.resources, present));
@@ -319,7 +333,9 @@ Fail read_fit_args(const json::object& args, const JsonPath& path, FitArgs& fit)
   fit.shape.clear();
   if (fit.strategy == ScoringStrategy::RequestedToCapacityRatio) {
     const json::value* rv = member(*s, "requestedToCapacityRatio");
-    if (!rv) return value_error(sp.field("requestedToCapacityRatio"), "required for RequestedToCapacityRatio");
+    if (!rv)
+      return value_error(sp.field("requestedToCapacityRatio"),
+                         "required for RequestedToCapacityRatio");
     JsonPath rp = sp.field("requestedToCapacityRatio");
     const json::object* r = nullptr;
     TP_TRY(as_object(*rv, rp, r));
@@ -339,8 +355,10 @@ Fail read_plugin_config(const json::array& configs, const JsonPath& path, Profil
     std::string name;
     TP_TRY(read_string(*c, "name", ip, name));
     Plugin plugin;
-    if (!find_plugin(name, plugin)) return value_error(ip.field("name"), "unknown plugin " + quote_value(name));
-    if (!seen.insert(name).second) return value_error(ip.field("name"), "duplicate pluginConfig for " + name);
+    if (!find_plugin(name, plugin))
+      return value_error(ip.field("name"), "unknown plugin " + quote_value(name));
+    if (!seen.insert(name).second)
+      return value_error(ip.field("name"), "duplicate pluginConfig for " + name);
     const json::value* av = member(*c, "args");
     if (!av) continue;
     JsonPath ap = ip.field("args");
@@ -364,29 +382,35 @@ Fail read_plugin_config(const json::array& configs, const JsonPath& path, Profil
         }
         break;
       case Plugin::DefaultPreemption:
-        TP_TRY(check_fields(*args, ap, {"apiVersion", "kind", "minCandidateNodesPercentage",
-                                        "minCandidateNodesAbsolute"}));
+        TP_TRY(check_fields(
+            *args, ap,
+            {"apiVersion", "kind", "minCandidateNodesPercentage", "minCandidateNodesAbsolute"}));
         break;
       case Plugin::InterPodAffinity:
-        TP_TRY(check_fields(*args, ap, {"apiVersion", "kind", "hardPodAffinityWeight",
-                                        "ignorePreferredTermsOfExistingPods"}));
+        TP_TRY(check_fields(
+            *args, ap,
+            {"apiVersion", "kind", "hardPodAffinityWeight", "ignorePreferredTermsOfExistingPods"}));
         TP_TRY(read_inter_pod_affinity_args(*args, ap, profile.inter_pod_affinity));
         break;
       case Plugin::PodTopologySpread: {
-        TP_TRY(check_fields(*args, ap, {"apiVersion", "kind", "defaultConstraints", "defaultingType"}));
+        TP_TRY(check_fields(*args, ap,
+                            {"apiVersion", "kind", "defaultConstraints", "defaultingType"}));
         std::string type = "System";
         TP_TRY(read_string(*args, "defaultingType", ap, type));
         if (type.empty()) type = "System";  // SetDefaults_PodTopologySpreadArgs
         if (type != "System" && type != "List") {
-          return value_error(ap.field("defaultingType"), "unsupported value " + quote_value(type) + " (List, System)");
+          return value_error(ap.field("defaultingType"),
+                             "unsupported value " + quote_value(type) + " (List, System)");
         }
         profile.spread.system_defaulting = type == "System";
         profile.spread.default_constraints.clear();
         if (const json::value* dc = member(*args, "defaultConstraints")) {
-          TP_TRY(decode_topology_spread(*dc, ap.field("defaultConstraints"), false, profile.spread.default_constraints));
+          TP_TRY(decode_topology_spread(*dc, ap.field("defaultConstraints"), false,
+                                        profile.spread.default_constraints));
         }
         if (profile.spread.system_defaulting && !profile.spread.default_constraints.empty()) {
-          return value_error(ap.field("defaultingType"), "System is invalid when .defaultConstraints are not empty");
+          return value_error(ap.field("defaultingType"),
+                             "System is invalid when .defaultConstraints are not empty");
         }
         break;
       }
@@ -415,7 +439,8 @@ Result<Profile> decode_profile(const json::object& o, const JsonPath& path, int3
   Profile profile;
   profile.percentage_of_nodes_to_score = percentage;
   auto run = [&]() -> Fail {
-    TP_TRY(check_fields(o, path, {"schedulerName", "percentageOfNodesToScore", "plugins", "pluginConfig"}));
+    TP_TRY(check_fields(o, path,
+                        {"schedulerName", "percentageOfNodesToScore", "plugins", "pluginConfig"}));
     TP_TRY(read_string(o, "schedulerName", path, profile.scheduler_name));
     if (profile.scheduler_name.empty()) profile.scheduler_name = "default-scheduler";
     TP_TRY(read_int(o, "percentageOfNodesToScore", path, profile.percentage_of_nodes_to_score));
@@ -427,9 +452,10 @@ Result<Profile> decode_profile(const json::object& o, const JsonPath& path, int3
       JsonPath pp = path.field("plugins");
       const json::object* plugins = nullptr;
       TP_TRY(as_object(*pv, pp, plugins));
-      TP_TRY(check_fields(*plugins, pp, {"preEnqueue", "queueSort", "preFilter", "filter", "postFilter",
-                                         "preScore", "score", "reserve", "permit", "preBind", "bind",
-                                         "postBind", "multiPoint"}));
+      TP_TRY(check_fields(
+          *plugins, pp,
+          {"preEnqueue", "queueSort", "preFilter", "filter", "postFilter", "preScore", "score",
+           "reserve", "permit", "preBind", "bind", "postBind", "multiPoint"}));
       for (const auto& kv : *plugins) {
         PluginSet ignored;
         TP_TRY(read_plugin_set(*plugins, kv.key(), pp, ignored));  // validates every point
@@ -457,7 +483,8 @@ Result<Profile> decode_profile(const json::object& o, const JsonPath& path, int3
       Plugin p;
       find_plugin(n, p);
       int64_t w = scores->weights[n];
-      if (w > (INT64_MAX - total) / 100) return value_error(pp.field("score"), "total score of Score plugins could overflow");
+      if (w > (INT64_MAX - total) / 100)
+        return value_error(pp.field("score"), "total score of Score plugins could overflow");
       total += w * 100;
       profile.scores.push_back({p, w});
     }
@@ -466,9 +493,8 @@ Result<Profile> decode_profile(const json::object& o, const JsonPath& path, int3
     // DefaultPreemption) through its feature gate; the engine models only its
     // PostFilter message, and a configuration can still disable it.
     auto disabled_in = [](const PluginSet& set) {
-      return std::any_of(set.disabled.begin(), set.disabled.end(), [](const std::string& n) {
-        return n == "DynamicResources" || n == "*";
-      });
+      return std::any_of(set.disabled.begin(), set.disabled.end(),
+                         [](const std::string& n) { return n == "DynamicResources" || n == "*"; });
     };
     profile.dra_post_filter = !disabled_in(custom_multi) && !disabled_in(custom_post);
     if (const json::value* cv = member(o, "pluginConfig")) {
@@ -493,9 +519,12 @@ std::optional<Plugin> find_plugin(std::string_view name) {
 
 const char* strategy_name(ScoringStrategy s) {
   switch (s) {
-    case ScoringStrategy::LeastAllocated: return "LeastAllocated";
-    case ScoringStrategy::MostAllocated: return "MostAllocated";
-    case ScoringStrategy::RequestedToCapacityRatio: return "RequestedToCapacityRatio";
+    case ScoringStrategy::LeastAllocated:
+      return "LeastAllocated";
+    case ScoringStrategy::MostAllocated:
+      return "MostAllocated";
+    case ScoringStrategy::RequestedToCapacityRatio:
+      return "RequestedToCapacityRatio";
   }
   return "";
 }
@@ -518,7 +547,8 @@ const Profile* SchedulerConfiguration::find(std::string_view scheduler_name) con
   return nullptr;
 }
 
-Result<SchedulerConfiguration> decode_scheduler_configuration(const json::value& doc, const JsonPath& path) {
+Result<SchedulerConfiguration> decode_scheduler_configuration(const json::value& doc,
+                                                              const JsonPath& path) {
   SchedulerConfiguration config;
   auto run = [&]() -> Fail {
     const json::object* o = nullptr;
@@ -533,16 +563,19 @@ Result<SchedulerConfiguration> decode_scheduler_configuration(const json::value&
                                                        quote_value(api_version));
     }
     if (kind != "KubeSchedulerConfiguration") {
-      return value_error(path.field("kind"), "expected KubeSchedulerConfiguration, got " + quote_value(kind));
+      return value_error(path.field("kind"),
+                         "expected KubeSchedulerConfiguration, got " + quote_value(kind));
     }
-    TP_TRY(check_fields(*o, path, {"apiVersion", "kind", "parallelism", "leaderElection", "clientConnection",
-                                   "healthzBindAddress", "metricsBindAddress", "enableProfiling",
-                                   "enableContentionProfiling", "percentageOfNodesToScore",
-                                   "podInitialBackoffSeconds", "podMaxBackoffSeconds", "profiles",
-                                   "extenders", "delayCacheUntilActive"}));
+    TP_TRY(check_fields(
+        *o, path,
+        {"apiVersion", "kind", "parallelism", "leaderElection", "clientConnection",
+         "healthzBindAddress", "metricsBindAddress", "enableProfiling", "enableContentionProfiling",
+         "percentageOfNodesToScore", "podInitialBackoffSeconds", "podMaxBackoffSeconds", "profiles",
+         "extenders", "delayCacheUntilActive"}));
     if (const json::value* ev = member(*o, "extenders")) {
       if (ev->is_array() && !ev->get_array().empty()) {
-        return value_error(path.field("extenders"), "scheduler extenders are not supported by tightpack");
+        return value_error(path.field("extenders"),
+                           "scheduler extenders are not supported by tightpack");
       }
     }
     TP_TRY(read_int(*o, "percentageOfNodesToScore", path, config.percentage_of_nodes_to_score));
@@ -567,13 +600,15 @@ Result<SchedulerConfiguration> decode_scheduler_configuration(const json::value&
       // the only one and has no name at all; validation requires the rest.
       const json::value* name = member(*po, "schedulerName");
       if ((name && name->is_string() && name->get_string().empty()) || (!name && a->size() > 1)) {
-        return value_error(ip.field("schedulerName"),
-                           "required: with several profiles each needs a scheduler name, never empty");
+        return value_error(
+            ip.field("schedulerName"),
+            "required: with several profiles each needs a scheduler name, never empty");
       }
       auto profile = decode_profile(*po, ip, config.percentage_of_nodes_to_score);
       if (!profile) return profile.error();
       if (config.find(profile->scheduler_name)) {
-        return value_error(ip.field("schedulerName"), "duplicate profile " + quote_value(profile->scheduler_name));
+        return value_error(ip.field("schedulerName"),
+                           "duplicate profile " + quote_value(profile->scheduler_name));
       }
       config.profiles.push_back(std::move(*profile));
     }
@@ -590,7 +625,8 @@ Profile default_profile() {
 
 std::string built_in_profile_names() {
   std::string names;
-  for (const BuiltInProfile& p : kBuiltInProfiles) names += (names.empty() ? "" : ", ") + std::string(p.name);
+  for (const BuiltInProfile& p : kBuiltInProfiles)
+    names += (names.empty() ? "" : ", ") + std::string(p.name);
   return names;
 }
 
@@ -611,11 +647,13 @@ json::value encode_profile(const Profile& profile) {
   json::object fit;
   fit["type"] = strategy_name(profile.fit.strategy);
   json::array resources;
-  for (const auto& r : profile.fit.resources) resources.push_back(json::object{{"name", r.name}, {"weight", r.weight}});
+  for (const auto& r : profile.fit.resources)
+    resources.push_back(json::object{{"name", r.name}, {"weight", r.weight}});
   fit["resources"] = std::move(resources);
   if (!profile.fit.shape.empty()) {
     json::array shape;
-    for (const auto& s : profile.fit.shape) shape.push_back(json::object{{"utilization", s.utilization}, {"score", s.score}});
+    for (const auto& s : profile.fit.shape)
+      shape.push_back(json::object{{"utilization", s.utilization}, {"score", s.score}});
     fit["shape"] = std::move(shape);
   }
   o["nodeResourcesFitArgs"] = std::move(fit);

@@ -9,7 +9,9 @@
 namespace tightpack {
 namespace {
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
 
 struct Suffix {
   int base = 10;  // 10 or 2
@@ -22,10 +24,10 @@ bool interpret_suffix(std::string_view s, Suffix& out) {
     const char* text;
     int base;
     int exponent;
-  } kTable[] = {{"", 10, 0},    {"n", 10, -9},  {"u", 10, -6},  {"m", 10, -3},  {"k", 10, 3},
-                {"M", 10, 6},   {"G", 10, 9},   {"T", 10, 12},  {"P", 10, 15},  {"E", 10, 18},
-                {"Ki", 2, 10},  {"Mi", 2, 20},  {"Gi", 2, 30},  {"Ti", 2, 40},  {"Pi", 2, 50},
-                {"Ei", 2, 60}};
+  } kTable[] = {{"", 10, 0},   {"n", 10, -9}, {"u", 10, -6}, {"m", 10, -3},
+                {"k", 10, 3},  {"M", 10, 6},  {"G", 10, 9},  {"T", 10, 12},
+                {"P", 10, 15}, {"E", 10, 18}, {"Ki", 2, 10}, {"Mi", 2, 20},
+                {"Gi", 2, 30}, {"Ti", 2, 40}, {"Pi", 2, 50}, {"Ei", 2, 60}};
   for (const auto& e : kTable) {
     if (s == e.text) {
       out = {e.base, e.exponent};

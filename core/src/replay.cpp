@@ -59,7 +59,8 @@ json::object* fit_args(json::object& profile) {
       return &args.as_object();
     }
   }
-  configs.as_array().push_back(json::object{{"name", "NodeResourcesFit"}, {"args", json::object{}}});
+  configs.as_array().push_back(
+      json::object{{"name", "NodeResourcesFit"}, {"args", json::object{}}});
   return &configs.as_array().back().as_object()["args"].as_object();
 }
 
@@ -76,12 +77,14 @@ Result<json::value> base_config(std::string_view name, const JsonPath& path) {
       "requestedToCapacityRatio": {"shape": [{"utilization": 0, "score": 0}, {"utilization": 100, "score": 10}]}})");
     return config;
   }
-  return Error{path.str(), "unknown profile " + quote_value(name) + " (" + built_in_profile_names() + ")"};
+  return Error{path.str(),
+               "unknown profile " + quote_value(name) + " (" + built_in_profile_names() + ")"};
 }
 
 }  // namespace
 
-Result<Profile> resolve_scenario_profile(const json::value& spec, const JsonPath& path, std::string& name) {
+Result<Profile> resolve_scenario_profile(const json::value& spec, const JsonPath& path,
+                                         std::string& name) {
   json::value config;
   auto run = [&]() -> Fail {
     if (spec.is_string()) {
@@ -150,7 +153,8 @@ Result<Profile> resolve_scenario_profile(const json::value& spec, const JsonPath
         if (!contains_named(score_list(profile, "disabled"), kv.key())) {
           score_list(profile, "disabled").push_back(json::object{{"name", kv.key()}});
         }
-        score_list(profile, "enabled").push_back(json::object{{"name", kv.key()}, {"weight", kv.value()}});
+        score_list(profile, "enabled")
+            .push_back(json::object{{"name", kv.key()}, {"weight", kv.value()}});
       }
     }
     if (const json::value* ds = member(*o, "disabledScore")) {
@@ -158,7 +162,8 @@ Result<Profile> resolve_scenario_profile(const json::value& spec, const JsonPath
       const json::array* da = nullptr;
       TP_TRY(as_array(*ds, dp, da));
       for (size_t i = 0; i < da->size(); ++i) {
-        if (!(*da)[i].is_string()) return type_error(dp.index(static_cast<int64_t>(i)), "a string", (*da)[i]);
+        if (!(*da)[i].is_string())
+          return type_error(dp.index(static_cast<int64_t>(i)), "a string", (*da)[i]);
         std::string_view plugin = (*da)[i].get_string();
         erase_named(score_list(profile, "enabled"), plugin);
         if (!contains_named(score_list(profile, "disabled"), plugin)) {
@@ -199,10 +204,22 @@ constexpr std::pair<const char*, const char*> kObjectKeys[] = {
     {"csiStorageCapacities", "CSIStorageCapacity"},
     {"podDisruptionBudgets", "PodDisruptionBudget"},
 };
-constexpr const char* kScenarioKeys[] = {"profile", "nodes", "pods", "incoming", "namespaces", "services",
-                                         "replicaSets", "statefulSets", "replicationControllers",
-                                         "persistentVolumeClaims", "persistentVolumes", "storageClasses",
-                                         "csiNodes", "csiDrivers", "csiStorageCapacities", "podDisruptionBudgets"};
+constexpr const char* kScenarioKeys[] = {"profile",
+                                         "nodes",
+                                         "pods",
+                                         "incoming",
+                                         "namespaces",
+                                         "services",
+                                         "replicaSets",
+                                         "statefulSets",
+                                         "replicationControllers",
+                                         "persistentVolumeClaims",
+                                         "persistentVolumes",
+                                         "storageClasses",
+                                         "csiNodes",
+                                         "csiDrivers",
+                                         "csiStorageCapacities",
+                                         "podDisruptionBudgets"};
 
 std::string scenario_keys() {
   std::string out;
@@ -227,8 +244,8 @@ Result<Scenario> decode_scenario(const json::value& doc) {
     }
     json::value default_profile_name("default");
     const json::value* profile = member(*sc, "profile");
-    auto resolved = resolve_scenario_profile(profile ? *profile : default_profile_name, sp->field("profile"),
-                                             s.profile_name);
+    auto resolved = resolve_scenario_profile(profile ? *profile : default_profile_name,
+                                             sp->field("profile"), s.profile_name);
     if (!resolved) return resolved.error();
     s.profile = std::move(*resolved);
     // Every key is one the engine reads: a misspelt one must not quietly
@@ -237,9 +254,11 @@ Result<Scenario> decode_scenario(const json::value& doc) {
       const std::string_view key = kv.key();
       bool known = false;
       for (const char* k : kScenarioKeys) known = known || key == k;
-      if (sc == o && (key == "expected" || key == "meta")) known = true;  // a corpus line without "scenario"
+      if (sc == o && (key == "expected" || key == "meta"))
+        known = true;  // a corpus line without "scenario"
       if (!known) {
-        return value_error(sp->field(key), "unknown scenario key " + quote_value(key) + " (" + scenario_keys() + ")");
+        return value_error(sp->field(key), "unknown scenario key " + quote_value(key) + " (" +
+                                               scenario_keys() + ")");
       }
     }
     s.objects.storage_listed = true;  // a scenario lacks what it does not list
@@ -252,12 +271,14 @@ Result<Scenario> decode_scenario(const json::value& doc) {
       TP_TRY(as_array(*v, lp, a));
       if (a->empty()) continue;
       if (kind == std::string_view("PodDisruptionBudget")) {
-        return value_error(lp, "disruption budgets in a scheduling scenario are not supported by tightpack yet");
+        return value_error(
+            lp, "disruption budgets in a scheduling scenario are not supported by tightpack yet");
       }
       for (size_t i = 0; i < a->size(); ++i) {
         const JsonPath ip = lp.index(static_cast<int64_t>(i));
         bool decoded = false;
-        if (auto st = decode_api_object(kind, (*a)[i], ip, s.objects, decoded); !st) return st.error();
+        if (auto st = decode_api_object(kind, (*a)[i], ip, s.objects, decoded); !st)
+          return st.error();
         if (!decoded) return value_error(ip, "not a " + std::string(kind));
       }
     }
@@ -298,8 +319,9 @@ Result<Scenario> decode_scenario(const json::value& doc) {
           continue;
         }
         if (s.incoming.size() + static_cast<size_t>(replicas) > kMaxIncomingPods) {
-          return value_error(ip.field("replicas"), "more than " + std::to_string(kMaxIncomingPods) +
-                                                       " incoming pods in one scenario (replicas included)");
+          return value_error(ip.field("replicas"),
+                             "more than " + std::to_string(kMaxIncomingPods) +
+                                 " incoming pods in one scenario (replicas included)");
         }
         for (int64_t r = 0; r < replicas; ++r) {
           Pod copy = *pod;

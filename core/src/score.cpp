@@ -11,10 +11,12 @@ ScoreVector score_weights(const Profile& profile) {
   return weight;
 }
 
-std::optional<Plugin> weigh(const ScoreVector& normalised, const ScoreVector& weight, ScoreRow& row) {
+std::optional<Plugin> weigh(const ScoreVector& normalised, const ScoreVector& weight,
+                            ScoreRow& row) {
   row.total = 0;
   for (size_t k = 0; k < kScoreSlots; ++k) {
-    if (weight[k] && (normalised[k] < 0 || normalised[k] > plugins::kMaxNodeScore)) return kScorePlugins[k];
+    if (weight[k] && (normalised[k] < 0 || normalised[k] > plugins::kMaxNodeScore))
+      return kScorePlugins[k];
     row.weighted[k] = normalised[k] * weight[k];
     row.total += row.weighted[k];
   }
@@ -25,8 +27,10 @@ namespace {
 
 int64_t normalize(Plugin p, int64_t raw, int64_t max) {
   switch (plugin_info(p).normalization) {
-    case Normalization::kDefault: return plugins::default_normalize(raw, max, false);
-    case Normalization::kDefaultReverse: return plugins::default_normalize(raw, max, true);
+    case Normalization::kDefault:
+      return plugins::default_normalize(raw, max, false);
+    case Normalization::kDefaultReverse:
+      return plugins::default_normalize(raw, max, true);
     case Normalization::kNone:
     case Normalization::kSpread:  // over the feasible nodes at once: domain_scores
     case Normalization::kMinMax:
@@ -65,23 +69,26 @@ PodPlan::PodDependentScores PodPlan::pod_dependent_scores(const Cluster& c, Node
 }
 
 ScoreVector PodPlan::normalised_scores(const Cluster& c, NodeIndex n, const Normalizers& norm,
-                                       const PodDependentScores& pod_dependent, const DomainScores* domain,
-                                       size_t j) const {
+                                       const PodDependentScores& pod_dependent,
+                                       const DomainScores* domain, size_t j) const {
   static_assert(kScoreSlots == 9, "every modelled score plugin has its normalised score here");
   ScoreVector v{};
   v[slot<Plugin::TaintToleration>()] = norm.taint_by_set[c.taint_set(n)];
-  v[slot<Plugin::NodeAffinity>()] = normalize(Plugin::NodeAffinity, affinity_raw(n), norm.max_affinity);
+  v[slot<Plugin::NodeAffinity>()] =
+      normalize(Plugin::NodeAffinity, affinity_raw(n), norm.max_affinity);
   v[slot<Plugin::NodeResourcesFit>()] = pod_dependent.fit;
   v[slot<Plugin::NodeResourcesBalancedAllocation>()] = pod_dependent.balanced;
   v[slot<Plugin::ImageLocality>()] = image_score(n);
   v[slot<Plugin::VolumeBinding>()] = volume_score(n);
   if (domain && !domain->spread.empty()) v[slot<Plugin::PodTopologySpread>()] = domain->spread[j];
-  if (domain && !domain->inter_pod.empty()) v[slot<Plugin::InterPodAffinity>()] = domain->inter_pod[j];
+  if (domain && !domain->inter_pod.empty())
+    v[slot<Plugin::InterPodAffinity>()] = domain->inter_pod[j];
   v[slot<Plugin::TightpackCohort>()] = pod_dependent.cohort;
   return v;
 }
 
-PodPlan::DomainScores PodPlan::domain_scores(const Cluster& c, const std::vector<NodeIndex>& feasible,
+PodPlan::DomainScores PodPlan::domain_scores(const Cluster& c,
+                                             const std::vector<NodeIndex>& feasible,
                                              const ScoreVector& weight) const {
   DomainScores out;
   if (spread_ && spread_->scores() && weight[slot<Plugin::PodTopologySpread>()]) {
@@ -98,7 +105,8 @@ PodPlan::DomainScores PodPlan::domain_scores(const Cluster& c, const std::vector
 
 bool PodPlan::scores_with(Plugin p) const {
   if (profile_->score_weight(p) <= 0) return false;
-  if (p == Plugin::PodTopologySpread) return spread_ && spread_->scores();  // PreScore skips otherwise
+  if (p == Plugin::PodTopologySpread)
+    return spread_ && spread_->scores();  // PreScore skips otherwise
   // As of the last decision (PreScore skips when no term matched).
   if (p == Plugin::InterPodAffinity) return inter_pod_ && !inter_pod_->score_skipped();
   // v1.37 scores every pod (0 without claims); results list it only for

@@ -1,12 +1,11 @@
 #include "tightpack/simulate.hpp"
 
-#include "spread_replica_index.hpp"
-
 #include <algorithm>
 #include <map>
 #include <numeric>
 #include <set>
 
+#include "spread_replica_index.hpp"
 
 namespace tightpack {
 namespace {
@@ -20,14 +19,16 @@ class ReplicaIndex {
     // Rank nodes by name once so that ties compare as integers.
     std::vector<NodeIndex> by_name(n);
     std::iota(by_name.begin(), by_name.end(), 0);
-    std::sort(by_name.begin(), by_name.end(), [&](NodeIndex a, NodeIndex b) { return c.name(a) < c.name(b); });
+    std::sort(by_name.begin(), by_name.end(),
+              [&](NodeIndex a, NodeIndex b) { return c.name(a) < c.name(b); });
     rank_.resize(n);
     for (size_t r = 0; r < n; ++r) rank_[by_name[r]] = static_cast<uint32_t>(r);
     node_by_rank_ = std::move(by_name);
     feasible_.assign(n, 0);
     total_.assign(n, 0);
     for (NodeIndex i = 0; i < n; ++i) {
-      if (plan.in_prefilter_set(i) && !plan.prefilter_conflict() && plan.filter(c, i).ok()) feasible_[i] = 1;
+      if (plan.in_prefilter_set(i) && !plan.prefilter_conflict() && plan.filter(c, i).ok())
+        feasible_[i] = 1;
     }
     rebuild();
   }
@@ -37,7 +38,8 @@ class ReplicaIndex {
   NodeIndex best() const { return node_by_rank_[order_.begin()->second]; }
   size_t tied() const {
     size_t t = 0;
-    for (auto it = order_.begin(); it != order_.end() && it->first == order_.begin()->first; ++it) ++t;
+    for (auto it = order_.begin(); it != order_.end() && it->first == order_.begin()->first; ++it)
+      ++t;
     return t;
   }
 
@@ -105,7 +107,7 @@ class ReplicaIndex {
   std::vector<int64_t> total_;
   int64_t max_taint_ = 0, max_affinity_ = 0;
   std::map<int64_t, int64_t> taint_hist_, affinity_hist_;  // raw score → feasible nodes
-  std::set<std::pair<int64_t, uint32_t>> order_;  // (-total, name rank)
+  std::set<std::pair<int64_t, uint32_t>> order_;           // (-total, name rank)
   bool invalid_ = false;
 };
 
@@ -116,7 +118,8 @@ namespace {
 // Places the replicas with an index (ReplicaIndex or SpreadReplicaIndex):
 // each further replica is an update of the node that received the last one.
 template <class Index>
-SimulationResult place_with(Index& index, Cluster& cluster, const PodPlan& plan, const Pod& pod, int64_t replicas) {
+SimulationResult place_with(Index& index, Cluster& cluster, const PodPlan& plan, const Pod& pod,
+                            int64_t replicas) {
   SimulationResult result;
   result.replicas.reserve(static_cast<size_t>(std::max<int64_t>(replicas, 0)));
   for (int64_t r = 0; r < replicas; ++r) {

@@ -11,9 +11,12 @@ namespace {
 
 int64_t normalize(Plugin p, int64_t raw, int64_t max) {
   switch (plugin_info(p).normalization) {
-    case Normalization::kDefault: return plugins::default_normalize(raw, max, false);
-    case Normalization::kDefaultReverse: return plugins::default_normalize(raw, max, true);
-    default: return raw;
+    case Normalization::kDefault:
+      return plugins::default_normalize(raw, max, false);
+    case Normalization::kDefaultReverse:
+      return plugins::default_normalize(raw, max, true);
+    default:
+      return raw;
   }
 }
 
@@ -30,7 +33,8 @@ SpreadReplicaIndex::SpreadReplicaIndex(const PodPlan& plan, const Cluster& c)
   pod_dependent_ = plan.has_pod_dependent_scores(weight_);
   std::vector<NodeIndex> by_name(n);
   std::iota(by_name.begin(), by_name.end(), 0);
-  std::sort(by_name.begin(), by_name.end(), [&](NodeIndex a, NodeIndex b) { return c.name(a) < c.name(b); });
+  std::sort(by_name.begin(), by_name.end(),
+            [&](NodeIndex a, NodeIndex b) { return c.name(a) < c.name(b); });
   rank_.resize(n);
   for (size_t r = 0; r < n; ++r) rank_[by_name[r]] = static_cast<uint32_t>(r);
   node_by_rank_ = std::move(by_name);
@@ -39,7 +43,8 @@ SpreadReplicaIndex::SpreadReplicaIndex(const PodPlan& plan, const Cluster& c)
   partial_.assign(n, 0);
   key_of_.resize(n);
   for (NodeIndex i = 0; i < n; ++i) {
-    fits_[i] = plan.in_prefilter_set(i) && !plan.prefilter_conflict() && plan.filter_without_spread(c, i).ok();
+    fits_[i] = plan.in_prefilter_set(i) && !plan.prefilter_conflict() &&
+               plan.filter_without_spread(c, i).ok();
     if (fits_[i]) partial_[i] = partial_total(i);
     insert(i);
   }
@@ -49,10 +54,11 @@ SpreadReplicaIndex::SpreadReplicaIndex(const PodPlan& plan, const Cluster& c)
 int64_t SpreadReplicaIndex::partial_total(NodeIndex n) {
   const PodPlan::Normalizers unused = plan_.normalizers(0, 0);
   const PodPlan::PodDependentScores none;
-  ScoreVector v =
-      plan_.normalised_scores(c_, n, unused, pod_dependent_ ? plan_.pod_dependent_scores(c_, n, weight_) : none);
+  ScoreVector v = plan_.normalised_scores(
+      c_, n, unused, pod_dependent_ ? plan_.pod_dependent_scores(c_, n, weight_) : none);
   // Added per group: normalised over the feasible nodes, or the group's own.
-  for (Plugin p : {Plugin::TaintToleration, Plugin::NodeAffinity, Plugin::PodTopologySpread, Plugin::InterPodAffinity}) {
+  for (Plugin p : {Plugin::TaintToleration, Plugin::NodeAffinity, Plugin::PodTopologySpread,
+                   Plugin::InterPodAffinity}) {
     v[score_slot(p)] = 0;
   }
   ScoreRow row;
@@ -164,7 +170,9 @@ void SpreadReplicaIndex::choose() {
   for (size_t j = 0; j < feasible.size(); ++j) {
     if (total[j] != best_total) continue;
     const int64_t top = feasible[j]->members.begin()->first;
-    for (auto it = feasible[j]->members.begin(); it != feasible[j]->members.end() && it->first == top; ++it) ++tied_;
+    for (auto it = feasible[j]->members.begin();
+         it != feasible[j]->members.end() && it->first == top; ++it)
+      ++tied_;
   }
   best_ = node_by_rank_[best_rank];
 }

@@ -8,9 +8,9 @@
 
 #include "decode_detail.hpp"
 #include "json_read.hpp"
-#include "tightpack/timestamp.hpp"
 #include "tightpack/decode.hpp"
 #include "tightpack/labels.hpp"
+#include "tightpack/timestamp.hpp"
 
 namespace tightpack {
 
@@ -69,7 +69,8 @@ Fail read_storage_meta(const json::object& o, const JsonPath& path, bool namespa
   return std::nullopt;
 }
 
-Fail object_part(const json::object& o, std::string_view key, const JsonPath& path, const json::object*& out) {
+Fail object_part(const json::object& o, std::string_view key, const JsonPath& path,
+                 const json::object*& out) {
   out = nullptr;
   const json::value* v = member(o, key);
   if (!v || v->is_null()) return std::nullopt;
@@ -117,7 +118,8 @@ Fail read_volume_mode(const json::object& o, const JsonPath& path, bool& block) 
     block = true;
     return std::nullopt;
   }
-  return value_error(path.field("volumeMode"), "unsupported volume mode " + quote_value(*mode) + " (Filesystem, Block)");
+  return value_error(path.field("volumeMode"),
+                     "unsupported volume mode " + quote_value(*mode) + " (Filesystem, Block)");
 }
 
 Fail read_storage_in(const json::object& o, std::string_view key, const JsonPath& path,
@@ -168,7 +170,8 @@ Fail read_storage_amount(const json::value& v, const JsonPath& path, int64_t& ou
 }
 
 Fail validate_node_selector_term(const NodeSelectorTerm& term, const JsonPath& path) {
-  auto check = [&](const std::vector<NodeSelectorRequirement>& list, const char* key, bool fields) -> Fail {
+  auto check = [&](const std::vector<NodeSelectorRequirement>& list, const char* key,
+                   bool fields) -> Fail {
     for (size_t i = 0; i < list.size(); ++i) {
       const NodeSelectorRequirement& r = list[i];
       const JsonPath lp = path.field(key);
@@ -186,20 +189,25 @@ Fail validate_node_selector_term(const NodeSelectorTerm& term, const JsonPath& p
                                (fields ? "In, NotIn" : "In, NotIn, Exists, DoesNotExist, Gt, Lt"));
       }
       if (set_op && (r.values.empty() || (fields && r.values.size() != 1))) {
-        return value_error(rp.field("values"), fields ? "operator " + r.op + " needs exactly one value"
-                                                      : "operator " + r.op + " needs at least one value");
+        return value_error(rp.field("values"),
+                           fields ? "operator " + r.op + " needs exactly one value"
+                                  : "operator " + r.op + " needs at least one value");
       }
       if (exists_op && !r.values.empty()) {
         return value_error(rp.field("values"), "operator " + r.op + " takes no values");
       }
       if (int_op) {
-        if (r.values.size() != 1) return value_error(rp.field("values"), "operator " + r.op + " needs exactly one value");
+        if (r.values.size() != 1)
+          return value_error(rp.field("values"), "operator " + r.op + " needs exactly one value");
         const std::string& s = r.values[0];
-        const bool integer = !s.empty() && std::all_of(s.begin() + (s[0] == '-' ? 1 : 0), s.end(),
-                                                       [](char c) { return c >= '0' && c <= '9'; }) &&
+        const bool integer = !s.empty() &&
+                             std::all_of(s.begin() + (s[0] == '-' ? 1 : 0), s.end(),
+                                         [](char c) { return c >= '0' && c <= '9'; }) &&
                              s != "-";
         const JsonPath vp = rp.field("values");
-        if (!integer) return value_error(vp.index(0), "operator " + r.op + " needs an integer, got " + quote_value(s));
+        if (!integer)
+          return value_error(vp.index(0),
+                             "operator " + r.op + " needs an integer, got " + quote_value(s));
       }
     }
     return std::nullopt;
@@ -219,7 +227,8 @@ Fail read_pod_volume(const json::object& vol, const JsonPath& path, PodVolume& o
     out.source = Source::kClaim;
     TP_TRY(read_string(*src, "claimName", p, out.claim));
     TP_TRY(read_bool(*src, "readOnly", p, out.read_only));
-    if (out.claim.empty()) return value_error(p.field("claimName"), "a claim volume needs a claimName");
+    if (out.claim.empty())
+      return value_error(p.field("claimName"), "a claim volume needs a claimName");
     return std::nullopt;
   }
   TP_TRY(source("ephemeral"));
@@ -271,121 +280,129 @@ Fail read_pod_volume(const json::object& vol, const JsonPath& path, PodVolume& o
 
 }  // namespace decode_detail
 
-Result<PersistentVolumeClaim> decode_persistent_volume_claim(const json::value& v, const JsonPath& path) {
-  return decode_with<PersistentVolumeClaim>(v, path, [&](const json::object& o, PersistentVolumeClaim& c) -> Fail {
-    Meta meta;
-    TP_TRY(read_storage_meta(o, path, true, meta));
-    c.ns = std::move(meta.ns);
-    c.name = std::move(meta.name);
-    c.uid = std::move(meta.uid);
-    c.deleting = meta.deleting;
-    c.controller = std::move(meta.controller);
-    c.bind_completed = meta.annotation(kBindCompleted) != nullptr;
-    if (const std::string* node = meta.annotation(kSelectedNode)) c.selected_node = *node;
-    c.annotated = !meta.annotations.empty();
-    const JsonPath sp = path.field("spec");
-    const json::object* spec = nullptr;
-    TP_TRY(object_part(o, "spec", path, spec));
-    std::optional<std::string> class_name;
-    if (spec) {
-      TP_TRY(read_optional_string(*spec, "storageClassName", sp, class_name));
-      TP_TRY(read_string(*spec, "volumeName", sp, c.volume_name));
-      TP_TRY(read_access_modes(*spec, sp, c.access_modes));
-      TP_TRY(read_volume_mode(*spec, sp, c.block));
-      TP_TRY(read_selector(*spec, "selector", sp, c.selector));
-      TP_TRY(read_string(*spec, "volumeAttributesClassName", sp, c.attributes_class));
-      const json::object* resources = nullptr;
-      TP_TRY(object_part(*spec, "resources", sp, resources));
-      if (resources) {
-        const JsonPath rp = sp.field("resources");
-        const json::object* requests = nullptr;
-        TP_TRY(object_part(*resources, "requests", rp, requests));
-        if (requests) TP_TRY(read_storage_in(*requests, "storage", rp.field("requests"), c.request));
-      }
-    }
-    if (const std::string* beta = meta.annotation(kBetaStorageClass)) {
-      c.class_name = *beta;
-    } else if (class_name) {
-      c.class_name = *class_name;
-    } else {
-      c.class_unset = true;
-    }
-    std::string phase;
-    TP_TRY(read_phase(o, path, phase));
-    c.lost = phase == "Lost";
-    return std::nullopt;
-  });
+Result<PersistentVolumeClaim> decode_persistent_volume_claim(const json::value& v,
+                                                             const JsonPath& path) {
+  return decode_with<PersistentVolumeClaim>(
+      v, path, [&](const json::object& o, PersistentVolumeClaim& c) -> Fail {
+        Meta meta;
+        TP_TRY(read_storage_meta(o, path, true, meta));
+        c.ns = std::move(meta.ns);
+        c.name = std::move(meta.name);
+        c.uid = std::move(meta.uid);
+        c.deleting = meta.deleting;
+        c.controller = std::move(meta.controller);
+        c.bind_completed = meta.annotation(kBindCompleted) != nullptr;
+        if (const std::string* node = meta.annotation(kSelectedNode)) c.selected_node = *node;
+        c.annotated = !meta.annotations.empty();
+        const JsonPath sp = path.field("spec");
+        const json::object* spec = nullptr;
+        TP_TRY(object_part(o, "spec", path, spec));
+        std::optional<std::string> class_name;
+        if (spec) {
+          TP_TRY(read_optional_string(*spec, "storageClassName", sp, class_name));
+          TP_TRY(read_string(*spec, "volumeName", sp, c.volume_name));
+          TP_TRY(read_access_modes(*spec, sp, c.access_modes));
+          TP_TRY(read_volume_mode(*spec, sp, c.block));
+          TP_TRY(read_selector(*spec, "selector", sp, c.selector));
+          TP_TRY(read_string(*spec, "volumeAttributesClassName", sp, c.attributes_class));
+          const json::object* resources = nullptr;
+          TP_TRY(object_part(*spec, "resources", sp, resources));
+          if (resources) {
+            const JsonPath rp = sp.field("resources");
+            const json::object* requests = nullptr;
+            TP_TRY(object_part(*resources, "requests", rp, requests));
+            if (requests)
+              TP_TRY(read_storage_in(*requests, "storage", rp.field("requests"), c.request));
+          }
+        }
+        if (const std::string* beta = meta.annotation(kBetaStorageClass)) {
+          c.class_name = *beta;
+        } else if (class_name) {
+          c.class_name = *class_name;
+        } else {
+          c.class_unset = true;
+        }
+        std::string phase;
+        TP_TRY(read_phase(o, path, phase));
+        c.lost = phase == "Lost";
+        return std::nullopt;
+      });
 }
 
 Result<PersistentVolume> decode_persistent_volume(const json::value& v, const JsonPath& path) {
-  return decode_with<PersistentVolume>(v, path, [&](const json::object& o, PersistentVolume& pv) -> Fail {
-    Meta meta;
-    TP_TRY(read_storage_meta(o, path, false, meta));
-    pv.name = std::move(meta.name);
-    pv.labels = std::move(meta.labels);
-    pv.deleting = meta.deleting;
-    const JsonPath sp = path.field("spec");
-    const json::object* spec = nullptr;
-    TP_TRY(object_part(o, "spec", path, spec));
-    if (spec) {
-      TP_TRY(read_string(*spec, "storageClassName", sp, pv.class_name));
-      TP_TRY(read_access_modes(*spec, sp, pv.access_modes));
-      TP_TRY(read_volume_mode(*spec, sp, pv.block));
-      TP_TRY(read_string(*spec, "volumeAttributesClassName", sp, pv.attributes_class));
-      const json::object* capacity = nullptr;
-      TP_TRY(object_part(*spec, "capacity", sp, capacity));
-      if (capacity) {
-        std::optional<int64_t> amount;
-        TP_TRY(read_storage_in(*capacity, "storage", sp.field("capacity"), amount));
-        pv.capacity = amount.value_or(0);
-      }
-      const json::object* ref = nullptr;
-      TP_TRY(object_part(*spec, "claimRef", sp, ref));
-      if (ref) {
-        const JsonPath rp = sp.field("claimRef");
-        ClaimReference& r = pv.claim_ref.emplace();
-        TP_TRY(read_string(*ref, "namespace", rp, r.ns));
-        TP_TRY(read_string(*ref, "name", rp, r.name));
-        TP_TRY(read_string(*ref, "uid", rp, r.uid));
-      }
-      const json::object* affinity = nullptr;
-      TP_TRY(object_part(*spec, "nodeAffinity", sp, affinity));
-      if (affinity) {
-        const JsonPath ap = sp.field("nodeAffinity");
-        const json::object* required = nullptr;
-        TP_TRY(object_part(*affinity, "required", ap, required));
-        if (required) {
-          const JsonPath rp = ap.field("required");
-          const json::value* terms = member(*required, "nodeSelectorTerms");
-          const json::array* a = nullptr;
-          if (!terms) return value_error(rp.field("nodeSelectorTerms"), "required node affinity needs nodeSelectorTerms");
-          TP_TRY(as_array(*terms, rp.field("nodeSelectorTerms"), a));
-          if (a->empty()) return value_error(rp.field("nodeSelectorTerms"), "must have at least one node selector term");
-          auto& out = pv.node_affinity.emplace();
-          const JsonPath lp = rp.field("nodeSelectorTerms");
-          for (size_t i = 0; i < a->size(); ++i) {
-            const JsonPath tp = lp.index(static_cast<int64_t>(i));
-            NodeSelectorTerm term;
-            TP_TRY(decode_detail::read_node_selector_term((*a)[i], tp, term));
-            TP_TRY(decode_detail::validate_node_selector_term(term, tp));
-            out.push_back(std::move(term));
+  return decode_with<PersistentVolume>(
+      v, path, [&](const json::object& o, PersistentVolume& pv) -> Fail {
+        Meta meta;
+        TP_TRY(read_storage_meta(o, path, false, meta));
+        pv.name = std::move(meta.name);
+        pv.labels = std::move(meta.labels);
+        pv.deleting = meta.deleting;
+        const JsonPath sp = path.field("spec");
+        const json::object* spec = nullptr;
+        TP_TRY(object_part(o, "spec", path, spec));
+        if (spec) {
+          TP_TRY(read_string(*spec, "storageClassName", sp, pv.class_name));
+          TP_TRY(read_access_modes(*spec, sp, pv.access_modes));
+          TP_TRY(read_volume_mode(*spec, sp, pv.block));
+          TP_TRY(read_string(*spec, "volumeAttributesClassName", sp, pv.attributes_class));
+          const json::object* capacity = nullptr;
+          TP_TRY(object_part(*spec, "capacity", sp, capacity));
+          if (capacity) {
+            std::optional<int64_t> amount;
+            TP_TRY(read_storage_in(*capacity, "storage", sp.field("capacity"), amount));
+            pv.capacity = amount.value_or(0);
+          }
+          const json::object* ref = nullptr;
+          TP_TRY(object_part(*spec, "claimRef", sp, ref));
+          if (ref) {
+            const JsonPath rp = sp.field("claimRef");
+            ClaimReference& r = pv.claim_ref.emplace();
+            TP_TRY(read_string(*ref, "namespace", rp, r.ns));
+            TP_TRY(read_string(*ref, "name", rp, r.name));
+            TP_TRY(read_string(*ref, "uid", rp, r.uid));
+          }
+          const json::object* affinity = nullptr;
+          TP_TRY(object_part(*spec, "nodeAffinity", sp, affinity));
+          if (affinity) {
+            const JsonPath ap = sp.field("nodeAffinity");
+            const json::object* required = nullptr;
+            TP_TRY(object_part(*affinity, "required", ap, required));
+            if (required) {
+              const JsonPath rp = ap.field("required");
+              const json::value* terms = member(*required, "nodeSelectorTerms");
+              const json::array* a = nullptr;
+              if (!terms)
+                return value_error(rp.field("nodeSelectorTerms"),
+                                   "required node affinity needs nodeSelectorTerms");
+              TP_TRY(as_array(*terms, rp.field("nodeSelectorTerms"), a));
+              if (a->empty())
+                return value_error(rp.field("nodeSelectorTerms"),
+                                   "must have at least one node selector term");
+              auto& out = pv.node_affinity.emplace();
+              const JsonPath lp = rp.field("nodeSelectorTerms");
+              for (size_t i = 0; i < a->size(); ++i) {
+                const JsonPath tp = lp.index(static_cast<int64_t>(i));
+                NodeSelectorTerm term;
+                TP_TRY(decode_detail::read_node_selector_term((*a)[i], tp, term));
+                TP_TRY(decode_detail::validate_node_selector_term(term, tp));
+                out.push_back(std::move(term));
+              }
+            }
+          }
+          const json::object* csi = nullptr;
+          TP_TRY(object_part(*spec, "csi", sp, csi));
+          if (csi) {
+            TP_TRY(read_string(*csi, "driver", sp.field("csi"), pv.csi_driver));
+            TP_TRY(read_string(*csi, "volumeHandle", sp.field("csi"), pv.csi_handle));
+          }
+          for (const auto& [key, plugin] : kInTreeSources) {
+            const json::value* s = member(*spec, key);
+            if (s && !s->is_null()) pv.in_tree_plugin = std::string(plugin);
           }
         }
-      }
-      const json::object* csi = nullptr;
-      TP_TRY(object_part(*spec, "csi", sp, csi));
-      if (csi) {
-        TP_TRY(read_string(*csi, "driver", sp.field("csi"), pv.csi_driver));
-        TP_TRY(read_string(*csi, "volumeHandle", sp.field("csi"), pv.csi_handle));
-      }
-      for (const auto& [key, plugin] : kInTreeSources) {
-        const json::value* s = member(*spec, key);
-        if (s && !s->is_null()) pv.in_tree_plugin = std::string(plugin);
-      }
-    }
-    if (const std::string* beta = meta.annotation(kBetaStorageClass)) pv.class_name = *beta;
-    return read_phase(o, path, pv.phase);
-  });
+        if (const std::string* beta = meta.annotation(kBetaStorageClass)) pv.class_name = *beta;
+        return read_phase(o, path, pv.phase);
+      });
 }
 
 Result<StorageClass> decode_storage_class(const json::value& v, const JsonPath& path) {
@@ -393,7 +410,8 @@ Result<StorageClass> decode_storage_class(const json::value& v, const JsonPath& 
     Meta meta;
     TP_TRY(read_storage_meta(o, path, false, meta));
     sc.name = std::move(meta.name);
-    for (const char* key : {"storageclass.kubernetes.io/is-default-class", "storageclass.beta.kubernetes.io/is-default-class"}) {
+    for (const char* key : {"storageclass.kubernetes.io/is-default-class",
+                            "storageclass.beta.kubernetes.io/is-default-class"}) {
       const std::string* v = meta.annotation(key);
       sc.is_default = sc.is_default || (v && *v == "true");
     }
@@ -401,19 +419,22 @@ Result<StorageClass> decode_storage_class(const json::value& v, const JsonPath& 
       auto seconds = rfc3339_seconds(meta.created);
       if (!seconds) {
         const JsonPath mp = path.field("metadata");
-        return value_error(mp.field("creationTimestamp"), quote_value(meta.created) + " is not an RFC 3339 time");
+        return value_error(mp.field("creationTimestamp"),
+                           quote_value(meta.created) + " is not an RFC 3339 time");
       }
       sc.created = *seconds;
     }
     TP_TRY(read_string(o, "provisioner", path, sc.provisioner));
-    if (sc.provisioner.empty()) return value_error(path.field("provisioner"), "a StorageClass needs a provisioner");
+    if (sc.provisioner.empty())
+      return value_error(path.field("provisioner"), "a StorageClass needs a provisioner");
     std::optional<std::string> mode;
     TP_TRY(read_optional_string(o, "volumeBindingMode", path, mode));
     if (mode && *mode == "WaitForFirstConsumer") {
       sc.wait_for_first_consumer = true;
     } else if (mode && *mode != "Immediate") {
-      return value_error(path.field("volumeBindingMode"),
-                         "unsupported binding mode " + quote_value(*mode) + " (Immediate, WaitForFirstConsumer)");
+      return value_error(
+          path.field("volumeBindingMode"),
+          "unsupported binding mode " + quote_value(*mode) + " (Immediate, WaitForFirstConsumer)");
     }
     const json::value* topologies = member(o, "allowedTopologies");
     if (topologies && !topologies->is_null()) {
@@ -437,7 +458,8 @@ Result<StorageClass> decode_storage_class(const json::value& v, const JsonPath& 
           auto& [key, values] = t.match_label_expressions.emplace_back();
           TP_TRY(read_string(*e, "key", ep, key));
           TP_TRY(read_string_list(*e, "values", ep, values));
-          if (values.empty()) return value_error(ep.field("values"), "must have at least one value");
+          if (values.empty())
+            return value_error(ep.field("values"), "must have at least one value");
         }
       }
     }
@@ -475,16 +497,18 @@ Result<CsiNode> decode_csi_node(const json::value& v, const JsonPath& path) {
       TP_TRY(as_object((*a)[i], dp, d));
       CsiNode::Driver& driver = n.drivers.emplace_back();
       TP_TRY(read_string(*d, "name", dp, driver.name));
-      if (driver.name.empty()) return value_error(dp.field("name"), "a CSINode driver needs a name");
+      if (driver.name.empty())
+        return value_error(dp.field("name"), "a CSINode driver needs a name");
       const json::object* allocatable = nullptr;
       TP_TRY(object_part(*d, "allocatable", dp, allocatable));
-      if (allocatable && member(*allocatable, "count") && !member(*allocatable, "count")->is_null()) {
+      if (allocatable && member(*allocatable, "count") &&
+          !member(*allocatable, "count")->is_null()) {
         int32_t count = 0;
         TP_TRY(read_int(*allocatable, "count", dp.field("allocatable"), count));
         if (count < 0) {
           const JsonPath ap = dp.field("allocatable");
-          return value_error(ap.field("count"),
-                             "count " + std::to_string(count) + " must be greater than or equal to 0");
+          return value_error(ap.field("count"), "count " + std::to_string(count) +
+                                                    " must be greater than or equal to 0");
         }
         driver.count = count;
       }
@@ -505,27 +529,30 @@ Result<CsiDriver> decode_csi_driver(const json::value& v, const JsonPath& path) 
     }
     if (spec && member(*spec, "preventPodSchedulingIfMissing") &&
         !member(*spec, "preventPodSchedulingIfMissing")->is_null()) {
-      TP_TRY(read_bool(*spec, "preventPodSchedulingIfMissing", path.field("spec"), d.prevent_if_missing));
+      TP_TRY(read_bool(*spec, "preventPodSchedulingIfMissing", path.field("spec"),
+                       d.prevent_if_missing));
     }
     return std::nullopt;
   });
 }
 
 Result<CsiStorageCapacity> decode_csi_storage_capacity(const json::value& v, const JsonPath& path) {
-  return decode_with<CsiStorageCapacity>(v, path, [&](const json::object& o, CsiStorageCapacity& c) -> Fail {
-    Meta meta;
-    TP_TRY(read_storage_meta(o, path, true, meta));
-    c.ns = std::move(meta.ns);
-    c.name = std::move(meta.name);
-    TP_TRY(read_string(o, "storageClassName", path, c.class_name));
-    if (c.class_name.empty()) {
-      return value_error(path.field("storageClassName"), "a CSIStorageCapacity needs a storageClassName");
-    }
-    TP_TRY(read_selector(o, "nodeTopology", path, c.node_topology));
-    TP_TRY(read_storage_in(o, "capacity", path, c.capacity));
-    TP_TRY(read_storage_in(o, "maximumVolumeSize", path, c.maximum_volume_size));
-    return std::nullopt;
-  });
+  return decode_with<CsiStorageCapacity>(
+      v, path, [&](const json::object& o, CsiStorageCapacity& c) -> Fail {
+        Meta meta;
+        TP_TRY(read_storage_meta(o, path, true, meta));
+        c.ns = std::move(meta.ns);
+        c.name = std::move(meta.name);
+        TP_TRY(read_string(o, "storageClassName", path, c.class_name));
+        if (c.class_name.empty()) {
+          return value_error(path.field("storageClassName"),
+                             "a CSIStorageCapacity needs a storageClassName");
+        }
+        TP_TRY(read_selector(o, "nodeTopology", path, c.node_topology));
+        TP_TRY(read_storage_in(o, "capacity", path, c.capacity));
+        TP_TRY(read_storage_in(o, "maximumVolumeSize", path, c.maximum_volume_size));
+        return std::nullopt;
+      });
 }
 
 }  // namespace tightpack

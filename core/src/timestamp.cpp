@@ -29,8 +29,9 @@ bool digits(std::string_view s, size_t at, size_t n, int64_t& out) {
 std::optional<int64_t> rfc3339_seconds(std::string_view s) {
   int64_t y, mo, d, h, mi, sec;
   if (!digits(s, 0, 4, y) || s.size() < 20 || s[4] != '-' || !digits(s, 5, 2, mo) || s[7] != '-' ||
-      !digits(s, 8, 2, d) || (s[10] != 'T' && s[10] != 't' && s[10] != ' ') || !digits(s, 11, 2, h) ||
-      s[13] != ':' || !digits(s, 14, 2, mi) || s[16] != ':' || !digits(s, 17, 2, sec)) {
+      !digits(s, 8, 2, d) || (s[10] != 'T' && s[10] != 't' && s[10] != ' ') ||
+      !digits(s, 11, 2, h) || s[13] != ':' || !digits(s, 14, 2, mi) || s[16] != ':' ||
+      !digits(s, 17, 2, sec)) {
     return std::nullopt;
   }
   if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60) return std::nullopt;
@@ -46,8 +47,8 @@ std::optional<int64_t> rfc3339_seconds(std::string_view s) {
     ++at;
   } else if (at < s.size() && (s[at] == '+' || s[at] == '-')) {
     int64_t oh, om;
-    if (!digits(s, at + 1, 2, oh) || at + 3 >= s.size() || s[at + 3] != ':' || !digits(s, at + 4, 2, om) ||
-        oh > 23 || om > 59) {
+    if (!digits(s, at + 1, 2, oh) || at + 3 >= s.size() || s[at + 3] != ':' ||
+        !digits(s, at + 4, 2, om) || oh > 23 || om > 59) {
       return std::nullopt;
     }
     offset = (s[at] == '+' ? 1 : -1) * (oh * 3600 + om * 60);

@@ -1,13 +1,15 @@
 #include "tightpack/admission.hpp"
 
-#include <boost/json.hpp>
 #include <gtest/gtest.h>
+
+#include <boost/json.hpp>
 
 namespace tightpack {
 namespace {
 namespace json = boost::json;
 
-const json::value kGpuToleration = json::parse(R"({"key":"nvidia.com/gpu","operator":"Exists","effect":"NoSchedule"})");
+const json::value kGpuToleration =
+    json::parse(R"({"key":"nvidia.com/gpu","operator":"Exists","effect":"NoSchedule"})");
 
 AdmittedPod admit(std::string_view pod, bool ert, bool dts = false) {
   AdmissionOptions o;
@@ -18,7 +20,9 @@ AdmittedPod admit(std::string_view pod, bool ert, bool dts = false) {
   return a ? *a : AdmittedPod{};
 }
 
-const json::value& spec(const AdmittedPod& a) { return a.pod.at("spec"); }
+const json::value& spec(const AdmittedPod& a) {
+  return a.pod.at("spec");
+}
 
 TEST(Admission, RequestsDefaultToLimitsInContainersAndInitContainers) {
   const auto a = admit(R"({"spec": {
@@ -26,9 +30,12 @@ TEST(Admission, RequestsDefaultToLimitsInContainersAndInitContainers) {
                    {"name": "b", "resources": {"limits": {"memory": "1Gi"}}}],
     "initContainers": [{"name": "i", "resources": {"limits": {"cpu": "100m"}}}]}})",
                        false);
-  EXPECT_EQ(spec(a).at("containers").at(0).at("resources").at("requests"), json::parse(R"({"cpu":"500m","memory":"4Gi"})"));
-  EXPECT_EQ(spec(a).at("containers").at(1).at("resources").at("requests"), json::parse(R"({"memory":"1Gi"})"));
-  EXPECT_EQ(spec(a).at("initContainers").at(0).at("resources").at("requests"), json::parse(R"({"cpu":"100m"})"));
+  EXPECT_EQ(spec(a).at("containers").at(0).at("resources").at("requests"),
+            json::parse(R"({"cpu":"500m","memory":"4Gi"})"));
+  EXPECT_EQ(spec(a).at("containers").at(1).at("resources").at("requests"),
+            json::parse(R"({"memory":"1Gi"})"));
+  EXPECT_EQ(spec(a).at("initContainers").at(0).at("resources").at("requests"),
+            json::parse(R"({"cpu":"100m"})"));
   EXPECT_FALSE(spec(a).as_object().contains("tolerations"));
   EXPECT_EQ(json::value(encode_admission_changes(a.changes)), json::parse(R"([
     {"by":"defaulting","container":"a","resource":"memory","request":"4Gi"},
@@ -37,15 +44,18 @@ TEST(Admission, RequestsDefaultToLimitsInContainersAndInitContainers) {
 }
 
 TEST(Admission, GpuLimitGetsARequestAndTheToleration) {
-  const auto a = admit(R"({"spec": {"containers": [{"resources": {"limits": {"nvidia.com/gpu": 1}}}]}})", true);
-  EXPECT_EQ(spec(a).at("containers").at(0).at("resources").at("requests"), json::parse(R"({"nvidia.com/gpu":1})"));
+  const auto a = admit(
+      R"({"spec": {"containers": [{"resources": {"limits": {"nvidia.com/gpu": 1}}}]}})", true);
+  EXPECT_EQ(spec(a).at("containers").at(0).at("resources").at("requests"),
+            json::parse(R"({"nvidia.com/gpu":1})"));
   EXPECT_EQ(spec(a).at("tolerations"), json::array{kGpuToleration});
   ASSERT_EQ(a.changes.size(), 2u);
   EXPECT_EQ(a.changes[1].by, "ExtendedResourceToleration");
 }
 
 TEST(Admission, NoGpuTolerationWhenThePluginIsOff) {
-  const auto a = admit(R"({"spec": {"containers": [{"resources": {"requests": {"nvidia.com/gpu": "1"}}}]}})", false);
+  const auto a = admit(
+      R"({"spec": {"containers": [{"resources": {"requests": {"nvidia.com/gpu": "1"}}}]}})", false);
   EXPECT_TRUE(a.changes.empty());
   EXPECT_FALSE(spec(a).as_object().contains("tolerations"));
 }
@@ -66,9 +76,10 @@ TEST(Admission, AnEqualTolerationStaysAMatchingOneIsReplacedOthersKept) {
 }
 
 TEST(Admission, SeveralExtendedResourcesInSortedOrderInitContainersToo) {
-  const auto a = admit(R"({"spec": {"containers": [{"resources": {"requests": {"nvidia.com/gpu": "1", "cpu": "1"}}}],
+  const auto a = admit(
+      R"({"spec": {"containers": [{"resources": {"requests": {"nvidia.com/gpu": "1", "cpu": "1"}}}],
     "initContainers": [{"resources": {"requests": {"example.com/fpga": "1", "hugepages-2Mi": "1Gi"}}}]}})",
-                       true);
+      true);
   const auto& t = spec(a).at("tolerations").as_array();
   ASSERT_EQ(t.size(), 2u);
   EXPECT_EQ(t[0].at("key"), "example.com/fpga");
@@ -83,9 +94,10 @@ TEST(Admission, DefaultTolerationSecondsUnlessTolerated) {
   // An empty key tolerates both; an empty effect tolerates NoExecute.
   a = admit(R"({"spec": {"tolerations": [{"operator":"Exists"}]}})", false, true);
   EXPECT_TRUE(a.changes.empty());
-  a = admit(R"({"spec": {"tolerations": [{"key":"node.kubernetes.io/unreachable","operator":"Exists"},
+  a = admit(
+      R"({"spec": {"tolerations": [{"key":"node.kubernetes.io/unreachable","operator":"Exists"},
                                          {"key":"node.kubernetes.io/not-ready","effect":"NoSchedule"}]}})",
-            false, true);
+      false, true);
   ASSERT_EQ(a.changes.size(), 1u);
   EXPECT_EQ(a.changes[0].toleration.at("key"), "node.kubernetes.io/not-ready");
 }
@@ -93,8 +105,9 @@ TEST(Admission, DefaultTolerationSecondsUnlessTolerated) {
 TEST(Admission, AdmittingTwiceChangesNothing) {
   AdmissionOptions o;
   o.extended_resource_toleration = true;
-  auto once = admit_pod(json::parse(R"({"spec": {"containers": [{"resources": {"limits": {"amd.com/gpu": "2"}}}]}})"), o,
-                        JsonPath());
+  auto once = admit_pod(
+      json::parse(R"({"spec": {"containers": [{"resources": {"limits": {"amd.com/gpu": "2"}}}]}})"),
+      o, JsonPath());
   ASSERT_TRUE(once);
   auto twice = admit_pod(once->pod, o, JsonPath());
   ASSERT_TRUE(twice);
@@ -109,12 +122,15 @@ TEST(Admission, ErrorsNameTheField) {
   };
   EXPECT_EQ(error(R"([])"), "$: expected an object, got an array");
   EXPECT_EQ(error(R"({"spec": 3})"), "$.spec: expected an object, got an integer");
-  EXPECT_EQ(error(R"({"spec": {"containers": {}}})"), "$.spec.containers: expected an array, got an object");
+  EXPECT_EQ(error(R"({"spec": {"containers": {}}})"),
+            "$.spec.containers: expected an array, got an object");
   EXPECT_EQ(error(R"({"spec": {"containers": [{"resources": {"limits": []}}]}})"),
             "$.spec.containers[0].resources.limits: expected an object, got an array");
-  EXPECT_EQ(error(R"({"spec": {"initContainers": [{"resources": {"limits": {}, "requests": "x"}}]}})"),
-            "$.spec.initContainers[0].resources.requests: expected an object, got a string");
-  EXPECT_EQ(error(R"({"spec": {"tolerations": [1]}})"), "$.spec.tolerations[0]: expected an object, got an integer");
+  EXPECT_EQ(
+      error(R"({"spec": {"initContainers": [{"resources": {"limits": {}, "requests": "x"}}]}})"),
+      "$.spec.initContainers[0].resources.requests: expected an object, got a string");
+  EXPECT_EQ(error(R"({"spec": {"tolerations": [1]}})"),
+            "$.spec.tolerations[0]: expected an object, got an integer");
 }
 
 }  // namespace

@@ -32,16 +32,20 @@ json::value zone_template(const std::string& zone) {
 }
 
 json::value empty_group(const std::string& name, json::value tmpl) {
-  return json::object{{"name", name}, {"minSize", 0}, {"maxSize", 10},
-                      {"nodes", json::array{}}, {"template", std::move(tmpl)}};
+  return json::object{{"name", name},
+                      {"minSize", 0},
+                      {"maxSize", 10},
+                      {"nodes", json::array{}},
+                      {"template", std::move(tmpl)}};
 }
 
 // A pod requesting `cpu`, in namespace "hub".
 json::object pod(const std::string& name, const std::string& cpu) {
   return json::object{
       {"metadata", {{"name", name}, {"namespace", "hub"}}},
-      {"spec", {{"containers", json::array{json::object{
-                                   {"name", "c"}, {"resources", {{"requests", {{"cpu", cpu}}}}}}}}}}};
+      {"spec",
+       {{"containers", json::array{json::object{{"name", "c"},
+                                                {"resources", {{"requests", {{"cpu", cpu}}}}}}}}}}};
 }
 
 void add_claim_volume(json::object& p, const std::string& claim) {
@@ -55,36 +59,36 @@ json::value zone_affinity(const std::string& key, const std::string& zone) {
        {{"nodeSelectorTerms",
          json::array{json::object{
              {"matchExpressions",
-              json::array{json::object{{"key", key}, {"operator", "In"}, {"values", json::array{zone}}}}}}}}}}};
+              json::array{json::object{
+                  {"key", key}, {"operator", "In"}, {"values", json::array{zone}}}}}}}}}}};
 }
 
 // A claim bound to a volume whose node affinity pins `key` to `zone`.
 void add_bound_home(json::object& s, const std::string& key, const std::string& zone) {
-  s["persistentVolumes"] = json::array{json::object{
-      {"metadata", {{"name", "pv-home"}}},
-      {"spec",
-       {{"capacity", {{"storage", "10Gi"}}},
-        {"accessModes", json::array{"ReadWriteOnce"}},
-        {"storageClassName", "standard"},
-        {"csi", {{"driver", "pd.csi.storage.gke.io"}, {"volumeHandle", "disk-1"}}},
-        {"claimRef", {{"namespace", "hub"}, {"name", "home"}}},
-        {"nodeAffinity", zone_affinity(key, zone)}}},
-      {"status", {{"phase", "Bound"}}}}};
-  s["persistentVolumeClaims"] = json::array{json::object{
-      {"metadata",
-       {{"name", "home"},
-        {"namespace", "hub"},
-        {"annotations", {{"pv.kubernetes.io/bind-completed", "yes"}}}}},
-      {"spec",
-       {{"accessModes", json::array{"ReadWriteOnce"}},
-        {"storageClassName", "standard"},
-        {"volumeName", "pv-home"},
-        {"resources", {{"requests", {{"storage", "10Gi"}}}}}}},
-      {"status", {{"phase", "Bound"}}}}};
-  s["storageClasses"] = json::array{json::object{
-      {"metadata", {{"name", "standard"}}},
-      {"provisioner", "pd.csi.storage.gke.io"},
-      {"volumeBindingMode", "WaitForFirstConsumer"}}};
+  s["persistentVolumes"] = json::array{
+      json::object{{"metadata", {{"name", "pv-home"}}},
+                   {"spec",
+                    {{"capacity", {{"storage", "10Gi"}}},
+                     {"accessModes", json::array{"ReadWriteOnce"}},
+                     {"storageClassName", "standard"},
+                     {"csi", {{"driver", "pd.csi.storage.gke.io"}, {"volumeHandle", "disk-1"}}},
+                     {"claimRef", {{"namespace", "hub"}, {"name", "home"}}},
+                     {"nodeAffinity", zone_affinity(key, zone)}}},
+                   {"status", {{"phase", "Bound"}}}}};
+  s["persistentVolumeClaims"] =
+      json::array{json::object{{"metadata",
+                                {{"name", "home"},
+                                 {"namespace", "hub"},
+                                 {"annotations", {{"pv.kubernetes.io/bind-completed", "yes"}}}}},
+                               {"spec",
+                                {{"accessModes", json::array{"ReadWriteOnce"}},
+                                 {"storageClassName", "standard"},
+                                 {"volumeName", "pv-home"},
+                                 {"resources", {{"requests", {{"storage", "10Gi"}}}}}}},
+                               {"status", {{"phase", "Bound"}}}}};
+  s["storageClasses"] = json::array{json::object{{"metadata", {{"name", "standard"}}},
+                                                 {"provisioner", "pd.csi.storage.gke.io"},
+                                                 {"volumeBindingMode", "WaitForFirstConsumer"}}};
 }
 
 std::string scaled_group(const json::object& r) {
@@ -128,7 +132,9 @@ TEST(AutoscalerObjects, TemplateWithoutTheCsiTopologyLabel) {
   EXPECT_TRUE(r.at("scaleUp").as_array().empty()) << r;
   EXPECT_EQ(r.at("unhelped").as_array(), (json::array{"hub/jupyter-ada"}));
   const auto& rejected = r.at("noScaleUp").as_array()[0].at("rejected").as_object();
-  EXPECT_EQ(rejected.at("dask").as_array(), (json::array{"node(s) didn't match PersistentVolume's node affinity"})) << r;
+  EXPECT_EQ(rejected.at("dask").as_array(),
+            (json::array{"node(s) didn't match PersistentVolume's node affinity"}))
+      << r;
 
   // A template copied from a real node of the group carries the label.
   json::object labels{{"topology.kubernetes.io/zone", "z1"}, {"topology.gke.io/zone", "z1"}};
@@ -159,13 +165,13 @@ TEST(AutoscalerObjects, ClassAllowedTopologiesExcludePools) {
        json::array{json::object{{"matchLabelExpressions",
                                  json::array{json::object{{"key", "topology.kubernetes.io/zone"},
                                                           {"values", json::array{"z1"}}}}}}}}}};
-  s["persistentVolumeClaims"] = json::array{json::object{
-      {"metadata", {{"name", "home"}, {"namespace", "hub"}}},
-      {"spec",
-       {{"accessModes", json::array{"ReadWriteOnce"}},
-        {"storageClassName", "zonal"},
-        {"resources", {{"requests", {{"storage", "10Gi"}}}}}}},
-      {"status", {{"phase", "Pending"}}}}};
+  s["persistentVolumeClaims"] =
+      json::array{json::object{{"metadata", {{"name", "home"}, {"namespace", "hub"}}},
+                               {"spec",
+                                {{"accessModes", json::array{"ReadWriteOnce"}},
+                                 {"storageClassName", "zonal"},
+                                 {"resources", {{"requests", {{"storage", "10Gi"}}}}}}},
+                               {"status", {{"phase", "Pending"}}}}};
   auto r = run(s);
   ASSERT_FALSE(r.contains("error")) << r;
   EXPECT_EQ(scaled_group(r), "b-z1") << r;
@@ -187,27 +193,27 @@ TEST(AutoscalerObjects, NoReserveBetweenSimulatedPods) {
     json::object p = pod(std::string("worker-") + name, "1");
     add_claim_volume(p, std::string("scratch-") + name);
     pending.push_back(p);
-    claims.push_back(json::object{
-        {"metadata", {{"name", std::string("scratch-") + name}, {"namespace", "hub"}}},
-        {"spec",
-         {{"accessModes", json::array{"ReadWriteOnce"}},
-          {"storageClassName", "local"},
-          {"resources", {{"requests", {{"storage", "1Gi"}}}}}}}});
+    claims.push_back(
+        json::object{{"metadata", {{"name", std::string("scratch-") + name}, {"namespace", "hub"}}},
+                     {"spec",
+                      {{"accessModes", json::array{"ReadWriteOnce"}},
+                       {"storageClassName", "local"},
+                       {"resources", {{"requests", {{"storage", "1Gi"}}}}}}}});
   }
   s["pending"] = pending;
   s["persistentVolumeClaims"] = claims;
   s["storageClasses"] = json::array{json::object{{"metadata", {{"name", "local"}}},
                                                  {"provisioner", "kubernetes.io/no-provisioner"},
                                                  {"volumeBindingMode", "WaitForFirstConsumer"}}};
-  s["persistentVolumes"] = json::array{json::object{
-      {"metadata", {{"name", "local-1"}}},
-      {"spec",
-       {{"capacity", {{"storage", "5Gi"}}},
-        {"accessModes", json::array{"ReadWriteOnce"}},
-        {"storageClassName", "local"},
-        {"local", {{"path", "/mnt/disks/1"}}},
-        {"nodeAffinity", zone_affinity("topology.kubernetes.io/zone", "z1")}}},
-      {"status", {{"phase", "Available"}}}}};
+  s["persistentVolumes"] = json::array{
+      json::object{{"metadata", {{"name", "local-1"}}},
+                   {"spec",
+                    {{"capacity", {{"storage", "5Gi"}}},
+                     {"accessModes", json::array{"ReadWriteOnce"}},
+                     {"storageClassName", "local"},
+                     {"local", {{"path", "/mnt/disks/1"}}},
+                     {"nodeAffinity", zone_affinity("topology.kubernetes.io/zone", "z1")}}},
+                   {"status", {{"phase", "Available"}}}}};
   auto r = run(s);
   ASSERT_FALSE(r.contains("error")) << r;
   ASSERT_EQ(scaled_group(r), "local") << r;
@@ -227,8 +233,9 @@ TEST(AutoscalerObjects, HostnameAntiAffinityNeedsANodeEach) {
   placeholder["spec"].as_object()["affinity"] = {
       {"podAntiAffinity",
        {{"requiredDuringSchedulingIgnoredDuringExecution",
-         json::array{json::object{{"labelSelector", {{"matchLabels", {{"component", "user-placeholder"}}}}},
-                                  {"topologyKey", "kubernetes.io/hostname"}}}}}}};
+         json::array{
+             json::object{{"labelSelector", {{"matchLabels", {{"component", "user-placeholder"}}}}},
+                          {"topologyKey", "kubernetes.io/hostname"}}}}}}};
   placeholder["replicas"] = 3;
   s["pending"] = json::array{placeholder};
   auto r = run(s);
@@ -269,11 +276,11 @@ TEST(AutoscalerObjects, DoNotScheduleSpreadCountsTheWholeSnapshot) {
   json::object s = two_zone_cluster();
   json::object web = pod("web", "1");
   web["metadata"].as_object()["labels"] = {{"app", "web"}};
-  web["spec"].as_object()["topologySpreadConstraints"] = json::array{json::object{
-      {"maxSkew", 1},
-      {"topologyKey", "topology.kubernetes.io/zone"},
-      {"whenUnsatisfiable", "DoNotSchedule"},
-      {"labelSelector", {{"matchLabels", {{"app", "web"}}}}}}};
+  web["spec"].as_object()["topologySpreadConstraints"] =
+      json::array{json::object{{"maxSkew", 1},
+                               {"topologyKey", "topology.kubernetes.io/zone"},
+                               {"whenUnsatisfiable", "DoNotSchedule"},
+                               {"labelSelector", {{"matchLabels", {{"app", "web"}}}}}}};
   web["replicas"] = 2;
   s["pending"] = json::array{web};
   auto r = run(s);
@@ -284,8 +291,10 @@ TEST(AutoscalerObjects, DoNotScheduleSpreadCountsTheWholeSnapshot) {
   EXPECT_EQ(up.at("estimated").as_int64(), 1);
 
   // ScheduleAnyway only scores, which CA does not: the lowest name wins.
-  web["spec"].as_object()["topologySpreadConstraints"].as_array()[0].as_object()["whenUnsatisfiable"] =
-      "ScheduleAnyway";
+  web["spec"]
+      .as_object()["topologySpreadConstraints"]
+      .as_array()[0]
+      .as_object()["whenUnsatisfiable"] = "ScheduleAnyway";
   s["pending"] = json::array{web};
   r = run(s);
   ASSERT_FALSE(r.contains("error")) << r;
@@ -316,21 +325,26 @@ TEST(AutoscalerObjects, HostnameSpreadFallsBackToAnyNodeOfTheFork) {
   // takes w-0; the zone skew keeps the rest off it until the new z1 nodes
   // have some; the tainted T holds both minimums at 0.
   json::object s;
-  json::value r_node = node("r", {{"topology.kubernetes.io/zone", "z2"}, {"kubernetes.io/hostname", "r"}});
+  json::value r_node =
+      node("r", {{"topology.kubernetes.io/zone", "z2"}, {"kubernetes.io/hostname", "r"}});
   r_node.as_object()["status"].as_object()["capacity"].as_object()["cpu"] = "8";
-  json::value t_node = node("t", {{"topology.kubernetes.io/zone", "z1"}, {"kubernetes.io/hostname", "t"}});
-  t_node.as_object()["spec"] = {{"taints", json::array{json::object{{"key", "dedicated"}, {"value", "x"},
-                                                                    {"effect", "NoSchedule"}}}}};
+  json::value t_node =
+      node("t", {{"topology.kubernetes.io/zone", "z1"}, {"kubernetes.io/hostname", "t"}});
+  t_node.as_object()["spec"] = {
+      {"taints",
+       json::array{json::object{{"key", "dedicated"}, {"value", "x"}, {"effect", "NoSchedule"}}}}};
   s["nodes"] = json::array{r_node, t_node};
   s["nodeGroups"] = json::array{empty_group("a-z1", zone_template("z1"))};
   json::object w = pod("w", "500m");
   w["metadata"].as_object()["labels"] = {{"app", "w"}};
   auto constraint = [](const char* key, int skew) {
-    return json::object{{"maxSkew", skew}, {"topologyKey", key}, {"whenUnsatisfiable", "DoNotSchedule"},
+    return json::object{{"maxSkew", skew},
+                        {"topologyKey", key},
+                        {"whenUnsatisfiable", "DoNotSchedule"},
                         {"labelSelector", {{"matchLabels", {{"app", "w"}}}}}};
   };
-  w["spec"].as_object()["topologySpreadConstraints"] =
-      json::array{constraint("topology.kubernetes.io/zone", 1), constraint("kubernetes.io/hostname", 2)};
+  w["spec"].as_object()["topologySpreadConstraints"] = json::array{
+      constraint("topology.kubernetes.io/zone", 1), constraint("kubernetes.io/hostname", 2)};
   w["replicas"] = 5;
   s["pending"] = json::array{w};
   auto r = run(s);
@@ -355,8 +369,8 @@ TEST(AutoscalerObjects, SimilarPodsAreNotTriedAgainInALoop) {
   json::object sched = pod("dask-scheduler", "100m");
   sched["metadata"].as_object()["labels"] = {{"dask", "scheduler"}};
   json::object worker = pod("dask-worker", "100m");
-  worker["metadata"].as_object()["ownerReferences"] = json::array{
-      json::object{{"kind", "DaskCluster"}, {"name", "dc"}, {"uid", "uid-dc"}, {"controller", true}}};
+  worker["metadata"].as_object()["ownerReferences"] = json::array{json::object{
+      {"kind", "DaskCluster"}, {"name", "dc"}, {"uid", "uid-dc"}, {"controller", true}}};
   worker["spec"].as_object()["affinity"] = {
       {"podAffinity",
        {{"requiredDuringSchedulingIgnoredDuringExecution",
@@ -382,9 +396,11 @@ TEST(AutoscalerObjects, NodesNotAddedYetAreNoSpreadDomains) {
   s["nodeGroups"] = json::array{empty_group("workers", zone_template("z1"))};
   json::object w = pod("w", "2");
   w["metadata"].as_object()["labels"] = {{"app", "w"}};
-  w["spec"].as_object()["topologySpreadConstraints"] = json::array{
-      json::object{{"maxSkew", 1}, {"topologyKey", "kubernetes.io/hostname"}, {"whenUnsatisfiable", "DoNotSchedule"},
-                   {"labelSelector", {{"matchLabels", {{"app", "w"}}}}}}};
+  w["spec"].as_object()["topologySpreadConstraints"] =
+      json::array{json::object{{"maxSkew", 1},
+                               {"topologyKey", "kubernetes.io/hostname"},
+                               {"whenUnsatisfiable", "DoNotSchedule"},
+                               {"labelSelector", {{"matchLabels", {{"app", "w"}}}}}}};
   w["replicas"] = 4;
   s["pending"] = json::array{w};
   auto r = run(s);
@@ -425,7 +441,8 @@ TEST(AutoscalerObjects, ExpendableBoundPodsAreNotInTheSnapshot) {
   low["spec"].as_object()["nodeName"] = "n1";
   low["spec"].as_object()["priority"] = -100;
   s["pods"] = json::array{low};
-  s["nodeGroups"] = json::array{json::object{{"name", "a"}, {"minSize", 0}, {"maxSize", 10}, {"nodes", json::array{"n1"}}}};
+  s["nodeGroups"] = json::array{
+      json::object{{"name", "a"}, {"minSize", 0}, {"maxSize", 10}, {"nodes", json::array{"n1"}}}};
   s["pending"] = json::array{pod("p", "2")};
   s["expander"] = "least-waste";
   s["scaleDown"] = true;
@@ -439,11 +456,14 @@ TEST(AutoscalerObjects, ExpendableBoundPodsAreNotInTheSnapshot) {
 TEST(AutoscalerObjects, UnknownKeyIsAnErrorNamingIt) {
   auto r = run(json::object{{"persistentVolumeClaim", json::array{}}});
   ASSERT_TRUE(r.contains("error"));
-  EXPECT_NE(std::string(r.at("error").as_string()).find("$.persistentVolumeClaim"), std::string::npos) << r;
+  EXPECT_NE(std::string(r.at("error").as_string()).find("$.persistentVolumeClaim"),
+            std::string::npos)
+      << r;
   // An object of the wrong shape names its path too.
   r = run(json::object{{"storageClasses", json::array{json::object{{"provisioner", 3}}}}});
   ASSERT_TRUE(r.contains("error"));
-  EXPECT_NE(std::string(r.at("error").as_string()).find("$.storageClasses[0]"), std::string::npos) << r;
+  EXPECT_NE(std::string(r.at("error").as_string()).find("$.storageClasses[0]"), std::string::npos)
+      << r;
 }
 
 TEST(AutoscalerObjects, ScaleDownMovesAClaimOnlyWithinItsZone) {
@@ -458,7 +478,8 @@ TEST(AutoscalerObjects, ScaleDownMovesAClaimOnlyWithinItsZone) {
       json::array{json::object{{"kind", "StatefulSet"}, {"name", "nb"}, {"controller", true}}};
   notebook["spec"].as_object()["nodeName"] = "pool-z1";
   s["pods"] = json::array{notebook};
-  s["statefulSets"] = json::array{json::object{{"metadata", {{"name", "nb"}, {"namespace", "hub"}}}}};
+  s["statefulSets"] =
+      json::array{json::object{{"metadata", {{"name", "nb"}, {"namespace", "hub"}}}}};
   s["nodeGroups"] = json::array{json::object{
       {"name", "pool"}, {"minSize", 0}, {"maxSize", 10}, {"nodes", json::array{"pool-z1"}}}};
   s["scaleDown"] = true;

@@ -380,10 +380,11 @@ TEST(AutoscalerTemplate, AGroupsTemplateNodeKeepsItsTaintsButCasOwnAndTransientO
   AutoscaleScenario s;
   CaNode n;
   n.node = testing::make_node("core-0", 4000, 16 * testing::kGi);
-  for (const char* key : {"CriticalAddonsOnly", "dedicated", "ToBeDeletedByClusterAutoscaler",
-                          "node.kubernetes.io/not-ready", "ignore-taint.cluster-autoscaler.kubernetes.io/gpu",
-                          "startup-taint.cluster-autoscaler.kubernetes.io/cni",
-                          "status-taint.cluster-autoscaler.kubernetes.io/drain"}) {
+  for (const char* key :
+       {"CriticalAddonsOnly", "dedicated", "ToBeDeletedByClusterAutoscaler",
+        "node.kubernetes.io/not-ready", "ignore-taint.cluster-autoscaler.kubernetes.io/gpu",
+        "startup-taint.cluster-autoscaler.kubernetes.io/cni",
+        "status-taint.cluster-autoscaler.kubernetes.io/drain"}) {
     n.node.taints.push_back(Taint{key, "true", "NoSchedule"});
   }
   s.nodes.push_back(n);

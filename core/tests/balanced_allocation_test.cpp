@@ -14,8 +14,10 @@ int64_t score(std::vector<int64_t> requested, std::vector<int64_t> allocatable) 
 
 // The plugin's score: the change from `allocated` (without the pod) to
 // `requested` (with it).
-int64_t change(std::vector<int64_t> requested, std::vector<int64_t> allocated, std::vector<int64_t> allocatable) {
-  return balanced_allocation_score(requested.data(), allocated.data(), allocatable.data(), requested.size());
+int64_t change(std::vector<int64_t> requested, std::vector<int64_t> allocated,
+               std::vector<int64_t> allocatable) {
+  return balanced_allocation_score(requested.data(), allocated.data(), allocatable.data(),
+                                   requested.size());
 }
 
 // Cases of kube-scheduler v1.37's TestNodeResourcesBalancedAllocation, where

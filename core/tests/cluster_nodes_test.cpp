@@ -9,13 +9,13 @@
 #include <random>
 #include <set>
 
+#include "decision_by_name.hpp"
+#include "test_util.hpp"
 #include "tightpack/cluster.hpp"
 #include "tightpack/framework.hpp"
 #include "tightpack/plugins/affinity_terms.hpp"
 #include "tightpack/plugins/cohort.hpp"
 #include "tightpack/profile.hpp"
-#include "decision_by_name.hpp"
-#include "test_util.hpp"
 
 namespace tightpack {
 namespace {
@@ -34,15 +34,16 @@ std::map<std::string, std::string> fingerprint(const Cluster& c) {
   const StringPool& strings = c.strings();
   for (NodeIndex n = 0; n < c.size(); ++n) {
     std::string& f = out["node " + c.name(n)];
-    for (const auto* column : {&c.alloc_cpu(), &c.alloc_memory(), &c.allowed_pods(), &c.req_cpu(), &c.req_memory(),
-                               &c.nz_cpu(), &c.nz_memory(), &c.pod_count()}) {
+    for (const auto* column : {&c.alloc_cpu(), &c.alloc_memory(), &c.allowed_pods(), &c.req_cpu(),
+                               &c.req_memory(), &c.nz_cpu(), &c.nz_memory(), &c.pod_count()}) {
       f += std::to_string((*column)[n]) + " ";
     }
     for (uint32_t s = 0; s < c.scalar_count(); ++s) {
-      f += c.scalar_name(s) + "=" + std::to_string(c.alloc_scalar(s)[n]) + "/" + std::to_string(c.req_scalar(s)[n]) +
-           (c.has_scalar(s, n) ? "+ " : "- ");
+      f += c.scalar_name(s) + "=" + std::to_string(c.alloc_scalar(s)[n]) + "/" +
+           std::to_string(c.req_scalar(s)[n]) + (c.has_scalar(s, n) ? "+ " : "- ");
     }
-    for (const Taint& t : c.taints_of_set(c.taint_set(n))) f += "taint " + t.key + "=" + t.value + ":" + t.effect + " ";
+    for (const Taint& t : c.taints_of_set(c.taint_set(n)))
+      f += "taint " + t.key + "=" + t.value + ":" + t.effect + " ";
     std::vector<std::string> images;
     for (StrId id : c.images(n)) {
       images.push_back(strings.str(id) + "#" + std::to_string(c.image_state(id)->num_nodes) + "/" +
@@ -52,7 +53,10 @@ std::map<std::string, std::string> fingerprint(const Cluster& c) {
     for (const auto& i : images) f += "image " + i + " ";
     for (const auto& key : kLabelKeys) {
       const auto* column = c.label_column(key);
-      f += key + "=" + (column ? ((*column)[n] == kNoStr ? "<none>" : strings.str((*column)[n])) : "<no column>") + " ";
+      f += key + "=" +
+           (column ? ((*column)[n] == kNoStr ? "<none>" : strings.str((*column)[n]))
+                   : "<no column>") +
+           " ";
     }
     for (const auto& key : kLabelKeys) f += std::to_string(c.domains(key).of_node[n] >= 0) + " ";
     std::vector<std::string> pods, with_terms;
@@ -67,7 +71,8 @@ std::map<std::string, std::string> fingerprint(const Cluster& c) {
   for (const auto& key : kLabelKeys) out["domains " + key] = std::to_string(c.domains(key).count);
   for (const char* value : {"worker", "notebook"}) {
     std::vector<std::string> where;
-    for (const auto& p : c.pods_with_label("component", value)) where.push_back(c.name(p.node) + "/" + p.meta->ns);
+    for (const auto& p : c.pods_with_label("component", value))
+      where.push_back(c.name(p.node) + "/" + p.meta->ns);
     std::sort(where.begin(), where.end());
     for (const auto& w : where) out[std::string("label ") + value] += w + " ";
   }
@@ -109,11 +114,13 @@ class NodeChurn {
   }
 
   Pod random_pod(const std::string& node) {
-    Pod p = bound_pod("p" + std::to_string(next_pod_++), node,
-                      resources({{"cpu", 100 * uniform(1, 8)}, {"memory", kGi / 4 * uniform(1, 8)}}));
+    Pod p =
+        bound_pod("p" + std::to_string(next_pod_++), node,
+                  resources({{"cpu", 100 * uniform(1, 8)}, {"memory", kGi / 4 * uniform(1, 8)}}));
     p.ns = uniform(0, 1) ? "hub" : "dask";
     p.labels = {{"component", uniform(0, 1) ? "worker" : "notebook"}};
-    if (uniform(0, 3) == 0) p.pod_affinity_terms.push_back(term(true, false, "worker", "kubernetes.io/hostname"));
+    if (uniform(0, 3) == 0)
+      p.pod_affinity_terms.push_back(term(true, false, "worker", "kubernetes.io/hostname"));
     if (uniform(0, 9) == 0) set_resource(p.containers[0].requests, "nvidia.com/gpu", 1);
     if (uniform(0, 9) == 0) p.containers[0].ports.push_back(ContainerPort{8786, 8786, "TCP", ""});
     return p;
@@ -121,8 +128,13 @@ class NodeChurn {
 
   // As the daemon's cache makes a bound pod it places.
   BoundPod bound(const Cluster& c, const Pod& p) {
-    return BoundPod{p.key(), p.priority, c.usage_of(p), plugins::cohort_of(p), 0,
-                    std::make_shared<const PodMeta>(PodMeta{p.ns, p.labels, false}), nullptr,
+    return BoundPod{p.key(),
+                    p.priority,
+                    c.usage_of(p),
+                    plugins::cohort_of(p),
+                    0,
+                    std::make_shared<const PodMeta>(PodMeta{p.ns, p.labels, false}),
+                    nullptr,
                     plugins::affinity_terms(p)};
   }
 
@@ -138,11 +150,13 @@ std::vector<Pod> probes() {
   worker.ns = "dask";
   worker.labels = {{"component", "worker"}};
   worker.tolerations.push_back(Toleration{"dedicated", "Equal", "worker", "NoSchedule"});
-  worker.topology_spread.push_back(
-      TopologySpreadConstraint{1, "zone", "DoNotSchedule", LabelSelector{{{"component", "worker"}}, {}}});
-  worker.node_affinity.preferred.push_back(PreferredSchedulingTerm{5, NodeSelectorTerm{{{"pool", "In", {"workers"}}}, {}}});
+  worker.topology_spread.push_back(TopologySpreadConstraint{
+      1, "zone", "DoNotSchedule", LabelSelector{{{"component", "worker"}}, {}}});
+  worker.node_affinity.preferred.push_back(
+      PreferredSchedulingTerm{5, NodeSelectorTerm{{{"pool", "In", {"workers"}}}, {}}});
   worker.containers[0].image = "dask:1";
-  Pod notebook = testing::make_pod("probe-notebook", {resources({{"cpu", 500}, {"memory", 2 * kGi}})});
+  Pod notebook =
+      testing::make_pod("probe-notebook", {resources({{"cpu", 500}, {"memory", 2 * kGi}})});
   notebook.ns = "hub";
   notebook.pod_affinity_terms = {term(true, true, "notebook", "kubernetes.io/hostname"),
                                  term(false, false, "worker", "zone")};
@@ -155,7 +169,8 @@ void churn(uint32_t seed, int& in_place, int& refused) {
   NodeChurn churn(seed);
   std::map<std::string, Node> nodes;  // what a build is made of
   std::map<std::string, Pod> pods;
-  for (int i = 0; i < 5; ++i) nodes.emplace("n" + std::to_string(i), churn.random_node("n" + std::to_string(i)));
+  for (int i = 0; i < 5; ++i)
+    nodes.emplace("n" + std::to_string(i), churn.random_node("n" + std::to_string(i)));
   auto all_nodes = [&] {
     std::vector<Node> v;
     for (const auto& [name, n] : nodes) v.push_back(n);
@@ -203,7 +218,8 @@ void churn(uint32_t seed, int& in_place, int& refused) {
       c.place(at, std::move(bound));
       pods.emplace(p.key(), p);
       if (op == 5 && !c.pods_on(at).empty()) {  // and one leaves
-        const size_t pos = static_cast<size_t>(churn.uniform(0, static_cast<int>(c.pods_on(at).size()) - 1));
+        const size_t pos =
+            static_cast<size_t>(churn.uniform(0, static_cast<int>(c.pods_on(at).size()) - 1));
         pods.erase(c.pods_on(at)[pos].key);
         c.remove(at, {pos});
       }
@@ -220,9 +236,11 @@ void churn(uint32_t seed, int& in_place, int& refused) {
     if (op <= 2) ++in_place;
     auto expected = Cluster::build(all_nodes(), all_pods());
     ASSERT_TRUE(expected) << expected.error().what();
-    ASSERT_EQ(fingerprint(c), fingerprint(*expected)) << "step " << step << " op " << op << " " << name;
+    ASSERT_EQ(fingerprint(c), fingerprint(*expected))
+        << "step " << step << " op " << op << " " << name;
     for (const Pod& probe : probes()) {
-      ASSERT_EQ(decision_by_name(c, probe), decision_by_name(*expected, probe)) << "step " << step << " " << probe.name;
+      ASSERT_EQ(decision_by_name(c, probe), decision_by_name(*expected, probe))
+          << "step " << step << " " << probe.name;
     }
   }
 }
@@ -256,7 +274,8 @@ TEST(ClusterNodes, RemovingANodeTakesItsPodsOutOfTheLabelIndex) {
   Pod v = bound_pod("v", "c", resources({{"cpu", 100}}));
   v.labels = {{"component", "worker"}};
   Cluster c = testing::build_cluster(
-      {make_node("a", 4000, 8 * kGi), make_node("b", 4000, 8 * kGi), make_node("c", 4000, 8 * kGi)}, {w, v});
+      {make_node("a", 4000, 8 * kGi), make_node("b", 4000, 8 * kGi), make_node("c", 4000, 8 * kGi)},
+      {w, v});
   ASSERT_TRUE(c.remove_node(c.find("b")));
   ASSERT_EQ(c.size(), 2u);
   const auto& workers = c.pods_with_label("component", "worker");

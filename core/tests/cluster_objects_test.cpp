@@ -4,10 +4,10 @@
 // plans made before are made again (a new instance).
 #include <gtest/gtest.h>
 
-#include "tightpack/cluster.hpp"
-#include "tightpack/decode.hpp"
 #include "decision_by_name.hpp"
 #include "test_util.hpp"
+#include "tightpack/cluster.hpp"
+#include "tightpack/decode.hpp"
 
 namespace tightpack {
 namespace {
@@ -18,10 +18,10 @@ using testing::node_from_json;
 using testing::pod_from_json;
 
 Node zoned(const std::string& name, const std::string& zone) {
-  return node_from_json(R"({"metadata": {"name": ")" + name +
-                        R"(", "labels": {"kubernetes.io/hostname": ")" + name +
-                        R"(", "topology.kubernetes.io/zone": ")" + zone +
-                        R"("}}, "status": {"allocatable": {"cpu": "8", "memory": "32Gi", "pods": "110"}}})");
+  return node_from_json(
+      R"({"metadata": {"name": ")" + name + R"(", "labels": {"kubernetes.io/hostname": ")" + name +
+      R"(", "topology.kubernetes.io/zone": ")" + zone +
+      R"("}}, "status": {"allocatable": {"cpu": "8", "memory": "32Gi", "pods": "110"}}})");
 }
 
 // An operator worker: its ReplicaSet's pod, labelled as the operator labels it.
@@ -52,8 +52,10 @@ ApiObjects workload_objects() {
 }
 
 TEST(ClusterObjects, ReplacedWorkloadObjectsDecideAsABuildWithThem) {
-  std::vector<Node> nodes = {zoned("a-0", "a"), zoned("a-1", "a"), zoned("b-0", "b"), zoned("b-1", "b")};
-  std::vector<Pod> pods = {worker("w0", "a-0"), worker("w1", "a-0"), worker("w2", "a-1"), worker("w3", "b-0")};
+  std::vector<Node> nodes = {zoned("a-0", "a"), zoned("a-1", "a"), zoned("b-0", "b"),
+                             zoned("b-1", "b")};
+  std::vector<Pod> pods = {worker("w0", "a-0"), worker("w1", "a-0"), worker("w2", "a-1"),
+                           worker("w3", "b-0")};
   const Pod incoming = worker("w4", "");
 
   auto in_place = Cluster::build(nodes, pods);

@@ -1,10 +1,11 @@
 // TightpackCohort: pods of one Dask cluster gather on the nodes their
 // cluster already uses.
+#include "tightpack/plugins/cohort.hpp"
+
 #include <gtest/gtest.h>
 
 #include "test_util.hpp"
 #include "tightpack/framework.hpp"
-#include "tightpack/plugins/cohort.hpp"
 #include "tightpack/profile.hpp"
 
 namespace tightpack {
@@ -41,7 +42,8 @@ TEST(Cohort, ScoreIsTheLargerShareInWholePercent) {
 // with her cluster on b, so b empties when her cluster ends.
 TEST(Cohort, TightpackKeepsACohortTogetherWhereZ2jhPicksTheFullestNode) {
   auto worker = [](std::string name, const char* cluster, std::string node) {
-    Pod p = bound_pod(std::move(name), std::move(node), resources({{"cpu", 1000}, {"memory", 2 * kGi}}));
+    Pod p = bound_pod(std::move(name), std::move(node),
+                      resources({{"cpu", 1000}, {"memory", 2 * kGi}}));
     p.labels = labels({{"dask.org/cluster-name", cluster}});
     return p;
   };

@@ -22,7 +22,8 @@ inline std::map<std::string, std::string> decision_by_name(const Cluster& c, con
     out[c.name(d.filtered[i])] = std::to_string(static_cast<int>(d.statuses[i].code)) + "/" +
                                  std::to_string(static_cast<int>(d.statuses[i].plugin));
   }
-  for (size_t j = 0; j < d.feasible.size(); ++j) out[c.name(d.feasible[j])] += " " + std::to_string(d.scores[j].total);
+  for (size_t j = 0; j < d.feasible.size(); ++j)
+    out[c.name(d.feasible[j])] += " " + std::to_string(d.scores[j].total);
   for (NodeIndex n : d.top) out[c.name(n)] += " top";
   out["message"] = d.message;
   return out;

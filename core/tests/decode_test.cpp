@@ -269,11 +269,14 @@ TEST(DecodePod, ImageVolumes) {
 }
 
 TEST(DecodePod, SchedulingGates) {
-  auto gated = decode_pod(json_of(R"({"metadata":{"name":"p"},"spec":{"schedulingGates":[{"name":"example.com/quota"}]}})"),
-                          JsonPath());
+  auto gated = decode_pod(
+      json_of(
+          R"({"metadata":{"name":"p"},"spec":{"schedulingGates":[{"name":"example.com/quota"}]}})"),
+      JsonPath());
   ASSERT_TRUE(gated) << gated.error().what();
   EXPECT_TRUE(gated->scheduling_gated);
-  auto open = decode_pod(json_of(R"({"metadata":{"name":"p"},"spec":{"schedulingGates":[]}})"), JsonPath());
+  auto open =
+      decode_pod(json_of(R"({"metadata":{"name":"p"},"spec":{"schedulingGates":[]}})"), JsonPath());
   ASSERT_TRUE(open);
   EXPECT_FALSE(open->scheduling_gated);
 }
@@ -626,7 +629,8 @@ TEST(DecodeObjects, WorkloadsAndServicesOfAList) {
   EXPECT_FALSE(out.objects.services[1].selector);  // no selector: selects nothing
   EXPECT_EQ(out.objects.services[1].ns, "default");
   ASSERT_EQ(out.objects.replica_sets.size(), 1u);
-  EXPECT_EQ(out.objects.replica_sets[0].selector->match_labels, testing::labels({{"dask.org/worker-name", "w"}}));
+  EXPECT_EQ(out.objects.replica_sets[0].selector->match_labels,
+            testing::labels({{"dask.org/worker-name", "w"}}));
   EXPECT_EQ(out.objects.stateful_sets.size(), 1u);
   EXPECT_EQ(out.objects.replication_controllers.size(), 1u);
 }
@@ -647,13 +651,15 @@ TEST(DecodePod, TheControllerAndSpreadConstraints) {
   EXPECT_EQ(c.min_domains, 3);
   EXPECT_EQ(c.node_taints_policy, "Honor");
   EXPECT_EQ(c.match_label_keys, std::vector<std::string>{"pod-template-hash"});
-  auto bad = decode_pod(testing::json_of(R"({"metadata": {"name": "w"}, "spec": {"topologySpreadConstraints": [
+  auto bad = decode_pod(
+      testing::json_of(R"({"metadata": {"name": "w"}, "spec": {"topologySpreadConstraints": [
       {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule"},
       {"maxSkew": 2, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule"}]}})"),
-                        JsonPath());
+      JsonPath());
   ASSERT_FALSE(bad);
-  EXPECT_EQ(bad.error().what(),
-            "$.spec.topologySpreadConstraints[1]: duplicate {zone, DoNotSchedule} (also at index 0)");
+  EXPECT_EQ(
+      bad.error().what(),
+      "$.spec.topologySpreadConstraints[1]: duplicate {zone, DoNotSchedule} (also at index 0)");
 }
 
 }  // namespace

@@ -38,8 +38,8 @@ std::vector<Pod> varied_pods() {
   pods.push_back(tolerant);
   Pod selective = make_pod("selective", {resources({{"cpu", 100}})});
   selective.node_selector = labels({{"zone", "a"}});
-  selective.node_affinity.required = std::vector<NodeSelectorTerm>{
-      NodeSelectorTerm{{{"pool", "In", {"workers"}}}, {}}};
+  selective.node_affinity.required =
+      std::vector<NodeSelectorTerm>{NodeSelectorTerm{{{"pool", "In", {"workers"}}}, {}}};
   selective.tolerations.push_back({"dask", "Exists", "", "", std::nullopt});
   pods.push_back(selective);
   Pod named = make_pod("named", {resources({{"cpu", 100}})});
@@ -54,7 +54,8 @@ std::vector<Pod> varied_pods() {
 TEST(FirstFitPlan, JudgesEveryNodeAsTheFullPlanDoes) {
   Pod holder = bound_pod("holder", "n2", resources({{"cpu", 1000}}));
   holder.containers[0].ports.push_back({8080, 8080, "", ""});
-  Cluster c = build_cluster(varied_nodes(), {bound_pod("busy", "n0", resources({{"cpu", 3000}})), holder});
+  Cluster c =
+      build_cluster(varied_nodes(), {bound_pod("busy", "n0", resources({{"cpu", 3000}})), holder});
   const Profile profile = default_profile();
   for (const Pod& pod : varied_pods()) {
     auto full = PodPlan::make(c, profile, pod);

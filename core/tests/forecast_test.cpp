@@ -1,4 +1,3 @@
-#include "tightpack/labels.hpp"
 #include "tightpack/forecast.hpp"
 
 #include <gtest/gtest.h>
@@ -6,6 +5,7 @@
 #include <boost/json.hpp>
 
 #include "test_util.hpp"
+#include "tightpack/labels.hpp"
 #include "tightpack/plugins/inter_pod_affinity.hpp"
 
 namespace tightpack::pools {
@@ -26,8 +26,8 @@ json::object node(const std::string& name, const std::string& pool, const std::s
       {"spec", json::object{}},
       {"status", json::object{{"capacity", res},
                               {"allocatable", res},
-                              {"conditions", json::array{json::object{{"type", "Ready"},
-                                                                      {"status", "True"}}}}}}};
+                              {"conditions",
+                               json::array{json::object{{"type", "Ready"}, {"status", "True"}}}}}}};
 }
 
 json::object pod(const std::string& ns, const std::string& name, const std::string& on,
@@ -43,7 +43,9 @@ json::object pod(const std::string& ns, const std::string& name, const std::stri
       {"status", json::object{{"phase", "Running"}}}};
 }
 
-json::object& metadata(json::object& o) { return o["metadata"].as_object(); }
+json::object& metadata(json::object& o) {
+  return o["metadata"].as_object();
+}
 
 json::object owned_by(json::object p, const std::string& kind, const std::string& name) {
   metadata(p)["ownerReferences"] = json::array{
@@ -52,7 +54,9 @@ json::object owned_by(json::object p, const std::string& kind, const std::string
 }
 
 // The common case: a pod of a ReplicaSet, which cluster-autoscaler may move.
-json::object replicated(json::object p) { return owned_by(std::move(p), "ReplicaSet", "rs"); }
+json::object replicated(json::object p) {
+  return owned_by(std::move(p), "ReplicaSet", "rs");
+}
 
 json::object annotated(json::object o, const std::string& key, const std::string& value) {
   json::object& m = metadata(o);
@@ -91,7 +95,8 @@ json::object pdb(const std::string& ns, const std::string& app, int64_t allowed)
   return json::object{
       {"kind", "PodDisruptionBudget"},
       {"metadata", json::object{{"name", app + "-pdb"}, {"namespace", ns}}},
-      {"spec", json::object{{"selector", json::object{{"matchLabels", json::object{{"app", app}}}}}}},
+      {"spec",
+       json::object{{"selector", json::object{{"matchLabels", json::object{{"app", app}}}}}}},
       {"status", json::object{{"disruptionsAllowed", allowed}}}};
 }
 
@@ -108,7 +113,8 @@ ClusterSnapshot snapshot_of(const std::vector<json::object>& items) {
 }
 
 ScaleDownForecast forecast(const std::vector<json::object>& items, const PoolsConfig& config = {},
-                           const char* remove = nullptr, std::optional<int64_t> now = std::nullopt) {
+                           const char* remove = nullptr,
+                           std::optional<int64_t> now = std::nullopt) {
   ClusterSnapshot s = snapshot_of(items);
   std::vector<Node> nodes;
   for (const auto& n : s.nodes) nodes.push_back(n.node);
@@ -170,8 +176,7 @@ TEST(Forecast, ThresholdAndUnneededTimeComeFromTheConfiguration) {
       "autoscaler": {"scaleDownUtilizationThreshold": 0.8, "scaleDownUnneededTime": "15m"}})");
   // b is in no pool: a destination, never a candidate (an empty candidate
   // would go first and, removed, be no destination for a's pod).
-  auto f = forecast({node("a", "workers"), node("b", ""),
-                     replicated(pod("ns", "p", "a", "2880m"))},
+  auto f = forecast({node("a", "workers"), node("b", ""), replicated(pod("ns", "p", "a", "2880m"))},
                     config);
   const NodeForecast& a = at(f, "a");
   EXPECT_TRUE(a.removable) << a.message;  // 72% is under 80%, and b has room
@@ -190,8 +195,8 @@ TEST(Forecast, MemoryDecidesWhenItIsTheHigherFraction) {
 TEST(Forecast, GpuNodesAreJudgedByGpuUtilizationAlone) {
   // A GPU node busy on cpu but with its GPU idle is a candidate; one whose
   // GPU is in use is not, however idle its cpu.
-  auto f = forecast({with_gpus(node("gpu-idle", "gpu"), "1"), with_gpus(node("gpu-busy", "gpu"), "1"),
-                     node("cpu", "workers", "8"),
+  auto f = forecast({with_gpus(node("gpu-idle", "gpu"), "1"),
+                     with_gpus(node("gpu-busy", "gpu"), "1"), node("cpu", "workers", "8"),
                      replicated(pod("ns", "cpu-heavy", "gpu-idle", "3500m")),
                      replicated(with_gpus(pod("ns", "train", "gpu-busy", "100m"), "1"))});
   const NodeForecast& idle = at(f, "gpu-idle");
@@ -276,8 +281,9 @@ TEST(Forecast, PodsMovedForOneCandidateStayForTheNext) {
 }
 
 TEST(Forecast, EmptyNodesHoldOnlyDaemonSetPods) {
-  auto f = forecast({node("a", "workers"), node("b", "workers"),
-                     owned_by(pod("kube-system", "fluentbit-a", "a", "100m"), "DaemonSet", "fluentbit")});
+  auto f = forecast(
+      {node("a", "workers"), node("b", "workers"),
+       owned_by(pod("kube-system", "fluentbit-a", "a", "100m"), "DaemonSet", "fluentbit")});
   EXPECT_TRUE(at(f, "a").empty);
   EXPECT_EQ(at(f, "a").pods_to_move, 0u);
   EXPECT_EQ(at(f, "a").message,
@@ -309,7 +315,8 @@ TEST(Forecast, InferredPoolsAreMarkedAndTheirMinSizeTakenAsZero) {
   EXPECT_EQ(at(f, "w-1").pool, "workers");
   EXPECT_EQ(f.removable, 2);
   ASSERT_FALSE(f.notes.empty());
-  EXPECT_NE(f.notes[0].find("pools inferred from node labels: workers (2 nodes)"), std::string::npos)
+  EXPECT_NE(f.notes[0].find("pools inferred from node labels: workers (2 nodes)"),
+            std::string::npos)
       << f.notes[0];
 }
 
@@ -333,7 +340,8 @@ TEST(Forecast, ScaleDownDisabledAnnotationKeepsTheNode) {
 // ---------------------------------------------------------------- blocking pods
 
 TEST(Forecast, PodWithoutControllerBlocks) {
-  auto f = forecast({node("a", "users"), node("b", "users"), pod("jhub", "jupyter-alice", "a", "1")});
+  auto f =
+      forecast({node("a", "users"), node("b", "users"), pod("jhub", "jupyter-alice", "a", "1")});
   const NodeForecast& a = at(f, "a");
   EXPECT_EQ(a.reason, "BlockedByPod/NotReplicated");
   EXPECT_EQ(a.blocking_pod, "jhub/jupyter-alice");
@@ -342,9 +350,10 @@ TEST(Forecast, PodWithoutControllerBlocks) {
 }
 
 json::object dask_worker(const std::string& user, int i, const std::string& on) {
-  return labelled(owned_by(pod("daskhub", user + "-default-worker-" + std::to_string(i), on, "1", "2Gi"),
-                           "DaskWorkerGroup", user + "-default"),
-                  "dask.org/cluster-name", user);
+  return labelled(
+      owned_by(pod("daskhub", user + "-default-worker-" + std::to_string(i), on, "1", "2Gi"),
+               "DaskWorkerGroup", user + "-default"),
+      "dask.org/cluster-name", user);
 }
 
 TEST(Forecast, DaskOperatorWorkersBlockByDefaultAsCustomControllerPods) {
@@ -352,17 +361,18 @@ TEST(Forecast, DaskOperatorWorkersBlockByDefaultAsCustomControllerPods) {
                      dask_worker("alice", 0, "w-1")});
   const NodeForecast& w = at(f, "w-1");
   EXPECT_EQ(w.reason, "BlockedByPod/NotReplicated");
-  EXPECT_EQ(w.message,
-            "pod daskhub/alice-default-worker-0 is owned by DaskWorkerGroup alice-default, a custom "
-            "controller (--skip-nodes-with-custom-controller-pods)");
+  EXPECT_EQ(
+      w.message,
+      "pod daskhub/alice-default-worker-0 is owned by DaskWorkerGroup alice-default, a custom "
+      "controller (--skip-nodes-with-custom-controller-pods)");
 }
 
 TEST(Forecast, DaskOperatorWorkersMoveWhenCustomControllersAreNotSkipped) {
   PoolsConfig config = config_of(R"({"apiVersion": "tightpack.io/v1alpha1", "kind": "NodePools",
       "autoscaler": {"skipNodesWithCustomControllerPods": false}})");
-  auto f = forecast({node("w-1", "dask-workers", "8"), node("w-2", "", "8"),
-                     dask_worker("alice", 0, "w-1")},
-                    config);
+  auto f = forecast(
+      {node("w-1", "dask-workers", "8"), node("w-2", "", "8"), dask_worker("alice", 0, "w-1")},
+      config);
   EXPECT_TRUE(at(f, "w-1").removable) << at(f, "w-1").message;
 }
 
@@ -390,9 +400,10 @@ TEST(Forecast, LocalStorageBlocksUnlessInMemoryOrAllowed) {
        replicated(with_volume(
            pod("ns", "shm", "b", "1"),
            json::object{{"name", "shm"}, {"emptyDir", json::object{{"medium", "Memory"}}}})),
-       annotated(replicated(with_volume(pod("ns", "allowed", "c", "1"),
-                                        json::object{{"name", "tmp"}, {"emptyDir", json::object{}}})),
-                 "cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes", "tmp")});
+       annotated(
+           replicated(with_volume(pod("ns", "allowed", "c", "1"),
+                                  json::object{{"name", "tmp"}, {"emptyDir", json::object{}}})),
+           "cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes", "tmp")});
   EXPECT_EQ(at(f, "a").reason, "BlockedByPod/LocalStorageRequested");
   EXPECT_EQ(at(f, "a").message,
             "pod ns/scratch uses local storage (emptyDir or hostPath volume \"tmp\")");
@@ -401,7 +412,8 @@ TEST(Forecast, LocalStorageBlocksUnlessInMemoryOrAllowed) {
 }
 
 TEST(Forecast, KubeSystemPodWithoutDisruptionBudgetBlocks) {
-  json::object dns = labelled(replicated(pod("kube-system", "kube-dns-1", "a", "200m")), "app", "dns");
+  json::object dns =
+      labelled(replicated(pod("kube-system", "kube-dns-1", "a", "200m")), "app", "dns");
   auto without = forecast({node("a", "core"), node("b", "core"), dns});
   EXPECT_EQ(at(without, "a").reason, "BlockedByPod/UnmovableKubeSystemPod");
   EXPECT_EQ(at(without, "a").message,
@@ -413,7 +425,8 @@ TEST(Forecast, KubeSystemPodWithoutDisruptionBudgetBlocks) {
 // cluster-autoscaler#7914: a kube-system pod without a budget blocks only
 // during its first hour; without a time to judge at, its age is unknown.
 TEST(Forecast, KubeSystemPodOlderThanAnHourDoesNotBlock) {
-  json::object dns = labelled(replicated(pod("kube-system", "kube-dns-1", "a", "200m")), "app", "dns");
+  json::object dns =
+      labelled(replicated(pod("kube-system", "kube-dns-1", "a", "200m")), "app", "dns");
   metadata(dns)["creationTimestamp"] = "2026-11-30T10:00:00Z";
   // b is in no pool, so it stays as the place the pod moves to.
   const std::vector<json::object> cluster = {node("a", "core"), node("b", ""), dns};
@@ -435,14 +448,16 @@ TEST(Forecast, DisruptionBudgetWithNoDisruptionLeftBlocks) {
 TEST(Forecast, ControllerMissingFromASnapshotThatListsItsKindBlocks) {
   json::object rs{{"kind", "ReplicaSet"},
                   {"metadata", json::object{{"name", "other"}, {"namespace", "ns"}}}};
-  auto f = forecast({node("a", "workers"), node("b", "workers"), replicated(pod("ns", "p", "a", "1")), rs});
+  auto f = forecast(
+      {node("a", "workers"), node("b", "workers"), replicated(pod("ns", "p", "a", "1")), rs});
   EXPECT_EQ(at(f, "a").reason, "BlockedByPod/ControllerNotFound");
   EXPECT_EQ(at(f, "a").message, "pod ns/p: its controller ReplicaSet rs is not in the snapshot");
   // Without any ReplicaSet listed, the controller is taken to exist.
   auto g = forecast({node("a", "workers"), node("b", ""), replicated(pod("ns", "p", "a", "1"))});
   EXPECT_TRUE(at(g, "a").removable);
   bool noted = false;
-  for (const auto& n : g.notes) noted = noted || n.find("lists no controllers") != std::string::npos;
+  for (const auto& n : g.notes)
+    noted = noted || n.find("lists no controllers") != std::string::npos;
   EXPECT_TRUE(noted);
 }
 
@@ -450,9 +465,11 @@ TEST(Forecast, ControllerMissingFromASnapshotThatListsItsKindBlocks) {
 
 TEST(Forecast, RemovingAUsersWorkersMakesTheirNodeRemovable) {
   std::vector<json::object> cluster{
-      node("w-1", "dask-workers", "8"), node("w-2", "dask-workers", "8"),
+      node("w-1", "dask-workers", "8"),
+      node("w-2", "dask-workers", "8"),
       owned_by(pod("kube-system", "fluentbit-1", "w-1", "100m"), "DaemonSet", "fluentbit"),
-      dask_worker("alice", 0, "w-1"), dask_worker("alice", 1, "w-1"),
+      dask_worker("alice", 0, "w-1"),
+      dask_worker("alice", 1, "w-1"),
       dask_worker("bob", 0, "w-2")};
   auto before = forecast(cluster);
   EXPECT_EQ(at(before, "w-1").reason, "BlockedByPod/NotReplicated");
@@ -468,7 +485,8 @@ TEST(Forecast, SelectorThatMatchesNothingIsNoted) {
   auto f = forecast({node("w", "workers")}, {}, "dask.org/cluster-name=nobody");
   EXPECT_TRUE(f.removed_pods.empty());
   bool noted = false;
-  for (const auto& n : f.notes) noted = noted || n.find("no running pod matches") != std::string::npos;
+  for (const auto& n : f.notes)
+    noted = noted || n.find("no running pod matches") != std::string::npos;
   EXPECT_TRUE(noted);
 }
 
@@ -486,8 +504,8 @@ TEST(Forecast, PendingPodsAreLeftOutAndNoted) {
 // ---------------------------------------------------------------- output
 
 TEST(Forecast, JsonCarriesEveryVerdict) {
-  auto f = forecast({node("busy", "workers"), node("pet", ""),
-                     replicated(pod("ns", "big", "busy", "3"))});
+  auto f = forecast(
+      {node("busy", "workers"), node("pet", ""), replicated(pod("ns", "big", "busy", "3"))});
   json::value v = forecast_json(f);
   const json::object& o = v.as_object();
   EXPECT_EQ(o.at("summary").at("nodes").as_int64(), 2);
@@ -523,7 +541,8 @@ TEST(Forecast, DurationsAsTheConfigurationSpellsThem) {
 
 // ---------------------------------------------------------------- selectors
 
-bool selects(std::string_view selector, std::initializer_list<std::pair<const char*, const char*>> l) {
+bool selects(std::string_view selector,
+             std::initializer_list<std::pair<const char*, const char*>> l) {
   auto s = parse_label_selector(selector);
   if (!s) {
     ADD_FAILURE() << s.error().what();
@@ -600,7 +619,9 @@ TEST(LabelSelectorParse, KeysAndValuesAreCheckedAsTheApiServerChecksThem) {
   EXPECT_NE(parse_error("app=bad$value").find("label value \"bad$value\": may contain only"),
             std::string::npos);
   EXPECT_NE(parse_error(std::string(64, 'a') + "=1").find("no more than 63"), std::string::npos);
-  EXPECT_TRUE(parse_label_selector("example.com/" + std::string(63, 'a') + "=" + std::string(63, 'b')).ok());
+  EXPECT_TRUE(
+      parse_label_selector("example.com/" + std::string(63, 'a') + "=" + std::string(63, 'b'))
+          .ok());
 }
 
 }  // namespace

@@ -23,7 +23,8 @@ using testing::make_pod;
 using testing::resources;
 
 constexpr size_t kTaint = slot<Plugin::TaintToleration>(), kAffinity = slot<Plugin::NodeAffinity>(),
-                 kFit = slot<Plugin::NodeResourcesFit>(), kBalanced = slot<Plugin::NodeResourcesBalancedAllocation>(),
+                 kFit = slot<Plugin::NodeResourcesFit>(),
+                 kBalanced = slot<Plugin::NodeResourcesBalancedAllocation>(),
                  kImage = slot<Plugin::ImageLocality>();
 
 Profile z2jh_profile() {
@@ -594,12 +595,14 @@ TEST(PodPlanMake, RefusesNamespaceSelectorsOnLabelsTheInputDoesNotGive) {
   p.pod_affinity_terms = {term};
   auto plan = PodPlan::make(c, profile, p);
   ASSERT_FALSE(plan);
-  EXPECT_EQ(plan.error().message,
-            "pod default/p: an inter-pod affinity term's namespaceSelector on namespace labels when the "
-            "cluster's namespaces are not given (InterPodAffinity) is not supported by tightpack yet; "
-            "kube-scheduler would consider it");
+  EXPECT_EQ(
+      plan.error().message,
+      "pod default/p: an inter-pod affinity term's namespaceSelector on namespace labels when the "
+      "cluster's namespaces are not given (InterPodAffinity) is not supported by tightpack yet; "
+      "kube-scheduler would consider it");
   // kubernetes.io/metadata.name is on every namespace.
-  p.pod_affinity_terms[0].namespace_selector = LabelSelector{{{"kubernetes.io/metadata.name", "a"}}, {}};
+  p.pod_affinity_terms[0].namespace_selector =
+      LabelSelector{{{"kubernetes.io/metadata.name", "a"}}, {}};
   EXPECT_TRUE(PodPlan::make(c, profile, p));
   p.pod_affinity_terms[0].namespace_selector = LabelSelector{{{"team", "a"}}, {}};
   ApiObjects listed;

@@ -21,7 +21,8 @@ TEST(GoDiv, EqualsIntegerDivision) {
     ASSERT_EQ(go_div(a, b), a / b) << a << " / " << b;
   }
   const int64_t edge = kExactInDouble;
-  for (int64_t a : {edge - 1, edge, edge + 1, edge - 7, int64_t{0}, std::numeric_limits<int64_t>::max()}) {
+  for (int64_t a :
+       {edge - 1, edge, edge + 1, edge - 7, int64_t{0}, std::numeric_limits<int64_t>::max()}) {
     for (int64_t b : {int64_t{1}, int64_t{3}, int64_t{100}, edge - 1, edge, edge + 3}) {
       EXPECT_EQ(go_div(a, b), a / b) << a << " / " << b;
     }

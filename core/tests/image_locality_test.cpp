@@ -113,7 +113,8 @@ TEST(ImageLocality, UnknownImages) {
 // An image volume adds to the sum in both releases; v1.37 also raises the
 // threshold by one image (kubernetes#138951), v1.36 does not.
 TEST(ImageLocality, ImageVolumesInTheThresholdSinceV137) {
-  Cluster c = build_cluster({node_with_images("a", {{{"app:v1"}, 500 * kMB}, {{"data:v1"}, 500 * kMB}})});
+  Cluster c =
+      build_cluster({node_with_images("a", {{{"app:v1"}, 500 * kMB}, {{"data:v1"}, 500 * kMB}})});
   Pod p = pod_with_images({"app:v1"});
   p.image_volumes = {"data:v1"};
   // sum 1000 MB (one node of one: no spread scaling); thresholds 23 MB..2000 or ..1000 MB.
@@ -147,9 +148,9 @@ TEST(ImageLocality, ImageVolumesAreCounted) {
   // spec.volumes[].image.reference is one more image source for
   // sumImageScores, in the sum and in the threshold, normalised like a
   // container's image.
-  Cluster c = build_cluster(
-      {node_with_images("a", {{{"data:1"}, 500 * kMB}, {{"init:1"}, 500 * kMB}}),
-       node_with_images("b", {})});
+  Cluster c =
+      build_cluster({node_with_images("a", {{{"data:1"}, 500 * kMB}, {{"init:1"}, 500 * kMB}}),
+                     node_with_images("b", {})});
   Pod p = pod_with_images({"app:1"});
   p.image_volumes = {"data:1"};
   EXPECT_EQ(pod_images(c, p).size(), 2u);

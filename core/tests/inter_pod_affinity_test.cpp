@@ -29,25 +29,28 @@ std::string node(const char* name, const char* zone) {
 }
 const std::string kNodes = node("a", "z1") + "," + node("b", "z1") + "," + node("c", "z2");
 
-std::string bound(const char* name, const char* node_name, const char* labels, const char* affinity = "",
-                  const char* ns = "default", int priority = 0) {
-  std::string spec = std::string(R"("nodeName": ")") + node_name + R"(", "priority": )" + std::to_string(priority) +
+std::string bound(const char* name, const char* node_name, const char* labels,
+                  const char* affinity = "", const char* ns = "default", int priority = 0) {
+  std::string spec = std::string(R"("nodeName": ")") + node_name + R"(", "priority": )" +
+                     std::to_string(priority) +
                      R"(, "containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}])";
   if (*affinity) spec += std::string(R"(, "affinity": )") + affinity;
-  return std::string(R"({"metadata": {"name": ")") + name + R"(", "namespace": ")" + ns + R"(", "labels": )" +
-         labels + R"(}, "spec": {)" + spec + "}}";
+  return std::string(R"({"metadata": {"name": ")") + name + R"(", "namespace": ")" + ns +
+         R"(", "labels": )" + labels + R"(}, "spec": {)" + spec + "}}";
 }
 
-std::string incoming(const char* labels, const char* affinity, int priority = 0, const char* extra = "") {
-  return std::string(R"({"metadata": {"name": "p", "labels": )") + labels + R"(}, "spec": {"priority": )" +
-         std::to_string(priority) + R"(, "containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}], )" +
+std::string incoming(const char* labels, const char* affinity, int priority = 0,
+                     const char* extra = "") {
+  return std::string(R"({"metadata": {"name": "p", "labels": )") + labels +
+         R"(}, "spec": {"priority": )" + std::to_string(priority) +
+         R"(, "containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}], )" +
          R"("affinity": )" + affinity + "}" + extra + "}";
 }
 
 json::object run(const std::string& pods, const std::string& in, const std::string& extra = "",
                  const std::string& nodes = kNodes) {
-  const std::string scenario = R"({"profile": "default", "nodes": [)" + nodes + R"(], "pods": [)" + pods +
-                               R"(], "incoming": [)" + in + "]" + extra + "}";
+  const std::string scenario = R"({"profile": "default", "nodes": [)" + nodes + R"(], "pods": [)" +
+                               pods + R"(], "incoming": [)" + in + "]" + extra + "}";
   json::value v = json_of(replay_text(scenario));
   EXPECT_TRUE(v.as_object().contains("results")) << json::serialize(v);
   return v.at("results").at(0).as_object();
@@ -81,7 +84,8 @@ TEST(InterPodAffinity, TheFirstPodOfASelfAffineGroupGoesAnywhereWithTheKey) {
   const std::string nodes = kNodes + "," + node("d", nullptr);
   const char* self = R"({"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
       {"labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": "topology.kubernetes.io/zone"}]}})";
-  auto r = run(bound("x", "a", R"({"app": "other"})"), incoming(R"({"app": "db"})", self), "", nodes);
+  auto r =
+      run(bound("x", "a", R"({"app": "other"})"), incoming(R"({"app": "db"})", self), "", nodes);
   EXPECT_EQ(verdict(r, "a"), "ok");
   EXPECT_EQ(verdict(r, "c"), "ok");
   EXPECT_EQ(verdict(r, "d"), "node(s) didn't match pod affinity rules");
@@ -89,7 +93,8 @@ TEST(InterPodAffinity, TheFirstPodOfASelfAffineGroupGoesAnywhereWithTheKey) {
   // didn't match pod affinity rules", and preemption cannot help.
   r = run(bound("x", "a", R"({"app": "other"})"), incoming(R"({"app": "web"})", self), "", nodes);
   EXPECT_EQ(r.at("message").as_string(),
-            "0/4 nodes are available: 4 node(s) didn't match pod affinity rules. preemption: 0/4 nodes are "
+            "0/4 nodes are available: 4 node(s) didn't match pod affinity rules. preemption: 0/4 "
+            "nodes are "
             "available: 4 Preemption is not helpful for scheduling.");
 }
 
@@ -97,7 +102,8 @@ TEST(InterPodAffinity, RequiredAntiAffinityKeepsOffTheDomainsOfMatchingPods) {
   const char* anti = R"({"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
       {"labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": "topology.kubernetes.io/zone"}]}})";
   const std::string nodes = kNodes + "," + node("d", nullptr);
-  auto r = run(bound("db", "a", R"({"app": "db"})"), incoming(R"({"app": "web"})", anti), "", nodes);
+  auto r =
+      run(bound("db", "a", R"({"app": "db"})"), incoming(R"({"app": "web"})", anti), "", nodes);
   EXPECT_EQ(verdict(r, "a"), "node(s) didn't match pod anti-affinity rules");
   EXPECT_EQ(verdict(r, "b"), "node(s) didn't match pod anti-affinity rules");
   EXPECT_EQ(verdict(r, "c"), "ok");
@@ -105,7 +111,8 @@ TEST(InterPodAffinity, RequiredAntiAffinityKeepsOffTheDomainsOfMatchingPods) {
 }
 
 TEST(InterPodAffinity, BoundPodsAntiAffinityRejectsTheirDomainOnlyForPodsItSelects) {
-  const char* placeholder = R"({"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+  const char* placeholder =
+      R"({"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
       {"labelSelector": {"matchLabels": {"app": "user"}}, "topologyKey": "kubernetes.io/hostname"}]}})";
   const std::string pods = bound("ph", "a", R"({"app": "ph"})", placeholder);
   auto r = run(pods, incoming(R"({"app": "user"})", "{}"));
@@ -113,7 +120,8 @@ TEST(InterPodAffinity, BoundPodsAntiAffinityRejectsTheirDomainOnlyForPodsItSelec
   EXPECT_EQ(verdict(r, "b"), "ok");
   // The term names no namespace and no selector: only its holder's
   // namespace, which the incoming pod is not in.
-  r = run(bound("ph", "a", R"({"app": "ph"})", placeholder, "jhub"), incoming(R"({"app": "user"})", "{}"));
+  r = run(bound("ph", "a", R"({"app": "ph"})", placeholder, "jhub"),
+          incoming(R"({"app": "user"})", "{}"));
   EXPECT_EQ(verdict(r, "a"), "ok");
 }
 
@@ -133,7 +141,8 @@ TEST(InterPodAffinity, NamespaceSelectorsReadTheNamespacesLabels) {
   const char* by_name = R"({"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
       {"labelSelector": {}, "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "default"}},
        "topologyKey": "kubernetes.io/hostname"}]}})";
-  r = run(bound("ph", "a", R"({"app": "ph"})", by_name, "jhub"), incoming(R"({"app": "user"})", "{}"));
+  r = run(bound("ph", "a", R"({"app": "ph"})", by_name, "jhub"),
+          incoming(R"({"app": "user"})", "{}"));
   EXPECT_EQ(verdict(r, "a"), "node(s) didn't satisfy existing pods anti-affinity rules");
 }
 
@@ -145,14 +154,17 @@ TEST(InterPodAffinity, ANegativeNamespaceSelectorTakesInEveryNamespaceBeforeV137
       {"labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": "kubernetes.io/hostname",
        "namespaceSelector": {"matchExpressions": [{"key": "team", "operator": "DoesNotExist"}]}}]}})";
   const std::string pods = bound("db", "a", R"({"app": "db"})", "", "other");
-  const std::string namespaces = R"(, "namespaces": [{"metadata": {"name": "other", "labels": {"team": "a"}}}])";
+  const std::string namespaces =
+      R"(, "namespaces": [{"metadata": {"name": "other", "labels": {"team": "a"}}}])";
   for (const char* release : {"v1.37", "v1.36"}) {
-    const std::string scenario = std::string(R"({"profile": {"name": "default", "release": ")") + release +
-                                 R"("}, "nodes": [)" + kNodes + R"(], "pods": [)" + pods + R"(], "incoming": [)" +
-                                 incoming(R"({"app": "web"})", anti) + "]" + namespaces + "}";
+    const std::string scenario = std::string(R"({"profile": {"name": "default", "release": ")") +
+                                 release + R"("}, "nodes": [)" + kNodes + R"(], "pods": [)" + pods +
+                                 R"(], "incoming": [)" + incoming(R"({"app": "web"})", anti) + "]" +
+                                 namespaces + "}";
     json::value v = json_of(replay_text(scenario));
-    EXPECT_EQ(verdict(v.at("results").at(0).as_object(), "a"),
-              std::string(release) == "v1.36" ? "node(s) didn't match pod anti-affinity rules" : "ok")
+    EXPECT_EQ(
+        verdict(v.at("results").at(0).as_object(), "a"),
+        std::string(release) == "v1.36" ? "node(s) didn't match pod anti-affinity rules" : "ok")
         << release;
   }
 }
@@ -168,8 +180,9 @@ TEST(InterPodAffinity, PreferredTermsScoreDomainsNormalisedBetweenLowestAndHighe
       "podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
         {"weight": 100, "podAffinityTerm": {"labelSelector": {"matchLabels": {"app": "batch"}},
                                             "topologyKey": "kubernetes.io/hostname"}}]}})";
-  auto r = run(bound("db", "a", R"({"app": "db"})") + "," + bound("batch", "b", R"({"app": "batch"})"),
-               incoming(R"({"app": "web"})", prefs));
+  auto r =
+      run(bound("db", "a", R"({"app": "db"})") + "," + bound("batch", "b", R"({"app": "batch"})"),
+          incoming(R"({"app": "web"})", prefs));
   EXPECT_EQ(score(r, "a"), 200);
   EXPECT_EQ(score(r, "b"), 0);
   EXPECT_EQ(score(r, "c"), 100);
@@ -189,8 +202,9 @@ TEST(InterPodAffinity, BoundPodsRequiredAffinityScoresWithHardPodAffinityWeight)
   const std::string scenario = R"({"profile": {"name": "default", "schedulerConfig": {
       "apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
       "profiles": [{"pluginConfig": [{"name": "InterPodAffinity", "args": {"hardPodAffinityWeight": 0}}]}]}},
-      "nodes": [)" + kNodes + R"(], "pods": [)" + pods + R"(], "incoming": [)" +
-                               incoming(R"({"app": "web"})", "{}") + "]}";
+      "nodes": [)" + kNodes + R"(], "pods": [)" +
+                               pods + R"(], "incoming": [)" + incoming(R"({"app": "web"})", "{}") +
+                               "]}";
   json::value v = json_of(replay_text(scenario));
   EXPECT_EQ(score(v.at("results").at(0).as_object(), "c"), -1);
 }
@@ -201,7 +215,8 @@ TEST(InterPodAffinity, NodePlaceholdersTakeOneNodeEach) {
   // evicting its equals cannot help.
   const char* spread = R"({"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
       {"labelSelector": {"matchLabels": {"app": "ph"}}, "topologyKey": "kubernetes.io/hostname"}]}})";
-  const std::string scenario = R"({"profile": "default", "nodes": [)" + kNodes + R"(], "incoming": [)" +
+  const std::string scenario = R"({"profile": "default", "nodes": [)" + kNodes +
+                               R"(], "incoming": [)" +
                                incoming(R"({"app": "ph"})", spread, 0, R"(, "replicas": 4)") + "]}";
   json::value v = json_of(replay_text(scenario));
   const json::array& results = v.at("results").as_array();
@@ -211,7 +226,8 @@ TEST(InterPodAffinity, NodePlaceholdersTakeOneNodeEach) {
   EXPECT_EQ(placed, (std::set<std::string>{"a", "b", "c"}));
   EXPECT_TRUE(results[3].at("chosen").is_null());
   EXPECT_EQ(results[3].at("message").as_string(),
-            "0/3 nodes are available: 3 node(s) didn't match pod anti-affinity rules. preemption: 0/3 nodes are "
+            "0/3 nodes are available: 3 node(s) didn't match pod anti-affinity rules. preemption: "
+            "0/3 nodes are "
             "available: 3 No preemption victims found for incoming pod.");
 }
 
@@ -221,16 +237,18 @@ TEST(InterPodAffinity, PreemptionTakesOffTheVictimsItsTermsSee) {
   // RemovePod takes it out of the anti-affinity counts.
   const char* anti = R"({"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
       {"labelSelector": {"matchLabels": {"app": "batch"}}, "topologyKey": "kubernetes.io/hostname"}]}})";
-  auto r = run(bound("batch", "a", R"({"app": "batch"})"), incoming(R"({"app": "web"})", anti, 100), "",
-               node("a", "z1"));
+  auto r = run(bound("batch", "a", R"({"app": "batch"})"), incoming(R"({"app": "web"})", anti, 100),
+               "", node("a", "z1"));
   EXPECT_EQ(r.at("message").as_string(),
-            "0/1 nodes are available: 1 node(s) didn't match pod anti-affinity rules. preemption: found a "
+            "0/1 nodes are available: 1 node(s) didn't match pod anti-affinity rules. preemption: "
+            "found a "
             "potential placement for pod on node a, preempting 1 victims");
   // A bound pod of higher priority stays, so nothing can be done.
   r = run(bound("batch", "a", R"({"app": "batch"})", "", "default", 1000),
           incoming(R"({"app": "web"})", anti, 100), "", node("a", "z1"));
   EXPECT_EQ(r.at("message").as_string(),
-            "0/1 nodes are available: 1 node(s) didn't match pod anti-affinity rules. preemption: 0/1 nodes are "
+            "0/1 nodes are available: 1 node(s) didn't match pod anti-affinity rules. preemption: "
+            "0/1 nodes are "
             "available: 1 No preemption victims found for incoming pod.");
 }
 
@@ -253,9 +271,12 @@ TEST(InterPodAffinityCounts, TheLabelIndexCountEqualsTheNodeByNodeCount) {
     std::string s = R"({"matchExpressions": [)";
     const char* op = pick({"In", "In", "In", "NotIn", "Exists"});
     s += std::string(R"({"key": ")") + pick({"app", "tier"}) + R"(", "operator": ")" + op + "\"";
-    if (std::string(op) != "Exists") s += std::string(R"(, "values": [")") + pick({"a", "b", "c"}) + R"(", "b"])";
+    if (std::string(op) != "Exists")
+      s += std::string(R"(, "values": [")") + pick({"a", "b", "c"}) + R"(", "b"])";
     s += "}";
-    if (coin(30)) s += std::string(R"(, {"key": "tier", "operator": "In", "values": [")") + pick({"x", "y"}) + "\"]}";
+    if (coin(30))
+      s += std::string(R"(, {"key": "tier", "operator": "In", "values": [")") + pick({"x", "y"}) +
+           "\"]}";
     return s + "]}";
   };
   auto term = [&] {
@@ -263,7 +284,8 @@ TEST(InterPodAffinityCounts, TheLabelIndexCountEqualsTheNodeByNodeCount) {
            pick({"kubernetes.io/hostname", "topology.kubernetes.io/zone"}) + "\"}";
   };
   auto weighted = [&] {
-    return std::string(R"({"weight": )") + pick({"1", "5", "50"}) + R"(, "podAffinityTerm": )" + term() + "}";
+    return std::string(R"({"weight": )") + pick({"1", "5", "50"}) + R"(, "podAffinityTerm": )" +
+           term() + "}";
   };
   auto terms = [&] {
     std::string kinds[2];
@@ -274,26 +296,30 @@ TEST(InterPodAffinityCounts, TheLabelIndexCountEqualsTheNodeByNodeCount) {
       kinds[k] = std::string(R"({"requiredDuringSchedulingIgnoredDuringExecution": [)") + required +
                  R"(], "preferredDuringSchedulingIgnoredDuringExecution": [)" + preferred + "]}";
     }
-    return std::string(R"({"podAffinity": )") + kinds[0] + R"(, "podAntiAffinity": )" + kinds[1] + "}";
+    return std::string(R"({"podAffinity": )") + kinds[0] + R"(, "podAntiAffinity": )" + kinds[1] +
+           "}";
   };
   auto labels = [&] {
     std::string l = "{";
     if (coin(80)) l += std::string(R"("app": ")") + pick({"a", "b", "c"}) + "\"";
-    if (coin(50)) l += std::string(l.size() > 1 ? ", " : "") + R"("tier": ")" + pick({"x", "y"}) + "\"";
+    if (coin(50))
+      l += std::string(l.size() > 1 ? ", " : "") + R"("tier": ")" + pick({"x", "y"}) + "\"";
     return l + "}";
   };
   const Profile profile = default_profile();
   for (int round = 0; round < 400; ++round) {
     std::vector<Node> nodes;
     for (const char* name : {"a", "b", "c", "d", "e", "f"}) {
-      nodes.push_back(testing::node_from_json(node(name, coin(85) ? pick({"z1", "z2", "z3"}) : nullptr)));
+      nodes.push_back(
+          testing::node_from_json(node(name, coin(85) ? pick({"z1", "z2", "z3"}) : nullptr)));
     }
     std::vector<Pod> pods;
     for (int i = 0; i < 12; ++i) {
       const std::string name = "p" + std::to_string(i);
       const std::string affinity = coin(25) ? terms() : "";
-      pods.push_back(testing::pod_from_json(bound(name.c_str(), pick({"a", "b", "c", "d", "e", "f"}),
-                                                  labels().c_str(), affinity.c_str(), pick({"default", "other"}))));
+      pods.push_back(testing::pod_from_json(
+          bound(name.c_str(), pick({"a", "b", "c", "d", "e", "f"}), labels().c_str(),
+                affinity.c_str(), pick({"default", "other"}))));
     }
     const Pod in = testing::pod_from_json(incoming(labels().c_str(), terms().c_str()));
     const auto own = plugins::affinity_terms(in);
@@ -312,7 +338,8 @@ TEST(InterPodAffinityCounts, TheLabelIndexCountEqualsTheNodeByNodeCount) {
     std::vector<NodeIndex> all;
     for (NodeIndex n = 0; n < full->size(); ++n) {
       uint8_t why_indexed = 9, why_walked = 9;
-      EXPECT_EQ(indexed.admits(*full, n, nullptr, why_indexed), walked.admits(*empty, n, nullptr, why_walked))
+      EXPECT_EQ(indexed.admits(*full, n, nullptr, why_indexed),
+                walked.admits(*empty, n, nullptr, why_walked))
           << "round " << round << " node " << full->name(n);
       EXPECT_EQ(why_indexed, why_walked) << "round " << round;
       all.push_back(n);
@@ -327,34 +354,45 @@ TEST(InterPodAffinityCounts, TheLabelIndexCountEqualsTheNodeByNodeCount) {
 
 TEST(InterPodAffinityDecode, BadTermsNameTheField) {
   auto err = [](const char* affinity) {
-    auto p = decode_pod(json_of(std::string(R"({"metadata": {"name": "p"}, "spec": {"affinity": )") + affinity + "}}"),
-                        JsonPath());
+    auto p =
+        decode_pod(json_of(std::string(R"({"metadata": {"name": "p"}, "spec": {"affinity": )") +
+                           affinity + "}}"),
+                   JsonPath());
     return p ? std::string() : p.error().what();
   };
-  EXPECT_EQ(err(R"({"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{"labelSelector": {}}]}})"),
-            "$.spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey: a pod "
-            "affinity term needs a topology key");
+  EXPECT_EQ(
+      err(R"({"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{"labelSelector": {}}]}})"),
+      "$.spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey: "
+      "a pod "
+      "affinity term needs a topology key");
   EXPECT_EQ(err(R"({"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
                  {"topologyKey": "zone", "labelSelector": {"matchExpressions": [
                    {"key": "app", "operator": "Equals", "values": ["x"]}]}}]}})"),
-            "$.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector."
-            "matchExpressions[0].operator: \"Equals\" is not a valid selector operator (In, NotIn, Exists, "
+            "$.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]."
+            "labelSelector."
+            "matchExpressions[0].operator: \"Equals\" is not a valid selector operator (In, NotIn, "
+            "Exists, "
             "DoesNotExist)");
   EXPECT_EQ(err(R"({"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
                  {"weight": 0, "podAffinityTerm": {"topologyKey": "zone"}}]}})"),
-            "$.spec.affinity.podAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight: 0 is not in the "
+            "$.spec.affinity.podAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight:"
+            " 0 is not in the "
             "range 1-100");
   EXPECT_EQ(err(R"({"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
                  {"topologyKey": "bad key!"}]}})"),
-            "$.spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey: \"bad key!\" "
+            "$.spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]."
+            "topologyKey: \"bad key!\" "
             "is not a valid label key: must begin and end with a letter or digit");
 }
 
 TEST(InterPodAffinityArgs, DecodedAndValidated) {
   auto decode = [](const char* args) {
     return decode_scheduler_configuration(
-        json_of(std::string(R"({"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
-            "profiles": [{"pluginConfig": [{"name": "InterPodAffinity", "args": )") + args + "}]}]}"),
+        json_of(
+            std::string(
+                R"({"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+            "profiles": [{"pluginConfig": [{"name": "InterPodAffinity", "args": )") +
+            args + "}]}]}"),
         JsonPath());
   };
   auto c = decode(R"({"hardPodAffinityWeight": 7, "ignorePreferredTermsOfExistingPods": true})");
@@ -367,7 +405,8 @@ TEST(InterPodAffinityArgs, DecodedAndValidated) {
   c = decode(R"({"hardPodAffinityWeight": 101})");
   ASSERT_FALSE(c);
   EXPECT_EQ(c.error().what(),
-            "$.profiles[0].pluginConfig[0].args.hardPodAffinityWeight: 101 is not in the valid range [0, 100]");
+            "$.profiles[0].pluginConfig[0].args.hardPodAffinityWeight: 101 is not in the valid "
+            "range [0, 100]");
 }
 
 }  // namespace

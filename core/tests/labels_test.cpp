@@ -30,19 +30,26 @@ TEST(ValidateLabelSelector, NamesTheFieldAndTheValue) {
   EXPECT_EQ(problem(R"({"matchLabels": {"app": "dask"}})"), "");
   EXPECT_EQ(problem(R"({"matchExpressions": [{"key": "a", "operator": "Exists"}]})"), "");
   EXPECT_EQ(problem(R"({"matchExpressions": [{"key": "a", "operator": "in", "values": ["x"]}]})"),
-            "$.spec.selector.matchExpressions[0].operator: \"in\" is not a valid selector operator (In, NotIn, "
+            "$.spec.selector.matchExpressions[0].operator: \"in\" is not a valid selector operator "
+            "(In, NotIn, "
             "Exists, DoesNotExist)");
   EXPECT_EQ(problem(R"({"matchExpressions": [{"key": "a", "operator": "In", "values": []}]})"),
-            "$.spec.selector.matchExpressions[0].values: must be specified when `operator` is 'In' or 'NotIn'");
-  EXPECT_EQ(problem(R"({"matchExpressions": [{"key": "a", "operator": "Exists", "values": ["x"]}]})"),
-            "$.spec.selector.matchExpressions[0].values: may not be specified when `operator` is 'Exists' or "
-            "'DoesNotExist'");
-  EXPECT_NE(problem(R"({"matchLabels": {"-bad": "x"}})").find("label key \"-bad\""), std::string::npos);
-  EXPECT_NE(problem(R"({"matchLabels": {"a": "has space"}})").find("$.spec.selector.matchLabels.a: label value"),
+            "$.spec.selector.matchExpressions[0].values: must be specified when `operator` is 'In' "
+            "or 'NotIn'");
+  EXPECT_EQ(
+      problem(R"({"matchExpressions": [{"key": "a", "operator": "Exists", "values": ["x"]}]})"),
+      "$.spec.selector.matchExpressions[0].values: may not be specified when `operator` is "
+      "'Exists' or "
+      "'DoesNotExist'");
+  EXPECT_NE(problem(R"({"matchLabels": {"-bad": "x"}})").find("label key \"-bad\""),
             std::string::npos);
-  EXPECT_NE(problem(R"({"matchExpressions": [{"key": "a", "operator": "In", "values": ["ok", "-no"]}]})")
-                .find("matchExpressions[0].values[1]"),
+  EXPECT_NE(problem(R"({"matchLabels": {"a": "has space"}})")
+                .find("$.spec.selector.matchLabels.a: label value"),
             std::string::npos);
+  EXPECT_NE(
+      problem(R"({"matchExpressions": [{"key": "a", "operator": "In", "values": ["ok", "-no"]}]})")
+          .find("matchExpressions[0].values[1]"),
+      std::string::npos);
 }
 
 TEST(Selector, NilSelectsNothingAndEmptySelectsEverything) {
@@ -77,7 +84,8 @@ TEST(Selector, AddKeepsNothingAndIgnoresNothing) {
   nothing.add(set);
   EXPECT_FALSE(nothing.matches(labels({{"app", "dask"}})));
   Selector both = Selector::of_set(labels({{"app", "dask"}}));
-  both.add(Selector::of(selector(R"({"matchExpressions": [{"key": "c", "operator": "In", "values": ["w"]}]})")));
+  both.add(Selector::of(
+      selector(R"({"matchExpressions": [{"key": "c", "operator": "In", "values": ["w"]}]})")));
   EXPECT_FALSE(both.matches(labels({{"app", "dask"}})));
   EXPECT_TRUE(both.matches(labels({{"app", "dask"}, {"c", "w"}})));
   EXPECT_EQ(both.requirements().size(), 2u);

@@ -3,12 +3,13 @@
 // twenty 8-cpu nodes. kube-scheduler's default profile spreads them over
 // twenty nodes, none of which the autoscaler can then remove; packing needs
 // three.
+#include "tightpack/pack_report.hpp"
+
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
 
 #include "test_util.hpp"
-#include "tightpack/pack_report.hpp"
 
 namespace tightpack::packing {
 namespace {
@@ -20,40 +21,50 @@ json::object worker_pod(const std::string& cluster, const char* cpu = "1") {
   return json::object{
       {"metadata", json::object{{"name", "worker"},
                                 {"labels", json::object{{"dask.org/cluster-name", cluster}}}}},
-      {"spec", json::object{{"containers",
-                             json::array{json::object{
-                                 {"name", "worker"},
-                                 {"image", "ghcr.io/dask/dask:2024.1.0"},
-                                 {"resources", json::object{{"requests", json::object{{"cpu", cpu},
-                                                                                       {"memory", "1Gi"}}}}}}}}}}};
+      {"spec",
+       json::object{
+           {"containers",
+            json::array{json::object{
+                {"name", "worker"},
+                {"image", "ghcr.io/dask/dask:2024.1.0"},
+                {"resources",
+                 json::object{{"requests", json::object{{"cpu", cpu}, {"memory", "1Gi"}}}}}}}}}}};
 }
 
 json::object node(const std::string& name, const char* cpu = "8") {
   return json::object{
-      {"metadata", json::object{{"name", name},
-                                {"labels", json::object{{"kubernetes.io/hostname", name},
-                                                        {"cloud.google.com/gke-nodepool", "dask-workers"}}}}},
-      {"status", json::object{{"allocatable", json::object{{"cpu", cpu}, {"memory", "32Gi"}, {"pods", "110"}}}}}};
+      {"metadata",
+       json::object{{"name", name},
+                    {"labels", json::object{{"kubernetes.io/hostname", name},
+                                            {"cloud.google.com/gke-nodepool", "dask-workers"}}}}},
+      {"status", json::object{{"allocatable",
+                               json::object{{"cpu", cpu}, {"memory", "32Gi"}, {"pods", "110"}}}}}};
 }
 
-std::string minutes(int m) { return std::to_string(m) + "m"; }
+std::string minutes(int m) {
+  return std::to_string(m) + "m";
+}
 
 // 20 worker nodes of exactly 8 allocatable cpus; user u starts 10 workers at
 // minute u and stops them at minute u + 15 (so at most 150 of 160 cpus are
 // asked for at once); at minute 200 alice and bob start 10 workers each.
 json::object seed_scenario() {
   json::array nodes;
-  for (int i = 0; i < 20; ++i) nodes.push_back(node("worker-" + std::string(i < 10 ? "0" : "") + std::to_string(i)));
+  for (int i = 0; i < 20; ++i)
+    nodes.push_back(node("worker-" + std::string(i < 10 ? "0" : "") + std::to_string(i)));
   json::array events;
   for (int u = 0; u < 100; ++u) {
     const std::string user = "user-" + std::to_string(u);
-    events.push_back(json::object{{"at", minutes(u)}, {"start", user}, {"replicas", 10}, {"pod", worker_pod(user)}});
+    events.push_back(json::object{
+        {"at", minutes(u)}, {"start", user}, {"replicas", 10}, {"pod", worker_pod(user)}});
     events.push_back(json::object{{"at", minutes(u + 15)}, {"stop", user}});
   }
   for (const char* user : {"alice", "bob"}) {
-    events.push_back(json::object{{"at", minutes(200)}, {"start", user}, {"replicas", 10}, {"pod", worker_pod(user)}});
+    events.push_back(json::object{
+        {"at", minutes(200)}, {"start", user}, {"replicas", 10}, {"pod", worker_pod(user)}});
   }
-  return json::object{{"cluster", json::object{{"nodes", std::move(nodes)}}}, {"events", std::move(events)}};
+  return json::object{{"cluster", json::object{{"nodes", std::move(nodes)}}},
+                      {"events", std::move(events)}};
 }
 
 PackReport report_of(const json::value& doc) {
@@ -98,7 +109,9 @@ TEST(PackReport, WaitingPodsRunWhenRoomFrees) {
       json::object{{"at", "1m"}, {"start", "b"}, {"replicas", 2}, {"pod", worker_pod("b")}},
       json::object{{"at", "2m"}, {"scale", "a"}, {"replicas", 3}},
       json::object{{"at", "3m"}, {"stop", "b"}}};
-  json::object s{{"cluster", json::object{{"nodes", nodes}}}, {"events", events}, {"profiles", json::array{"tightpack"}}};
+  json::object s{{"cluster", json::object{{"nodes", nodes}}},
+                 {"events", events},
+                 {"profiles", json::array{"tightpack"}}};
   PackReport r = report_of(s);
   ASSERT_EQ(r.profiles.size(), 1u);
   // b's second worker waited from minute 1 and ran at minute 2; b left at 3.
@@ -112,7 +125,9 @@ TEST(PackReport, WaitingPodsRunWhenRoomFrees) {
   // Nothing frees room: one of b's workers is still waiting at the end.
   events.pop_back();
   events.pop_back();
-  json::object stuck{{"cluster", json::object{{"nodes", nodes}}}, {"events", events}, {"profiles", json::array{"default"}}};
+  json::object stuck{{"cluster", json::object{{"nodes", nodes}}},
+                     {"events", events},
+                     {"profiles", json::array{"default"}}};
   EXPECT_EQ(report_of(stuck).profiles[0].pending_at_end, 2);
 }
 
@@ -127,7 +142,8 @@ json::object pinned_worker(const std::string& cluster, const std::string& node) 
 // "tcp://10.4.10.…" as distributed compares addresses, as strings.
 int64_t busy_after_shrink(json::array events, const char* retire) {
   json::array nodes;
-  for (int i = 0; i <= 10; ++i) nodes.push_back(node(std::string("n-") + (i < 10 ? "0" : "") + std::to_string(i)));
+  for (int i = 0; i <= 10; ++i)
+    nodes.push_back(node(std::string("n-") + (i < 10 ? "0" : "") + std::to_string(i)));
   json::object s{{"cluster", json::object{{"nodes", std::move(nodes)}}},
                  {"events", std::move(events)},
                  {"profiles", json::array{"tightpack"}},
@@ -142,8 +158,10 @@ TEST(PackReport, RetireRulesChooseWhichWorkersLeave) {
   // n-10; upstream takes the greatest address, x-1 on n-02, and empties
   // nothing; node-aware takes the node with fewest workers, n-10.
   json::array two_then_one{
-      json::object{{"at", "0s"}, {"start", "x"}, {"replicas", 2}, {"pod", pinned_worker("x", "n-02")}},
-      json::object{{"at", "1m"}, {"start", "x"}, {"replicas", 1}, {"pod", pinned_worker("x", "n-10")}},
+      json::object{
+          {"at", "0s"}, {"start", "x"}, {"replicas", 2}, {"pod", pinned_worker("x", "n-02")}},
+      json::object{
+          {"at", "1m"}, {"start", "x"}, {"replicas", 1}, {"pod", pinned_worker("x", "n-10")}},
       json::object{{"at", "2m"}, {"scale", "x"}, {"replicas", 2}}};
   EXPECT_EQ(busy_after_shrink(two_then_one, "newest"), 1);
   EXPECT_EQ(busy_after_shrink(two_then_one, "upstream"), 2);
@@ -152,8 +170,10 @@ TEST(PackReport, RetireRulesChooseWhichWorkersLeave) {
   // x-0 on n-02, x-1 … x-3 on n-10; one leaves: the newest keeps both nodes,
   // upstream's greatest address (n-02's) and node-aware empty n-02.
   json::array one_then_three{
-      json::object{{"at", "0s"}, {"start", "x"}, {"replicas", 1}, {"pod", pinned_worker("x", "n-02")}},
-      json::object{{"at", "1m"}, {"start", "x"}, {"replicas", 3}, {"pod", pinned_worker("x", "n-10")}},
+      json::object{
+          {"at", "0s"}, {"start", "x"}, {"replicas", 1}, {"pod", pinned_worker("x", "n-02")}},
+      json::object{
+          {"at", "1m"}, {"start", "x"}, {"replicas", 3}, {"pod", pinned_worker("x", "n-10")}},
       json::object{{"at", "2m"}, {"scale", "x"}, {"replicas", 3}}};
   EXPECT_EQ(busy_after_shrink(one_then_three, "newest"), 2);
   EXPECT_EQ(busy_after_shrink(one_then_three, "upstream"), 1);
@@ -162,17 +182,22 @@ TEST(PackReport, RetireRulesChooseWhichWorkersLeave) {
   // Another user's worker keeps n-02: node-aware leaves x-0 there and frees
   // n-10 of both of x's workers, where fewest-first would not.
   json::array kept{
-      json::object{{"at", "0s"}, {"start", "y"}, {"replicas", 1}, {"pod", pinned_worker("y", "n-02")}},
-      json::object{{"at", "0s"}, {"start", "x"}, {"replicas", 1}, {"pod", pinned_worker("x", "n-02")}},
-      json::object{{"at", "1m"}, {"start", "x"}, {"replicas", 2}, {"pod", pinned_worker("x", "n-10")}},
+      json::object{
+          {"at", "0s"}, {"start", "y"}, {"replicas", 1}, {"pod", pinned_worker("y", "n-02")}},
+      json::object{
+          {"at", "0s"}, {"start", "x"}, {"replicas", 1}, {"pod", pinned_worker("x", "n-02")}},
+      json::object{
+          {"at", "1m"}, {"start", "x"}, {"replicas", 2}, {"pod", pinned_worker("x", "n-10")}},
       json::object{{"at", "2m"}, {"scale", "x"}, {"replicas", 1}}};
   EXPECT_EQ(busy_after_shrink(kept, "node-aware"), 1);
 
   // Replicas that wait for a node are not Dask workers yet: upstream's
   // scheduler retires a running one; the waiting one stays and later runs.
   json::array waiting{
-      json::object{{"at", "0s"}, {"start", "x"}, {"replicas", 1}, {"pod", pinned_worker("x", "n-02")}},
-      json::object{{"at", "30s"}, {"start", "x"}, {"replicas", 1}, {"pod", pinned_worker("x", "absent")}},
+      json::object{
+          {"at", "0s"}, {"start", "x"}, {"replicas", 1}, {"pod", pinned_worker("x", "n-02")}},
+      json::object{
+          {"at", "30s"}, {"start", "x"}, {"replicas", 1}, {"pod", pinned_worker("x", "absent")}},
       json::object{{"at", "1m"}, {"scale", "x"}, {"replicas", 1}}};
   EXPECT_EQ(busy_after_shrink(waiting, "newest"), 1);
   EXPECT_EQ(busy_after_shrink(waiting, "upstream"), 0);
@@ -184,7 +209,8 @@ TEST(PackReport, BadScenariosNameTheField) {
     return s.ok() ? std::string("decoded") : s.error().what();
   };
   EXPECT_EQ(error_of(R"({"events": []})"), "$.cluster: the scenario needs a cluster");
-  EXPECT_EQ(error_of(R"({"cluster": {"nodes": []}, "events": []})"), "$.cluster: the cluster has no nodes");
+  EXPECT_EQ(error_of(R"({"cluster": {"nodes": []}, "events": []})"),
+            "$.cluster: the cluster has no nodes");
   const std::string base = R"({"cluster": {"nodes": [{"metadata": {"name": "n"}}]}, )";
   EXPECT_EQ(error_of(base + R"("events": [{"at": "soon", "stop": "a"}]})"),
             "$.events[0].at: invalid duration \"soon\" (use e.g. \"90s\", \"10m\", \"1h30m\")");

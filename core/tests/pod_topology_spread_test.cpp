@@ -26,7 +26,9 @@ const Profile kDefault = default_profile();
 Node zoned(std::string name, const char* zone) {
   Node n = make_node(std::move(name), 4000, 16 * kGi);
   n.labels = labels({{"kubernetes.io/hostname", n.name.c_str()}});
-  if (zone) n.labels = labels({{"kubernetes.io/hostname", n.name.c_str()}, {"topology.kubernetes.io/zone", zone}});
+  if (zone)
+    n.labels =
+        labels({{"kubernetes.io/hostname", n.name.c_str()}, {"topology.kubernetes.io/zone", zone}});
   return n;
 }
 
@@ -40,7 +42,8 @@ Pod member(std::string name, std::string node, const char* app, const char* rs) 
 
 ApiObjects replica_set(const char* name, const char* app) {
   ApiObjects o;
-  o.replica_sets.push_back(SelectorObject{"default", name, LabelSelector{labels({{"app", app}}), {}}});
+  o.replica_sets.push_back(
+      SelectorObject{"default", name, LabelSelector{labels({{"app", app}}), {}}});
   return o;
 }
 
@@ -50,12 +53,14 @@ Cluster cluster(std::vector<Node> nodes, const std::vector<Pod>& pods, ApiObject
   return std::move(*c);
 }
 
-std::map<std::string, int64_t> spread_scores(const Cluster& c, const Pod& pod, const Profile& profile) {
+std::map<std::string, int64_t> spread_scores(const Cluster& c, const Pod& pod,
+                                             const Profile& profile) {
   auto plan = PodPlan::make(c, profile, pod);
   EXPECT_TRUE(plan) << plan.error().what();
   Decision d = decide(*plan, c);
   std::map<std::string, int64_t> out;
-  for (size_t j = 0; j < d.feasible.size(); ++j) out[c.name(d.feasible[j])] = d.scores[j].weighted[kSpread];
+  for (size_t j = 0; j < d.feasible.size(); ++j)
+    out[c.name(d.feasible[j])] = d.scores[j].weighted[kSpread];
   return out;
 }
 
@@ -63,10 +68,10 @@ TEST(GoLog, IsGosMathLogBitForBit) {
   // math.Float64bits(math.Log(n)) printed by Go 1.26 on amd64: the first
   // counts where the C library's log differs in the last bit, and two more.
   const std::pair<double, uint64_t> go[] = {
-      {3, 0x3ff193ea7aad030a},   {14, 0x40051cca16d7bba8},  {48, 0x400ef8383c50bb74},
-      {74, 0x4011375cd6fcab1c},  {176, 0x4014ae935b3cb89e}, {196, 0x40151cca16d7bba8},
-      {220, 0x4015931319798d6e}, {299, 0x4016cd411481a020}, {308, 0x4016eb9f470ac0b8},
-      {334, 0x40173e9bbe951e9c}, {343, 0x401759d602a5c3c2}, {346, 0x401762c0d8a3c1c4},
+      {3, 0x3ff193ea7aad030a},   {14, 0x40051cca16d7bba8},   {48, 0x400ef8383c50bb74},
+      {74, 0x4011375cd6fcab1c},  {176, 0x4014ae935b3cb89e},  {196, 0x40151cca16d7bba8},
+      {220, 0x4015931319798d6e}, {299, 0x4016cd411481a020},  {308, 0x4016eb9f470ac0b8},
+      {334, 0x40173e9bbe951e9c}, {343, 0x401759d602a5c3c2},  {346, 0x401762c0d8a3c1c4},
       {362, 0x4017910b2e25d668}, {5002, 0x40210901f6dc84b9}, {1e6 + 7, 0x402ba18b8471548a}};
   for (const auto& [x, bits] : go) EXPECT_EQ(double_bits(go_log(x)), bits) << x;
   EXPECT_EQ(go_log(1.0), 0.0);
@@ -79,7 +84,7 @@ TEST(DefaultSelector, ServicesAndTheControllingReplicaSet) {
   o.services.push_back(MapSelectorObject{"default", "sched", labels({{"app", "w"}})});
   o.services.push_back(MapSelectorObject{"other", "elsewhere", labels({{"app", "w"}})});
   o.services.push_back(MapSelectorObject{"default", "none", std::nullopt});  // selects nothing
-  o.services.push_back(MapSelectorObject{"default", "all", Labels{}});      // every pod, adds nothing
+  o.services.push_back(MapSelectorObject{"default", "all", Labels{}});  // every pod, adds nothing
   Pod p = member("w3", "", "w", "w-rs");
   p.labels = labels({{"app", "w"}, {"tier", "t"}});
   const Selector s = plugins::default_selector(p, o, OwnerIndex(o));
@@ -107,7 +112,8 @@ TEST(PodTopologySpread, SystemDefaultsScoreAReplicaSetsPods) {
   // round(1·log 5 + 2 + 2·log 4 + 4) = 10, c = round(0 + 2 + 0 + 4) = 6;
   // normalised 100·(10 + 6 − raw)/10: a, b 60, c 100; weight 2.
   Cluster c = cluster({zoned("a", "z1"), zoned("b", "z1"), zoned("c", "z2")},
-                      {member("w1", "a", "w", "w-rs"), member("w2", "b", "w", "w-rs")}, replica_set("w-rs", "w"));
+                      {member("w1", "a", "w", "w-rs"), member("w2", "b", "w", "w-rs")},
+                      replica_set("w-rs", "w"));
   const Pod w3 = member("w3", "", "w", "w-rs");
   EXPECT_EQ(spread_scores(c, w3, default_profile()),
             (std::map<std::string, int64_t>{{"a", 120}, {"b", 120}, {"c", 200}}));
@@ -130,7 +136,10 @@ TEST(PodTopologySpread, ZonelessNodesAreScoredUnderTheSystemDefaults) {
 }
 
 TEST(PodTopologySpread, DoNotScheduleFiltersBySkewAndMissingLabels) {
-  auto nodes = [] { return std::vector<Node>{zoned("a", "z1"), zoned("b", "z1"), zoned("c", "z2"), zoned("d", nullptr)}; };
+  auto nodes = [] {
+    return std::vector<Node>{zoned("a", "z1"), zoned("b", "z1"), zoned("c", "z2"),
+                             zoned("d", nullptr)};
+  };
   std::vector<Pod> bound = {member("x1", "a", "x", nullptr), member("x2", "a", "x", nullptr),
                             member("x3", "c", "x", nullptr)};
   Pod p = member("x4", "", "x", nullptr);
@@ -163,10 +172,13 @@ TEST(PodTopologySpread, DoNotScheduleFiltersBySkewAndMissingLabels) {
   ASSERT_TRUE(strict);
   d = decide(*strict, c);
   EXPECT_TRUE(d.feasible.empty());
-  EXPECT_EQ(d.message,
-            "0/4 nodes are available: 1 node(s) didn't match pod topology spread constraints (missing required "
-            "label), 3 node(s) didn't match pod topology spread constraints. preemption: 0/4 nodes are available: 1 "
-            "Preemption is not helpful for scheduling, 3 No preemption victims found for incoming pod.");
+  EXPECT_EQ(
+      d.message,
+      "0/4 nodes are available: 1 node(s) didn't match pod topology spread constraints (missing "
+      "required "
+      "label), 3 node(s) didn't match pod topology spread constraints. preemption: 0/4 nodes are "
+      "available: 1 "
+      "Preemption is not helpful for scheduling, 3 No preemption victims found for incoming pod.");
 }
 
 TEST(PodTopologySpread, ReplicasMoveTheCountsOfTheirDomain) {
@@ -208,42 +220,53 @@ TEST(ScenarioObjects, UnknownKeysAndBadConstraintsAreErrors) {
   EXPECT_NE(scenario_error(R"({"nodes": [], "persistentVolumeClaim": []})")
                 .find("$.persistentVolumeClaim: unknown scenario key \"persistentVolumeClaim\""),
             std::string::npos);
-  EXPECT_EQ(scenario_error(R"({"nodes": [], "services": [{"metadata": {"name": "s"}, "spec": {"selector": {"a": "b"}}}],
+  EXPECT_EQ(
+      scenario_error(
+          R"({"nodes": [], "services": [{"metadata": {"name": "s"}, "spec": {"selector": {"a": "b"}}}],
       "replicaSets": [{"metadata": {"name": "r", "namespace": "x"}, "spec": {"selector": {"matchLabels": {"a": "b"}}}}]})"),
-            "");
-  EXPECT_EQ(scenario_error(R"({"incoming": [{"metadata": {"name": "p"}, "spec": {"topologySpreadConstraints": [
+      "");
+  EXPECT_EQ(scenario_error(
+                R"({"incoming": [{"metadata": {"name": "p"}, "spec": {"topologySpreadConstraints": [
       {"maxSkew": 0, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule"}]}}]})"),
-            "$.incoming[0].spec.topologySpreadConstraints[0].maxSkew: maxSkew 0 must be greater than zero");
-  EXPECT_EQ(scenario_error(R"({"incoming": [{"metadata": {"name": "p"}, "spec": {"topologySpreadConstraints": [
+            "$.incoming[0].spec.topologySpreadConstraints[0].maxSkew: maxSkew 0 must be greater "
+            "than zero");
+  EXPECT_EQ(
+      scenario_error(
+          R"({"incoming": [{"metadata": {"name": "p"}, "spec": {"topologySpreadConstraints": [
       {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "ScheduleAnyway", "minDomains": 2}]}}]})"),
-            "$.incoming[0].spec.topologySpreadConstraints[0].minDomains: can only use minDomains if "
-            "whenUnsatisfiable=DoNotSchedule, not ScheduleAnyway");
+      "$.incoming[0].spec.topologySpreadConstraints[0].minDomains: can only use minDomains if "
+      "whenUnsatisfiable=DoNotSchedule, not ScheduleAnyway");
   EXPECT_EQ(scenario_error(R"({"replicaSets": [{"metadata": {"name": "r"}, "spec": {"selector": {
       "matchExpressions": [{"key": "a", "operator": "Is", "values": ["b"]}]}}}]})"),
-            "$.replicaSets[0].spec.selector.matchExpressions[0].operator: \"Is\" is not a valid selector operator "
+            "$.replicaSets[0].spec.selector.matchExpressions[0].operator: \"Is\" is not a valid "
+            "selector operator "
             "(In, NotIn, Exists, DoesNotExist)");
-  EXPECT_NE(scenario_error(R"({"services": [{"spec": {}}]})").find("$.services[0].metadata.name"), std::string::npos);
+  EXPECT_NE(scenario_error(R"({"services": [{"spec": {}}]})").find("$.services[0].metadata.name"),
+            std::string::npos);
 }
 
 TEST(SpreadArgs, ListDefaultingFromTheConfiguration) {
-  auto config = decode_scheduler_configuration(json_of(R"({"apiVersion": "kubescheduler.config.k8s.io/v1",
+  auto config =
+      decode_scheduler_configuration(json_of(R"({"apiVersion": "kubescheduler.config.k8s.io/v1",
       "kind": "KubeSchedulerConfiguration", "profiles": [{"pluginConfig": [{"name": "PodTopologySpread",
       "args": {"defaultingType": "List", "defaultConstraints": [
         {"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "DoNotSchedule"}]}}]}]})"),
-                                               JsonPath());
+                                     JsonPath());
   ASSERT_TRUE(config) << config.error().what();
   const Profile& profile = config->profiles[0];
   EXPECT_FALSE(profile.spread.system_defaulting);
   ASSERT_EQ(profile.spread.default_constraints.size(), 1u);
-  auto bad = decode_scheduler_configuration(json_of(R"({"apiVersion": "kubescheduler.config.k8s.io/v1",
+  auto bad =
+      decode_scheduler_configuration(json_of(R"({"apiVersion": "kubescheduler.config.k8s.io/v1",
       "kind": "KubeSchedulerConfiguration", "profiles": [{"pluginConfig": [{"name": "PodTopologySpread",
       "args": {"defaultConstraints": [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "ScheduleAnyway",
         "labelSelector": {}}]}}]}]})"),
-                                            JsonPath());
+                                     JsonPath());
   ASSERT_FALSE(bad);
   EXPECT_NE(bad.error().what().find("must not define a selector"), std::string::npos);
   // The DoNotSchedule default filters the pods a ReplicaSet owns.
-  Cluster c = cluster({zoned("a", "z1"), zoned("b", "z2")}, {member("w1", "a", "w", "w-rs")}, replica_set("w-rs", "w"));
+  Cluster c = cluster({zoned("a", "z1"), zoned("b", "z2")}, {member("w1", "a", "w", "w-rs")},
+                      replica_set("w-rs", "w"));
   auto plan = PodPlan::make(c, profile, member("w2", "", "w", "w-rs"));
   ASSERT_TRUE(plan);
   Decision d = decide(*plan, c);
@@ -265,25 +288,30 @@ TEST(PodTopologySpread, PreemptionTakesOffATerminatingVictimItNeverCounted) {
   // kube-scheduler-reference).
   auto node = [](const char* name, const char* pool, const char* cpu) {
     return std::string(R"({"metadata": {"name": ")") + name + R"(", "labels": {"pool": ")" + pool +
-           R"("}}, "status": {"capacity": {"cpu": ")" + cpu + R"(", "memory": "8Gi", "pods": "110"}}})";
+           R"("}}, "status": {"capacity": {"cpu": ")" + cpu +
+           R"(", "memory": "8Gi", "pods": "110"}}})";
   };
-  auto pod = [](const char* name, const char* node_name, const char* app, int priority, const char* cpu,
-                bool terminating) {
-    return std::string(R"({"metadata": {"name": ")") + name + R"(", "labels": {"app": ")" + app + "\"}" +
-           (terminating ? R"(, "deletionTimestamp": "2026-11-30T10:00:00Z")" : "") + R"(}, "spec": {"nodeName": ")" +
-           node_name + R"(", "priority": )" + std::to_string(priority) +
-           R"(, "containers": [{"name": "c", "resources": {"requests": {"cpu": ")" + cpu + R"("}}}]}})";
+  auto pod = [](const char* name, const char* node_name, const char* app, int priority,
+                const char* cpu, bool terminating) {
+    return std::string(R"({"metadata": {"name": ")") + name + R"(", "labels": {"app": ")" + app +
+           "\"}" + (terminating ? R"(, "deletionTimestamp": "2026-11-30T10:00:00Z")" : "") +
+           R"(}, "spec": {"nodeName": ")" + node_name + R"(", "priority": )" +
+           std::to_string(priority) +
+           R"(, "containers": [{"name": "c", "resources": {"requests": {"cpu": ")" + cpu +
+           R"("}}}]}})";
   };
   const std::string scenario =
       R"({"profile": "default", "nodes": [)" + node("a", "p1", "4") + "," + node("b", "p2", "1") +
-      R"(], "pods": [)" + pod("x1", "a", "x", 1000, "1", false) + "," + pod("x2", "a", "x", 0, "1", true) + "," +
-      pod("full", "b", "y", 1000, "1", false) + R"(], "incoming": [{"metadata": {"name": "p", "labels": {"app": "x"}},
+      R"(], "pods": [)" + pod("x1", "a", "x", 1000, "1", false) + "," +
+      pod("x2", "a", "x", 0, "1", true) + "," + pod("full", "b", "y", 1000, "1", false) +
+      R"(], "incoming": [{"metadata": {"name": "p", "labels": {"app": "x"}},
       "spec": {"priority": 100, "containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}],
       "topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "pool", "whenUnsatisfiable": "DoNotSchedule",
                                      "labelSelector": {"matchLabels": {"app": "x"}}}]}}]})";
   boost::json::value v = json_of(replay_text(scenario));
   EXPECT_EQ(v.at("results").at(0).at("message").as_string(),
-            "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) didn't match pod topology spread constraints. "
+            "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) didn't match pod topology "
+            "spread constraints. "
             "preemption: found a potential placement for pod on node a, preempting 1 victims");
 }
 

@@ -355,8 +355,8 @@ TEST(Preemption, TiesGoToTheSmallestNodeName) {
   EXPECT_EQ(preemption_success_message(c, *choice),
             "found a potential placement for pod on node a, preempting 1 victims");
   // A criterion that does not tie still decides: b's victim started later.
-  choice = choose(c, preemptor(500, 10),
-                  facts_of({{"c-low", 100}, {"a-low", 100}, {"b-low", 200}}));
+  choice =
+      choose(c, preemptor(500, 10), facts_of({{"c-low", 100}, {"a-low", 100}, {"b-low", 200}}));
   ASSERT_TRUE(choice.has_value());
   EXPECT_EQ(c.name(choice->node), "b");
   // The message counts the victims of the chosen node.

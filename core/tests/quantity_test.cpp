@@ -2,11 +2,10 @@
 
 #include <gtest/gtest.h>
 
-#include <random>
-
 #include <chrono>
 #include <cstdint>
 #include <limits>
+#include <random>
 #include <string>
 
 namespace tightpack {
@@ -354,8 +353,9 @@ namespace {
 // The allocation-free path must agree with the exact one wherever it answers.
 TEST(QuantityFastPath, AgreesWithTheExactParser) {
   std::mt19937_64 rng(11);
-  const std::vector<std::string> suffixes = {"", "m", "k", "M", "G", "T", "P", "E", "n", "u",
-                                             "Ki", "Mi", "Gi", "Ti", "Pi", "Ei", "e3", "E-2", "e+5", "e-12"};
+  const std::vector<std::string> suffixes = {"",   "m",  "k",  "M",   "G",   "T",   "P",
+                                             "E",  "n",  "u",  "Ki",  "Mi",  "Gi",  "Ti",
+                                             "Pi", "Ei", "e3", "E-2", "e+5", "e-12"};
   std::uniform_int_distribution<int> len(1, 20), digit(0, 9), pick(0, 99);
   int answered = 0;
   for (int i = 0; i < 200000; ++i) {

@@ -1,10 +1,11 @@
+#include "tightpack/plugins/registry.hpp"
+
 #include <gtest/gtest.h>
 
 #include <set>
 #include <string>
 
 #include "tightpack/framework.hpp"
-#include "tightpack/plugins/registry.hpp"
 
 namespace tightpack {
 namespace {

@@ -73,8 +73,9 @@ TEST(ReplayText, NotAScenario) {
 TEST(ReplayText, BadProfile) {
   EXPECT_EQ(replay_error(R"({"profile": "bogus"})"),
             "$.profile: unknown profile \"bogus\" (default, most-allocated, rtc, tightpack)");
-  EXPECT_EQ(replay_error(R"({"scenario": {"profile": "bogus"}})"),
-            "$.scenario.profile: unknown profile \"bogus\" (default, most-allocated, rtc, tightpack)");
+  EXPECT_EQ(
+      replay_error(R"({"scenario": {"profile": "bogus"}})"),
+      "$.scenario.profile: unknown profile \"bogus\" (default, most-allocated, rtc, tightpack)");
   EXPECT_EQ(replay_error(R"({"profile": 7})"), "$.profile: expected an object, got an integer");
   EXPECT_EQ(replay_error(R"({"profile": {"name": "default", "scoreWeights": []}})"),
             "$.profile.scoreWeights: expected an object, got an array");
@@ -178,7 +179,8 @@ TEST(ReplayText, UnsupportedPodIsAnErrorResult) {
   ASSERT_EQ(results.size(), 2u);
   EXPECT_EQ(results[0].at("pod").as_string(), "default/p");
   EXPECT_EQ(results[0].at("error").as_string(),
-            "pod default/p: resource claims (DynamicResources) is not supported by tightpack yet; kube-scheduler "
+            "pod default/p: resource claims (DynamicResources) is not supported by tightpack yet; "
+            "kube-scheduler "
             "would consider it");
   EXPECT_EQ(results[1].at("chosen").as_string(), "a");
 }
@@ -241,17 +243,20 @@ TEST(ReplayText, PreemptionMessageHonoursVictimsStartTimes) {
   auto victim = [](const char* name, const char* on, const char* started) {
     return std::string(R"({"metadata": {"name": ")") + name + R"("}, "spec": {"nodeName": ")" + on +
            R"(", "priority": 0, "containers": [{"name": "c", "resources": {"requests": {"cpu": "800m"}}}]},
-               "status": {"phase": "Running", "startTime": ")" + started + R"("}})";
+               "status": {"phase": "Running", "startTime": ")" +
+           started + R"("}})";
   };
-  const std::string scenario = R"({"profile": "default", "nodes": [)" + node("c") + "," + node("a") + "," +
-                               node("b") + R"(], "pods": [)" + victim("c-low", "c", "2024-01-01T00:01:40Z") + "," +
-                               victim("a-low", "a", "2024-01-01T00:01:40Z") + "," +
-                               victim("b-low", "b", "2024-01-01T00:03:20Z") +
-                               R"(], "incoming": [{"metadata": {"name": "p"}, "spec": {"priority": 10,
+  const std::string scenario =
+      R"({"profile": "default", "nodes": [)" + node("c") + "," + node("a") + "," + node("b") +
+      R"(], "pods": [)" + victim("c-low", "c", "2024-01-01T00:01:40Z") + "," +
+      victim("a-low", "a", "2024-01-01T00:01:40Z") + "," +
+      victim("b-low", "b", "2024-01-01T00:03:20Z") +
+      R"(], "incoming": [{"metadata": {"name": "p"}, "spec": {"priority": 10,
                                    "containers": [{"name": "c", "resources": {"requests": {"cpu": "500m"}}}]}}]})";
   json::value v = replay(scenario);
   EXPECT_EQ(json::value_to<std::string>(v.at("results").at(0).at("message")),
-            "0/3 nodes are available: 3 Insufficient cpu. preemption: found a potential placement for pod on node "
+            "0/3 nodes are available: 3 Insufficient cpu. preemption: found a potential placement "
+            "for pod on node "
             "b, preempting 1 victims");
 }
 
@@ -267,29 +272,37 @@ TEST(ReplayText, ReleaseV136WordsPostFilterAsV136) {
   const std::string busy = R"({"metadata": {"name": "low"}, "spec": {"nodeName": "a", "priority": 0,
       "containers": [{"name": "c", "resources": {"requests": {"cpu": "800m"}}}]}, "status": {"phase": "Running"}})";
   auto scenario = [&](const char* profile, int priority) {
-    return std::string(R"({"profile": )") + profile + R"(, "nodes": [)" + node("a") + R"(], "pods": [)" + busy +
-           R"(], "incoming": [{"metadata": {"name": "p"}, "spec": {"priority": )" + std::to_string(priority) +
+    return std::string(R"({"profile": )") + profile + R"(, "nodes": [)" + node("a") +
+           R"(], "pods": [)" + busy +
+           R"(], "incoming": [{"metadata": {"name": "p"}, "spec": {"priority": )" +
+           std::to_string(priority) +
            R"(, "containers": [{"name": "c", "resources": {"requests": {"cpu": "500m"}}}]}}]})";
   };
   auto message = [&](const char* profile, int priority) {
-    return json::value_to<std::string>(replay(scenario(profile, priority)).at("results").at(0).at("message"));
+    return json::value_to<std::string>(
+        replay(scenario(profile, priority)).at("results").at(0).at("message"));
   };
   const char* v136 = R"({"name": "default", "release": "v1.36"})";
   EXPECT_EQ(message(v136, 0),
-            "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: 0/1 nodes are "
+            "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: "
+            "0/1 nodes are "
             "available: 1 No preemption victims found for incoming pod.");
   EXPECT_EQ(message(v136, 10), "0/1 nodes are available: 1 Insufficient cpu.");
   EXPECT_EQ(message(R"({"name": "default", "release": "v1.37"})", 0),
-            "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 No preemption "
+            "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 "
+            "No preemption "
             "victims found for incoming pod.");
   EXPECT_EQ(message("\"default\"", 10),
-            "0/1 nodes are available: 1 Insufficient cpu. preemption: found a potential placement for pod on node "
+            "0/1 nodes are available: 1 Insufficient cpu. preemption: found a potential placement "
+            "for pod on node "
             "a, preempting 1 victims");
   // A profile that disables DynamicResources has no such text.
-  const char* no_dra = R"({"release": "v1.36", "schedulerConfig": {"apiVersion": "kubescheduler.config.k8s.io/v1",
+  const char* no_dra =
+      R"({"release": "v1.36", "schedulerConfig": {"apiVersion": "kubescheduler.config.k8s.io/v1",
       "kind": "KubeSchedulerConfiguration", "profiles": [{"plugins": {"multiPoint": {"disabled": [{"name": "DynamicResources"}]}}}]}})";
   EXPECT_EQ(message(no_dra, 0),
-            "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 No preemption "
+            "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 "
+            "No preemption "
             "victims found for incoming pod.");
   EXPECT_EQ(replay_error(R"({"profile": {"name": "default", "release": "v1.35"}})"),
             "$.profile.release: unknown kube-scheduler release \"v1.35\" (v1.37, v1.36, v1.30)");
@@ -305,19 +318,23 @@ TEST(ReplayText, ReleaseV130DecidesAndWordsAsV130) {
       {"metadata": {"name": "gpu"}, "spec": {"taints": [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]},
        "status": {"allocatable": {"cpu": "8", "memory": "8Gi", "pods": "110"}}},
       {"metadata": {"name": "small"}, "status": {"allocatable": {"cpu": "1", "memory": "8Gi", "pods": "110"}}}])";
-  const std::string low = R"({"metadata": {"name": "low"}, "spec": {"nodeName": "small", "priority": 0,
+  const std::string low =
+      R"({"metadata": {"name": "low"}, "spec": {"nodeName": "small", "priority": 0,
       "containers": [{"name": "c", "resources": {"requests": {"cpu": "100m"}}}]}, "status": {"phase": "Running"}})";
   auto message = [&](const char* release) {
-    const std::string scenario = std::string(R"({"profile": {"name": "default", "release": ")") + release +
-                                 R"("}, "nodes": )" + nodes + R"(, "pods": [)" + low +
-                                 R"(], "incoming": [{"metadata": {"name": "p"}, "spec": {"priority": 10,
+    const std::string scenario =
+        std::string(R"({"profile": {"name": "default", "release": ")") + release +
+        R"("}, "nodes": )" + nodes + R"(, "pods": [)" + low +
+        R"(], "incoming": [{"metadata": {"name": "p"}, "spec": {"priority": 10,
         "containers": [{"name": "c", "resources": {"requests": {"cpu": "2"}}}]}}]})";
     return json::value_to<std::string>(replay(scenario).at("results").at(0).at("message"));
   };
   // small has 1 CPU in all: v1.30 tries preemption there (it cannot help), v1.37 does not.
   EXPECT_EQ(message("v1.30"),
-            "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {nvidia.com/gpu: present}. "
-            "preemption: 0/2 nodes are available: 1 Insufficient cpu, 1 Preemption is not helpful for scheduling.");
+            "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint "
+            "{nvidia.com/gpu: present}. "
+            "preemption: 0/2 nodes are available: 1 Insufficient cpu, 1 Preemption is not helpful "
+            "for scheduling.");
   EXPECT_EQ(message("v1.37"),
             "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint(s). "
             "preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.");

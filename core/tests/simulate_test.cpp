@@ -163,7 +163,8 @@ class World {
     if (chance(50)) l.push_back({"gen", pick<const char*>({"1", "2", "3", "4", "5"})});
     for (const auto& [k, v] : l) n.labels.emplace_back(k, v);
     // Hostname domains: usually the node's own, sometimes shared, sometimes none.
-    if (chance(85)) n.labels.emplace_back("kubernetes.io/hostname", chance(10) ? "shared-host" : n.name);
+    if (chance(85))
+      n.labels.emplace_back("kubernetes.io/hostname", chance(10) ? "shared-host" : n.name);
     std::sort(n.labels.begin(), n.labels.end());
     if (chance(30)) {
       const std::vector<Taint> pool = {{"dedicated", "gpu", "NoSchedule"},
@@ -196,7 +197,8 @@ class World {
     if (chance(10)) p.containers[0].ports = {ContainerPort{80, 8080, "", ""}};
     if (chance(10)) p.phase = pick<std::string>({"Succeeded", "Failed", "Running"});
     if (chance(5)) p.node_name = "gone";  // bound to a node that no longer exists
-    if (chance(40)) p.labels = testing::labels({{"dask.org/cluster-name", pick<const char*>({"a", "b"})}});
+    if (chance(40))
+      p.labels = testing::labels({{"dask.org/cluster-name", pick<const char*>({"a", "b"})}});
     return p;
   }
 
@@ -251,14 +253,17 @@ class World {
       for (int i = 0; i < count; ++i) {
         TopologySpreadConstraint c;
         c.max_skew = uniform(1, 3);
-        c.topology_key = pick<std::string>({"zone", "kubernetes.io/hostname", "kubernetes.io/hostname", "disk"});
+        c.topology_key =
+            pick<std::string>({"zone", "kubernetes.io/hostname", "kubernetes.io/hostname", "disk"});
         c.when_unsatisfiable = chance(50) ? "DoNotSchedule" : "ScheduleAnyway";
         if (std::any_of(p.topology_spread.begin(), p.topology_spread.end(), [&](const auto& o) {
-              return o.topology_key == c.topology_key && o.when_unsatisfiable == c.when_unsatisfiable;
+              return o.topology_key == c.topology_key &&
+                     o.when_unsatisfiable == c.when_unsatisfiable;
             })) {
           continue;
         }
-        if (chance(90)) c.label_selector = LabelSelector{testing::labels({{"dask.org/cluster-name", "a"}}), {}};
+        if (chance(90))
+          c.label_selector = LabelSelector{testing::labels({{"dask.org/cluster-name", "a"}}), {}};
         if (c.when_unsatisfiable == "DoNotSchedule" && chance(20)) c.min_domains = uniform(1, 4);
         if (chance(20)) c.node_affinity_policy = pick<std::string>({"Honor", "Ignore"});
         if (chance(20)) c.node_taints_policy = pick<std::string>({"Honor", "Ignore"});
@@ -303,7 +308,9 @@ Reference decide_one_by_one(Cluster& c, const Profile& profile, const Pod& tmpl,
 
 TEST(SimulateReplicasProperty, SameAsDecidingEachReplica) {
   const std::vector<std::pair<std::string, Profile>> profiles = {
-      {"default", default_profile()}, {"z2jh", z2jh_profile()}, {"rtc", rtc_profile()},
+      {"default", default_profile()},
+      {"z2jh", z2jh_profile()},
+      {"rtc", rtc_profile()},
       {"tightpack", tightpack_profile()}};
   int placed = 0, unschedulable = 0, ties = 0;
   for (uint64_t seed = 1; seed <= 300; ++seed) {
@@ -368,7 +375,9 @@ TEST(SimulateReplicasProperty, DaskHubDemoCluster) {
         {"weight": 100, "preference": {"matchExpressions": [
           {"key": "k8s.dask.org/node-purpose", "operator": "In", "values": ["worker"]}]}}]}}}})");
   const std::vector<std::pair<std::string, Profile>> profiles = {
-      {"default", default_profile()}, {"z2jh", z2jh_profile()}, {"rtc", rtc_profile()},
+      {"default", default_profile()},
+      {"z2jh", z2jh_profile()},
+      {"rtc", rtc_profile()},
       {"tightpack", tightpack_profile()}};
   for (const auto& [profile_name, profile] : profiles) {
     SCOPED_TRACE(profile_name);

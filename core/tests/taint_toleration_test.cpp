@@ -1,10 +1,10 @@
-#include "tightpack/plugins/node_unschedulable.hpp"
 #include "tightpack/plugins/taint_toleration.hpp"
 
 #include <gtest/gtest.h>
 
 #include <vector>
 
+#include "tightpack/plugins/node_unschedulable.hpp"
 #include "tightpack/plugins/normalize.hpp"
 
 namespace tightpack::plugins {

@@ -19,9 +19,10 @@ TEST(Rfc3339, FractionsAndOffsets) {
 }
 
 TEST(Rfc3339, AnythingElseIsNoTime) {
-  for (const char* bad : {"", "2024-01-01", "2024-01-01T00:01:40", "2024-13-01T00:00:00Z", "2024-01-01T24:00:00Z",
-                          "2024-01-01T00:00:00Zjunk", "2024-01-01T00:00:00.Z", "2024-01-01T00:00:00+0200",
-                          "yesterday at noon"}) {
+  for (const char* bad :
+       {"", "2024-01-01", "2024-01-01T00:01:40", "2024-13-01T00:00:00Z", "2024-01-01T24:00:00Z",
+        "2024-01-01T00:00:00Zjunk", "2024-01-01T00:00:00.Z", "2024-01-01T00:00:00+0200",
+        "yesterday at noon"}) {
     EXPECT_FALSE(rfc3339_seconds(bad).has_value()) << bad;
   }
 }

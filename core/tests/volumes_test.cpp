@@ -46,7 +46,9 @@ std::string decode_error(std::string_view kind, std::string_view text) {
   return st ? std::string("ok") : st.error().what();
 }
 
-PodVolume claim_volume(const char* claim) { return PodVolume{"home", PodVolume::Source::kClaim, claim}; }
+PodVolume claim_volume(const char* claim) {
+  return PodVolume{"home", PodVolume::Source::kClaim, claim};
+}
 
 Pod notebook(const char* name, const char* claim) {
   Pod p = make_pod(name);
@@ -94,7 +96,8 @@ Cluster cluster(std::vector<Node> nodes, const std::vector<Pod>& pods, ApiObject
 }
 
 // Every node's verdict: "ok" or its reasons joined.
-std::map<std::string, std::string> verdicts(const Cluster& c, const Pod& pod, Decision* out = nullptr) {
+std::map<std::string, std::string> verdicts(const Cluster& c, const Pod& pod,
+                                            Decision* out = nullptr) {
   auto plan = PodPlan::make(c, kDefault, pod);
   EXPECT_TRUE(plan) << plan.error().what();
   std::map<std::string, std::string> v;
@@ -102,7 +105,8 @@ std::map<std::string, std::string> verdicts(const Cluster& c, const Pod& pod, De
   Decision d = decide(*plan, c);
   for (size_t j = 0; j < d.filtered.size(); ++j) {
     std::string r;
-    for (const auto& reason : plan->reasons(c, d.filtered[j], d.statuses[j])) r += (r.empty() ? "" : "; ") + reason;
+    for (const auto& reason : plan->reasons(c, d.filtered[j], d.statuses[j]))
+      r += (r.empty() ? "" : "; ") + reason;
     v[c.name(d.filtered[j])] = d.statuses[j].ok() ? "ok" : r;
   }
   if (out) *out = d;
@@ -124,7 +128,8 @@ TEST(DecodeStorage, ClaimAsTheApiServerStoresIt) {
   EXPECT_EQ(c.access_modes, kReadWriteOnce | kReadWriteOncePod);
   EXPECT_EQ(c.request, std::optional<int64_t>(10 * kGi));
   EXPECT_FALSE(c.lost);
-  // The beta annotation wins over spec.storageClassName, as GetPersistentVolumeClaimClass reads them.
+  // The beta annotation wins over spec.storageClassName, as GetPersistentVolumeClaimClass reads
+  // them.
   auto beta = decoded<PersistentVolumeClaim>(decode_persistent_volume_claim, R"({
       "metadata": {"name": "c", "annotations": {"volume.beta.kubernetes.io/storage-class": "old"}},
       "spec": {"storageClassName": "new"}})");
@@ -133,36 +138,51 @@ TEST(DecodeStorage, ClaimAsTheApiServerStoresIt) {
 }
 
 TEST(DecodeStorage, ClassesDefaultToImmediate) {
-  auto sc = decoded<StorageClass>(decode_storage_class, R"({"metadata": {"name": "s"}, "provisioner": "p"})");
+  auto sc = decoded<StorageClass>(decode_storage_class,
+                                  R"({"metadata": {"name": "s"}, "provisioner": "p"})");
   EXPECT_FALSE(sc.wait_for_first_consumer);
-  sc = decoded<StorageClass>(decode_storage_class, R"({"metadata": {"name": "s"}, "provisioner": "p",
+  sc =
+      decoded<StorageClass>(decode_storage_class, R"({"metadata": {"name": "s"}, "provisioner": "p",
       "volumeBindingMode": "WaitForFirstConsumer",
       "allowedTopologies": [{"matchLabelExpressions": [{"key": "topology.kubernetes.io/zone", "values": ["a", "b"]}]}]})");
   EXPECT_TRUE(sc.wait_for_first_consumer);
   ASSERT_EQ(sc.allowed_topologies.size(), 1u);
-  EXPECT_TRUE(plugins::topology_matches(sc.allowed_topologies, labels({{"topology.kubernetes.io/zone", "b"}})));
-  EXPECT_FALSE(plugins::topology_matches(sc.allowed_topologies, labels({{"topology.kubernetes.io/zone", "c"}})));
+  EXPECT_TRUE(plugins::topology_matches(sc.allowed_topologies,
+                                        labels({{"topology.kubernetes.io/zone", "b"}})));
+  EXPECT_FALSE(plugins::topology_matches(sc.allowed_topologies,
+                                         labels({{"topology.kubernetes.io/zone", "c"}})));
 }
 
 TEST(DecodeStorage, BadInputNamesTheObjectAndField) {
-  EXPECT_EQ(decode_error("PersistentVolumeClaim",
-                         R"({"metadata": {"name": "c"}, "spec": {"resources": {"requests": {"storage": "ten"}}}})"),
-            "$.x.spec.resources.requests.storage: " +
-                resource_amount("storage", json_of(R"("ten")")).error().message);
-  EXPECT_EQ(decode_error("PersistentVolume", R"({"metadata": {"name": "v"}, "spec": {"nodeAffinity": {"required":
+  EXPECT_EQ(
+      decode_error(
+          "PersistentVolumeClaim",
+          R"({"metadata": {"name": "c"}, "spec": {"resources": {"requests": {"storage": "ten"}}}})"),
+      "$.x.spec.resources.requests.storage: " +
+          resource_amount("storage", json_of(R"("ten")")).error().message);
+  EXPECT_EQ(decode_error("PersistentVolume",
+                         R"({"metadata": {"name": "v"}, "spec": {"nodeAffinity": {"required":
       {"nodeSelectorTerms": [{"matchExpressions": [{"key": "zone", "operator": "Near", "values": ["a"]}]}]}}}})"),
-            "$.x.spec.nodeAffinity.required.nodeSelectorTerms[0].matchExpressions[0].operator: operator \"Near\" is "
+            "$.x.spec.nodeAffinity.required.nodeSelectorTerms[0].matchExpressions[0].operator: "
+            "operator \"Near\" is "
             "not one of In, NotIn, Exists, DoesNotExist, Gt, Lt");
   EXPECT_EQ(decode_error("CSINode", R"({"metadata": {"name": "n"}, "spec": {"drivers": [
       {"name": "d", "nodeID": "n", "allocatable": {"count": -1}}]}})"),
             "$.x.spec.drivers[0].allocatable.count: count -1 must be greater than or equal to 0");
-  EXPECT_EQ(decode_error("PersistentVolumeClaim", R"({"metadata": {"name": "c"}, "spec": {"accessModes": ["RWO"]}})"),
-            "$.x.spec.accessModes[0]: unsupported access mode \"RWO\" (ReadWriteOnce, ReadOnlyMany, ReadWriteMany, "
+  EXPECT_EQ(decode_error("PersistentVolumeClaim",
+                         R"({"metadata": {"name": "c"}, "spec": {"accessModes": ["RWO"]}})"),
+            "$.x.spec.accessModes[0]: unsupported access mode \"RWO\" (ReadWriteOnce, "
+            "ReadOnlyMany, ReadWriteMany, "
             "ReadWriteOncePod)");
-  EXPECT_EQ(decode_error("StorageClass", R"({"metadata": {"name": "s"}, "provisioner": "p", "volumeBindingMode": "Later"})"),
-            "$.x.volumeBindingMode: unsupported binding mode \"Later\" (Immediate, WaitForFirstConsumer)");
-  EXPECT_NE(decode_error("PersistentVolumeClaim", R"({"metadata": {"name": "c"}, "spec": {"selector":
-      {"matchExpressions": [{"key": "a", "operator": "Near"}]}}})"), "ok");
+  EXPECT_EQ(decode_error(
+                "StorageClass",
+                R"({"metadata": {"name": "s"}, "provisioner": "p", "volumeBindingMode": "Later"})"),
+            "$.x.volumeBindingMode: unsupported binding mode \"Later\" (Immediate, "
+            "WaitForFirstConsumer)");
+  EXPECT_NE(
+      decode_error("PersistentVolumeClaim", R"({"metadata": {"name": "c"}, "spec": {"selector":
+      {"matchExpressions": [{"key": "a", "operator": "Near"}]}}})"),
+      "ok");
 }
 
 TEST(VolumeBinding, BoundClaimFollowsItsVolumesZone) {
@@ -174,7 +194,8 @@ TEST(VolumeBinding, BoundClaimFollowsItsVolumesZone) {
   o.storage_classes = {wffc()};
   Cluster c = cluster({zoned("node-a", "a"), zoned("node-b", "b")}, {}, o);
   EXPECT_EQ(verdicts(c, notebook("jupyter-alice", "claim-alice")),
-            (std::map<std::string, std::string>{{"node-a", plugins::kVolumeNodeConflictReason}, {"node-b", "ok"}}));
+            (std::map<std::string, std::string>{{"node-a", plugins::kVolumeNodeConflictReason},
+                                                {"node-b", "ok"}}));
 }
 
 TEST(VolumeBinding, PreFiltersRejectEveryNodeWithTheirMessage) {
@@ -184,11 +205,13 @@ TEST(VolumeBinding, PreFiltersRejectEveryNodeWithTheirMessage) {
   Cluster c = cluster({zoned("node-a", "a")}, {}, o);
   Decision d;
   // A missing claim: VolumeRestrictions' PreFilter runs first.
-  EXPECT_EQ(verdicts(c, notebook("p", "nope"), &d),
-            (std::map<std::string, std::string>{{"node-a", "persistentvolumeclaim \"nope\" not found"}}));
+  EXPECT_EQ(
+      verdicts(c, notebook("p", "nope"), &d),
+      (std::map<std::string, std::string>{{"node-a", "persistentvolumeclaim \"nope\" not found"}}));
   EXPECT_EQ(d.statuses[0].plugin, Plugin::VolumeRestrictions);
   EXPECT_EQ(d.message,
-            "0/1 nodes are available: persistentvolumeclaim \"nope\" not found. preemption: 0/1 nodes are available: "
+            "0/1 nodes are available: persistentvolumeclaim \"nope\" not found. preemption: 0/1 "
+            "nodes are available: "
             "1 Preemption is not helpful for scheduling.");
   EXPECT_EQ(verdicts(c, notebook("p", "unbound"), &d),
             (std::map<std::string, std::string>{{"node-a", plugins::kUnboundImmediateReason}}));
@@ -226,7 +249,8 @@ TEST(VolumeBinding, ASharedDelayedClaimFollowsItsFirstPod) {
   ASSERT_EQ(r->replicas.size(), 3u);
   ASSERT_TRUE(r->replicas[0].node);
   for (const auto& p : r->replicas) EXPECT_EQ(p.node, r->replicas[0].node) << p.pod;
-  EXPECT_EQ(c.storage().claim("jhub", "shared")->selected_node, std::optional<std::string>(c.name(*r->replicas[0].node)));
+  EXPECT_EQ(c.storage().claim("jhub", "shared")->selected_node,
+            std::optional<std::string>(c.name(*r->replicas[0].node)));
 }
 
 TEST(VolumeZone, ZoneLabelsOfTheBoundVolume) {
@@ -238,10 +262,13 @@ TEST(VolumeZone, ZoneLabelsOfTheBoundVolume) {
   pv.labels = labels({{"topology.kubernetes.io/zone", "a__b"}});
   o.volumes = {pv};
   Node zoneless = make_node("node-d", 4000, 16 * kGi);
-  Cluster c = cluster({zoned("node-a", "a"), zoned("node-b", "b"), zoned("node-c", "c"), zoneless}, {}, o);
+  Cluster c =
+      cluster({zoned("node-a", "a"), zoned("node-b", "b"), zoned("node-c", "c"), zoneless}, {}, o);
   EXPECT_EQ(verdicts(c, notebook("p", "home")),
-            (std::map<std::string, std::string>{
-                {"node-a", "ok"}, {"node-b", "ok"}, {"node-c", plugins::kVolumeZoneReason}, {"node-d", "ok"}}));
+            (std::map<std::string, std::string>{{"node-a", "ok"},
+                                                {"node-b", "ok"},
+                                                {"node-c", plugins::kVolumeZoneReason},
+                                                {"node-d", "ok"}}));
 }
 
 TEST(VolumeRestrictions, AReadWriteOncePodClaimInUseRejectsEveryNode) {
@@ -271,10 +298,15 @@ TEST(VolumeRestrictions, TwoPodsMayNotWriteOneInlineDisk) {
   Cluster c = cluster({zoned("node-a", "a"), zoned("node-b", "b")}, {holder}, {});
   Pod p = make_pod("p");
   p.volumes.push_back(PodVolume{"d", PodVolume::Source::kGcePersistentDisk, "", "disk-1"});
-  EXPECT_EQ(verdicts(c, p), (std::map<std::string, std::string>{{"node-a", plugins::kDiskConflictReason},
-                                                                {"node-b", "ok"}}));
+  EXPECT_EQ(verdicts(c, p), (std::map<std::string, std::string>{
+                                {"node-a", plugins::kDiskConflictReason}, {"node-b", "ok"}}));
   // Both read-only: no conflict.
-  c = cluster({zoned("node-a", "a")}, {[&] { Pod h = holder; h.volumes[0].read_only = true; return h; }()}, {});
+  c = cluster({zoned("node-a", "a")}, {[&] {
+                Pod h = holder;
+                h.volumes[0].read_only = true;
+                return h;
+              }()},
+              {});
   p.volumes[0].read_only = true;
   EXPECT_EQ(verdicts(c, p), (std::map<std::string, std::string>{{"node-a", "ok"}}));
 }
@@ -290,7 +322,8 @@ TEST(NodeVolumeLimits, TheCsiNodeCountCapsAttachedVolumes) {
                  CsiNode{"node-b", {{"pd.csi.storage.gke.io", 1}}, {}}};
   Pod holder = notebook("holder", "used");
   holder.node_name = "node-a";
-  Cluster c = cluster({zoned("node-a", "a"), zoned("node-b", "b"), zoned("node-c", "c")}, {holder}, o);
+  Cluster c =
+      cluster({zoned("node-a", "a"), zoned("node-b", "b"), zoned("node-c", "c")}, {holder}, o);
   EXPECT_EQ(verdicts(c, notebook("p", "new")),
             (std::map<std::string, std::string>{
                 {"node-a", plugins::kMaxVolumeCountReason}, {"node-b", "ok"}, {"node-c", "ok"}}));
@@ -306,7 +339,8 @@ TEST(Volumes, ClaimsAreRefusedWhereTheStorageIsNotGiven) {
   auto plan = PodPlan::make(*c, kDefault, notebook("p", "home"));
   ASSERT_FALSE(plan);
   EXPECT_EQ(plan.error().message,
-            "pod jhub/p: persistent volume claims when the cluster's claims, volumes and classes are not given "
+            "pod jhub/p: persistent volume claims when the cluster's claims, volumes and classes "
+            "are not given "
             "(VolumeBinding) is not supported by tightpack yet; kube-scheduler would consider it");
 }
 
@@ -318,7 +352,8 @@ TEST(Volumes, InTreeVolumesOnNodesWithACsiNodeAreRefused) {
   p.volumes.push_back(PodVolume{"d", PodVolume::Source::kAwsElasticBlockStore, "", "vol-1"});
   auto plan = PodPlan::make(c, kDefault, p);
   ASSERT_FALSE(plan);
-  EXPECT_NE(plan.error().message.find("NodeVolumeLimits"), std::string::npos) << plan.error().message;
+  EXPECT_NE(plan.error().message.find("NodeVolumeLimits"), std::string::npos)
+      << plan.error().message;
 }
 
 }  // namespace

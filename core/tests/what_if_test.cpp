@@ -6,8 +6,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "tightpack/replay.hpp"
 #include "test_util.hpp"
+#include "tightpack/replay.hpp"
 
 namespace tightpack {
 namespace {
@@ -20,7 +20,8 @@ std::string demo_cluster_text() {
   return s.str();
 }
 
-constexpr const char* kWorker = R"({"pod": {"metadata": {"name": "dask-worker", "namespace": "daskhub"},
+constexpr const char* kWorker =
+    R"({"pod": {"metadata": {"name": "dask-worker", "namespace": "daskhub"},
   "spec": {"tolerations": [{"key": "dask", "operator": "Equal", "value": "worker", "effect": "NoSchedule"}],
            "containers": [{"name": "worker", "resources": {"requests": {"cpu": "1", "memory": "4Gi"}}}]}},
   "replicas": REPLICAS, "profile": "PROFILE"})";
@@ -101,7 +102,8 @@ TEST(WhatIf, UnschedulableCopiesComeWithTheirFactsAsData) {
   auto replace = [&](std::string_view from, std::string_view to) {
     request.replace(request.find(from), from.size(), to);
   };
-  replace(R"([{"key": "dask", "operator": "Equal", "value": "worker", "effect": "NoSchedule"}])", "[]");
+  replace(R"([{"key": "dask", "operator": "Equal", "value": "worker", "effect": "NoSchedule"}])",
+          "[]");
   replace(R"("memory": "4Gi")", R"("memory": "900Gi", "example.com/fpga": "1")");
   auto answer = json::parse(place_text(c, request)).as_object();
   ASSERT_TRUE(answer.contains("unschedulable")) << answer;
@@ -134,12 +136,15 @@ TEST(WhatIf, SummaryListsEveryNodeWithItsPool) {
 }
 
 TEST(WhatIf, ErrorsNameTheDocumentFieldAndValue) {
-  EXPECT_EQ(load_what_if_cluster("{\"items\": [", "", "").error().what().rfind("snapshot: ", 0), 0u);
+  EXPECT_EQ(load_what_if_cluster("{\"items\": [", "", "").error().what().rfind("snapshot: ", 0),
+            0u);
   auto empty = load_what_if_cluster(R"({"apiVersion": "v1", "kind": "List", "items": []})", "", "");
   ASSERT_FALSE(empty);
   EXPECT_NE(empty.error().what().find("has no nodes"), std::string::npos);
-  auto bad_pools = load_what_if_cluster(demo_cluster_text(), R"({"apiVersion": "tightpack.io/v1alpha1",
-      "kind": "NodePools", "pools": [{"name": "x", "maxSzie": 3}]})", "");
+  auto bad_pools =
+      load_what_if_cluster(demo_cluster_text(), R"({"apiVersion": "tightpack.io/v1alpha1",
+      "kind": "NodePools", "pools": [{"name": "x", "maxSzie": 3}]})",
+                           "");
   ASSERT_FALSE(bad_pools);
   EXPECT_NE(bad_pools.error().what().find("pools: "), std::string::npos);
   EXPECT_NE(bad_pools.error().what().find("maxSzie"), std::string::npos);
@@ -147,11 +152,14 @@ TEST(WhatIf, ErrorsNameTheDocumentFieldAndValue) {
   WhatIfCluster c = demo();
   EXPECT_NE(place_text(c, "[1,2").find("\"error\""), std::string::npos);
   EXPECT_NE(place_text(c, R"({"pod": {}, "replicas": 0})").find("replicas"), std::string::npos);
-  EXPECT_NE(place_text(c, R"({"pod": {}, "replicas": 1, "colour": 1})").find("colour"), std::string::npos);
-  EXPECT_NE(place_text(c, R"({"pod": {}, "replicas": 1, "profile": "spread"})").find("\\\"spread\\\""),
+  EXPECT_NE(place_text(c, R"({"pod": {}, "replicas": 1, "colour": 1})").find("colour"),
             std::string::npos);
+  EXPECT_NE(
+      place_text(c, R"({"pod": {}, "replicas": 1, "profile": "spread"})").find("\\\"spread\\\""),
+      std::string::npos);
   const std::string wrong_type = place_text(
-      c, R"({"pod": {"spec": {"containers": [{"resources": {"requests": {"cpu": "lots"}}}]}}, "replicas": 1})");
+      c,
+      R"({"pod": {"spec": {"containers": [{"resources": {"requests": {"cpu": "lots"}}}]}}, "replicas": 1})");
   EXPECT_NE(wrong_type.find("cpu"), std::string::npos) << wrong_type;
   EXPECT_NE(wrong_type.find("lots"), std::string::npos) << wrong_type;
   // Still usable after every bad request.
@@ -184,7 +192,8 @@ std::string zonal_cluster(const std::string& home) {
               "nodeAffinity": {"required": {"nodeSelectorTerms": [{"matchExpressions": [
                 {"key": "topology.gke.io/zone", "operator": "In", "values": ["z-a"]}]}]}}},
      "status": {"phase": "Bound"}},
-    )" + home + R"(]})";
+    )" + home +
+         R"(]})";
 }
 
 constexpr const char* kBoundHome = R"({"kind": "PersistentVolumeClaim",
@@ -195,7 +204,8 @@ constexpr const char* kNewHome = R"({"kind": "PersistentVolumeClaim",
   "metadata": {"name": "claim-alice", "namespace": "hub"},
   "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "10Gi"}}}})";
 
-constexpr const char* kZonalPools = R"({"apiVersion": "tightpack.io/v1alpha1", "kind": "NodePools", "pools": [
+constexpr const char* kZonalPools =
+    R"({"apiVersion": "tightpack.io/v1alpha1", "kind": "NodePools", "pools": [
   {"name": "gpu-a", "minSize": 0, "maxSize": 0, "template": {"labels": {"cloud.google.com/gke-nodepool": "gpu-a",
      "topology.kubernetes.io/zone": "z-a", "topology.gke.io/zone": "z-a"},
      "allocatable": {"cpu": "8", "memory": "30Gi", "pods": "110", "nvidia.com/gpu": "1"}}},
@@ -203,7 +213,8 @@ constexpr const char* kZonalPools = R"({"apiVersion": "tightpack.io/v1alpha1", "
      "topology.kubernetes.io/zone": "z-b", "topology.gke.io/zone": "z-b"},
      "allocatable": {"cpu": "8", "memory": "30Gi", "pods": "110", "nvidia.com/gpu": "1"}}}]})";
 
-constexpr const char* kNotebook = R"({"pod": {"metadata": {"name": "jupyter-alice", "namespace": "hub"},
+constexpr const char* kNotebook =
+    R"({"pod": {"metadata": {"name": "jupyter-alice", "namespace": "hub"},
   "spec": {"containers": [{"name": "notebook", "resources": {"limits": {"nvidia.com/gpu": "1"}}}],
            "volumes": [{"name": "home", "persistentVolumeClaim": {"claimName": "claim-alice"}}]}},
   "replicas": 1})";
@@ -216,7 +227,8 @@ TEST(WhatIf, AHomeDiskInAZoneWhosePoolIsAtMaxNamesThePoolThatWouldTakeIt) {
   const auto& unplaced = answer.at("scaleUp").at("unplaced").as_array();
   ASSERT_EQ(unplaced.size(), 1u) << answer;
   EXPECT_EQ(unplaced[0].at("blockedByVolumes"), json::array{"gpu-b"}) << unplaced[0];
-  EXPECT_EQ(unplaced[0].at("poolsAtMax"), json::parse(R"([{"pool": "gpu-a", "maxSize": 0}])")) << unplaced[0];
+  EXPECT_EQ(unplaced[0].at("poolsAtMax"), json::parse(R"([{"pool": "gpu-a", "maxSize": 0}])"))
+      << unplaced[0];
 }
 
 TEST(WhatIf, AClaimAboutToBeCreatedGetsTheNewestDefaultClass) {

@@ -20,7 +20,8 @@ one JSON document: {"scaleUp": [{"loop", "nodeGroup", "delta", "estimated",
 
 int autoscale(const std::vector<std::string>& argv, std::istream& in, std::ostream& out,
               std::ostream& err) {
-  return run_document_command({"autoscale", kAutoscaleHelp, autoscaler::autoscale_text}, argv, in, out, err);
+  return run_document_command({"autoscale", kAutoscaleHelp, autoscaler::autoscale_text}, argv, in,
+                              out, err);
 }
 
 }  // namespace tightpack::cli

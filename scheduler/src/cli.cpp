@@ -12,16 +12,16 @@
 
 #include "args.hpp"
 #include "autoscale_cmd.hpp"
-#include "schedule_cmd.hpp"
+#include "document_command.hpp"
 #include "forecast_cmd.hpp"
 #include "pack_report_cmd.hpp"
+#include "scale_up_table.hpp"
+#include "schedule_cmd.hpp"
 #include "tightpack/decode.hpp"
 #include "tightpack/quantity.hpp"
 #include "tightpack/replay.hpp"
 #include "tightpack/simulate.hpp"
 #include "tightpack/what_if.hpp"
-#include "document_command.hpp"
-#include "scale_up_table.hpp"
 #include "version.hpp"
 
 namespace tightpack::cli {
@@ -69,7 +69,8 @@ Reads a scenario ({"profile", "nodes", "pods", "incoming"}, or a corpus line wit
   FILE      input file; '-' or nothing reads standard input
 )";
 
-constexpr const char* kPredictHelp = R"(Usage: tightpack predict --cluster FILE --pod FILE --replicas N [options]
+constexpr const char* kPredictHelp =
+    R"(Usage: tightpack predict --cluster FILE --pod FILE --replicas N [options]
 
 Places N copies of the pod, one after another, the way kube-scheduler would, and
 shows how many land on each node with the node's fill before and after, then the
@@ -105,8 +106,8 @@ Exit status: 0 every copy placed (with --pools: today or on the nodes a scale-up
 adds), 3 some copies can never run, 1 bad input, 2 bad usage.
 )";
 
-
-constexpr const char* kAdmitHelp = R"(Usage: tightpack admit [--extended-resource-toleration] [FILE|-]
+constexpr const char* kAdmitHelp =
+    R"(Usage: tightpack admit [--extended-resource-toleration] [FILE|-]
 
 Prints {"pod": <the pod>, "admission": [<each change>]}: the pod (a v1 Pod, JSON
 or YAML) as the API server would store it and what scheduling reads, after
@@ -118,9 +119,12 @@ are not applied. `tightpack predict` and the sidebar admit every pod this way.
 Exit status: 0 admitted, 1 bad input, 2 bad usage.
 )";
 
-std::string replay_answer(std::string_view scenario) { return replay_text(scenario); }
+std::string replay_answer(std::string_view scenario) {
+  return replay_text(scenario);
+}
 
-int replay(const std::vector<std::string>& argv, std::istream& in, std::ostream& out, std::ostream& err) {
+int replay(const std::vector<std::string>& argv, std::istream& in, std::ostream& out,
+           std::ostream& err) {
   return run_document_command({"replay", kReplayHelp, replay_answer}, argv, in, out, err);
 }
 
@@ -130,23 +134,27 @@ std::string percent(int64_t part, int64_t whole) {
 }
 
 void print_placement(std::ostream& out, const Placement& p) {
-  out << "Profile " << p.scheduler_name << ": " << p.placed << " of " << p.replicas << " replicas placed on "
-      << p.nodes.size() << " node(s)\n\n";
+  out << "Profile " << p.scheduler_name << ": " << p.placed << " of " << p.replicas
+      << " replicas placed on " << p.nodes.size() << " node(s)\n\n";
   if (!p.nodes.empty()) {
     size_t width = 4;
     for (const LandedNode& n : p.nodes) width = std::max(width, n.node.size());
-    out << std::left << std::setw(static_cast<int>(width)) << "NODE" << "  REPLICAS  CPU BEFORE->AFTER  "
+    out << std::left << std::setw(static_cast<int>(width)) << "NODE"
+        << "  REPLICAS  CPU BEFORE->AFTER  "
         << "MEMORY BEFORE->AFTER\n";
     for (const LandedNode& n : p.nodes) {
-      std::string cpu = percent(n.cpu_before, n.cpu_allocatable) + " -> " + percent(n.cpu_after, n.cpu_allocatable);
+      std::string cpu = percent(n.cpu_before, n.cpu_allocatable) + " -> " +
+                        percent(n.cpu_after, n.cpu_allocatable);
       std::string mem = percent(n.memory_before, n.memory_allocatable) + " -> " +
                         percent(n.memory_after, n.memory_allocatable);
-      out << std::left << std::setw(static_cast<int>(width)) << n.node << "  " << std::right << std::setw(8)
-          << n.replicas << "  " << std::left << std::setw(18) << cpu << mem << "\n";
+      out << std::left << std::setw(static_cast<int>(width)) << n.node << "  " << std::right
+          << std::setw(8) << n.replicas << "  " << std::left << std::setw(18) << cpu << mem << "\n";
     }
   }
   if (p.placed < p.replicas) {
-    out << "\n" << (p.replicas - p.placed) << " replica(s) unschedulable: " << p.unschedulable_message << "\n";
+    out << "\n"
+        << (p.replicas - p.placed) << " replica(s) unschedulable: " << p.unschedulable_message
+        << "\n";
   }
 }
 
@@ -155,11 +163,12 @@ void print_admission(std::ostream& out, const std::vector<AdmissionChange>& chan
   bool any = false;
   for (const AdmissionChange& c : changes) {
     if (c.by == "defaulting") {
-      out << "Admitted: container " << c.container << " requests " << c.resource << " " << c.quantity
-          << " (its limit)\n";
+      out << "Admitted: container " << c.container << " requests " << c.resource << " "
+          << c.quantity << " (its limit)\n";
     } else if (c.by == "ExtendedResourceToleration") {
       const json::value* key = c.toleration.if_contains("key");
-      out << "Admitted: tolerates " << (key && key->is_string() ? std::string(key->get_string()) : "")
+      out << "Admitted: tolerates "
+          << (key && key->is_string() ? std::string(key->get_string()) : "")
           << ":NoSchedule (ExtendedResourceToleration)\n";
     } else {
       continue;
@@ -169,11 +178,14 @@ void print_admission(std::ostream& out, const std::vector<AdmissionChange>& chan
   if (any) out << "\n";
 }
 
-int admit(const std::vector<std::string>& argv, std::istream& in, std::ostream& out, std::ostream& err) {
+int admit(const std::vector<std::string>& argv, std::istream& in, std::ostream& out,
+          std::ostream& err) {
   Args a;
   std::string error;
-  if (!parse_args(argv, {}, {"--help", "--extended-resource-toleration"}, a, error) || a.positional.size() > 1) {
-    err << "tightpack admit: " << (error.empty() ? "unexpected argument " + a.positional[1] : error) << "\n"
+  if (!parse_args(argv, {}, {"--help", "--extended-resource-toleration"}, a, error) ||
+      a.positional.size() > 1) {
+    err << "tightpack admit: " << (error.empty() ? "unexpected argument " + a.positional[1] : error)
+        << "\n"
         << kAdmitHelp;
     return kUsage;
   }
@@ -194,19 +206,23 @@ int admit(const std::vector<std::string>& argv, std::istream& in, std::ostream& 
     err << "tightpack admit: " << file << ": " << admitted.error().what() << "\n";
     return kInputError;
   }
-  out << json::serialize(json::object{{"pod", admitted->pod}, {"admission", encode_admission_changes(admitted->changes)}})
+  out << json::serialize(json::object{{"pod", admitted->pod},
+                                      {"admission", encode_admission_changes(admitted->changes)}})
       << "\n";
   return kOk;
 }
 
-int predict(const std::vector<std::string>& argv, std::istream& in, std::ostream& out, std::ostream& err) {
+int predict(const std::vector<std::string>& argv, std::istream& in, std::ostream& out,
+            std::ostream& err) {
   Args a;
   std::string error;
-  if (!parse_args(argv, {"--cluster", "--pod", "--replicas", "--config", "--scheduler-name", "--release", "--pools",
-                         "--output"},
+  if (!parse_args(argv,
+                  {"--cluster", "--pod", "--replicas", "--config", "--scheduler-name", "--release",
+                   "--pools", "--output"},
                   {"--help", "--extended-resource-toleration"}, a, error) ||
       !a.positional.empty()) {
-    err << "tightpack predict: " << (error.empty() ? "unexpected argument " + a.positional[0] : error) << "\n"
+    err << "tightpack predict: "
+        << (error.empty() ? "unexpected argument " + a.positional[0] : error) << "\n"
         << kPredictHelp;
     return kUsage;
   }
@@ -221,7 +237,8 @@ int predict(const std::vector<std::string>& argv, std::istream& in, std::ostream
     }
   }
   if ((a.options["--cluster"] == "-") + (a.options["--pod"] == "-") +
-          (a.options.count("--pools") && a.options["--pools"] == "-") > 1) {
+          (a.options.count("--pools") && a.options["--pools"] == "-") >
+      1) {
     err << "tightpack predict: only one of --cluster, --pod and --pools can read standard input\n";
     return kUsage;
   }
@@ -230,7 +247,8 @@ int predict(const std::vector<std::string>& argv, std::istream& in, std::ostream
     const std::string& r = a.options["--replicas"];
     auto [p, ec] = std::from_chars(r.data(), r.data() + r.size(), replicas);
     if (ec != std::errc() || p != r.data() + r.size() || replicas < 1 || replicas > 1000000) {
-      err << "tightpack predict: --replicas " << quote_value(r) << " is not a whole number from 1 to 1000000\n";
+      err << "tightpack predict: --replicas " << quote_value(r)
+          << " is not a whole number from 1 to 1000000\n";
       return kUsage;
     }
   }
@@ -266,7 +284,8 @@ int predict(const std::vector<std::string>& argv, std::istream& in, std::ostream
   if (a.options.count("--config")) {
     auto decoded = decode_scheduler_configuration(config_doc, JsonPath());
     if (!decoded) {
-      err << "tightpack predict: " << a.options["--config"] << ": " << decoded.error().what() << "\n";
+      err << "tightpack predict: " << a.options["--config"] << ": " << decoded.error().what()
+          << "\n";
       return kInputError;
     }
     cluster.use_scheduler_configuration(std::move(*decoded));
@@ -274,13 +293,15 @@ int predict(const std::vector<std::string>& argv, std::istream& in, std::ostream
   if (a.options.count("--pools")) {
     auto decoded = pools::decode_pools_config(pools_doc, JsonPath());
     if (!decoded) {
-      err << "tightpack predict: " << a.options["--pools"] << ": " << decoded.error().what() << "\n";
+      err << "tightpack predict: " << a.options["--pools"] << ": " << decoded.error().what()
+          << "\n";
       return kInputError;
     }
     cluster.use_pools(std::move(*decoded));
   }
-  auto profile = cluster.profile(a.options.count("--scheduler-name") ? a.options["--scheduler-name"] : "", pod,
-                                 a.options.count("--release") ? a.options["--release"] : "");
+  auto profile =
+      cluster.profile(a.options.count("--scheduler-name") ? a.options["--scheduler-name"] : "", pod,
+                      a.options.count("--release") ? a.options["--release"] : "");
   if (!profile) {
     err << "tightpack predict: " << profile.error().what() << "\n";
     return kUsage;
@@ -298,13 +319,15 @@ int predict(const std::vector<std::string>& argv, std::istream& in, std::ostream
     print_placement(out, placement);
     if (placement.scale_up) print_scale_up(out, *placement.scale_up);
   }
-  if (placement.scale_up) return placement.scale_up->prediction.every_replica_runs() ? kOk : kUnschedulable;
+  if (placement.scale_up)
+    return placement.scale_up->prediction.every_replica_runs() ? kOk : kUnschedulable;
   return placement.placed < placement.replicas ? kUnschedulable : kOk;
 }
 
 }  // namespace
 
-int run(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err) {
+int run(const std::vector<std::string>& args, std::istream& in, std::ostream& out,
+        std::ostream& err) {
   if (args.empty()) {
     err << kUsageText;
     return kUsage;

@@ -15,6 +15,7 @@ enum ExitCode : int {
   kUnschedulable = 3,  // predict: some replicas fit nowhere
 };
 
-int run(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err);
+int run(const std::vector<std::string>& args, std::istream& in, std::ostream& out,
+        std::ostream& err);
 
 }  // namespace tightpack::cli

@@ -27,7 +27,8 @@ bool read_input(const std::string& path, std::istream& in, std::string& text, st
   return true;
 }
 
-bool read_document(const std::string& path, std::istream& in, boost::json::value& doc, std::string& error) {
+bool read_document(const std::string& path, std::istream& in, boost::json::value& doc,
+                   std::string& error) {
   std::string text;
   if (!read_input(path, in, text, error)) return false;
   auto parsed = parse_document(text);
@@ -77,7 +78,8 @@ int run_document_command(const DocumentCommand& command, const std::vector<std::
     size_t end = text.find('\n', start);
     if (end == std::string::npos) end = text.size();
     std::string_view line(text.data() + start, end - start);
-    if (line.find_first_not_of(" \t\r") != std::string_view::npos) out << command.answer(line) << "\n";
+    if (line.find_first_not_of(" \t\r") != std::string_view::npos)
+      out << command.answer(line) << "\n";
     start = end + 1;
   }
   return kOk;

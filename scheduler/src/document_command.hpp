@@ -24,6 +24,7 @@ int run_document_command(const DocumentCommand& command, const std::vector<std::
 bool read_input(const std::string& path, std::istream& in, std::string& text, std::string& error);
 
 // FILE (or standard input) parsed as JSON or YAML; the error names the file.
-bool read_document(const std::string& path, std::istream& in, boost::json::value& doc, std::string& error);
+bool read_document(const std::string& path, std::istream& in, boost::json::value& doc,
+                   std::string& error);
 
 }  // namespace tightpack::cli

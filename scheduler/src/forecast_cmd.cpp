@@ -1,16 +1,16 @@
 #include "forecast_cmd.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <boost/json.hpp>
+#include <chrono>
 #include <iostream>
 #include <map>
 #include <optional>
 
 #include "cli.hpp"
 #include "document_command.hpp"
-#include "tightpack/labels.hpp"
 #include "tightpack/forecast.hpp"
+#include "tightpack/labels.hpp"
 #include "tightpack/pools.hpp"
 #include "tightpack/timestamp.hpp"
 
@@ -73,7 +73,7 @@ bool parse(const std::vector<std::string>& argv, ForecastArgs& a, std::string& e
     for (const char* k : kWithValue) known = known || name == k;
     if (!known) {
       error = arg.rfind("--", 0) == 0 && arg.size() > 2 ? "unknown option " + arg
-                                                         : "unexpected argument " + arg;
+                                                        : "unexpected argument " + arg;
       return false;
     }
     if (eq == std::string::npos) {
@@ -105,7 +105,8 @@ void print_table(std::ostream& out, const std::vector<std::vector<std::string>>&
   }
 }
 
-void print_forecast(std::ostream& out, const pools::ScaleDownForecast& f, const std::string& remove) {
+void print_forecast(std::ostream& out, const pools::ScaleDownForecast& f,
+                    const std::string& remove) {
   if (!remove.empty()) {
     out << "Removed first: " << f.removed_pods.size()
         << (f.removed_pods.size() == 1 ? " pod" : " pods") << " matching " << remove << "\n";
@@ -184,7 +185,8 @@ int forecast(const std::vector<std::string>& argv, std::istream& in, std::ostrea
   }
   const std::string output = a.options.count("--output") ? a.options["--output"] : "table";
   if (output != "table" && output != "json") {
-    err << "tightpack forecast: --output must be table or json, not " << quote_value(output) << "\n";
+    err << "tightpack forecast: --output must be table or json, not " << quote_value(output)
+        << "\n";
     return kUsage;
   }
   int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
@@ -219,20 +221,23 @@ int forecast(const std::vector<std::string>& argv, std::istream& in, std::ostrea
     return read_document(a.options[option], in, doc, error);
   };
   json::value cluster_doc, pools_doc;
-  if (!load("--cluster", cluster_doc) || (a.options.count("--pools") && !load("--pools", pools_doc))) {
+  if (!load("--cluster", cluster_doc) ||
+      (a.options.count("--pools") && !load("--pools", pools_doc))) {
     err << "tightpack forecast: " << error << "\n";
     return kInputError;
   }
   auto snapshot = pools::decode_cluster_snapshot(cluster_doc, JsonPath());
   if (!snapshot) {
-    err << "tightpack forecast: " << a.options["--cluster"] << ": " << snapshot.error().what() << "\n";
+    err << "tightpack forecast: " << a.options["--cluster"] << ": " << snapshot.error().what()
+        << "\n";
     return kInputError;
   }
   pools::PoolsConfig config;
   if (a.options.count("--pools")) {
     auto decoded = pools::decode_pools_config(pools_doc, JsonPath());
     if (!decoded) {
-      err << "tightpack forecast: " << a.options["--pools"] << ": " << decoded.error().what() << "\n";
+      err << "tightpack forecast: " << a.options["--pools"] << ": " << decoded.error().what()
+          << "\n";
       return kInputError;
     }
     config = std::move(*decoded);
@@ -241,7 +246,8 @@ int forecast(const std::vector<std::string>& argv, std::istream& in, std::ostrea
   nodes.reserve(snapshot->nodes.size());
   for (const autoscaler::CaNode& n : snapshot->nodes) nodes.push_back(n.node);
   const pools::ResolvedPools resolved = pools::resolve_pools(config, nodes);
-  auto f = pools::forecast_scale_down(*snapshot, resolved, config, remove ? &*remove : nullptr, now);
+  auto f =
+      pools::forecast_scale_down(*snapshot, resolved, config, remove ? &*remove : nullptr, now);
   if (!f) {
     err << "tightpack forecast: " << a.options["--cluster"] << ": " << f.error().what() << "\n";
     return kInputError;

@@ -14,7 +14,8 @@ std::mutex log_mutex;
 void write(const char* severity, std::string_view message) {
   const std::string stamp = utc_timestamp(3);
   std::lock_guard lock(log_mutex);
-  std::fprintf(stderr, "%s %s %.*s\n", stamp.c_str(), severity, static_cast<int>(message.size()), message.data());
+  std::fprintf(stderr, "%s %s %.*s\n", stamp.c_str(), severity, static_cast<int>(message.size()),
+               message.data());
   std::fflush(stderr);
 }
 
@@ -23,7 +24,9 @@ void write(const char* severity, std::string_view message) {
 std::string utc_timestamp(int fraction_digits) {
   const auto now = std::chrono::system_clock::now();
   const std::time_t t = std::chrono::system_clock::to_time_t(now);
-  const auto us = std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count() % 1000000;
+  const auto us =
+      std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count() %
+      1000000;
   std::tm tm{};
   gmtime_r(&t, &tm);
   char out[48];
@@ -38,8 +41,14 @@ std::string utc_timestamp(int fraction_digits) {
   return out;
 }
 
-void log_info(std::string_view message) { write("info", message); }
-void log_warning(std::string_view message) { write("warning", message); }
-void log_error(std::string_view message) { write("error", message); }
+void log_info(std::string_view message) {
+  write("info", message);
+}
+void log_warning(std::string_view message) {
+  write("warning", message);
+}
+void log_error(std::string_view message) {
+  write("error", message);
+}
 
 }  // namespace tightpack

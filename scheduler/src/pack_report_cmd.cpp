@@ -41,17 +41,20 @@ void print_table(const packing::PackReport& r, std::ostream& out) {
     return f.nodes_added > 0 || f.nodes_removed > 0;
   });
   size_t width = 7;
-  for (const auto& f : r.profiles) width = std::max(width, f.profile.size() + f.scheduler_name.size() + 3);
+  for (const auto& f : r.profiles)
+    width = std::max(width, f.profile.size() + f.scheduler_name.size() + 3);
   out << std::left << std::setw(static_cast<int>(width)) << "PROFILE" << std::right << std::setw(14)
       << "BUSY AT END" << std::setw(12) << "PEAK BUSY" << std::setw(16) << "BUSY NODE-H";
   if (autoscaled) {
-    out << std::setw(12) << "NODE-H" << std::setw(8) << "ADDED" << std::setw(9) << "REMOVED" << std::setw(9)
-        << "EVICTED";
+    out << std::setw(12) << "NODE-H" << std::setw(8) << "ADDED" << std::setw(9) << "REMOVED"
+        << std::setw(9) << "EVICTED";
   }
-  out << std::setw(10) << "WAITING" << std::setw(13) << "LOWER BOUND" << "\n";
+  out << std::setw(10) << "WAITING" << std::setw(13) << "LOWER BOUND"
+      << "\n";
   for (const auto& f : r.profiles) {
-    out << std::left << std::setw(static_cast<int>(width)) << (f.profile + " (" + f.scheduler_name + ")")
-        << std::right << std::setw(14) << f.busy_at_end << std::setw(12) << f.peak_busy << std::setw(16)
+    out << std::left << std::setw(static_cast<int>(width))
+        << (f.profile + " (" + f.scheduler_name + ")") << std::right << std::setw(14)
+        << f.busy_at_end << std::setw(12) << f.peak_busy << std::setw(16)
         << fixed2(f.busy_node_hours);
     if (autoscaled) {
       out << std::setw(12) << fixed2(f.node_hours) << std::setw(8) << f.nodes_added << std::setw(9)
@@ -64,13 +67,15 @@ void print_table(const packing::PackReport& r, std::ostream& out) {
   for (const auto& f : r.profiles) {
     out << "  " << f.profile << ":";
     for (const auto& p : f.pools) {
-      out << (&p == &f.pools.front() ? " " : ", ") << p.pool << " " << p.busy_at_end << "/" << p.nodes_at_end << " (" << p.lower_bound;
+      out << (&p == &f.pools.front() ? " " : ", ") << p.pool << " " << p.busy_at_end << "/"
+          << p.nodes_at_end << " (" << p.lower_bound;
       if (autoscaled) out << ", " << fixed2(p.node_hours) << " h";
       out << ")";
     }
     out << "\n";
   }
-  out << "\nA shrink retires: " << packing::retire_name(r.retire) << " (the scenario's \"retire\")\n";
+  out << "\nA shrink retires: " << packing::retire_name(r.retire)
+      << " (the scenario's \"retire\")\n";
 }
 
 }  // namespace
@@ -109,11 +114,13 @@ int pack_report(const std::vector<std::string>& argv, std::istream& in, std::ost
     have_file = true;
   }
   if (!have_file) {
-    err << "tightpack pack-report: SCENARIO is required ('-' reads standard input)\n" << kPackReportHelp;
+    err << "tightpack pack-report: SCENARIO is required ('-' reads standard input)\n"
+        << kPackReportHelp;
     return kUsage;
   }
   if (output != "table" && output != "json") {
-    err << "tightpack pack-report: --output must be table or json, not " << quote_value(output) << "\n";
+    err << "tightpack pack-report: --output must be table or json, not " << quote_value(output)
+        << "\n";
     return kUsage;
   }
   std::string text, error;

@@ -12,11 +12,11 @@
 #include "args.hpp"
 #include "cli.hpp"
 #include "daemon/daemon_config.hpp"
+#include "daemon/dask_nodes_route.hpp"
 #include "daemon/delegated_auth.hpp"
 #include "daemon/http_server.hpp"
 #include "daemon/hub_auth.hpp"
 #include "daemon/leader_election.hpp"
-#include "daemon/dask_nodes_route.hpp"
 #include "daemon/metrics.hpp"
 #include "daemon/published_profiles.hpp"
 #include "daemon/scheduler.hpp"
@@ -96,17 +96,19 @@ std::string random_suffix() {
 
 }  // namespace
 
-int schedule(const std::vector<std::string>& argv, std::istream& in, std::ostream& out, std::ostream& err) {
+int schedule(const std::vector<std::string>& argv, std::istream& in, std::ostream& out,
+             std::ostream& err) {
   Args a;
   std::string error;
   if (!parse_args(argv,
-                  {"--config", "--kubeconfig", "--pools", "--publish", "--listen", "--probe-listen", "--identity",
-                   "--bind-workers", "--tls-cert-file", "--tls-private-key-file", "--snapshot-token-file",
-                   "--hub-api-url", "--hub-namespace"},
+                  {"--config", "--kubeconfig", "--pools", "--publish", "--listen", "--probe-listen",
+                   "--identity", "--bind-workers", "--tls-cert-file", "--tls-private-key-file",
+                   "--snapshot-token-file", "--hub-api-url", "--hub-namespace"},
                   {"--help"}, a, error) ||
       !a.positional.empty()) {
-    err << "tightpack schedule: " << (error.empty() ? "unexpected argument " + quote_value(a.positional[0]) : error)
-        << "\n" << kScheduleHelp;
+    err << "tightpack schedule: "
+        << (error.empty() ? "unexpected argument " + quote_value(a.positional[0]) : error) << "\n"
+        << kScheduleHelp;
     return kUsage;
   }
   if (has_flag(a, "--help")) {
@@ -125,7 +127,8 @@ int schedule(const std::vector<std::string>& argv, std::istream& in, std::ostrea
       bind_workers = std::stoul(v, &used);
       if (used != v.size() || bind_workers < 1 || bind_workers > 256) throw std::out_of_range("");
     } catch (...) {
-      err << "tightpack schedule: --bind-workers " << quote_value(v) << " is not a whole number from 1 to 256\n";
+      err << "tightpack schedule: --bind-workers " << quote_value(v)
+          << " is not a whole number from 1 to 256\n";
       return kUsage;
     }
   }
@@ -179,7 +182,8 @@ int schedule(const std::vector<std::string>& argv, std::istream& in, std::ostrea
     }
     auto document = daemon::publishable(published);
     if (!document) {
-      err << "tightpack schedule: " << a.options["--publish"] << ": " << document.error().what() << "\n";
+      err << "tightpack schedule: " << a.options["--publish"] << ": " << document.error().what()
+          << "\n";
       return kInputError;
     }
     const auto& withheld = document->withheld;
@@ -187,8 +191,10 @@ int schedule(const std::vector<std::string>& argv, std::istream& in, std::ostrea
       std::string paths;
       for (size_t i = 0; i < withheld.size() && i < 20; ++i) paths += (i ? ", " : "") + withheld[i];
       if (withheld.size() > 20) paths += " and " + std::to_string(withheld.size() - 20) + " more";
-      log_info("tightpack schedule: " + a.options["--publish"] +
-               ": kept from /snapshot, which every user can read (the sidebar does not use them): " + paths);
+      log_info(
+          "tightpack schedule: " + a.options["--publish"] +
+          ": kept from /snapshot, which every user can read (the sidebar does not use them): " +
+          paths);
     }
     options.published = std::move(document->published);
   }
@@ -201,24 +207,28 @@ int schedule(const std::vector<std::string>& argv, std::istream& in, std::ostrea
   }
   options.bind_workers = bind_workers;
   options.hostname = hostname();
-  const std::string identity =
-      a.options.count("--identity") ? a.options["--identity"] : options.hostname + "_" + random_suffix();
+  const std::string identity = a.options.count("--identity")
+                                   ? a.options["--identity"]
+                                   : options.hostname + "_" + random_suffix();
   const std::string listen = a.options.count("--listen") ? a.options["--listen"] : "0.0.0.0:10259";
   if (a.options.count("--tls-cert-file") != a.options.count("--tls-private-key-file")) {
-    err << "tightpack schedule: --tls-cert-file and --tls-private-key-file go together\n" << kScheduleHelp;
+    err << "tightpack schedule: --tls-cert-file and --tls-private-key-file go together\n"
+        << kScheduleHelp;
     return kUsage;
   }
-  auto certificate = a.options.count("--tls-cert-file")
-                         ? daemon::load_serving_certificate(a.options["--tls-cert-file"],
-                                                            a.options["--tls-private-key-file"])
-                         : daemon::self_signed_certificate({"localhost", "127.0.0.1", options.hostname});
+  auto certificate =
+      a.options.count("--tls-cert-file")
+          ? daemon::load_serving_certificate(a.options["--tls-cert-file"],
+                                             a.options["--tls-private-key-file"])
+          : daemon::self_signed_certificate({"localhost", "127.0.0.1", options.hostname});
   if (!certificate) {
     err << "tightpack schedule: " << certificate.error().what() << "\n";
     return kInputError;
   }
   const std::string snapshot_token_file =
       a.options.count("--snapshot-token-file") ? a.options["--snapshot-token-file"] : "";
-  const std::string probe_listen = a.options.count("--probe-listen") ? a.options["--probe-listen"] : "";
+  const std::string probe_listen =
+      a.options.count("--probe-listen") ? a.options["--probe-listen"] : "";
   std::optional<daemon::HubAuth> hub;
   if (a.options.count("--hub-api-url")) {
     auto endpoint = daemon::parse_hub_api_url(a.options["--hub-api-url"]);
@@ -228,7 +238,8 @@ int schedule(const std::vector<std::string>& argv, std::istream& in, std::ostrea
     }
     hub.emplace(std::move(*endpoint));
   }
-  const std::string hub_namespace = a.options.count("--hub-namespace") ? a.options["--hub-namespace"] : "";
+  const std::string hub_namespace =
+      a.options.count("--hub-namespace") ? a.options["--hub-namespace"] : "";
   if (!hub_namespace.empty() && !hub) {
     err << "tightpack schedule: --hub-namespace needs --hub-api-url\n" << kScheduleHelp;
     return kUsage;
@@ -250,15 +261,16 @@ int schedule(const std::vector<std::string>& argv, std::istream& in, std::ostrea
   const bool elect = options.daemon.leader_election.enabled;
   const auto election = options.daemon.leader_election;
   std::string profile_names;
-  for (const auto& p : options.profiles.profiles) profile_names += (profile_names.empty() ? "" : ", ") + p.scheduler_name;
+  for (const auto& p : options.profiles.profiles)
+    profile_names += (profile_names.empty() ? "" : ", ") + p.scheduler_name;
   const double qps = options.daemon.qps;
   const int burst = options.daemon.burst;
   // Made before the scheduler (it fences its writes on the lease, and must go
   // first) and the listeners (their /healthz asks it), started after them.
   std::unique_ptr<daemon::LeaderElector> elector;
   if (elect) {
-    elector = std::make_unique<daemon::LeaderElector>(election, identity, client_config,
-                                                      std::make_shared<kube::RateLimiter>(qps, burst));
+    elector = std::make_unique<daemon::LeaderElector>(
+        election, identity, client_config, std::make_shared<kube::RateLimiter>(qps, burst));
   }
   daemon::Scheduler scheduler(std::move(options), client_config, metrics);
   if (elector) scheduler.set_write_fence([e = elector.get()] { return e->valid_until(); });
@@ -275,13 +287,16 @@ int schedule(const std::vector<std::string>& argv, std::istream& in, std::ostrea
     }
     if (path == "/readyz") {
       // A refused list keeps the cache from syncing for ever: say which right is missing.
-      if (std::string problem = scheduler.watch_problem(); !problem.empty()) return text_answer(503, problem + "\n");
-      if (!scheduler.synced()) return text_answer(503, "the watch cache has not synced with the API server yet\n");
+      if (std::string problem = scheduler.watch_problem(); !problem.empty())
+        return text_answer(503, problem + "\n");
+      if (!scheduler.synced())
+        return text_answer(503, "the watch cache has not synced with the API server yet\n");
       return text_answer(200, "ok\n");
     }
     return std::nullopt;
   };
-  daemon::DelegatedAuth auth(client_config, std::make_shared<kube::RateLimiter>(qps, burst), snapshot_token_file);
+  daemon::DelegatedAuth auth(client_config, std::make_shared<kube::RateLimiter>(qps, burst),
+                             snapshot_token_file);
   daemon::HttpServer http;
   auto serve = [&](const daemon::HttpRequest& req) -> daemon::HttpAnswer {
     if (auto probe = probes(req.path)) return *probe;
@@ -290,7 +305,8 @@ int schedule(const std::vector<std::string>& argv, std::istream& in, std::ostrea
       const daemon::HubDecision who = hub->check(req.authorization);
       if (who.status != 200) {
         if (who.status == 503) log_warning(who.reason);
-        daemon::HttpAnswer a = text_answer(who.status, json::serialize(json::object{{"error", who.reason}}));
+        daemon::HttpAnswer a =
+            text_answer(who.status, json::serialize(json::object{{"error", who.reason}}));
         a.content_type = "application/json";
         return a;
       }
@@ -301,10 +317,13 @@ int schedule(const std::vector<std::string>& argv, std::istream& in, std::ostrea
     }
     if (req.path == "/dask/v1/nodes") return daemon::dask_nodes_answer(req, auth, scheduler);
     if (req.path != "/metrics" && req.path != "/snapshot") {
-      return text_answer(404, "not found: try /healthz, /readyz, /livez, /metrics, /snapshot, /home or /dask/v1/nodes\n");
+      return text_answer(404,
+                         "not found: try /healthz, /readyz, /livez, /metrics, /snapshot, /home or "
+                         "/dask/v1/nodes\n");
     }
     if (auto decision = auth.check(req.authorization, req.path); decision.status != 200) {
-      if (decision.status == 503) log_warning("cannot authorize a request for " + req.path + ": " + decision.reason);
+      if (decision.status == 503)
+        log_warning("cannot authorize a request for " + req.path + ": " + decision.reason);
       return text_answer(decision.status, decision.reason + "\n");
     }
     if (req.path == "/metrics") {
@@ -350,18 +369,19 @@ int schedule(const std::vector<std::string>& argv, std::istream& in, std::ostrea
       return kInputError;
     }
   }
-  log_info("tightpack schedule: profiles " + profile_names + "; API " + client_config->server + " (" +
-           client_config->source + "); qps " + (qps > 0 ? number(qps) : std::string("unlimited")) + ", burst " +
-           std::to_string(burst) + "; serving HTTPS on " + listen.substr(0, listen.rfind(':')) + ":" +
-           std::to_string(http.port()) +
-           (probe_listen.empty() ? std::string()
-                                 : "; probes on " + probe_listen.substr(0, probe_listen.rfind(':')) + ":" +
-                                       std::to_string(probe_http.port())));
+  log_info(
+      "tightpack schedule: profiles " + profile_names + "; API " + client_config->server + " (" +
+      client_config->source + "); qps " + (qps > 0 ? number(qps) : std::string("unlimited")) +
+      ", burst " + std::to_string(burst) + "; serving HTTPS on " +
+      listen.substr(0, listen.rfind(':')) + ":" + std::to_string(http.port()) +
+      (probe_listen.empty() ? std::string()
+                            : "; probes on " + probe_listen.substr(0, probe_listen.rfind(':')) +
+                                  ":" + std::to_string(probe_http.port())));
 
   std::atomic<bool> lost{false};
   if (elector) {
-    log_info("leader election: " + identity + " waits for the lease " + election.resource_namespace + "/" +
-             election.resource_name);
+    log_info("leader election: " + identity + " waits for the lease " +
+             election.resource_namespace + "/" + election.resource_name);
     elector->start(
         [&] {
           metrics.leader(true);
@@ -387,10 +407,12 @@ int schedule(const std::vector<std::string>& argv, std::istream& in, std::ostrea
     }
   }
   log_info(lost ? "shutting down: leadership lost"
-                : std::string("shutting down on ") + (signal_number == SIGTERM ? "SIGTERM" : "SIGINT"));
+                : std::string("shutting down on ") +
+                      (signal_number == SIGTERM ? "SIGTERM" : "SIGINT"));
   // A deposed leader drops what it has not sent: the next leader decides
   // those pods again, and the fence stops anything late.
-  const size_t abandoned = scheduler.stop(lost ? std::chrono::seconds(0) : std::chrono::seconds(10));
+  const size_t abandoned =
+      scheduler.stop(lost ? std::chrono::seconds(0) : std::chrono::seconds(10));
   if (abandoned) log_warning("abandoned " + std::to_string(abandoned) + " API calls still waiting");
   if (elector) elector->stop(/*release=*/!lost);
   http.stop();

@@ -10,6 +10,7 @@ namespace tightpack::cli {
 extern const char* const kScheduleHelp;
 
 // Runs until SIGTERM or SIGINT (exit 0), or until leadership is lost (exit 1).
-int schedule(const std::vector<std::string>& argv, std::istream& in, std::ostream& out, std::ostream& err);
+int schedule(const std::vector<std::string>& argv, std::istream& in, std::ostream& out,
+             std::ostream& err);
 
 }  // namespace tightpack::cli

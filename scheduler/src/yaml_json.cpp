@@ -111,7 +111,8 @@ Result<json::value> parse_yaml(std::string_view text) {
     try {
       docs.push_back(YAML::Load(piece.text));
     } catch (const YAML::Exception& e) {
-      return Error{"", "invalid YAML at line " + std::to_string(piece.first_line + e.mark.line + 1) + " column " +
+      return Error{"", "invalid YAML at line " +
+                           std::to_string(piece.first_line + e.mark.line + 1) + " column " +
                            std::to_string(e.mark.column + 1) + ": " + e.msg};
     }
   }
@@ -124,14 +125,16 @@ Result<json::value> parse_yaml(std::string_view text) {
       if (!v) return v;
       if (!v->is_null()) items.push_back(std::move(*v));
     }
-    return json::value(json::object{{"apiVersion", "v1"}, {"kind", "List"}, {"items", std::move(items)}});
+    return json::value(
+        json::object{{"apiVersion", "v1"}, {"kind", "List"}, {"items", std::move(items)}});
   }
   return convert(docs.front(), 0);
 }
 
 Result<json::value> parse_document(std::string_view text) {
   size_t first = text.find_first_not_of(" \t\r\n");
-  if (first != std::string_view::npos && (text[first] == '{' || text[first] == '[')) return parse_json(text);
+  if (first != std::string_view::npos && (text[first] == '{' || text[first] == '['))
+    return parse_json(text);
   return parse_yaml(text);
 }
 

@@ -45,17 +45,23 @@ struct FakeApiServer {
 };
 
 std::string event(const std::string& name) {
-  return R"({"type":"ADDED","object":{"metadata":{"name":")" + name + R"("}}})" "\n";
+  return R"({"type":"ADDED","object":{"metadata":{"name":")" + name +
+         R"("}}})"
+         "\n";
 }
 
 TEST(ApiClientLimits, EventsAreHandedOnLineByLine) {
-  FakeApiServer server([](const HttpRequest&) { return answer(200, event("a") + event("b") + "\n" + event("c")); });
+  FakeApiServer server(
+      [](const HttpRequest&) { return answer(200, event("a") + event("b") + "\n" + event("c")); });
   ApiClient client(server.config(), nullptr);
   std::vector<std::string> lines;
-  auto r = client.stream("/api/v1/pods?watch=1", [&](std::string_view l) {
-    lines.emplace_back(l);
-    return true;
-  }, std::chrono::seconds(5));
+  auto r = client.stream(
+      "/api/v1/pods?watch=1",
+      [&](std::string_view l) {
+        lines.emplace_back(l);
+        return true;
+      },
+      std::chrono::seconds(5));
   ASSERT_TRUE(r) << r.error().what();
   EXPECT_FALSE(r->oversized_event);
   ASSERT_EQ(lines.size(), 3u);
@@ -70,10 +76,13 @@ TEST(ApiClientLimits, AnEventLongerThanTheLimitEndsTheStream) {
   });
   ApiClient client(server.config(), nullptr);
   int lines = 0;
-  auto r = client.stream("/api/v1/pods?watch=1", [&](std::string_view) {
-    ++lines;
-    return true;
-  }, std::chrono::seconds(10));
+  auto r = client.stream(
+      "/api/v1/pods?watch=1",
+      [&](std::string_view) {
+        ++lines;
+        return true;
+      },
+      std::chrono::seconds(10));
   ASSERT_TRUE(r) << r.error().what();
   EXPECT_TRUE(r->oversized_event);
   EXPECT_EQ(lines, 1);
@@ -82,7 +91,8 @@ TEST(ApiClientLimits, AnEventLongerThanTheLimitEndsTheStream) {
 TEST(ApiClientLimits, AWatchErrorBodyIsCut) {
   FakeApiServer server([](const HttpRequest&) { return answer(403, std::string(1 << 20, 'e')); });
   ApiClient client(server.config(), nullptr);
-  auto r = client.stream("/api/v1/pods?watch=1", [](std::string_view) { return true; }, std::chrono::seconds(5));
+  auto r = client.stream(
+      "/api/v1/pods?watch=1", [](std::string_view) { return true; }, std::chrono::seconds(5));
   ASSERT_TRUE(r) << r.error().what();
   EXPECT_EQ(r->status, 403u);
   EXPECT_EQ(r->body.size(), kMaxErrorBodyBytes);
@@ -90,7 +100,8 @@ TEST(ApiClientLimits, AWatchErrorBodyIsCut) {
 
 TEST(ApiClientLimits, AnErrorBodyBeyondTheLimitIsNotRead) {
   FakeApiServer server([](const HttpRequest& req) {
-    if (req.path == "/api/v1/small") return answer(404, R"({"kind":"Status","message":"pods \"x\" not found"})");
+    if (req.path == "/api/v1/small")
+      return answer(404, R"({"kind":"Status","message":"pods \"x\" not found"})");
     return answer(500, std::string(1 << 20, 'e'));
   });
   ApiClient client(server.config(), nullptr);
@@ -112,10 +123,13 @@ TEST(ApiClientLimits, AnErrorBodyBeyondTheLimitIsNotRead) {
 TEST(ReflectorParsing, AnEventNestedDeeperThan32IsHandedOn) {
   std::string deep = "0";
   for (int i = 0; i < 60; ++i) deep = "[" + deep + "]";
-  const std::string pod = R"({"kind":"Pod","metadata":{"name":"deep","resourceVersion":"6"},"spec":{"x":)" + deep + "}}";
+  const std::string pod =
+      R"({"kind":"Pod","metadata":{"name":"deep","resourceVersion":"6"},"spec":{"x":)" + deep +
+      "}}";
   FakeApiServer server([&](const HttpRequest& req) {
     if (req.query.find("watch=1") == std::string::npos) {
-      return answer(200, R"({"kind":"PodList","metadata":{"resourceVersion":"5"},"items":[)" + pod + "]}");
+      return answer(
+          200, R"({"kind":"PodList","metadata":{"resourceVersion":"5"},"items":[)" + pod + "]}");
     }
     return answer(200, R"({"type":"ADDED","object":)" + pod + "}\n");
   });

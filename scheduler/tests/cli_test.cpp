@@ -1,10 +1,11 @@
 #include "cli.hpp"
-#include "cli_run.hpp"
 
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
 #include <sstream>
+
+#include "cli_run.hpp"
 
 namespace tightpack::cli {
 namespace {
@@ -33,15 +34,18 @@ TEST(Cli, UnknownCommandIsAUsageError) {
 namespace tightpack::cli {
 namespace {
 
-std::string source(const std::string& relative) { return std::string(TIGHTPACK_SOURCE_DIR) + "/" + relative; }
+std::string source(const std::string& relative) {
+  return std::string(TIGHTPACK_SOURCE_DIR) + "/" + relative;
+}
 
 TEST(Predict, DefaultProfileSpreadsAndUserSchedulerPacks) {
-  auto spread = run_cli({"predict", "--cluster", source("examples/daskhub-demo/cluster.json"), "--pod",
-                         source("examples/daskhub-demo/dask-worker.yaml"), "--replicas", "8", "--config",
-                         source("config/default-scheduler.yaml"), "--output", "json"});
-  auto pack = run_cli({"predict", "--cluster", source("examples/daskhub-demo/cluster.json"), "--pod",
-                       source("examples/daskhub-demo/dask-worker.yaml"), "--replicas", "8", "--config",
-                       source("config/z2jh-user-scheduler.yaml"), "--output", "json"});
+  auto spread =
+      run_cli({"predict", "--cluster", source("examples/daskhub-demo/cluster.json"), "--pod",
+               source("examples/daskhub-demo/dask-worker.yaml"), "--replicas", "8", "--config",
+               source("config/default-scheduler.yaml"), "--output", "json"});
+  auto pack = run_cli({"predict", "--cluster", source("examples/daskhub-demo/cluster.json"),
+                       "--pod", source("examples/daskhub-demo/dask-worker.yaml"), "--replicas", "8",
+                       "--config", source("config/z2jh-user-scheduler.yaml"), "--output", "json"});
   ASSERT_EQ(spread.code, kOk) << spread.err;
   ASSERT_EQ(pack.code, kOk) << pack.err;
   auto nodes_used = [](const std::string& out) {
@@ -53,10 +57,11 @@ TEST(Predict, DefaultProfileSpreadsAndUserSchedulerPacks) {
 
 TEST(Predict, UnschedulableReplicasExitWithThreeAndTheMessage) {
   auto r = run_cli({"predict", "--cluster", source("examples/daskhub-demo/cluster.json"), "--pod",
-                    source("examples/daskhub-demo/gpu-notebook.yaml"), "--replicas", "2", "--config",
-                    source("config/z2jh-user-scheduler.yaml")});
+                    source("examples/daskhub-demo/gpu-notebook.yaml"), "--replicas", "2",
+                    "--config", source("config/z2jh-user-scheduler.yaml")});
   EXPECT_EQ(r.code, kUnschedulable);
-  EXPECT_NE(r.out.find("1 replica(s) unschedulable: 0/10 nodes are available:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 replica(s) unschedulable: 0/10 nodes are available:"), std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("Insufficient nvidia.com/gpu"), std::string::npos) << r.out;
 }
 
@@ -69,12 +74,15 @@ TEST(Admit, DefaultsAdmitsAndNamesWhatItCannotRead) {
   EXPECT_NE(plain.out.find(R"("by":"DefaultTolerationSeconds")"), std::string::npos) << plain.out;
   EXPECT_EQ(plain.out.find("ExtendedResourceToleration"), std::string::npos) << plain.out;
   auto gke = run_cli({"admit", "--extended-resource-toleration", "-"}, gpu);
-  EXPECT_NE(gke.out.find(R"({"by":"ExtendedResourceToleration","toleration":{"key":"nvidia.com/gpu")"),
-            std::string::npos)
+  EXPECT_NE(
+      gke.out.find(R"({"by":"ExtendedResourceToleration","toleration":{"key":"nvidia.com/gpu")"),
+      std::string::npos)
       << gke.out;
   auto bad = run_cli({"admit"}, R"({"spec": {"containers": [{"resources": {"limits": "1"}}]}})");
   EXPECT_EQ(bad.code, kInputError);
-  EXPECT_EQ(bad.err, "tightpack admit: -: $.spec.containers[0].resources.limits: expected an object, got a string\n");
+  EXPECT_EQ(bad.err,
+            "tightpack admit: -: $.spec.containers[0].resources.limits: expected an object, got a "
+            "string\n");
   EXPECT_EQ(run_cli({"admit", "a", "b"}).code, kUsage);
 }
 
@@ -82,8 +90,9 @@ TEST(Predict, AdmitsThePodFirst) {
   // The demo's GPU pool is tainted nvidia.com/gpu; a GKE API server makes a GPU pod tolerate it.
   const std::string gpu = R"({"metadata": {"name": "g"}, "spec": {"containers": [{"name": "nb",
       "resources": {"limits": {"nvidia.com/gpu": "1", "cpu": "1", "memory": "4Gi"}}}]}})";
-  const std::vector<std::string> args{"predict", "--cluster", source("examples/daskhub-demo/cluster.json"),
-                                      "--pod", "-", "--replicas", "1"};
+  const std::vector<std::string> args{
+      "predict",    "--cluster", source("examples/daskhub-demo/cluster.json"), "--pod", "-",
+      "--replicas", "1"};
   auto plain = run_cli(args, gpu);
   EXPECT_EQ(plain.code, kUnschedulable) << plain.out;
   EXPECT_NE(plain.out.find("untolerated taint"), std::string::npos) << plain.out;
@@ -91,27 +100,31 @@ TEST(Predict, AdmitsThePodFirst) {
   with.push_back("--extended-resource-toleration");
   auto gke = run_cli(with, gpu);
   EXPECT_EQ(gke.code, kOk) << gke.out;
-  EXPECT_NE(gke.out.find("Admitted: tolerates nvidia.com/gpu:NoSchedule (ExtendedResourceToleration)"),
-            std::string::npos)
+  EXPECT_NE(
+      gke.out.find("Admitted: tolerates nvidia.com/gpu:NoSchedule (ExtendedResourceToleration)"),
+      std::string::npos)
       << gke.out;
-  EXPECT_NE(gke.out.find("Admitted: container nb requests nvidia.com/gpu 1 (its limit)"), std::string::npos)
+  EXPECT_NE(gke.out.find("Admitted: container nb requests nvidia.com/gpu 1 (its limit)"),
+            std::string::npos)
       << gke.out;
 }
 
 TEST(Predict, PodFromStandardInput) {
-  auto r = run_cli({"predict", "--cluster", source("examples/daskhub-demo/cluster.json"), "--pod", "-",
-                    "--replicas", "1"},
-                   "{\"metadata\": {\"name\": \"p\"}, \"spec\": {\"containers\": [{\"name\": \"c\", "
-                   "\"resources\": {\"requests\": {\"cpu\": \"100m\"}}}]}}");
+  auto r =
+      run_cli({"predict", "--cluster", source("examples/daskhub-demo/cluster.json"), "--pod", "-",
+               "--replicas", "1"},
+              "{\"metadata\": {\"name\": \"p\"}, \"spec\": {\"containers\": [{\"name\": \"c\", "
+              "\"resources\": {\"requests\": {\"cpu\": \"100m\"}}}]}}");
   EXPECT_EQ(r.code, kOk) << r.err;
   EXPECT_NE(r.out.find("1 of 1 replicas placed"), std::string::npos) << r.out;
 }
 
 TEST(Predict, BadInputNamesTheFieldAndValue) {
-  auto r = run_cli({"predict", "--cluster", source("examples/daskhub-demo/cluster.json"), "--pod", "-",
-                    "--replicas", "1"},
-                   "{\"metadata\": {\"name\": \"p\"}, \"spec\": {\"containers\": [{\"name\": \"c\", "
-                   "\"resources\": {\"requests\": {\"cpu\": \"12Qi\"}}}]}}");
+  auto r =
+      run_cli({"predict", "--cluster", source("examples/daskhub-demo/cluster.json"), "--pod", "-",
+               "--replicas", "1"},
+              "{\"metadata\": {\"name\": \"p\"}, \"spec\": {\"containers\": [{\"name\": \"c\", "
+              "\"resources\": {\"requests\": {\"cpu\": \"12Qi\"}}}]}}");
   EXPECT_EQ(r.code, kInputError);
   EXPECT_NE(r.err.find("$.spec.containers[0].resources.requests.cpu"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("\"12Qi\""), std::string::npos) << r.err;
@@ -119,13 +132,13 @@ TEST(Predict, BadInputNamesTheFieldAndValue) {
 
 TEST(Predict, BuiltInProfilesByNameWithoutAConfiguration) {
   auto r = run_cli({"predict", "--cluster", source("examples/daskhub-demo/cluster.json"), "--pod",
-                    source("examples/daskhub-demo/dask-worker.yaml"), "--replicas", "4", "--scheduler-name",
-                    "tightpack"});
+                    source("examples/daskhub-demo/dask-worker.yaml"), "--replicas", "4",
+                    "--scheduler-name", "tightpack"});
   EXPECT_EQ(r.code, kOk) << r.err;
   EXPECT_NE(r.out.find("Profile tightpack: 4 of 4 replicas placed"), std::string::npos) << r.out;
-  auto unknown = run_cli({"predict", "--cluster", source("examples/daskhub-demo/cluster.json"), "--pod",
-                          source("examples/daskhub-demo/dask-worker.yaml"), "--replicas", "4",
-                          "--scheduler-name", "spread-everything"});
+  auto unknown = run_cli({"predict", "--cluster", source("examples/daskhub-demo/cluster.json"),
+                          "--pod", source("examples/daskhub-demo/dask-worker.yaml"), "--replicas",
+                          "4", "--scheduler-name", "spread-everything"});
   EXPECT_EQ(unknown.code, kUsage);
   EXPECT_NE(unknown.err.find("no profile \"spread-everything\""), std::string::npos) << unknown.err;
 }
@@ -134,9 +147,15 @@ TEST(Predict, BuiltInProfilesByNameWithoutAConfiguration) {
 // released charts run v1.30.14, which names the untolerated taint.
 TEST(Predict, ReleaseWordsTheAnswerAsThatKubeScheduler) {
   auto predict = [](const char* release) {
-    std::vector<std::string> args{"predict", "--cluster", source("examples/daskhub-gke/cluster.json"), "--pod",
-                                  source("examples/daskhub-gke/dask-worker.yaml"), "--replicas", "400",
-                                  "--scheduler-name", "most-allocated"};
+    std::vector<std::string> args{"predict",
+                                  "--cluster",
+                                  source("examples/daskhub-gke/cluster.json"),
+                                  "--pod",
+                                  source("examples/daskhub-gke/dask-worker.yaml"),
+                                  "--replicas",
+                                  "400",
+                                  "--scheduler-name",
+                                  "most-allocated"};
     if (*release) {
       args.push_back("--release");
       args.push_back(release);
@@ -144,8 +163,10 @@ TEST(Predict, ReleaseWordsTheAnswerAsThatKubeScheduler) {
     return run_cli(args);
   };
   auto v130 = predict("v1.30"), v137 = predict("");
-  EXPECT_NE(v130.out.find("node(s) had untolerated taint {"), std::string::npos) << v130.out << v130.err;
-  EXPECT_NE(v137.out.find("node(s) had untolerated taint(s)"), std::string::npos) << v137.out << v137.err;
+  EXPECT_NE(v130.out.find("node(s) had untolerated taint {"), std::string::npos)
+      << v130.out << v130.err;
+  EXPECT_NE(v137.out.find("node(s) had untolerated taint(s)"), std::string::npos)
+      << v137.out << v137.err;
   auto bad = predict("v1.26");
   EXPECT_EQ(bad.code, kUsage);
   EXPECT_NE(bad.err.find("unknown kube-scheduler release \"v1.26\""), std::string::npos) << bad.err;
@@ -154,9 +175,13 @@ TEST(Predict, ReleaseWordsTheAnswerAsThatKubeScheduler) {
 TEST(Predict, UsageErrors) {
   EXPECT_EQ(run_cli({"predict", "--pod", "x", "--replicas", "1"}).code, kUsage);
   EXPECT_EQ(run_cli({"predict", "--cluster", "x", "--pod", "y", "--replicas", "0"}).code, kUsage);
-  EXPECT_EQ(run_cli({"predict", "--cluster", "x", "--pod", "y", "--replicas", "2", "--output", "xml"}).code, kUsage);
+  EXPECT_EQ(
+      run_cli({"predict", "--cluster", "x", "--pod", "y", "--replicas", "2", "--output", "xml"})
+          .code,
+      kUsage);
   EXPECT_EQ(run_cli({"predict", "--cluster", "-", "--pod", "-", "--replicas", "2"}).code, kUsage);
-  auto missing = run_cli({"predict", "--cluster", "/nonexistent.json", "--pod", "y", "--replicas", "2"});
+  auto missing =
+      run_cli({"predict", "--cluster", "/nonexistent.json", "--pod", "y", "--replicas", "2"});
   EXPECT_EQ(missing.code, kInputError);
   EXPECT_NE(missing.err.find("cannot read /nonexistent.json"), std::string::npos) << missing.err;
 }
@@ -171,7 +196,8 @@ TEST(Replay, JsonlReadsLinesAndPrintsOneResultEach) {
   std::vector<std::string> out;
   while (std::getline(lines, line)) out.push_back(line);
   ASSERT_EQ(out.size(), 3u) << r.out;
-  EXPECT_NE(out[0].find("0/1 nodes are available: 1 Insufficient cpu."), std::string::npos) << out[0];
+  EXPECT_NE(out[0].find("0/1 nodes are available: 1 Insufficient cpu."), std::string::npos)
+      << out[0];
   EXPECT_NE(out[1].find("\"error\":\"invalid JSON at line 1"), std::string::npos) << out[1];
   EXPECT_EQ(out[0], out[2]);
 }

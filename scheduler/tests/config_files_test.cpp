@@ -91,7 +91,8 @@ TEST(Yaml, ScalarsFollowTheCoreSchemaAndQuantitiesKeepTheirSpelling) {
 }
 
 TEST(Yaml, SeveralDocumentsBecomeAList) {
-  auto doc = cli::parse_yaml("kind: Node\nmetadata: {name: a}\n---\nkind: Node\nmetadata: {name: b}\n");
+  auto doc =
+      cli::parse_yaml("kind: Node\nmetadata: {name: a}\n---\nkind: Node\nmetadata: {name: b}\n");
   ASSERT_TRUE(doc.ok());
   EXPECT_EQ(doc->as_object().at("kind").as_string(), "List");
   EXPECT_EQ(doc->as_object().at("items").as_array().size(), 2u);
@@ -100,7 +101,10 @@ TEST(Yaml, SeveralDocumentsBecomeAList) {
 // yaml-cpp 0.7's LoadAll loops for ever on these (jbeder/yaml-cpp#1040);
 // fuzz_daemon_inputs found the first.
 TEST(Yaml, StreamsThatHangYamlCppLoadAllAreAnswered) {
-  for (const char* text : {",", ",\"a\"", ",\"apiVers\x9aon\"\x04" "0h2", "a: 1\n---\n,\n"}) {
+  for (const char* text : {",", ",\"a\"",
+                           ",\"apiVers\x9aon\"\x04"
+                           "0h2",
+                           "a: 1\n---\n,\n"}) {
     auto doc = cli::parse_yaml(text);
     (void)doc;  // answered at all: an error, or what yaml-cpp makes of it
   }
@@ -121,13 +125,15 @@ TEST(Yaml, DocumentMarkersSplitTheStream) {
   // Errors in a later document name the line of the whole stream.
   auto broken = cli::parse_yaml("a: 1\n---\nb: [1, 2\nc: d\n");
   ASSERT_FALSE(broken.ok());
-  EXPECT_NE(broken.error().message.find("invalid YAML at line 4"), std::string::npos) << broken.error().message;
+  EXPECT_NE(broken.error().message.find("invalid YAML at line 4"), std::string::npos)
+      << broken.error().message;
 }
 
 TEST(Yaml, BrokenYamlNamesLineAndColumn) {
   auto doc = cli::parse_yaml("a: [1, 2\nb: c\n");
   ASSERT_FALSE(doc.ok());
-  EXPECT_NE(doc.error().message.find("invalid YAML at line"), std::string::npos) << doc.error().message;
+  EXPECT_NE(doc.error().message.find("invalid YAML at line"), std::string::npos)
+      << doc.error().message;
 }
 
 }  // namespace

@@ -30,7 +30,8 @@ autoscaler::CaNode node(const std::string& name, int cpu, const std::string& poo
   return n;
 }
 
-autoscaler::CaPod pod(const std::string& name, int64_t millicores, const std::string& node_name = "") {
+autoscaler::CaPod pod(const std::string& name, int64_t millicores,
+                      const std::string& node_name = "") {
   autoscaler::CaPod p;
   p.pod.ns = "jhub";
   p.pod.name = name;
@@ -57,7 +58,8 @@ std::map<std::string, int64_t> cpu_by_node(const Cluster& c) {
 // and one in four keeps workers off its node where it can (a bound pod's
 // terms and labels are what the cluster's label index and affinity counts
 // hold, and what a node removal must take away).
-autoscaler::CaPod workload_pod(const std::string& name, int64_t millicores, const std::string& node_name = "") {
+autoscaler::CaPod workload_pod(const std::string& name, int64_t millicores,
+                               const std::string& node_name = "") {
   autoscaler::CaPod p = pod(name, millicores, node_name);
   const size_t h = std::hash<std::string>{}(name);
   p.pod.labels.emplace_back("component", h % 2 ? "worker" : "notebook");
@@ -77,19 +79,21 @@ autoscaler::CaPod workload_pod(const std::string& name, int64_t millicores, cons
 // by node and by zone.
 std::vector<Pod> probes() {
   Pod worker = pod("probe-worker", 1).pod;  // small: fits while the nodes fill up
-  worker.tolerations.push_back(Toleration{"k8s.dask.org/dedicated", "Equal", "worker", "NoSchedule"});
-  worker.node_affinity.preferred.push_back(
-      PreferredSchedulingTerm{10, NodeSelectorTerm{{{"topology.kubernetes.io/zone", "In", {"z2"}}}, {}}});
-  worker.node_affinity.preferred.push_back(
-      PreferredSchedulingTerm{5, NodeSelectorTerm{{{"topology.kubernetes.io/zone", "Exists", {}}}, {}}});
+  worker.tolerations.push_back(
+      Toleration{"k8s.dask.org/dedicated", "Equal", "worker", "NoSchedule"});
+  worker.node_affinity.preferred.push_back(PreferredSchedulingTerm{
+      10, NodeSelectorTerm{{{"topology.kubernetes.io/zone", "In", {"z2"}}}, {}}});
+  worker.node_affinity.preferred.push_back(PreferredSchedulingTerm{
+      5, NodeSelectorTerm{{{"topology.kubernetes.io/zone", "Exists", {}}}, {}}});
   Pod notebook = pod("probe-notebook", 1).pod;
   notebook.node_selector = {{"cloud.google.com/gke-nodepool", "workers"}};
   Pod spread = workload_pod("probe-spread", 1).pod;
   spread.labels = {{"component", "worker"}};
-  spread.topology_spread.push_back(TopologySpreadConstraint{1, "topology.kubernetes.io/zone", "DoNotSchedule",
-                                                            LabelSelector{{{"component", "worker"}}, {}}});
-  spread.topology_spread.push_back(TopologySpreadConstraint{1, "kubernetes.io/hostname", "ScheduleAnyway",
-                                                            LabelSelector{{{"component", "worker"}}, {}}});
+  spread.topology_spread.push_back(
+      TopologySpreadConstraint{1, "topology.kubernetes.io/zone", "DoNotSchedule",
+                               LabelSelector{{{"component", "worker"}}, {}}});
+  spread.topology_spread.push_back(TopologySpreadConstraint{
+      1, "kubernetes.io/hostname", "ScheduleAnyway", LabelSelector{{{"component", "worker"}}, {}}});
   Pod apart = workload_pod("probe-apart", 1).pod;
   PodAffinityTerm term;
   term.anti = true;
@@ -128,7 +132,9 @@ TEST(ClusterCache, IncrementalClusterEqualsARebuildAfterRandomEvents) {
     const PodRecord* rec = cache.pod(key);
     switch (op) {
       case 2:  // bound by the watch
-        if (rec) cache.upsert_pod(workload_pod(name, rec->pod.pod.containers[0].requests[0].second, target));
+        if (rec)
+          cache.upsert_pod(
+              workload_pod(name, rec->pod.pod.containers[0].requests[0].second, target));
         break;
       case 3:
         if (rec && rec->pending()) {
@@ -145,8 +151,10 @@ TEST(ClusterCache, IncrementalClusterEqualsARebuildAfterRandomEvents) {
       case 5:
         cache.remove_pod(key);
         break;
-      case 7:  // resized in place (or its spec seen anew after an assumption): same node, new requests
-        if (rec) cache.upsert_pod(workload_pod(name, 100 + 100 * (rng() % 5), rec->pod.pod.node_name));
+      case 7:  // resized in place (or its spec seen anew after an assumption): same node, new
+               // requests
+        if (rec)
+          cache.upsert_pod(workload_pod(name, 100 + 100 * (rng() % 5), rec->pod.pod.node_name));
         break;
       case 6:
         if (rng() % 3 == 0) {  // a node goes, comes or changes, all in place
@@ -158,14 +166,20 @@ TEST(ClusterCache, IncrementalClusterEqualsARebuildAfterRandomEvents) {
             node_changed = true;
             break;
           } else if (change == 1) {
-            changed.node.allocatable = node(target, 8 + static_cast<int>(rng() % 3)).node.allocatable;
+            changed.node.allocatable =
+                node(target, 8 + static_cast<int>(rng() % 3)).node.allocatable;
           } else if (change == 2) {
-            changed.node.labels = {{"cloud.google.com/gke-nodepool", rng() % 2 ? "workers" : "users"},
-                                   {"kubernetes.io/hostname", target}};
-            if (rng() % 3) changed.node.labels.emplace_back("topology.kubernetes.io/zone", rng() % 2 ? "z1" : "z2");
+            changed.node.labels = {
+                {"cloud.google.com/gke-nodepool", rng() % 2 ? "workers" : "users"},
+                {"kubernetes.io/hostname", target}};
+            if (rng() % 3)
+              changed.node.labels.emplace_back("topology.kubernetes.io/zone",
+                                               rng() % 2 ? "z1" : "z2");
           } else if (change == 3) {
             changed.node.taints.clear();
-            if (rng() % 2) changed.node.taints.push_back(Taint{"k8s.dask.org/dedicated", "worker", "NoSchedule"});
+            if (rng() % 2)
+              changed.node.taints.push_back(
+                  Taint{"k8s.dask.org/dedicated", "worker", "NoSchedule"});
           } else {
             changed.node.unschedulable = !changed.node.unschedulable;
           }
@@ -187,7 +201,8 @@ TEST(ClusterCache, IncrementalClusterEqualsARebuildAfterRandomEvents) {
     std::map<std::string, int64_t> expected;
     for (const auto& [n, v] : cache.nodes()) expected[n] = 0;
     for (const auto& [k, r] : cache.pods()) {
-      if (!r.holds().empty() && expected.count(r.holds())) expected[r.holds()] += r.pod.pod.containers[0].requests[0].second;
+      if (!r.holds().empty() && expected.count(r.holds()))
+        expected[r.holds()] += r.pod.pod.containers[0].requests[0].second;
     }
     ASSERT_EQ(incremental, expected) << "step " << step;
     // Decisions on the kept cluster are those on one built from the objects.
@@ -202,7 +217,8 @@ TEST(ClusterCache, IncrementalClusterEqualsARebuildAfterRandomEvents) {
     auto built = Cluster::build(now, held);
     ASSERT_TRUE(built) << built.error().what();
     for (const Pod& probe : probes()) {
-      EXPECT_EQ(decision_by_name(cache.cluster(), probe), decision_by_name(*built, probe)) << "step " << step;
+      EXPECT_EQ(decision_by_name(cache.cluster(), probe), decision_by_name(*built, probe))
+          << "step " << step;
     }
   }
   EXPECT_GT(cache.node_updates(), 0);
@@ -231,25 +247,29 @@ TEST(Snapshot, NamesNoPodImageOrLabelAndPlacesTheSame) {
   auto owned = pod("alice-worker", 1500, "node-a");
   owned.controller_kind = "ReplicaSet";
   owned.controller_name = "alice-dask-workers";
-  owned.pod.annotations = {{"cluster-autoscaler.kubernetes.io/safe-to-evict", "true"}, {"secret-note", "alice"}};
+  owned.pod.annotations = {{"cluster-autoscaler.kubernetes.io/safe-to-evict", "true"},
+                           {"secret-note", "alice"}};
   Container sidecar;
   sidecar.name = "alice-sidecar";
   sidecar.requests = {{"cpu", 250}};
   sidecar.restart_always = true;
   owned.pod.init_containers.push_back(sidecar);
-  owned.pod.tolerations.push_back(Toleration{"dask", "Equal", "worker", "NoSchedule", std::nullopt});
+  owned.pod.tolerations.push_back(
+      Toleration{"dask", "Equal", "worker", "NoSchedule", std::nullopt});
   cache.upsert_pod(owned);
   cache.upsert_pod(pod("bob-notebook", 500, "node-b"));
   cache.upsert_pod(pod("carol-pending", 700));  // holds no room: not published
-  const json::object snap = redacted_snapshot(cache, json::object{{"kind", "KubeSchedulerConfiguration"}}, std::nullopt,
-                                              Published{json::array{json::object{{"display_name", "Small"}}}, nullptr},
-                                              1);
+  const json::object snap = redacted_snapshot(
+      cache, json::object{{"kind", "KubeSchedulerConfiguration"}}, std::nullopt,
+      Published{json::array{json::object{{"display_name", "Small"}}}, nullptr}, 1);
   const std::string text = json::serialize(snap);
-  for (const char* secret : {"alice", "bob", "carol", "registry.example", "secret", "notebook-of", "jhub"}) {
+  for (const char* secret :
+       {"alice", "bob", "carol", "registry.example", "secret", "notebook-of", "jhub"}) {
     EXPECT_EQ(text.find(secret), std::string::npos) << secret << " in " << text;
   }
   EXPECT_NE(text.find("safe-to-evict"), std::string::npos);
-  for (const char* key : {"cluster", "pools", "schedulerConfiguration", "profiles"}) EXPECT_TRUE(snap.contains(key)) << key;
+  for (const char* key : {"cluster", "pools", "schedulerConfiguration", "profiles"})
+    EXPECT_TRUE(snap.contains(key)) << key;
 
   // The sidebar's engine sees the same fill as the scheduler.
   auto loaded = WhatIfCluster::load(snap.at("cluster"), JsonPath("cluster"));
@@ -312,11 +332,13 @@ std::vector<std::string> canonical(const json::object& snap) {
 
 // Users in two namespaces, each with pods of distinct sizes, two of them
 // owned by one controller; `names` renames users and namespaces.
-ClusterCache users(const std::vector<std::string>& names, const std::vector<std::string>& namespaces) {
+ClusterCache users(const std::vector<std::string>& names,
+                   const std::vector<std::string>& namespaces) {
   ClusterCache cache;
   cache.replace_nodes({node("node-a", 64), node("node-b", 64)});
   for (size_t i = 0; i < names.size(); ++i) {
-    auto p = pod("jupyter-" + names[i], 100 + 50 * static_cast<int64_t>(i), i % 2 ? "node-a" : "node-b");
+    auto p =
+        pod("jupyter-" + names[i], 100 + 50 * static_cast<int64_t>(i), i % 2 ? "node-a" : "node-b");
     p.pod.ns = namespaces[i % namespaces.size()];
     if (i < 2) {
       p.controller_kind = "ReplicaSet";
@@ -332,10 +354,14 @@ TEST(Snapshot, PseudonymsDoNotFollowNamesOrOrder) {
   const ClusterCache cache = users(names, {"hub-a", "hub-b"});
   // Renaming users and namespaces leaves the snapshot the same up to the
   // pseudonyms; so does another seed.
-  const ClusterCache renamed = users({"zoe", "yann", "xena", "will", "vera", "ugo"}, {"zz-team", "aa-team"});
-  const auto expected = canonical(redacted_snapshot(cache, json::object{}, std::nullopt, Published{}, 7));
-  EXPECT_EQ(canonical(redacted_snapshot(renamed, json::object{}, std::nullopt, Published{}, 7)), expected);
-  EXPECT_EQ(canonical(redacted_snapshot(cache, json::object{}, std::nullopt, Published{}, 8)), expected);
+  const ClusterCache renamed =
+      users({"zoe", "yann", "xena", "will", "vera", "ugo"}, {"zz-team", "aa-team"});
+  const auto expected =
+      canonical(redacted_snapshot(cache, json::object{}, std::nullopt, Published{}, 7));
+  EXPECT_EQ(canonical(redacted_snapshot(renamed, json::object{}, std::nullopt, Published{}, 7)),
+            expected);
+  EXPECT_EQ(canonical(redacted_snapshot(cache, json::object{}, std::nullopt, Published{}, 8)),
+            expected);
   // Over many snapshots every user's pod comes first about as often as any
   // other (a pod's cpu request tells which it is), and pseudonyms are new
   // each time: the order says nothing of the names.
@@ -343,7 +369,8 @@ TEST(Snapshot, PseudonymsDoNotFollowNamesOrOrder) {
   std::set<std::string> pseudonyms;
   const int snapshots = 600;
   for (int seed = 0; seed < snapshots; ++seed) {
-    const json::object snap = redacted_snapshot(cache, json::object{}, std::nullopt, Published{}, seed);
+    const json::object snap =
+        redacted_snapshot(cache, json::object{}, std::nullopt, Published{}, seed);
     for (const json::value& item : snap.at("cluster").at("items").as_array()) {
       if (item.at("kind") != "Pod") continue;
       pseudonyms.insert(std::string(item.at("metadata").at("name").as_string()));
@@ -356,7 +383,8 @@ TEST(Snapshot, PseudonymsDoNotFollowNamesOrOrder) {
   }
   EXPECT_EQ(pseudonyms.size(), static_cast<size_t>(snapshots) * names.size());
   ASSERT_EQ(first.size(), names.size());
-  for (const auto& [pod, count] : first) EXPECT_GT(count, snapshots / static_cast<int>(names.size()) / 2) << pod;
+  for (const auto& [pod, count] : first)
+    EXPECT_GT(count, snapshots / static_cast<int>(names.size()) / 2) << pod;
 }
 
 }  // namespace

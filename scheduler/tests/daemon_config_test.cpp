@@ -1,20 +1,24 @@
 // The daemon's part of a KubeSchedulerConfiguration, and kubeconfig files.
+#include "daemon/daemon_config.hpp"
+
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
 #include <filesystem>
 #include <fstream>
 
-#include "daemon/daemon_config.hpp"
 #include "kube/client_config.hpp"
 
 namespace tightpack::daemon {
 namespace {
 
-boost::json::value doc(const char* text) { return boost::json::parse(text); }
+boost::json::value doc(const char* text) {
+  return boost::json::parse(text);
+}
 
 TEST(DaemonConfig, KubeSchedulerDefaultsWithOurOwnLease) {
-  auto c = decode_daemon_config(doc(R"({"apiVersion":"kubescheduler.config.k8s.io/v1","kind":"KubeSchedulerConfiguration"})"));
+  auto c = decode_daemon_config(doc(
+      R"({"apiVersion":"kubescheduler.config.k8s.io/v1","kind":"KubeSchedulerConfiguration"})"));
   ASSERT_TRUE(c) << c.error().what();
   EXPECT_TRUE(c->leader_election.enabled);
   EXPECT_EQ(c->leader_election.lease_duration.count(), 15000);
@@ -29,7 +33,8 @@ TEST(DaemonConfig, KubeSchedulerDefaultsWithOurOwnLease) {
 }
 
 TEST(DaemonConfig, ReadsTheZeroToJupyterHubUserSchedulerLease) {
-  auto c = decode_daemon_config(doc(R"({"leaderElection":{"resourceNamespace":"jhub","resourceName":"user-scheduler-lock",
+  auto c = decode_daemon_config(
+      doc(R"({"leaderElection":{"resourceNamespace":"jhub","resourceName":"user-scheduler-lock",
     "leaseDuration":"1m","renewDeadline":"30s","retryPeriod":"500ms"},"clientConnection":{"qps":"12.5","burst":20},
     "podInitialBackoffSeconds":2,"podMaxBackoffSeconds":20})"));
   ASSERT_TRUE(c) << c.error().what();
@@ -48,15 +53,21 @@ TEST(DaemonConfig, ErrorsNameTheFieldAndValue) {
     const char* field;
     const char* says;
   } cases[] = {
-      {R"({"leaderElection":{"leaseDuration":"fifteen"}})", "$.leaderElection.leaseDuration", "fifteen"},
-      {R"({"leaderElection":{"leaseDuration":"5s"}})", "$.leaderElection.leaseDuration", "renewDeadline"},
-      {R"({"leaderElection":{"resourceLock":"endpoints"}})", "$.leaderElection.resourceLock", "endpoints"},
-      {R"({"leaderElection":{"leaderElect":"yes"}})", "$.leaderElection.leaderElect", "true or false"},
-      {R"({"leaderElection":{"leaseDurationSeconds":15}})", "$.leaderElection.leaseDurationSeconds", "unknown field"},
+      {R"({"leaderElection":{"leaseDuration":"fifteen"}})", "$.leaderElection.leaseDuration",
+       "fifteen"},
+      {R"({"leaderElection":{"leaseDuration":"5s"}})", "$.leaderElection.leaseDuration",
+       "renewDeadline"},
+      {R"({"leaderElection":{"resourceLock":"endpoints"}})", "$.leaderElection.resourceLock",
+       "endpoints"},
+      {R"({"leaderElection":{"leaderElect":"yes"}})", "$.leaderElection.leaderElect",
+       "true or false"},
+      {R"({"leaderElection":{"leaseDurationSeconds":15}})", "$.leaderElection.leaseDurationSeconds",
+       "unknown field"},
       {R"({"clientConnection":{"qps":"fast"}})", "$.clientConnection.qps", "fast"},
       {R"({"clientConnection":{"burst":-1}})", "$.clientConnection.burst", "whole number"},
       {R"({"podInitialBackoffSeconds":0})", "$.podInitialBackoffSeconds", "> 0"},
-      {R"({"podInitialBackoffSeconds":20,"podMaxBackoffSeconds":10})", "$.podMaxBackoffSeconds", "at least"},
+      {R"({"podInitialBackoffSeconds":20,"podMaxBackoffSeconds":10})", "$.podMaxBackoffSeconds",
+       "at least"},
   };
   for (const auto& c : cases) {
     auto r = decode_daemon_config(doc(c.doc));
@@ -80,9 +91,9 @@ TEST(DaemonConfig, GoDurations) {
   EXPECT_EQ(parse_go_duration("2562047h")->count(), 2562047LL * 3600000);
   EXPECT_EQ(parse_go_duration("9223372036854775807ns")->count(), 9223372036854LL);
   // What time.ParseDuration refuses is an error, never an abort.
-  for (const std::string& bad : std::vector<std::string>{"", "15", "s", "10 s", ".", ".s", "-", "1.2.3s", "1x", "0s0",
-                                                         "1s.", std::string(400, '9') + "s", "2562048h",
-                                                         "9223372036854775808ns"}) {
+  for (const std::string& bad :
+       std::vector<std::string>{"", "15", "s", "10 s", ".", ".s", "-", "1.2.3s", "1x", "0s0", "1s.",
+                                std::string(400, '9') + "s", "2562048h", "9223372036854775808ns"}) {
     EXPECT_FALSE(parse_go_duration(bad)) << bad;
   }
 }
@@ -97,7 +108,8 @@ TEST(DaemonConfig, LeaseDurationInWholeSeconds) {
 
 class Kubeconfig : public ::testing::Test {
  protected:
-  std::filesystem::path dir = std::filesystem::temp_directory_path() / ("tightpack-kubeconfig-" + std::to_string(::getpid()));
+  std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                              ("tightpack-kubeconfig-" + std::to_string(::getpid()));
   void SetUp() override { std::filesystem::create_directories(dir); }
   void TearDown() override { std::filesystem::remove_all(dir); }
   std::string write(const std::string& name, const std::string& text) {
@@ -134,7 +146,9 @@ current-context: test
 }
 
 TEST_F(Kubeconfig, InlineDataIsBase64) {
-  const std::string path = write("config", R"(clusters: [{name: c, cluster: {server: "https://[::1]:443", certificate-authority-data: "aGVsbG8="}}]
+  const std::string path = write(
+      "config",
+      R"(clusters: [{name: c, cluster: {server: "https://[::1]:443", certificate-authority-data: "aGVsbG8="}}]
 users: [{name: u, user: {token: abc}}]
 contexts: [{name: x, context: {cluster: c, user: u}}]
 current-context: x
@@ -147,19 +161,24 @@ current-context: x
 }
 
 TEST_F(Kubeconfig, ErrorsNameTheFileAndEntry) {
-  EXPECT_NE(kube::load_kubeconfig((dir / "missing").string()).error().what().find("cannot read"), std::string::npos);
+  EXPECT_NE(kube::load_kubeconfig((dir / "missing").string()).error().what().find("cannot read"),
+            std::string::npos);
   auto bad = kube::load_kubeconfig(write("a", "clusters: [\n"));
   ASSERT_FALSE(bad);
   EXPECT_NE(bad.error().what().find("not YAML"), std::string::npos);
   auto no_context = kube::load_kubeconfig(write("b", "current-context: gone\ncontexts: []\n"));
-  EXPECT_NE(no_context.error().what().find("no context named \"gone\""), std::string::npos) << no_context.error().what();
-  auto bad_server = kube::load_kubeconfig(write("c", R"(clusters: [{name: c, cluster: {server: "10.0.0.1"}}]
+  EXPECT_NE(no_context.error().what().find("no context named \"gone\""), std::string::npos)
+      << no_context.error().what();
+  auto bad_server =
+      kube::load_kubeconfig(write("c", R"(clusters: [{name: c, cluster: {server: "10.0.0.1"}}]
 contexts: [{name: x, context: {cluster: c}}]
 current-context: x
 )"));
   ASSERT_FALSE(bad_server);
-  EXPECT_NE(bad_server.error().what().find("clusters[c].server"), std::string::npos) << bad_server.error().what();
-  auto exec = kube::load_kubeconfig(write("d", R"(clusters: [{name: c, cluster: {server: "https://h"}}]
+  EXPECT_NE(bad_server.error().what().find("clusters[c].server"), std::string::npos)
+      << bad_server.error().what();
+  auto exec =
+      kube::load_kubeconfig(write("d", R"(clusters: [{name: c, cluster: {server: "https://h"}}]
 users: [{name: u, user: {exec: {command: gke-gcloud-auth-plugin}}}]
 contexts: [{name: x, context: {cluster: c, user: u}}]
 current-context: x
@@ -170,15 +189,16 @@ current-context: x
 
 // fuzz_daemon_inputs found the first accepted, with an empty port.
 TEST_F(Kubeconfig, AServerURLNeedsAHostAndAPort) {
-  for (const char* server : {"https://127.0.0.1:64__https://127.0.0.1:64", "https://127.0.0.1:", "https://h:0",
-                             "https://h:65536", "https://h:6443x", "https://h st:6443", "https://[::1"}) {
+  for (const char* server :
+       {"https://127.0.0.1:64__https://127.0.0.1:64", "https://127.0.0.1:", "https://h:0",
+        "https://h:65536", "https://h:6443x", "https://h st:6443", "https://[::1"}) {
     kube::ClientConfig c;
     auto s = kube::set_server(c, server);
     EXPECT_FALSE(s) << server;
     if (!s) EXPECT_NE(s.error().what().find(server), std::string::npos) << s.error().what();
   }
-  for (const char* server : {"https://127.0.0.1:6443", "https://kubernetes.default.svc", "https://[fd00::1]:443/prefix",
-                             "http://my_host:8080"}) {
+  for (const char* server : {"https://127.0.0.1:6443", "https://kubernetes.default.svc",
+                             "https://[fd00::1]:443/prefix", "http://my_host:8080"}) {
     kube::ClientConfig c;
     auto s = kube::set_server(c, server);
     EXPECT_TRUE(s) << server << ": " << (s ? "" : s.error().what());

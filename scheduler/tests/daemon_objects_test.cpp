@@ -62,7 +62,8 @@ constexpr std::string_view kNfsVolume = R"({"metadata": {"name": "home-nfs-pv"},
            "nfs": {"server": "10.0.0.2", "path": "/"},
            "claimRef": {"namespace": "jhub", "name": "home-nfs", "uid": "c1"}},
   "status": {"phase": "Bound"}})";
-constexpr std::string_view kNfsClaim = R"({"metadata": {"name": "home-nfs", "namespace": "jhub", "uid": "c1",
+constexpr std::string_view kNfsClaim =
+    R"({"metadata": {"name": "home-nfs", "namespace": "jhub", "uid": "c1",
     "annotations": {"pv.kubernetes.io/bind-completed": "yes"}},
   "spec": {"accessModes": ["ReadWriteMany"], "storageClassName": "", "volumeName": "home-nfs-pv",
            "resources": {"requests": {"storage": "1Mi"}}},
@@ -71,9 +72,11 @@ constexpr std::string_view kNfsClaim = R"({"metadata": {"name": "home-nfs", "nam
 TEST(WatchedObjects, KeysAreNamespaceAndNameOrNameAndABadOneNamesItsField) {
   EXPECT_EQ(decoded("PersistentVolumeClaim", kNfsClaim).key, "jhub/home-nfs");
   EXPECT_EQ(decoded("PersistentVolume", kNfsVolume).key, "home-nfs-pv");
-  auto nameless = decode_watched("StorageClass", json::parse(R"({"metadata": {}, "provisioner": "x"})"));
+  auto nameless =
+      decode_watched("StorageClass", json::parse(R"({"metadata": {}, "provisioner": "x"})"));
   ASSERT_FALSE(nameless);
-  EXPECT_EQ(nameless.error().what(), "StorageClass.metadata.name: missing: an object without a name");
+  EXPECT_EQ(nameless.error().what(),
+            "StorageClass.metadata.name: missing: an object without a name");
   auto bad = decode_watched("PersistentVolumeClaim",
                             json::parse(R"({"metadata": {"name": "c", "namespace": "jhub"},
                                             "spec": {"resources": {"requests": {"storage": "ten"}}}})"));
@@ -92,7 +95,8 @@ TEST(WatchedObjects, ClaimsAreJudgedOnWhatTheCacheHolds) {
     if (k.storage) cache.replace_objects(k, {});
   }
   EXPECT_EQ(verdict(cache.cluster(), pod),
-            "0/1 nodes are available: persistentvolumeclaim \"home-nfs\" not found. preemption: 0/1 nodes are "
+            "0/1 nodes are available: persistentvolumeclaim \"home-nfs\" not found. preemption: "
+            "0/1 nodes are "
             "available: 1 Preemption is not helpful for scheduling.");
 
   cache.upsert_object(kind("PersistentVolume"), decoded("PersistentVolume", kNfsVolume));
@@ -117,7 +121,8 @@ TEST(WatchedObjects, AWorkloadObjectChangesTheClusterInPlaceAStorageObjectRebuil
   EXPECT_NE(after_rs.instance(), first);
   EXPECT_EQ(after_rs.objects().replica_sets.size(), 1u);
 
-  cache.upsert_object(kind("StorageClass"), decoded("StorageClass", R"({"metadata": {"name": "standard-rwo"},
+  cache.upsert_object(kind("StorageClass"),
+                      decoded("StorageClass", R"({"metadata": {"name": "standard-rwo"},
                                                      "provisioner": "pd.csi.storage.gke.io"})"));
   const Cluster& after_class = cache.cluster();
   EXPECT_EQ(cache.rebuilds(), rebuilds + 1);
@@ -129,10 +134,12 @@ TEST(WatchedObjects, AStatusUpdateChangesNothing) {
   ClusterCache cache;
   cache.replace_nodes({node("user-a")});
   const auto rs = [](int ready) {
-    return decoded("ReplicaSet", R"({"metadata": {"name": "w", "namespace": "jhub", "resourceVersion": ")" +
-                                     std::to_string(100 + ready) + R"("},
+    return decoded("ReplicaSet",
+                   R"({"metadata": {"name": "w", "namespace": "jhub", "resourceVersion": ")" +
+                       std::to_string(100 + ready) + R"("},
         "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "w"}}},
-        "status": {"replicas": 1, "readyReplicas": )" + std::to_string(ready) + "}}");
+        "status": {"replicas": 1, "readyReplicas": )" +
+                       std::to_string(ready) + "}}");
   };
   EXPECT_TRUE(cache.upsert_object(kind("ReplicaSet"), rs(0)));
   const uint64_t instance = cache.cluster().instance();
@@ -142,7 +149,8 @@ TEST(WatchedObjects, AStatusUpdateChangesNothing) {
   EXPECT_EQ(cache.generation(), generation);
   EXPECT_EQ(cache.cluster().instance(), instance);
   // A claim's phase alone moves its resourceVersion, which a volume binding reads.
-  EXPECT_TRUE(cache.upsert_object(kind("PersistentVolumeClaim"), decoded("PersistentVolumeClaim", kNfsClaim)));
+  EXPECT_TRUE(cache.upsert_object(kind("PersistentVolumeClaim"),
+                                  decoded("PersistentVolumeClaim", kNfsClaim)));
   auto again = decoded("PersistentVolumeClaim", kNfsClaim);
   again.resource_version = 42;
   EXPECT_FALSE(cache.upsert_object(kind("PersistentVolumeClaim"), std::move(again)));

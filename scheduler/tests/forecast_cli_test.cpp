@@ -46,21 +46,28 @@ TEST(ForecastCli, HelpAndUsage) {
 TEST(ForecastCli, TableNamesEveryBlocker) {
   CliRun r = run_cli({"forecast", "--cluster", kCluster});
   ASSERT_EQ(r.code, kOk) << r.err;
-  EXPECT_TRUE(has(r.out, "Scale-down forecast: 1 of 11 nodes removable after 10m unneeded")) << r.out;
+  EXPECT_TRUE(has(r.out, "Scale-down forecast: 1 of 11 nodes removable after 10m unneeded"))
+      << r.out;
   EXPECT_TRUE(has(r.out, "NODE ")) << r.out;
   EXPECT_TRUE(has(row(r.out, "gke-daskhub-core-pool-7f3a-9k4d"), "NotUnderutilized   "));
   EXPECT_TRUE(has(row(r.out, "gke-daskhub-core-pool-7f3a-9k4d"), "cpu 66.3% ≥ threshold 50%"));
-  EXPECT_TRUE(has(row(r.out, "gke-daskhub-core-pool-7f3a-1x2c"),
-                  "kube-system pod kube-system/kube-dns-6c7b8d9f4-h8tq2 without a PodDisruptionBudget"));
-  EXPECT_TRUE(has(row(r.out, "gke-daskhub-user-pool-51e2-b7q1"), "pod jhub/jupyter-alice has no controller"));
-  EXPECT_TRUE(has(row(r.out, "gke-daskhub-user-pool-51e2-c2m8"), "BlockedByPod/LocalStorageRequested"));
+  EXPECT_TRUE(
+      has(row(r.out, "gke-daskhub-core-pool-7f3a-1x2c"),
+          "kube-system pod kube-system/kube-dns-6c7b8d9f4-h8tq2 without a PodDisruptionBudget"));
+  EXPECT_TRUE(has(row(r.out, "gke-daskhub-user-pool-51e2-b7q1"),
+                  "pod jhub/jupyter-alice has no controller"));
+  EXPECT_TRUE(
+      has(row(r.out, "gke-daskhub-user-pool-51e2-c2m8"), "BlockedByPod/LocalStorageRequested"));
   // alice's workers, as the Dask operator makes them (ReplicaSet-owned), keep
   // their node only because her worker template says safe-to-evict "false".
   EXPECT_TRUE(has(row(r.out, "gke-daskhub-dask-workers-a9c4-4jwp"),
-                  "pod daskhub/alice-default-worker-0 is annotated cluster-autoscaler.kubernetes.io/safe-to-evict: \"false\""));
-  EXPECT_TRUE(has(row(r.out, "gke-daskhub-dask-workers-a9c4-k3zt"), "BlockedByPod/NotSafeToEvictAnnotation"));
+                  "pod daskhub/alice-default-worker-0 is annotated "
+                  "cluster-autoscaler.kubernetes.io/safe-to-evict: \"false\""));
+  EXPECT_TRUE(has(row(r.out, "gke-daskhub-dask-workers-a9c4-k3zt"),
+                  "BlockedByPod/NotSafeToEvictAnnotation"));
   EXPECT_TRUE(has(row(r.out, "gke-daskhub-dask-workers-a9c4-q7vd"), "yes"));
-  EXPECT_TRUE(has(row(r.out, "gke-daskhub-gpu-t4-3b1e-m2xa"), "nvidia.com/gpu 100% ≥ GPU threshold 50%"));
+  EXPECT_TRUE(
+      has(row(r.out, "gke-daskhub-gpu-t4-3b1e-m2xa"), "nvidia.com/gpu 100% ≥ GPU threshold 50%"));
   EXPECT_TRUE(has(row(r.out, "gke-daskhub-gpu-t4-x4-d81f-w9rc"),
                   "pod ml/trainer-5c9d7-p2f8k fits on no other node"));
   EXPECT_TRUE(has(row(r.out, "build-runner-1"), "<none>"));
@@ -74,11 +81,13 @@ TEST(ForecastCli, TableNamesEveryBlocker) {
 }
 
 TEST(ForecastCli, RemovingAUsersWorkersFreesTheirNode) {
-  CliRun r = run_cli({"forecast", "--cluster", kCluster, "--remove", "dask.org/cluster-name=alice"});
+  CliRun r =
+      run_cli({"forecast", "--cluster", kCluster, "--remove", "dask.org/cluster-name=alice"});
   ASSERT_EQ(r.code, kOk) << r.err;
   EXPECT_TRUE(has(r.out, "Removed first: 2 pods matching dask.org/cluster-name=alice\n")) << r.out;
   EXPECT_TRUE(has(r.out, "2 of 11 nodes removable")) << r.out;
-  EXPECT_TRUE(has(row(r.out, "gke-daskhub-dask-workers-a9c4-4jwp"), "empty (DaemonSet and mirror pods only)"))
+  EXPECT_TRUE(has(row(r.out, "gke-daskhub-dask-workers-a9c4-4jwp"),
+                  "empty (DaemonSet and mirror pods only)"))
       << r.out;
 }
 
@@ -86,7 +95,8 @@ TEST(ForecastCli, PoolsFileSetsMinSizesAndTheUnneededTime) {
   CliRun r = run_cli({"forecast", "--cluster", kCluster, "--pools", kPools});
   ASSERT_EQ(r.code, kOk) << r.err;
   EXPECT_TRUE(has(r.out, "removable after 5m unneeded")) << r.out;
-  EXPECT_TRUE(has(row(r.out, "gke-daskhub-core-pool-7f3a-1x2c"), "pool core-pool at min size 2")) << r.out;
+  EXPECT_TRUE(has(row(r.out, "gke-daskhub-core-pool-7f3a-1x2c"), "pool core-pool at min size 2"))
+      << r.out;
   EXPECT_TRUE(has(r.out, "\ncore-pool      2       0           2\n")) << r.out;
 }
 
@@ -114,7 +124,8 @@ TEST(ForecastCli, ClusterFromStandardInput) {
 }
 
 TEST(ForecastCli, BadSelectorIsAUsageErrorNamingThePosition) {
-  CliRun r = run_cli({"forecast", "--cluster", kCluster, "--remove", "dask.org/cluster-name in (alice"});
+  CliRun r =
+      run_cli({"forecast", "--cluster", kCluster, "--remove", "dask.org/cluster-name in (alice"});
   EXPECT_EQ(r.code, kUsage);
   EXPECT_EQ(r.err,
             "tightpack forecast: --remove: invalid selector \"dask.org/cluster-name in (alice\" at "
@@ -134,9 +145,11 @@ TEST(ForecastCli, UsageErrors) {
   EXPECT_TRUE(has(output.err, "--output must be table or json, not \"yaml\"")) << output.err;
   CliRun now = run_cli({"forecast", "--cluster", kCluster, "--now", "yesterday"});
   EXPECT_EQ(now.code, kUsage);
-  EXPECT_TRUE(has(now.err, "--now must be an RFC 3339 time such as 2026-11-30T12:00:00Z, not \"yesterday\""))
+  EXPECT_TRUE(has(now.err,
+                  "--now must be an RFC 3339 time such as 2026-11-30T12:00:00Z, not \"yesterday\""))
       << now.err;
-  EXPECT_EQ(run_cli({"forecast", "--cluster", kCluster, "--now", "2026-11-30T12:00:00Z"}).code, kOk);
+  EXPECT_EQ(run_cli({"forecast", "--cluster", kCluster, "--now", "2026-11-30T12:00:00Z"}).code,
+            kOk);
   EXPECT_EQ(run_cli({"forecast", "--cluster", "-", "--pools", "-"}).code, kUsage);
   EXPECT_EQ(run_cli({"forecast", "--cluster"}).code, kUsage);
 }
@@ -148,7 +161,8 @@ TEST(ForecastCli, UnreadableFileIsAnInputError) {
 }
 
 TEST(ForecastCli, BadClusterNamesTheFileFieldAndValue) {
-  const std::string cluster = R"({"kind": "List", "items": [{"kind": "Node", "metadata": {"name": "a"},
+  const std::string cluster =
+      R"({"kind": "List", "items": [{"kind": "Node", "metadata": {"name": "a"},
       "status": {"allocatable": {"cpu": "lots"}}}]})";
   CliRun r = run_cli({"forecast", "--cluster", "-"}, cluster);
   EXPECT_EQ(r.code, kInputError);
@@ -158,10 +172,12 @@ TEST(ForecastCli, BadClusterNamesTheFileFieldAndValue) {
 
 TEST(ForecastCli, BadPoolsFileNamesTheFileFieldAndValue) {
   const std::string pools =
-      "apiVersion: tightpack.io/v1alpha1\nkind: NodePools\npools:\n  - name: core\n    maxSise: 3\n";
+      "apiVersion: tightpack.io/v1alpha1\nkind: NodePools\npools:\n  - name: core\n    maxSise: "
+      "3\n";
   CliRun r = run_cli({"forecast", "--cluster", kCluster, "--pools", "-"}, pools);
   EXPECT_EQ(r.code, kInputError);
-  EXPECT_TRUE(has(r.err, "tightpack forecast: -: $.pools[0].maxSise: unknown field \"maxSise\"")) << r.err;
+  EXPECT_TRUE(has(r.err, "tightpack forecast: -: $.pools[0].maxSise: unknown field \"maxSise\""))
+      << r.err;
 }
 
 TEST(ForecastCli, UnparsableDocumentIsAnInputError) {

@@ -2,7 +2,10 @@
 // the cluster can connect, so none of them may delay another's answer or the
 // process's exit. Plain sockets on loopback; deadlines shortened so that each
 // case takes well under a second.
+#include "daemon/http_server.hpp"
+
 #include <arpa/inet.h>
+#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -11,12 +14,9 @@
 #include <atomic>
 #include <chrono>
 #include <future>
-#include <gtest/gtest.h>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include "daemon/http_server.hpp"
 
 namespace tightpack::daemon {
 namespace {
@@ -39,7 +39,9 @@ class Client {
   Client& operator=(const Client&) = delete;
 
   bool connected() const { return connected_; }
-  bool send(const std::string& data) { return ::send(fd_, data.data(), data.size(), MSG_NOSIGNAL) == ssize_t(data.size()); }
+  bool send(const std::string& data) {
+    return ::send(fd_, data.data(), data.size(), MSG_NOSIGNAL) == ssize_t(data.size());
+  }
   void receive_buffer(int bytes) { ::setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof bytes); }
 
   // Everything until the server closes, or "" after `timeout`.
@@ -48,7 +50,8 @@ class Client {
     const auto deadline = Clock::now() + timeout;
     char buf[65536];
     while (true) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
       if (left <= 0) return "";
       pollfd p{fd_, POLLIN, 0};
       if (::poll(&p, 1, static_cast<int>(left)) <= 0) continue;
@@ -76,13 +79,16 @@ class Client {
   bool connected_ = false;
 };
 
-std::string get(unsigned short port, const std::string& path, std::chrono::milliseconds timeout = 1000ms) {
+std::string get(unsigned short port, const std::string& path,
+                std::chrono::milliseconds timeout = 1000ms) {
   Client c(port);
   if (!c.connected() || !c.send("GET " + path + " HTTP/1.1\r\nHost: x\r\n\r\n")) return "";
   return c.read_all(timeout);
 }
 
-bool ok(const std::string& response) { return response.rfind("HTTP/1.1 200", 0) == 0; }
+bool ok(const std::string& response) {
+  return response.rfind("HTTP/1.1 200", 0) == 0;
+}
 
 struct Server {
   HttpServer http;
@@ -167,7 +173,8 @@ TEST(HttpServer, TwoHundredConcurrentClientsAreAllAnswered) {
   Server s;
   std::vector<std::future<std::string>> answers;
   for (int i = 0; i < 200; ++i) {
-    answers.push_back(std::async(std::launch::async, [&] { return get(s.port(), "/healthz", 5000ms); }));
+    answers.push_back(
+        std::async(std::launch::async, [&] { return get(s.port(), "/healthz", 5000ms); }));
   }
   int answered = 0;
   for (auto& a : answers) answered += ok(a.get()) ? 1 : 0;
@@ -259,8 +266,9 @@ TEST(HttpServer, ATlsPortAnswersNoPlainRequestAndDropsAStalledHandshake) {
   HttpLimits limits;
   limits.read_timeout = 300ms;
   HttpServer http;
-  ASSERT_TRUE(http.start("127.0.0.1:0", [](const HttpRequest&) { return text_answer(200, "ok\n"); }, limits,
-                         "--listen", &*certificate));
+  ASSERT_TRUE(http.start(
+      "127.0.0.1:0", [](const HttpRequest&) { return text_answer(200, "ok\n"); }, limits,
+      "--listen", &*certificate));
   Client plain(http.port());
   ASSERT_TRUE(plain.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"));
   EXPECT_EQ(plain.read_all(1000ms).find("HTTP/1.1 200"), std::string::npos);
@@ -270,7 +278,8 @@ TEST(HttpServer, ATlsPortAnswersNoPlainRequestAndDropsAStalledHandshake) {
 
 TEST(HttpServer, ABadListenAddressNamesTheFlag) {
   HttpServer http;
-  auto started = http.start("nowhere:80", [](const HttpRequest&) { return HttpAnswer{}; }, {}, "--probe-listen");
+  auto started = http.start(
+      "nowhere:80", [](const HttpRequest&) { return HttpAnswer{}; }, {}, "--probe-listen");
   ASSERT_FALSE(started);
   EXPECT_NE(std::string(started.error().what()).find("--probe-listen"), std::string::npos);
 }
@@ -281,10 +290,14 @@ TEST(ParseQuery, DecodesAndNamesWhatIsWrong) {
   EXPECT_EQ((*q)["namespace"], "jhub");
   EXPECT_EQ((*q)["cluster"], "alice b");
   EXPECT_TRUE(parse_query("", {"namespace"}).ok());
-  EXPECT_EQ(parse_query("cluster=a%2", {"cluster"}).error().what(), "query: bad percent-encoding in \"cluster=a%2\"");
-  EXPECT_EQ(parse_query("cluster=a%zz", {"cluster"}).error().what(), "query: bad percent-encoding in \"cluster=a%zz\"");
-  EXPECT_EQ(parse_query("pods=all", {"cluster"}).error().what(), "query: unknown parameter \"pods\"");
-  EXPECT_EQ(parse_query("cluster=a&cluster=b", {"cluster"}).error().what(), "query: parameter \"cluster\" given twice");
+  EXPECT_EQ(parse_query("cluster=a%2", {"cluster"}).error().what(),
+            "query: bad percent-encoding in \"cluster=a%2\"");
+  EXPECT_EQ(parse_query("cluster=a%zz", {"cluster"}).error().what(),
+            "query: bad percent-encoding in \"cluster=a%zz\"");
+  EXPECT_EQ(parse_query("pods=all", {"cluster"}).error().what(),
+            "query: unknown parameter \"pods\"");
+  EXPECT_EQ(parse_query("cluster=a&cluster=b", {"cluster"}).error().what(),
+            "query: parameter \"cluster\" given twice");
 }
 
 }  // namespace

@@ -25,12 +25,14 @@ TEST(HubApiUrl, ParsesWhatZeroToJupyterHubGivesAndNamesWhatItRefuses) {
   e = parse_hub_api_url("http://hub.daskhub.svc.cluster.local/hub/api");
   ASSERT_TRUE(e);
   EXPECT_EQ(e->port, "80");
-  for (const char* bad : {"https://hub:8081/hub/api", "hub:8081/hub/api", "http://:8081/x", "http://hub:0/x",
-                          "http://hub:99999/x", "http://user@hub/x", "http://hub:8081/hub/api?x=1", ""}) {
+  for (const char* bad :
+       {"https://hub:8081/hub/api", "hub:8081/hub/api", "http://:8081/x", "http://hub:0/x",
+        "http://hub:99999/x", "http://user@hub/x", "http://hub:8081/hub/api?x=1", ""}) {
     auto r = parse_hub_api_url(bad);
     EXPECT_FALSE(r) << bad;
     if (!r) {
-      EXPECT_NE(std::string(r.error().what()).find("--hub-api-url"), std::string::npos) << r.error().what();
+      EXPECT_NE(std::string(r.error().what()).find("--hub-api-url"), std::string::npos)
+          << r.error().what();
     }
   }
 }
@@ -87,8 +89,9 @@ class CannedHub {
 };
 
 std::string http(int status, const std::string& body) {
-  return "HTTP/1.1 " + std::to_string(status) + " X\r\nContent-Type: application/json\r\nContent-Length: " +
-         std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
+  return "HTTP/1.1 " + std::to_string(status) +
+         " X\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
+         "\r\nConnection: close\r\n\r\n" + body;
 }
 
 TEST(HubAuth, TheHubNamesTheUserOnceAMinute) {
@@ -97,8 +100,10 @@ TEST(HubAuth, TheHubNamesTheUserOnceAMinute) {
   HubDecision d = auth.check("token s3cret");
   EXPECT_EQ(d.status, 200u) << d.reason;
   EXPECT_EQ(d.user, "alice");
-  EXPECT_NE(hub.last_request().find("GET /hub/api/user HTTP/1.1"), std::string::npos) << hub.last_request();
-  EXPECT_NE(hub.last_request().find("Authorization: token s3cret"), std::string::npos) << hub.last_request();
+  EXPECT_NE(hub.last_request().find("GET /hub/api/user HTTP/1.1"), std::string::npos)
+      << hub.last_request();
+  EXPECT_NE(hub.last_request().find("Authorization: token s3cret"), std::string::npos)
+      << hub.last_request();
   EXPECT_EQ(auth.check("Bearer s3cret").user, "alice");  // the same token, cached
   EXPECT_EQ(hub.requests(), 1);
 }
@@ -106,7 +111,9 @@ TEST(HubAuth, TheHubNamesTheUserOnceAMinute) {
 TEST(HubAuth, RefusalsNeverNameTheToken) {
   CannedHub refusing(http(403, R"({"status": 403, "message": "Missing or invalid credentials."})"));
   HubAuth auth(refusing.endpoint());
-  for (const char* header : {"", "token", "token ", "Basic abc", "token two words", "token a\x01" "b"}) {
+  for (const char* header : {"", "token", "token ", "Basic abc", "token two words",
+                             "token a\x01"
+                             "b"}) {
     HubDecision d = auth.check(header);
     EXPECT_EQ(d.status, 401u) << header;
   }
@@ -133,7 +140,8 @@ TEST(HubAuth, AHubThatFailsGives503AndIsAskedAgain) {
     EXPECT_EQ(hub.requests(), 2);
   }
   {
-    CannedHub hub(http(200, std::string(HubAuth::kMaxAnswerBytes + 10, ' ') + R"({"kind": "user", "name": "x"})"));
+    CannedHub hub(http(
+        200, std::string(HubAuth::kMaxAnswerBytes + 10, ' ') + R"({"kind": "user", "name": "x"})"));
     HubAuth auth(hub.endpoint());
     EXPECT_EQ(auth.check("token t").status, 503u);
   }
@@ -144,7 +152,8 @@ TEST(HubAuth, AHubThatFailsGives503AndIsAskedAgain) {
   HubEndpoint closed = *parse_hub_api_url("http://127.0.0.1:1/hub/api");
   HubDecision d = HubAuth(closed).check("token t");
   EXPECT_EQ(d.status, 503u);
-  EXPECT_NE(d.reason.find("cannot ask the hub at http://127.0.0.1:1/hub/api"), std::string::npos) << d.reason;
+  EXPECT_NE(d.reason.find("cannot ask the hub at http://127.0.0.1:1/hub/api"), std::string::npos)
+      << d.reason;
 }
 
 }  // namespace

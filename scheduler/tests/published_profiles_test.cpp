@@ -4,6 +4,8 @@
 // marker placed where the sidebar reads keeps its place and value, and no
 // marker placed anywhere else (or under a key nobody has heard of) is in the
 // published bytes at all.
+#include "daemon/published_profiles.hpp"
+
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
@@ -11,8 +13,6 @@
 #include <set>
 #include <string>
 #include <vector>
-
-#include "daemon/published_profiles.hpp"
 
 namespace tightpack::daemon {
 namespace {
@@ -162,7 +162,7 @@ TEST(PublishedProfiles, KeepWhatTheSidebarReadsAndNothingElse) {
   for (int round = 0; round < 500; ++round) {
     json::array entries;
     std::vector<std::pair<std::string, std::string>> read;  // "$.profiles[i].path", marker
-    std::set<std::string> home;                              // markers that must not leave
+    std::set<std::string> home;                             // markers that must not leave
     const int n = 1 + static_cast<int>(rng() % 3);
     for (int i = 0; i < n; ++i) {
       json::value entry = json::object{};
@@ -184,7 +184,8 @@ TEST(PublishedProfiles, KeepWhatTheSidebarReadsAndNothingElse) {
       std::string stranger = "k" + marker();
       std::string m = marker();
       const std::string& base = kRead[rng() % kRead.size()];
-      const std::string parent = base.substr(0, base.rfind('.') == std::string::npos ? 0 : base.rfind('.'));
+      const std::string parent =
+          base.substr(0, base.rfind('.') == std::string::npos ? 0 : base.rfind('.'));
       put(entry, parent.empty() ? stranger : parent + "." + stranger, json::value(m));
       home.insert(m);
       entries.push_back(std::move(entry));
@@ -194,7 +195,8 @@ TEST(PublishedProfiles, KeepWhatTheSidebarReadsAndNothingElse) {
     const json::value doc = json::object{{"profiles", published.profiles}};
     const std::string bytes = json::serialize(doc);
 
-    for (const auto& m : home) EXPECT_EQ(bytes.find(m), std::string::npos) << "round " << round << ": " << m;
+    for (const auto& m : home)
+      EXPECT_EQ(bytes.find(m), std::string::npos) << "round " << round << ": " << m;
     for (const auto& [path, m] : read) {
       // "$.profiles[i].x.y": entry i, then x.y
       const size_t close = path.find(']');
@@ -209,19 +211,21 @@ TEST(PublishedProfiles, KeepWhatTheSidebarReadsAndNothingElse) {
 
 TEST(PublishedProfiles, NamesWhatItWithheld) {
   json::array entries = {
-      json::object{{"display_name", "GPU"},
-                   {"kubespawner_override",
-                    {{"cpu_guarantee", 3},
-                     {"environment", {{"AWS_SECRET_ACCESS_KEY", "x"}}},
-                     {"extra_containers", json::array{{{"name", "proxy"}, {"env", json::array{}}}}}}}},
+      json::object{
+          {"display_name", "GPU"},
+          {"kubespawner_override",
+           {{"cpu_guarantee", 3},
+            {"environment", {{"AWS_SECRET_ACCESS_KEY", "x"}}},
+            {"extra_containers", json::array{{{"name", "proxy"}, {"env", json::array{}}}}}}}},
       "not an object"};
   auto published = publishable_profiles(entries);
   EXPECT_EQ(published.withheld,
             (std::vector<std::string>{"$.profiles[0].kubespawner_override.environment",
                                       "$.profiles[0].kubespawner_override.extra_containers[0].env",
                                       "$.profiles[1]"}));
-  EXPECT_EQ(json::serialize(json::value(published.profiles)),
-            R"([{"display_name":"GPU","kubespawner_override":{"cpu_guarantee":3,"extra_containers":[{"name":"proxy"}]}}])");
+  EXPECT_EQ(
+      json::serialize(json::value(published.profiles)),
+      R"([{"display_name":"GPU","kubespawner_override":{"cpu_guarantee":3,"extra_containers":[{"name":"proxy"}]}}])");
 }
 
 }  // namespace
@@ -234,8 +238,10 @@ namespace {
 // each value a fresh marker (a string or an object holding it): what is read
 // keeps its place and value, nothing else is in the published bytes, the
 // withheld paths start with `root`, and the input is not changed.
-void check_settings(const std::vector<std::string>& read_paths, const std::vector<std::string>& home_paths,
-                    PublishedSettings (*publish)(const json::value&), const std::string& root, uint64_t seed) {
+void check_settings(const std::vector<std::string>& read_paths,
+                    const std::vector<std::string>& home_paths,
+                    PublishedSettings (*publish)(const json::value&), const std::string& root,
+                    uint64_t seed) {
   std::mt19937_64 rng(seed);
   auto marker = [&rng] {
     char buf[24];
@@ -261,7 +267,8 @@ void check_settings(const std::vector<std::string>& read_paths, const std::vecto
     const json::value original = settings;
     auto published = publish(settings);
     const std::string bytes = json::serialize(published.settings);
-    for (const auto& m : home) EXPECT_EQ(bytes.find(m), std::string::npos) << "round " << round << ": " << m;
+    for (const auto& m : home)
+      EXPECT_EQ(bytes.find(m), std::string::npos) << "round " << round << ": " << m;
     for (const auto& [path, m] : read) {
       const json::value* v = find(published.settings, path);
       ASSERT_TRUE(v) << "round " << round << ": " << path << " was not published";

@@ -34,7 +34,8 @@ TEST(RequestPacer, ABurstAtOnceThenTurnsAtTheRate) {
 TEST(RequestPacer, AllClientsTogetherShareOneRate) {
   RequestPacer pacer(PacerLimits{100, 100, 10, 5, milliseconds(1000)});
   const auto t0 = Clock::now();
-  for (int i = 0; i < 5; ++i) EXPECT_EQ(wait_ms(pacer.reserve("10.0.1." + std::to_string(i), t0)), 0);
+  for (int i = 0; i < 5; ++i)
+    EXPECT_EQ(wait_ms(pacer.reserve("10.0.1." + std::to_string(i), t0)), 0);
   EXPECT_NEAR(wait_ms(pacer.reserve("10.0.1.9", t0)), 100, 1);
   for (int i = 0; i < 9; ++i) pacer.reserve("10.0.2." + std::to_string(i), t0);
   EXPECT_EQ(wait_ms(pacer.reserve("10.0.3.1", t0)), -1);

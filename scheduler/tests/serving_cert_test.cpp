@@ -1,5 +1,7 @@
 // The secure port's certificate: the self-signed one a start makes, and the
 // operator's files with clear errors.
+#include "daemon/serving_cert.hpp"
+
 #include <gtest/gtest.h>
 #include <openssl/bio.h>
 #include <openssl/pem.h>
@@ -9,8 +11,6 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
-
-#include "daemon/serving_cert.hpp"
 
 namespace tightpack::daemon {
 namespace {
@@ -77,7 +77,8 @@ TEST(ServingCertificate, BadFilesNameTheFlagAndTheFile) {
 
   auto mismatched = load_serving_certificate(cert.string(), other_key.string());
   ASSERT_FALSE(mismatched);
-  EXPECT_NE(std::string(mismatched.error().what()).find("not the private key of the certificate"), std::string::npos);
+  EXPECT_NE(std::string(mismatched.error().what()).find("not the private key of the certificate"),
+            std::string::npos);
 }
 
 }  // namespace

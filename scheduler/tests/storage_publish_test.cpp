@@ -21,7 +21,9 @@ class Random {
   bool coin() { return rng_() % 2 == 0; }
   size_t below(size_t n) { return rng_() % n; }
   template <class T>
-  const T& pick(const std::vector<T>& v) { return v[below(v.size())]; }
+  const T& pick(const std::vector<T>& v) {
+    return v[below(v.size())];
+  }
 
  private:
   std::mt19937 rng_;
@@ -35,7 +37,8 @@ json::array some(Random& r, const std::vector<std::string>& from) {
   return out;
 }
 
-const std::vector<std::string> kModes{"ReadWriteOnce", "ReadOnlyMany", "ReadWriteMany", "ReadWriteOncePod"};
+const std::vector<std::string> kModes{"ReadWriteOnce", "ReadOnlyMany", "ReadWriteMany",
+                                      "ReadWriteOncePod"};
 const std::vector<std::string> kZones{"us-central1-a", "us-central1-b", "us-central1-c"};
 
 json::object node_affinity(Random& r) {
@@ -44,7 +47,8 @@ json::object node_affinity(Random& r) {
     json::array exprs;
     const std::vector<std::string> ops{"In", "NotIn", "Exists", "DoesNotExist"};
     const std::string& op = r.pick(ops);
-    json::object e{{"key", r.coin() ? "topology.gke.io/zone" : "topology.kubernetes.io/zone"}, {"operator", op}};
+    json::object e{{"key", r.coin() ? "topology.gke.io/zone" : "topology.kubernetes.io/zone"},
+                   {"operator", op}};
     if (op == "In" || op == "NotIn") {
       json::array zones = some(r, kZones);
       if (zones.empty()) zones.emplace_back(kZones[1]);
@@ -53,8 +57,8 @@ json::object node_affinity(Random& r) {
     exprs.push_back(std::move(e));
     json::object term{{"matchExpressions", std::move(exprs)}};
     if (r.coin()) {
-      term["matchFields"] =
-          json::array{json::object{{"key", "metadata.name"}, {"operator", "In"}, {"values", {"node-1"}}}};
+      term["matchFields"] = json::array{
+          json::object{{"key", "metadata.name"}, {"operator", "In"}, {"values", {"node-1"}}}};
     }
     terms.push_back(std::move(term));
   }
@@ -62,28 +66,41 @@ json::object node_affinity(Random& r) {
 }
 
 json::value random_claim(Random& r, int i) {
-  json::object annotations{{"hub.jupyter.org/username", "user" + std::to_string(i)}, {"secret-ish", "do not publish"}};
+  json::object annotations{{"hub.jupyter.org/username", "user" + std::to_string(i)},
+                           {"secret-ish", "do not publish"}};
   if (r.coin()) annotations["pv.kubernetes.io/bind-completed"] = "yes";
-  if (r.coin()) annotations["volume.kubernetes.io/selected-node"] = "node-" + std::to_string(r.below(3));
+  if (r.coin())
+    annotations["volume.kubernetes.io/selected-node"] = "node-" + std::to_string(r.below(3));
   json::object spec{{"accessModes", some(r, kModes)}};
-  if (r.coin()) spec["resources"] = json::object{{"requests", {{"storage", r.coin() ? "10Gi" : "1500M"}}}};
+  if (r.coin())
+    spec["resources"] = json::object{{"requests", {{"storage", r.coin() ? "10Gi" : "1500M"}}}};
   switch (r.below(3)) {
-    case 0: spec["storageClassName"] = "standard-rwo"; break;
-    case 1: spec["storageClassName"] = ""; break;
-    default: break;  // unset: the default class's to give
+    case 0:
+      spec["storageClassName"] = "standard-rwo";
+      break;
+    case 1:
+      spec["storageClassName"] = "";
+      break;
+    default:
+      break;  // unset: the default class's to give
   }
   if (r.coin()) spec["volumeName"] = "pv-" + std::to_string(i);
   if (r.coin()) spec["volumeMode"] = r.coin() ? "Block" : "Filesystem";
-  json::object meta{{"name", "claim-" + std::to_string(i)}, {"namespace", "jhub"}, {"annotations", std::move(annotations)},
+  json::object meta{{"name", "claim-" + std::to_string(i)},
+                    {"namespace", "jhub"},
+                    {"annotations", std::move(annotations)},
                     {"labels", {{"app", "jupyterhub"}}}};
   if (r.coin()) meta["uid"] = "uid-" + std::to_string(i);
   const std::vector<std::string> phases{"Pending", "Bound", "Lost"};
-  return json::object{{"kind", "PersistentVolumeClaim"}, {"metadata", std::move(meta)}, {"spec", std::move(spec)},
+  return json::object{{"kind", "PersistentVolumeClaim"},
+                      {"metadata", std::move(meta)},
+                      {"spec", std::move(spec)},
                       {"status", {{"phase", r.pick(phases)}}}};
 }
 
 json::value random_volume(Random& r, int i) {
-  json::object spec{{"accessModes", some(r, kModes)}, {"capacity", {{"storage", "10Gi"}}},
+  json::object spec{{"accessModes", some(r, kModes)},
+                    {"capacity", {{"storage", "10Gi"}}},
                     {"storageClassName", r.coin() ? "standard-rwo" : ""}};
   if (r.coin()) {
     json::object ref{{"namespace", "jhub"}, {"name", "claim-" + std::to_string(i)}};
@@ -91,31 +108,42 @@ json::value random_volume(Random& r, int i) {
     spec["claimRef"] = std::move(ref);
   }
   if (r.coin()) {
-    spec["csi"] = json::object{{"driver", "pd.csi.storage.gke.io"}, {"volumeHandle", "projects/p/disks/d" + std::to_string(i)},
+    spec["csi"] = json::object{{"driver", "pd.csi.storage.gke.io"},
+                               {"volumeHandle", "projects/p/disks/d" + std::to_string(i)},
                                {"volumeAttributes", {{"secret", "do not publish"}}},
                                {"nodePublishSecretRef", {{"name", "do-not-publish"}}}};
   }
   if (r.coin()) spec["nodeAffinity"] = node_affinity(r);
   if (r.coin()) spec["volumeMode"] = "Block";
-  json::object meta{{"name", "pv-" + std::to_string(i)}, {"annotations", {{"secret-ish", "do not publish"}}}};
+  json::object meta{{"name", "pv-" + std::to_string(i)},
+                    {"annotations", {{"secret-ish", "do not publish"}}}};
   if (r.coin()) meta["labels"] = json::object{{"topology.kubernetes.io/zone", r.pick(kZones)}};
   const std::vector<std::string> phases{"Available", "Bound", "Released"};
-  return json::object{{"kind", "PersistentVolume"}, {"metadata", std::move(meta)}, {"spec", std::move(spec)},
+  return json::object{{"kind", "PersistentVolume"},
+                      {"metadata", std::move(meta)},
+                      {"spec", std::move(spec)},
                       {"status", {{"phase", r.pick(phases)}}}};
 }
 
 json::value random_class(Random& r, int i) {
   json::object meta{{"name", "class-" + std::to_string(i)}};
-  if (r.coin()) meta["creationTimestamp"] = "2025-0" + std::to_string(1 + r.below(9)) + "-01T12:00:00Z";
-  if (r.coin()) meta["annotations"] = json::object{{"storageclass.kubernetes.io/is-default-class", r.coin() ? "true" : "false"}};
-  json::object o{{"kind", "StorageClass"}, {"metadata", std::move(meta)}, {"provisioner", "pd.csi.storage.gke.io"},
-                 {"parameters", {{"csi.storage.k8s.io/provisioner-secret-name", "do-not-publish"}}}};
+  if (r.coin())
+    meta["creationTimestamp"] = "2025-0" + std::to_string(1 + r.below(9)) + "-01T12:00:00Z";
+  if (r.coin())
+    meta["annotations"] =
+        json::object{{"storageclass.kubernetes.io/is-default-class", r.coin() ? "true" : "false"}};
+  json::object o{
+      {"kind", "StorageClass"},
+      {"metadata", std::move(meta)},
+      {"provisioner", "pd.csi.storage.gke.io"},
+      {"parameters", {{"csi.storage.k8s.io/provisioner-secret-name", "do-not-publish"}}}};
   if (r.coin()) o["volumeBindingMode"] = r.coin() ? "WaitForFirstConsumer" : "Immediate";
   if (r.coin()) {
     json::array zones = some(r, kZones);
     if (zones.empty()) zones.emplace_back(kZones[0]);
     o["allowedTopologies"] = json::array{json::object{
-        {"matchLabelExpressions", json::array{json::object{{"key", "topology.gke.io/zone"}, {"values", zones}}}}}};
+        {"matchLabelExpressions",
+         json::array{json::object{{"key", "topology.gke.io/zone"}, {"values", zones}}}}}};
   }
   return o;
 }
@@ -172,10 +200,13 @@ TEST(StoragePublish, HomeListsTheUsersClaimsAndTheirVolumesOnly) {
   // "alice2" is not "alice", and an unannotated claim is nobody's home.
   add("PersistentVolumeClaim", R"({"metadata": {"name": "claim-alice2", "namespace": "jhub",
     "annotations": {"hub.jupyter.org/username": "alice2"}}, "spec": {}})");
-  add("PersistentVolumeClaim", R"({"metadata": {"name": "scratch", "namespace": "jhub"}, "spec": {}})");
-  add("PersistentVolume", R"({"metadata": {"name": "pv-a"}, "spec": {"capacity": {"storage": "10Gi"},
+  add("PersistentVolumeClaim",
+      R"({"metadata": {"name": "scratch", "namespace": "jhub"}, "spec": {}})");
+  add("PersistentVolume",
+      R"({"metadata": {"name": "pv-a"}, "spec": {"capacity": {"storage": "10Gi"},
     "claimRef": {"namespace": "jhub", "name": "claim-alice"}}})");
-  add("PersistentVolume", R"({"metadata": {"name": "pv-b"}, "spec": {"capacity": {"storage": "10Gi"}}})");
+  add("PersistentVolume",
+      R"({"metadata": {"name": "pv-b"}, "spec": {"capacity": {"storage": "10Gi"}}})");
 
   const json::object home = home_answer(store, "alice");
   EXPECT_EQ(home.at("claims"), json::parse(R"([
@@ -185,7 +216,8 @@ TEST(StoragePublish, HomeListsTheUsersClaimsAndTheirVolumesOnly) {
   ASSERT_EQ(items.size(), 3u);
   EXPECT_EQ(items[2].at("metadata").at("name"), "pv-a");
   const std::string text = json::serialize(home);
-  for (const char* other : {"bob", "pv-b", "alice2", "scratch"}) EXPECT_EQ(text.find(other), std::string::npos) << other;
+  for (const char* other : {"bob", "pv-b", "alice2", "scratch"})
+    EXPECT_EQ(text.find(other), std::string::npos) << other;
 
   // Another hub's alice, in another namespace: not hers when the hub's namespace is given.
   add("PersistentVolumeClaim", R"({"metadata": {"name": "claim-alice", "namespace": "other-hub",
@@ -195,10 +227,12 @@ TEST(StoragePublish, HomeListsTheUsersClaimsAndTheirVolumesOnly) {
   store.remove("PersistentVolumeClaim", "other-hub/claim-alice");
 
   // A claim whose annotation is removed, or that is deleted, is no longer hers.
-  add("PersistentVolumeClaim", R"({"metadata": {"name": "claim-alice-gpu", "namespace": "jhub"}, "spec": {}})");
+  add("PersistentVolumeClaim",
+      R"({"metadata": {"name": "claim-alice-gpu", "namespace": "jhub"}, "spec": {}})");
   store.remove("PersistentVolumeClaim", "jhub/claim-alice");
   EXPECT_EQ(home_answer(store, "alice").at("claims"), json::array());
-  EXPECT_EQ(home_answer(store, "nobody"), json::parse(R"({"user": "nobody", "claims": [], "items": []})"));
+  EXPECT_EQ(home_answer(store, "nobody"),
+            json::parse(R"({"user": "nobody", "claims": [], "items": []})"));
 }
 
 }  // namespace

@@ -43,7 +43,8 @@ Text guarded(Answer&& answer) {
   try {
     return Text(answer());
   } catch (const std::bad_alloc&) {
-    return Text(tightpack::error_text("out of memory: the input needs more than the 2 GB of WebAssembly memory"));
+    return Text(tightpack::error_text(
+        "out of memory: the input needs more than the 2 GB of WebAssembly memory"));
   } catch (const std::exception& e) {
     return Text(tightpack::error_text(std::string("internal error: ") + e.what()));
   } catch (...) {
@@ -59,11 +60,15 @@ Text autoscale(uintptr_t data, size_t size) {
   return guarded([&] { return tightpack::autoscaler::autoscale_text(bytes(data, size)); });
 }
 
-std::string version() { return TIGHTPACK_VERSION; }
+std::string version() {
+  return TIGHTPACK_VERSION;
+}
 
 // Bytes malloc has handed out and not had back: the leak check of the tests
 // (the WebAssembly memory itself only ever grows).
-size_t heap_bytes_in_use() { return mallinfo().uordblks; }
+size_t heap_bytes_in_use() {
+  return mallinfo().uordblks;
+}
 
 // A cluster loaded once and asked many questions.
 class LoadedCluster {
@@ -72,23 +77,27 @@ class LoadedCluster {
             uintptr_t config, size_t config_size) {
     return guarded([&] {
       cluster_.reset();
-      auto loaded = tightpack::load_what_if_cluster(bytes(snapshot, snapshot_size), bytes(pools, pools_size),
-                                                    bytes(config, config_size));
+      auto loaded = tightpack::load_what_if_cluster(
+          bytes(snapshot, snapshot_size), bytes(pools, pools_size), bytes(config, config_size));
       if (!loaded) return tightpack::error_text(loaded.error().what());
       cluster_.emplace(std::move(*loaded));
       return tightpack::loaded_text(*cluster_);
     });
   }
   Text place(uintptr_t request, size_t size) {
-    return guarded([&] { return cluster_ ? tightpack::place_text(*cluster_, bytes(request, size)) : not_loaded(); });
+    return guarded([&] {
+      return cluster_ ? tightpack::place_text(*cluster_, bytes(request, size)) : not_loaded();
+    });
   }
   Text explain(uintptr_t request, size_t size) {
-    return guarded(
-        [&] { return cluster_ ? tightpack::explain_text(*cluster_, bytes(request, size)) : not_loaded(); });
+    return guarded([&] {
+      return cluster_ ? tightpack::explain_text(*cluster_, bytes(request, size)) : not_loaded();
+    });
   }
   Text forecast(uintptr_t request, size_t size) {
-    return guarded(
-        [&] { return cluster_ ? tightpack::forecast_text(*cluster_, bytes(request, size)) : not_loaded(); });
+    return guarded([&] {
+      return cluster_ ? tightpack::forecast_text(*cluster_, bytes(request, size)) : not_loaded();
+    });
   }
   Text summary() {
     return guarded([&] { return cluster_ ? tightpack::summary_text(*cluster_) : not_loaded(); });

@@ -56,7 +56,8 @@ struct AdmittedPod {
 
 // `pod` (a v1 Pod) as the API server would store it. An error names the
 // field (under `path`) that admission cannot read.
-Result<AdmittedPod> admit_pod(const boost::json::value& pod, const AdmissionOptions& options, const JsonPath& path);
+Result<AdmittedPod> admit_pod(const boost::json::value& pod, const AdmissionOptions& options,
+                              const JsonPath& path);
 
 // `pod` admitted, then decoded: what every what-if question asks about (the
 // WebAssembly requests, `tightpack predict`).
@@ -64,7 +65,8 @@ struct AdmittedRequestPod {
   Pod pod;
   std::vector<AdmissionChange> changes;
 };
-Result<AdmittedRequestPod> decode_admitted_pod(const boost::json::value& pod, const AdmissionOptions& options,
+Result<AdmittedRequestPod> decode_admitted_pod(const boost::json::value& pod,
+                                               const AdmissionOptions& options,
                                                const JsonPath& path);
 
 // [{"by": "defaulting", "container", "resource", "request"} |

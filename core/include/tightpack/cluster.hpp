@@ -43,7 +43,7 @@ struct PodUsage {
   // pod has init containers).
   int64_t nz_cpu_v130 = 0;
   int64_t nz_memory_v130 = 0;
-  std::vector<std::pair<uint32_t, int64_t>> scalars;  // (cluster scalar index, amount)
+  std::vector<std::pair<uint32_t, int64_t>> scalars;             // (cluster scalar index, amount)
   std::vector<std::pair<std::string, int64_t>> unknown_scalars;  // no node offers these
   std::vector<HostPort> host_ports;
 };
@@ -101,7 +101,8 @@ class Cluster {
  public:
   // Bound pods whose node is missing, and finished pods, are left out, as the
   // scheduler cache leaves them out.
-  static Result<Cluster> build(std::vector<Node> nodes, const std::vector<Pod>& pods, ApiObjects objects = {});
+  static Result<Cluster> build(std::vector<Node> nodes, const std::vector<Pod>& pods,
+                               ApiObjects objects = {});
   // The same for pods held elsewhere (a scenario's), without copying them.
   static Result<Cluster> build_from(std::vector<Node> nodes, const std::vector<const Pod*>& pods,
                                     ApiObjects objects = {});
@@ -166,7 +167,9 @@ class Cluster {
   // pods_on(n). Kept with the pods, so that a decision does not walk every
   // bound pod of the cluster to count them.
   using AttachedVolume = std::pair<std::string, std::string>;  // (volume, driver)
-  const std::vector<const AttachedVolume*>& attached_volumes(NodeIndex n) const { return attached_[n]; }
+  const std::vector<const AttachedVolume*>& attached_volumes(NodeIndex n) const {
+    return attached_[n];
+  }
   // The node's CSINode, or null.
   const CsiNode* csi_node(NodeIndex n) const { return storage_.csi_node_at(csi_node_index_[n]); }
 
@@ -229,10 +232,14 @@ class Cluster {
   int64_t affinity_pods() const { return affinity_pods_; }
   uint64_t affinity_epoch() const { return affinity_epoch_; }
   uint32_t affinity_generation(NodeIndex n) const { return affinity_generation_[n]; }
-  uint32_t affinity_pods_on(NodeIndex n) const { return static_cast<uint32_t>(affinity_positions_[n].size()); }
+  uint32_t affinity_pods_on(NodeIndex n) const {
+    return static_cast<uint32_t>(affinity_positions_[n].size());
+  }
   // Their positions in pods_on(n), ascending: a pod without terms of its own
   // looks at these, not at the node's every pod.
-  const std::vector<uint32_t>& affinity_positions(NodeIndex n) const { return affinity_positions_[n]; }
+  const std::vector<uint32_t>& affinity_positions(NodeIndex n) const {
+    return affinity_positions_[n];
+  }
   // The bound pods labelled key=value, by node and metadata, in no order:
   // where a selector with that requirement can match anything.
   // PodTopologySpread and InterPodAffinity count the pods their selectors
@@ -242,7 +249,8 @@ class Cluster {
     NodeIndex node;
     const PodMeta* meta;  // the bound pod's, which keeps it alive
   };
-  const std::vector<LabelledPod>& pods_with_label(std::string_view key, std::string_view value) const;
+  const std::vector<LabelledPod>& pods_with_label(std::string_view key,
+                                                  std::string_view value) const;
   // Marks in `into` (one entry per node) the nodes where `selector` can
   // match a bound pod: those with a pod carrying a value of one of its In
   // requirements (the one that names the fewest). False when it has none,
@@ -255,7 +263,8 @@ class Cluster {
 
  private:
   template <class PodList>
-  static Result<Cluster> build_impl(std::vector<Node> nodes, const PodList& pods, ApiObjects objects);
+  static Result<Cluster> build_impl(std::vector<Node> nodes, const PodList& pods,
+                                    ApiObjects objects);
   // Node n's allocatable, scalar and label columns from `node` (its label
   // entries empty before), its images counted in image_states_; returns its
   // image set, sorted.
@@ -289,7 +298,8 @@ class Cluster {
   StringPool strings_;
 
   std::vector<int64_t> alloc_cpu_, alloc_mem_, alloc_eph_, allowed_pods_;
-  std::vector<int64_t> req_cpu_, req_mem_, req_eph_, nz_cpu_, nz_mem_, nz_cpu_v130_, nz_mem_v130_, pod_count_;
+  std::vector<int64_t> req_cpu_, req_mem_, req_eph_, nz_cpu_, nz_mem_, nz_cpu_v130_, nz_mem_v130_,
+      pod_count_;
   std::vector<std::string> scalar_names_;
   std::vector<std::vector<int64_t>> alloc_scalar_, req_scalar_;
   std::vector<std::vector<uint8_t>> has_scalar_;

@@ -28,29 +28,36 @@ Status decode_pod_into(const boost::json::value& v, const JsonPath& path, Pod& p
 
 // A metav1.LabelSelector, decoded as it is written (validate_label_selector
 // in labels.hpp checks it); the error carries the JSON path.
-std::optional<Error> decode_label_selector(const boost::json::value& v, const JsonPath& path, LabelSelector& out);
+std::optional<Error> decode_label_selector(const boost::json::value& v, const JsonPath& path,
+                                           LabelSelector& out);
 
 // spec.topologySpreadConstraints of a pod (`for_pod`) or
 // PodTopologySpreadArgs.defaultConstraints, validated as the API server
 // validates a pod's, or kube-scheduler its arguments.
-std::optional<Error> decode_topology_spread(const boost::json::value& v, const JsonPath& path, bool for_pod,
-                                           std::vector<TopologySpreadConstraint>& out);
+std::optional<Error> decode_topology_spread(const boost::json::value& v, const JsonPath& path,
+                                            bool for_pod,
+                                            std::vector<TopologySpreadConstraint>& out);
 
 // The cluster objects beyond nodes and pods (objects.hpp: ApiObjects).
 Result<Namespace> decode_namespace(const boost::json::value& v, const JsonPath& path);
-Result<MapSelectorObject> decode_map_selector_object(const boost::json::value& v, const JsonPath& path);  // Service, RC
-Result<SelectorObject> decode_selector_object(const boost::json::value& v, const JsonPath& path);  // RS, StatefulSet
+Result<MapSelectorObject> decode_map_selector_object(const boost::json::value& v,
+                                                     const JsonPath& path);  // Service, RC
+Result<SelectorObject> decode_selector_object(const boost::json::value& v,
+                                              const JsonPath& path);  // RS, StatefulSet
 // The storage objects (storage_decode.cpp).
-Result<PersistentVolumeClaim> decode_persistent_volume_claim(const boost::json::value& v, const JsonPath& path);
-Result<PersistentVolume> decode_persistent_volume(const boost::json::value& v, const JsonPath& path);
+Result<PersistentVolumeClaim> decode_persistent_volume_claim(const boost::json::value& v,
+                                                             const JsonPath& path);
+Result<PersistentVolume> decode_persistent_volume(const boost::json::value& v,
+                                                  const JsonPath& path);
 Result<StorageClass> decode_storage_class(const boost::json::value& v, const JsonPath& path);
 Result<CsiNode> decode_csi_node(const boost::json::value& v, const JsonPath& path);
 Result<CsiDriver> decode_csi_driver(const boost::json::value& v, const JsonPath& path);
-Result<CsiStorageCapacity> decode_csi_storage_capacity(const boost::json::value& v, const JsonPath& path);
+Result<CsiStorageCapacity> decode_csi_storage_capacity(const boost::json::value& v,
+                                                       const JsonPath& path);
 // Decodes an object of one of those kinds into `out`; `known` is false for
 // any other kind (nothing decoded).
-Status decode_api_object(std::string_view kind, const boost::json::value& v, const JsonPath& path, ApiObjects& out,
-                         bool& known);
+Status decode_api_object(std::string_view kind, const boost::json::value& v, const JsonPath& path,
+                         ApiObjects& out, bool& known);
 
 struct ClusterObjects {
   std::vector<Node> nodes;
@@ -61,8 +68,8 @@ struct ClusterObjects {
 // Calls `visit` with each Kubernetes object of a v1 List (or any *List), a
 // single object, or {"nodes": [...], "pods": [...]}, with its kind and path;
 // the first error stops the walk.
-using ObjectVisitor =
-    std::function<Status(std::string_view kind, const boost::json::value& object, const JsonPath& path)>;
+using ObjectVisitor = std::function<Status(std::string_view kind, const boost::json::value& object,
+                                           const JsonPath& path)>;
 Status visit_objects(const boost::json::value& v, const JsonPath& path, const ObjectVisitor& visit);
 
 // Accepts a v1 List (as `kubectl get nodes,pods -A -o json` prints it), a

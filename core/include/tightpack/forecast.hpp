@@ -29,7 +29,7 @@ struct NodeForecast {
   autoscaler::Utilization utilization;  // the deciding resource and value
   double threshold = 0;                 // the one that applies: GPU nodes have their own
   bool removable = false;
-  bool empty = false;      // removable with nothing to move (DaemonSet and mirror pods only)
+  bool empty = false;       // removable with nothing to move (DaemonSet and mirror pods only)
   size_t pods_to_move = 0;  // removable nodes: the pods a drain would evict
   // cluster-autoscaler's reason ("NotUnderutilized", "BlockedByPod/NotReplicated", …),
   // empty when removable.
@@ -50,10 +50,10 @@ struct ScaleDownForecast {
   std::vector<NodeForecast> nodes;  // in snapshot order
   std::vector<PoolForecast> pools;  // the pools that have nodes, by name
   int64_t removable = 0;
-  int64_t not_autoscaled = 0;              // nodes in no pool
-  int64_t unneeded_seconds = 600;          // --scale-down-unneeded-time
-  std::vector<std::string> removed_pods;   // namespace/name, in snapshot order
-  std::vector<std::string> notes;          // what the user should know about the answer
+  int64_t not_autoscaled = 0;             // nodes in no pool
+  int64_t unneeded_seconds = 600;         // --scale-down-unneeded-time
+  std::vector<std::string> removed_pods;  // namespace/name, in snapshot order
+  std::vector<std::string> notes;         // what the user should know about the answer
 };
 
 // Runs cluster-autoscaler's scale-down rules on the snapshot, after taking
@@ -63,8 +63,7 @@ struct ScaleDownForecast {
 // forecast (see docs/forecast.md). Errors when a pod needs a scheduling
 // feature the engine does not model.
 Result<ScaleDownForecast> forecast_scale_down(const ClusterSnapshot& snapshot,
-                                              const ResolvedPools& pools,
-                                              const PoolsConfig& config,
+                                              const ResolvedPools& pools, const PoolsConfig& config,
                                               const LabelSelector* remove = nullptr,
                                               std::optional<int64_t> now = std::nullopt);
 

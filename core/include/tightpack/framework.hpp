@@ -17,9 +17,9 @@
 
 #include "tightpack/cluster.hpp"
 #include "tightpack/error.hpp"
-#include "tightpack/model.hpp"
 #include "tightpack/go_int.hpp"
 #include "tightpack/kube_release.hpp"
+#include "tightpack/model.hpp"
 #include "tightpack/plugins/balanced_allocation.hpp"
 #include "tightpack/plugins/cohort.hpp"
 #include "tightpack/plugins/inter_pod_affinity.hpp"
@@ -60,7 +60,8 @@ ScoreVector score_weights(const Profile& profile);
 // checked against [0, 100], times its weight. Returns the first plugin whose
 // score is out of range (kube-scheduler then fails the pod with an error),
 // or nothing.
-std::optional<Plugin> weigh(const ScoreVector& normalised, const ScoreVector& weight, ScoreRow& row);
+std::optional<Plugin> weigh(const ScoreVector& normalised, const ScoreVector& weight,
+                            ScoreRow& row);
 
 struct Decision;
 
@@ -103,7 +104,8 @@ class PodPlan {
   };
   Verdict node_verdict(const Cluster& c, NodeIndex n, const Relief* relief = nullptr) const;
   NodeStatus with_domain_filters(const Cluster& c, NodeIndex n, const Verdict& v,
-                                 const Relief* relief = nullptr, Plugin skip = Plugin::kCount) const;
+                                 const Relief* relief = nullptr,
+                                 Plugin skip = Plugin::kCount) const;
   // The domain filters that can reject some node of `c` as it is (no victims
   // taken off), in profile order: a pod without terms, in a cluster where no
   // bound pod's anti-affinity selects it, has none, and decide then asks
@@ -113,7 +115,8 @@ class PodPlan {
     uint8_t size = 0;
   };
   DomainFilters active_domain_filters(const Cluster& c) const;
-  NodeStatus with_domain_filters(const Cluster& c, NodeIndex n, const Verdict& v, const DomainFilters& active) const;
+  NodeStatus with_domain_filters(const Cluster& c, NodeIndex n, const Verdict& v,
+                                 const DomainFilters& active) const;
   // Every filter but PodTopologySpread, for the replica index that judges
   // PodTopologySpread by groups of nodes (SpreadReplicaIndex).
   NodeStatus filter_without_spread(const Cluster& c, NodeIndex n) const {
@@ -148,7 +151,9 @@ class PodPlan {
   const std::string& absent_reason() const { return absent_reason_; }
 
   // Raw (pre-normalisation) scores.
-  int64_t taint_raw(const Cluster& c, NodeIndex n) const { return taint_raw_by_set_[c.taint_set(n)]; }
+  int64_t taint_raw(const Cluster& c, NodeIndex n) const {
+    return taint_raw_by_set_[c.taint_set(n)];
+  }
   int64_t affinity_raw(NodeIndex n) const { return affinity_raw_.empty() ? 0 : affinity_raw_[n]; }
   int64_t image_score(NodeIndex n) const { return image_score_.empty() ? 0 : image_score_[n]; }
   int64_t volume_score(NodeIndex n) const { return volume_score_.empty() ? 0 : volume_score_[n]; }
@@ -173,7 +178,8 @@ class PodPlan {
     int64_t fit = 0, balanced = 0, cohort = 0;
   };
   bool has_pod_dependent_scores(const ScoreVector& weight) const;
-  PodDependentScores pod_dependent_scores(const Cluster& c, NodeIndex n, const ScoreVector& weight) const;
+  PodDependentScores pod_dependent_scores(const Cluster& c, NodeIndex n,
+                                          const ScoreVector& weight) const;
 
   // The normalised scores of the plugins that normalise over the decision's
   // feasible nodes at once and read whole topology domains
@@ -182,20 +188,22 @@ class PodPlan {
   struct DomainScores {
     std::vector<int64_t> spread, inter_pod;
   };
-  DomainScores domain_scores(const Cluster& c, const std::vector<NodeIndex>& feasible, const ScoreVector& weight) const;
+  DomainScores domain_scores(const Cluster& c, const std::vector<NodeIndex>& feasible,
+                             const ScoreVector& weight) const;
 
   // Every modelled plugin's normalised score of node n, the j-th feasible
   // node of `domain`'s decision (none: those plugins give 0).
   ScoreVector normalised_scores(const Cluster& c, NodeIndex n, const Normalizers& norm,
-                                const PodDependentScores& pod_dependent, const DomainScores* domain = nullptr,
-                                size_t j = 0) const;
+                                const PodDependentScores& pod_dependent,
+                                const DomainScores* domain = nullptr, size_t j = 0) const;
   // Whether a score plugin scores this pod at all (its PreScore does not
   // skip); results list only those.
   bool scores_with(Plugin p) const;
 
   // The placed copy of this pod.
   BoundPod bound(std::string key) const {
-    return BoundPod{std::move(key), priority_, usage_, cohort_, 0, meta_, storage_, affinity_terms_};
+    return BoundPod{std::move(key), priority_, usage_,         cohort_, 0,
+                    meta_,          storage_,  affinity_terms_};
   }
 
   // Where a scored resource's numbers come from
@@ -225,7 +233,8 @@ class PodPlan {
   StaticVerdict judge(const Cluster& c, NodeIndex n, bool affinity_ok) const;
   // One of the filters that read whole topology domains; nothing when it
   // admits the node.
-  std::optional<NodeStatus> domain_filter(const Cluster& c, NodeIndex n, Plugin plugin, const Relief* relief) const;
+  std::optional<NodeStatus> domain_filter(const Cluster& c, NodeIndex n, Plugin plugin,
+                                          const Relief* relief) const;
   // How many of the pod's ReadWriteOncePod claims a bound pod uses already.
   int64_t read_write_once_pod_in_use(const Cluster& c) const;
   // The volume plugins' PreFilters and what their filters read; an
@@ -261,9 +270,9 @@ class PodPlan {
   std::optional<plugins::RequiredNodeAffinity> required_;  // kFirstFit, when not trivial
   std::vector<uint8_t> static_position_;
   std::vector<NodeStatus> static_status_;
-  std::vector<int64_t> taint_raw_by_set_;   // per taint set
-  std::vector<int64_t> affinity_raw_;       // per node, empty when the pod has no preferences
-  std::vector<int64_t> image_score_;        // per node, empty when ImageLocality is off
+  std::vector<int64_t> taint_raw_by_set_;  // per taint set
+  std::vector<int64_t> affinity_raw_;      // per node, empty when the pod has no preferences
+  std::vector<int64_t> image_score_;       // per node, empty when ImageLocality is off
   std::vector<ResourceColumns> fit_columns_, balanced_columns_;
   std::vector<int64_t> fit_pod_request_;       // per profile.fit.resources entry
   std::vector<int64_t> balanced_pod_request_;  // per profile.balanced_resources entry
@@ -291,7 +300,8 @@ class PodPlan {
   std::optional<Rejection> rejection_;
   std::vector<std::string> bound_claims_, delayed_claims_;
   bool binding_filters_ = false;
-  std::vector<uint8_t> binding_conflicts_;  // per node, kDecide plans (first-fit ones judge when asked)
+  std::vector<uint8_t>
+      binding_conflicts_;  // per node, kDecide plans (first-fit ones judge when asked)
   std::vector<plugins::VolumeTopology> zone_topologies_;
   std::vector<PodVolume> disks_;
   std::string ns_;
@@ -329,13 +339,13 @@ struct Decision {
   std::string pod;
   size_t num_all_nodes = 0;
   bool prefilter_rejected = false;
-  std::vector<NodeIndex> filtered;     // nodes the filters ran on (all, or the PreFilter set)
-  std::vector<NodeStatus> statuses;    // aligned with `filtered`
+  std::vector<NodeIndex> filtered;   // nodes the filters ran on (all, or the PreFilter set)
+  std::vector<NodeStatus> statuses;  // aligned with `filtered`
   std::vector<NodeIndex> feasible;
-  std::vector<ScoreRow> scores;        // aligned with `feasible`
-  std::vector<NodeIndex> top;          // highest total, sorted by node name
-  std::optional<NodeIndex> chosen;     // the smallest name in `top`
-  std::string message;                 // the FailedScheduling text when nothing fits
+  std::vector<ScoreRow> scores;     // aligned with `feasible`
+  std::vector<NodeIndex> top;       // highest total, sorted by node name
+  std::optional<NodeIndex> chosen;  // the smallest name in `top`
+  std::string message;              // the FailedScheduling text when nothing fits
   std::optional<Preemption> preemption;
   // Set when scheduling fails with an error rather than a FitError: a score
   // plugin returned a score outside [0, 100] (only wrapped int64 sums of
@@ -361,9 +371,10 @@ std::string fit_error_message(const PodPlan& plan, const Cluster& cluster, const
 
 inline constexpr size_t kMaxScoredResources = 16;  // profile.cpp rejects more
 
-inline void PodPlan::pairs(const Cluster& c, NodeIndex n, const std::vector<ResourceColumns>& columns,
-                    const std::vector<int64_t>& pod_request, bool non_zero, int64_t* requested,
-                    int64_t* allocatable, int64_t* allocated) const {
+inline void PodPlan::pairs(const Cluster& c, NodeIndex n,
+                           const std::vector<ResourceColumns>& columns,
+                           const std::vector<int64_t>& pod_request, bool non_zero,
+                           int64_t* requested, int64_t* allocatable, int64_t* allocated) const {
   const bool sidecars_summed = kube_release::nonzero_sums_sidecars(profile_->kube_minor);
   for (size_t i = 0; i < columns.size(); ++i) {
     int64_t node = 0;
@@ -376,7 +387,8 @@ inline void PodPlan::pairs(const Cluster& c, NodeIndex n, const std::vector<Reso
         break;
       case ResourceColumns::kMemory:
         allocatable[i] = c.alloc_memory()[n];
-        node = non_zero ? (sidecars_summed ? c.nz_memory()[n] : c.nz_memory_v130()[n]) : c.req_memory()[n];
+        node = non_zero ? (sidecars_summed ? c.nz_memory()[n] : c.nz_memory_v130()[n])
+                        : c.req_memory()[n];
         break;
       case ResourceColumns::kEphemeral:
         allocatable[i] = c.alloc_ephemeral()[n];
@@ -399,7 +411,8 @@ inline void PodPlan::pairs(const Cluster& c, NodeIndex n, const std::vector<Reso
 inline int64_t PodPlan::fit_score(const Cluster& c, NodeIndex n) const {
   int64_t requested[kMaxScoredResources], allocatable[kMaxScoredResources];
   pairs(c, n, fit_columns_, fit_pod_request_, true, requested, allocatable);
-  return plugins::resource_allocation_score(profile_->fit, requested, allocatable, fit_columns_.size());
+  return plugins::resource_allocation_score(profile_->fit, requested, allocatable,
+                                            fit_columns_.size());
 }
 
 inline int64_t PodPlan::cohort_score(const Cluster& c, NodeIndex n) const {
@@ -415,12 +428,14 @@ inline int64_t PodPlan::cohort_score(const Cluster& c, NodeIndex n) const {
 
 inline int64_t PodPlan::balanced_score(const Cluster& c, NodeIndex n) const {
   if (balanced_skip_) return 0;
-  int64_t requested[kMaxScoredResources], allocatable[kMaxScoredResources], allocated[kMaxScoredResources];
+  int64_t requested[kMaxScoredResources], allocatable[kMaxScoredResources],
+      allocated[kMaxScoredResources];
   pairs(c, n, balanced_columns_, balanced_pod_request_, false, requested, allocatable, allocated);
   if (!kube_release::balanced_scores_the_change(profile_->kube_minor)) {
     return plugins::balance_score(requested, allocatable, balanced_columns_.size());
   }
-  return plugins::balanced_allocation_score(requested, allocated, allocatable, balanced_columns_.size());
+  return plugins::balanced_allocation_score(requested, allocated, allocatable,
+                                            balanced_columns_.size());
 }
 
 }  // namespace tightpack

@@ -62,6 +62,8 @@ inline double go_log(double x) {
 }
 
 // math.Round: half away from zero, as std::round.
-inline double go_round(double x) { return std::round(x); }
+inline double go_round(double x) {
+  return std::round(x);
+}
 
 }  // namespace tightpack

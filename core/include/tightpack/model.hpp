@@ -97,7 +97,7 @@ struct LabelSelector {
 struct PodAffinityTerm {
   bool anti = false;
   bool required = false;
-  int32_t weight = 0;  // preferred terms
+  int32_t weight = 0;                           // preferred terms
   std::optional<LabelSelector> label_selector;  // absent selects no pod
   std::vector<std::string> namespaces;
   std::optional<LabelSelector> namespace_selector;
@@ -110,7 +110,7 @@ struct PodAffinityTerm {
 struct TopologySpreadConstraint {
   int32_t max_skew = 0;
   std::string topology_key;
-  std::string when_unsatisfiable;  // DoNotSchedule, ScheduleAnyway
+  std::string when_unsatisfiable;               // DoNotSchedule, ScheduleAnyway
   std::optional<LabelSelector> label_selector;  // absent selects no pod
   std::optional<int32_t> min_domains;
   std::string node_affinity_policy;  // "", Honor, Ignore
@@ -154,20 +154,20 @@ struct Container {
 // (VolumeBinding, VolumeZone, VolumeRestrictions, NodeVolumeLimits).
 struct PodVolume {
   enum class Source : uint8_t {
-    kOther,                 // read by no scheduling plugin (emptyDir, configMap, nfs, csi, ...)
-    kClaim,                 // persistentVolumeClaim
-    kEphemeral,             // ephemeral: a claim named <pod>-<volume>, owned by the pod
-    kGcePersistentDisk,     // in-tree sources VolumeRestrictions compares ...
+    kOther,              // read by no scheduling plugin (emptyDir, configMap, nfs, csi, ...)
+    kClaim,              // persistentVolumeClaim
+    kEphemeral,          // ephemeral: a claim named <pod>-<volume>, owned by the pod
+    kGcePersistentDisk,  // in-tree sources VolumeRestrictions compares ...
     kAwsElasticBlockStore,
     kIscsi,
     kRbd,
-    kInTreeMigratable,      // ... and the other in-tree ones CSI migration translates
+    kInTreeMigratable,  // ... and the other in-tree ones CSI migration translates
   };
   std::string name;
   Source source = Source::kOther;
   std::string claim;  // kClaim: claimName; kEphemeral: the generated claim name
-  std::string disk;   // pdName, volumeID, iqn, rbd image; kInTreeMigratable: the in-tree plugin name
-  std::string pool;   // rbd
+  std::string disk;  // pdName, volumeID, iqn, rbd image; kInTreeMigratable: the in-tree plugin name
+  std::string pool;  // rbd
   std::vector<std::string> monitors;  // rbd
   bool read_only = false;
 
@@ -192,13 +192,16 @@ struct Pod {
   int32_t priority = 0;
   bool preempt_never = false;
   std::string nominated_node_name;
-  std::vector<PodAffinityTerm> pod_affinity_terms;  // required and preferred, affinity and anti-affinity
-  std::vector<PodVolume> volumes;  // only those a scheduling plugin reads (Source other than kOther)
+  std::vector<PodAffinityTerm>
+      pod_affinity_terms;  // required and preferred, affinity and anti-affinity
+  std::vector<PodVolume>
+      volumes;  // only those a scheduling plugin reads (Source other than kOther)
   std::vector<TopologySpreadConstraint> topology_spread;
   std::optional<OwnerReference> controller;
   std::vector<std::string> image_volumes;  // spec.volumes[].image.reference (ImageLocality)
-  bool scheduling_gated = false;  // spec.schedulingGates: no scheduler may take it yet
-  bool resource_claims = false;   // spec.resourceClaims (DynamicResources, which the engine does not model)
+  bool scheduling_gated = false;           // spec.schedulingGates: no scheduler may take it yet
+  bool resource_claims =
+      false;  // spec.resourceClaims (DynamicResources, which the engine does not model)
   std::string creation_timestamp;
   std::string deletion_timestamp;  // set while a deleted pod terminates: it still holds its node
   std::string start_time;          // status.startTime

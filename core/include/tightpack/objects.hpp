@@ -160,7 +160,7 @@ struct CsiDriver {
 struct CsiStorageCapacity {
   std::string ns;
   std::string name;
-  std::string class_name;                     // storageClassName
+  std::string class_name;                      // storageClassName
   std::optional<LabelSelector> node_topology;  // absent: no node has access
   std::optional<int64_t> capacity;
   std::optional<int64_t> maximum_volume_size;
@@ -198,8 +198,10 @@ class OwnerIndex {
  public:
   OwnerIndex() = default;
   explicit OwnerIndex(const ApiObjects& objects);
-  const SelectorObject* replica_set(const ApiObjects& o, std::string_view ns, std::string_view name) const;
-  const SelectorObject* stateful_set(const ApiObjects& o, std::string_view ns, std::string_view name) const;
+  const SelectorObject* replica_set(const ApiObjects& o, std::string_view ns,
+                                    std::string_view name) const;
+  const SelectorObject* stateful_set(const ApiObjects& o, std::string_view ns,
+                                     std::string_view name) const;
   const MapSelectorObject* replication_controller(const ApiObjects& o, std::string_view ns,
                                                   std::string_view name) const;
 

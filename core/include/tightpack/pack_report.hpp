@@ -47,7 +47,7 @@ std::string_view retire_name(Retire r);
 Result<Retire> parse_retire(std::string_view name);
 
 struct Event {
-  int64_t at = 0;     // seconds from the start
+  int64_t at = 0;  // seconds from the start
   enum class Kind : uint8_t { kStart, kStop, kScale } kind = Kind::kStart;
   std::string group;  // the workload: a user's Dask cluster, a notebook
   // kStart: the template; replicas are named <group>-<i>. Its
@@ -55,7 +55,7 @@ struct Event {
   // KubeSpawner's notebooks are; a ReplicaSet, as the Dask operator's
   // one-replica worker Deployments make them, moves).
   autoscaler::CaPod pod;
-  int64_t replicas = 0;  // kStart: how many; kScale: how many from now on
+  int64_t replicas = 0;          // kStart: how many; kScale: how many from now on
   std::optional<Retire> retire;  // kScale: the scenario's rule unless set
 };
 
@@ -79,11 +79,11 @@ Result<PackScenario> decode_pack_scenario(const boost::json::value& doc);
 
 struct PoolFigures {
   std::string pool;
-  int64_t busy_at_end = 0;   // nodes with a workload pod (not DaemonSet/mirror)
-  int64_t nodes_at_end = 0;  // all nodes of the pool at the end
-  double node_hours = 0;     // autoscaling: nodes that existed, × time
+  int64_t busy_at_end = 0;     // nodes with a workload pod (not DaemonSet/mirror)
+  int64_t nodes_at_end = 0;    // all nodes of the pool at the end
+  double node_hours = 0;       // autoscaling: nodes that existed, × time
   double busy_node_hours = 0;  // ∫ the pool's busy nodes dt
-  int64_t lower_bound = 0;   // ⌈Σ requests / node allocatable⌉ of the pool's pods at the end
+  int64_t lower_bound = 0;     // ⌈Σ requests / node allocatable⌉ of the pool's pods at the end
   double lower_bound_node_hours = 0;  // ∫ that bound dt: no packing can use fewer
   // ∫ first-fit decreasing of the pool's pods into empty nodes dt: what
   // repacking every pod at every instant would keep (shapes included).
@@ -91,14 +91,14 @@ struct PoolFigures {
 };
 
 struct ProfileFigures {
-  std::string profile;         // the scenario's name for it
+  std::string profile;  // the scenario's name for it
   std::string scheduler_name;
   int64_t busy_at_end = 0;
   int64_t peak_busy = 0;
   double busy_node_hours = 0;  // ∫ busy nodes dt over [0, end]
   double node_hours = 0;       // ∫ nodes dt (differs from busy only when autoscaling)
   int64_t pending_at_end = 0;
-  int64_t lower_bound = 0;     // Σ over pools
+  int64_t lower_bound = 0;  // Σ over pools
   double lower_bound_node_hours = 0;
   double repack_node_hours = 0;  // Σ over pools, PoolFigures::repack_node_hours
   int64_t scale_ups = 0, nodes_added = 0, nodes_removed = 0;

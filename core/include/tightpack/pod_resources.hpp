@@ -11,8 +11,9 @@
 
 namespace tightpack {
 
-inline constexpr int64_t kDefaultMilliCpuRequest = 100;                // schedutil.DefaultMilliCPURequest
-inline constexpr int64_t kDefaultMemoryRequest = 200LL * 1024 * 1024;  // schedutil.DefaultMemoryRequest
+inline constexpr int64_t kDefaultMilliCpuRequest = 100;  // schedutil.DefaultMilliCPURequest
+inline constexpr int64_t kDefaultMemoryRequest =
+    200LL * 1024 * 1024;  // schedutil.DefaultMemoryRequest
 
 // The real requests (fitting, BalancedAllocation). With `non_zero`, every
 // container that omits a cpu or memory request counts 100m / 200Mi for it: the

@@ -122,7 +122,7 @@ struct ClusterSnapshot {
   std::vector<autoscaler::DaemonSetSpec> daemon_sets;
   std::vector<autoscaler::PdbSpec> pdbs;
   std::vector<autoscaler::CaPod> pending;  // pods without a node, not terminated
-  std::set<std::string> controllers;  // "Kind/namespace/name" of the listed controllers
+  std::set<std::string> controllers;       // "Kind/namespace/name" of the listed controllers
   // Controller kinds (DaemonSet, ReplicaSet, StatefulSet, Job,
   // ReplicationController) the snapshot carried objects of. A plain
   // `kubectl get nodes,pods` carries none: the controllers that pods name

@@ -48,11 +48,11 @@ struct PreemptionChoice {
 // Every node rejected Unschedulable is a candidate, as in evaluate_preemption
 // (not the nodes rejected UnschedulableAndUnresolvable nor those the PreFilter
 // left out). Candidates that tie on pickOneNodeForPreemption's criteria go
-// to the smallest node name; kube-scheduler takes one at random (Go map order). kube-scheduler dry-runs only a sample of them
-// (minCandidateNodesPercentage 10%, at least minCandidateNodesAbsolute 100,
-// from a random offset, stopping once it has that many candidates); that
-// sampling is not modelled, so on clusters of more than 100 nodes kube-scheduler
-// may settle for a candidate this ranks lower.
+// to the smallest node name; kube-scheduler takes one at random (Go map order). kube-scheduler
+// dry-runs only a sample of them (minCandidateNodesPercentage 10%, at least
+// minCandidateNodesAbsolute 100, from a random offset, stopping once it has that many candidates);
+// that sampling is not modelled, so on clusters of more than 100 nodes kube-scheduler may settle
+// for a candidate this ranks lower.
 std::optional<PreemptionChoice> select_preemption(const PodPlan& plan, const Cluster& cluster,
                                                   const Decision& d, const PreemptionFacts& facts);
 

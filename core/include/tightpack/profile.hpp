@@ -17,7 +17,6 @@
 
 namespace tightpack {
 
-
 enum class ScoringStrategy : uint8_t { LeastAllocated, MostAllocated, RequestedToCapacityRatio };
 
 const char* strategy_name(ScoringStrategy s);
@@ -105,9 +104,9 @@ Profile default_profile();
 // The profiles of the configuration files shipped in config/, built in so that
 // the engine answers the same in the browser; tests check that the files and
 // these agree.
-extern const char* const kDefaultSchedulerConfig;      // config/default-scheduler.json
-extern const char* const kZ2jhUserSchedulerConfig;     // config/z2jh-user-scheduler.json
-extern const char* const kTightpackSchedulerConfig;    // config/tightpack.yaml
+extern const char* const kDefaultSchedulerConfig;    // config/default-scheduler.json
+extern const char* const kZ2jhUserSchedulerConfig;   // config/z2jh-user-scheduler.json
+extern const char* const kTightpackSchedulerConfig;  // config/tightpack.yaml
 
 // The profiles every caller may name without a configuration: what they are
 // called, the schedulerName their real counterpart runs under, the
@@ -125,7 +124,8 @@ inline constexpr BuiltInProfile kBuiltInProfiles[] = {
     // zero-to-jupyterhub's released charts (4.x) run their user-scheduler on v1.30.14.
     {"most-allocated", "jupyterhub-user-scheduler", "v1.30",
      "zero-to-jupyterhub user-scheduler (packs; kube-scheduler v1.30)"},
-    {"rtc", "default-scheduler", "", "kube-scheduler with RequestedToCapacityRatio scoring (packs)"},
+    {"rtc", "default-scheduler", "",
+     "kube-scheduler with RequestedToCapacityRatio scoring (packs)"},
     {"tightpack", "tightpack", "", "tightpack (packs, keeps a Dask cluster together)"},
 };
 // "default, most-allocated, rtc, tightpack": for messages.

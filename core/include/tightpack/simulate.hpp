@@ -23,9 +23,9 @@
 namespace tightpack {
 
 struct ReplicaPlacement {
-  std::string pod;                 // <name>-<i>
-  std::optional<NodeIndex> node;   // the smallest name among the best-scored nodes
-  size_t tied = 0;                 // how many nodes shared the best total
+  std::string pod;                // <name>-<i>
+  std::optional<NodeIndex> node;  // the smallest name among the best-scored nodes
+  size_t tied = 0;                // how many nodes shared the best total
 };
 
 struct SimulationResult {

@@ -53,7 +53,7 @@ struct Placement {
     size_t tied_nodes = 0;
   };
   std::vector<Copy> copies;
-  std::string unschedulable_message;  // for the first copy that fits nowhere
+  std::string unschedulable_message;                      // for the first copy that fits nowhere
   std::optional<UnschedulableFacts> unschedulable_facts;  // the same copy's, as data
   // Pools whose nodes carry a NoSchedule/NoExecute taint the pod tolerates:
   // it may go there, and cluster-autoscaler may grow them for it. `pinned`:
@@ -119,7 +119,9 @@ class WhatIfCluster {
 
   const Cluster& cluster() const { return cluster_; }
   const pools::ClusterSnapshot& snapshot() const { return snapshot_; }
-  const pools::ResolvedPools* resolved_pools() const { return pools_ ? &pools_->resolved : nullptr; }
+  const pools::ResolvedPools* resolved_pools() const {
+    return pools_ ? &pools_->resolved : nullptr;
+  }
 
  private:
   struct Pools {
@@ -140,7 +142,8 @@ class WhatIfCluster {
 // {"schedulerName", "replicas", "placed", "nodes": […], "placements": […],
 //  "unschedulable"?, "scaleUp"?, "admission"}: the output of `tightpack
 //  predict --output json`, with what admission changed in the pod.
-boost::json::object encode_placement(const Placement& placement, const std::vector<AdmissionChange>& admitted);
+boost::json::object encode_placement(const Placement& placement,
+                                     const std::vector<AdmissionChange>& admitted);
 boost::json::object encode_scale_up(const ScaleUpAnswer& answer);
 
 // What the WebAssembly module is asked, as JSON documents: a place request
@@ -160,7 +163,8 @@ Result<WhatIfRequest> decode_what_if_request(const boost::json::value& doc, bool
 
 // Text in, JSON text out, never a thrown error: the entry points of the
 // WebAssembly bindings. A failure is {"error": "…"} naming the field and value.
-Result<WhatIfCluster> load_what_if_cluster(std::string_view snapshot_json, std::string_view pools_json,
+Result<WhatIfCluster> load_what_if_cluster(std::string_view snapshot_json,
+                                           std::string_view pools_json,
                                            std::string_view scheduler_config_json);
 // {"nodes": N, "pods": N, "pendingPods": N, "pools": N}: what was loaded.
 std::string loaded_text(const WhatIfCluster& cluster);

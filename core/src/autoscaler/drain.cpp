@@ -1,7 +1,7 @@
 // Which pods a node drain would move, and what blocks it:
 // simulator/drainability/rules, in rules.Default's order.
-#include "tightpack/labels.hpp"
 #include "tightpack/autoscaler.hpp"
+#include "tightpack/labels.hpp"
 #include "tightpack/plugins/inter_pod_affinity.hpp"
 
 namespace tightpack::autoscaler {
@@ -122,14 +122,12 @@ DrainResult pods_to_move(const std::vector<const CaPod*>& pods, const AutoscaleS
       continue;
     }
     // replicated
-    const bool replicated = s.options.skip_nodes_with_custom_controller_pods
-                                ? known_controller(kind)
-                                : !kind.empty();
+    const bool replicated =
+        s.options.skip_nodes_with_custom_controller_pods ? known_controller(kind) : !kind.empty();
     if (!replicated) return block(DrainBlock::kNotReplicated, i);
     // system: a kube-system pod without a budget blocks until it is older than
     // --blocking-system-pod-distruption-timeout (1 h, kubernetes/autoscaler#7914).
-    if (s.options.skip_nodes_with_system_pods && p.pod.ns == "kube-system" &&
-        !has_pdb(p.pod)) {
+    if (s.options.skip_nodes_with_system_pods && p.pod.ns == "kube-system" && !has_pdb(p.pod)) {
       if (p.created && s.options.now && *s.options.now > *p.created + kSystemPodDisruptionTimeout) {
         r.to_move.push_back(i);
         continue;

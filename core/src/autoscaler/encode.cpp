@@ -2,9 +2,9 @@
 #include <boost/json.hpp>
 #include <cmath>
 
+#include "json_write.hpp"
 #include "run.hpp"
 #include "tightpack/decode.hpp"
-#include "json_write.hpp"
 
 namespace tightpack::autoscaler {
 using json_write::string_array;

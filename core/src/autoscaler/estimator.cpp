@@ -71,7 +71,8 @@ Result<Estimate> pack(const NodeTemplate& t, const std::vector<const Pod*>& pods
   // with its topology keys as a domain: when some pod has spread
   // constraints, the copies wait without labels, and opening one builds the
   // cluster again with its labels and the pods placed so far.
-  const bool spread = std::any_of(pods.begin(), pods.end(), [](const Pod* p) { return !p->topology_spread.empty(); });
+  const bool spread = std::any_of(pods.begin(), pods.end(),
+                                  [](const Pod* p) { return !p->topology_spread.empty(); });
   nodes.reserve(base + count);
   std::vector<Labels> labels_of;  // per copy, when they wait without them
   for (size_t i = 0; i < count; ++i) {
@@ -119,9 +120,10 @@ Result<Estimate> pack(const NodeTemplate& t, const std::vector<const Pod*>& pods
     auto found = plans->get(pod, cls);
     if (!found) return found.error();
     const PodPlan* plan = *found;
-    const bool uses_hostname =
-        std::any_of(pod.topology_spread.begin(), pod.topology_spread.end(),
-                    [](const TopologySpreadConstraint& t) { return t.topology_key == "kubernetes.io/hostname"; });
+    const bool uses_hostname = std::any_of(pod.topology_spread.begin(), pod.topology_spread.end(),
+                                           [](const TopologySpreadConstraint& t) {
+                                             return t.topology_key == "kubernetes.io/hostname";
+                                           });
     // Whether the k-th new node passes (PreFilter's node set included).
     auto fits = [&](size_t k) { return rejections.fits(cls, *plan, c, at_new(k)); };
     // tryToScheduleOnNewNodes: a pod with a spread constraint on
@@ -135,7 +137,8 @@ Result<Estimate> pack(const NodeTemplate& t, const std::vector<const Pod*>& pods
       const NodeIndex ln = at_new(last);
       if (!plan->in_prefilter_set(ln)) return std::nullopt;
       const NodeStatus st = plan->filter(c, ln);
-      if (st.plugin != Plugin::PodTopologySpread || st.detail != plugins::kSpreadSkew) return std::nullopt;
+      if (st.plugin != Plugin::PodTopologySpread || st.detail != plugins::kSpreadSkew)
+        return std::nullopt;
       const size_t list = listed + opened;
       const size_t from = rr.start(list);
       for (size_t i = 0; i < list; ++i) {
@@ -143,8 +146,10 @@ Result<Estimate> pack(const NodeTemplate& t, const std::vector<const Pod*>& pods
         if (position == listed + last) continue;
         // Without the snapshot's contents the fork holds the new nodes alone.
         if (position < listed && base == 0) continue;
-        const NodeIndex n = static_cast<NodeIndex>(position < listed ? position : base + (position - listed));
-        if (c.node(n).unschedulable || !plan->in_prefilter_set(n) || !plan->filter(c, n).ok()) continue;
+        const NodeIndex n =
+            static_cast<NodeIndex>(position < listed ? position : base + (position - listed));
+        if (c.node(n).unschedulable || !plan->in_prefilter_set(n) || !plan->filter(c, n).ok())
+          continue;
         rr.matched(position);
         return n;
       }
@@ -274,7 +279,8 @@ Result<Estimate> estimate_in_snapshot(const NodeTemplate& t, const std::vector<c
   for (size_t batch = std::min(capacity, first);; batch = std::min(capacity, 2 * batch)) {
     bool ran_out = false;
     NodeRoundRobin trial = rr;
-    auto e = pack(t, pods, order, classes, profile, batch, batch == capacity, trial, listed, fork, ran_out);
+    auto e = pack(t, pods, order, classes, profile, batch, batch == capacity, trial, listed, fork,
+                  ran_out);
     if (!e || !ran_out) {
       if (e) rr = trial;
       return e;

@@ -117,7 +117,8 @@ NodeTemplate group_template(const AutoscaleScenario& s, const NodeGroupSpec& g) 
     if (std::find(g.nodes.begin(), g.nodes.end(), n.node.name) == g.nodes.end()) continue;
     t.node = sanitized(n.node, g.name);
     for (const CaPod& p : s.pods) {
-      if (p.pod.node_name != n.node.name || p.pod.terminated() || expendable(p.pod, s.options)) continue;
+      if (p.pod.node_name != n.node.name || p.pod.terminated() || expendable(p.pod, s.options))
+        continue;
       if (!p.daemon_set && !p.mirror) continue;
       Pod copy = p.pod;
       copy.node_name = t.node.name;

@@ -40,7 +40,8 @@ BoundPod unreserved(BoundPod pod) {
 bool reads_other_nodes(const Pod& pod) {
   if (!pod.topology_spread.empty() || !pod.pod_affinity_terms.empty()) return true;
   for (const PodVolume& v : pod.volumes) {
-    if (v.source == PodVolume::Source::kClaim || v.source == PodVolume::Source::kEphemeral) return true;
+    if (v.source == PodVolume::Source::kClaim || v.source == PodVolume::Source::kEphemeral)
+      return true;
   }
   return false;
 }

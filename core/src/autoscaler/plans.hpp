@@ -68,7 +68,8 @@ class SimilarPods {
   bool unschedulable(const Pod& pod, uint32_t cls) const {
     if (!pod.controller || cls == kOwnClass) return false;
     auto it = by_controller_.find(pod.controller->uid);
-    return it != by_controller_.end() && std::find(it->second.begin(), it->second.end(), cls) != it->second.end();
+    return it != by_controller_.end() &&
+           std::find(it->second.begin(), it->second.end(), cls) != it->second.end();
   }
   void set_unschedulable(const Pod& pod, uint32_t cls) {
     if (!pod.controller || pod.controller->kind == "DaemonSet" || cls == kOwnClass) return;
@@ -96,7 +97,8 @@ class ClassRejections {
       if (rejected->size() < c.size()) rejected->resize(c.size(), 0);
       if ((*rejected)[n]) return false;
     }
-    if (!plan.prefilter_conflict() && plan.in_prefilter_set(n) && plan.filter(c, n).ok()) return true;
+    if (!plan.prefilter_conflict() && plan.in_prefilter_set(n) && plan.filter(c, n).ok())
+      return true;
     if (rejected) (*rejected)[n] = 1;
     return false;
   }

@@ -79,9 +79,9 @@ Result<RunRecord> run_loops(const AutoscaleScenario& s, const Profile& profile);
 
 // What a loop's cluster snapshot holds when CA forks it to check a template
 // or to estimate: the real and upcoming nodes with their pods and the pending
-// pods packed onto them. A fork adds its nodes after these. Built only for pods whose verdict on a new node reads other nodes
-// (plans.hpp: reads_other_nodes, or pods with inter-pod terms anywhere); for
-// the rest a template copy judged alone answers the same.
+// pods packed onto them. A fork adds its nodes after these. Built only for pods whose verdict on a
+// new node reads other nodes (plans.hpp: reads_other_nodes, or pods with inter-pod terms anywhere);
+// for the rest a template copy judged alone answers the same.
 struct SnapshotContents {
   std::vector<Node> nodes;
   std::vector<Pod> pods;

@@ -194,8 +194,9 @@ size_t unneeded_limit(int64_t loop, size_t previous_unneeded) {
 // The planner's cluster after removals: `nodes` (removed ones unlabelled),
 // each remaining node's pods as `on` lists them (moved pods where they went).
 // The nodes after the real ones are upcoming, with `upcoming_pods`.
-Result<Cluster> rebuild(const AutoscaleScenario& s, const std::vector<Node>& nodes, const NodeList& list,
-                        const std::vector<std::vector<const CaPod*>>& on, const std::vector<Pod>& upcoming_pods) {
+Result<Cluster> rebuild(const AutoscaleScenario& s, const std::vector<Node>& nodes,
+                        const NodeList& list, const std::vector<std::vector<const CaPod*>>& on,
+                        const std::vector<Pod>& upcoming_pods) {
   std::deque<Pod> moved;  // copies of pods that left their node, renamed to where they are
   std::vector<const Pod*> pods;
   for (size_t n = 0; n < on.size(); ++n) {
@@ -277,8 +278,8 @@ Result<ScaleDownRecord> plan_scale_down(const AutoscaleScenario& s,
   for (const CaPod& p : placed) add(p);
   // Whether some pod counts spread domains: then a removed node must stop
   // being one (below).
-  const bool spread_domains =
-      std::any_of(pods.begin(), pods.end(), [](const Pod* p) { return !p->topology_spread.empty(); });
+  const bool spread_domains = std::any_of(pods.begin(), pods.end(),
+                                          [](const Pod* p) { return !p->topology_spread.empty(); });
   // The upcoming nodes are in CA's snapshot too, no destination but a
   // domain each: with their template's pods, after the real nodes.
   std::vector<Pod> upcoming_pods;
@@ -288,7 +289,8 @@ Result<ScaleDownRecord> plan_scale_down(const AutoscaleScenario& s,
       if (n <= 0) continue;
       const NodeTemplate t = group_template(s, s.groups[g]);
       for (int64_t k = 0; k < n; ++k) {
-        nodes.push_back(renamed_copy(t.node, "upcoming-" + s.groups[g].name + "-" + std::to_string(k)));
+        nodes.push_back(
+            renamed_copy(t.node, "upcoming-" + s.groups[g].name + "-" + std::to_string(k)));
         for (const Pod& p : t.pods) {
           upcoming_pods.push_back(p);
           upcoming_pods.back().node_name = nodes.back().name;
@@ -394,7 +396,8 @@ Result<ScaleDownRecord> plan_scale_down(const AutoscaleScenario& s,
                                true, state, where);
     if (!unplaced) return unplaced.error();
     if (*unplaced) {
-      unremovable(name, {"NoPlaceToMovePods", std::nullopt, moving[**unplaced]->key(), std::nullopt});
+      unremovable(name,
+                  {"NoPlaceToMovePods", std::nullopt, moving[**unplaced]->key(), std::nullopt});
       continue;
     }
     list.remove(static_cast<NodeIndex>(i));

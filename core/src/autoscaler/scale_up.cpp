@@ -275,9 +275,10 @@ Result<LoopOptions> expansion_options(const AutoscaleScenario& s,
     const int64_t limit =
         estimation_limit(group.max_size, targets[g], s.options.max_nodes_total,
                          static_cast<int64_t>(s.nodes.size()) + upcoming_count(s, targets));
-    const ForkInput fork{&s.objects, contents && needs_contents(snap, verdict->passing) ? &*contents : nullptr};
-    auto e = estimate_in_snapshot(templates[g], verdict->passing, profile, limit,
-                                  passing_classes, rr, listed, fork);
+    const ForkInput fork{&s.objects,
+                         contents && needs_contents(snap, verdict->passing) ? &*contents : nullptr};
+    auto e = estimate_in_snapshot(templates[g], verdict->passing, profile, limit, passing_classes,
+                                  rr, listed, fork);
     if (!e) return e.error();
     if (e->node_count == 0 || e->scheduled.empty()) continue;
     ExpansionOption o{group.name, e->node_count, {}, &templates[g].node};

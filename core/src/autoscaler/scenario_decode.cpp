@@ -34,11 +34,28 @@ constexpr std::pair<const char*, const char*> kObjectKeys[] = {
     {"csiStorageCapacities", "CSIStorageCapacity"},
 };
 
-constexpr const char* kScenarioKeys[] = {
-    "nodes", "pods", "nodeGroups", "pending", "expander", "expanderPriorities", "scaleDown",
-    "daemonSets", "replicaSets", "statefulSets", "jobs", "replicationControllers",
-    "podDisruptionBudgets", "options", "namespaces", "services", "persistentVolumeClaims",
-    "persistentVolumes", "storageClasses", "csiNodes", "csiDrivers", "csiStorageCapacities"};
+constexpr const char* kScenarioKeys[] = {"nodes",
+                                         "pods",
+                                         "nodeGroups",
+                                         "pending",
+                                         "expander",
+                                         "expanderPriorities",
+                                         "scaleDown",
+                                         "daemonSets",
+                                         "replicaSets",
+                                         "statefulSets",
+                                         "jobs",
+                                         "replicationControllers",
+                                         "podDisruptionBudgets",
+                                         "options",
+                                         "namespaces",
+                                         "services",
+                                         "persistentVolumeClaims",
+                                         "persistentVolumes",
+                                         "storageClasses",
+                                         "csiNodes",
+                                         "csiDrivers",
+                                         "csiStorageCapacities"};
 
 std::string scenario_keys() {
   std::string out;
@@ -309,7 +326,8 @@ Result<PdbSpec> decode_pdb(const json::value& v, const JsonPath& p) {
   if (const json::object* spec = child(po, "spec")) {
     if (const json::value* sel = member(*spec, "selector")) {
       JsonPath specp = p.field("spec");
-      if (auto fail = decode_label_selector(*sel, specp.field("selector"), pdb.selector.emplace())) {
+      if (auto fail =
+              decode_label_selector(*sel, specp.field("selector"), pdb.selector.emplace())) {
         return *fail;
       }
     }
@@ -344,11 +362,12 @@ Result<AutoscaleScenario> decode_autoscale_scenario(const json::value& doc) {
     // A misspelt key must not quietly drop what it holds.
     for (const auto& kv : *sc) {
       const std::string_view key = kv.key();
-      bool known = sc == o && (key == "expected" || key == "meta");  // a corpus line without "scenario"
+      bool known =
+          sc == o && (key == "expected" || key == "meta");  // a corpus line without "scenario"
       for (const char* k : kScenarioKeys) known = known || key == k;
       if (!known) {
-        return value_error(sp->field(key),
-                           "unknown scenario key " + quote_value(key) + " (" + scenario_keys() + ")");
+        return value_error(sp->field(key), "unknown scenario key " + quote_value(key) + " (" +
+                                               scenario_keys() + ")");
       }
     }
     auto each = [&](std::string_view key, auto&& fn) -> Fail {

@@ -25,7 +25,7 @@ namespace {
 using autoscaler::CaNode;
 using autoscaler::CaPod;
 
-constexpr int64_t kTick = 60;                   // seconds between autoscaler runs here
+constexpr int64_t kTick = 60;                     // seconds between autoscaler runs here
 constexpr int64_t kScaleDownDelayAfterAdd = 600;  // --scale-down-delay-after-add
 constexpr size_t kMaxEmptyBulkDelete = 10;        // --max-empty-bulk-delete
 
@@ -261,7 +261,8 @@ class Simulation {
   // workers' Deployments, and replicas still waiting for a node stay.
   std::vector<std::string> retiring(const std::string& group, size_t leave, Retire rule) {
     const std::vector<std::string>& keys = groups_[group];
-    if (rule == Retire::kNewest) return {keys.end() - static_cast<std::ptrdiff_t>(leave), keys.end()};
+    if (rule == Retire::kNewest)
+      return {keys.end() - static_cast<std::ptrdiff_t>(leave), keys.end()};
     std::map<std::string, std::string> running;  // key → node
     for (const CaPod& p : bound_) {
       auto g = group_of_.find(p.pod.key());
@@ -270,8 +271,9 @@ class Simulation {
     // Upstream's order: the greatest address first.
     std::vector<std::string> order;
     for (const auto& [k, node] : running) order.push_back(k);
-    std::sort(order.begin(), order.end(),
-              [&](const std::string& a, const std::string& b) { return address_[a] > address_[b]; });
+    std::sort(order.begin(), order.end(), [&](const std::string& a, const std::string& b) {
+      return address_[a] > address_[b];
+    });
     if (rule == Retire::kNodeAware) order = node_aware_order(group, order, running);
     if (order.size() > leave) order.resize(leave);
     // More to retire than run: the newest waiting replicas go too.
@@ -286,11 +288,12 @@ class Simulation {
   // then the others; fewest of the group's workers first; then the node's
   // name. What the preload knows: each worker's node, and from tightpack's
   // scheduler whether anything else keeps the node.
-  std::vector<std::string> node_aware_order(const std::string& group, const std::vector<std::string>& order,
+  std::vector<std::string> node_aware_order(const std::string& group,
+                                            const std::vector<std::string>& order,
                                             const std::map<std::string, std::string>& node_of) {
     std::map<std::string, std::vector<std::string>> on_node;
     for (const std::string& k : order) on_node[node_of.at(k)].push_back(k);
-    std::map<std::string, bool> kept;  // node → something else keeps it
+    std::map<std::string, bool> kept;          // node → something else keeps it
     std::map<std::string, int64_t> pool_size;  // cluster-autoscaler's target size
     for (const CaNode& n : nodes_) ++pool_size[pool_name(n.node.name)];
     for (const Upcoming& u : upcoming_) ++pool_size[u.pool];
@@ -443,7 +446,8 @@ class Simulation {
     autoscaler::AutoscaleScenario sc = ca_scenario();
     sc.scale_down = true;
     autoscaler::RunRecord record;
-    for (const autoscaler::NodeGroupSpec& g : sc.groups) record.target_sizes.push_back(*g.target_size);
+    for (const autoscaler::NodeGroupSpec& g : sc.groups)
+      record.target_sizes.push_back(*g.target_size);
     auto down = autoscaler::run_scale_down(sc, ca_profile, record);
     if (!down) return down.error();
     std::set<std::string> unneeded(down->unneeded.begin(), down->unneeded.end());
@@ -550,12 +554,14 @@ class Simulation {
         double s = 0;
         for (const auto& [name, v] : need) {
           const int64_t* have = find_resource(room, name);
-          if (name != "pods" && have && *have > 0) s = std::max(s, static_cast<double>(v) / static_cast<double>(*have));
+          if (name != "pods" && have && *have > 0)
+            s = std::max(s, static_cast<double>(v) / static_cast<double>(*have));
         }
         return s;
       };
-      std::stable_sort(pods.begin(), pods.end(),
-                       [&](const ResourceList& a, const ResourceList& b) { return share(a) > share(b); });
+      std::stable_sort(pods.begin(), pods.end(), [&](const ResourceList& a, const ResourceList& b) {
+        return share(a) > share(b);
+      });
       std::vector<ResourceList> bins;  // what each node has left
       for (const ResourceList& need : pods) {
         auto fits = [&](const ResourceList& left) {
@@ -612,7 +618,7 @@ class Simulation {
   std::deque<CaPod> pending_;
   std::set<std::string> system_;  // DaemonSet and mirror pods: never make a node busy
   std::optional<Cluster> cluster_;
-  std::map<std::string, PodPlan> plans_;  // by workload
+  std::map<std::string, PodPlan> plans_;                    // by workload
   std::map<std::string, std::vector<std::string>> groups_;  // workload → pod keys, by replica
   std::map<std::string, std::string> group_of_;             // pod key → workload
   std::map<std::string, CaPod> templates_of_;               // workload → its last template
@@ -624,7 +630,8 @@ class Simulation {
   std::map<std::string, std::string> subnet_;  // node → "tcp://10.a.b."
   std::map<std::string, std::set<int>> used_ips_;
   std::map<std::string, int> last_ip_;
-  std::map<std::string, std::string> address_;  // pod key → "tcp://<pod IP>:", a Dask worker's address
+  std::map<std::string, std::string>
+      address_;  // pod key → "tcp://<pod IP>:", a Dask worker's address
   int64_t last_scale_up_ = -kScaleDownDelayAfterAdd;
   int64_t added_ = 0;
   ProfileFigures figures_;
@@ -680,7 +687,8 @@ json::value encode_pack_report(const PackReport& r) {
                                     {"podsEvicted", f.pods_evicted},
                                     {"pools", std::move(pools)}});
   }
-  return json::object{{"end", r.end}, {"retire", retire_name(r.retire)}, {"profiles", std::move(profiles)}};
+  return json::object{
+      {"end", r.end}, {"retire", retire_name(r.retire)}, {"profiles", std::move(profiles)}};
 }
 
 std::string pack_report_text(std::string_view scenario_json) {

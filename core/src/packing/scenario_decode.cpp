@@ -48,8 +48,9 @@ Fail read_event(const json::value& v, const JsonPath& path, Event& e) {
   TP_TRY(only_keys(*o, path, {"at", "start", "stop", "scale", "pod", "replicas", "retire"}));
   TP_TRY(read_seconds(*o, "at", path, e.at));
   int kinds = 0;
-  for (auto [key, kind] : {std::pair{"start", Event::Kind::kStart}, std::pair{"stop", Event::Kind::kStop},
-                           std::pair{"scale", Event::Kind::kScale}}) {
+  for (auto [key, kind] :
+       {std::pair{"start", Event::Kind::kStart}, std::pair{"stop", Event::Kind::kStop},
+        std::pair{"scale", Event::Kind::kScale}}) {
     if (member(*o, key)) {
       ++kinds;
       e.kind = kind;
@@ -89,9 +90,12 @@ Fail read_event(const json::value& v, const JsonPath& path, Event& e) {
 
 std::string_view retire_name(Retire r) {
   switch (r) {
-    case Retire::kNewest: return "newest";
-    case Retire::kUpstream: return "upstream";
-    case Retire::kNodeAware: return "node-aware";
+    case Retire::kNewest:
+      return "newest";
+    case Retire::kUpstream:
+      return "upstream";
+    case Retire::kNodeAware:
+      return "node-aware";
   }
   return "newest";
 }
@@ -118,7 +122,8 @@ Result<PackScenario> decode_pack_scenario(const json::value& doc) {
     auto cluster = pools::decode_cluster_snapshot(*cv, root.field("cluster"));
     if (!cluster) return cluster.error();
     s.cluster = std::move(*cluster);
-    if (s.cluster.nodes.empty()) return value_error(root.field("cluster"), "the cluster has no nodes");
+    if (s.cluster.nodes.empty())
+      return value_error(root.field("cluster"), "the cluster has no nodes");
     if (const json::value* pv = member(*o, "pools")) {
       auto p = pools::decode_pools_config(*pv, root.field("pools"));
       if (!p) return p.error();
@@ -127,7 +132,8 @@ Result<PackScenario> decode_pack_scenario(const json::value& doc) {
     if (member(*o, "profiles")) {
       s.profile_names.clear();
       TP_TRY(read_string_list(*o, "profiles", root, s.profile_names));
-      if (s.profile_names.empty()) return value_error(root.field("profiles"), "name at least one profile");
+      if (s.profile_names.empty())
+        return value_error(root.field("profiles"), "name at least one profile");
     }
     JsonPath pp = root.field("profiles");
     for (size_t i = 0; i < s.profile_names.size(); ++i) {
@@ -143,7 +149,8 @@ Result<PackScenario> decode_pack_scenario(const json::value& doc) {
     const json::array* a = nullptr;
     TP_TRY(as_array(*ev, ep, a));
     if (a->size() > static_cast<size_t>(kMaxEvents)) {
-      return value_error(ep, std::to_string(a->size()) + " events; at most " + std::to_string(kMaxEvents));
+      return value_error(
+          ep, std::to_string(a->size()) + " events; at most " + std::to_string(kMaxEvents));
     }
     for (size_t i = 0; i < a->size(); ++i) {
       Event e;

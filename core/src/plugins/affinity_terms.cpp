@@ -17,7 +17,8 @@ AffinityTerm compile(const Pod& holder, const PodAffinityTerm& t) {
   } else {
     out.namespaces = t.namespaces;
     std::sort(out.namespaces.begin(), out.namespaces.end());
-    out.namespaces.erase(std::unique(out.namespaces.begin(), out.namespaces.end()), out.namespaces.end());
+    out.namespaces.erase(std::unique(out.namespaces.begin(), out.namespaces.end()),
+                         out.namespaces.end());
   }
   out.namespace_selector = Selector::of(t.namespace_selector);
   out.topology_key = t.topology_key;
@@ -37,8 +38,9 @@ std::shared_ptr<const AffinityTerms> affinity_terms(const Pod& pod) {
   if (pod.pod_affinity_terms.empty()) return nullptr;
   auto out = std::make_shared<AffinityTerms>();
   for (const PodAffinityTerm& t : pod.pod_affinity_terms) {
-    std::vector<AffinityTerm>& list = t.required ? (t.anti ? out->required_anti_affinity : out->required_affinity)
-                                                 : (t.anti ? out->preferred_anti_affinity : out->preferred_affinity);
+    std::vector<AffinityTerm>& list =
+        t.required ? (t.anti ? out->required_anti_affinity : out->required_affinity)
+                   : (t.anti ? out->preferred_anti_affinity : out->preferred_affinity);
     list.push_back(compile(pod, t));
   }
   return out;
@@ -52,8 +54,8 @@ Labels namespace_labels(const ApiObjects& objects, const std::string& ns) {
 }
 
 bool reads_namespace_labels(const AffinityTerms& terms) {
-  for (const auto* list : {&terms.required_affinity, &terms.required_anti_affinity, &terms.preferred_affinity,
-                           &terms.preferred_anti_affinity}) {
+  for (const auto* list : {&terms.required_affinity, &terms.required_anti_affinity,
+                           &terms.preferred_affinity, &terms.preferred_anti_affinity}) {
     for (const AffinityTerm& t : *list) {
       for (const auto& r : t.namespace_selector.requirements()) {
         if (r.key != kMetadataNameLabel) return true;

@@ -18,7 +18,8 @@ constexpr int64_t kMaxContainerThreshold = 1000 * kMb;
 std::string normalized_image_name(std::string_view image) {
   auto colon = image.rfind(':');
   auto slash = image.rfind('/');
-  bool has_tag = colon != std::string_view::npos && (slash == std::string_view::npos || colon > slash);
+  bool has_tag =
+      colon != std::string_view::npos && (slash == std::string_view::npos || colon > slash);
   return has_tag ? std::string(image) : std::string(image) + ":latest";
 }
 
@@ -29,15 +30,20 @@ std::string normalized_image_name(std::string_view image) {
 std::vector<StrId> pod_images(const Cluster& cluster, const Pod& pod) {
   std::vector<StrId> out;
   out.reserve(pod.init_containers.size() + pod.containers.size() + pod.image_volumes.size());
-  for (const auto& c : pod.init_containers) out.push_back(cluster.strings().find(normalized_image_name(c.image)));
-  for (const auto& c : pod.containers) out.push_back(cluster.strings().find(normalized_image_name(c.image)));
-  for (const auto& ref : pod.image_volumes) out.push_back(cluster.strings().find(normalized_image_name(ref)));
+  for (const auto& c : pod.init_containers)
+    out.push_back(cluster.strings().find(normalized_image_name(c.image)));
+  for (const auto& c : pod.containers)
+    out.push_back(cluster.strings().find(normalized_image_name(c.image)));
+  for (const auto& ref : pod.image_volumes)
+    out.push_back(cluster.strings().find(normalized_image_name(ref)));
   return out;
 }
 
 size_t threshold_image_count(const Pod& pod, int kube_minor) {
   const size_t containers = pod.init_containers.size() + pod.containers.size();
-  return kube_release::image_volumes_in_threshold(kube_minor) ? containers + pod.image_volumes.size() : containers;
+  return kube_release::image_volumes_in_threshold(kube_minor)
+             ? containers + pod.image_volumes.size()
+             : containers;
 }
 
 int64_t image_locality_score(const Cluster& cluster, NodeIndex n, const std::vector<StrId>& images,

@@ -24,7 +24,8 @@ void add(std::vector<std::pair<uint64_t, int64_t>>& into, uint64_t pair, int64_t
 std::vector<uint8_t> each_match(const std::vector<AffinityTerm>& terms, const PodMeta& pod,
                                 const Labels& namespace_labels) {
   std::vector<uint8_t> out(terms.size());
-  for (size_t i = 0; i < terms.size(); ++i) out[i] = terms[i].matches(pod, namespace_labels) ? 1 : 0;
+  for (size_t i = 0; i < terms.size(); ++i)
+    out[i] = terms[i].matches(pod, namespace_labels) ? 1 : 0;
   return out;
 }
 
@@ -88,8 +89,10 @@ void AffinityCounts::Counts::grow() {
   }
 }
 
-AffinityCounts::AffinityCounts(const Cluster& c, const Pod& pod, std::shared_ptr<const AffinityTerms> own,
-                               const InterPodAffinityArgs& args, bool filters, bool scores, int kube_minor)
+AffinityCounts::AffinityCounts(const Cluster& c, const Pod& pod,
+                               std::shared_ptr<const AffinityTerms> own,
+                               const InterPodAffinityArgs& args, bool filters, bool scores,
+                               int kube_minor)
     : cluster_(&c),
       own_(std::move(own)),
       args_(args),
@@ -111,8 +114,8 @@ AffinityCounts::AffinityCounts(const Cluster& c, const Pod& pod, std::shared_ptr
     // namespace selectors merged into namespace lists from the namespaces
     // that exist, its own among them.
     self_match_ = own_terms_all_match(own_->required_affinity, *meta_, namespace_labels_);
-    for (const auto* terms : {&own_->required_affinity, &own_->required_anti_affinity, &own_->preferred_affinity,
-                              &own_->preferred_anti_affinity}) {
+    for (const auto* terms : {&own_->required_affinity, &own_->required_anti_affinity,
+                              &own_->preferred_affinity, &own_->preferred_anti_affinity}) {
       for (const AffinityTerm& t : *terms) {
         own_reads_namespaces_ = own_reads_namespaces_ || !t.namespace_selector.is_nothing();
       }
@@ -130,10 +133,12 @@ AffinityCounts::AffinityCounts(const Cluster& c, const Pod& pod, std::shared_ptr
 // Nothing(), and every caller matches with no namespace labels, so a
 // selector that selects an empty label set (NotIn, DoesNotExist only) takes
 // in every namespace.
-bool AffinityCounts::own_term_matches(const AffinityTerm& t, const PodMeta& pod, const Labels& namespace_labels) const {
+bool AffinityCounts::own_term_matches(const AffinityTerm& t, const PodMeta& pod,
+                                      const Labels& namespace_labels) const {
   if (t.matches(pod, namespace_labels)) return true;
   static const Labels none;
-  return legacy_namespace_selectors_ && t.namespace_selector.matches(none) && t.selector.matches(pod.labels);
+  return legacy_namespace_selectors_ && t.namespace_selector.matches(none) &&
+         t.selector.matches(pod.labels);
 }
 
 bool AffinityCounts::own_terms_all_match(const std::vector<AffinityTerm>& terms, const PodMeta& pod,
@@ -161,7 +166,8 @@ const Labels& AffinityCounts::labels_of_namespace(const std::string& ns) const {
   return namespace_labels_memo_.emplace_back(ns, namespace_labels(cluster_->objects(), ns)).second;
 }
 
-AffinityCounts::OwnMatches AffinityCounts::own_matches(const std::shared_ptr<const PodMeta>& meta) const {
+AffinityCounts::OwnMatches AffinityCounts::own_matches(
+    const std::shared_ptr<const PodMeta>& meta) const {
   auto [found, fresh] = own_memo_.find_or_add(meta);
   if (fresh) *found = match_own(*meta);
   return *found;
@@ -175,8 +181,10 @@ AffinityCounts::OwnMatches AffinityCounts::match_own(const PodMeta& meta) const 
   OwnMatches m;
   m.all_required_affinity = own_terms_all_match(own_->required_affinity, meta, labels);
   m.bits = static_cast<uint32_t>(own_bits_.size());
-  for (const auto* terms : {&own_->required_anti_affinity, &own_->preferred_affinity, &own_->preferred_anti_affinity}) {
-    for (const AffinityTerm& t : *terms) own_bits_.push_back(own_term_matches(t, meta, labels) ? 1 : 0);
+  for (const auto* terms :
+       {&own_->required_anti_affinity, &own_->preferred_affinity, &own_->preferred_anti_affinity}) {
+    for (const AffinityTerm& t : *terms)
+      own_bits_.push_back(own_term_matches(t, meta, labels) ? 1 : 0);
   }
   return m;
 }
@@ -187,7 +195,8 @@ const AffinityCounts::TheirMatches& AffinityCounts::their_matches(
   TheirMatches& m = it->second;
   if (!fresh) return m;
   m.keep = terms;
-  auto list = [&](const std::vector<AffinityTerm>& from, std::vector<uint8_t>& matches, std::vector<uint32_t>& keys) {
+  auto list = [&](const std::vector<AffinityTerm>& from, std::vector<uint8_t>& matches,
+                  std::vector<uint32_t>& keys) {
     matches = each_match(from, *meta_, namespace_labels_);
     for (const auto& t : from) keys.push_back(key_id(t.topology_key));
   };
@@ -199,7 +208,8 @@ const AffinityCounts::TheirMatches& AffinityCounts::their_matches(
 }
 
 void AffinityCounts::filter_contribution(NodeIndex n, const BoundPod& p, Contribution& affinity,
-                                         Contribution& anti_affinity, Contribution& existing) const {
+                                         Contribution& anti_affinity,
+                                         Contribution& existing) const {
   if (own_ && p.meta) own_filter(n, own_matches(p.meta), affinity, anti_affinity);
   their_filter(n, p, existing);
 }
@@ -238,8 +248,8 @@ namespace {
 // key, adds its weight to the node's domain.
 template <class Value>
 void process_terms(const uint8_t* matches, const std::vector<uint32_t>& keys,
-                   const std::vector<AffinityTerm>& terms, int64_t weight_or_zero, int64_t sign, Value&& value,
-                   std::vector<std::pair<uint64_t, int64_t>>& score, int64_t& hits) {
+                   const std::vector<AffinityTerm>& terms, int64_t weight_or_zero, int64_t sign,
+                   Value&& value, std::vector<std::pair<uint64_t, int64_t>>& score, int64_t& hits) {
   for (size_t i = 0; i < keys.size(); ++i) {
     if (!matches[i]) continue;
     const StrId v = value(keys[i]);
@@ -256,9 +266,10 @@ void AffinityCounts::own_score(NodeIndex n, const OwnMatches& m, NodeState& out)
   if (!has_preferred_) return;
   auto at = [&](uint32_t k) { return value(k, n); };
   const uint8_t* bits = own_bits_.data() + m.bits + required_anti_keys_.size();
-  process_terms(bits, preferred_affinity_keys_, own_->preferred_affinity, 0, 1, at, out.score, out.score_hits);
-  process_terms(bits + preferred_affinity_keys_.size(), preferred_anti_keys_, own_->preferred_anti_affinity, 0, -1, at,
-                out.score, out.score_hits);
+  process_terms(bits, preferred_affinity_keys_, own_->preferred_affinity, 0, 1, at, out.score,
+                out.score_hits);
+  process_terms(bits + preferred_affinity_keys_.size(), preferred_anti_keys_,
+                own_->preferred_anti_affinity, 0, -1, at, out.score, out.score_hits);
 }
 
 void AffinityCounts::their_score(NodeIndex n, const BoundPod& p, NodeState& out) const {
@@ -266,13 +277,14 @@ void AffinityCounts::their_score(NodeIndex n, const BoundPod& p, NodeState& out)
   auto at = [&](uint32_t k) { return value(k, n); };
   const TheirMatches& m = their_matches(p.affinity);
   if (args_.hard_pod_affinity_weight > 0) {
-    process_terms(m.required_affinity.data(), m.required_affinity_keys, p.affinity->required_affinity,
-                  args_.hard_pod_affinity_weight, 1, at, out.score, out.score_hits);
+    process_terms(m.required_affinity.data(), m.required_affinity_keys,
+                  p.affinity->required_affinity, args_.hard_pod_affinity_weight, 1, at, out.score,
+                  out.score_hits);
   }
-  process_terms(m.preferred_affinity.data(), m.preferred_affinity_keys, p.affinity->preferred_affinity, 0, 1, at,
-                out.score, out.score_hits);
-  process_terms(m.preferred_anti_affinity.data(), m.preferred_anti_keys, p.affinity->preferred_anti_affinity, 0, -1,
-                at, out.score, out.score_hits);
+  process_terms(m.preferred_affinity.data(), m.preferred_affinity_keys,
+                p.affinity->preferred_affinity, 0, 1, at, out.score, out.score_hits);
+  process_terms(m.preferred_anti_affinity.data(), m.preferred_anti_keys,
+                p.affinity->preferred_anti_affinity, 0, -1, at, out.score, out.score_hits);
 }
 
 void AffinityCounts::count_own(NodeIndex n, const OwnMatches& m, NodeState& s) const {
@@ -303,7 +315,8 @@ AffinityCounts::NodeState AffinityCounts::count_node(const Cluster& c, NodeIndex
   return s;
 }
 
-void AffinityCounts::apply(Counts& counts, size_t& nonzero, const Contribution& contribution, int64_t sign) {
+void AffinityCounts::apply(Counts& counts, size_t& nonzero, const Contribution& contribution,
+                           int64_t sign) {
   for (const auto& [p, amount] : contribution) {
     if (amount == 0) continue;
     int64_t& v = counts[p];
@@ -341,10 +354,12 @@ void AffinityCounts::skip_nodes_without_candidates(const Cluster& c) {
   };
   // Required affinity counts pods matching every term: one term's candidates do.
   bool bounded = own_->required_affinity.empty();
-  for (const auto& t : own_->required_affinity) bounded = bounded || c.mark_selector_candidates(t.selector, candidate);
+  for (const auto& t : own_->required_affinity)
+    bounded = bounded || c.mark_selector_candidates(t.selector, candidate);
   bounded = bounded && mark_all(own_->required_anti_affinity);
   if (has_preferred_ && scores_) {
-    bounded = bounded && mark_all(own_->preferred_affinity) && mark_all(own_->preferred_anti_affinity);
+    bounded =
+        bounded && mark_all(own_->preferred_affinity) && mark_all(own_->preferred_anti_affinity);
   }
   if (!bounded) return;
   for (NodeIndex n = 0; n < c.size(); ++n) {
@@ -400,8 +415,8 @@ bool AffinityCounts::count_from_label_index(const Cluster& c) {
   // The key: one every term that can select anything requires In, with the
   // fewest pods listed under the values the terms allow.
   std::vector<const AffinityTerm*> terms;
-  for (const auto* list : {&own_->required_affinity, &own_->required_anti_affinity, &own_->preferred_affinity,
-                           &own_->preferred_anti_affinity}) {
+  for (const auto* list : {&own_->required_affinity, &own_->required_anti_affinity,
+                           &own_->preferred_affinity, &own_->preferred_anti_affinity}) {
     for (const AffinityTerm& t : *list) {
       if (!t.selector.is_nothing()) terms.push_back(&t);
     }
@@ -416,8 +431,9 @@ bool AffinityCounts::count_from_label_index(const Cluster& c) {
       bool every_term = true;
       for (const AffinityTerm* t : terms) {
         const auto& rs = t->selector.requirements();
-        auto r = std::find_if(rs.begin(), rs.end(),
-                              [&](const auto& q) { return q.op == Selector::Op::kIn && q.key == first.key; });
+        auto r = std::find_if(rs.begin(), rs.end(), [&](const auto& q) {
+          return q.op == Selector::Op::kIn && q.key == first.key;
+        });
         if (r == rs.end()) {
           every_term = false;
           break;
@@ -444,8 +460,9 @@ bool AffinityCounts::count_from_label_index(const Cluster& c) {
     const auto& listed = c.pods_with_label(*best_key, v);
     selectable.insert(selectable.end(), listed.begin(), listed.end());
   }
-  std::sort(selectable.begin(), selectable.end(),
-            [](const Cluster::LabelledPod& a, const Cluster::LabelledPod& b) { return a.node < b.node; });
+  std::sort(
+      selectable.begin(), selectable.end(),
+      [](const Cluster::LabelledPod& a, const Cluster::LabelledPod& b) { return a.node < b.node; });
   size_t next = 0;
   for (NodeIndex n = 0; n < c.size(); ++n) {
     const size_t begin = next;
@@ -464,13 +481,15 @@ bool AffinityCounts::count_from_label_index(const Cluster& c) {
   return true;
 }
 
-bool AffinityCounts::admits(const Cluster& c, NodeIndex n, const Relief* relief, uint8_t& detail) const {
+bool AffinityCounts::admits(const Cluster& c, NodeIndex n, const Relief* relief,
+                            uint8_t& detail) const {
   if (!filters_) return true;
   // RemovePod for each victim: what it added to the maps leaves them.
   Contribution gone_affinity, gone_anti, gone_existing;
   if (relief && !c.node(n).labels.empty()) {
     const auto& pods = c.pods_on(n);
-    for (size_t pos : relief->positions) filter_contribution(n, pods[pos], gone_affinity, gone_anti, gone_existing);
+    for (size_t pos : relief->positions)
+      filter_contribution(n, pods[pos], gone_affinity, gone_anti, gone_existing);
   }
   auto count = [](const Counts& counts, const Contribution& gone, uint64_t p) {
     const int64_t* found = counts.find(p);
@@ -529,10 +548,12 @@ bool AffinityCounts::admits(const Cluster& c, NodeIndex n, const Relief* relief,
   return true;
 }
 
-void AffinityCounts::normalised_scores(const std::vector<NodeIndex>& feasible, std::vector<int64_t>& out) const {
+void AffinityCounts::normalised_scores(const std::vector<NodeIndex>& feasible,
+                                       std::vector<int64_t>& out) const {
   out.assign(feasible.size(), 0);
   if (score_skipped()) return;
-  int64_t min_count = std::numeric_limits<int64_t>::max(), max_count = std::numeric_limits<int64_t>::min();
+  int64_t min_count = std::numeric_limits<int64_t>::max(),
+          max_count = std::numeric_limits<int64_t>::min();
   for (size_t j = 0; j < feasible.size(); ++j) {
     int64_t score = 0;
     for (uint32_t k = 0; k < key_in_score_.size(); ++k) {
@@ -549,7 +570,9 @@ void AffinityCounts::normalised_scores(const std::vector<NodeIndex>& feasible, s
   const int64_t diff = max_count - min_count;
   for (int64_t& s : out) {
     double f = 0;
-    if (diff > 0) f = static_cast<double>(kMaxNodeScore) * (static_cast<double>(s - min_count) / static_cast<double>(diff));
+    if (diff > 0)
+      f = static_cast<double>(kMaxNodeScore) *
+          (static_cast<double>(s - min_count) / static_cast<double>(diff));
     s = static_cast<int64_t>(f);
   }
 }

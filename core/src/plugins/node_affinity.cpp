@@ -92,13 +92,16 @@ const std::string* column_value(const Cluster& c, const std::vector<StrId>* colu
 bool requirement_matches(const NodeSelectorRequirement& r, const std::string* v) {
   // Dispatch on the operator's first letters: this runs for every node.
   const std::string& op = r.op;
-  auto in_values = [&] { return v && std::find(r.values.begin(), r.values.end(), *v) != r.values.end(); };
+  auto in_values = [&] {
+    return v && std::find(r.values.begin(), r.values.end(), *v) != r.values.end();
+  };
   if (op.size() == 2 && op[0] == 'I' && op[1] == 'n') return in_values();
   if (op.size() == 5 && op == "NotIn") return !in_values();
   if (op.size() == 6 && op == "Exists") return v != nullptr;
   if (op.size() == 12 && op == "DoesNotExist") return v == nullptr;
   int64_t have = 0, want = 0;
-  if (!v || r.values.size() != 1 || !parse_int64(*v, have) || !parse_int64(r.values[0], want)) return false;
+  if (!v || r.values.size() != 1 || !parse_int64(*v, have) || !parse_int64(r.values[0], want))
+    return false;
   if (op == "Gt") return have > want;
   if (op == "Lt") return have < want;
   return false;
@@ -128,12 +131,13 @@ bool NodeSelectorTermMatcher::match_with(ValueOf&& value_of, std::string_view no
 }
 
 bool NodeSelectorTermMatcher::matches(const Node& node) const {
-  return match_with([&](size_t i) { return find_label(node.labels, term_.match_expressions[i].key); },
-                    node.name);
+  return match_with(
+      [&](size_t i) { return find_label(node.labels, term_.match_expressions[i].key); }, node.name);
 }
 
 bool NodeSelectorTermMatcher::matches_labels(const Labels& labels) const {
-  return match_with([&](size_t i) { return find_label(labels, term_.match_expressions[i].key); }, "");
+  return match_with([&](size_t i) { return find_label(labels, term_.match_expressions[i].key); },
+                    "");
 }
 
 bool NodeSelectorTermMatcher::matches(const Cluster& c, NodeIndex n) const {
@@ -163,7 +167,8 @@ bool RequiredNodeAffinity::matches(const Node& node) const {
     if (!have || *have != v) return false;
   }
   if (!terms_) return true;
-  return std::any_of(terms_->begin(), terms_->end(), [&](const auto& t) { return t.matches(node); });
+  return std::any_of(terms_->begin(), terms_->end(),
+                     [&](const auto& t) { return t.matches(node); });
 }
 
 bool RequiredNodeAffinity::matches(const Cluster& c, NodeIndex n) const {
@@ -172,7 +177,8 @@ bool RequiredNodeAffinity::matches(const Cluster& c, NodeIndex n) const {
     if (!have || *have != node_selector_[i].second) return false;
   }
   if (!terms_) return true;
-  return std::any_of(terms_->begin(), terms_->end(), [&](const auto& t) { return t.matches(c, n); });
+  return std::any_of(terms_->begin(), terms_->end(),
+                     [&](const auto& t) { return t.matches(c, n); });
 }
 
 PreferredNodeAffinity::PreferredNodeAffinity(const Pod& pod) {
@@ -217,7 +223,8 @@ void RequiredNodeAffinity::collect_keys(std::vector<std::string>& keys) const {
 }
 
 bool RequiredNodeAffinity::uses_fields() const {
-  return terms_ && std::any_of(terms_->begin(), terms_->end(), [](const auto& t) { return t.uses_fields(); });
+  return terms_ &&
+         std::any_of(terms_->begin(), terms_->end(), [](const auto& t) { return t.uses_fields(); });
 }
 
 void PreferredNodeAffinity::collect_keys(std::vector<std::string>& keys) const {
@@ -225,7 +232,8 @@ void PreferredNodeAffinity::collect_keys(std::vector<std::string>& keys) const {
 }
 
 bool PreferredNodeAffinity::uses_fields() const {
-  return std::any_of(terms_.begin(), terms_.end(), [](const auto& t) { return t.second.uses_fields(); });
+  return std::any_of(terms_.begin(), terms_.end(),
+                     [](const auto& t) { return t.second.uses_fields(); });
 }
 
 NodeNameRestriction node_name_restriction(const Pod& pod) {

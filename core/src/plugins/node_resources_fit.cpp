@@ -24,15 +24,17 @@ FitRequest fit_request(const Cluster& cluster, const PodUsage& usage, const FitA
       return true;
     }
     std::string group = name.substr(0, name.find('/'));
-    return std::find(args.ignored_resource_groups.begin(), args.ignored_resource_groups.end(), group) !=
-           args.ignored_resource_groups.end();
+    return std::find(args.ignored_resource_groups.begin(), args.ignored_resource_groups.end(),
+                     group) != args.ignored_resource_groups.end();
   };
   for (const auto& [idx, v] : usage.scalars) {
     r.scalars.push_back({cluster.scalar_name(idx), idx, v, ignored(cluster.scalar_name(idx))});
   }
-  for (const auto& [name, v] : usage.unknown_scalars) r.scalars.push_back({name, UINT32_MAX, v, ignored(name)});
+  for (const auto& [name, v] : usage.unknown_scalars)
+    r.scalars.push_back({name, UINT32_MAX, v, ignored(name)});
   // Go ranges over a map here, in random order; by name is the stable choice.
-  std::sort(r.scalars.begin(), r.scalars.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  std::sort(r.scalars.begin(), r.scalars.end(),
+            [](const auto& a, const auto& b) { return a.name < b.name; });
   return r;
 }
 
@@ -49,7 +51,8 @@ FitVerdict fit_verdict(const Cluster& c, NodeIndex n, const FitRequest& r, const
   return verdict;
 }
 
-std::vector<std::string> fit_reasons(const Cluster& c, NodeIndex n, const FitRequest& r, const Relief* relief) {
+std::vector<std::string> fit_reasons(const Cluster& c, NodeIndex n, const FitRequest& r,
+                                     const Relief* relief) {
   std::vector<std::string> out;
   check_fit(c, n, r, relief, [&](auto&& reason, bool) {
     out.push_back(reason());

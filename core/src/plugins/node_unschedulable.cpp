@@ -3,7 +3,8 @@
 namespace tightpack::plugins {
 
 bool tolerates_unschedulable(const std::vector<Toleration>& tolerations) {
-  return tolerations_tolerate(tolerations, Taint{"node.kubernetes.io/unschedulable", "", "NoSchedule"});
+  return tolerations_tolerate(tolerations,
+                              Taint{"node.kubernetes.io/unschedulable", "", "NoSchedule"});
 }
 
 }  // namespace tightpack::plugins

@@ -8,10 +8,11 @@ std::string driver_not_installed_reason(const std::string& driver) {
   return driver + " CSI driver is not installed on the node";
 }
 
-VolumeLimitsVerdict volume_limits(const std::vector<std::pair<std::string, std::string>>& attachable,
-                                  const std::vector<const CsiDriver*>& drivers, const CsiNode* csi_node,
-                                  const std::vector<BoundPod>& pods, const Relief* relief, bool limit_scaling,
-                                  const std::vector<const std::pair<std::string, std::string>*>* attached_on_node) {
+VolumeLimitsVerdict volume_limits(
+    const std::vector<std::pair<std::string, std::string>>& attachable,
+    const std::vector<const CsiDriver*>& drivers, const CsiNode* csi_node,
+    const std::vector<BoundPod>& pods, const Relief* relief, bool limit_scaling,
+    const std::vector<const std::pair<std::string, std::string>*>* attached_on_node) {
   if (attachable.empty()) return {};
   if (limit_scaling) {
     // checkCSIDriverOnNode, in the order of the pod's volumes (upstream
@@ -20,9 +21,12 @@ VolumeLimitsVerdict volume_limits(const std::vector<std::pair<std::string, std::
       const std::string& driver = attachable[i].second;
       const CsiDriver* d = drivers[i];
       if (!d || !d->prevent_if_missing) continue;
-      const bool installed = csi_node && std::any_of(csi_node->drivers.begin(), csi_node->drivers.end(),
-                                                     [&](const CsiNode::Driver& x) { return x.name == driver; });
-      if (!installed) return {VolumeLimitsVerdict::kDriverMissing, static_cast<uint8_t>(std::min<size_t>(i, 255))};
+      const bool installed =
+          csi_node && std::any_of(csi_node->drivers.begin(), csi_node->drivers.end(),
+                                  [&](const CsiNode::Driver& x) { return x.name == driver; });
+      if (!installed)
+        return {VolumeLimitsVerdict::kDriverMissing,
+                static_cast<uint8_t>(std::min<size_t>(i, 255))};
     }
   }
   if (!csi_node) return {};
@@ -32,14 +36,18 @@ VolumeLimitsVerdict volume_limits(const std::vector<std::pair<std::string, std::
     }
     return nullptr;
   };
-  if (std::none_of(attachable.begin(), attachable.end(), [&](const auto& a) { return limit_of(a.second); })) return {};
+  if (std::none_of(attachable.begin(), attachable.end(),
+                   [&](const auto& a) { return limit_of(a.second); }))
+    return {};
   // The node's attached volumes: the cluster's list, or, when a relief takes
   // pods off the node, counted again without them.
   const bool walk = relief || !attached_on_node;
   std::vector<const std::pair<std::string, std::string>*> walked;
   for (size_t k = 0; walk && k < pods.size(); ++k) {
     if (!pods[k].storage) continue;
-    if (relief && std::find(relief->positions.begin(), relief->positions.end(), k) != relief->positions.end()) continue;
+    if (relief &&
+        std::find(relief->positions.begin(), relief->positions.end(), k) != relief->positions.end())
+      continue;
     add_attached_volumes(walked, *pods[k].storage);
   }
   const auto& attached = walk ? walked : *attached_on_node;
@@ -56,13 +64,14 @@ VolumeLimitsVerdict volume_limits(const std::vector<std::pair<std::string, std::
     int64_t fresh = 0;
     for (const auto& volume : attachable) {
       if (volume.second != driver) continue;
-      if (std::none_of(attached.begin(), attached.end(), [&](const auto* a) { return a->first == volume.first; })) {
+      if (std::none_of(attached.begin(), attached.end(),
+                       [&](const auto* a) { return a->first == volume.first; })) {
         ++fresh;
       }
     }
     if (fresh == 0) continue;  // nothing new to attach: not checked, even on a node over its limit
-    const int64_t count =
-        std::count_if(attached.begin(), attached.end(), [&](const auto* a) { return a->second == driver; });
+    const int64_t count = std::count_if(attached.begin(), attached.end(),
+                                        [&](const auto* a) { return a->second == driver; });
     if (count + fresh > **limit) return {VolumeLimitsVerdict::kExceeded};
   }
   return {};

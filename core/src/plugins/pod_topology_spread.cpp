@@ -32,9 +32,8 @@ bool is_kind(const OwnerReference& o, std::string_view group, std::string_view k
 // labels.Merge: later sets win on shared keys.
 void merge(Labels& into, const Labels& other) {
   for (const auto& [k, v] : other) {
-    auto it = std::lower_bound(into.begin(), into.end(), k, [](const auto& e, const std::string& key) {
-      return e.first < key;
-    });
+    auto it = std::lower_bound(into.begin(), into.end(), k,
+                               [](const auto& e, const std::string& key) { return e.first < key; });
     if (it != into.end() && it->first == k) {
       it->second = v;
     } else {
@@ -83,12 +82,14 @@ Selector default_selector(const Pod& pod, const ApiObjects& objects, const Owner
   return selector;
 }
 
-std::vector<SpreadConstraint> spread_constraints(const Pod& pod, const SpreadArgs& args, const ApiObjects& objects,
+std::vector<SpreadConstraint> spread_constraints(const Pod& pod, const SpreadArgs& args,
+                                                 const ApiObjects& objects,
                                                  const OwnerIndex& owners, bool hard) {
   const std::string_view action = hard ? "DoNotSchedule" : "ScheduleAnyway";
   const bool own = !pod.topology_spread.empty();
   const std::vector<TopologySpreadConstraint>& source =
-      own ? pod.topology_spread : (args.system_defaulting ? system_default_spread() : args.default_constraints);
+      own ? pod.topology_spread
+          : (args.system_defaulting ? system_default_spread() : args.default_constraints);
   std::vector<SpreadConstraint> out;
   for (const auto& c : source) {
     if (c.when_unsatisfiable != action) continue;
@@ -121,7 +122,9 @@ std::vector<SpreadConstraint> spread_constraints(const Pod& pod, const SpreadArg
   return out;
 }
 
-double spread_topology_weight(size_t size) { return go_log(static_cast<double>(size + 2)); }
+double spread_topology_weight(size_t size) {
+  return go_log(static_cast<double>(size + 2));
+}
 
 double spread_score_for_count(int64_t count, int32_t max_skew, double topology_weight) {
   return static_cast<double>(count) * topology_weight + static_cast<double>(max_skew - 1);
@@ -148,7 +151,10 @@ void normalize_spread_scores(std::vector<int64_t>& scores) {
 SpreadCounts::SpreadCounts(const Cluster& c, const Pod& pod, std::vector<SpreadConstraint> hard,
                            std::vector<SpreadConstraint> soft, bool require_all_soft,
                            const std::function<bool(NodeIndex)>& matches_required_affinity)
-    : ns_(pod.ns), pod_labels_(pod.labels), tolerations_(pod.tolerations), require_all_soft_(require_all_soft) {
+    : ns_(pod.ns),
+      pod_labels_(pod.labels),
+      tolerations_(pod.tolerations),
+      require_all_soft_(require_all_soft) {
   const size_t n = c.size();
   // nodeLabelsMatchSpreadConstraints, for the soft constraints.
   has_all_soft_keys_.assign(n, 1);
@@ -173,7 +179,8 @@ size_t SpreadCounts::matcher_for(const Selector& s) {
   return matchers_.size() - 1;
 }
 
-void SpreadCounts::build(const Cluster& c, std::vector<SpreadConstraint> list, bool hard, bool require_all,
+void SpreadCounts::build(const Cluster& c, std::vector<SpreadConstraint> list, bool hard,
+                         bool require_all,
                          const std::function<bool(NodeIndex)>& matches_required_affinity,
                          std::vector<Domains>& out) {
   const size_t n = c.size();
@@ -246,7 +253,8 @@ void SpreadCounts::sync(const Cluster& c) {
     // others are counted (zero) without looking at their pods.
     std::vector<uint8_t> candidate(c.size(), 0);
     bool anywhere = false;
-    for (const auto& m : matchers_) anywhere = anywhere || !c.mark_selector_candidates(m.selector, candidate);
+    for (const auto& m : matchers_)
+      anywhere = anywhere || !c.mark_selector_candidates(m.selector, candidate);
     if (!anywhere) {
       for (NodeIndex i = 0; i < c.size(); ++i) {
         if (!candidate[i]) generation_[i] = c.generation(i);
@@ -343,7 +351,8 @@ bool SpreadCounts::admits_signature(const int64_t* signature, uint8_t& detail) c
     const int64_t match = d.constraint.topology_key == kHostnameKey
                               ? signature[k]
                               : (d.listed[signature[k]] ? d.total[signature[k]] : 0);
-    const int64_t min = d.listed_count < static_cast<size_t>(d.constraint.min_domains) ? 0 : d.min_total;
+    const int64_t min =
+        d.listed_count < static_cast<size_t>(d.constraint.min_domains) ? 0 : d.min_total;
     if (match + (d.self_match ? 1 : 0) - min > d.constraint.max_skew) {
       detail = kSpreadSkew;
       return false;
@@ -359,7 +368,8 @@ std::vector<double> SpreadCounts::topology_weights(const std::vector<const int64
   for (size_t k = 0; k < soft_.size(); ++k) {
     size_t size = 0;
     if (soft_[k].hostname) {
-      for (size_t g = 0; g < signatures.size(); ++g) size += signatures[g][scored_at] ? 0 : nodes[g];
+      for (size_t g = 0; g < signatures.size(); ++g)
+        size += signatures[g][scored_at] ? 0 : nodes[g];
     } else {
       std::vector<int64_t> seen;
       for (const int64_t* s : signatures) {
@@ -374,7 +384,8 @@ std::vector<double> SpreadCounts::topology_weights(const std::vector<const int64
   return out;
 }
 
-int64_t SpreadCounts::raw_score(const int64_t* signature, const std::vector<double>& weights) const {
+int64_t SpreadCounts::raw_score(const int64_t* signature,
+                                const std::vector<double>& weights) const {
   double score = 0;
   for (size_t k = 0; k < soft_.size(); ++k) {
     const Domains& d = soft_[k];
@@ -386,7 +397,8 @@ int64_t SpreadCounts::raw_score(const int64_t* signature, const std::vector<doub
   return static_cast<int64_t>(go_round(score));
 }
 
-bool SpreadCounts::admits(const Cluster& c, NodeIndex n, const Relief* relief, uint8_t& detail) const {
+bool SpreadCounts::admits(const Cluster& c, NodeIndex n, const Relief* relief,
+                          uint8_t& detail) const {
   for (const auto& d : hard_) {
     const int32_t v = d.domain[n];
     if (v == kNoDomain) {
@@ -405,7 +417,10 @@ bool SpreadCounts::admits(const Cluster& c, NodeIndex n, const Relief* relief, u
       const auto& pods = c.pods_on(n);
       for (size_t pos : relief->positions) {
         const BoundPod& p = pods[pos];
-        removed += p.meta && p.meta->ns == ns_ && matchers_[d.selector].selector.matches(p.meta->labels) ? 1 : 0;
+        removed +=
+            p.meta && p.meta->ns == ns_ && matchers_[d.selector].selector.matches(p.meta->labels)
+                ? 1
+                : 0;
       }
       match -= removed;
       min = std::min(min, match);

@@ -20,15 +20,20 @@ constexpr std::pair<std::string_view, std::string_view> kMigration[] = {
 };
 
 bool in_tree(std::string_view provisioner) {
-  return std::any_of(std::begin(kMigration), std::end(kMigration), [&](const auto& m) { return m.first == provisioner; });
+  return std::any_of(std::begin(kMigration), std::end(kMigration),
+                     [&](const auto& m) { return m.first == provisioner; });
 }
 
 const char* in_tree_plugin_of(const PodVolume& v) {
   switch (v.source) {
-    case PodVolume::Source::kGcePersistentDisk: return "kubernetes.io/gce-pd";
-    case PodVolume::Source::kAwsElasticBlockStore: return "kubernetes.io/aws-ebs";
-    case PodVolume::Source::kInTreeMigratable: return v.disk.c_str();
-    default: return nullptr;
+    case PodVolume::Source::kGcePersistentDisk:
+      return "kubernetes.io/gce-pd";
+    case PodVolume::Source::kAwsElasticBlockStore:
+      return "kubernetes.io/aws-ebs";
+    case PodVolume::Source::kInTreeMigratable:
+      return v.disk.c_str();
+    default:
+      return nullptr;
   }
 }
 
@@ -42,7 +47,8 @@ const T* lookup(const std::vector<T>& list, const Index& index, std::string_view
 
 bool migrates_to_csi(std::string_view plugin) {
   return plugin == "kubernetes.io/aws-ebs" || plugin == "kubernetes.io/portworx-volume" ||
-         plugin == "kubernetes.io/gce-pd" || plugin == "kubernetes.io/azure-disk" || plugin == "kubernetes.io/cinder";
+         plugin == "kubernetes.io/gce-pd" || plugin == "kubernetes.io/azure-disk" ||
+         plugin == "kubernetes.io/cinder";
 }
 
 std::string claim_name(const Pod& pod, const PodVolume& v) {
@@ -86,14 +92,16 @@ StorageState::StorageState(const ApiObjects& o)
   for (uint32_t i = 0; i < claims_.size(); ++i) claim_by_key_[claims_[i].key()] = i;
   for (uint32_t i = 0; i < volumes_.size(); ++i) volume_by_name_[volumes_[i].name] = i;
   // A name listed twice is its last object, as in the lister.
-  for (const auto& [name, i] : volume_by_name_) volumes_by_class_[volumes_[i].class_name].push_back(i);
+  for (const auto& [name, i] : volume_by_name_)
+    volumes_by_class_[volumes_[i].class_name].push_back(i);
   for (auto& [name, list] : volumes_by_class_) std::sort(list.begin(), list.end());  // input order
   for (uint32_t i = 0; i < classes_.size(); ++i) class_by_name_[classes_[i].name] = i;
   for (uint32_t i = 0; i < csi_nodes_.size(); ++i) csi_node_by_name_[csi_nodes_[i].name] = i;
   for (uint32_t i = 0; i < drivers_.size(); ++i) driver_by_name_[drivers_[i].name] = i;
   for (const CsiNode& n : csi_nodes_) {
     for (const std::string& p : n.migrated_plugins) {
-      if (std::find(migrated_.begin(), migrated_.end(), p) == migrated_.end()) migrated_.push_back(p);
+      if (std::find(migrated_.begin(), migrated_.end(), p) == migrated_.end())
+        migrated_.push_back(p);
     }
   }
 }
@@ -110,7 +118,9 @@ const PersistentVolume* StorageState::volume(std::string_view name) const {
 const StorageClass* StorageState::storage_class(std::string_view name) const {
   return lookup(classes_, class_by_name_, name);
 }
-const CsiNode* StorageState::csi_node(std::string_view node) const { return lookup(csi_nodes_, csi_node_by_name_, node); }
+const CsiNode* StorageState::csi_node(std::string_view node) const {
+  return lookup(csi_nodes_, csi_node_by_name_, node);
+}
 uint32_t StorageState::csi_node_index(std::string_view node) const {
   auto it = csi_node_by_name_.find(node);
   return it == csi_node_by_name_.end() ? kNoCsiNode : it->second;
@@ -119,7 +129,8 @@ const CsiDriver* StorageState::csi_driver(std::string_view name) const {
   return lookup(drivers_, driver_by_name_, name);
 }
 
-std::vector<const PersistentVolume*> StorageState::volumes_of_class(std::string_view class_name) const {
+std::vector<const PersistentVolume*> StorageState::volumes_of_class(
+    std::string_view class_name) const {
   std::vector<const PersistentVolume*> out;
   auto it = volumes_by_class_.find(std::string(class_name));
   if (it == volumes_by_class_.end()) return out;
@@ -141,7 +152,8 @@ bool StorageState::migrated(std::string_view plugin) const {
 std::vector<std::pair<std::string, std::string>> StorageState::attachable(const Pod& pod) const {
   std::vector<std::pair<std::string, std::string>> out;
   for (const PodVolume& v : pod.volumes) {
-    if (v.source != PodVolume::Source::kClaim && v.source != PodVolume::Source::kEphemeral) continue;
+    if (v.source != PodVolume::Source::kClaim && v.source != PodVolume::Source::kEphemeral)
+      continue;
     const PersistentVolumeClaim* c = claim(pod.ns, claim_name(pod, v));
     if (!c) continue;
     // getCSIDriverInfo: the bound volume's CSI source, else the class'
@@ -156,7 +168,8 @@ std::vector<std::pair<std::string, std::string>> StorageState::attachable(const 
     } else {
       if (c->class_name.empty()) continue;
       const StorageClass* sc = storage_class(c->class_name);
-      if (!sc || in_tree(sc->provisioner)) continue;  // migrated in-tree provisioners are refused earlier
+      if (!sc || in_tree(sc->provisioner))
+        continue;  // migrated in-tree provisioners are refused earlier
       driver = sc->provisioner;
       handle = "\x01" + c->ns + "/" + c->name;
     }
@@ -173,14 +186,20 @@ std::shared_ptr<const PodStorage> StorageState::storage_of(const Pod& pod) const
   PodStorage s;
   for (const PodVolume& v : pod.volumes) {
     switch (v.source) {
-      case PodVolume::Source::kClaim: s.claim_keys.push_back(pod.ns + "/" + v.claim); break;
+      case PodVolume::Source::kClaim:
+        s.claim_keys.push_back(pod.ns + "/" + v.claim);
+        break;
       case PodVolume::Source::kGcePersistentDisk:
       case PodVolume::Source::kAwsElasticBlockStore:
       case PodVolume::Source::kIscsi:
-      case PodVolume::Source::kRbd: s.disks.push_back(v); break;
-      default: break;
+      case PodVolume::Source::kRbd:
+        s.disks.push_back(v);
+        break;
+      default:
+        break;
     }
-    if (const char* plugin = in_tree_plugin_of(v); plugin && migrates_to_csi(plugin)) s.in_tree = true;
+    if (const char* plugin = in_tree_plugin_of(v); plugin && migrates_to_csi(plugin))
+      s.in_tree = true;
     if (v.source == PodVolume::Source::kClaim || v.source == PodVolume::Source::kEphemeral) {
       const PersistentVolumeClaim* c = claim(pod.ns, claim_name(pod, v));
       if (!c) continue;
@@ -207,13 +226,15 @@ PodClaims StorageState::unbound_delayed_claims(const PodStorage& pod) const {
   return claims;
 }
 
-StorageState::BindingPlan StorageState::binding_plan(const PodStorage& pod, const Node& node) const {
+StorageState::BindingPlan StorageState::binding_plan(const PodStorage& pod,
+                                                     const Node& node) const {
   BindingPlan plan;
   if (pod.delayed_claims.empty()) return plan;
   NodeVolumes found = find_pod_volumes(*this, unbound_delayed_claims(pod), node);
   plan.conflicts = found.conflicts != 0;
   if (plan.conflicts) return plan;
-  for (const auto& [claim, pv] : found.static_bindings) plan.static_bindings.emplace_back(claim->key(), pv->name);
+  for (const auto& [claim, pv] : found.static_bindings)
+    plan.static_bindings.emplace_back(claim->key(), pv->name);
   for (const auto& [claim, capacity] : found.provisions) plan.provisions.push_back(claim->key());
   return plan;
 }
@@ -223,7 +244,8 @@ void StorageState::assume(const PodStorage& pod, const Node& node) {
   // AssumePodVolumes: the claims FindPodVolumes matched with a volume bind
   // it (its claimRef), the others are provisioned on this node.
   NodeVolumes found = find_pod_volumes(*this, unbound_delayed_claims(pod), node);
-  if (found.conflicts) return;  // placed where VolumeBinding did not decide (a what-if): nothing to assume
+  if (found.conflicts)
+    return;  // placed where VolumeBinding did not decide (a what-if): nothing to assume
   for (const auto& [claim, pv] : found.static_bindings) {
     PersistentVolume& v = volumes_[static_cast<size_t>(pv - volumes_.data())];
     if (!v.claim_ref || v.claim_ref->ns != claim->ns || v.claim_ref->name != claim->name ||

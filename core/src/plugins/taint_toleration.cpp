@@ -2,7 +2,8 @@
 
 namespace tightpack::plugins {
 
-int first_untolerated_taint(const std::vector<Taint>& taints, const std::vector<Toleration>& tolerations) {
+int first_untolerated_taint(const std::vector<Taint>& taints,
+                            const std::vector<Toleration>& tolerations) {
   for (size_t i = 0; i < taints.size(); ++i) {
     const Taint& t = taints[i];
     if (t.effect != "NoSchedule" && t.effect != "NoExecute") continue;

@@ -10,7 +10,8 @@ namespace {
 
 constexpr std::string_view kNoProvisioner = "kubernetes.io/no-provisioner";
 
-bool bound_to(const PersistentVolume& pv, const PersistentVolumeClaim& claim) {  // IsVolumeBoundToClaim
+bool bound_to(const PersistentVolume& pv,
+              const PersistentVolumeClaim& claim) {  // IsVolumeBoundToClaim
   if (!pv.claim_ref) return false;
   if (pv.claim_ref->name != claim.name || pv.claim_ref->ns != claim.ns) return false;
   return pv.claim_ref->uid.empty() || pv.claim_ref->uid == claim.uid;
@@ -22,15 +23,16 @@ bool contains(const std::vector<const PersistentVolume*>& list, const Persistent
 
 // hasEnoughCapacity: true with no capacity object when the claim asks for no
 // size or its provisioner does not track capacity.
-bool enough_capacity(const StorageState& s, const PersistentVolumeClaim& claim, const StorageClass& sc,
-                     const Node& node, const CsiStorageCapacity*& found) {
+bool enough_capacity(const StorageState& s, const PersistentVolumeClaim& claim,
+                     const StorageClass& sc, const Node& node, const CsiStorageCapacity*& found) {
   found = nullptr;
   if (!claim.request) return true;
   const CsiDriver* driver = s.csi_driver(sc.provisioner);
   if (!driver || !driver->storage_capacity) return true;
   for (const CsiStorageCapacity& c : s.capacities()) {
     if (c.class_name != sc.name) continue;
-    const std::optional<int64_t>& limit = c.maximum_volume_size ? c.maximum_volume_size : c.capacity;
+    const std::optional<int64_t>& limit =
+        c.maximum_volume_size ? c.maximum_volume_size : c.capacity;
     if (!limit || *limit < *claim.request) continue;
     if (!c.node_topology || !Selector::of(c.node_topology).matches(node.labels)) continue;
     found = &c;
@@ -52,7 +54,8 @@ std::vector<std::string> volume_binding_reasons(uint8_t conflicts, bool reworded
   return out;
 }
 
-std::optional<VolumeBindingPreFilter> volume_binding_prefilter(const StorageState& s, const Pod& pod) {
+std::optional<VolumeBindingPreFilter> volume_binding_prefilter(const StorageState& s,
+                                                               const Pod& pod) {
   VolumeBindingPreFilter out;
   bool has_claims = false;
   // podHasPVCs: every claim must exist, be neither lost nor being deleted,
@@ -64,14 +67,16 @@ std::optional<VolumeBindingPreFilter> volume_binding_prefilter(const StorageStat
     const std::string name = claim_name(pod, v);
     const PersistentVolumeClaim* claim = s.claim(pod.ns, name);
     if (!claim) {
-      out.rejection = ephemeral ? "waiting for ephemeral volume controller to create the persistentvolumeclaim \"" +
-                                      name + "\""
-                                : "persistentvolumeclaim \"" + name + "\" not found";
+      out.rejection =
+          ephemeral
+              ? "waiting for ephemeral volume controller to create the persistentvolumeclaim \"" +
+                    name + "\""
+              : "persistentvolumeclaim \"" + name + "\" not found";
       return out;
     }
     if (claim->lost) {
-      out.rejection = "persistentvolumeclaim \"" + claim->name + "\" bound to non-existent persistentvolume \"" +
-                      claim->volume_name + "\"";
+      out.rejection = "persistentvolumeclaim \"" + claim->name +
+                      "\" bound to non-existent persistentvolume \"" + claim->volume_name + "\"";
       return out;
     }
     if (claim->deleting) {
@@ -79,15 +84,16 @@ std::optional<VolumeBindingPreFilter> volume_binding_prefilter(const StorageStat
       return out;
     }
     if (ephemeral && (!claim->controller || claim->controller->uid != pod.uid)) {
-      out.rejection = "PVC " + claim->ns + "/" + claim->name + " was not created for pod " + pod.ns + "/" + pod.name +
-                      " (pod is not owner)";
+      out.rejection = "PVC " + claim->ns + "/" + claim->name + " was not created for pod " +
+                      pod.ns + "/" + pod.name + " (pod is not owner)";
       return out;
     }
   }
   if (!has_claims) return std::nullopt;
   bool unbound_immediate = false;
   for (const PodVolume& v : pod.volumes) {
-    if (v.source != PodVolume::Source::kClaim && v.source != PodVolume::Source::kEphemeral) continue;
+    if (v.source != PodVolume::Source::kClaim && v.source != PodVolume::Source::kEphemeral)
+      continue;
     const PersistentVolumeClaim* claim = s.claim(pod.ns, claim_name(pod, v));
     if (!claim->volume_name.empty() && claim->bind_completed) {
       out.claims.bound.push_back(claim);
@@ -101,8 +107,8 @@ std::optional<VolumeBindingPreFilter> volume_binding_prefilter(const StorageStat
   return out;
 }
 
-std::vector<const PersistentVolume*> matching_candidates(const PersistentVolumeClaim& claim,
-                                                         const std::vector<const PersistentVolume*>& volumes) {
+std::vector<const PersistentVolume*> matching_candidates(
+    const PersistentVolumeClaim& claim, const std::vector<const PersistentVolume*>& volumes) {
   const int64_t requested = claim.request.value_or(0);
   const Selector selector = claim.selector ? Selector::of(claim.selector) : Selector();
   std::vector<const PersistentVolume*> out;
@@ -126,7 +132,8 @@ std::vector<const PersistentVolume*> matching_candidates(const PersistentVolumeC
 }
 
 const PersistentVolume* find_matching_volume(const PersistentVolumeClaim& claim,
-                                             const std::vector<const PersistentVolume*>& candidates, const Node& node,
+                                             const std::vector<const PersistentVolume*>& candidates,
+                                             const Node& node,
                                              const std::vector<const PersistentVolume*>& excluded) {
   const PersistentVolume* smallest = nullptr;
   for (const PersistentVolume* pv : candidates) {
@@ -165,7 +172,8 @@ NodeVolumes find_pod_volumes(const StorageState& s, const PodClaims& claims, con
   }
   if (claims.delayed.empty()) return out;
   // (claim, its candidates)
-  std::vector<std::pair<const PersistentVolumeClaim*, const std::vector<const PersistentVolume*>*>> to_match;
+  std::vector<std::pair<const PersistentVolumeClaim*, const std::vector<const PersistentVolume*>*>>
+      to_match;
   std::vector<const PersistentVolumeClaim*> to_provision;
   std::vector<std::vector<const PersistentVolume*>> found_here;  // when not resolved beforehand
   if (claims.candidates.size() != claims.delayed.size()) found_here.reserve(claims.delayed.size());
@@ -209,7 +217,8 @@ NodeVolumes find_pod_volumes(const StorageState& s, const PodClaims& claims, con
     // satisfied: a claim no volume matched may still be provisioned.
     satisfied = true;
     for (const PersistentVolumeClaim* claim : to_provision) {
-      const StorageClass* sc = s.storage_class(claim->class_name);  // delay binding: the class exists
+      const StorageClass* sc =
+          s.storage_class(claim->class_name);  // delay binding: the class exists
       if (!sc || sc->provisioner.empty() || sc->provisioner == kNoProvisioner ||
           !topology_matches(sc->allowed_topologies, node.labels)) {
         satisfied = false;
@@ -247,7 +256,8 @@ VolumeNodeReads find_pod_volumes_reads(const StorageState& s, const PodClaims& c
     if (i < claims.candidates.size()) {
       for (const PersistentVolume* pv : claims.candidates[i]) affinity_keys(*pv);
     } else {
-      for (const PersistentVolume* pv : matching_candidates(claim, s.volumes_of_class(claim.class_name))) {
+      for (const PersistentVolume* pv :
+           matching_candidates(claim, s.volumes_of_class(claim.class_name))) {
         affinity_keys(*pv);
       }
     }
@@ -267,7 +277,8 @@ VolumeNodeReads find_pod_volumes_reads(const StorageState& s, const PodClaims& c
   return out;
 }
 
-int64_t volume_binding_score(const NodeVolumes& v, const std::vector<std::pair<int64_t, int64_t>>& shape) {
+int64_t volume_binding_score(const NodeVolumes& v,
+                             const std::vector<std::pair<int64_t, int64_t>>& shape) {
   if (shape.empty()) return 0;
   // classResourceMap: requested and capacity per class.
   std::vector<std::pair<std::string, std::pair<int64_t, int64_t>>> classes;
@@ -298,8 +309,9 @@ int64_t volume_binding_score(const NodeVolumes& v, const std::vector<std::pair<i
     for (size_t i = 0; i < shape.size(); ++i) {
       if (p <= shape[i].first) {
         if (i == 0) return shape[0].second;
-        return shape[i - 1].second +
-               (shape[i].second - shape[i - 1].second) * (p - shape[i - 1].first) / (shape[i].first - shape[i - 1].first);
+        return shape[i - 1].second + (shape[i].second - shape[i - 1].second) *
+                                         (p - shape[i - 1].first) /
+                                         (shape[i].first - shape[i - 1].first);
       }
     }
     return shape.back().second;
@@ -309,7 +321,8 @@ int64_t volume_binding_score(const NodeVolumes& v, const std::vector<std::pair<i
     const auto [requested, capacity] = rc;
     sum += (capacity == 0 || requested > capacity) ? raw(100) : raw(requested * 100 / capacity);
   }
-  return static_cast<int64_t>(std::round(static_cast<double>(sum) / static_cast<double>(classes.size())));
+  return static_cast<int64_t>(
+      std::round(static_cast<double>(sum) / static_cast<double>(classes.size())));
 }
 
 }  // namespace tightpack::plugins

@@ -6,7 +6,9 @@ namespace tightpack::plugins {
 namespace {
 
 bool overlap(const std::vector<std::string>& a, const std::vector<std::string>& b) {
-  return std::any_of(a.begin(), a.end(), [&](const std::string& x) { return std::find(b.begin(), b.end(), x) != b.end(); });
+  return std::any_of(a.begin(), a.end(), [&](const std::string& x) {
+    return std::find(b.begin(), b.end(), x) != b.end();
+  });
 }
 
 bool conflict(const PodVolume& v, const PodVolume& e) {
@@ -14,11 +16,15 @@ bool conflict(const PodVolume& v, const PodVolume& e) {
   if (v.source != e.source) return false;
   switch (v.source) {
     case Source::kGcePersistentDisk:
-    case Source::kIscsi: return v.disk == e.disk && !(v.read_only && e.read_only);
-    case Source::kAwsElasticBlockStore: return v.disk == e.disk;
+    case Source::kIscsi:
+      return v.disk == e.disk && !(v.read_only && e.read_only);
+    case Source::kAwsElasticBlockStore:
+      return v.disk == e.disk;
     case Source::kRbd:
-      return overlap(v.monitors, e.monitors) && v.pool == e.pool && v.disk == e.disk && !(v.read_only && e.read_only);
-    default: return false;
+      return overlap(v.monitors, e.monitors) && v.pool == e.pool && v.disk == e.disk &&
+             !(v.read_only && e.read_only);
+    default:
+      return false;
   }
 }
 
@@ -31,8 +37,11 @@ VolumeRestrictionsPreFilter volume_restrictions_prefilter(const StorageState& s,
       case PodVolume::Source::kGcePersistentDisk:
       case PodVolume::Source::kAwsElasticBlockStore:
       case PodVolume::Source::kIscsi:
-      case PodVolume::Source::kRbd: out.disks.push_back(v); break;
-      default: break;
+      case PodVolume::Source::kRbd:
+        out.disks.push_back(v);
+        break;
+      default:
+        break;
     }
     if (v.source != PodVolume::Source::kClaim) continue;
     const PersistentVolumeClaim* claim = s.claim(pod.ns, v.claim);

@@ -72,7 +72,8 @@ std::optional<VolumeZonePreFilter> volume_zone_prefilter(const StorageState& s, 
     for (std::string_view key : kTopologyLabels) {
       const std::string* value = find_label(pv->labels, key);
       if (!value) continue;
-      if (auto set = zones(*value)) out.topologies.push_back(VolumeTopology{std::string(key), std::move(*set)});
+      if (auto set = zones(*value))
+        out.topologies.push_back(VolumeTopology{std::string(key), std::move(*set)});
     }
   }
   if (out.topologies.empty()) return std::nullopt;
@@ -81,12 +82,14 @@ std::optional<VolumeZonePreFilter> volume_zone_prefilter(const StorageState& s, 
 
 bool volume_zone_admits(const std::vector<VolumeTopology>& topologies, const Labels& node_labels) {
   bool constrained = false;
-  for (std::string_view key : kTopologyLabels) constrained = constrained || find_label(node_labels, key);
+  for (std::string_view key : kTopologyLabels)
+    constrained = constrained || find_label(node_labels, key);
   if (!constrained) return true;
   for (const VolumeTopology& t : topologies) {
     const std::string* value = find_label(node_labels, t.key);
     if (!value) value = find_label(node_labels, ga_label(t.key));
-    if (!value || std::find(t.values.begin(), t.values.end(), *value) == t.values.end()) return false;
+    if (!value || std::find(t.values.begin(), t.values.end(), *value) == t.values.end())
+      return false;
   }
   return true;
 }

@@ -31,8 +31,8 @@ Fail only_keys(const json::object& o, const JsonPath& path,
     if (!known) {
       std::string list;
       for (std::string_view k : allowed) list += (list.empty() ? "" : ", ") + std::string(k);
-      return value_error(path.field(kv.key()), "unknown field " + quote_value(kv.key()) +
-                                                   " (known: " + list + ")");
+      return value_error(path.field(kv.key()),
+                         "unknown field " + quote_value(kv.key()) + " (known: " + list + ")");
     }
   }
   return std::nullopt;
@@ -79,8 +79,10 @@ Result<Node> read_template(const json::value& v, const JsonPath& path, const std
   const bool v1_node = o->contains("metadata") || o->contains("spec") || o->contains("status") ||
                        o->contains("kind") || o->contains("apiVersion");
   if (v1_node) return autoscaler::decode_template_node(v, path, pool);
-  if (auto fail = only_keys(*o, path, {"labels", "taints", "allocatable", "capacity"})) return *fail;
-  json::object node{{"metadata", json::object{}}, {"spec", json::object{}}, {"status", json::object{}}};
+  if (auto fail = only_keys(*o, path, {"labels", "taints", "allocatable", "capacity"}))
+    return *fail;
+  json::object node{
+      {"metadata", json::object{}}, {"spec", json::object{}}, {"status", json::object{}}};
   if (const json::value* l = member(*o, "labels")) node["metadata"].as_object()["labels"] = *l;
   if (const json::value* t = member(*o, "taints")) node["spec"].as_object()["taints"] = *t;
   for (const char* k : {"allocatable", "capacity"}) {
@@ -139,15 +141,14 @@ Fail read_pool(const json::value& v, const JsonPath& path, NodePool& p) {
                        "minSize " + std::to_string(p.min_size) + " is not in [0, 10000]");
   }
   if (p.max_size && (*p.max_size < p.min_size || *p.max_size > kMaxPoolSize)) {
-    return value_error(path.field("maxSize"), "maxSize " + std::to_string(*p.max_size) +
-                                                  " is not in [minSize, 10000]");
+    return value_error(path.field("maxSize"),
+                       "maxSize " + std::to_string(*p.max_size) + " is not in [minSize, 10000]");
   }
-  const bool gpu = p.template_node && std::any_of(p.template_node->allocatable.begin(),
-                                                  p.template_node->allocatable.end(),
-                                                  [](const auto& r) {
-                                                    return r.first.find("gpu") != std::string::npos &&
-                                                           r.second > 0;
-                                                  });
+  const bool gpu = p.template_node &&
+                   std::any_of(p.template_node->allocatable.begin(),
+                               p.template_node->allocatable.end(), [](const auto& r) {
+                                 return r.first.find("gpu") != std::string::npos && r.second > 0;
+                               });
   p.provisioning_seconds = gpu ? kDefaultGpuProvisioningSeconds : kDefaultProvisioningSeconds;
   TP_TRY(read_duration(*o, "provisioningTime", path, p.provisioning_seconds));
   p.provisioning_time_given = member(*o, "provisioningTime") != nullptr;
@@ -167,18 +168,19 @@ Fail read_pool(const json::value& v, const JsonPath& path, NodePool& p) {
 Fail read_autoscaler(const json::value& v, const JsonPath& path, PoolsConfig& c) {
   const json::object* o = nullptr;
   TP_TRY(as_object(v, path, o));
-  TP_TRY(only_keys(*o, path,
-                   {"scaleDownUtilizationThreshold", "scaleDownGpuUtilizationThreshold",
-                    "scaleDownUnneededTime", "skipNodesWithSystemPods", "skipNodesWithLocalStorage",
-                    "skipNodesWithCustomControllerPods", "expendablePodsPriorityCutoff",
-                    "maxNodesTotal", "gpuLabel"}));
+  TP_TRY(only_keys(
+      *o, path,
+      {"scaleDownUtilizationThreshold", "scaleDownGpuUtilizationThreshold", "scaleDownUnneededTime",
+       "skipNodesWithSystemPods", "skipNodesWithLocalStorage", "skipNodesWithCustomControllerPods",
+       "expendablePodsPriorityCutoff", "maxNodesTotal", "gpuLabel"}));
   autoscaler::Options& opt = c.options;
-  TP_TRY(read_number(*o, "scaleDownUtilizationThreshold", path, opt.scale_down_utilization_threshold));
+  TP_TRY(
+      read_number(*o, "scaleDownUtilizationThreshold", path, opt.scale_down_utilization_threshold));
   TP_TRY(read_number(*o, "scaleDownGpuUtilizationThreshold", path,
                      opt.scale_down_gpu_utilization_threshold));
-  for (auto [key, value] : {std::pair{"scaleDownUtilizationThreshold", opt.scale_down_utilization_threshold},
-                            std::pair{"scaleDownGpuUtilizationThreshold",
-                                      opt.scale_down_gpu_utilization_threshold}}) {
+  for (auto [key, value] :
+       {std::pair{"scaleDownUtilizationThreshold", opt.scale_down_utilization_threshold},
+        std::pair{"scaleDownGpuUtilizationThreshold", opt.scale_down_gpu_utilization_threshold}}) {
     if (value < 0 || value > 1) {
       return value_error(path.field(key),
                          std::string(key) + " " + number_text(value) + " is not in [0, 1]");
@@ -192,9 +194,9 @@ Fail read_autoscaler(const json::value& v, const JsonPath& path, PoolsConfig& c)
   TP_TRY(read_int(*o, "expendablePodsPriorityCutoff", path, opt.expendable_pods_priority_cutoff));
   TP_TRY(read_int(*o, "maxNodesTotal", path, opt.max_nodes_total));
   if (opt.max_nodes_total < 0) {
-    return value_error(path.field("maxNodesTotal"), "maxNodesTotal " +
-                                                        std::to_string(opt.max_nodes_total) +
-                                                        " must not be negative");
+    return value_error(
+        path.field("maxNodesTotal"),
+        "maxNodesTotal " + std::to_string(opt.max_nodes_total) + " must not be negative");
   }
   TP_TRY(read_string(*o, "gpuLabel", path, opt.gpu_label));
   return std::nullopt;
@@ -239,22 +241,30 @@ Result<int64_t> parse_duration(std::string_view text) {
     size_t start = i;
     while (i < text.size() && ((text[i] >= '0' && text[i] <= '9') || text[i] == '.')) ++i;
     if (i == start) {
-      return Error{"", "invalid duration " + quote_value(text) + " (use e.g. \"90s\", \"10m\", \"1h30m\")"};
+      return Error{
+          "", "invalid duration " + quote_value(text) + " (use e.g. \"90s\", \"10m\", \"1h30m\")"};
     }
     const double number = std::strtod(std::string(text.substr(start, i - start)).c_str(), nullptr);
     size_t unit_start = i;
     while (i < text.size() && !((text[i] >= '0' && text[i] <= '9') || text[i] == '.')) ++i;
     const std::string_view unit = text.substr(unit_start, i - unit_start);
     double scale = 0;
-    if (unit == "h") scale = 3600;
-    else if (unit == "m") scale = 60;
-    else if (unit == "s") scale = 1;
-    else if (unit == "ms") scale = 1e-3;
-    else if (unit == "us" || unit == "µs") scale = 1e-6;
-    else if (unit == "ns") scale = 1e-9;
+    if (unit == "h")
+      scale = 3600;
+    else if (unit == "m")
+      scale = 60;
+    else if (unit == "s")
+      scale = 1;
+    else if (unit == "ms")
+      scale = 1e-3;
+    else if (unit == "us" || unit == "µs")
+      scale = 1e-6;
+    else if (unit == "ns")
+      scale = 1e-9;
     else {
       return Error{"", "invalid duration " + quote_value(text) +
-                           (unit.empty() ? std::string(": missing unit") : ": unknown unit " + quote_value(unit)) +
+                           (unit.empty() ? std::string(": missing unit")
+                                         : ": unknown unit " + quote_value(unit)) +
                            " (use h, m, s)"};
     }
     total += number * scale;
@@ -275,13 +285,13 @@ Result<PoolsConfig> decode_pools_config(const json::value& doc, const JsonPath& 
     TP_TRY(read_string(*o, "apiVersion", path, api));
     TP_TRY(read_string(*o, "kind", path, kind));
     if (kind != kPoolsKind) {
-      return value_error(path.field("kind"), "expected kind " + std::string(kPoolsKind) + ", got " +
-                                                 quote_value(kind));
+      return value_error(path.field("kind"),
+                         "expected kind " + std::string(kPoolsKind) + ", got " + quote_value(kind));
     }
     if (api != kPoolsApiVersion) {
-      return value_error(path.field("apiVersion"), "expected apiVersion " +
-                                                       std::string(kPoolsApiVersion) + ", got " +
-                                                       quote_value(api));
+      return value_error(
+          path.field("apiVersion"),
+          "expected apiVersion " + std::string(kPoolsApiVersion) + ", got " + quote_value(api));
     }
     TP_TRY(read_bool(*o, "inferPools", path, c.infer));
     if (member(*o, "expander")) {

@@ -18,7 +18,8 @@ bool label_is(const Pod& p, std::string_view key, std::string_view value) {
 
 bool DaskCluster::has_worker(const autoscaler::CaPod& p) const {
   if (p.pod.ns != ns || name.empty()) return false;
-  return (label_is(p.pod, "dask.org/cluster-name", name) && label_is(p.pod, "dask.org/component", "worker")) ||
+  return (label_is(p.pod, "dask.org/cluster-name", name) &&
+          label_is(p.pod, "dask.org/component", "worker")) ||
          (label_is(p.pod, "gateway.dask.org/cluster", name) &&
           label_is(p.pod, "app.kubernetes.io/component", "dask-worker"));
 }

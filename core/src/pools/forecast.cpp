@@ -1,7 +1,6 @@
 // The scale-down forecast: cluster-autoscaler's scale-down run on a snapshot
 // and its pools, each verdict put in a sentence. The verdicts are
 // run_scale_down's; nothing here decides.
-#include "tightpack/labels.hpp"
 #include "tightpack/forecast.hpp"
 
 #include <algorithm>
@@ -10,6 +9,7 @@
 #include <unordered_map>
 
 #include "autoscaler/run.hpp"
+#include "tightpack/labels.hpp"
 #include "tightpack/plugins/inter_pod_affinity.hpp"
 #include "tightpack/profile.hpp"
 
@@ -18,7 +18,9 @@ namespace {
 
 using autoscaler::CaPod;
 
-std::string pods_phrase(size_t n) { return std::to_string(n) + (n == 1 ? " pod" : " pods"); }
+std::string pods_phrase(size_t n) {
+  return std::to_string(n) + (n == 1 ? " pod" : " pods");
+}
 
 std::string quoted_list(const std::vector<std::string>& items) {
   std::string out;
@@ -29,7 +31,8 @@ std::string quoted_list(const std::vector<std::string>& items) {
 std::string blocked_by_pod(std::string_view why, const std::string& key, const CaPod* p) {
   const std::string pod = "pod " + key;
   if (why == "NotReplicated") {
-    if (!p || p->controller_kind.empty()) return pod + " has no controller: nothing would recreate it";
+    if (!p || p->controller_kind.empty())
+      return pod + " has no controller: nothing would recreate it";
     return pod + " is owned by " + p->controller_kind + " " + p->controller_name +
            ", a custom controller (--skip-nodes-with-custom-controller-pods)";
   }
@@ -38,11 +41,12 @@ std::string blocked_by_pod(std::string_view why, const std::string& key, const C
     return pod + ": its controller " + p->controller_kind + " " + p->controller_name +
            " is not in the snapshot";
   }
-  if (why == "UnmovableKubeSystemPod") return "kube-system " + pod + " without a PodDisruptionBudget";
+  if (why == "UnmovableKubeSystemPod")
+    return "kube-system " + pod + " without a PodDisruptionBudget";
   if (why == "LocalStorageRequested") {
     if (!p || p->local_volumes.empty()) return pod + " uses local storage";
-    return pod + " uses local storage (emptyDir or hostPath volume " + quoted_list(p->local_volumes) +
-           ")";
+    return pod + " uses local storage (emptyDir or hostPath volume " +
+           quoted_list(p->local_volumes) + ")";
   }
   if (why == "NotSafeToEvictAnnotation") {
     return pod + " is annotated cluster-autoscaler.kubernetes.io/safe-to-evict: \"false\"";
@@ -130,8 +134,7 @@ std::string_view blocker_fix(std::string_view reason) {
 }
 
 Result<ScaleDownForecast> forecast_scale_down(const ClusterSnapshot& snapshot,
-                                              const ResolvedPools& pools,
-                                              const PoolsConfig& config,
+                                              const ResolvedPools& pools, const PoolsConfig& config,
                                               const LabelSelector* remove,
                                               std::optional<int64_t> now) {
   ScaleDownForecast f;
@@ -152,10 +155,9 @@ Result<ScaleDownForecast> forecast_scale_down(const ClusterSnapshot& snapshot,
   }
   size_t pending = snapshot.pending.size();
   if (remove) {
-    pending = static_cast<size_t>(
-        std::count_if(snapshot.pending.begin(), snapshot.pending.end(), [&](const CaPod& p) {
-          return !label_selector_matches(*remove, p.pod.labels);
-        }));
+    pending = static_cast<size_t>(std::count_if(
+        snapshot.pending.begin(), snapshot.pending.end(),
+        [&](const CaPod& p) { return !label_selector_matches(*remove, p.pod.labels); }));
   }
 
   // No scale-up ran: every group at its current size, no pending pod packed.
@@ -201,7 +203,8 @@ Result<ScaleDownForecast> forecast_scale_down(const ClusterSnapshot& snapshot,
     const autoscaler::Utilization& u = nf.utilization;
     nf.threshold = u.gpu_node ? s.options.scale_down_gpu_utilization_threshold
                               : s.options.scale_down_utilization_threshold;
-    const std::string after = "removable after " + format_duration(f.unneeded_seconds) + " unneeded";
+    const std::string after =
+        "removable after " + format_duration(f.unneeded_seconds) + " unneeded";
     auto blocked = down->blocked.find(node.name);
     if (blocked == down->blocked.end()) {
       nf.removable = true;
@@ -223,7 +226,8 @@ Result<ScaleDownForecast> forecast_scale_down(const ClusterSnapshot& snapshot,
         nf.blocking_pod = down->unplaceable_pods[node.name];
         nf.message = "pod " + nf.blocking_pod + " fits on no other node";
       } else if (r == "NodeGroupMinSizeReached") {
-        nf.message = "pool " + nf.pool + " at min size " + std::to_string(pool ? pool->min_size : 0);
+        nf.message =
+            "pool " + nf.pool + " at min size " + std::to_string(pool ? pool->min_size : 0);
       } else if (r == "NotAutoscaled") {
         nf.message = "node in no pool: no configured pool claims it and it carries no pool label";
       } else if (r == "ScaleDownDisabledAnnotation") {

@@ -2,8 +2,8 @@
 #include <boost/json.hpp>
 #include <cmath>
 
-#include "tightpack/forecast.hpp"
 #include "json_write.hpp"
+#include "tightpack/forecast.hpp"
 
 namespace tightpack::pools {
 using json_write::string_array;
@@ -11,7 +11,9 @@ namespace json = boost::json;
 namespace {
 
 // Explanations only: four decimals, as the autoscaler result prints utilization.
-double rounded(double x) { return std::isfinite(x) ? std::round(x * 1e4) / 1e4 : 0; }
+double rounded(double x) {
+  return std::isfinite(x) ? std::round(x * 1e4) / 1e4 : 0;
+}
 
 }  // namespace
 

@@ -90,7 +90,8 @@ ResolvedPools resolve_pools(const PoolsConfig& config, const std::vector<Node>& 
       std::string name = label->second;
       if (std::any_of(out.pools.begin(), out.pools.end(),
                       [&](const NodePool& p) { return p.name == name; })) {
-        name = label->first + "=" + label->second;  // a configured pool with nodeLabels has the name
+        name =
+            label->first + "=" + label->second;  // a configured pool with nodeLabels has the name
       }
       NodePool& p = inferred[name];
       if (p.name.empty()) {
@@ -117,7 +118,8 @@ ResolvedPools resolve_pools(const PoolsConfig& config, const std::vector<Node>& 
     if (!unlabelled.empty()) {
       out.notes.push_back(std::to_string(unlabelled.size()) +
                           " node(s) carry no pool label and belong to no pool (not autoscaled), "
-                          "e.g. " + unlabelled.front());
+                          "e.g. " +
+                          unlabelled.front());
     }
   }
   std::sort(out.pools.begin(), out.pools.end(),

@@ -7,8 +7,8 @@
 #include <set>
 
 #include "autoscaler/run.hpp"
-#include "tightpack/framework.hpp"
 #include "json_write.hpp"
+#include "tightpack/framework.hpp"
 
 namespace tightpack::pools {
 using json_write::joined;
@@ -37,7 +37,8 @@ struct Verdict {
   bool passes() const { return reasons.empty(); }
 };
 
-Result<Verdict> diagnose(const NodeTemplate& t, const Pod& pod, const Profile& profile, const ApiObjects& objects) {
+Result<Verdict> diagnose(const NodeTemplate& t, const Pod& pod, const Profile& profile,
+                         const ApiObjects& objects) {
   auto c = Cluster::build({t.node}, t.pods, objects);
   if (!c) return c.error();
   Verdict v;
@@ -370,7 +371,8 @@ Result<ScaleUpPrediction> predict_scale_up(const ClusterSnapshot& snapshot,
   std::vector<Verdict> verdicts;
   for (const auto& g : s.groups) {
     templates.push_back(autoscaler::group_template(s, g));
-    auto v = diagnose(templates.back(), replica(replicas.pod, stuck.front(), ""), profile, s.objects);
+    auto v =
+        diagnose(templates.back(), replica(replicas.pod, stuck.front(), ""), profile, s.objects);
     if (!v) return v.error();
     verdicts.push_back(std::move(*v));
   }

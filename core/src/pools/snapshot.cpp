@@ -22,7 +22,8 @@ size_t pods_upper_bound(const json::value& v) {
   if (!v.is_object()) return 0;
   size_t n = 0;
   for (const char* key : {"items", "pods"}) {
-    if (const json::value* a = v.get_object().if_contains(key); a && a->is_array()) n += a->get_array().size();
+    if (const json::value* a = v.get_object().if_contains(key); a && a->is_array())
+      n += a->get_array().size();
   }
   return n;
 }
@@ -32,50 +33,50 @@ size_t pods_upper_bound(const json::value& v) {
 Result<ClusterSnapshot> decode_cluster_snapshot(const json::value& v, const JsonPath& path) {
   ClusterSnapshot s;
   s.pods.reserve(pods_upper_bound(v));
-  auto status = visit_objects(v, path, [&](std::string_view kind, const json::value& item,
-                                           const JsonPath& p) -> Status {
-    if (kind == "Node") {
-      auto n = autoscaler::decode_ca_node(item, p);
-      if (!n) return n.error();
-      s.nodes.push_back(std::move(*n));
-    } else if (kind == "Pod") {
-      // Decoded where a bound pod belongs; the others move out or go.
-      autoscaler::CaPod& pod = s.pods.emplace_back();
-      if (auto st = autoscaler::decode_ca_pod_into(item, p, pod); !st) return st.error();
-      const bool live = !pod.pod.terminated();
-      const bool bound = !pod.pod.node_name.empty();
-      if (live && !bound) s.pending.push_back(std::move(pod));
-      if (!live || !bound) s.pods.pop_back();
-    } else if (kind == "DaemonSet") {
-      auto ds = autoscaler::decode_daemon_set(item, p);
-      if (!ds) return ds.error();
-      s.controllers.insert("DaemonSet/" + ds->ns + "/" + ds->name);
-      s.listed_kinds.insert("DaemonSet");
-      s.daemon_sets.push_back(std::move(*ds));
-    } else if (is_controller_kind(kind)) {
-      auto name = autoscaler::decode_object_name(item, p);
-      if (!name) return name.error();
-      s.controllers.insert(std::string(kind) + "/" + name->first + "/" + name->second);
-      s.listed_kinds.insert(std::string(kind));
-      bool known = false;
-      if (auto st = decode_api_object(kind, item, p, s.objects, known); !st) return st;
-    } else if ((kind == "Service" || kind == "Namespace" || kind == "PersistentVolumeClaim" ||
-                kind == "PersistentVolume" || kind == "StorageClass" || kind == "CSINode" || kind == "CSIDriver" ||
-                kind == "CSIStorageCapacity") &&
-               &item != &v) {
-      bool known = false;
-      if (auto st = decode_api_object(kind, item, p, s.objects, known); !st) return st;
-    } else if (kind == "PodDisruptionBudget") {
-      auto pdb = autoscaler::decode_pdb(item, p);
-      if (!pdb) return pdb.error();
-      s.pdbs.push_back(std::move(*pdb));
-    } else if (&item == &v) {
-      return Error{p.field("kind").str(),
-                   "expected a List or a Node, Pod, DaemonSet or PodDisruptionBudget, got " +
-                       quote_value(kind)};
-    }
-    return Ok{};
-  });
+  auto status = visit_objects(
+      v, path, [&](std::string_view kind, const json::value& item, const JsonPath& p) -> Status {
+        if (kind == "Node") {
+          auto n = autoscaler::decode_ca_node(item, p);
+          if (!n) return n.error();
+          s.nodes.push_back(std::move(*n));
+        } else if (kind == "Pod") {
+          // Decoded where a bound pod belongs; the others move out or go.
+          autoscaler::CaPod& pod = s.pods.emplace_back();
+          if (auto st = autoscaler::decode_ca_pod_into(item, p, pod); !st) return st.error();
+          const bool live = !pod.pod.terminated();
+          const bool bound = !pod.pod.node_name.empty();
+          if (live && !bound) s.pending.push_back(std::move(pod));
+          if (!live || !bound) s.pods.pop_back();
+        } else if (kind == "DaemonSet") {
+          auto ds = autoscaler::decode_daemon_set(item, p);
+          if (!ds) return ds.error();
+          s.controllers.insert("DaemonSet/" + ds->ns + "/" + ds->name);
+          s.listed_kinds.insert("DaemonSet");
+          s.daemon_sets.push_back(std::move(*ds));
+        } else if (is_controller_kind(kind)) {
+          auto name = autoscaler::decode_object_name(item, p);
+          if (!name) return name.error();
+          s.controllers.insert(std::string(kind) + "/" + name->first + "/" + name->second);
+          s.listed_kinds.insert(std::string(kind));
+          bool known = false;
+          if (auto st = decode_api_object(kind, item, p, s.objects, known); !st) return st;
+        } else if ((kind == "Service" || kind == "Namespace" || kind == "PersistentVolumeClaim" ||
+                    kind == "PersistentVolume" || kind == "StorageClass" || kind == "CSINode" ||
+                    kind == "CSIDriver" || kind == "CSIStorageCapacity") &&
+                   &item != &v) {
+          bool known = false;
+          if (auto st = decode_api_object(kind, item, p, s.objects, known); !st) return st;
+        } else if (kind == "PodDisruptionBudget") {
+          auto pdb = autoscaler::decode_pdb(item, p);
+          if (!pdb) return pdb.error();
+          s.pdbs.push_back(std::move(*pdb));
+        } else if (&item == &v) {
+          return Error{p.field("kind").str(),
+                       "expected a List or a Node, Pod, DaemonSet or PodDisruptionBudget, got " +
+                           quote_value(kind)};
+        }
+        return Ok{};
+      });
   if (!status) return status.error();
   return s;
 }
@@ -99,7 +100,8 @@ autoscaler::AutoscaleScenario autoscale_scenario_without_pods(const ClusterSnaps
   s.objects = snapshot.objects;  // what the framework's listers serve, as for scheduling
   // Controllers of kinds the snapshot did not list are taken to exist.
   for (const autoscaler::CaPod& p : snapshot.pods) {
-    if (is_controller_kind(p.controller_kind) && !snapshot.listed_kinds.contains(p.controller_kind)) {
+    if (is_controller_kind(p.controller_kind) &&
+        !snapshot.listed_kinds.contains(p.controller_kind)) {
       s.controllers.insert(p.controller_kind + "/" + p.pod.ns + "/" + p.controller_name);
     }
   }
@@ -109,8 +111,8 @@ autoscaler::AutoscaleScenario autoscale_scenario_without_pods(const ClusterSnaps
     g.name = p.name;
     g.min_size = p.min_size;
     const auto size = static_cast<int64_t>(p.nodes.size());
-    g.max_size = p.max_size.value_or(
-        std::min<int64_t>(size + autoscaler::kMaxNodesPerScaleUp, 10000));
+    g.max_size =
+        p.max_size.value_or(std::min<int64_t>(size + autoscaler::kMaxNodesPerScaleUp, 10000));
     g.max_size = std::max(g.max_size, g.min_size);
     g.nodes = p.nodes;
     if (p.template_node) {

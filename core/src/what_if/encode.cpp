@@ -2,9 +2,9 @@
 // json` and the WebAssembly module.
 #include <boost/json.hpp>
 
+#include "json_write.hpp"
 #include "tightpack/quantity.hpp"
 #include "tightpack/what_if.hpp"
-#include "json_write.hpp"
 
 namespace tightpack {
 using json_write::joined;
@@ -53,8 +53,9 @@ json::object encode_scale_up(const ScaleUpAnswer& a) {
   for (const auto& u : p.unplaced) {
     json::array detail;
     for (const auto& d : u.pools) {
-      detail.push_back(json::object{
-          {"pool", d.pool}, {"autoscaler", string_array(d.autoscaler)}, {"filters", string_array(d.filters)}});
+      detail.push_back(json::object{{"pool", d.pool},
+                                    {"autoscaler", string_array(d.autoscaler)},
+                                    {"filters", string_array(d.filters)}});
     }
     json::array at_max;
     for (const auto& [pool, max_size] : u.pools_at_max) {
@@ -80,7 +81,8 @@ namespace {
 json::object encode_unschedulable_facts(const UnschedulableFacts& f) {
   json::array taints;
   for (const auto& t : f.untolerated_taints) {
-    taints.push_back(json::object{{"taint", t.taint}, {"nodes", t.nodes}, {"pools", string_array(t.pools)}});
+    taints.push_back(
+        json::object{{"taint", t.taint}, {"nodes", t.nodes}, {"pools", string_array(t.pools)}});
   }
   json::array short_of;
   for (const auto& s : f.insufficient) {
@@ -120,8 +122,8 @@ json::object encode_placement(const Placement& p, const std::vector<AdmissionCha
   o["nodes"] = std::move(nodes);
   json::array placements;
   for (const Placement::Copy& c : p.copies) {
-    placements.push_back(
-        json::object{{"pod", c.pod}, {"node", optional_string(c.node)}, {"tiedNodes", c.tied_nodes}});
+    placements.push_back(json::object{
+        {"pod", c.pod}, {"node", optional_string(c.node)}, {"tiedNodes", c.tied_nodes}});
   }
   o["placements"] = std::move(placements);
   if (p.placed < p.replicas) {
@@ -133,8 +135,10 @@ json::object encode_placement(const Placement& p, const std::vector<AdmissionCha
   json::array tolerated;
   for (const auto& t : p.tolerated_pool_taints) {
     json::value label = nullptr;
-    if (t.node_label) label = json::object{{"key", t.node_label->first}, {"value", t.node_label->second}};
-    tolerated.push_back(json::object{{"pool", t.pool}, {"taint", t.taint}, {"pinned", t.pinned}, {"nodeLabel", label}});
+    if (t.node_label)
+      label = json::object{{"key", t.node_label->first}, {"value", t.node_label->second}};
+    tolerated.push_back(json::object{
+        {"pool", t.pool}, {"taint", t.taint}, {"pinned", t.pinned}, {"nodeLabel", label}});
   }
   o["toleratedPoolTaints"] = std::move(tolerated);
   o["admission"] = encode_admission_changes(admitted);
@@ -151,9 +155,8 @@ json::object WhatIfCluster::summary() const {
     json::array taints;
     for (const Taint& t : node.taints) taints.emplace_back(pools::taint_text(t));
     // The scheduler's units: millicores for cpu, the plain value otherwise.
-    json::object allocatable{{"cpu", c.alloc_cpu()[n]},
-                             {"memory", c.alloc_memory()[n]},
-                             {"pods", c.allowed_pods()[n]}};
+    json::object allocatable{
+        {"cpu", c.alloc_cpu()[n]}, {"memory", c.alloc_memory()[n]}, {"pods", c.allowed_pods()[n]}};
     json::object requested{
         {"cpu", c.req_cpu()[n]}, {"memory", c.req_memory()[n]}, {"pods", c.pod_count()[n]}};
     for (uint32_t s = 0; s < c.scalar_count(); ++s) {
@@ -185,7 +188,8 @@ json::object WhatIfCluster::summary() const {
           {"maxSize", p.max_size ? json::value(*p.max_size) : json::value(nullptr)},
           {"provisioningSeconds", p.provisioning_seconds},
           {"preemptible", p.preemptible},
-          {"pricePerHour", p.price_per_hour ? json::value(*p.price_per_hour) : json::value(nullptr)},
+          {"pricePerHour",
+           p.price_per_hour ? json::value(*p.price_per_hour) : json::value(nullptr)},
           {"canGrow", !p.nodes.empty() || p.template_node.has_value()}});
     }
     o["pools"] = std::move(list);
@@ -196,10 +200,11 @@ json::object WhatIfCluster::summary() const {
   json::array built_in;
   for (const BuiltInProfile& p : kBuiltInProfiles) {
     profiles.emplace_back(p.name);
-    built_in.push_back(json::object{{"name", p.name},
-                                    {"schedulerName", p.scheduler_name},
-                                    {"release", *p.release ? json::value(p.release) : json::value(nullptr)},
-                                    {"description", p.description}});
+    built_in.push_back(
+        json::object{{"name", p.name},
+                     {"schedulerName", p.scheduler_name},
+                     {"release", *p.release ? json::value(p.release) : json::value(nullptr)},
+                     {"description", p.description}});
   }
   o["profiles"] = std::move(profiles);
   o["builtInProfiles"] = std::move(built_in);

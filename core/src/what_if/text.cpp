@@ -3,8 +3,8 @@
 #include <boost/json.hpp>
 
 #include "json_read.hpp"
-#include "tightpack/labels.hpp"
 #include "tightpack/decode.hpp"
+#include "tightpack/labels.hpp"
 #include "tightpack/timestamp.hpp"
 #include "tightpack/what_if.hpp"
 
@@ -14,7 +14,9 @@ using namespace json_read;
 
 namespace {
 
-Error in_document(const char* document, const Error& e) { return Error{"", std::string(document) + ": " + e.what()}; }
+Error in_document(const char* document, const Error& e) {
+  return Error{"", std::string(document) + ": " + e.what()};
+}
 
 }  // namespace
 
@@ -29,11 +31,12 @@ Result<WhatIfRequest> decode_what_if_request(const json::value& doc, bool with_r
     const json::object* o = nullptr;
     TP_TRY(as_object(doc, root, o));
     for (const auto& kv : *o) {
-      if (kv.key() != "pod" && kv.key() != "profile" && kv.key() != "release" && kv.key() != "admission" &&
-          !(with_replicas && kv.key() == "replicas")) {
-        return value_error(root.field(kv.key()), with_replicas
-                                                     ? "unknown field (pod, replicas, profile, release, admission)"
-                                                     : "unknown field (pod, profile, release, admission)");
+      if (kv.key() != "pod" && kv.key() != "profile" && kv.key() != "release" &&
+          kv.key() != "admission" && !(with_replicas && kv.key() == "replicas")) {
+        return value_error(root.field(kv.key()),
+                           with_replicas
+                               ? "unknown field (pod, replicas, profile, release, admission)"
+                               : "unknown field (pod, profile, release, admission)");
       }
     }
     AdmissionOptions admission;
@@ -46,7 +49,8 @@ Result<WhatIfRequest> decode_what_if_request(const json::value& doc, bool with_r
           return value_error(ap.field(kv.key()), "unknown field (extendedResourceToleration)");
         }
       }
-      TP_TRY(read_bool(*ao, "extendedResourceToleration", ap, admission.extended_resource_toleration));
+      TP_TRY(
+          read_bool(*ao, "extendedResourceToleration", ap, admission.extended_resource_toleration));
     }
     const json::value* pod = member(*o, "pod");
     const JsonPath pod_path = root.field("pod");
@@ -61,7 +65,8 @@ Result<WhatIfRequest> decode_what_if_request(const json::value& doc, bool with_r
       if (!member(*o, "replicas")) return value_error(root.field("replicas"), "is required");
       TP_TRY(read_int(*o, "replicas", root, r.replicas));
       if (r.replicas < 1 || r.replicas > kMaxWhatIfReplicas) {
-        return value_error(root.field("replicas"), std::to_string(r.replicas) + " is not a whole number from 1 to " +
+        return value_error(root.field("replicas"), std::to_string(r.replicas) +
+                                                       " is not a whole number from 1 to " +
                                                        std::to_string(kMaxWhatIfReplicas));
       }
     }
@@ -71,7 +76,8 @@ Result<WhatIfRequest> decode_what_if_request(const json::value& doc, bool with_r
   return r;
 }
 
-Result<WhatIfCluster> load_what_if_cluster(std::string_view snapshot_json, std::string_view pools_json,
+Result<WhatIfCluster> load_what_if_cluster(std::string_view snapshot_json,
+                                           std::string_view pools_json,
                                            std::string_view scheduler_config_json) {
   auto snapshot_doc = parse_json(snapshot_json);
   if (!snapshot_doc) return in_document("snapshot", snapshot_doc.error());
@@ -106,7 +112,9 @@ std::string loaded_text(const WhatIfCluster& cluster) {
                                       {"pools", pools ? pools->pools.size() : 0}});
 }
 
-std::string summary_text(const WhatIfCluster& cluster) { return json::serialize(cluster.summary()); }
+std::string summary_text(const WhatIfCluster& cluster) {
+  return json::serialize(cluster.summary());
+}
 
 std::string place_text(WhatIfCluster& cluster, std::string_view request_json) {
   auto doc = parse_json(request_json);
@@ -162,7 +170,10 @@ std::string forecast_text(const WhatIfCluster& cluster, std::string_view request
   std::optional<int64_t> now;
   if (member(*o, "now")) {
     now = rfc3339_seconds(now_text);
-    if (!now) return error_text(value_error(root.field("now"), json::serialize(json::value(now_text)) + " is not an RFC 3339 time").what());
+    if (!now)
+      return error_text(value_error(root.field("now"), json::serialize(json::value(now_text)) +
+                                                           " is not an RFC 3339 time")
+                            .what());
   }
   auto forecast = cluster.forecast(remove ? &*remove : nullptr, now);
   if (!forecast) return error_text(forecast.error().what());

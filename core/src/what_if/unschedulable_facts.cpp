@@ -16,8 +16,8 @@ T& entry(std::vector<T>& list, const std::string& name, Key key) {
   return list.back();
 }
 
-void shortfall(UnschedulableFacts& f, const Cluster& c, NodeIndex n, const std::string* pool, const std::string& name,
-               int64_t requested, int64_t free) {
+void shortfall(UnschedulableFacts& f, const Cluster& c, NodeIndex n, const std::string* pool,
+               const std::string& name, int64_t requested, int64_t free) {
   if (requested <= 0 || requested <= free) return;
   auto& s = entry(f.insufficient, name, &UnschedulableFacts::Shortfall::resource);
   s.requested = requested;
@@ -28,13 +28,15 @@ void shortfall(UnschedulableFacts& f, const Cluster& c, NodeIndex n, const std::
   }
 }
 
-void add_taints(UnschedulableFacts& f, const Cluster& c, NodeIndex n, const Pod& pod, const std::string* pool) {
+void add_taints(UnschedulableFacts& f, const Cluster& c, NodeIndex n, const Pod& pod,
+                const std::string* pool) {
   for (const Taint& t : c.taints_of_set(c.taint_set(n))) {
     if (t.effect != "NoSchedule" && t.effect != "NoExecute") continue;
     if (tolerations_tolerate(pod.tolerations, t)) continue;
     auto& e = entry(f.untolerated_taints, pools::taint_text(t), &UnschedulableFacts::Taint::taint);
     ++e.nodes;
-    if (pool && std::find(e.pools.begin(), e.pools.end(), *pool) == e.pools.end()) e.pools.push_back(*pool);
+    if (pool && std::find(e.pools.begin(), e.pools.end(), *pool) == e.pools.end())
+      e.pools.push_back(*pool);
   }
 }
 
@@ -43,9 +45,11 @@ void add_shortfalls(UnschedulableFacts& f, const PodPlan& plan, const Cluster& c
   const PodUsage& u = plan.usage();
   shortfall(f, c, n, pool, "cpu", u.cpu, c.alloc_cpu()[n] - c.req_cpu()[n]);
   shortfall(f, c, n, pool, "memory", u.memory, c.alloc_memory()[n] - c.req_memory()[n]);
-  shortfall(f, c, n, pool, "ephemeral-storage", u.ephemeral, c.alloc_ephemeral()[n] - c.req_ephemeral()[n]);
+  shortfall(f, c, n, pool, "ephemeral-storage", u.ephemeral,
+            c.alloc_ephemeral()[n] - c.req_ephemeral()[n]);
   for (const auto& [index, amount] : u.scalars) {
-    shortfall(f, c, n, pool, c.scalar_name(index), amount, c.alloc_scalar(index)[n] - c.req_scalar(index)[n]);
+    shortfall(f, c, n, pool, c.scalar_name(index), amount,
+              c.alloc_scalar(index)[n] - c.req_scalar(index)[n]);
   }
 }
 
@@ -58,7 +62,9 @@ void finish(UnschedulableFacts& f, const PodPlan& plan) {
   for (auto& t : f.untolerated_taints) std::sort(t.pools.begin(), t.pools.end());
   std::sort(f.unoffered.begin(), f.unoffered.end());
   // fitsRequest's order: cpu, memory, ephemeral-storage, then scalars by name.
-  auto rank = [](const std::string& r) { return r == "cpu" ? 0 : r == "memory" ? 1 : r == "ephemeral-storage" ? 2 : 3; };
+  auto rank = [](const std::string& r) {
+    return r == "cpu" ? 0 : r == "memory" ? 1 : r == "ephemeral-storage" ? 2 : 3;
+  };
   std::sort(f.insufficient.begin(), f.insufficient.end(), [&](const auto& a, const auto& b) {
     return std::pair(rank(a.resource), a.resource) < std::pair(rank(b.resource), b.resource);
   });
@@ -66,8 +72,9 @@ void finish(UnschedulableFacts& f, const PodPlan& plan) {
 
 }  // namespace
 
-UnschedulableFacts unschedulable_facts(const PodPlan& plan, const Cluster& c, const Decision& d, const Pod& pod,
-                                       const std::function<const std::string*(NodeIndex)>& pool_of) {
+UnschedulableFacts unschedulable_facts(
+    const PodPlan& plan, const Cluster& c, const Decision& d, const Pod& pod,
+    const std::function<const std::string*(NodeIndex)>& pool_of) {
   UnschedulableFacts f;
   for (size_t j = 0; j < d.filtered.size(); ++j) {
     const NodeStatus& s = d.statuses[j];

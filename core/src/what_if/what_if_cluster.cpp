@@ -1,8 +1,8 @@
 #include <algorithm>
 #include <boost/json.hpp>
 #include <map>
-#include <tuple>
 #include <set>
+#include <tuple>
 
 #include "tightpack/admission.hpp"
 #include "tightpack/decode.hpp"
@@ -24,8 +24,9 @@ Result<WhatIfCluster> WhatIfCluster::load(const json::value& doc, const JsonPath
   auto snapshot = pools::decode_cluster_snapshot(doc, path);
   if (!snapshot) return snapshot.error();
   if (snapshot->nodes.empty()) {
-    return Error{path.str(), "has no nodes: a what-if question needs the cluster's nodes, as "
-                             "`kubectl get nodes,pods -A -o json` lists them"};
+    return Error{path.str(),
+                 "has no nodes: a what-if question needs the cluster's nodes, as "
+                 "`kubectl get nodes,pods -A -o json` lists them"};
   }
   std::vector<Node> nodes;
   nodes.reserve(snapshot->nodes.size());
@@ -66,7 +67,8 @@ const std::string* WhatIfCluster::pool_of(NodeIndex n) const {
   return &*pools_->pool_of[n];
 }
 
-Result<Profile> WhatIfCluster::profile(std::string_view name, const Pod& pod, std::string_view release) const {
+Result<Profile> WhatIfCluster::profile(std::string_view name, const Pod& pod,
+                                       std::string_view release) const {
   auto chosen = profile(name, pod);
   if (!chosen || release.empty()) return chosen;
   if (auto e = kube_release::apply(*chosen, release, "release")) return *e;
@@ -82,7 +84,8 @@ Result<Profile> WhatIfCluster::profile(std::string_view name, const Pod& pod) co
   if (const Profile* configured = config_.find(std::string(name))) return *configured;
   std::string resolved_name;
   const JsonPath root;
-  auto builtin = resolve_scenario_profile(json::value(json::string(name)), root.field("profile"), resolved_name);
+  auto builtin = resolve_scenario_profile(json::value(json::string(name)), root.field("profile"),
+                                          resolved_name);
   if (!builtin) {
     std::string configured;
     for (const Profile& p : config_.profiles) configured += ", " + p.scheduler_name;
@@ -136,8 +139,8 @@ Result<Placement> WhatIfCluster::place(const Pod& pod, int64_t replicas, const P
     // the same decision again gives its verdicts as data.
     auto plan = PodPlan::make(cluster_, profile, pod);
     if (plan) {
-      p.unschedulable_facts =
-          unschedulable_facts(*plan, cluster_, decide(*plan, cluster_), pod, [&](NodeIndex n) { return pool_of(n); });
+      p.unschedulable_facts = unschedulable_facts(*plan, cluster_, decide(*plan, cluster_), pod,
+                                                  [&](NodeIndex n) { return pool_of(n); });
     }
   }
 
@@ -147,8 +150,9 @@ Result<Placement> WhatIfCluster::place(const Pod& pod, int64_t replicas, const P
   if (pools_) {
     // cluster-autoscaler checks pods with kube-scheduler's default filters,
     // whichever profile schedules them.
-    auto prediction = pools::predict_scale_up(snapshot_, pools_->resolved, pools_->config, default_profile(),
-                                              pools::replicas_of(pod, *result, cluster_));
+    auto prediction =
+        pools::predict_scale_up(snapshot_, pools_->resolved, pools_->config, default_profile(),
+                                pools::replicas_of(pod, *result, cluster_));
     if (prediction) {
       p.scale_up = ScaleUpAnswer{pools_->resolved, std::move(*prediction)};
     } else {
@@ -167,7 +171,8 @@ Result<Placement> WhatIfCluster::place(const Pod& pod, int64_t replicas, const P
   return p;
 }
 
-std::vector<Placement::ToleratedPoolTaint> WhatIfCluster::tolerated_pool_taints(const Pod& pod) const {
+std::vector<Placement::ToleratedPoolTaint> WhatIfCluster::tolerated_pool_taints(
+    const Pod& pod) const {
   plugins::RequiredNodeAffinity required(pod);
   required.bind(cluster_);
   // The pools the pod's required affinity admits a node of.
@@ -186,12 +191,16 @@ std::vector<Placement::ToleratedPoolTaint> WhatIfCluster::tolerated_pool_taints(
     const std::string* pool = pool_of(n);
     if (!pool) continue;
     for (const Taint& t : cluster_.taints_of_set(cluster_.taint_set(n))) {
-      if ((t.effect != "NoSchedule" && t.effect != "NoExecute") || !tolerations_tolerate(pod.tolerations, t)) continue;
+      if ((t.effect != "NoSchedule" && t.effect != "NoExecute") ||
+          !tolerations_tolerate(pod.tolerations, t))
+        continue;
       const std::string text = pools::taint_text(t);
-      if (std::any_of(out.begin(), out.end(), [&](const auto& e) { return e.pool == *pool && e.taint == text; })) {
+      if (std::any_of(out.begin(), out.end(),
+                      [&](const auto& e) { return e.pool == *pool && e.taint == text; })) {
         continue;
       }
-      Placement::ToleratedPoolTaint e{*pool, text, !unpooled && admitted.size() == 1 && admitted.count(*pool), {}};
+      Placement::ToleratedPoolTaint e{
+          *pool, text, !unpooled && admitted.size() == 1 && admitted.count(*pool), {}};
       // What selects the pool: its configured node labels, else the node's pool label.
       for (const pools::NodePool& np : pools_->resolved.pools) {
         if (np.name == *pool && !np.node_labels.empty()) e.node_label = *np.node_labels.begin();
@@ -203,8 +212,9 @@ std::vector<Placement::ToleratedPoolTaint> WhatIfCluster::tolerated_pool_taints(
       out.push_back(std::move(e));
     }
   }
-  std::sort(out.begin(), out.end(),
-            [](const auto& a, const auto& b) { return std::tie(a.pool, a.taint) < std::tie(b.pool, b.taint); });
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.pool, a.taint) < std::tie(b.pool, b.taint);
+  });
   return out;
 }
 

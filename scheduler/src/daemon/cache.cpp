@@ -31,8 +31,8 @@ bool same_placement(const Pod& a, const Pod& b) {
   auto same_containers = [](const std::vector<Container>& x, const std::vector<Container>& y) {
     if (x.size() != y.size()) return false;
     for (size_t i = 0; i < x.size(); ++i) {
-      if (x[i].requests != y[i].requests || x[i].limits != y[i].limits || x[i].ports != y[i].ports ||
-          x[i].restart_always != y[i].restart_always) {
+      if (x[i].requests != y[i].requests || x[i].limits != y[i].limits ||
+          x[i].ports != y[i].ports || x[i].restart_always != y[i].restart_always) {
         return false;
       }
     }
@@ -169,7 +169,8 @@ void ClusterCache::replace_pods(std::vector<autoscaler::CaPod> pods) {
     slim(p);
     std::string key = p.pod.key();
     PodRecord rec{std::move(p), {}};
-    if (auto a = assumed.find(key); a != assumed.end() && rec.pod.pod.node_name.empty()) rec.assumed_node = a->second;
+    if (auto a = assumed.find(key); a != assumed.end() && rec.pod.pod.node_name.empty())
+      rec.assumed_node = a->second;
     pods_.insert_or_assign(std::move(key), std::move(rec));
   }
   dirty_ = true;
@@ -234,15 +235,21 @@ void ClusterCache::forget(const std::string& key) {
   sync(key);
 }
 
-void ClusterCache::place(const std::string& key, const PodRecord& rec, NodeIndex n, std::optional<BoundPod> bound) {
+void ClusterCache::place(const std::string& key, const PodRecord& rec, NodeIndex n,
+                         std::optional<BoundPod> bound) {
   if (!bound) {
     const Pod& p = rec.pod.pod;
     // As Cluster::build makes it: the volumes resolved through the claims
     // and volumes the cache holds now.
-    bound = BoundPod{key, p.priority, cluster_->usage_of(p), plugins::cohort_of(p),
-                     rfc3339_seconds(p.start_time).value_or(0),
-                     std::make_shared<const PodMeta>(PodMeta{p.ns, p.labels, !p.deletion_timestamp.empty()}),
-                     p.volumes.empty() ? nullptr : cluster_->storage().storage_of(p), plugins::affinity_terms(p)};
+    bound = BoundPod{
+        key,
+        p.priority,
+        cluster_->usage_of(p),
+        plugins::cohort_of(p),
+        rfc3339_seconds(p.start_time).value_or(0),
+        std::make_shared<const PodMeta>(PodMeta{p.ns, p.labels, !p.deletion_timestamp.empty()}),
+        p.volumes.empty() ? nullptr : cluster_->storage().storage_of(p),
+        plugins::affinity_terms(p)};
   }
   cluster_->place(n, std::move(*bound));
   placed_[key] = cluster_->name(n);

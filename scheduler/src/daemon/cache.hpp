@@ -97,7 +97,8 @@ class ClusterCache {
  private:
   void sync(const std::string& key);
   void objects_changed(const WatchedKind& kind);
-  void place(const std::string& key, const PodRecord& rec, NodeIndex n, std::optional<BoundPod> bound = std::nullopt);
+  void place(const std::string& key, const PodRecord& rec, NodeIndex n,
+             std::optional<BoundPod> bound = std::nullopt);
   void unplace(const std::string& key);
   // Pods that hold a node the cluster does not have (yet: the watch can show
   // a pod before its node, or still after it), placed when it comes.
@@ -112,7 +113,7 @@ class ClusterCache {
   std::optional<Cluster> cluster_;
   bool dirty_ = true;
   bool workload_objects_changed_ = false;  // applied in place before the next decision
-  std::unordered_map<std::string, std::string> placed_;  // what cluster_ holds: pod key -> node
+  std::unordered_map<std::string, std::string> placed_;     // what cluster_ holds: pod key -> node
   std::unordered_map<std::string, std::string> waits_for_;  // pod key -> node missing from cluster_
   std::unordered_map<std::string, std::set<std::string>> waiting_;  // node -> pod keys
   int64_t rebuilds_ = 0;

@@ -6,7 +6,8 @@
 
 namespace tightpack::daemon {
 
-std::string authorization_token(std::string_view authorization, std::initializer_list<std::string_view> schemes) {
+std::string authorization_token(std::string_view authorization,
+                                std::initializer_list<std::string_view> schemes) {
   const size_t space = authorization.find(' ');
   if (space == std::string_view::npos) return "";
   std::string scheme(authorization.substr(0, space));

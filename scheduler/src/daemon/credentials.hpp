@@ -12,7 +12,8 @@ namespace tightpack::daemon {
 
 // The token after one of `schemes` ("bearer", "token"; compared without
 // case, RFC 6750) and a space, trimmed; "" when the scheme is another.
-std::string authorization_token(std::string_view authorization, std::initializer_list<std::string_view> schemes);
+std::string authorization_token(std::string_view authorization,
+                                std::initializer_list<std::string_view> schemes);
 
 // SHA-256 of `text`, as 32 raw bytes.
 std::string sha256(std::string_view text);

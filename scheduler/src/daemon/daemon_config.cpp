@@ -48,25 +48,35 @@ Result<std::chrono::milliseconds> parse_go_duration(const std::string& text) {
         }
       }
     }
-    if (!digits || overflow) return overflow ? Error{"", "duration out of range: " + quote_value(text)} : invalid;
+    if (!digits || overflow)
+      return overflow ? Error{"", "duration out of range: " + quote_value(text)} : invalid;
     // The unit.
     const size_t start = i;
-    while (i < text.size() && text[i] != '.' && !std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
+    while (i < text.size() && text[i] != '.' && !std::isdigit(static_cast<unsigned char>(text[i])))
+      ++i;
     const std::string unit = text.substr(start, i - start);
     uint64_t ns_per_unit;
-    if (unit == "ns") ns_per_unit = 1;
-    else if (unit == "us" || unit == "\xc2\xb5s" || unit == "\xce\xbcs") ns_per_unit = 1000;  // µs, μs
-    else if (unit == "ms") ns_per_unit = 1000000;
-    else if (unit == "s") ns_per_unit = 1000000000;
-    else if (unit == "m") ns_per_unit = 60ULL * 1000000000;
-    else if (unit == "h") ns_per_unit = 3600ULL * 1000000000;
-    else return invalid;
+    if (unit == "ns")
+      ns_per_unit = 1;
+    else if (unit == "us" || unit == "\xc2\xb5s" || unit == "\xce\xbcs")
+      ns_per_unit = 1000;  // µs, μs
+    else if (unit == "ms")
+      ns_per_unit = 1000000;
+    else if (unit == "s")
+      ns_per_unit = 1000000000;
+    else if (unit == "m")
+      ns_per_unit = 60ULL * 1000000000;
+    else if (unit == "h")
+      ns_per_unit = 3600ULL * 1000000000;
+    else
+      return invalid;
     if (whole > kMax / ns_per_unit) return Error{"", "duration out of range: " + quote_value(text)};
     uint64_t value = whole * ns_per_unit;
     // The fraction, as Go adds it: fraction × (unit / scale), in float64.
     value += static_cast<uint64_t>(static_cast<double>(fraction) *
                                    (static_cast<double>(ns_per_unit) / static_cast<double>(scale)));
-    if (value > kMax || total > kMax - value) return Error{"", "duration out of range: " + quote_value(text)};
+    if (value > kMax || total > kMax - value)
+      return Error{"", "duration out of range: " + quote_value(text)};
     total += value;
   }
   if (!negative && total == kMax) return Error{"", "duration out of range: " + quote_value(text)};
@@ -76,25 +86,31 @@ Result<std::chrono::milliseconds> parse_go_duration(const std::string& text) {
 
 namespace {
 
-Status check_keys(const json::object& o, const std::string& where, const std::set<std::string>& known) {
+Status check_keys(const json::object& o, const std::string& where,
+                  const std::set<std::string>& known) {
   for (const auto& kv : o) {
-    if (!known.count(std::string(kv.key()))) return Error{where + "." + std::string(kv.key()), "unknown field"};
+    if (!known.count(std::string(kv.key())))
+      return Error{where + "." + std::string(kv.key()), "unknown field"};
   }
   return Ok{};
 }
 
-Status duration(const json::object& o, const char* key, const std::string& where, std::chrono::milliseconds& out) {
+Status duration(const json::object& o, const char* key, const std::string& where,
+                std::chrono::milliseconds& out) {
   const json::value* v = o.if_contains(key);
   if (!v) return Ok{};
   if (!v->is_string()) return Error{where + "." + key, "expected a duration string like \"15s\""};
   auto d = parse_go_duration(std::string(v->get_string()));
   if (!d) return Error{where + "." + key, d.error().message};
-  if (d->count() <= 0) return Error{where + "." + key, "must be greater than zero, got " + quote_value(v->get_string())};
+  if (d->count() <= 0)
+    return Error{where + "." + key,
+                 "must be greater than zero, got " + quote_value(v->get_string())};
   out = *d;
   return Ok{};
 }
 
-Status string_field(const json::object& o, const char* key, const std::string& where, std::string& out) {
+Status string_field(const json::object& o, const char* key, const std::string& where,
+                    std::string& out) {
   const json::value* v = o.if_contains(key);
   if (!v || v->is_null()) return Ok{};
   if (!v->is_string()) return Error{where + "." + key, "expected a string"};
@@ -105,9 +121,12 @@ Status string_field(const json::object& o, const char* key, const std::string& w
 Status number_field(const json::object& o, const char* key, const std::string& where, double& out) {
   const json::value* v = o.if_contains(key);
   if (!v || v->is_null()) return Ok{};
-  if (v->is_int64()) out = static_cast<double>(v->get_int64());
-  else if (v->is_uint64()) out = static_cast<double>(v->get_uint64());
-  else if (v->is_double()) out = v->get_double();
+  if (v->is_int64())
+    out = static_cast<double>(v->get_int64());
+  else if (v->is_uint64())
+    out = static_cast<double>(v->get_uint64());
+  else if (v->is_double())
+    out = v->get_double();
   else if (v->is_string()) {  // YAML numbers with a fraction stay strings (yaml_json.hpp)
     try {
       size_t used = 0;
@@ -132,8 +151,9 @@ Result<DaemonConfig> decode_daemon_config(const json::value& doc) {
     if (!le->is_object()) return Error{"$.leaderElection", "expected an object"};
     const json::object& l = le->get_object();
     const std::string w = "$.leaderElection";
-    if (auto s = check_keys(l, w, {"leaderElect", "leaseDuration", "renewDeadline", "retryPeriod", "resourceLock",
-                                   "resourceName", "resourceNamespace"});
+    if (auto s = check_keys(l, w,
+                            {"leaderElect", "leaseDuration", "renewDeadline", "retryPeriod",
+                             "resourceLock", "resourceName", "resourceNamespace"});
         !s)
       return s.error();
     if (const json::value* v = l.if_contains("leaderElect")) {
@@ -150,19 +170,22 @@ Result<DaemonConfig> decode_daemon_config(const json::value& doc) {
       return Error{w + ".resourceLock", "only leases is supported, got " + quote_value(lock)};
     }
     if (auto s = string_field(l, "resourceName", w, e.resource_name); !s) return s.error();
-    if (auto s = string_field(l, "resourceNamespace", w, e.resource_namespace); !s) return s.error();
+    if (auto s = string_field(l, "resourceNamespace", w, e.resource_namespace); !s)
+      return s.error();
     // The Lease records whole seconds (leaseDurationSeconds): a standby
     // would take over after the rounded-down duration while this leader
     // still counts on the full one.
     if (e.lease_duration.count() % 1000 != 0) {
-      return Error{w + ".leaseDuration", "must be whole seconds (the Lease records leaseDurationSeconds), got " +
-                                            quote_value(l.at("leaseDuration").get_string())};
+      return Error{w + ".leaseDuration",
+                   "must be whole seconds (the Lease records leaseDurationSeconds), got " +
+                       quote_value(l.at("leaseDuration").get_string())};
     }
     // client-go's leaderelection.NewLeaderElector checks these.
     if (e.lease_duration <= e.renew_deadline) {
       return Error{w + ".leaseDuration", "must be greater than renewDeadline"};
     }
-    if (e.renew_deadline.count() <= static_cast<int64_t>(1.2 * static_cast<double>(e.retry_period.count()))) {
+    if (e.renew_deadline.count() <=
+        static_cast<int64_t>(1.2 * static_cast<double>(e.retry_period.count()))) {
       return Error{w + ".renewDeadline", "must be greater than 1.2 × retryPeriod"};
     }
   }
@@ -170,7 +193,10 @@ Result<DaemonConfig> decode_daemon_config(const json::value& doc) {
     if (!cc->is_object()) return Error{"$.clientConnection", "expected an object"};
     const json::object& l = cc->get_object();
     const std::string w = "$.clientConnection";
-    if (auto s = check_keys(l, w, {"kubeconfig", "acceptContentTypes", "contentType", "qps", "burst"}); !s) return s.error();
+    if (auto s =
+            check_keys(l, w, {"kubeconfig", "acceptContentTypes", "contentType", "qps", "burst"});
+        !s)
+      return s.error();
     if (auto s = string_field(l, "kubeconfig", w, c.kubeconfig); !s) return s.error();
     if (auto s = number_field(l, "qps", w, c.qps); !s) return s.error();
     double burst = c.burst;
@@ -184,7 +210,8 @@ Result<DaemonConfig> decode_daemon_config(const json::value& doc) {
                           std::pair{"podMaxBackoffSeconds", &c.max_backoff}}) {
     const json::value* v = o.if_contains(key);
     if (!v) continue;
-    if (!v->is_int64() || v->get_int64() <= 0) return Error{std::string("$.") + key, "expected a whole number of seconds > 0"};
+    if (!v->is_int64() || v->get_int64() <= 0)
+      return Error{std::string("$.") + key, "expected a whole number of seconds > 0"};
     *out = std::chrono::seconds(v->get_int64());
   }
   if (c.max_backoff < c.initial_backoff) {

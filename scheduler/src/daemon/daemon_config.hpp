@@ -18,7 +18,8 @@ struct LeaderElection {
   std::chrono::milliseconds renew_deadline{10000};
   std::chrono::milliseconds retry_period{2000};
   std::string resource_namespace = "kube-system";
-  std::string resource_name = "tightpack";  // kube-scheduler's default is kube-scheduler: never share its lease
+  std::string resource_name =
+      "tightpack";  // kube-scheduler's default is kube-scheduler: never share its lease
 };
 
 struct DaemonConfig {

@@ -27,7 +27,8 @@ HttpAnswer error_answer(unsigned status, const std::string& message) {
 bool valid_name(const std::string& s, bool label_value) {
   if (s.empty() || s.size() > 63) return false;
   auto alnum = [&](char c) {
-    return std::isdigit(static_cast<unsigned char>(c)) || std::islower(static_cast<unsigned char>(c)) ||
+    return std::isdigit(static_cast<unsigned char>(c)) ||
+           std::islower(static_cast<unsigned char>(c)) ||
            (label_value && std::isupper(static_cast<unsigned char>(c)));
   };
   if (!alnum(s.front()) || !alnum(s.back())) return false;
@@ -39,20 +40,24 @@ bool valid_name(const std::string& s, bool label_value) {
 
 }  // namespace
 
-HttpAnswer dask_nodes_answer(const HttpRequest& request, DelegatedAuth& auth, Scheduler& scheduler) {
+HttpAnswer dask_nodes_answer(const HttpRequest& request, DelegatedAuth& auth,
+                             Scheduler& scheduler) {
   auto params = parse_query(request.query, {"namespace", "cluster"});
   if (!params) return error_answer(400, params.error().what());
   const std::string ns = (*params)["namespace"], cluster = (*params)["cluster"];
   if (!valid_name(ns, false)) {
-    return error_answer(400, "query: namespace " + quote_value(ns) + " is not a namespace's name (RFC 1123 label)");
+    return error_answer(
+        400, "query: namespace " + quote_value(ns) + " is not a namespace's name (RFC 1123 label)");
   }
   if (!valid_name(cluster, true)) {
-    return error_answer(400, "query: cluster " + quote_value(cluster) +
-                                 " is not a Dask cluster's name (a label value: 1-63 of [A-Za-z0-9._-])");
+    return error_answer(
+        400, "query: cluster " + quote_value(cluster) +
+                 " is not a Dask cluster's name (a label value: 1-63 of [A-Za-z0-9._-])");
   }
   const AuthDecision decision = auth.check_resource(request.authorization, ns, "list", "pods");
   if (decision.status != 200) {
-    if (decision.status == 503) log_warning("cannot authorize a request for /dask/v1/nodes: " + decision.reason);
+    if (decision.status == 503)
+      log_warning("cannot authorize a request for /dask/v1/nodes: " + decision.reason);
     return error_answer(decision.status, decision.reason);
   }
   if (!scheduler.synced()) return error_answer(503, "the watch cache has not synced yet");

@@ -34,8 +34,10 @@ bool bool_at(const json::object* o, std::string_view key) {
 }  // namespace
 
 DelegatedAuth::DelegatedAuth(std::shared_ptr<const kube::ClientConfig> client,
-                             std::shared_ptr<kube::RateLimiter> limiter, std::string shared_token_file)
-    : api_(std::move(client), std::move(limiter)), shared_token_file_(std::move(shared_token_file)) {}
+                             std::shared_ptr<kube::RateLimiter> limiter,
+                             std::string shared_token_file)
+    : api_(std::move(client), std::move(limiter)),
+      shared_token_file_(std::move(shared_token_file)) {}
 
 bool DelegatedAuth::shared_token_matches(const std::string& token) {
   if (shared_token_file_.empty()) return false;
@@ -44,7 +46,8 @@ bool DelegatedAuth::shared_token_matches(const std::string& token) {
   if (now - shared_token_read_ > std::chrono::seconds(5)) {
     std::string text;
     if (!read_file(shared_token_file_, text)) text.clear();
-    while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ')) text.pop_back();
+    while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' '))
+      text.pop_back();
     shared_token_ = std::move(text);
     shared_token_read_ = now;
   }
@@ -61,25 +64,29 @@ AuthDecision DelegatedAuth::check(const std::string& authorization, const std::s
   std::lock_guard lock(m_);
   if (path == "/snapshot" && shared_token_matches(token)) return {200, ""};
   // kube-apiserver's wording for a non-resource URL.
-  return cached(token, "path\n" + path,
-                json::object{{"nonResourceAttributes", json::object{{"path", path}, {"verb", "get"}}}},
-                "cannot get path \"" + path + "\"");
+  return cached(
+      token, "path\n" + path,
+      json::object{{"nonResourceAttributes", json::object{{"path", path}, {"verb", "get"}}}},
+      "cannot get path \"" + path + "\"");
 }
 
 AuthDecision DelegatedAuth::check_resource(const std::string& authorization, const std::string& ns,
                                            const std::string& verb, const std::string& resource) {
   const std::string token = authorization_token(authorization, {"bearer"});
-  if (token.empty()) return {401, "Unauthorized: this path needs a bearer token (Authorization: Bearer …)"};
+  if (token.empty())
+    return {401, "Unauthorized: this path needs a bearer token (Authorization: Bearer …)"};
   std::lock_guard lock(m_);
   // kube-apiserver's wording for a resource.
-  return cached(token, "resource\n" + ns + "\n" + verb + "\n" + resource,
-                json::object{{"resourceAttributes",
-                              json::object{{"namespace", ns}, {"verb", verb}, {"resource", resource}}}},
-                "cannot " + verb + " resource \"" + resource + "\" in API group \"\" in the namespace \"" + ns + "\"");
+  return cached(
+      token, "resource\n" + ns + "\n" + verb + "\n" + resource,
+      json::object{{"resourceAttributes",
+                    json::object{{"namespace", ns}, {"verb", verb}, {"resource", resource}}}},
+      "cannot " + verb + " resource \"" + resource + "\" in API group \"\" in the namespace \"" +
+          ns + "\"");
 }
 
-AuthDecision DelegatedAuth::cached(const std::string& token, const std::string& what, const json::object& attributes,
-                                   const std::string& forbidden) {
+AuthDecision DelegatedAuth::cached(const std::string& token, const std::string& what,
+                                   const json::object& attributes, const std::string& forbidden) {
   const std::string key = sha256(token + '\n' + what);
   const auto now = Clock::now();
   if (auto it = cache_.find(key); it != cache_.end()) {
@@ -101,17 +108,19 @@ AuthDecision DelegatedAuth::review(const std::string& token, const json::object&
   json::object review{{"apiVersion", "authentication.k8s.io/v1"},
                       {"kind", "TokenReview"},
                       {"spec", json::object{{"token", token}}}};
-  auto r = api_.request("POST", "/apis/authentication.k8s.io/v1/tokenreviews", json::serialize(review),
-                        "application/json", timeout);
+  auto r = api_.request("POST", "/apis/authentication.k8s.io/v1/tokenreviews",
+                        json::serialize(review), "application/json", timeout);
   if (!r) return {503, "cannot review the token: " + r.error().what()};
   if (!r->ok()) return {503, "the API server refused the TokenReview: " + kube::api_error_text(*r)};
   json::error_code ec;
   const json::value answer = json::parse(r->body, ec);
   if (ec) return {503, "the TokenReview's answer is not JSON"};
   const json::object* status = object_at(answer, "status");
-  if (!bool_at(status, "authenticated")) return {401, "Unauthorized: the API server does not know the token"};
+  if (!bool_at(status, "authenticated"))
+    return {401, "Unauthorized: the API server does not know the token"};
   const json::object* user = nullptr;
-  if (const auto* u = status ? status->if_contains("user") : nullptr; u && u->is_object()) user = &u->as_object();
+  if (const auto* u = status ? status->if_contains("user") : nullptr; u && u->is_object())
+    user = &u->as_object();
   json::object spec = attributes;
   const std::string username = string_at(user, "username");
   spec["user"] = username;
@@ -120,15 +129,18 @@ AuthDecision DelegatedAuth::review(const std::string& token, const json::object&
     if (const auto* u = user->if_contains("uid")) spec["uid"] = *u;
     if (const auto* e = user->if_contains("extra")) spec["extra"] = *e;
   }
-  json::object access{{"apiVersion", "authorization.k8s.io/v1"}, {"kind", "SubjectAccessReview"}, {"spec", spec}};
-  r = api_.request("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", json::serialize(access),
-                   "application/json", timeout);
+  json::object access{
+      {"apiVersion", "authorization.k8s.io/v1"}, {"kind", "SubjectAccessReview"}, {"spec", spec}};
+  r = api_.request("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews",
+                   json::serialize(access), "application/json", timeout);
   if (!r) return {503, "cannot review the access: " + r.error().what()};
-  if (!r->ok()) return {503, "the API server refused the SubjectAccessReview: " + kube::api_error_text(*r)};
+  if (!r->ok())
+    return {503, "the API server refused the SubjectAccessReview: " + kube::api_error_text(*r)};
   const json::value allowed = json::parse(r->body, ec);
   if (ec) return {503, "the SubjectAccessReview's answer is not JSON"};
   const json::object* verdict = object_at(allowed, "status");
-  if (!bool_at(verdict, "allowed")) return {403, "Forbidden: user \"" + username + "\" " + forbidden};
+  if (!bool_at(verdict, "allowed"))
+    return {403, "Forbidden: user \"" + username + "\" " + forbidden};
   return {200, ""};
 }
 

@@ -8,29 +8,29 @@
 // (a file from a Secret), compared in constant time.
 #pragma once
 
+#include <boost/json/object.hpp>
 #include <chrono>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_map>
 
-#include <boost/json/object.hpp>
-
 #include "kube/api_client.hpp"
 
 namespace tightpack::daemon {
 
 struct AuthDecision {
-  unsigned status = 200;  // 200, 401 (no or bad credentials), 403 (not allowed), 503 (the API failed)
-  std::string reason;     // for the answer's body and the log; never the token
+  unsigned status =
+      200;             // 200, 401 (no or bad credentials), 403 (not allowed), 503 (the API failed)
+  std::string reason;  // for the answer's body and the log; never the token
 };
 
 class DelegatedAuth {
  public:
   using Clock = std::chrono::steady_clock;
 
-  DelegatedAuth(std::shared_ptr<const kube::ClientConfig> client, std::shared_ptr<kube::RateLimiter> limiter,
-                std::string shared_token_file = "");
+  DelegatedAuth(std::shared_ptr<const kube::ClientConfig> client,
+                std::shared_ptr<kube::RateLimiter> limiter, std::string shared_token_file = "");
 
   // `authorization` is the request's Authorization header; `path` the
   // request's path. Thread-safe.
@@ -40,8 +40,8 @@ class DelegatedAuth {
   // may it `verb` `resource` in `ns` (resourceAttributes)? /dask/v1/nodes asks
   // "list pods" in the Dask cluster's namespace: who may list those pods may
   // learn where they run.
-  AuthDecision check_resource(const std::string& authorization, const std::string& ns, const std::string& verb,
-                              const std::string& resource);
+  AuthDecision check_resource(const std::string& authorization, const std::string& ns,
+                              const std::string& verb, const std::string& resource);
 
   static constexpr std::chrono::seconds kCacheTtl{10};
   static constexpr size_t kCacheLimit = 4096;
@@ -51,9 +51,10 @@ class DelegatedAuth {
     AuthDecision decision;
     Clock::time_point until;
   };
-  AuthDecision cached(const std::string& token, const std::string& what, const boost::json::object& attributes,
+  AuthDecision cached(const std::string& token, const std::string& what,
+                      const boost::json::object& attributes, const std::string& forbidden);
+  AuthDecision review(const std::string& token, const boost::json::object& attributes,
                       const std::string& forbidden);
-  AuthDecision review(const std::string& token, const boost::json::object& attributes, const std::string& forbidden);
   bool shared_token_matches(const std::string& token);
 
   std::mutex m_;  // the client, the cache and the shared token

@@ -1,5 +1,6 @@
 #include "daemon/http_server.hpp"
 
+#include <algorithm>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
@@ -8,7 +9,6 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
-#include <algorithm>
 #include <optional>
 #include <thread>
 
@@ -26,9 +26,9 @@ using tcp = net::ip::tcp;
 struct HttpServer::Impl {
   HttpLimits limits;
   HttpHandler handler;
-  std::size_t open = 0;  // touched on the I/O thread only
+  std::size_t open = 0;             // touched on the I/O thread only
   std::optional<ssl::context> tls;  // set: the port serves HTTPS only
-  RequestPacer pacer;  // touched on the I/O thread only
+  RequestPacer pacer;               // touched on the I/O thread only
   net::io_context io{1};
   tcp::acceptor acceptor{io};
   net::steady_timer retry{io};
@@ -63,9 +63,10 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
   void start() {
     beast::get_lowest_layer(stream_).expires_after(server_.limits.read_timeout);
     if constexpr (kTls) {
-      stream_.async_handshake(ssl::stream_base::server, [self = this->shared_from_this()](beast::error_code ec) {
-        if (!ec) self->read();
-      });
+      stream_.async_handshake(ssl::stream_base::server,
+                              [self = this->shared_from_this()](beast::error_code ec) {
+                                if (!ec) self->read();
+                              });
     } else {
       read();
     }
@@ -84,7 +85,9 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     parser_.emplace();
     parser_->header_limit(static_cast<std::uint32_t>(server_.limits.max_header_bytes));
     http::async_read(stream_, buffer_, *parser_,
-                     [self = this->shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
+                     [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
+                       self->on_read(ec);
+                     });
   }
 
  private:
@@ -102,7 +105,8 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     HttpRequest request;
     std::string target(req.target());
     request.path = target.substr(0, target.find('?'));
-    if (const auto q = target.find('?'); q != std::string::npos) request.query = target.substr(q + 1);
+    if (const auto q = target.find('?'); q != std::string::npos)
+      request.query = target.substr(q + 1);
     request.if_none_match = std::string(req[http::field::if_none_match]);
     request.authorization = std::string(req[http::field::authorization]);
     beast::get_lowest_layer(stream_).expires_never();  // the handler's time is not the client's
@@ -116,7 +120,8 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     const auto wait = server_.pacer.reserve(address_ec ? std::string() : peer.address().to_string(),
                                             RequestPacer::Clock::now());
     if (!wait) {
-      HttpAnswer busy = text_answer(429, "too many requests for " + request.path + ": ask again later\n");
+      HttpAnswer busy =
+          text_answer(429, "too many requests for " + request.path + ": ask again later\n");
       busy.retry_after = std::chrono::ceil<std::chrono::seconds>(server_.limits.pacing.max_wait);
       write(std::move(busy));
       return;
@@ -126,26 +131,28 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
       return;
     }
     turn_.expires_after(*wait);
-    turn_.async_wait([self = this->shared_from_this(), request = std::move(request)](beast::error_code wait_ec) mutable {
+    turn_.async_wait([self = this->shared_from_this(),
+                      request = std::move(request)](beast::error_code wait_ec) mutable {
       if (!wait_ec) self->handle(std::move(request));
     });
   }
 
   void handle(HttpRequest request) {
-    net::post(*server_.workers, [self = this->shared_from_this(), request = std::move(request)]() mutable {
-      HttpAnswer answer;
-      try {
-        answer = self->server_.handler(request);
-      } catch (const std::exception& e) {
-        answer = text_answer(500, std::string("internal error: ") + e.what() + "\n");
-      }
-      // The session moves back to the I/O thread whole, so that it is never
-      // destroyed on a worker.
-      auto& io = self->server_.io;
-      net::post(io, [self = std::move(self), answer = std::move(answer)]() mutable {
-        self->write(std::move(answer));
-      });
-    });
+    net::post(*server_.workers,
+              [self = this->shared_from_this(), request = std::move(request)]() mutable {
+                HttpAnswer answer;
+                try {
+                  answer = self->server_.handler(request);
+                } catch (const std::exception& e) {
+                  answer = text_answer(500, std::string("internal error: ") + e.what() + "\n");
+                }
+                // The session moves back to the I/O thread whole, so that it is never
+                // destroyed on a worker.
+                auto& io = self->server_.io;
+                net::post(io, [self = std::move(self), answer = std::move(answer)]() mutable {
+                  self->write(std::move(answer));
+                });
+              });
   }
 
   void write(HttpAnswer answer) {
@@ -155,7 +162,8 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     // Revalidated each time (ETag), never kept by a proxy in between.
     res_->set(http::field::cache_control, answer.etag.empty() ? "no-store" : "private, no-cache");
     if (!answer.etag.empty()) res_->set(http::field::etag, answer.etag);
-    if (answer.retry_after.count() > 0) res_->set(http::field::retry_after, std::to_string(answer.retry_after.count()));
+    if (answer.retry_after.count() > 0)
+      res_->set(http::field::retry_after, std::to_string(answer.retry_after.count()));
     res_->keep_alive(false);
     // The bytes stay with the session until the answer is written.
     body_ = answer.shared_body ? std::move(answer.shared_body)
@@ -169,15 +177,16 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
       res_->content_length(length);
     }
     beast::get_lowest_layer(stream_).expires_after(server_.limits.write_timeout);
-    http::async_write(stream_, *res_, [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
-      if (ec) return;
-      if constexpr (kTls) {
-        // close_notify, within what is left of the write deadline
-        self->stream_.async_shutdown([self](beast::error_code) {});
-      } else {
-        self->stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
-      }
-    });
+    http::async_write(stream_, *res_,
+                      [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
+                        if (ec) return;
+                        if constexpr (kTls) {
+                          // close_notify, within what is left of the write deadline
+                          self->stream_.async_shutdown([self](beast::error_code) {});
+                        } else {
+                          self->stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
+                        }
+                      });
   }
 
   HttpServer::Impl& server_;
@@ -218,14 +227,18 @@ void HttpServer::Impl::accept() {
 }
 
 HttpServer::HttpServer() = default;
-HttpServer::~HttpServer() { stop(); }
+HttpServer::~HttpServer() {
+  stop();
+}
 
-Status HttpServer::start(const std::string& listen, HttpHandler handler, HttpLimits limits, const std::string& what,
-                         const ServingCertificate* certificate) {
+Status HttpServer::start(const std::string& listen, HttpHandler handler, HttpLimits limits,
+                         const std::string& what, const ServingCertificate* certificate) {
   const size_t colon = listen.rfind(':');
-  if (colon == std::string::npos) return Error{what, "expected HOST:PORT, got " + quote_value(listen)};
+  if (colon == std::string::npos)
+    return Error{what, "expected HOST:PORT, got " + quote_value(listen)};
   std::string host = listen.substr(0, colon);
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
+    host = host.substr(1, host.size() - 2);
   if (host.empty()) host = "0.0.0.0";
   unsigned long port = 0;
   try {
@@ -243,8 +256,9 @@ Status HttpServer::start(const std::string& listen, HttpHandler handler, HttpLim
   if (certificate) {
     // TLS 1.2 and 1.3 only, as Go's crypto/tls serves kube-scheduler's port.
     impl->tls.emplace(ssl::context::tls_server);
-    impl->tls->set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 | ssl::context::no_sslv3 |
-                           ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1 | ssl::context::single_dh_use);
+    impl->tls->set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 |
+                           ssl::context::no_sslv3 | ssl::context::no_tlsv1 |
+                           ssl::context::no_tlsv1_1 | ssl::context::single_dh_use);
     impl->tls->use_certificate_chain(net::buffer(certificate->cert_pem), ec);
     if (!ec) impl->tls->use_private_key(net::buffer(certificate->key_pem), ssl::context::pem, ec);
     if (ec) return Error{what, "the serving certificate or key is not usable: " + ec.message()};
@@ -277,8 +291,8 @@ void HttpServer::stop() {
   impl_.reset();
 }
 
-Result<std::map<std::string, std::string>> parse_query(std::string_view query,
-                                                       std::initializer_list<std::string_view> allowed) {
+Result<std::map<std::string, std::string>> parse_query(
+    std::string_view query, std::initializer_list<std::string_view> allowed) {
   std::map<std::string, std::string> out;
   auto decode = [](std::string_view text, std::string& into) {
     auto hex = [](char c) -> int {
@@ -316,7 +330,8 @@ Result<std::map<std::string, std::string>> parse_query(std::string_view query,
     bool known = false;
     for (std::string_view a : allowed) known = known || a == key;
     if (!known) return Error{"query", "unknown parameter " + quote_value(key)};
-    if (!out.emplace(key, std::move(value)).second) return Error{"query", "parameter " + quote_value(key) + " given twice"};
+    if (!out.emplace(key, std::move(value)).second)
+      return Error{"query", "parameter " + quote_value(key) + " given twice"};
   }
   return out;
 }

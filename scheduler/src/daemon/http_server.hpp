@@ -53,8 +53,8 @@ using HttpHandler = std::function<HttpAnswer(const HttpRequest& request)>;
 
 // The query's parameters, percent-decoded ('+' is a space). A bad escape, a
 // parameter given twice or one not in `allowed` is an error naming it.
-Result<std::map<std::string, std::string>> parse_query(std::string_view query,
-                                                       std::initializer_list<std::string_view> allowed);
+Result<std::map<std::string, std::string>> parse_query(
+    std::string_view query, std::initializer_list<std::string_view> allowed);
 
 struct HttpLimits {
   // Open connections beyond this are closed as soon as they are accepted.
@@ -84,7 +84,8 @@ class HttpServer {
   // Binds HOST:PORT (port 0 picks one; `what` names the flag in errors) and
   // serves until stop(): HTTPS with `certificate`, else plain HTTP.
   Status start(const std::string& listen, HttpHandler handler, HttpLimits limits = {},
-               const std::string& what = "--listen", const ServingCertificate* certificate = nullptr);
+               const std::string& what = "--listen",
+               const ServingCertificate* certificate = nullptr);
   void stop();
   unsigned short port() const { return port_; }
 

@@ -35,7 +35,8 @@ Result<HubEndpoint> parse_hub_api_url(std::string_view url) {
     return Error{"--hub-api-url", quote_value(url) + " " + why + " (e.g. http://hub:8081/hub/api)"};
   };
   constexpr std::string_view kScheme = "http://";
-  if (url.rfind("https://", 0) == 0) return bad("is https, which is not supported: the hub's API is plain HTTP inside the cluster");
+  if (url.rfind("https://", 0) == 0)
+    return bad("is https, which is not supported: the hub's API is plain HTTP inside the cluster");
   if (url.rfind(kScheme, 0) != 0) return bad("is not an http:// URL");
   std::string_view rest = url.substr(kScheme.size());
   const size_t slash = rest.find('/');
@@ -44,7 +45,8 @@ Result<HubEndpoint> parse_hub_api_url(std::string_view url) {
   while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
   if (authority.empty() || authority.find('@') != std::string_view::npos) return bad("has no host");
   HubEndpoint e{std::string(url), std::string(authority), "80", prefix};
-  if (const size_t colon = authority.rfind(':'); colon != std::string_view::npos && authority.front() != '[') {
+  if (const size_t colon = authority.rfind(':');
+      colon != std::string_view::npos && authority.front() != '[') {
     e.host = std::string(authority.substr(0, colon));
     e.port = std::string(authority.substr(colon + 1));
     if (e.host.empty() || e.port.empty() || e.port.size() > 5 ||
@@ -60,18 +62,22 @@ Result<HubEndpoint> parse_hub_api_url(std::string_view url) {
 HubDecision HubAuth::check(const std::string& authorization) {
   const std::string token = hub_token(authorization);
   if (token.empty()) {
-    return {401, "", "no JupyterHub token: send the notebook server's $JUPYTERHUB_API_TOKEN as \"Authorization: token …\""};
+    return {401, "",
+            "no JupyterHub token: send the notebook server's $JUPYTERHUB_API_TOKEN as "
+            "\"Authorization: token …\""};
   }
   const std::string key = sha256(token);
   const auto now = Clock::now();
   {
     std::lock_guard lock(m_);
-    if (auto it = cache_.find(key); it != cache_.end() && it->second.until > now) return it->second.decision;
+    if (auto it = cache_.find(key); it != cache_.end() && it->second.until > now)
+      return it->second.decision;
   }
   HubDecision d = ask(token);
   if (d.status == 503) return d;  // the hub's trouble, not the token's: asked again next time
   std::lock_guard lock(m_);
-  if (cache_.size() >= kCacheLimit) std::erase_if(cache_, [&](const auto& kv) { return kv.second.until <= now; });
+  if (cache_.size() >= kCacheLimit)
+    std::erase_if(cache_, [&](const auto& kv) { return kv.second.until <= now; });
   if (cache_.size() >= kCacheLimit) cache_.clear();
   cache_[key] = Cached{d, now + (d.status == 200 ? kUserTtl : kRefusalTtl)};
   return d;
@@ -79,7 +85,8 @@ HubDecision HubAuth::check(const std::string& authorization) {
 
 HubDecision HubAuth::ask(const std::string& token) const {
   const auto unavailable = [&](const std::string& why) {
-    return HubDecision{503, "", "cannot ask the hub at " + endpoint_.url + " who the token is: " + why};
+    return HubDecision{503, "",
+                       "cannot ask the hub at " + endpoint_.url + " who the token is: " + why};
   };
   net::io_context io;
   beast::tcp_stream stream(io);
@@ -97,38 +104,42 @@ HubDecision HubAuth::ask(const std::string& token) const {
   // One deadline for the whole exchange, as tcp_stream applies it to each
   // asynchronous step.
   stream.expires_after(kTimeout);
-  resolver.async_resolve(endpoint_.host, endpoint_.port, [&](beast::error_code ec, tcp::resolver::results_type r) {
-    if (ec) {
-      failure = ec;
-      return;
-    }
-    stream.async_connect(r, [&](beast::error_code ec2, const tcp::endpoint&) {
-      if (ec2) {
-        failure = ec2;
-        return;
-      }
-      http::async_write(stream, req, [&](beast::error_code ec3, size_t) {
-        if (ec3) {
-          failure = ec3;
+  resolver.async_resolve(
+      endpoint_.host, endpoint_.port, [&](beast::error_code ec, tcp::resolver::results_type r) {
+        if (ec) {
+          failure = ec;
           return;
         }
-        http::async_read(stream, buffer, parser, [&](beast::error_code ec4, size_t) { failure = ec4; });
+        stream.async_connect(r, [&](beast::error_code ec2, const tcp::endpoint&) {
+          if (ec2) {
+            failure = ec2;
+            return;
+          }
+          http::async_write(stream, req, [&](beast::error_code ec3, size_t) {
+            if (ec3) {
+              failure = ec3;
+              return;
+            }
+            http::async_read(stream, buffer, parser,
+                             [&](beast::error_code ec4, size_t) { failure = ec4; });
+          });
+        });
       });
-    });
-  });
   io.run_for(kTimeout + std::chrono::seconds(1));
   if (!io.stopped()) return unavailable("no answer within 5 s");
   if (failure) return unavailable(failure.message());
   const auto& res = parser.get();
   const unsigned status = res.result_int();
-  if (status == 401 || status == 403) return {401, "", "the hub does not know this token (HTTP " + std::to_string(status) + ")"};
+  if (status == 401 || status == 403)
+    return {401, "", "the hub does not know this token (HTTP " + std::to_string(status) + ")"};
   if (status != 200) return unavailable("HTTP " + std::to_string(status));
   boost::system::error_code ec;
   const json::value model = json::parse(res.body(), ec);
   const json::object* o = !ec && model.is_object() ? &model.as_object() : nullptr;
   const json::value* name = o ? o->if_contains("name") : nullptr;
   const json::value* kind = o ? o->if_contains("kind") : nullptr;
-  if (!name || !name->is_string() || name->as_string().empty()) return unavailable("its answer names no one");
+  if (!name || !name->is_string() || name->as_string().empty())
+    return unavailable("its answer names no one");
   if (kind && kind->is_string() && kind->as_string() != "user") {
     return {403, "", "the token is a " + std::string(kind->as_string()) + "'s, not a user's"};
   }

@@ -31,9 +31,10 @@ struct HubEndpoint {
 Result<HubEndpoint> parse_hub_api_url(std::string_view url);
 
 struct HubDecision {
-  unsigned status = 200;  // 200, 401 (no or unknown token), 403 (not a user's), 503 (the hub failed)
-  std::string user;       // on 200
-  std::string reason;     // for the answer and the log; never the token
+  unsigned status =
+      200;             // 200, 401 (no or unknown token), 403 (not a user's), 503 (the hub failed)
+  std::string user;    // on 200
+  std::string reason;  // for the answer and the log; never the token
 };
 
 class HubAuth {

@@ -10,13 +10,19 @@ namespace json = boost::json;
 using Clock = std::chrono::steady_clock;
 
 LeaderElector::LeaderElector(LeaderElection config, std::string identity,
-                             std::shared_ptr<const kube::ClientConfig> client, std::shared_ptr<kube::RateLimiter> limiter)
-    : config_(std::move(config)), identity_(std::move(identity)), client_(std::move(client), std::move(limiter)) {}
+                             std::shared_ptr<const kube::ClientConfig> client,
+                             std::shared_ptr<kube::RateLimiter> limiter)
+    : config_(std::move(config)),
+      identity_(std::move(identity)),
+      client_(std::move(client), std::move(limiter)) {}
 
-LeaderElector::~LeaderElector() { stop(false); }
+LeaderElector::~LeaderElector() {
+  stop(false);
+}
 
 std::string LeaderElector::lease_path() const {
-  return "/apis/coordination.k8s.io/v1/namespaces/" + config_.resource_namespace + "/leases/" + config_.resource_name;
+  return "/apis/coordination.k8s.io/v1/namespaces/" + config_.resource_namespace + "/leases/" +
+         config_.resource_name;
 }
 
 void LeaderElector::start(std::function<void()> on_started, std::function<void()> on_lost) {
@@ -53,11 +59,14 @@ void LeaderElector::run() {
   while (!stopping_) {
     if (try_acquire_or_renew()) break;
     std::uniform_real_distribution<double> jitter(1.0, 2.2);
-    if (!sleep_for(std::chrono::milliseconds(static_cast<int64_t>(config_.retry_period.count() * jitter(rng))))) return;
+    if (!sleep_for(std::chrono::milliseconds(
+            static_cast<int64_t>(config_.retry_period.count() * jitter(rng)))))
+      return;
   }
   if (stopping_) return;
   leader_ = true;
-  log_info("leader election: " + identity_ + " holds the lease " + config_.resource_namespace + "/" + config_.resource_name);
+  log_info("leader election: " + identity_ + " holds the lease " + config_.resource_namespace +
+           "/" + config_.resource_name);
   on_started_();
   while (sleep_for(config_.retry_period)) {
     if (try_acquire_or_renew()) continue;
@@ -65,19 +74,22 @@ void LeaderElector::run() {
     if (Clock::now() >= valid_until()) {
       leader_ = false;
       valid_until_ = 0;
-      log_error("leader election: lost the lease " + config_.resource_namespace + "/" + config_.resource_name +
-                ": no renewal succeeded within the renew deadline");
+      log_error("leader election: lost the lease " + config_.resource_namespace + "/" +
+                config_.resource_name + ": no renewal succeeded within the renew deadline");
       on_lost_();
       return;
     }
   }
 }
 
-Clock::time_point LeaderElector::valid_until() const { return Clock::time_point(Clock::duration(valid_until_.load())); }
+Clock::time_point LeaderElector::valid_until() const {
+  return Clock::time_point(Clock::duration(valid_until_.load()));
+}
 
 std::string LeaderElector::health() const {
   if (!leader_) return "";
-  const auto tolerated = valid_until() - config_.renew_deadline + config_.lease_duration + std::chrono::seconds(20);
+  const auto tolerated =
+      valid_until() - config_.renew_deadline + config_.lease_duration + std::chrono::seconds(20);
   if (Clock::now() <= tolerated) return "";
   return "failed election to renew leadership on lease " + config_.resource_name;
 }
@@ -93,10 +105,13 @@ bool LeaderElector::try_acquire_or_renew() {
     timeout = std::min(timeout, left);
   }
   const auto remaining = [&] {
-    return std::max(std::chrono::milliseconds(0),
-                    timeout - std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - sent));
+    return std::max(
+        std::chrono::milliseconds(0),
+        timeout - std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - sent));
   };
-  const auto confirm = [&] { valid_until_ = (sent + config_.renew_deadline).time_since_epoch().count(); };
+  const auto confirm = [&] {
+    valid_until_ = (sent + config_.renew_deadline).time_since_epoch().count();
+  };
   const std::string now = utc_timestamp(6);
   const int64_t lease_seconds = std::max<int64_t>(1, config_.lease_duration.count() / 1000);
   auto r = client_.request("GET", lease_path(), {}, "application/json", remaining());
@@ -106,20 +121,22 @@ bool LeaderElector::try_acquire_or_renew() {
   }
   if (r->status == 404) {
     acquire_time_ = now;
-    json::object lease{{"apiVersion", "coordination.k8s.io/v1"},
-                       {"kind", "Lease"},
-                       {"metadata", {{"name", config_.resource_name}, {"namespace", config_.resource_namespace}}},
-                       {"spec",
-                        {{"holderIdentity", identity_},
-                         {"leaseDurationSeconds", lease_seconds},
-                         {"acquireTime", now},
-                         {"renewTime", now},
-                         {"leaseTransitions", 0}}}};
-    auto c = client_.request("POST",
-                             "/apis/coordination.k8s.io/v1/namespaces/" + config_.resource_namespace + "/leases",
-                             json::serialize(lease), "application/json", remaining());
+    json::object lease{
+        {"apiVersion", "coordination.k8s.io/v1"},
+        {"kind", "Lease"},
+        {"metadata", {{"name", config_.resource_name}, {"namespace", config_.resource_namespace}}},
+        {"spec",
+         {{"holderIdentity", identity_},
+          {"leaseDurationSeconds", lease_seconds},
+          {"acquireTime", now},
+          {"renewTime", now},
+          {"leaseTransitions", 0}}}};
+    auto c = client_.request(
+        "POST", "/apis/coordination.k8s.io/v1/namespaces/" + config_.resource_namespace + "/leases",
+        json::serialize(lease), "application/json", remaining());
     if (!c || !c->ok()) {
-      log_warning("leader election: cannot create the lease: " + (c ? kube::api_error_text(*c) : c.error().what()));
+      log_warning("leader election: cannot create the lease: " +
+                  (c ? kube::api_error_text(*c) : c.error().what()));
       return false;
     }
     confirm();
@@ -149,14 +166,17 @@ bool LeaderElector::try_acquire_or_renew() {
   const std::string holder = str("holderIdentity"), renew = str("renewTime");
   const int64_t transitions = num("leaseTransitions");
   const int64_t their_seconds = num("leaseDurationSeconds");
-  if (holder != observed_holder_ || renew != observed_renew_ || observed_at_ == Clock::time_point{}) {
+  if (holder != observed_holder_ || renew != observed_renew_ ||
+      observed_at_ == Clock::time_point{}) {
     observed_holder_ = holder;
     observed_renew_ = renew;
     observed_transitions_ = transitions;
     observed_at_ = Clock::now();
   }
-  const auto their_duration = std::chrono::seconds(their_seconds > 0 ? their_seconds : lease_seconds);
-  if (!holder.empty() && holder != identity_ && observed_at_ + their_duration > Clock::now()) return false;
+  const auto their_duration =
+      std::chrono::seconds(their_seconds > 0 ? their_seconds : lease_seconds);
+  if (!holder.empty() && holder != identity_ && observed_at_ + their_duration > Clock::now())
+    return false;
   const bool was_mine = holder == identity_;
   if (!was_mine) acquire_time_ = now;
   spec["holderIdentity"] = identity_;
@@ -166,13 +186,15 @@ bool LeaderElector::try_acquire_or_renew() {
   spec["leaseTransitions"] = was_mine ? transitions : transitions + 1;
   // The resourceVersion from the GET makes this a compare-and-swap: when
   // another replica wrote first the API answers 409 and we try again later.
-  auto u = client_.request("PUT", lease_path(), json::serialize(lease), "application/json", remaining());
+  auto u =
+      client_.request("PUT", lease_path(), json::serialize(lease), "application/json", remaining());
   if (!u) {
     log_warning("leader election: " + u.error().what());
     return false;
   }
   if (!u->ok()) {
-    if (u->status != 409) log_warning("leader election: cannot update the lease: " + kube::api_error_text(*u));
+    if (u->status != 409)
+      log_warning("leader election: cannot update the lease: " + kube::api_error_text(*u));
     return false;
   }
   confirm();
@@ -191,17 +213,22 @@ void LeaderElector::release() {
   auto& spec = lease.as_object()["spec"];
   if (!spec.is_object()) return;
   auto& s = spec.as_object();
-  if (const auto* h = s.if_contains("holderIdentity"); !h || !h->is_string() || h->get_string() != identity_) return;
+  if (const auto* h = s.if_contains("holderIdentity");
+      !h || !h->is_string() || h->get_string() != identity_)
+    return;
   const std::string now = utc_timestamp(6);
   s["holderIdentity"] = "";
   s["leaseDurationSeconds"] = 1;
   s["renewTime"] = now;
   s["acquireTime"] = now;
-  auto u = client_.request("PUT", lease_path(), json::serialize(lease), "application/json", std::chrono::seconds(5));
+  auto u = client_.request("PUT", lease_path(), json::serialize(lease), "application/json",
+                           std::chrono::seconds(5));
   if (u && u->ok()) {
-    log_info("leader election: released the lease " + config_.resource_namespace + "/" + config_.resource_name);
+    log_info("leader election: released the lease " + config_.resource_namespace + "/" +
+             config_.resource_name);
   } else {
-    log_warning("leader election: could not release the lease: " + (u ? kube::api_error_text(*u) : u.error().what()));
+    log_warning("leader election: could not release the lease: " +
+                (u ? kube::api_error_text(*u) : u.error().what()));
   }
 }
 

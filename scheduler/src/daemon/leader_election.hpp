@@ -25,7 +25,8 @@ namespace tightpack::daemon {
 
 class LeaderElector {
  public:
-  LeaderElector(LeaderElection config, std::string identity, std::shared_ptr<const kube::ClientConfig> client,
+  LeaderElector(LeaderElection config, std::string identity,
+                std::shared_ptr<const kube::ClientConfig> client,
                 std::shared_ptr<kube::RateLimiter> limiter);
   ~LeaderElector();
 
@@ -70,6 +71,5 @@ class LeaderElector {
   std::string acquire_time_;
   std::atomic<std::chrono::steady_clock::rep> valid_until_{0};
 };
-
 
 }  // namespace tightpack::daemon

@@ -8,9 +8,12 @@ namespace {
 
 const char* result_name(Metrics::Result r) {
   switch (r) {
-    case Metrics::Result::Scheduled: return "scheduled";
-    case Metrics::Result::Unschedulable: return "unschedulable";
-    case Metrics::Result::Error: return "error";
+    case Metrics::Result::Scheduled:
+      return "scheduled";
+    case Metrics::Result::Unschedulable:
+      return "unschedulable";
+    case Metrics::Result::Error:
+      return "error";
   }
   return "error";
 }
@@ -23,7 +26,9 @@ std::string number(double v) {
 
 }  // namespace
 
-double Metrics::bound(size_t i) { return 0.001 * std::pow(2.0, static_cast<double>(i)); }
+double Metrics::bound(size_t i) {
+  return 0.001 * std::pow(2.0, static_cast<double>(i));
+}
 
 void Metrics::Histogram::observe(double v) {
   for (size_t i = 0; i < kBuckets; ++i) {
@@ -82,7 +87,8 @@ void Metrics::write_histogram(std::string& out, const std::string& name, const s
                               const Histogram& h) {
   const std::string sep = labels.empty() ? "" : ",";
   for (size_t i = 0; i < kBuckets; ++i) {
-    out += name + "_bucket{" + labels + sep + "le=\"" + number(bound(i)) + "\"} " + std::to_string(h.counts[i]) + "\n";
+    out += name + "_bucket{" + labels + sep + "le=\"" + number(bound(i)) + "\"} " +
+           std::to_string(h.counts[i]) + "\n";
   }
   out += name + "_bucket{" + labels + sep + "le=\"+Inf\"} " + std::to_string(h.count) + "\n";
   const std::string braces = labels.empty() ? "" : "{" + labels + "}";
@@ -93,13 +99,17 @@ void Metrics::write_histogram(std::string& out, const std::string& name, const s
 std::string Metrics::text(const std::string& lease_name) const {
   std::lock_guard lock(m_);
   std::string out;
-  out += "# HELP scheduler_schedule_attempts_total Number of attempts to schedule pods, by the result.\n";
+  out +=
+      "# HELP scheduler_schedule_attempts_total Number of attempts to schedule pods, by the "
+      "result.\n";
   out += "# TYPE scheduler_schedule_attempts_total counter\n";
   for (const auto& [k, v] : attempts_) {
-    out += "scheduler_schedule_attempts_total{profile=\"" + k.first + "\",result=\"" + result_name(k.second) + "\"} " +
-           std::to_string(v) + "\n";
+    out += "scheduler_schedule_attempts_total{profile=\"" + k.first + "\",result=\"" +
+           result_name(k.second) + "\"} " + std::to_string(v) + "\n";
   }
-  out += "# HELP scheduler_scheduling_attempt_duration_seconds Scheduling attempt latency in seconds (scheduling algorithm + binding).\n";
+  out +=
+      "# HELP scheduler_scheduling_attempt_duration_seconds Scheduling attempt latency in seconds "
+      "(scheduling algorithm + binding).\n";
   out += "# TYPE scheduler_scheduling_attempt_duration_seconds histogram\n";
   for (const auto& [k, h] : durations_) {
     write_histogram(out, "scheduler_scheduling_attempt_duration_seconds",
@@ -110,15 +120,20 @@ std::string Metrics::text(const std::string& lease_name) const {
   out += "scheduler_pending_pods{queue=\"active\"} " + std::to_string(active_) + "\n";
   out += "scheduler_pending_pods{queue=\"backoff\"} " + std::to_string(backoff_) + "\n";
   out += "scheduler_pending_pods{queue=\"unschedulable\"} " + std::to_string(unschedulable_) + "\n";
-  out += "# HELP scheduler_preemption_attempts_total Total preemption attempts in the cluster till now.\n";
+  out +=
+      "# HELP scheduler_preemption_attempts_total Total preemption attempts in the cluster till "
+      "now.\n";
   out += "# TYPE scheduler_preemption_attempts_total counter\n";
   out += "scheduler_preemption_attempts_total " + std::to_string(preemption_attempts_) + "\n";
   out += "# HELP scheduler_preemption_victims Number of selected preemption victims.\n";
   out += "# TYPE scheduler_preemption_victims histogram\n";
   write_histogram(out, "scheduler_preemption_victims", "", victims_);
-  out += "# HELP leader_election_master_status Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master.\n";
+  out +=
+      "# HELP leader_election_master_status Gauge of if the reporting system is master of the "
+      "relevant lease, 0 indicates backup, 1 indicates master.\n";
   out += "# TYPE leader_election_master_status gauge\n";
-  out += "leader_election_master_status{name=\"" + lease_name + "\"} " + (leader_ ? "1" : "0") + "\n";
+  out +=
+      "leader_election_master_status{name=\"" + lease_name + "\"} " + (leader_ ? "1" : "0") + "\n";
   out += "# HELP tightpack_binding_duration_seconds Latency of the pods/binding call.\n";
   out += "# TYPE tightpack_binding_duration_seconds histogram\n";
   write_histogram(out, "tightpack_binding_duration_seconds", "", binding_);
@@ -131,7 +146,9 @@ std::string Metrics::text(const std::string& lease_name) const {
   out += "# HELP tightpack_events_dropped_total Events not sent because too many were waiting.\n";
   out += "# TYPE tightpack_events_dropped_total counter\n";
   out += "tightpack_events_dropped_total " + std::to_string(events_dropped_) + "\n";
-  out += "# HELP tightpack_snapshot_build_duration_seconds Time to redact and serialise /snapshot, once per build.\n";
+  out +=
+      "# HELP tightpack_snapshot_build_duration_seconds Time to redact and serialise /snapshot, "
+      "once per build.\n";
   out += "# TYPE tightpack_snapshot_build_duration_seconds histogram\n";
   write_histogram(out, "tightpack_snapshot_build_duration_seconds", "", snapshot_builds_);
   return out;

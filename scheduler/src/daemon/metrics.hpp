@@ -16,13 +16,15 @@ class Metrics {
 
   // scheduler_schedule_attempts_total and scheduler_scheduling_attempt_duration_seconds.
   void attempt(const std::string& profile, Result result, double seconds);
-  void preemption(int victims);            // scheduler_preemption_attempts_total, scheduler_preemption_victims
+  void preemption(
+      int victims);  // scheduler_preemption_attempts_total, scheduler_preemption_victims
   void pending(size_t active, size_t backoff, size_t unschedulable);  // scheduler_pending_pods
-  void leader(bool is_leader);             // leader_election_master_status
-  void binding(double seconds, bool ok);   // tightpack_binding_duration_seconds (kube-scheduler's is a framework extension point)
-  void api_error();                        // tightpack_api_errors_total
-  void events_dropped(size_t n);           // tightpack_events_dropped_total
-  void snapshot_built(double seconds);     // tightpack_snapshot_build_duration_seconds
+  void leader(bool is_leader);            // leader_election_master_status
+  void binding(double seconds, bool ok);  // tightpack_binding_duration_seconds (kube-scheduler's is
+                                          // a framework extension point)
+  void api_error();                       // tightpack_api_errors_total
+  void events_dropped(size_t n);          // tightpack_events_dropped_total
+  void snapshot_built(double seconds);    // tightpack_snapshot_build_duration_seconds
 
   std::string text(const std::string& lease_name) const;
 
@@ -36,7 +38,8 @@ class Metrics {
     void observe(double v);
   };
   static double bound(size_t i);
-  static void write_histogram(std::string& out, const std::string& name, const std::string& labels, const Histogram& h);
+  static void write_histogram(std::string& out, const std::string& name, const std::string& labels,
+                              const Histogram& h);
 
   mutable std::mutex m_;
   std::map<std::pair<std::string, Result>, uint64_t> attempts_;

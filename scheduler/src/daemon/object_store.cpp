@@ -9,8 +9,8 @@ namespace {
 namespace json = boost::json;
 
 bool namespaced(std::string_view kind) {
-  return kind != "Namespace" && kind != "PersistentVolume" && kind != "StorageClass" && kind != "CSINode" &&
-         kind != "CSIDriver";
+  return kind != "Namespace" && kind != "PersistentVolume" && kind != "StorageClass" &&
+         kind != "CSINode" && kind != "CSIDriver";
 }
 
 // Moves the one object a decode put into `from` into the map under `key`;
@@ -57,7 +57,8 @@ std::pair<std::string, std::string> split_key(const std::string& key) {
 std::string resource_version_text(const json::value& object) {
   const json::object* o = object.if_object();
   const json::value* meta = o ? o->if_contains("metadata") : nullptr;
-  const json::value* rv = meta && meta->is_object() ? meta->as_object().if_contains("resourceVersion") : nullptr;
+  const json::value* rv =
+      meta && meta->is_object() ? meta->as_object().if_contains("resourceVersion") : nullptr;
   return rv && rv->is_string() ? std::string(rv->get_string()) : std::string();
 }
 
@@ -82,7 +83,8 @@ Result<DecodedObject> decode_watched(std::string_view kind, const json::value& o
   if (kind == "PersistentVolumeClaim") {
     const json::object* annotations = nullptr;
     if (const auto* m = object.as_object().if_contains("metadata"); m && m->is_object()) {
-      if (const auto* a = m->as_object().if_contains("annotations"); a && a->is_object()) annotations = &a->as_object();
+      if (const auto* a = m->as_object().if_contains("annotations"); a && a->is_object())
+        annotations = &a->as_object();
     }
     const auto text = [&](const char* key) -> std::optional<std::string> {
       const json::value* v = annotations ? annotations->if_contains(key) : nullptr;
@@ -100,7 +102,8 @@ template <class F>
 void ObjectStore::with_map(std::string_view kind, F&& f) {
   if (kind == "Namespace") return f(namespaces_, &ApiObjects::namespaces);
   if (kind == "Service") return f(services_, &ApiObjects::services);
-  if (kind == "ReplicationController") return f(replication_controllers_, &ApiObjects::replication_controllers);
+  if (kind == "ReplicationController")
+    return f(replication_controllers_, &ApiObjects::replication_controllers);
   if (kind == "ReplicaSet") return f(replica_sets_, &ApiObjects::replica_sets);
   if (kind == "StatefulSet") return f(stateful_sets_, &ApiObjects::stateful_sets);
   if (kind == "PersistentVolumeClaim") return f(claims_, &ApiObjects::claims);
@@ -146,7 +149,9 @@ bool ObjectStore::upsert(std::string_view kind, DecodedObject item) {
     }
   }
   bool changed = false;
-  with_map(kind, [&](auto& map, auto member) { changed = put(map, std::move(item.key), item.one.*member); });
+  with_map(kind, [&](auto& map, auto member) {
+    changed = put(map, std::move(item.key), item.one.*member);
+  });
   return changed;
 }
 

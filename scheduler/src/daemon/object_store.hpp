@@ -43,7 +43,8 @@ inline constexpr WatchedKind kWatchedKinds[] = {
     {"/apis/storage.k8s.io/v1/storageclasses", "StorageClass", "storageclasses", true},
     {"/apis/storage.k8s.io/v1/csinodes", "CSINode", "csinodes", true},
     {"/apis/storage.k8s.io/v1/csidrivers", "CSIDriver", "csidrivers", true},
-    {"/apis/storage.k8s.io/v1/csistoragecapacities", "CSIStorageCapacity", "csistoragecapacities", true},
+    {"/apis/storage.k8s.io/v1/csistoragecapacities", "CSIStorageCapacity", "csistoragecapacities",
+     true},
 };
 
 // Whose home a claim is: KubeSpawner annotates the claims it makes with the
@@ -59,7 +60,7 @@ struct HubOwner {
 struct DecodedObject {
   std::string key;
   ApiObjects one;
-  uint64_t resource_version = 0;  // metadata.resourceVersion (etcd's revision), 0 when absent
+  uint64_t resource_version = 0;      // metadata.resourceVersion (etcd's revision), 0 when absent
   std::optional<HubOwner> hub_owner;  // claims KubeSpawner made
 };
 
@@ -103,7 +104,8 @@ class ObjectStore {
   uint64_t volume_version(const std::string& name) const;
 
   // The claims KubeSpawner made for hub user `user`, in key order.
-  std::vector<std::pair<const PersistentVolumeClaim*, HubOwner>> claims_of_hub_user(const std::string& user) const;
+  std::vector<std::pair<const PersistentVolumeClaim*, HubOwner>> claims_of_hub_user(
+      const std::string& user) const;
   // Every StorageClass, by name.
   const std::map<std::string, StorageClass>& storage_classes() const { return classes_; }
 

@@ -91,7 +91,9 @@ class Withholder {
   }
 };
 
-json::value verbatim(Withholder&, const json::value& v, const std::string&) { return v; }
+json::value verbatim(Withholder&, const json::value& v, const std::string&) {
+  return v;
+}
 
 // A container of extra_containers or init_containers: what takes room on a
 // node (requests, limits, host ports, a restartable init container's place
@@ -102,9 +104,11 @@ json::value resources(Withholder& w, const json::value& v, const std::string& pa
 }
 
 json::value container(Withholder& w, const json::value& v, const std::string& path) {
-  static constexpr Rule kRules[] = {
-      {"name", verbatim}, {"image", verbatim}, {"resources", resources}, {"ports", verbatim},
-      {"restartPolicy", verbatim}};
+  static constexpr Rule kRules[] = {{"name", verbatim},
+                                    {"image", verbatim},
+                                    {"resources", resources},
+                                    {"ports", verbatim},
+                                    {"restartPolicy", verbatim}};
   return w.keep(v, path, kRules, true);
 }
 
@@ -114,14 +118,16 @@ json::value containers(Withholder& w, const json::value& v, const std::string& p
 
 // extra_container_config, merged into the notebook container.
 json::value container_config(Withholder& w, const json::value& v, const std::string& path) {
-  static constexpr Rule kRules[] = {{"image", verbatim}, {"resources", resources}, {"ports", verbatim}};
+  static constexpr Rule kRules[] = {
+      {"image", verbatim}, {"resources", resources}, {"ports", verbatim}};
   return w.keep(v, path, kRules, true);
 }
 
 // A volume: which claim it is, not where its bytes come from (an NFS server,
 // a secret's name, a CSI driver's attributes).
 json::value volume(Withholder& w, const json::value& v, const std::string& path) {
-  static constexpr Rule kRules[] = {{"name", verbatim}, {"persistentVolumeClaim", verbatim}, {"ephemeral", verbatim}};
+  static constexpr Rule kRules[] = {
+      {"name", verbatim}, {"persistentVolumeClaim", verbatim}, {"ephemeral", verbatim}};
   return w.keep(v, path, kRules, true);
 }
 
@@ -199,16 +205,18 @@ json::value options(Withholder& w, const json::value& v, const std::string& path
 }
 
 json::value entry(Withholder& w, const json::value& v, const std::string& path) {
-  static constexpr Rule kRules[] = {{"display_name", verbatim},         {"slug", verbatim},
-                                    {"description", verbatim},          {"default", verbatim},
-                                    {"kubespawner_override", override}, {"profile_options", options}};
+  static constexpr Rule kRules[] = {
+      {"display_name", verbatim},         {"slug", verbatim},
+      {"description", verbatim},          {"default", verbatim},
+      {"kubespawner_override", override}, {"profile_options", options}};
   return w.keep(v, path, kRules);
 }
 
 // dask-gateway's backend.worker settings (dask_gateway_server's
 // KubeClusterConfig.worker_extra_pod_config and worker_extra_container_config).
 json::value gateway_worker(Withholder& w, const json::value& v, const std::string& path) {
-  static constexpr Rule kRules[] = {{"extraPodConfig", pod_config}, {"extraContainerConfig", container_config}};
+  static constexpr Rule kRules[] = {{"extraPodConfig", pod_config},
+                                    {"extraContainerConfig", container_config}};
   return w.keep(v, path, kRules);
 }
 
@@ -238,18 +246,22 @@ PublishedProfiles publishable_profiles(const json::array& entries) {
 }
 
 Result<PublishedDocument> publishable(const json::value& document) {
-  if (!document.is_object()) return Error{"", "expected an object with the keys profiles, kubespawnerDefaults and daskGateway"};
+  if (!document.is_object())
+    return Error{"",
+                 "expected an object with the keys profiles, kubespawnerDefaults and daskGateway"};
   const json::object& doc = document.get_object();
   for (const auto& kv : doc) {
     if (kv.key() != "profiles" && kv.key() != "daskGateway" && kv.key() != "kubespawnerDefaults") {
-      return Error{"$." + std::string(kv.key()), "unknown field (expected profiles, kubespawnerDefaults and daskGateway)"};
+      return Error{"$." + std::string(kv.key()),
+                   "unknown field (expected profiles, kubespawnerDefaults and daskGateway)"};
     }
   }
   PublishedDocument out;
   if (const json::value* p = doc.if_contains("profiles")) {
     if (!p->is_array()) return Error{"$.profiles", "expected a list of profile entries"};
     for (size_t i = 0; i < p->get_array().size(); ++i) {
-      if (!p->get_array()[i].is_object()) return Error{"$.profiles[" + std::to_string(i) + "]", "expected an object"};
+      if (!p->get_array()[i].is_object())
+        return Error{"$.profiles[" + std::to_string(i) + "]", "expected an object"};
     }
     auto profiles = publishable_profiles(p->get_array());
     out.published.profiles = std::move(profiles.profiles);
@@ -264,13 +276,14 @@ Result<PublishedDocument> publishable(const json::value& document) {
   static const Part kParts[] = {
       {"kubespawnerDefaults", "an object of KubeSpawner settings ({\"tolerations\": [...], ...})",
        publishable_kubespawner_defaults, &Published::kubespawner_defaults},
-      {"daskGateway", "an object ({\"worker\": {\"extraPodConfig\": ...}})", publishable_dask_gateway,
-       &Published::dask_gateway},
+      {"daskGateway", "an object ({\"worker\": {\"extraPodConfig\": ...}})",
+       publishable_dask_gateway, &Published::dask_gateway},
   };
   for (const Part& part : kParts) {
     const json::value* v = doc.if_contains(part.key);
     if (!v) continue;
-    if (!v->is_object()) return Error{std::string("$.") + part.key, std::string("expected ") + part.expected};
+    if (!v->is_object())
+      return Error{std::string("$.") + part.key, std::string("expected ") + part.expected};
     auto kept = part.keep(*v);
     out.withheld.insert(out.withheld.end(), kept.withheld.begin(), kept.withheld.end());
     out.published.*part.into = std::move(kept.settings);

@@ -21,7 +21,8 @@ namespace tightpack::daemon {
 
 struct PublishedProfiles {
   boost::json::array profiles;
-  std::vector<std::string> withheld;  // JSON paths left out, e.g. "$.profiles[0].kubespawner_override.environment"
+  std::vector<std::string>
+      withheld;  // JSON paths left out, e.g. "$.profiles[0].kubespawner_override.environment"
 };
 
 // `entries` is the --publish document's list of profile_list entries; an entry
@@ -35,8 +36,9 @@ PublishedProfiles publishable_profiles(const boost::json::array& entries);
 // kept to what kube-scheduler reads, as a profile's extra_pod_config and
 // extra_container_config are.
 struct PublishedSettings {
-  boost::json::value settings;        // null when nothing is left
-  std::vector<std::string> withheld;  // e.g. "$.daskGateway.worker.extraPodConfig.serviceAccountName"
+  boost::json::value settings;  // null when nothing is left
+  std::vector<std::string>
+      withheld;  // e.g. "$.daskGateway.worker.extraPodConfig.serviceAccountName"
 };
 PublishedSettings publishable_dask_gateway(const boost::json::value& settings);
 

@@ -55,7 +55,8 @@ void SchedulingQueue::to_backoff(Entry& e, Clock::time_point now) {
   backoff_.emplace(e.backoff_until, e.order.key);
 }
 
-void SchedulingQueue::add(const std::string& key, int32_t priority, const std::string& created, Clock::time_point now) {
+void SchedulingQueue::add(const std::string& key, int32_t priority, const std::string& created,
+                          Clock::time_point now) {
   auto it = entries_.find(key);
   if (it == entries_.end()) {
     Entry e;

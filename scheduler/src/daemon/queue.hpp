@@ -24,7 +24,8 @@ class SchedulingQueue {
 
   // A pending pod appeared or changed: active at once, unless it already
   // waits (a change of a waiting pod retries it, as an update may make it fit).
-  void add(const std::string& key, int32_t priority, const std::string& created, Clock::time_point now);
+  void add(const std::string& key, int32_t priority, const std::string& created,
+           Clock::time_point now);
   void remove(const std::string& key);
   bool contains(const std::string& key) const { return entries_.count(key) != 0; }
 
@@ -78,7 +79,8 @@ class SchedulingQueue {
   std::unordered_map<std::string, Entry> entries_;
   std::set<Order> active_;
   std::multimap<Clock::time_point, std::string> backoff_;
-  std::map<Clock::time_point, std::set<std::string>> unschedulable_;  // by time it became unschedulable
+  std::map<Clock::time_point, std::set<std::string>>
+      unschedulable_;  // by time it became unschedulable
   size_t unschedulable_count_ = 0;
 };
 

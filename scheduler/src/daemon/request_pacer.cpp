@@ -14,7 +14,8 @@ RequestPacer::RequestPacer(PacerLimits limits) : limits_(limits) {
   all_.at = Clock::time_point::min();
 }
 
-RequestPacer::Bucket RequestPacer::refill(Bucket b, double rate, double burst, Clock::time_point now) {
+RequestPacer::Bucket RequestPacer::refill(Bucket b, double rate, double burst,
+                                          Clock::time_point now) {
   if (now > b.at) {
     b.tokens = std::min(burst, b.tokens + rate * Seconds(now - b.at).count());
     b.at = now;
@@ -29,20 +30,23 @@ void RequestPacer::forget_full_buckets(Clock::time_point now) {
   });
 }
 
-std::optional<RequestPacer::Clock::duration> RequestPacer::reserve(const std::string& client, Clock::time_point now) {
+std::optional<RequestPacer::Clock::duration> RequestPacer::reserve(const std::string& client,
+                                                                   Clock::time_point now) {
   auto it = clients_.find(client);
   if (it == clients_.end()) {
     if (clients_.size() >= limits_.max_clients) forget_full_buckets(now);
     if (clients_.size() >= limits_.max_clients) return std::nullopt;
   }
-  Bucket mine = it == clients_.end() ? Bucket{limits_.per_client_burst, now}
-                                     : refill(it->second, limits_.per_client_rate, limits_.per_client_burst, now);
+  Bucket mine = it == clients_.end()
+                    ? Bucket{limits_.per_client_burst, now}
+                    : refill(it->second, limits_.per_client_rate, limits_.per_client_burst, now);
   Bucket all = all_.at == Clock::time_point::min() ? Bucket{limits_.burst, now}
                                                    : refill(all_, limits_.rate, limits_.burst, now);
   mine.tokens -= 1;
   all.tokens -= 1;
   // A negative balance is the turns taken ahead of this one.
-  const double wait = std::max({0.0, -mine.tokens / limits_.per_client_rate, -all.tokens / limits_.rate});
+  const double wait =
+      std::max({0.0, -mine.tokens / limits_.per_client_rate, -all.tokens / limits_.rate});
   if (Seconds(wait) > limits_.max_wait) return std::nullopt;
   clients_.insert_or_assign(client, mine);
   all_ = all;

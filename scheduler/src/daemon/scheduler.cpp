@@ -8,9 +8,9 @@
 #include "daemon/snapshot.hpp"
 #include "daemon/storage_publish.hpp"
 #include "log.hpp"
-#include "tightpack/labels.hpp"
 #include "tightpack/dask_nodes.hpp"
 #include "tightpack/decode.hpp"
+#include "tightpack/labels.hpp"
 #include "tightpack/plugins/inter_pod_affinity.hpp"
 #include "tightpack/preemption.hpp"
 #include "tightpack/timestamp.hpp"
@@ -32,23 +32,30 @@ bool spec_changed(const Pod& a, const Pod& b) {
   return !(x == y);
 }
 
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
 
 }  // namespace
 
-Scheduler::Scheduler(SchedulerOptions options, std::shared_ptr<const kube::ClientConfig> client, Metrics& metrics)
+Scheduler::Scheduler(SchedulerOptions options, std::shared_ptr<const kube::ClientConfig> client,
+                     Metrics& metrics)
     : options_(std::move(options)),
       client_(std::move(client)),
       metrics_(metrics),
       limiter_(std::make_shared<kube::RateLimiter>(options_.daemon.qps, options_.daemon.burst)),
       // kube-scheduler's events go through a client of their own, with the same limits.
-      event_limiter_(std::make_shared<kube::RateLimiter>(options_.daemon.qps, options_.daemon.burst)),
+      event_limiter_(
+          std::make_shared<kube::RateLimiter>(options_.daemon.qps, options_.daemon.burst)),
       queue_(options_.daemon.initial_backoff, options_.daemon.max_backoff) {}
 
-Scheduler::~Scheduler() { stop(std::chrono::milliseconds(0)); }
+Scheduler::~Scheduler() {
+  stop(std::chrono::milliseconds(0));
+}
 
 bool Scheduler::ours(const Pod& pod) const {
-  const std::string& name = pod.scheduler_name.empty() ? std::string("default-scheduler") : pod.scheduler_name;
+  const std::string& name =
+      pod.scheduler_name.empty() ? std::string("default-scheduler") : pod.scheduler_name;
   return options_.profiles.find(name) != nullptr;
 }
 
@@ -60,14 +67,18 @@ void Scheduler::start() {
   workers_ = std::make_unique<kube::ApiWorkers>(options_.bind_workers, client_, limiter_, 10000);
   // Events are best effort, as kube-scheduler's broadcaster's are: a bounded
   // backlog, the overflow dropped and counted.
-  event_workers_ = std::make_unique<kube::ApiWorkers>(std::max<size_t>(2, options_.bind_workers / 4), client_, event_limiter_, 10000);
-  reflectors_.push_back(std::make_unique<kube::Reflector>("/api/v1/nodes", "nodes", client_, limiter_, node_handler()));
-  reflectors_.push_back(std::make_unique<kube::Reflector>("/api/v1/pods", "pods", client_, limiter_, pod_handler()));
+  event_workers_ = std::make_unique<kube::ApiWorkers>(
+      std::max<size_t>(2, options_.bind_workers / 4), client_, event_limiter_, 10000);
+  reflectors_.push_back(std::make_unique<kube::Reflector>("/api/v1/nodes", "nodes", client_,
+                                                          limiter_, node_handler()));
+  reflectors_.push_back(
+      std::make_unique<kube::Reflector>("/api/v1/pods", "pods", client_, limiter_, pod_handler()));
   reflectors_.push_back(std::make_unique<kube::Reflector>("/apis/policy/v1/poddisruptionbudgets",
-                                                          "poddisruptionbudgets", client_, limiter_, pdb_handler()));
+                                                          "poddisruptionbudgets", client_, limiter_,
+                                                          pdb_handler()));
   for (const WatchedKind& kind : kWatchedKinds) {
-    reflectors_.push_back(
-        std::make_unique<kube::Reflector>(kind.path, kind.resource, client_, limiter_, object_handler(kind)));
+    reflectors_.push_back(std::make_unique<kube::Reflector>(kind.path, kind.resource, client_,
+                                                            limiter_, object_handler(kind)));
   }
   for (auto& r : reflectors_) r->start();
   loop_ = std::thread([this] { loop(); });
@@ -88,7 +99,8 @@ void Scheduler::set_write_fence(std::function<Clock::time_point()> valid_until) 
 std::optional<std::chrono::milliseconds> Scheduler::write_budget() const {
   constexpr std::chrono::milliseconds kLongest = std::chrono::seconds(30);
   if (!write_fence_) return kLongest;
-  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(write_fence_() - Clock::now());
+  const auto left =
+      std::chrono::duration_cast<std::chrono::milliseconds>(write_fence_() - Clock::now());
   if (left <= std::chrono::milliseconds(0)) return std::nullopt;
   return std::min(left, kLongest);
 }
@@ -104,7 +116,8 @@ size_t Scheduler::stop(std::chrono::milliseconds grace) {
   if (loop_.joinable()) loop_.join();
   size_t abandoned = 0;
   if (workers_) abandoned += workers_->drain(grace);
-  if (event_workers_) abandoned += event_workers_->drain(std::min(grace, std::chrono::milliseconds(2000)));
+  if (event_workers_)
+    abandoned += event_workers_->drain(std::min(grace, std::chrono::milliseconds(2000)));
   for (auto& r : reflectors_) r->stop();
   return abandoned;
 }
@@ -122,7 +135,8 @@ std::string Scheduler::watch_problem() const {
     if (r->forbidden()) {
       return "the API server refused to list or watch " + r->what() + " " +
              std::to_string(kube::Reflector::kForbiddenLimit) +
-             " times in a row (401/403): the scheduler's credentials lack a right it needs (docs/deploy.md)";
+             " times in a row (401/403): the scheduler's credentials lack a right it needs "
+             "(docs/deploy.md)";
     }
   }
   return "";
@@ -222,7 +236,8 @@ kube::ReflectorHandler Scheduler::pdb_handler() {
     auto pdb = autoscaler::decode_pdb(v, JsonPath("poddisruptionbudget"));
     auto key = key_of(v);
     if (!pdb || !key) {
-      log_error("PodDisruptionBudget left out: " + (pdb ? std::string("no name") : pdb.error().what()));
+      log_error("PodDisruptionBudget left out: " +
+                (pdb ? std::string("no name") : pdb.error().what()));
       return;
     }
     (*listed)[*key] = std::move(*pdb);
@@ -305,7 +320,9 @@ bool Scheduler::ours_to_place(const PodRecord& rec) const {
   return rec.pending() && p.deletion_timestamp.empty() && !p.scheduling_gated && ours(p);
 }
 
-bool Scheduler::schedulable(const PodRecord& rec) const { return ours_to_place(rec) && rec.assumed_node.empty(); }
+bool Scheduler::schedulable(const PodRecord& rec) const {
+  return ours_to_place(rec) && rec.assumed_node.empty();
+}
 
 void Scheduler::requeue_if_pending(const PodRecord& rec) {
   const Pod& p = rec.pod.pod;
@@ -323,7 +340,8 @@ void Scheduler::on_pod(autoscaler::CaPod pod) {
   std::optional<PodRecord> before = cache_.upsert_pod(std::move(pod));
   const PodRecord& rec = *cache_.pod(key);
   // Our own status patches come back as updates: they retry nothing.
-  if (!ours_to_place(rec) || !before || spec_changed(before->pod.pod, rec.pod.pod) || !queue_.contains(key)) {
+  if (!ours_to_place(rec) || !before || spec_changed(before->pod.pod, rec.pod.pod) ||
+      !queue_.contains(key)) {
     requeue_if_pending(rec);
   }
   // A pod that stopped holding room frees it for the waiting pods.
@@ -394,7 +412,8 @@ void Scheduler::schedule_one(const std::string& key) {
   }
   const PodRecord& rec = *found;
   const Pod& pod = rec.pod.pod;
-  const std::string profile_name = pod.scheduler_name.empty() ? "default-scheduler" : pod.scheduler_name;
+  const std::string profile_name =
+      pod.scheduler_name.empty() ? "default-scheduler" : pod.scheduler_name;
   const Profile* profile = options_.profiles.find(profile_name);
   if (!profile) {
     queue_.remove(key);
@@ -433,13 +452,14 @@ void Scheduler::schedule_one(const std::string& key) {
         // Filter accepted the node, so this is a defect: say so rather than guess.
         metrics_.attempt(profile_name, Metrics::Result::Error, seconds_since(started));
         fail(key, rec, profile_name, "SchedulerError",
-             "running Reserve plugin \"VolumeBinding\": the claims cannot be bound on node " + node, "");
+             "running Reserve plugin \"VolumeBinding\": the claims cannot be bound on node " + node,
+             "");
         return;
       }
       if (!claims.empty()) {
         cache_.assume(key, node, plan->bound(key));
-        bind_volumes_then_pod(key, pod, node, std::move(claims), profile_name, profile->volume_bind_timeout_seconds,
-                              started);
+        bind_volumes_then_pod(key, pod, node, std::move(claims), profile_name,
+                              profile->volume_bind_timeout_seconds, started);
         return;
       }
     }
@@ -457,7 +477,8 @@ void Scheduler::schedule_one(const std::string& key) {
     return;
   }
   std::string nominated;
-  if (profile->preemption && d.preemption && d.preemption->helps) nominated = preempt(key, rec, *plan, d);
+  if (profile->preemption && d.preemption && d.preemption->helps)
+    nominated = preempt(key, rec, *plan, d);
   metrics_.attempt(profile_name, Metrics::Result::Unschedulable, seconds_since(started));
   fail(key, rec, profile_name, "Unschedulable", d.message, nominated);
 }
@@ -476,7 +497,8 @@ bool Scheduler::eligible_to_preempt(const Pod& pod) {
   return true;
 }
 
-std::string Scheduler::preempt(const std::string& key, const PodRecord& rec, const PodPlan& plan, Decision& d) {
+std::string Scheduler::preempt(const std::string& key, const PodRecord& rec, const PodPlan& plan,
+                               Decision& d) {
   const Pod& pod = rec.pod.pod;
   Cluster& c = cache_.cluster();
   if (!eligible_to_preempt(pod)) {
@@ -498,7 +520,9 @@ std::string Scheduler::preempt(const std::string& key, const PodRecord& rec, con
     if (r->pod.pod.labels.empty()) return out;
     for (size_t i = 0; i < pdbs.size(); ++i) {
       const auto& sel = pdbs[i]->selector;
-      if (pdbs[i]->ns != r->pod.pod.ns || !sel || (sel->match_labels.empty() && sel->match_expressions.empty())) continue;
+      if (pdbs[i]->ns != r->pod.pod.ns || !sel ||
+          (sel->match_labels.empty() && sel->match_expressions.empty()))
+        continue;
       if (label_selector_matches(*sel, r->pod.pod.labels)) out.push_back(i);
     }
     return out;
@@ -524,7 +548,9 @@ std::string Scheduler::preempt(const std::string& key, const PodRecord& rec, con
     const PodRecord* r = cache_.pod(victim);
     const std::string uid = r ? r->pod.pod.uid : "";
     const auto [ns, name] = split_key(victim);
-    workers_->submit([this, ns = ns, name = name, uid](kube::ApiClient& api) { delete_victim(api, ns, name, uid); });
+    workers_->submit([this, ns = ns, name = name, uid](kube::ApiClient& api) {
+      delete_victim(api, ns, name, uid);
+    });
     event(ns, name, uid, pod.scheduler_name, "Normal", "Preempted", "Preempting",
           "Preempted by pod " + pod.uid + " on node " + node);
   }
@@ -535,7 +561,8 @@ std::string Scheduler::preempt(const std::string& key, const PodRecord& rec, con
 }
 
 void Scheduler::fail(const std::string& key, const PodRecord& rec, const std::string& profile,
-                     const std::string& reason, const std::string& message, const std::string& nominated) {
+                     const std::string& reason, const std::string& message,
+                     const std::string& nominated) {
   const Pod& pod = rec.pod.pod;
   if (reason == "Unschedulable") {
     queue_.unschedulable(key, Clock::now());
@@ -547,33 +574,40 @@ void Scheduler::fail(const std::string& key, const PodRecord& rec, const std::st
   const std::string written = reason + "\n" + message + "\n" + nominated;
   if (condition_written_[key] == written && pod.nominated_node_name == nominated) return;
   condition_written_[key] = written;
-  json::object status{{"conditions", json::array{json::object{{"type", "PodScheduled"},
-                                                                {"status", "False"},
-                                                                {"reason", reason},
-                                                                {"message", message},
-                                                                {"lastProbeTime", nullptr},
-                                                                {"lastTransitionTime", utc_timestamp(0)}}}}};
+  json::object status{
+      {"conditions", json::array{json::object{{"type", "PodScheduled"},
+                                              {"status", "False"},
+                                              {"reason", reason},
+                                              {"message", message},
+                                              {"lastProbeTime", nullptr},
+                                              {"lastTransitionTime", utc_timestamp(0)}}}}};
   if (!nominated.empty() || !pod.nominated_node_name.empty()) {
     status["nominatedNodeName"] = nominated.empty() ? json::value(nullptr) : json::value(nominated);
   }
-  workers_->submit([this, ns = ns, name = name, status](kube::ApiClient& api) { patch_status(api, ns, name, status); });
+  workers_->submit([this, ns = ns, name = name, status](kube::ApiClient& api) {
+    patch_status(api, ns, name, status);
+  });
 }
 
 // ------------------------------------------------------------------ volume binding
 
-void Scheduler::bind_volumes_then_pod(const std::string& key, const Pod& pod, const std::string& node,
-                                      BindingPlan claims, const std::string& profile, int64_t timeout_seconds,
+void Scheduler::bind_volumes_then_pod(const std::string& key, const Pod& pod,
+                                      const std::string& node, BindingPlan claims,
+                                      const std::string& profile, int64_t timeout_seconds,
                                       Clock::time_point started) {
   volume_bindings_[key] = VolumeBindingInFlight{pod.uid, profile, started, std::nullopt};
   // The claims' uids as the cache holds them now, for the volumes' claimRefs.
   std::map<std::string, std::string> claim_uids;
   for (const auto& [claim_key, volume] : claims.static_bindings) {
-    if (const PersistentVolumeClaim* c = cache_.objects().claim(claim_key)) claim_uids[claim_key] = c->uid;
+    if (const PersistentVolumeClaim* c = cache_.objects().claim(claim_key))
+      claim_uids[claim_key] = c->uid;
   }
-  const bool submitted = workers_->submit([this, key, node, claims, claim_uids = std::move(claim_uids),
+  const bool submitted = workers_->submit([this, key, node, claims,
+                                           claim_uids = std::move(claim_uids),
                                            timeout_seconds](kube::ApiClient& api) {
     const auto budget = write_budget();
-    WrittenBindings written = budget ? write_volume_bindings(api, claims, claim_uids, node, *budget) : WrittenBindings{};
+    WrittenBindings written =
+        budget ? write_volume_bindings(api, claims, claim_uids, node, *budget) : WrittenBindings{};
     auto lock = lock_for_update();
     auto it = volume_bindings_.find(key);
     if (it == volume_bindings_.end()) return;
@@ -589,10 +623,13 @@ void Scheduler::bind_volumes_then_pod(const std::string& key, const Pod& pod, co
       volume_binding_failed(key, "running PreBind plugin \"VolumeBinding\": " + written.error);
       return;
     }
-    it->second.wait.emplace(claims, node, std::move(written), Clock::now() + std::chrono::seconds(timeout_seconds));
+    it->second.wait.emplace(claims, node, std::move(written),
+                            Clock::now() + std::chrono::seconds(timeout_seconds));
     cv_.notify_all();
   });
-  if (!submitted) volume_binding_failed(key, "running PreBind plugin \"VolumeBinding\": the API call queue is full");
+  if (!submitted)
+    volume_binding_failed(key,
+                          "running PreBind plugin \"VolumeBinding\": the API call queue is full");
 }
 
 void Scheduler::check_volume_waits(Clock::time_point now) {
@@ -611,13 +648,16 @@ void Scheduler::check_volume_waits(Clock::time_point now) {
     }
     const auto& nodes = cache_.nodes();
     auto n = nodes.find(in_flight.wait->node());
-    const auto check = in_flight.wait->check(cache_.objects(), n == nodes.end() ? nullptr : &n->second.node, now);
+    const auto check =
+        in_flight.wait->check(cache_.objects(), n == nodes.end() ? nullptr : &n->second.node, now);
     if (check.state == VolumeBindingWait::State::Waiting) continue;
     if (check.state == VolumeBindingWait::State::Failed) {
-      volume_binding_failed(key, "running PreBind plugin \"VolumeBinding\": binding volumes: " + check.error);
+      volume_binding_failed(
+          key, "running PreBind plugin \"VolumeBinding\": binding volumes: " + check.error);
       continue;
     }
-    const std::string node = in_flight.wait->node(), uid = in_flight.uid, profile = in_flight.profile;
+    const std::string node = in_flight.wait->node(), uid = in_flight.uid,
+                      profile = in_flight.profile;
     const auto started = in_flight.started;
     volume_bindings_.erase(key);
     if (!workers_->submit([this, key, uid, node, profile, started](kube::ApiClient& api) {
@@ -645,8 +685,9 @@ void Scheduler::volume_binding_failed(const std::string& key, const std::string&
 
 // ------------------------------------------------------------------ API calls
 
-void Scheduler::bind(kube::ApiClient& api, const std::string& key, const std::string& uid, const std::string& node,
-                     const std::string& profile, Clock::time_point started) {
+void Scheduler::bind(kube::ApiClient& api, const std::string& key, const std::string& uid,
+                     const std::string& node, const std::string& profile,
+                     Clock::time_point started) {
   const auto [ns, name] = split_key(key);
   {
     // The node may have gone while the binding waited for its turn.
@@ -654,7 +695,8 @@ void Scheduler::bind(kube::ApiClient& api, const std::string& key, const std::st
     if (stopping_) return;
     if (!cache_.nodes().count(node)) {
       cache_.forget(key);
-      if (const PodRecord* r = cache_.pod(key); r && r->pending()) queue_.backoff(key, Clock::now());
+      if (const PodRecord* r = cache_.pod(key); r && r->pending())
+        queue_.backoff(key, Clock::now());
       cv_.notify_all();
       return;
     }
@@ -674,8 +716,8 @@ void Scheduler::bind(kube::ApiClient& api, const std::string& key, const std::st
     return;
   }
   const auto t0 = Clock::now();
-  auto r = api.request("POST", "/api/v1/namespaces/" + ns + "/pods/" + name + "/binding", json::serialize(binding),
-                       "application/json", *budget);
+  auto r = api.request("POST", "/api/v1/namespaces/" + ns + "/pods/" + name + "/binding",
+                       json::serialize(binding), "application/json", *budget);
   const bool ok = r && r->ok();
   metrics_.binding(seconds_since(t0), ok);
   auto lock = lock_for_update();
@@ -693,7 +735,8 @@ void Scheduler::bind(kube::ApiClient& api, const std::string& key, const std::st
   if (r && (r->status == 404 || r->status == 409)) {
     log_info("binding " + key + " to " + node + " not needed: " + why);
     if (r->status == 409) {
-      if (const PodRecord* rec = cache_.pod(key); rec && rec->pending()) queue_.backoff(key, Clock::now());
+      if (const PodRecord* rec = cache_.pod(key); rec && rec->pending())
+        queue_.backoff(key, Clock::now());
     }
     cv_.notify_all();
     return;
@@ -702,7 +745,8 @@ void Scheduler::bind(kube::ApiClient& api, const std::string& key, const std::st
   metrics_.attempt(profile, Metrics::Result::Error, seconds_since(started));
   if (const PodRecord* rec = cache_.pod(key); rec && rec->pending()) {
     queue_.backoff(key, Clock::now());
-    event(ns, name, uid, profile, "Warning", "FailedScheduling", "Scheduling", "Binding rejected: " + why);
+    event(ns, name, uid, profile, "Warning", "FailedScheduling", "Scheduling",
+          "Binding rejected: " + why);
   }
   cv_.notify_all();
 }
@@ -721,7 +765,8 @@ void Scheduler::patch_status(kube::ApiClient& api, const std::string& ns, const 
                        "application/strategic-merge-patch+json", *budget);
   if (r && (r->ok() || r->status == 404)) return;
   metrics_.api_error();
-  log_warning("status of " + ns + "/" + name + ": " + (r ? kube::api_error_text(*r) : r.error().what()));
+  log_warning("status of " + ns + "/" + name + ": " +
+              (r ? kube::api_error_text(*r) : r.error().what()));
   // Let the next attempt write it again.
   auto lock = lock_for_update();
   condition_written_.erase(ns + "/" + name);
@@ -737,42 +782,48 @@ void Scheduler::delete_victim(kube::ApiClient& api, const std::string& ns, const
     log_warning("preemption: " + ns + "/" + name + " not deleted: the lease is not confirmed");
     return;
   }
-  auto r = api.request("DELETE", "/api/v1/namespaces/" + ns + "/pods/" + name, json::serialize(options),
-                       "application/json", *budget);
+  auto r = api.request("DELETE", "/api/v1/namespaces/" + ns + "/pods/" + name,
+                       json::serialize(options), "application/json", *budget);
   if (r && (r->ok() || r->status == 404 || r->status == 409)) return;
   metrics_.api_error();
-  log_warning("preemption: deleting " + ns + "/" + name + ": " + (r ? kube::api_error_text(*r) : r.error().what()));
+  log_warning("preemption: deleting " + ns + "/" + name + ": " +
+              (r ? kube::api_error_text(*r) : r.error().what()));
 }
 
 void Scheduler::event(const std::string& ns, const std::string& name, const std::string& uid,
-                      const std::string& profile, const std::string& type, const std::string& reason,
-                      const std::string& action, const std::string& note) {
+                      const std::string& profile, const std::string& type,
+                      const std::string& reason, const std::string& action,
+                      const std::string& note) {
   static std::atomic<uint64_t> sequence{0};
   const std::string now = utc_timestamp(6);
   char suffix[32];
-  std::snprintf(suffix, sizeof suffix, ".%llx", static_cast<unsigned long long>(
-                                                    std::chrono::system_clock::now().time_since_epoch().count() + sequence++));
+  std::snprintf(suffix, sizeof suffix, ".%llx",
+                static_cast<unsigned long long>(
+                    std::chrono::system_clock::now().time_since_epoch().count() + sequence++));
   // events.k8s.io/v1, as kube-scheduler records them: the reporting controller
   // is the profile's schedulerName.
-  json::object e{{"apiVersion", "events.k8s.io/v1"},
-                 {"kind", "Event"},
-                 {"metadata", {{"name", name + suffix}, {"namespace", ns}}},
-                 {"eventTime", now},
-                 {"reportingController", profile},
-                 {"reportingInstance", profile + "-" + options_.hostname},
-                 {"action", action},
-                 {"reason", reason},
-                 {"regarding", {{"apiVersion", "v1"}, {"kind", "Pod"}, {"namespace", ns}, {"name", name}, {"uid", uid}}},
-                 {"note", note.size() > 1024 ? note.substr(0, 1021) + "..." : note},
-                 {"type", type}};
+  json::object e{
+      {"apiVersion", "events.k8s.io/v1"},
+      {"kind", "Event"},
+      {"metadata", {{"name", name + suffix}, {"namespace", ns}}},
+      {"eventTime", now},
+      {"reportingController", profile},
+      {"reportingInstance", profile + "-" + options_.hostname},
+      {"action", action},
+      {"reason", reason},
+      {"regarding",
+       {{"apiVersion", "v1"}, {"kind", "Pod"}, {"namespace", ns}, {"name", name}, {"uid", uid}}},
+      {"note", note.size() > 1024 ? note.substr(0, 1021) + "..." : note},
+      {"type", type}};
   std::string body = json::serialize(e);
-  const bool queued = event_workers_->submit([this, ns, body = std::move(body)](kube::ApiClient& api) {
-    auto r = api.request("POST", "/apis/events.k8s.io/v1/namespaces/" + ns + "/events", body);
-    if (!r || !r->ok()) {
-      metrics_.api_error();
-      log_warning("event in " + ns + ": " + (r ? kube::api_error_text(*r) : r.error().what()));
-    }
-  });
+  const bool queued =
+      event_workers_->submit([this, ns, body = std::move(body)](kube::ApiClient& api) {
+        auto r = api.request("POST", "/apis/events.k8s.io/v1/namespaces/" + ns + "/events", body);
+        if (!r || !r->ok()) {
+          metrics_.api_error();
+          log_warning("event in " + ns + ": " + (r ? kube::api_error_text(*r) : r.error().what()));
+        }
+      });
   if (!queued) metrics_.events_dropped(1);
 }
 
@@ -814,7 +865,8 @@ std::string Scheduler::dask_nodes(const std::string& ns, const std::string& name
   return json::serialize(json::object{{"nodes", std::move(out)}});
 }
 
-std::shared_ptr<const Scheduler::PublishedSnapshot> Scheduler::snapshot(std::chrono::milliseconds interval) {
+std::shared_ptr<const Scheduler::PublishedSnapshot> Scheduler::snapshot(
+    std::chrono::milliseconds interval) {
   std::lock_guard build(snapshot_m_);
   const auto now = Clock::now();
   uint64_t generation = 0;
@@ -822,7 +874,8 @@ std::shared_ptr<const Scheduler::PublishedSnapshot> Scheduler::snapshot(std::chr
   {
     auto lock = lock_for_update();
     generation = cache_.generation();
-    if (snapshot_ && (generation == snapshot_generation_ || now - snapshot_built_ < interval)) return snapshot_;
+    if (snapshot_ && (generation == snapshot_generation_ || now - snapshot_built_ < interval))
+      return snapshot_;
     std::random_device entropy;
     const uint64_t seed = (uint64_t{entropy()} << 32) ^ entropy();
     redacted = redacted_snapshot(cache_, options_.scheduler_configuration, options_.pools,

@@ -37,7 +37,8 @@ struct SchedulerOptions {
   DaemonConfig daemon;
   boost::json::value scheduler_configuration;  // the document, published by /snapshot
   std::optional<boost::json::value> pools;     // the NodePools document, published by /snapshot
-  std::optional<pools::PoolsConfig> pools_config;  // the same, decoded: min sizes for /dask/v1/nodes
+  std::optional<pools::PoolsConfig>
+      pools_config;     // the same, decoded: min sizes for /dask/v1/nodes
   Published published;  // --publish: the sidebar's profiles and dask-gateway's worker settings
   size_t bind_workers = 16;
   std::string hostname;
@@ -45,7 +46,8 @@ struct SchedulerOptions {
 
 class Scheduler {
  public:
-  Scheduler(SchedulerOptions options, std::shared_ptr<const kube::ClientConfig> client, Metrics& metrics);
+  Scheduler(SchedulerOptions options, std::shared_ptr<const kube::ClientConfig> client,
+            Metrics& metrics);
   ~Scheduler();
 
   // Starts the watches; decisions wait for set_active(true).
@@ -71,7 +73,8 @@ class Scheduler {
     std::string body;
     std::string etag;
   };
-  std::shared_ptr<const PublishedSnapshot> snapshot(std::chrono::milliseconds interval = kSnapshotInterval);
+  std::shared_ptr<const PublishedSnapshot> snapshot(
+      std::chrono::milliseconds interval = kSnapshotInterval);
 
   // /home's answer for a hub user the hub has vouched for (storage_publish.hpp).
   std::string home(const std::string& user, const std::string& hub_namespace);
@@ -93,35 +96,39 @@ class Scheduler {
   bool ours(const Pod& pod) const;
   // A pending pod of one of our profiles, not terminating, not gated.
   bool ours_to_place(const PodRecord& rec) const;
-  bool schedulable(const PodRecord& rec) const;  // ours to place and not assumed: belongs in the queue
+  bool schedulable(
+      const PodRecord& rec) const;  // ours to place and not assumed: belongs in the queue
 
   void loop();
   void schedule_one(const std::string& key);  // under m_
-  void fail(const std::string& key, const PodRecord& rec, const std::string& profile, const std::string& reason,
-            const std::string& message, const std::string& nominated);
+  void fail(const std::string& key, const PodRecord& rec, const std::string& profile,
+            const std::string& reason, const std::string& message, const std::string& nominated);
   bool eligible_to_preempt(const Pod& pod);
   // Nominates a node and evicts its victims; returns the nominated node and
   // words d's message after this choice (disruption budgets and start times
   // known here can pick another node than decide() named).
-  std::string preempt(const std::string& key, const PodRecord& rec, const PodPlan& plan, Decision& d);
+  std::string preempt(const std::string& key, const PodRecord& rec, const PodPlan& plan,
+                      Decision& d);
 
   // VolumeBinding's PreBind (volume_binder.hpp): the claims of a pod placed
   // on `node` are bound before the pod is; `claim_uids` for the volumes'
   // claimRefs.
   void bind_volumes_then_pod(const std::string& key, const Pod& pod, const std::string& node,
-                             BindingPlan claims, const std::string& profile, int64_t timeout_seconds,
-                             Clock::time_point started);
-  void check_volume_waits(Clock::time_point now);  // under m_
+                             BindingPlan claims, const std::string& profile,
+                             int64_t timeout_seconds, Clock::time_point started);
+  void check_volume_waits(Clock::time_point now);                                  // under m_
   void volume_binding_failed(const std::string& key, const std::string& message);  // under m_
 
   // API calls, run by the workers.
-  void bind(kube::ApiClient& api, const std::string& key, const std::string& uid, const std::string& node,
-            const std::string& profile, Clock::time_point started);
+  void bind(kube::ApiClient& api, const std::string& key, const std::string& uid,
+            const std::string& node, const std::string& profile, Clock::time_point started);
   void patch_status(kube::ApiClient& api, const std::string& ns, const std::string& name,
                     const boost::json::object& status);
-  void delete_victim(kube::ApiClient& api, const std::string& ns, const std::string& name, const std::string& uid);
-  void event(const std::string& ns, const std::string& name, const std::string& uid, const std::string& profile,
-             const std::string& type, const std::string& reason, const std::string& action, const std::string& note);
+  void delete_victim(kube::ApiClient& api, const std::string& ns, const std::string& name,
+                     const std::string& uid);
+  void event(const std::string& ns, const std::string& name, const std::string& uid,
+             const std::string& profile, const std::string& type, const std::string& reason,
+             const std::string& action, const std::string& note);
   void update_pending_metric();  // under m_
   // How long a write may take from now (at most 30 s), or nothing when the
   // fence forbids it.

@@ -59,7 +59,8 @@ Result<ServingCertificate> self_signed_certificate(const std::vector<std::string
   if (!cert) return Error{what, openssl_error()};
   X509_set_version(cert.get(), 2);
   unsigned char serial[16];
-  if (RAND_bytes(serial, sizeof serial) != 1) return Error{what, "no randomness: " + openssl_error()};
+  if (RAND_bytes(serial, sizeof serial) != 1)
+    return Error{what, "no randomness: " + openssl_error()};
   serial[0] &= 0x7f;  // a positive serial number
   std::unique_ptr<BIGNUM, Deleter<BIGNUM, BN_free>> bn(BN_bin2bn(serial, sizeof serial, nullptr));
   BN_to_ASN1_INTEGER(bn.get(), X509_get_serialNumber(cert.get()));
@@ -70,11 +71,12 @@ Result<ServingCertificate> self_signed_certificate(const std::vector<std::string
   // kube-scheduler names its own "<host>@<unix time>" and so does this one.
   const std::string cn = hosts.front() + "@" + std::to_string(std::time(nullptr));
   X509_NAME* name = X509_get_subject_name(cert.get());
-  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, reinterpret_cast<const unsigned char*>(cn.c_str()), -1, -1,
-                             0);
+  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC,
+                             reinterpret_cast<const unsigned char*>(cn.c_str()), -1, -1, 0);
   X509_set_issuer_name(cert.get(), name);
   std::string san;
-  for (const auto& h : hosts) san += (san.empty() ? "" : ",") + std::string(is_ip(h) ? "IP:" : "DNS:") + h;
+  for (const auto& h : hosts)
+    san += (san.empty() ? "" : ",") + std::string(is_ip(h) ? "IP:" : "DNS:") + h;
   X509V3_CTX ctx;
   X509V3_set_ctx_nodb(&ctx);
   X509V3_set_ctx(&ctx, cert.get(), cert.get(), nullptr, nullptr, 0);
@@ -87,7 +89,8 @@ Result<ServingCertificate> self_signed_certificate(const std::vector<std::string
     X509_add_ext(cert.get(), ext, -1);
     X509_EXTENSION_free(ext);
   }
-  if (X509_sign(cert.get(), key.get(), EVP_sha256()) == 0) return Error{what, "cannot sign: " + openssl_error()};
+  if (X509_sign(cert.get(), key.get(), EVP_sha256()) == 0)
+    return Error{what, "cannot sign: " + openssl_error()};
   Bio cert_bio(BIO_new(BIO_s_mem())), key_bio(BIO_new(BIO_s_mem()));
   if (!PEM_write_bio_X509(cert_bio.get(), cert.get()) ||
       !PEM_write_bio_PrivateKey(key_bio.get(), key.get(), nullptr, nullptr, 0, nullptr, nullptr)) {
@@ -96,22 +99,29 @@ Result<ServingCertificate> self_signed_certificate(const std::vector<std::string
   return ServingCertificate{bio_text(cert_bio.get()), bio_text(key_bio.get())};
 }
 
-Result<ServingCertificate> load_serving_certificate(const std::string& cert_file, const std::string& key_file) {
+Result<ServingCertificate> load_serving_certificate(const std::string& cert_file,
+                                                    const std::string& key_file) {
   ServingCertificate out;
-  if (!read_file(cert_file, out.cert_pem)) return Error{"--tls-cert-file", "cannot read " + quote_value(cert_file)};
-  if (!read_file(key_file, out.key_pem)) return Error{"--tls-private-key-file", "cannot read " + quote_value(key_file)};
+  if (!read_file(cert_file, out.cert_pem))
+    return Error{"--tls-cert-file", "cannot read " + quote_value(cert_file)};
+  if (!read_file(key_file, out.key_pem))
+    return Error{"--tls-private-key-file", "cannot read " + quote_value(key_file)};
   Bio cb(BIO_new_mem_buf(out.cert_pem.data(), static_cast<int>(out.cert_pem.size())));
   Cert cert(PEM_read_bio_X509(cb.get(), nullptr, nullptr, nullptr));
-  if (!cert) return Error{"--tls-cert-file", quote_value(cert_file) + " holds no PEM certificate: " + openssl_error()};
+  if (!cert)
+    return Error{"--tls-cert-file",
+                 quote_value(cert_file) + " holds no PEM certificate: " + openssl_error()};
   Bio kb(BIO_new_mem_buf(out.key_pem.data(), static_cast<int>(out.key_pem.size())));
   Key key(PEM_read_bio_PrivateKey(kb.get(), nullptr, nullptr, nullptr));
   if (!key) {
-    return Error{"--tls-private-key-file", quote_value(key_file) + " holds no PEM private key: " + openssl_error()};
+    return Error{"--tls-private-key-file",
+                 quote_value(key_file) + " holds no PEM private key: " + openssl_error()};
   }
   if (X509_check_private_key(cert.get(), key.get()) != 1) {
     ERR_clear_error();
-    return Error{"--tls-private-key-file",
-                 quote_value(key_file) + " is not the private key of the certificate in " + quote_value(cert_file)};
+    return Error{"--tls-private-key-file", quote_value(key_file) +
+                                               " is not the private key of the certificate in " +
+                                               quote_value(cert_file)};
   }
   return out;
 }

@@ -21,11 +21,13 @@ struct ServingCertificate {
 
 // An ECDSA P-256 key and a certificate signed by it, valid for `validity`
 // from an hour ago, for the DNS names and IP addresses in `hosts`.
-Result<ServingCertificate> self_signed_certificate(const std::vector<std::string>& hosts,
-                                                   std::chrono::hours validity = std::chrono::hours(24 * 365));
+Result<ServingCertificate> self_signed_certificate(
+    const std::vector<std::string>& hosts,
+    std::chrono::hours validity = std::chrono::hours(24 * 365));
 
 // Reads a PEM certificate (chain) and its private key, and checks that they
 // belong together; errors name the flag and the file.
-Result<ServingCertificate> load_serving_certificate(const std::string& cert_file, const std::string& key_file);
+Result<ServingCertificate> load_serving_certificate(const std::string& cert_file,
+                                                    const std::string& key_file);
 
 }  // namespace tightpack::daemon

@@ -1,11 +1,11 @@
 #include "daemon/snapshot.hpp"
 
-#include "daemon/storage_publish.hpp"
-
 #include <boost/json.hpp>
 #include <map>
 #include <random>
 #include <set>
+
+#include "daemon/storage_publish.hpp"
 
 namespace tightpack::daemon {
 namespace json = boost::json;
@@ -79,7 +79,8 @@ json::object node(const autoscaler::CaNode& n) {
       {"status",
        {{"allocatable", resources(n.node.allocatable)},
         {"capacity", resources(n.node.capacity)},
-        {"conditions", json::array{json::object{{"type", "Ready"}, {"status", n.ready ? "True" : "False"}}}}}}};
+        {"conditions",
+         json::array{json::object{{"type", "Ready"}, {"status", n.ready ? "True" : "False"}}}}}}};
 }
 
 class PodRedactor {
@@ -98,24 +99,29 @@ class PodRedactor {
     }
     if (!annotations.empty()) meta["annotations"] = std::move(annotations);
     if (!ca.controller_kind.empty()) {
-      meta["ownerReferences"] = json::array{json::object{{"apiVersion", "v1"},
-                                                         {"kind", ca.controller_kind},
-                                                         {"name", owner(ca.controller_kind, p.ns, ca.controller_name)},
-                                                         {"uid", ""},
-                                                         {"controller", true}}};
+      meta["ownerReferences"] =
+          json::array{json::object{{"apiVersion", "v1"},
+                                   {"kind", ca.controller_kind},
+                                   {"name", owner(ca.controller_kind, p.ns, ca.controller_name)},
+                                   {"uid", ""},
+                                   {"controller", true}}};
     }
     json::object spec{{"nodeName", rec.holds()}, {"priority", p.priority}};
     json::array containers, inits, volumes;
-    for (size_t i = 0; i < p.containers.size(); ++i) containers.push_back(container(p.containers[i], i));
-    for (size_t i = 0; i < p.init_containers.size(); ++i) inits.push_back(container(p.init_containers[i], i));
+    for (size_t i = 0; i < p.containers.size(); ++i)
+      containers.push_back(container(p.containers[i], i));
+    for (size_t i = 0; i < p.init_containers.size(); ++i)
+      inits.push_back(container(p.init_containers[i], i));
     spec["containers"] = std::move(containers);
     if (!inits.empty()) spec["initContainers"] = std::move(inits);
     if (!p.overhead.empty()) spec["overhead"] = resources(p.overhead);
-    if (!p.pod_requests.empty()) spec["resources"] = json::object{{"requests", resources(p.pod_requests)}};
+    if (!p.pod_requests.empty())
+      spec["resources"] = json::object{{"requests", resources(p.pod_requests)}};
     if (!p.tolerations.empty()) spec["tolerations"] = tolerations(p.tolerations);
     if (!p.node_selector.empty()) spec["nodeSelector"] = labels(p.node_selector);
     for (size_t i = 0; i < ca.local_volumes.size(); ++i) {
-      volumes.push_back(json::object{{"name", "v" + std::to_string(i)}, {"emptyDir", json::object{}}});
+      volumes.push_back(
+          json::object{{"name", "v" + std::to_string(i)}, {"emptyDir", json::object{}}});
     }
     if (!volumes.empty()) spec["volumes"] = std::move(volumes);
     return json::object{{"apiVersion", "v1"},
@@ -163,12 +169,15 @@ class PodRedactor {
 
 }  // namespace
 
-json::object redacted_snapshot(const ClusterCache& cache, const json::value& scheduler_configuration,
-                               const std::optional<json::value>& pools, const Published& published, uint64_t seed) {
+json::object redacted_snapshot(const ClusterCache& cache,
+                               const json::value& scheduler_configuration,
+                               const std::optional<json::value>& pools, const Published& published,
+                               uint64_t seed) {
   json::array items;
   for (const auto& [name, n] : cache.nodes()) items.push_back(node(n));
   // The classes say how a notebook's first home claim will be provisioned.
-  for (const auto& [name, c] : cache.objects().storage_classes()) items.push_back(published_storage_class(c));
+  for (const auto& [name, c] : cache.objects().storage_classes())
+    items.push_back(published_storage_class(c));
   // Pseudonyms are drawn in key order (so that one seed gives one snapshot,
   // whatever the hash order) and the pods listed in pseudonym order.
   std::map<std::string, const PodRecord*> held;
@@ -188,10 +197,13 @@ json::object redacted_snapshot(const ClusterCache& cache, const json::value& sch
       {"pools", pools ? *pools : json::value(nullptr)},
       {"schedulerConfiguration", scheduler_configuration},
       {"profiles", published.profiles},
-      {"notes", json::array{"from the tightpack scheduler: pods are anonymous (no names, images or labels); node "
-                            "images are left out"}}};
+      {"notes",
+       json::array{
+           "from the tightpack scheduler: pods are anonymous (no names, images or labels); node "
+           "images are left out"}}};
   if (!published.dask_gateway.is_null()) envelope["daskGateway"] = published.dask_gateway;
-  if (!published.kubespawner_defaults.is_null()) envelope["kubespawnerDefaults"] = published.kubespawner_defaults;
+  if (!published.kubespawner_defaults.is_null())
+    envelope["kubespawnerDefaults"] = published.kubespawner_defaults;
   return envelope;
 }
 

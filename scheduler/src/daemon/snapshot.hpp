@@ -20,8 +20,9 @@
 
 namespace tightpack::daemon {
 
-boost::json::object redacted_snapshot(const ClusterCache& cache, const boost::json::value& scheduler_configuration,
-                                      const std::optional<boost::json::value>& pools, const Published& published,
-                                      uint64_t seed);
+boost::json::object redacted_snapshot(const ClusterCache& cache,
+                                      const boost::json::value& scheduler_configuration,
+                                      const std::optional<boost::json::value>& pools,
+                                      const Published& published, uint64_t seed);
 
 }  // namespace tightpack::daemon

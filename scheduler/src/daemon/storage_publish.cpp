@@ -53,12 +53,14 @@ json::object published_claim(const PersistentVolumeClaim& c) {
   if (!c.uid.empty()) meta["uid"] = c.uid;
   if (!annotations.empty()) meta["annotations"] = std::move(annotations);
   json::object spec{{"accessModes", access_modes(c.access_modes)}};
-  if (c.request) spec["resources"] = json::object{{"requests", {{"storage", std::to_string(*c.request)}}}};
+  if (c.request)
+    spec["resources"] = json::object{{"requests", {{"storage", std::to_string(*c.request)}}}};
   if (!c.class_unset) spec["storageClassName"] = c.class_name;
   if (!c.volume_name.empty()) spec["volumeName"] = c.volume_name;
   if (c.block) spec["volumeMode"] = "Block";
   if (!c.attributes_class.empty()) spec["volumeAttributesClassName"] = c.attributes_class;
-  const char* phase = c.lost ? "Lost" : (!c.volume_name.empty() && c.bind_completed ? "Bound" : "Pending");
+  const char* phase =
+      c.lost ? "Lost" : (!c.volume_name.empty() && c.bind_completed ? "Bound" : "Pending");
   return json::object{{"apiVersion", "v1"},
                       {"kind", "PersistentVolumeClaim"},
                       {"metadata", std::move(meta)},
@@ -83,12 +85,14 @@ json::object published_volume(const PersistentVolume& v) {
     if (!v.claim_ref->uid.empty()) ref["uid"] = v.claim_ref->uid;
     spec["claimRef"] = std::move(ref);
   }
-  if (!v.csi_driver.empty()) spec["csi"] = json::object{{"driver", v.csi_driver}, {"volumeHandle", v.csi_handle}};
+  if (!v.csi_driver.empty())
+    spec["csi"] = json::object{{"driver", v.csi_driver}, {"volumeHandle", v.csi_handle}};
   if (v.node_affinity) {
     json::array terms;
     for (const auto& t : *v.node_affinity) {
       json::object term;
-      if (!t.match_expressions.empty()) term["matchExpressions"] = requirements(t.match_expressions);
+      if (!t.match_expressions.empty())
+        term["matchExpressions"] = requirements(t.match_expressions);
       if (!t.match_fields.empty()) term["matchFields"] = requirements(t.match_fields);
       terms.push_back(std::move(term));
     }
@@ -104,12 +108,14 @@ json::object published_volume(const PersistentVolume& v) {
 json::object published_storage_class(const StorageClass& c) {
   json::object meta{{"name", c.name}};
   if (c.created) meta["creationTimestamp"] = rfc3339(c.created);
-  if (c.is_default) meta["annotations"] = json::object{{"storageclass.kubernetes.io/is-default-class", "true"}};
-  json::object o{{"apiVersion", "storage.k8s.io/v1"},
-                 {"kind", "StorageClass"},
-                 {"metadata", std::move(meta)},
-                 {"provisioner", c.provisioner},
-                 {"volumeBindingMode", c.wait_for_first_consumer ? "WaitForFirstConsumer" : "Immediate"}};
+  if (c.is_default)
+    meta["annotations"] = json::object{{"storageclass.kubernetes.io/is-default-class", "true"}};
+  json::object o{
+      {"apiVersion", "storage.k8s.io/v1"},
+      {"kind", "StorageClass"},
+      {"metadata", std::move(meta)},
+      {"provisioner", c.provisioner},
+      {"volumeBindingMode", c.wait_for_first_consumer ? "WaitForFirstConsumer" : "Immediate"}};
   if (!c.allowed_topologies.empty()) {
     json::array terms;
     for (const auto& t : c.allowed_topologies) {
@@ -126,15 +132,18 @@ json::object published_storage_class(const StorageClass& c) {
   return o;
 }
 
-json::object home_answer(const ObjectStore& objects, const std::string& user, const std::string& hub_namespace) {
+json::object home_answer(const ObjectStore& objects, const std::string& user,
+                         const std::string& hub_namespace) {
   json::array claims, items, volumes;
   for (const auto& [claim, owner] : objects.claims_of_hub_user(user)) {
     if (!hub_namespace.empty() && claim->ns != hub_namespace) continue;
-    const PersistentVolume* volume = claim->volume_name.empty() ? nullptr : objects.volume(claim->volume_name);
-    claims.push_back(json::object{{"namespace", claim->ns},
-                                  {"name", claim->name},
-                                  {"server", owner.server},
-                                  {"volume", volume ? json::value(volume->name) : json::value(nullptr)}});
+    const PersistentVolume* volume =
+        claim->volume_name.empty() ? nullptr : objects.volume(claim->volume_name);
+    claims.push_back(
+        json::object{{"namespace", claim->ns},
+                     {"name", claim->name},
+                     {"server", owner.server},
+                     {"volume", volume ? json::value(volume->name) : json::value(nullptr)}});
     items.push_back(published_claim(*claim));
     if (volume) volumes.push_back(published_volume(*volume));
   }

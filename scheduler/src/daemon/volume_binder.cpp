@@ -12,7 +12,8 @@ namespace json = boost::json;
 constexpr const char* kSelectedNode = "volume.kubernetes.io/selected-node";
 
 // The object at `path`, read fresh: its resourceVersion and the object.
-std::string read(kube::ApiClient& api, const std::string& path, std::chrono::milliseconds budget, json::value& out) {
+std::string read(kube::ApiClient& api, const std::string& path, std::chrono::milliseconds budget,
+                 json::value& out) {
   auto r = api.request("GET", path, {}, "application/json", budget);
   if (!r) return r.error().what();
   if (!r->ok()) return kube::api_error_text(*r);
@@ -25,7 +26,8 @@ std::string read(kube::ApiClient& api, const std::string& path, std::chrono::mil
 // The patched object's resourceVersion through `version`.
 std::string merge_patch(kube::ApiClient& api, const std::string& path, const json::object& patch,
                         std::chrono::milliseconds budget, uint64_t& version) {
-  auto r = api.request("PATCH", path, json::serialize(patch), "application/merge-patch+json", budget);
+  auto r =
+      api.request("PATCH", path, json::serialize(patch), "application/merge-patch+json", budget);
   if (!r) return r.error().what();
   if (!r->ok()) return kube::api_error_text(*r);
   auto v = parse_json(r->body);
@@ -36,8 +38,8 @@ std::string merge_patch(kube::ApiClient& api, const std::string& path, const jso
 }  // namespace
 
 WrittenBindings write_volume_bindings(kube::ApiClient& api, const BindingPlan& plan,
-                                      const std::map<std::string, std::string>& claim_uids, const std::string& node,
-                                      std::chrono::milliseconds budget) {
+                                      const std::map<std::string, std::string>& claim_uids,
+                                      const std::string& node, std::chrono::milliseconds budget) {
   WrittenBindings out;
   auto failed = [&out](std::string e) {
     out.error = std::move(e);
@@ -50,24 +52,30 @@ WrittenBindings write_volume_bindings(kube::ApiClient& api, const BindingPlan& p
     const auto [ns, name] = split_key(claim_key);
     const std::string path = "/api/v1/persistentvolumes/" + volume;
     json::value pv;
-    if (std::string e = read(api, path, budget, pv); !e.empty()) return failed("reading PersistentVolume " + volume + ": " + e);
+    if (std::string e = read(api, path, budget, pv); !e.empty())
+      return failed("reading PersistentVolume " + volume + ": " + e);
     const json::value* spec = pv.as_object().if_contains("spec");
-    const json::value* ref = spec && spec->is_object() ? spec->as_object().if_contains("claimRef") : nullptr;
+    const json::value* ref =
+        spec && spec->is_object() ? spec->as_object().if_contains("claimRef") : nullptr;
     if (ref && ref->is_object()) {
       const json::object& r = ref->as_object();
-      const bool ours = r.contains("name") && r.at("name") == json::value(name) && r.contains("namespace") &&
-                        r.at("namespace") == json::value(ns);
-      if (!ours) return failed("PersistentVolume " + volume + " was bound to another claim meanwhile");
+      const bool ours = r.contains("name") && r.at("name") == json::value(name) &&
+                        r.contains("namespace") && r.at("namespace") == json::value(ns);
+      if (!ours)
+        return failed("PersistentVolume " + volume + " was bound to another claim meanwhile");
       out.volumes[volume] = parse_resource_version(pv);  // bound to this claim already
       continue;
     }
-    json::object patch{
-        {"metadata",
-         {{"resourceVersion", resource_version_text(pv)}, {"annotations", {{"pv.kubernetes.io/bound-by-controller", "yes"}}}}},
-        {"spec",
-         {{"claimRef",
-           {{"kind", "PersistentVolumeClaim"}, {"apiVersion", "v1"}, {"namespace", ns}, {"name", name},
-            {"uid", uid->second}}}}}};
+    json::object patch{{"metadata",
+                        {{"resourceVersion", resource_version_text(pv)},
+                         {"annotations", {{"pv.kubernetes.io/bound-by-controller", "yes"}}}}},
+                       {"spec",
+                        {{"claimRef",
+                          {{"kind", "PersistentVolumeClaim"},
+                           {"apiVersion", "v1"},
+                           {"namespace", ns},
+                           {"name", name},
+                           {"uid", uid->second}}}}}};
     if (std::string e = merge_patch(api, path, patch, budget, out.volumes[volume]); !e.empty()) {
       return failed("binding PersistentVolume " + volume + " to claim " + claim_key + ": " + e);
     }
@@ -80,7 +88,9 @@ WrittenBindings write_volume_bindings(kube::ApiClient& api, const BindingPlan& p
     if (std::string e = read(api, path, budget, pvc); !e.empty()) {
       return failed("reading PersistentVolumeClaim " + claim_key + ": " + e);
     }
-    json::object patch{{"metadata", {{"resourceVersion", resource_version_text(pvc)}, {"annotations", {{kSelectedNode, node}}}}}};
+    json::object patch{{"metadata",
+                        {{"resourceVersion", resource_version_text(pvc)},
+                         {"annotations", {{kSelectedNode, node}}}}}};
     if (std::string e = merge_patch(api, path, patch, budget, out.claims[claim_key]); !e.empty()) {
       return failed("selecting node " + node + " for claim " + claim_key + ": " + e);
     }
@@ -91,9 +101,12 @@ WrittenBindings write_volume_bindings(kube::ApiClient& api, const BindingPlan& p
 VolumeBindingWait::Check VolumeBindingWait::check(const ObjectStore& objects, const Node* node,
                                                   std::chrono::steady_clock::time_point now) {
   auto failed = [](std::string e) { return Check{State::Failed, std::move(e)}; };
-  if (!node) return failed("failed to get node \"" + node_ + "\": node \"" + node_ + "\" not found");
+  if (!node)
+    return failed("failed to get node \"" + node_ + "\": node \"" + node_ + "\" not found");
   bool bound = true;
-  auto fully_bound = [](const PersistentVolumeClaim& c) { return !c.volume_name.empty() && c.bind_completed; };
+  auto fully_bound = [](const PersistentVolumeClaim& c) {
+    return !c.volume_name.empty() && c.bind_completed;
+  };
   for (const auto& [claim_key, volume] : plan_.static_bindings) {
     const PersistentVolume* pv = objects.volume(volume);
     const PersistentVolumeClaim* pvc = objects.claim(claim_key);

@@ -35,8 +35,8 @@ struct WrittenBindings {
 // `claim_uids`: the uid of each statically bound claim (namespace/name), for
 // the volume's claimRef.
 WrittenBindings write_volume_bindings(kube::ApiClient& api, const BindingPlan& plan,
-                                      const std::map<std::string, std::string>& claim_uids, const std::string& node,
-                                      std::chrono::milliseconds budget);
+                                      const std::map<std::string, std::string>& claim_uids,
+                                      const std::string& node, std::chrono::milliseconds budget);
 
 // One pod's wait for its claims (checkBindings), judged on the watch cache.
 class VolumeBindingWait {
@@ -49,11 +49,15 @@ class VolumeBindingWait {
 
   VolumeBindingWait(BindingPlan plan, std::string node, WrittenBindings written,
                     std::chrono::steady_clock::time_point deadline)
-      : plan_(std::move(plan)), node_(std::move(node)), written_(std::move(written)), deadline_(deadline) {}
+      : plan_(std::move(plan)),
+        node_(std::move(node)),
+        written_(std::move(written)),
+        deadline_(deadline) {}
 
   // Called once the API writes went through, then whenever the cache may
   // have moved; `node` is the chosen node as the cache holds it (null: gone).
-  Check check(const ObjectStore& objects, const Node* node, std::chrono::steady_clock::time_point now);
+  Check check(const ObjectStore& objects, const Node* node,
+              std::chrono::steady_clock::time_point now);
 
   const std::string& node() const { return node_; }
 

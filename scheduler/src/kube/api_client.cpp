@@ -1,5 +1,7 @@
 #include "kube/api_client.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -9,8 +11,6 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
 #include <boost/json/parse.hpp>
-#include <algorithm>
-#include <atomic>
 #include <optional>
 
 #include "kube/watch_lines.hpp"
@@ -69,12 +69,16 @@ struct ApiClient::Impl {
       } else {
         tls.add_certificate_authority(net::buffer(config->ca_pem), ec);
       }
-      if (ec) tls_setup_error = Error{config->source, "the certificate authority is not usable: " + ec.message()};
+      if (ec)
+        tls_setup_error =
+            Error{config->source, "the certificate authority is not usable: " + ec.message()};
     }
     if (!config->client_cert_pem.empty()) {
       tls.use_certificate_chain(net::buffer(config->client_cert_pem), ec);
       if (!ec) tls.use_private_key(net::buffer(config->client_key_pem), ssl::context::pem, ec);
-      if (ec) tls_setup_error = Error{config->source, "the client certificate is not usable: " + ec.message()};
+      if (ec)
+        tls_setup_error =
+            Error{config->source, "the client certificate is not usable: " + ec.message()};
     }
   }
 
@@ -104,10 +108,11 @@ struct ApiClient::Impl {
   }
 
   std::optional<Error> connect(std::chrono::steady_clock::time_point deadline =
-                                    std::chrono::steady_clock::time_point::max()) {
+                                   std::chrono::steady_clock::time_point::max()) {
     // Each step at most 10 s, and none past the caller's deadline.
     auto left = [deadline] {
-      return std::min(time_left(deadline), std::chrono::steady_clock::duration(std::chrono::seconds(10)));
+      return std::min(time_left(deadline),
+                      std::chrono::steady_clock::duration(std::chrono::seconds(10)));
     };
     if (tls_setup_error) return tls_setup_error;
     if (!config->tls) return Error{where(), "http:// API servers are not supported; use https"};
@@ -117,29 +122,34 @@ struct ApiClient::Impl {
     tcp::resolver::results_type endpoints;
     beast::error_code ec = run(
         [&](auto handler) {
-          resolver.async_resolve(config->host, config->port,
-                                 [&endpoints, handler](beast::error_code e, tcp::resolver::results_type r) mutable {
-                                   endpoints = std::move(r);
-                                   handler(e);
-                                 });
+          resolver.async_resolve(
+              config->host, config->port,
+              [&endpoints, handler](beast::error_code e, tcp::resolver::results_type r) mutable {
+                endpoints = std::move(r);
+                handler(e);
+              });
         },
         left());
     if (ec) return Error{where(), "cannot resolve " + config->host + ": " + ec.message()};
-    ec = run([&](auto handler) { beast::get_lowest_layer(*stream).async_connect(endpoints, handler); }, left());
+    ec = run(
+        [&](auto handler) { beast::get_lowest_layer(*stream).async_connect(endpoints, handler); },
+        left());
     if (ec) return Error{where(), "cannot connect: " + ec.message()};
     beast::get_lowest_layer(*stream).socket().set_option(tcp::no_delay(true), ec);
     beast::error_code addr_ec;
     net::ip::make_address(config->host, addr_ec);
     if (addr_ec) SSL_set_tlsext_host_name(stream->native_handle(), config->host.c_str());
-    if (!config->insecure_skip_verify) stream->set_verify_callback(ssl::host_name_verification(config->host));
-    ec = run([&](auto handler) { stream->async_handshake(ssl::stream_base::client, handler); }, left());
+    if (!config->insecure_skip_verify)
+      stream->set_verify_callback(ssl::host_name_verification(config->host));
+    ec = run([&](auto handler) { stream->async_handshake(ssl::stream_base::client, handler); },
+             left());
     if (ec) return Error{where(), "TLS handshake failed: " + ec.message()};
     connected = true;
     return std::nullopt;
   }
 
-  http::request<http::string_body> make(std::string_view method, std::string_view path, std::string_view body,
-                                        std::string_view content_type) {
+  http::request<http::string_body> make(std::string_view method, std::string_view path,
+                                        std::string_view body, std::string_view content_type) {
     http::request<http::string_body> req;
     req.method_string(method);
     req.target(config->prefix + std::string(path));
@@ -159,10 +169,13 @@ struct ApiClient::Impl {
   }
 };
 
-ApiClient::ApiClient(std::shared_ptr<const ClientConfig> config, std::shared_ptr<RateLimiter> limiter)
+ApiClient::ApiClient(std::shared_ptr<const ClientConfig> config,
+                     std::shared_ptr<RateLimiter> limiter)
     : impl_(std::make_unique<Impl>(std::move(config), std::move(limiter))) {}
 
-ApiClient::~ApiClient() { impl_->close(); }
+ApiClient::~ApiClient() {
+  impl_->close();
+}
 
 void ApiClient::cancel() {
   impl_->cancelled = true;
@@ -184,8 +197,9 @@ void ApiClient::reset() {
   impl_->cancelled = false;
 }
 
-Result<Response> ApiClient::request(std::string_view method, std::string_view path, std::string_view body,
-                                    std::string_view content_type, std::chrono::milliseconds timeout) {
+Result<Response> ApiClient::request(std::string_view method, std::string_view path,
+                                    std::string_view body, std::string_view content_type,
+                                    std::chrono::milliseconds timeout) {
   Impl& d = *impl_;
   if (d.limiter && !d.limiter->acquire(&d.cancelled)) return Error{d.where(), "cancelled"};
   auto req = d.make(method, path, body, content_type);
@@ -199,29 +213,39 @@ Result<Response> ApiClient::request(std::string_view method, std::string_view pa
       if (auto e = d.connect(deadline)) return *e;
     }
     if (left() == std::chrono::steady_clock::duration::zero()) {
-      return Error{d.where(), std::string(method) + " " + std::string(path) + ": not sent: its deadline passed"};
+      return Error{d.where(), std::string(method) + " " + std::string(path) +
+                                  ": not sent: its deadline passed"};
     }
-    beast::error_code ec = d.run([&](auto handler) { http::async_write(*d.stream, req, handler); }, left());
+    beast::error_code ec =
+        d.run([&](auto handler) { http::async_write(*d.stream, req, handler); }, left());
     http::response_parser<http::string_body> parser;
     parser.body_limit(kMaxAnswerBytes);
-    if (!ec) ec = d.run([&](auto handler) { http::async_read_header(*d.stream, d.buffer, parser, handler); }, left());
+    if (!ec)
+      ec = d.run(
+          [&](auto handler) { http::async_read_header(*d.stream, d.buffer, parser, handler); },
+          left());
     const bool success = !ec && parser.get().result_int() >= 200 && parser.get().result_int() < 300;
     if (!ec && !success) {
       // Beast checks a Content-Length against the limit with the header, so
       // a lower limit for an error body is checked here; a chunked body is
       // checked chunk by chunk.
       parser.body_limit(kMaxErrorBodyBytes);
-      if (parser.content_length() && *parser.content_length() > kMaxErrorBodyBytes) ec = http::error::body_limit;
+      if (parser.content_length() && *parser.content_length() > kMaxErrorBodyBytes)
+        ec = http::error::body_limit;
     }
-    if (!ec) ec = d.run([&](auto handler) { http::async_read(*d.stream, d.buffer, parser, handler); }, left());
+    if (!ec)
+      ec = d.run([&](auto handler) { http::async_read(*d.stream, d.buffer, parser, handler); },
+                 left());
     if (ec == http::error::body_limit) {
       d.close();
       if (success) {
-        return Error{d.where(), std::string(method) + " " + std::string(path) + ": the answer is larger than " +
+        return Error{d.where(), std::string(method) + " " + std::string(path) +
+                                    ": the answer is larger than " +
                                     std::to_string(kMaxAnswerBytes >> 20) + " MiB"};
       }
       return Response{parser.get().result_int(), "(an error body larger than " +
-                                                      std::to_string(kMaxErrorBodyBytes >> 10) + " KiB, not read)"};
+                                                     std::to_string(kMaxErrorBodyBytes >> 10) +
+                                                     " KiB, not read)"};
     }
     if (ec) {
       d.close();
@@ -237,19 +261,24 @@ Result<Response> ApiClient::request(std::string_view method, std::string_view pa
   return Error{d.where(), "unreachable"};
 }
 
-Result<Response> ApiClient::stream(std::string_view path, const std::function<bool(std::string_view)>& on_line,
+Result<Response> ApiClient::stream(std::string_view path,
+                                   const std::function<bool(std::string_view)>& on_line,
                                    std::chrono::seconds idle_timeout) {
   Impl& d = *impl_;
   if (d.limiter && !d.limiter->acquire(&d.cancelled)) return Error{d.where(), "cancelled"};
   if (auto e = d.connect()) return *e;
   auto req = d.make("GET", path, {}, {});
-  beast::error_code ec = d.run([&](auto handler) { http::async_write(*d.stream, req, handler); }, idle_timeout);
+  beast::error_code ec =
+      d.run([&](auto handler) { http::async_write(*d.stream, req, handler); }, idle_timeout);
   http::response_parser<http::buffer_body> parser;
   parser.body_limit(boost::none);
-  if (!ec) ec = d.run([&](auto handler) { http::async_read_header(*d.stream, d.buffer, parser, handler); }, idle_timeout);
+  if (!ec)
+    ec = d.run([&](auto handler) { http::async_read_header(*d.stream, d.buffer, parser, handler); },
+               idle_timeout);
   if (ec) {
     d.close();
-    return Error{d.where(), "watch " + std::string(path) + ": " + (d.cancelled ? "cancelled" : ec.message())};
+    return Error{d.where(),
+                 "watch " + std::string(path) + ": " + (d.cancelled ? "cancelled" : ec.message())};
   }
   Response r{parser.get().result_int(), {}};
   WatchLines lines(kMaxWatchEventBytes);
@@ -259,7 +288,8 @@ Result<Response> ApiClient::stream(std::string_view path, const std::function<bo
     parser.get().body().data = chunk.data();
     parser.get().body().size = chunk.size();
     // read_some: an event is handed on as soon as it arrives, not when 64 KiB have.
-    ec = d.run([&](auto handler) { http::async_read_some(*d.stream, d.buffer, parser, handler); }, idle_timeout);
+    ec = d.run([&](auto handler) { http::async_read_some(*d.stream, d.buffer, parser, handler); },
+               idle_timeout);
     if (ec == http::error::need_buffer) ec = {};
     const size_t n = chunk.size() - parser.get().body().size;
     if (!r.ok()) {
@@ -276,10 +306,12 @@ Result<Response> ApiClient::stream(std::string_view path, const std::function<bo
     if (ec) break;
   }
   d.close();  // a watch connection is never reused
-  if (ec && ec != http::error::end_of_stream && ec != net::error::eof && ec != ssl::error::stream_truncated) {
+  if (ec && ec != http::error::end_of_stream && ec != net::error::eof &&
+      ec != ssl::error::stream_truncated) {
     if (d.cancelled) return Error{d.where(), "cancelled"};
-    if (ec == beast::error::timeout) return Error{d.where(), "watch " + std::string(path) + ": nothing received for " +
-                                                               std::to_string(idle_timeout.count()) + " s"};
+    if (ec == beast::error::timeout)
+      return Error{d.where(), "watch " + std::string(path) + ": nothing received for " +
+                                  std::to_string(idle_timeout.count()) + " s"};
     return Error{d.where(), "watch " + std::string(path) + ": " + ec.message()};
   }
   return r;

@@ -50,7 +50,8 @@ class ApiClient {
   // `timeout` bounds the whole request, connecting included: a caller with a
   // deadline (a leader whose lease is valid until then) knows that nothing
   // it sends leaves after it.
-  Result<Response> request(std::string_view method, std::string_view path, std::string_view body = {},
+  Result<Response> request(std::string_view method, std::string_view path,
+                           std::string_view body = {},
                            std::string_view content_type = "application/json",
                            std::chrono::milliseconds timeout = std::chrono::seconds(30));
 
@@ -60,7 +61,8 @@ class ApiClient {
   // `on_line` (cut at kMaxErrorBodyBytes). A line longer than
   // kMaxWatchEventBytes ends the stream (oversized_event): a broken stream,
   // never an allocation.
-  Result<Response> stream(std::string_view path, const std::function<bool(std::string_view)>& on_line,
+  Result<Response> stream(std::string_view path,
+                          const std::function<bool(std::string_view)>& on_line,
                           std::chrono::seconds idle_timeout);
 
   // From any thread: ends the request or stream in progress (its result is an

@@ -5,11 +5,14 @@ namespace tightpack::kube {
 ApiWorkers::ApiWorkers(size_t threads, std::shared_ptr<const ClientConfig> config,
                        std::shared_ptr<RateLimiter> limiter, size_t max_queued)
     : max_queued_(max_queued) {
-  for (size_t i = 0; i < threads; ++i) clients_.push_back(std::make_unique<ApiClient>(config, limiter));
+  for (size_t i = 0; i < threads; ++i)
+    clients_.push_back(std::make_unique<ApiClient>(config, limiter));
   for (size_t i = 0; i < threads; ++i) threads_.emplace_back([this, i] { run(i); });
 }
 
-ApiWorkers::~ApiWorkers() { drain(std::chrono::milliseconds(0)); }
+ApiWorkers::~ApiWorkers() {
+  drain(std::chrono::milliseconds(0));
+}
 
 bool ApiWorkers::submit(Task task) {
   {

@@ -20,8 +20,8 @@ class ApiWorkers {
   using Task = std::function<void(ApiClient&)>;
 
   // max_queued 0: no bound.
-  ApiWorkers(size_t threads, std::shared_ptr<const ClientConfig> config, std::shared_ptr<RateLimiter> limiter,
-             size_t max_queued = 0);
+  ApiWorkers(size_t threads, std::shared_ptr<const ClientConfig> config,
+             std::shared_ptr<RateLimiter> limiter, size_t max_queued = 0);
   ~ApiWorkers();
 
   // False when the queue is full or the workers are stopping.

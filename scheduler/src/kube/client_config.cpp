@@ -46,7 +46,8 @@ bool base64_decode(std::string_view in, std::string& out) {
 
 // The body of a named entry of one of the kubeconfig's lists: clusters[].cluster,
 // users[].user, contexts[].context.
-std::optional<YAML::Node> named(const YAML::Node& root, const std::string& list, const std::string& name) {
+std::optional<YAML::Node> named(const YAML::Node& root, const std::string& list,
+                                const std::string& name) {
   const YAML::Node entries = root[list];
   if (!entries || !entries.IsSequence()) return std::nullopt;
   const std::string body = list.substr(0, list.size() - 1);  // "clusters" -> "cluster"
@@ -68,8 +69,8 @@ std::string relative_to(const std::string& kubeconfig, const std::string& path) 
 }
 
 // "<field>-data" (base64) or "<field>" (a file): the PEM text.
-Status pem(const std::string& kubeconfig, const YAML::Node& n, const std::string& field, const std::string& where,
-           std::string& out) {
+Status pem(const std::string& kubeconfig, const YAML::Node& n, const std::string& field,
+           const std::string& where, std::string& out) {
   const std::string data = scalar(n, (field + "-data").c_str());
   if (!data.empty()) {
     if (!base64_decode(data, out)) {
@@ -133,9 +134,11 @@ Status set_server(ClientConfig& config, const std::string& server) {
   std::string host = authority, port = config.tls ? "443" : "80";
   if (!authority.empty() && authority[0] == '[') {  // [IPv6]:port
     const size_t close = authority.find(']');
-    if (close == std::string::npos) return Error{"server", "unclosed IPv6 address in " + quote_value(server)};
+    if (close == std::string::npos)
+      return Error{"server", "unclosed IPv6 address in " + quote_value(server)};
     host = authority.substr(1, close - 1);
-    if (close + 1 < authority.size() && authority[close + 1] == ':') port = authority.substr(close + 2);
+    if (close + 1 < authority.size() && authority[close + 1] == ':')
+      port = authority.substr(close + 2);
   } else if (const size_t colon = authority.rfind(':'); colon != std::string::npos) {
     host = authority.substr(0, colon);
     port = authority.substr(colon + 1);
@@ -146,12 +149,14 @@ Status set_server(ClientConfig& config, const std::string& server) {
   // found "https://127.0.0.1:64__https://…" accepted with an empty port).
   const bool bracketed = !authority.empty() && authority[0] == '[';
   for (char ch : host) {
-    const bool ok = std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' || ch == '-' || ch == '_' ||
-                    (bracketed && (ch == ':' || ch == '%'));
-    if (!ok) return Error{"server", "invalid host " + quote_value(host) + " in " + quote_value(server)};
+    const bool ok = std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' || ch == '-' ||
+                    ch == '_' || (bracketed && (ch == ':' || ch == '%'));
+    if (!ok)
+      return Error{"server", "invalid host " + quote_value(host) + " in " + quote_value(server)};
   }
-  const bool digits = !port.empty() && port.size() <= 5 &&
-                      std::all_of(port.begin(), port.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+  const bool digits =
+      !port.empty() && port.size() <= 5 &&
+      std::all_of(port.begin(), port.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
   const int number = digits ? std::stoi(port) : 0;
   if (number < 1 || number > 65535) {
     return Error{"server", "invalid port " + quote_value(port) + " in " + quote_value(server)};
@@ -172,19 +177,22 @@ Result<ClientConfig> load_kubeconfig(const std::string& path, const std::string&
   }
   if (!root.IsMap()) return Error{path, "not a kubeconfig (expected a mapping)"};
   try {
-    const std::string ctx_name = context_name.empty() ? scalar(root, "current-context") : context_name;
+    const std::string ctx_name =
+        context_name.empty() ? scalar(root, "current-context") : context_name;
     if (ctx_name.empty()) return Error{path + ": current-context", "no current context"};
     const auto ctx_entry = named(root, "contexts", ctx_name);
     if (!ctx_entry) return Error{path + ": contexts", "no context named " + quote_value(ctx_name)};
     const YAML::Node ctx = *ctx_entry;
     const std::string cluster_name = scalar(ctx, "cluster"), user_name = scalar(ctx, "user");
     const auto cluster_entry = named(root, "clusters", cluster_name);
-    if (!cluster_entry) return Error{path + ": clusters", "no cluster named " + quote_value(cluster_name)};
+    if (!cluster_entry)
+      return Error{path + ": clusters", "no cluster named " + quote_value(cluster_name)};
     const YAML::Node cluster = *cluster_entry;
     ClientConfig c;
     c.source = "kubeconfig " + path + " (context " + ctx_name + ")";
     const std::string where = "clusters[" + cluster_name + "]";
-    if (auto s = set_server(c, scalar(cluster, "server")); !s) return Error{path + ": " + where + ".server", s.error().message};
+    if (auto s = set_server(c, scalar(cluster, "server")); !s)
+      return Error{path + ": " + where + ".server", s.error().message};
     if (auto s = pem(path, cluster, "certificate-authority", where, c.ca_pem); !s) return s.error();
     c.insecure_skip_verify = scalar(cluster, "insecure-skip-tls-verify") == "true";
     if (!user_name.empty()) {
@@ -192,16 +200,20 @@ Result<ClientConfig> load_kubeconfig(const std::string& path, const std::string&
       if (!user_entry) return Error{path + ": users", "no user named " + quote_value(user_name)};
       const YAML::Node user = *user_entry;
       const std::string uwhere = "users[" + user_name + "]";
-      if (auto s = pem(path, user, "client-certificate", uwhere, c.client_cert_pem); !s) return s.error();
+      if (auto s = pem(path, user, "client-certificate", uwhere, c.client_cert_pem); !s)
+        return s.error();
       if (auto s = pem(path, user, "client-key", uwhere, c.client_key_pem); !s) return s.error();
       if (const std::string token = scalar(user, "token"); !token.empty()) {
         c.token = TokenSource::fixed(token);
       } else if (const std::string file = scalar(user, "tokenFile"); !file.empty()) {
         c.token = TokenSource::file(relative_to(path, file));
-        if (c.token->token().empty()) return Error{path + ": " + uwhere + ".tokenFile", "cannot read " + quote_value(file)};
+        if (c.token->token().empty())
+          return Error{path + ": " + uwhere + ".tokenFile", "cannot read " + quote_value(file)};
       }
       if (user["exec"] || user["auth-provider"]) {
-        return Error{path + ": " + uwhere, "exec and auth-provider credentials are not supported; use a token or a client certificate"};
+        return Error{path + ": " + uwhere,
+                     "exec and auth-provider credentials are not supported; use a token or a "
+                     "client certificate"};
       }
     }
     return c;
@@ -214,17 +226,21 @@ Result<ClientConfig> in_cluster_config(const std::string& root) {
   const char* host = std::getenv("KUBERNETES_SERVICE_HOST");
   const char* port = std::getenv("KUBERNETES_SERVICE_PORT");
   if (!host || !*host || !port || !*port) {
-    return Error{"", "not running in a pod (KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT unset): pass --kubeconfig "
-                     "or set clientConnection.kubeconfig"};
+    return Error{"",
+                 "not running in a pod (KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT "
+                 "unset): pass --kubeconfig "
+                 "or set clientConnection.kubeconfig"};
   }
   ClientConfig c;
   const std::string h = host;
   const std::string authority = h.find(':') != std::string::npos ? "[" + h + "]" : h;
   if (auto s = set_server(c, "https://" + authority + ":" + port); !s) return s.error();
   const std::string dir = root + "/var/run/secrets/kubernetes.io/serviceaccount";
-  if (!read_file(dir + "/ca.crt", c.ca_pem)) return Error{dir + "/ca.crt", "cannot read the cluster CA"};
+  if (!read_file(dir + "/ca.crt", c.ca_pem))
+    return Error{dir + "/ca.crt", "cannot read the cluster CA"};
   c.token = TokenSource::file(dir + "/token");
-  if (c.token->token().empty()) return Error{dir + "/token", "cannot read the service account token"};
+  if (c.token->token().empty())
+    return Error{dir + "/token", "cannot read the service account token"};
   c.source = "in-cluster service account";
   return c;
 }

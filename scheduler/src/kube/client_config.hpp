@@ -35,11 +35,12 @@ struct ClientConfig {
   std::string server;  // https://host:port[/prefix]
   std::string host, port, prefix;
   bool tls = true;
-  std::string ca_pem;               // empty: the system's trust store
+  std::string ca_pem;  // empty: the system's trust store
   bool insecure_skip_verify = false;
   std::string client_cert_pem, client_key_pem;
   std::shared_ptr<TokenSource> token = std::make_shared<TokenSource>();
-  std::string source;  // "kubeconfig FILE (context C)" or "in-cluster service account", for messages
+  std::string
+      source;  // "kubeconfig FILE (context C)" or "in-cluster service account", for messages
 };
 
 // The current context of a kubeconfig (or `context` when given). Errors name

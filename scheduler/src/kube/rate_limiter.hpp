@@ -14,7 +14,8 @@ namespace tightpack::kube {
 class RateLimiter {
  public:
   // qps <= 0: no limit.
-  RateLimiter(double qps, int burst) : qps_(qps), burst_(std::max(burst, 1)), tokens_(std::max(burst, 1)) {}
+  RateLimiter(double qps, int burst)
+      : qps_(qps), burst_(std::max(burst, 1)), tokens_(std::max(burst, 1)) {}
 
   // Waits for a token; false when `stop` became true meanwhile.
   bool acquire(const std::atomic<bool>* stop = nullptr) {
@@ -29,7 +30,8 @@ class RateLimiter {
       if (stop && stop->load()) return false;
       const auto wait = std::chrono::duration<double>((1 - tokens_) / qps_);
       // Short sleeps so that a stop is noticed; the bucket refills by time anyway.
-      cv_.wait_for(lock, std::min<std::chrono::duration<double>>(wait, std::chrono::milliseconds(100)));
+      cv_.wait_for(lock,
+                   std::min<std::chrono::duration<double>>(wait, std::chrono::milliseconds(100)));
     }
   }
 
@@ -40,7 +42,8 @@ class RateLimiter {
   void refill() {
     const auto now = std::chrono::steady_clock::now();
     if (last_ != std::chrono::steady_clock::time_point{}) {
-      tokens_ = std::min<double>(burst_, tokens_ + std::chrono::duration<double>(now - last_).count() * qps_);
+      tokens_ = std::min<double>(
+          burst_, tokens_ + std::chrono::duration<double>(now - last_).count() * qps_);
     }
     last_ = now;
   }

@@ -42,12 +42,18 @@ std::string url_escape(const std::string& s) {
 
 Reflector::Reflector(std::string path, std::string what, std::shared_ptr<const ClientConfig> config,
                      std::shared_ptr<RateLimiter> limiter, ReflectorHandler handler)
-    : path_(std::move(path)), what_(std::move(what)), client_(std::move(config), std::move(limiter)),
+    : path_(std::move(path)),
+      what_(std::move(what)),
+      client_(std::move(config), std::move(limiter)),
       handler_(std::move(handler)) {}
 
-Reflector::~Reflector() { stop(); }
+Reflector::~Reflector() {
+  stop();
+}
 
-void Reflector::start() { thread_ = std::thread([this] { run(); }); }
+void Reflector::start() {
+  thread_ = std::thread([this] { run(); });
+}
 
 void Reflector::stop() {
   stopping_ = true;
@@ -56,9 +62,10 @@ void Reflector::stop() {
 }
 
 std::chrono::milliseconds Reflector::next_delay(std::chrono::milliseconds previous,
-                                               std::chrono::steady_clock::duration since) {
+                                                std::chrono::steady_clock::duration since) {
   // NewExponentialBackoffManager(800ms, 30s, 2min, 2.0, ...).
-  if (previous.count() == 0 || since > std::chrono::minutes(2)) return std::chrono::milliseconds(800);
+  if (previous.count() == 0 || since > std::chrono::minutes(2))
+    return std::chrono::milliseconds(800);
   return std::min(previous * 2, std::chrono::milliseconds(30000));
 }
 
@@ -67,7 +74,8 @@ void Reflector::backoff() {
   delay_ = next_delay(delay_, now - last_backoff_);
   last_backoff_ = now;
   const auto until = now + delay_;
-  while (!stopping_ && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  while (!stopping_ && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
 }
 
 void Reflector::refused(int status) {
@@ -114,7 +122,8 @@ bool Reflector::list(std::string& resource_version) {
     // Core's parser, as every object is parsed: the same depth limit and an arena.
     auto doc = parse_json(r->body);
     if (!doc || !doc->is_object()) {
-      log_error("list " + what_ + ": the answer is not a JSON object" + (doc ? "" : ": " + doc.error().what()));
+      log_error("list " + what_ + ": the answer is not a JSON object" +
+                (doc ? "" : ": " + doc.error().what()));
       return false;
     }
     const json::object& o = doc->get_object();
@@ -130,16 +139,20 @@ bool Reflector::list(std::string& resource_version) {
     cont.clear();
     if (const auto* m = o.if_contains("metadata"); m && m->is_object()) {
       const auto& mo = m->get_object();
-      if (const auto* c = mo.if_contains("continue"); c && c->is_string()) cont = std::string(c->get_string());
-      if (const auto* v = mo.if_contains("resourceVersion"); v && v->is_string()) resource_version = std::string(v->get_string());
+      if (const auto* c = mo.if_contains("continue"); c && c->is_string())
+        cont = std::string(c->get_string());
+      if (const auto* v = mo.if_contains("resourceVersion"); v && v->is_string())
+        resource_version = std::string(v->get_string());
     }
   } while (!cont.empty() && !stopping_);
   if (stopping_) return false;
   handler_.list_end();
   ++relists_;
-  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
-  log_info("listed " + std::to_string(items_seen) + " " + what_ + " in " + std::to_string(ms.count()) + " ms (" +
-           std::to_string(pages) + " pages, resource version " + resource_version + ")");
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - started);
+  log_info("listed " + std::to_string(items_seen) + " " + what_ + " in " +
+           std::to_string(ms.count()) + " ms (" + std::to_string(pages) +
+           " pages, resource version " + resource_version + ")");
   return true;
 }
 
@@ -148,8 +161,9 @@ bool Reflector::watch(std::string& resource_version) {
   // watches; the idle limit allows for the bookmark the server sends each minute.
   static thread_local std::mt19937 rng(std::random_device{}());
   const int timeout = 300 + static_cast<int>(rng() % 300);
-  const std::string target = path_ + "?watch=1&allowWatchBookmarks=true&resourceVersion=" +
-                             url_escape(resource_version) + "&timeoutSeconds=" + std::to_string(timeout);
+  const std::string target =
+      path_ + "?watch=1&allowWatchBookmarks=true&resourceVersion=" + url_escape(resource_version) +
+      "&timeoutSeconds=" + std::to_string(timeout);
   bool gone = false;
   bool broken = false;
   auto r = client_.stream(
@@ -158,8 +172,8 @@ bool Reflector::watch(std::string& resource_version) {
         forbidden_ = 0;  // the API server streams: this watch is allowed
         auto ev = parse_json(line);
         if (!ev || !ev->is_object()) {
-          log_error("watch " + what_ + ": an event is not a JSON object: " + quote_value(line.substr(0, 200)) +
-                    (ev ? "" : " (" + ev.error().what() + ")"));
+          log_error("watch " + what_ + ": an event is not a JSON object: " +
+                    quote_value(line.substr(0, 200)) + (ev ? "" : " (" + ev.error().what() + ")"));
           broken = true;
           return false;
         }
@@ -190,7 +204,9 @@ bool Reflector::watch(std::string& resource_version) {
           if (!rv.empty()) resource_version = rv;
           return true;
         }
-        const EventType type_of = t == "ADDED" ? EventType::Added : t == "DELETED" ? EventType::Deleted : EventType::Modified;
+        const EventType type_of = t == "ADDED"     ? EventType::Added
+                                  : t == "DELETED" ? EventType::Deleted
+                                                   : EventType::Modified;
         handler_.event(type_of, *object);
         if (!rv.empty()) resource_version = rv;
         return !stopping_;
@@ -203,13 +219,14 @@ bool Reflector::watch(std::string& resource_version) {
     return true;
   }
   if (r->oversized_event) {
-    log_error("watch " + what_ + ": an event longer than " + std::to_string(kMaxWatchEventBytes >> 20) +
-              " MiB; listing again");
+    log_error("watch " + what_ + ": an event longer than " +
+              std::to_string(kMaxWatchEventBytes >> 20) + " MiB; listing again");
     backoff();
     return false;
   }
   if (r->status == 410 || gone) {
-    log_info("watch " + what_ + ": resource version " + resource_version + " is too old; listing again");
+    log_info("watch " + what_ + ": resource version " + resource_version +
+             " is too old; listing again");
     return false;
   }
   if (!r->ok()) {

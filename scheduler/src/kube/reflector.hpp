@@ -49,7 +49,8 @@ class Reflector {
 
   // The next delay of the backoff after `previous` (zero: none yet), when the
   // last one began `since` ago.
-  static std::chrono::milliseconds next_delay(std::chrono::milliseconds previous, std::chrono::steady_clock::duration since);
+  static std::chrono::milliseconds next_delay(std::chrono::milliseconds previous,
+                                              std::chrono::steady_clock::duration since);
 
  private:
   void run();

@@ -28,7 +28,8 @@ class WatchLines {
     pending_.append(chunk);
     size_t start = 0;
     Fed result = Fed::More;
-    for (size_t nl, from = searched; (nl = pending_.find('\n', from)) != std::string::npos; start = from = nl + 1) {
+    for (size_t nl, from = searched; (nl = pending_.find('\n', from)) != std::string::npos;
+         start = from = nl + 1) {
       if (nl > start && !on_line(std::string_view(pending_).substr(start, nl - start))) {
         start = nl + 1;
         result = Fed::Stopped;

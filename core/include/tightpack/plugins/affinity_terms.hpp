@@ -18,8 +18,9 @@ namespace tightpack::plugins {
 // fwk.AffinityTerm: one term with its selectors built and its namespaces
 // resolved against the pod that holds it.
 struct AffinityTerm {
-  Selector selector;                    // labels.Nothing() for a nil labelSelector
-  std::vector<std::string> namespaces;  // sorted; the holder's own when neither list nor selector is given
+  Selector selector;  // labels.Nothing() for a nil labelSelector
+  std::vector<std::string>
+      namespaces;  // sorted; the holder's own when neither list nor selector is given
   Selector namespace_selector = Selector::nothing();
   std::string topology_key;
   int32_t weight = 0;  // preferred terms

@@ -52,7 +52,8 @@ inline int64_t balanced_allocation_score(const int64_t* requested, const int64_t
   const int64_t without_pod = balance_score(allocated, allocatable, count);
   // Integer division truncates toward zero in Go and C++ alike; the sums wrap
   // in Go only for the absurd scores of wrapped requests.
-  return go_add(kMaxNodeScore / 2, go_div(go_sub(go_add(kMaxNodeScore / 2, with_pod), without_pod), 2));
+  return go_add(kMaxNodeScore / 2,
+                go_div(go_sub(go_add(kMaxNodeScore / 2, with_pod), without_pod), 2));
 }
 
 }  // namespace tightpack::plugins

@@ -28,6 +28,7 @@ inline constexpr std::string_view kCohortLabels[] = {
 std::string cohort_of(const Pod& pod);
 
 // min(100, max(cpu%, memory%)) of allocatable requested by the cohort, in whole percent.
-int64_t cohort_score(int64_t cohort_cpu, int64_t cohort_memory, int64_t alloc_cpu, int64_t alloc_memory);
+int64_t cohort_score(int64_t cohort_cpu, int64_t cohort_memory, int64_t alloc_cpu,
+                     int64_t alloc_memory);
 
 }  // namespace tightpack::plugins

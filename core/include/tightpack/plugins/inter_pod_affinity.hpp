@@ -25,10 +25,10 @@
 #include <vector>
 
 #include "tightpack/cluster.hpp"
-#include "tightpack/plugins/affinity_terms.hpp"
 #include "tightpack/labels.hpp"
 #include "tightpack/model.hpp"
 #include "tightpack/objects.hpp"
+#include "tightpack/plugins/affinity_terms.hpp"
 #include "tightpack/pointer_memo.hpp"
 #include "tightpack/profile.hpp"
 
@@ -36,7 +36,8 @@ namespace tightpack::plugins {
 
 inline constexpr const char* kAffinityReason = "node(s) didn't match pod affinity rules";
 inline constexpr const char* kAntiAffinityReason = "node(s) didn't match pod anti-affinity rules";
-inline constexpr const char* kExistingAntiAffinityReason = "node(s) didn't satisfy existing pods anti-affinity rules";
+inline constexpr const char* kExistingAntiAffinityReason =
+    "node(s) didn't satisfy existing pods anti-affinity rules";
 // NodeStatus::detail of an InterPodAffinity rejection.
 inline constexpr uint8_t kAffinityNotMatched = 0;
 inline constexpr uint8_t kAntiAffinityNotMatched = 1;
@@ -94,7 +95,8 @@ class AffinityCounts {
     void clear();
 
    private:
-    static constexpr uint64_t kEmpty = ~uint64_t{0};  // no pair: key indices stay far below 2^32 - 1
+    static constexpr uint64_t kEmpty =
+        ~uint64_t{0};  // no pair: key indices stay far below 2^32 - 1
     static size_t hash(uint64_t k) {
       k ^= k >> 33;
       k *= 0xff51afd7ed558ccdULL;
@@ -111,7 +113,8 @@ class AffinityCounts {
     Contribution affinity, anti_affinity, existing, score;
     int64_t score_hits = 0;
     bool empty() const {
-      return affinity.empty() && anti_affinity.empty() && existing.empty() && score.empty() && score_hits == 0;
+      return affinity.empty() && anti_affinity.empty() && existing.empty() && score.empty() &&
+             score_hits == 0;
     }
   };
   // Which of the incoming pod's terms a bound pod's namespace and labels
@@ -126,12 +129,15 @@ class AffinityCounts {
   };
   struct TheirMatches {
     std::shared_ptr<const AffinityTerms> keep;
-    std::vector<uint8_t> required_affinity, required_anti_affinity, preferred_affinity, preferred_anti_affinity;
-    std::vector<uint32_t> required_affinity_keys, required_anti_keys, preferred_affinity_keys, preferred_anti_keys;
+    std::vector<uint8_t> required_affinity, required_anti_affinity, preferred_affinity,
+        preferred_anti_affinity;
+    std::vector<uint32_t> required_affinity_keys, required_anti_keys, preferred_affinity_keys,
+        preferred_anti_keys;
   };
 
   uint32_t key_id(const std::string& key) const;
-  bool own_term_matches(const AffinityTerm& t, const PodMeta& pod, const Labels& namespace_labels) const;
+  bool own_term_matches(const AffinityTerm& t, const PodMeta& pod,
+                        const Labels& namespace_labels) const;
   bool own_terms_all_match(const std::vector<AffinityTerm>& terms, const PodMeta& pod,
                            const Labels& namespace_labels) const;
   StrId value(uint32_t key, NodeIndex n) const {
@@ -147,9 +153,10 @@ class AffinityCounts {
   // What one pod on node n adds to the filter maps: for a node's count and
   // for a preemption's victims (RemovePod). Its part through the incoming
   // pod's terms (own) and through its own terms (their).
-  void filter_contribution(NodeIndex n, const BoundPod& p, Contribution& affinity, Contribution& anti_affinity,
-                           Contribution& existing) const;
-  void own_filter(NodeIndex n, const OwnMatches& m, Contribution& affinity, Contribution& anti_affinity) const;
+  void filter_contribution(NodeIndex n, const BoundPod& p, Contribution& affinity,
+                           Contribution& anti_affinity, Contribution& existing) const;
+  void own_filter(NodeIndex n, const OwnMatches& m, Contribution& affinity,
+                  Contribution& anti_affinity) const;
   void their_filter(NodeIndex n, const BoundPod& p, Contribution& existing) const;
   // What one pod on node n adds to the score map.
   void own_score(NodeIndex n, const OwnMatches& m, NodeState& out) const;
@@ -158,7 +165,8 @@ class AffinityCounts {
   // and what node n's pods with terms add through theirs.
   void count_own(NodeIndex n, const OwnMatches& m, NodeState& s) const;
   void count_pods_with_terms(const Cluster& c, NodeIndex n, NodeState& s) const;
-  static void apply(Counts& counts, size_t& nonzero, const Contribution& contribution, int64_t sign);
+  static void apply(Counts& counts, size_t& nonzero, const Contribution& contribution,
+                    int64_t sign);
   // The first count, when every term of the pod's own that can select
   // anything has an In requirement on one key: the pods its terms can
   // select are those the cluster's label index lists under that key's
@@ -195,7 +203,7 @@ class AffinityCounts {
   // stays valid when more are added.
   mutable std::deque<std::pair<std::string, Labels>> namespace_labels_memo_;
   mutable std::unordered_map<const AffinityTerms*, TheirMatches> their_memo_;
-  std::vector<uint32_t> generation_;  // per node, as counted
+  std::vector<uint32_t> generation_;                  // per node, as counted
   std::unordered_map<NodeIndex, NodeState> counted_;  // nodes that add something
   Counts affinity_, anti_affinity_, existing_, score_;
   size_t affinity_nonzero_ = 0, anti_nonzero_ = 0, existing_nonzero_ = 0;

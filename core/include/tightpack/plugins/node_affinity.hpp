@@ -89,7 +89,8 @@ struct NodeNameRestriction {
 };
 NodeNameRestriction node_name_restriction(const Pod& pod);
 
-inline constexpr const char* kNodeAffinityReason = "node(s) didn't match Pod's node affinity/selector";
+inline constexpr const char* kNodeAffinityReason =
+    "node(s) didn't match Pod's node affinity/selector";
 inline constexpr const char* kNodeAffinityConflictReason = "pod affinity terms conflict";
 
 }  // namespace tightpack::plugins

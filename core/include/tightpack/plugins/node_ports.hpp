@@ -11,6 +11,7 @@ namespace tightpack::plugins {
 
 bool ports_conflict(const std::vector<HostPort>& wanted, const std::vector<HostPort>& used);
 
-inline constexpr const char* kNodePortsReason = "node(s) didn't have free ports for the requested pod ports";
+inline constexpr const char* kNodePortsReason =
+    "node(s) didn't have free ports for the requested pod ports";
 
 }  // namespace tightpack::plugins

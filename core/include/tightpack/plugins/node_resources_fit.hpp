@@ -20,14 +20,13 @@ struct FitRequest {
     std::string name;
     uint32_t index;  // cluster scalar index, UINT32_MAX when no node offers it
     int64_t amount;
-    bool ignored;    // ignoredResources / ignoredResourceGroups
+    bool ignored;  // ignoredResources / ignoredResourceGroups
   };
   std::vector<Scalar> scalars;
   bool requests_nothing() const;
 };
 
 FitRequest fit_request(const Cluster& cluster, const PodUsage& usage, const FitArgs& args);
-
 
 // Calls on_insufficient(reason, unresolvable) for each resource that does not
 // fit, in kube-scheduler's order (pods, cpu, memory, ephemeral-storage,
@@ -44,7 +43,8 @@ bool check_fit(const Cluster& c, NodeIndex n, const FitRequest& r, const Relief*
 // The filter's status code: fitsRequest's reasons make it Unschedulable, and
 // UnschedulableAndUnresolvable when one of them is unresolvable.
 enum class FitVerdict : uint8_t { kFits, kInsufficient, kUnresolvable };
-FitVerdict fit_verdict(const Cluster& c, NodeIndex n, const FitRequest& r, const Relief* relief = nullptr);
+FitVerdict fit_verdict(const Cluster& c, NodeIndex n, const FitRequest& r,
+                       const Relief* relief = nullptr);
 
 bool fits(const Cluster& c, NodeIndex n, const FitRequest& r, const Relief* relief = nullptr);
 std::vector<std::string> fit_reasons(const Cluster& c, NodeIndex n, const FitRequest& r,
@@ -61,7 +61,8 @@ bool check_fit(const Cluster& c, NodeIndex n, const FitRequest& r, const Relief*
     return on_insufficient(reason, unresolvable);
   };
   int64_t pods = c.pod_count()[n] - (relief ? relief->pods : 0);
-  if (pods + 1 > c.allowed_pods()[n] && !report([] { return std::string("Too many pods"); }, false)) {
+  if (pods + 1 > c.allowed_pods()[n] &&
+      !report([] { return std::string("Too many pods"); }, false)) {
     return false;
   }
   if (r.requests_nothing()) return ok;
@@ -96,7 +97,8 @@ bool check_fit(const Cluster& c, NodeIndex n, const FitRequest& r, const Relief*
       allocatable = c.alloc_scalar(s.index)[n];
       free = go_sub(allocatable, used);
     }
-    if (s.amount > free && !report([&] { return "Insufficient " + s.name; }, s.amount > allocatable)) {
+    if (s.amount > free &&
+        !report([&] { return "Insufficient " + s.name; }, s.amount > allocatable)) {
       return false;
     }
   }
@@ -136,8 +138,8 @@ inline int64_t broken_linear(const std::vector<ShapePoint>& shape, int64_t p) {
   return shape.back().score * kScale;
 }
 
-inline int64_t resource_allocation_score(const FitArgs& args, const int64_t* requested, const int64_t* allocatable,
-                                  size_t count) {
+inline int64_t resource_allocation_score(const FitArgs& args, const int64_t* requested,
+                                         const int64_t* allocatable, size_t count) {
   int64_t node_score = 0, weight_sum = 0;
   for (size_t i = 0; i < count; ++i) {
     if (allocatable[i] == 0) continue;
@@ -153,7 +155,8 @@ inline int64_t resource_allocation_score(const FitArgs& args, const int64_t* req
       case ScoringStrategy::RequestedToCapacityRatio: {
         int64_t utilization = kMaxNodeScore;
         if (requested[i] <= allocatable[i]) {
-          utilization = go_div(go_mul(requested[i], kMaxNodeScore), allocatable[i]);  // wraps as upstream
+          utilization =
+              go_div(go_mul(requested[i], kMaxNodeScore), allocatable[i]);  // wraps as upstream
         }
         score = broken_linear(args.shape, utilization);
         if (score <= 0) continue;  // only positive scores enter the average

@@ -26,9 +26,10 @@ struct VolumeLimitsVerdict {
 // (Cluster::attached_volumes): without a relief it stands for walking `pods`.
 // `drivers` are the CSIDrivers of `attachable`, in its order (null where
 // none); `csi_node` the node's CSINode.
-VolumeLimitsVerdict volume_limits(const std::vector<std::pair<std::string, std::string>>& attachable,
-                                  const std::vector<const CsiDriver*>& drivers, const CsiNode* csi_node,
-                                  const std::vector<BoundPod>& pods, const Relief* relief, bool limit_scaling,
-                                  const std::vector<const std::pair<std::string, std::string>*>* attached = nullptr);
+VolumeLimitsVerdict volume_limits(
+    const std::vector<std::pair<std::string, std::string>>& attachable,
+    const std::vector<const CsiDriver*>& drivers, const CsiNode* csi_node,
+    const std::vector<BoundPod>& pods, const Relief* relief, bool limit_scaling,
+    const std::vector<const std::pair<std::string, std::string>*>* attached = nullptr);
 
 }  // namespace tightpack::plugins

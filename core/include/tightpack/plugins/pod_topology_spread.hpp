@@ -56,7 +56,8 @@ Selector default_selector(const Pod& pod, const ApiObjects& objects, const Owner
 // ScheduleAnyway, for the score): the pod's own, with matchLabelKeys merged
 // into their selectors, or, when it has none, the profile's defaults with the
 // default selector (none when that selects nothing).
-std::vector<SpreadConstraint> spread_constraints(const Pod& pod, const SpreadArgs& args, const ApiObjects& objects,
+std::vector<SpreadConstraint> spread_constraints(const Pod& pod, const SpreadArgs& args,
+                                                 const ApiObjects& objects,
                                                  const OwnerIndex& owners, bool hard);
 
 class SpreadCounts {
@@ -83,7 +84,8 @@ class SpreadCounts {
   // PreScore and Score over the feasible nodes: each node's raw score, or
   // kNotScored for a node that lacks a topology key (IgnoredNodes).
   static constexpr int64_t kNotScored = -1;
-  void raw_scores(const Cluster& c, const std::vector<NodeIndex>& feasible, std::vector<int64_t>& out) const;
+  void raw_scores(const Cluster& c, const std::vector<NodeIndex>& feasible,
+                  std::vector<int64_t>& out) const;
 
   // For simulate's replica index, which groups nodes that admit and score
   // alike. A node's signature: per constraint (hard, then soft) its domain,
@@ -144,7 +146,8 @@ class SpreadCounts {
   bool matches(const Matcher& m, const BoundPod& p) const;
   size_t matcher_for(const Selector& s);
   void build(const Cluster& c, std::vector<SpreadConstraint> list, bool hard, bool require_all,
-             const std::function<bool(NodeIndex)>& matches_required_affinity, std::vector<Domains>& out);
+             const std::function<bool(NodeIndex)>& matches_required_affinity,
+             std::vector<Domains>& out);
 
   std::string ns_;
   Labels pod_labels_;

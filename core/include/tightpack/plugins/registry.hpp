@@ -54,8 +54,8 @@ inline constexpr uint8_t kOther = 8;  // queueSort, preEnqueue, bind
 
 // What a verdict or a raw score reads besides the node and the pod.
 enum class Reads : uint8_t {
-  kNode,      // the node alone: computed once per pod
-  kNodePods,  // the pods bound to that node: recomputed when they change
+  kNode,        // the node alone: computed once per pod
+  kNodePods,    // the pods bound to that node: recomputed when they change
   kDomainPods,  // the pods of the node's topology domains: any placement may move it
 };
 
@@ -65,7 +65,7 @@ enum class Normalization : uint8_t {
   kDefault,         // helper.DefaultNormalizeScore(100, false): 100 × raw / max
   kDefaultReverse,  // helper.DefaultNormalizeScore(100, true)
   kSpread,          // PodTopologySpread's: 100 × (max + min − raw) / max over the scored nodes
-  kMinMax,          // InterPodAffinity's: 100 × (raw − min) / (max − min) over the feasible nodes
+  kMinMax,  // InterPodAffinity's: 100 × (raw − min) / (max − min) over the feasible nodes
 };
 
 struct PluginInfo {
@@ -118,7 +118,9 @@ constexpr bool in_enum_order() {
   }
   return true;
 }
-constexpr bool scores_modelled(const PluginInfo& p) { return p.modelled && (p.ext & ext::kScore); }
+constexpr bool scores_modelled(const PluginInfo& p) {
+  return p.modelled && (p.ext & ext::kScore);
+}
 constexpr size_t score_slot_count() {
   size_t n = 0;
   for (const auto& p : kPluginTable) n += scores_modelled(p) ? 1 : 0;
@@ -127,8 +129,12 @@ constexpr size_t score_slot_count() {
 }  // namespace registry_detail
 static_assert(registry_detail::in_enum_order(), "kPluginTable must list the plugins in enum order");
 
-constexpr const PluginInfo& plugin_info(Plugin p) { return kPluginTable[static_cast<size_t>(p)]; }
-constexpr const char* plugin_name(Plugin p) { return plugin_info(p).name; }
+constexpr const PluginInfo& plugin_info(Plugin p) {
+  return kPluginTable[static_cast<size_t>(p)];
+}
+constexpr const char* plugin_name(Plugin p) {
+  return plugin_info(p).name;
+}
 std::optional<Plugin> find_plugin(std::string_view name);
 
 // The modelled score plugins in registry order: the columns of a score row,

@@ -52,7 +52,8 @@ struct PodStorage {
   bool in_tree = false;
 
   bool empty() const {
-    return claim_keys.empty() && attached.empty() && disks.empty() && delayed_claims.empty() && !in_tree;
+    return claim_keys.empty() && attached.empty() && disks.empty() && delayed_claims.empty() &&
+           !in_tree;
   }
 };
 
@@ -75,7 +76,9 @@ class StorageState {
   StorageState() = default;
   explicit StorageState(const ApiObjects& objects);
 
-  bool empty() const { return claims_.empty() && volumes_.empty() && classes_.empty() && csi_nodes_.empty(); }
+  bool empty() const {
+    return claims_.empty() && volumes_.empty() && classes_.empty() && csi_nodes_.empty();
+  }
 
   const PersistentVolumeClaim* claim(std::string_view ns, std::string_view name) const;
   const PersistentVolume* volume(std::string_view name) const;
@@ -84,7 +87,9 @@ class StorageState {
   // The same by position, so that a cluster can look each node's up once.
   static constexpr uint32_t kNoCsiNode = UINT32_MAX;
   uint32_t csi_node_index(std::string_view node) const;
-  const CsiNode* csi_node_at(uint32_t index) const { return index == kNoCsiNode ? nullptr : &csi_nodes_[index]; }
+  const CsiNode* csi_node_at(uint32_t index) const {
+    return index == kNoCsiNode ? nullptr : &csi_nodes_[index];
+  }
   const CsiDriver* csi_driver(std::string_view name) const;
   const std::vector<CsiStorageCapacity>& capacities() const { return capacities_; }
   bool csi_nodes_empty() const { return csi_nodes_.empty(); }

@@ -13,7 +13,8 @@ namespace tightpack::plugins {
 
 // Index of the first NoSchedule/NoExecute taint no toleration tolerates, or -1
 // (v1helper.FindMatchingUntoleratedTaint with DoNotScheduleTaintsFilterFunc).
-int first_untolerated_taint(const std::vector<Taint>& taints, const std::vector<Toleration>& tolerations);
+int first_untolerated_taint(const std::vector<Taint>& taints,
+                            const std::vector<Toleration>& tolerations);
 
 // The filter's reason, the same for every taint since kubernetes#134740
 // (v1.35, back-ported to 1.32-1.34): taint keys and values may be sensitive,

@@ -20,13 +20,18 @@
 
 namespace tightpack::plugins {
 
-inline constexpr const char* kVolumeNodeConflictReason = "node(s) didn't match PersistentVolume's node affinity";
-inline constexpr const char* kVolumeNodeConflictReasonV130 = "node(s) had volume node affinity conflict";
-inline constexpr const char* kVolumeBindConflictReason = "node(s) didn't find available persistent volumes to bind";
-inline constexpr const char* kVolumeNotEnoughSpaceReason = "node(s) did not have enough free storage";
+inline constexpr const char* kVolumeNodeConflictReason =
+    "node(s) didn't match PersistentVolume's node affinity";
+inline constexpr const char* kVolumeNodeConflictReasonV130 =
+    "node(s) had volume node affinity conflict";
+inline constexpr const char* kVolumeBindConflictReason =
+    "node(s) didn't find available persistent volumes to bind";
+inline constexpr const char* kVolumeNotEnoughSpaceReason =
+    "node(s) did not have enough free storage";
 inline constexpr const char* kVolumeMissingReason =
     "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)";
-inline constexpr const char* kUnboundImmediateReason = "pod has unbound immediate PersistentVolumeClaims";
+inline constexpr const char* kUnboundImmediateReason =
+    "pod has unbound immediate PersistentVolumeClaims";
 
 // FindPodVolumes' conflicts, as a set; reasons() lists them in its order.
 enum VolumeConflict : uint8_t {
@@ -56,7 +61,8 @@ struct VolumeBindingPreFilter {
   PodClaims claims;
   std::optional<std::string> rejection;
 };
-std::optional<VolumeBindingPreFilter> volume_binding_prefilter(const StorageState& s, const Pod& pod);
+std::optional<VolumeBindingPreFilter> volume_binding_prefilter(const StorageState& s,
+                                                               const Pod& pod);
 
 // What FindPodVolumes finds on one node.
 struct NodeVolumes {
@@ -81,17 +87,19 @@ VolumeNodeReads find_pod_volumes_reads(const StorageState& s, const PodClaims& c
 // FindMatchingVolume with delayBinding on, in two parts. The volumes of the
 // claim's class that pass every check that does not read the node, in their
 // order: the one bound to the claim, and available ones the claim fits.
-std::vector<const PersistentVolume*> matching_candidates(const PersistentVolumeClaim& claim,
-                                                         const std::vector<const PersistentVolume*>& volumes);
+std::vector<const PersistentVolume*> matching_candidates(
+    const PersistentVolumeClaim& claim, const std::vector<const PersistentVolume*>& volumes);
 // Then on a node: the volume bound to the claim if the node reaches it
 // (null if not), else the smallest candidate the node reaches; null when none.
 const PersistentVolume* find_matching_volume(const PersistentVolumeClaim& claim,
-                                             const std::vector<const PersistentVolume*>& candidates, const Node& node,
+                                             const std::vector<const PersistentVolume*>& candidates,
+                                             const Node& node,
                                              const std::vector<const PersistentVolume*>& excluded);
 
 // Score: the shape's score of each class' requested/capacity, averaged over
 // the classes (static bindings, else provisions with capacity tracking).
 // `shape` is (utilization, score × 10) points; empty means no scorer.
-int64_t volume_binding_score(const NodeVolumes& v, const std::vector<std::pair<int64_t, int64_t>>& shape);
+int64_t volume_binding_score(const NodeVolumes& v,
+                             const std::vector<std::pair<int64_t, int64_t>>& shape);
 
 }  // namespace tightpack::plugins

@@ -15,7 +15,8 @@ namespace tightpack::plugins {
 
 inline constexpr const char* kDiskConflictReason = "node(s) had no available disk";
 inline constexpr const char* kReadWriteOncePodReason =
-    "node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access mode already in-use by another pod";
+    "node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access mode already "
+    "in-use by another pod";
 inline constexpr const char* kReadWriteOncePodReasonV130 =
     "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode";
 

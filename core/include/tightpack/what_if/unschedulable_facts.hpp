@@ -44,7 +44,8 @@ struct UnschedulableFacts {
 
 // From `d`, the decision for the pod in the cluster's state; `pool_of` names
 // a node's pool (null: none).
-UnschedulableFacts unschedulable_facts(const PodPlan& plan, const Cluster& c, const Decision& d, const Pod& pod,
+UnschedulableFacts unschedulable_facts(const PodPlan& plan, const Cluster& c, const Decision& d,
+                                       const Pod& pod,
                                        const std::function<const std::string*(NodeIndex)>& pool_of);
 
 }  // namespace tightpack
