@@ -80,6 +80,8 @@ wait_for() {
 
 build release --target tightpack --target tightpack_daskhub_day
 background_builds
+stage "test: formatting and lint (scripts/lint.sh)"
+scripts/lint.sh || status=1
 stage "test: both corpora, the fuzzing seeds and the DaskHub day through the release binaries"
 ctest --preset release -L binaries --no-tests=error || status=1
 
