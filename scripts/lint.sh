@@ -4,6 +4,9 @@
 #   - C++ formatted by clang-format 14 with .clang-format (Debian's clang-format-14;
 #     `scripts/lint.sh --fix` rewrites the files instead). Its own tables and JSON
 #     in raw strings may pass the 100 columns; nothing else does.
+#   - commit messages: a subject of at most 72 characters, then a blank line
+#     before the body, for every commit since the check began (older ones are
+#     history; a clone without them fails and says so).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fix=0
@@ -22,5 +25,28 @@ else
     echo "lint: ${#cxx[@]} C++ files as clang-format-14 lays them out"
   fi
   rm -f "${TMPDIR:-/tmp}/clang-format.$$"
+fi
+
+first=3cd1f2e2b9f1378ece7952cec8c47e0da4776f8f
+if ! git cat-file -e "$first^{commit}" 2>/dev/null; then
+  echo "lint: commit $first, where the message check begins, is not in this clone (a shallow clone? git fetch --unshallow)"
+  status=1
+else
+  bad=0
+  count=0
+  while read -r commit; do
+    count=$((count + 1))
+    subject=$(git log -1 --format=%s "$commit")
+    second=$(git log -1 --format=%B "$commit" | sed -n 2p)
+    if ((${#subject} > 72)); then
+      echo "lint: ${commit:0:10}: the subject is ${#subject} characters, over 72: $subject"
+      bad=1
+    fi
+    if [[ -n $second ]]; then
+      echo "lint: ${commit:0:10}: no blank line between the subject and the body"
+      bad=1
+    fi
+  done < <(git rev-list "$first^..HEAD")
+  if ((bad)); then status=1; else echo "lint: $count commit messages since ${first:0:10}: subjects of at most 72 characters"; fi
 fi
 exit $status
