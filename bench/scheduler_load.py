@@ -36,8 +36,17 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "scheduler"))
 
 from harness import (  # noqa: E402
-    CONFIG_DIR, TIGHTPACK, ApiError, ControlPlane, KubeScheduler, TightpackScheduler,
-    create_namespace, http_request, node_manifest, node_status, pod_manifest,
+    CONFIG_DIR,
+    TIGHTPACK,
+    ApiError,
+    ControlPlane,
+    KubeScheduler,
+    TightpackScheduler,
+    create_namespace,
+    http_request,
+    node_manifest,
+    node_status,
+    pod_manifest,
 )
 
 RUNS = {  # kind, qps, burst, clients polling /snapshot, whether they revalidate with the ETag

@@ -190,7 +190,7 @@ def lint_and_template(helm: str, out: Path) -> dict:
 
 def dry_run(api: Api, rendered: dict):
     print("== server-side dry run of every rendered object (dryRun=All, fieldValidation=Strict)", flush=True)
-    for _, release, namespace in RELEASES:
+    for _, _release, namespace in RELEASES:
         testlib.ensure_namespace(api, namespace)
     for key, docs in rendered.items():
         for obj in docs:
@@ -689,7 +689,7 @@ def rbac(binary: str, api: Api, env: dict, rendered: dict, out: Path, matrix: bo
     cleanup_cluster(api, [])
 
     print("== each release's ServiceAccount token, ConfigMap and Deployment arguments: tightpack schedules", flush=True)
-    for values, release, namespace in RELEASES:
+    for _values, release, namespace in RELEASES:
         obs = run_scenario(binary, api, env, namespace, release, out / "run" / release, f"{release}-full")
         ok = all(obs.get(k) for k in ("ready", "leader", "bound", "scheduledEvent", "unschedulableCondition",
                                       "newNodeSeen", "claimNodeSelected", "volumeClaimed", "preempted", "metrics",

@@ -9,7 +9,6 @@ import subprocess
 
 import pytest
 import tornado.web
-
 from conftest import example
 from jupyterlab_tightpack import home, kubespawner_names
 

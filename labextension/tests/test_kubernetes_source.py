@@ -6,7 +6,6 @@ import json
 
 import pytest
 import tornado.web
-
 from conftest import example
 
 TOKEN = "first-token"

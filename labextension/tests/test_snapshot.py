@@ -8,7 +8,6 @@ import re
 import pytest
 import tornado.web
 import yaml
-
 from conftest import example
 
 RFC3339_UTC = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")

@@ -5,14 +5,12 @@ from __future__ import annotations
 import json
 import pathlib
 
+import jupyterlab_tightpack
 import pytest
 import yaml
-
-import jupyterlab_tightpack
+from conftest import REPO
 from jupyterlab_tightpack.quantity import cpu_quantity, parse_byte_spec
 from jupyterlab_tightpack.sources import demo
-
-from conftest import REPO
 
 PACKAGE = pathlib.Path(jupyterlab_tightpack.__file__).parent
 

@@ -25,7 +25,6 @@ import asyncio
 import copy
 import hashlib
 import json
-import os
 import uuid as uuidlib
 
 GATEWAY_INSTANCE = "dask-gateway"  # the DaskHub release's gateway instance label
@@ -244,8 +243,8 @@ def gateway_cluster(config, user: str, options: dict, n_workers: int,
     {"daskcluster", "scheduler": Pod, "workers": [Pod]}."""
     from dask_gateway_server.backends.kubernetes.backend import KubeClusterConfig
     from dask_gateway_server.backends.kubernetes.controller import KubeController
-    from dask_gateway_server.utils import FrozenAttrDict
     from dask_gateway_server.models import User
+    from dask_gateway_server.utils import FrozenAttrDict
 
     opts = daskhub_options()
     who = User(name=user, groups=[], admin=False)

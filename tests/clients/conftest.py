@@ -15,6 +15,7 @@ sys.path.insert(0, str(ROOT / "tests" / "conformance"))
 sys.path.insert(0, str(ROOT / "labextension"))  # the sidebar's server extension
 
 import z2jh  # noqa: E402  (tests/clients, on the path above)
+
 TIGHTPACK = Path(os.environ.get("TIGHTPACK", ROOT / "build/release/scheduler/tightpack"))
 REFERENCE = Path(os.environ.get("REFERENCE", ROOT / "build/conformance/kube-scheduler-reference"))
 # zero-to-jupyterhub's released charts run their user-scheduler on v1.30.14.

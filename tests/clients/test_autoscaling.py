@@ -16,14 +16,12 @@ import json
 import subprocess
 from pathlib import Path
 
-import pytest
-
+import autoscale_judge
 import clients
 import cluster
+import pytest
 from conftest import ROOT, TIGHTPACK
 from test_scheduling import NS, gateway_pods
-
-import autoscale_judge
 
 REFERENCE = ROOT / "build/conformance/cluster-autoscaler-reference"
 WORKER_TOLERATION = {"key": "k8s.dask.org_dedicated", "operator": "Equal", "value": "worker",

@@ -15,13 +15,11 @@ from __future__ import annotations
 import json
 import subprocess
 
-import pytest
-
-from conftest import ROOT
-
 import clients
 import cluster
+import pytest
 import z2jh
+from conftest import ROOT
 from differential import compare
 
 NS = "jhub"

@@ -15,10 +15,9 @@ from __future__ import annotations
 import copy
 from decimal import Decimal
 
-import pytest
-
 import clients
 import cluster as cluster_module
+import pytest
 import z2jh
 from jupyterlab_tightpack import dask_kubernetes as sidebar_operator
 from jupyterlab_tightpack import gateway as sidebar_gateway

@@ -33,7 +33,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import corpus_current  # noqa: E402
 import differential  # noqa: E402  (one way to name a difference, for both judges)
 
-
 # What the autoscaler corpus' compare.py judges: one definition, corpus_current's.
 view = corpus_current.autoscale_view
 

@@ -26,7 +26,10 @@ def main(argv):
     ap.add_argument("--tightpack", default=os.path.join(root, "build/release/scheduler/tightpack"))
     ap.add_argument("--reference", default=os.path.join(root, "build/conformance/kube-scheduler-reference"))
     a = ap.parse_args(argv)
-    run = lambda *cmd: json.loads(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout)
+
+    def run(*cmd):
+        return json.loads(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout)
+
     tp = run(a.tightpack, "replay", a.file)
     ref = run(a.reference, a.file)
     comp = run(a.reference, "--compat", "all", a.file)

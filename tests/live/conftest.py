@@ -14,11 +14,11 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "scheduler"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from autoscaler import ClusterAutoscaler  # noqa: E402
 from fixtures import cluster  # noqa: E402,F401  (tests/scheduler's)
 from harness import ControlPlane, TightpackScheduler  # noqa: E402
-from live_cluster import start_control_plane  # noqa: E402
-from autoscaler import ClusterAutoscaler  # noqa: E402
 from kwok import Kwok  # noqa: E402
+from live_cluster import start_control_plane  # noqa: E402
 
 
 @pytest.fixture(scope="session")

@@ -27,8 +27,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness import TIGHTPACK, Api, Metrics, Watch, http_get, node_of
 from autoscaler import BOOT_SECONDS, GROUP_LABEL, install_provider_config, registering_status
+from harness import TIGHTPACK, Api, Metrics, Watch, http_get, node_of
 from kwok import FAKE
 from scenarios import parse_duration
 
@@ -438,7 +438,7 @@ def figures(replay: LiveReplay, nodes: Watch, pods: Watch, ca_metrics: Metrics, 
             life[name][2] = t
     hours: dict = {}
     left_at_end = 0
-    for name, (pool, start, stop) in life.items():
+    for pool, start, stop in life.values():
         live_seconds = (stop if stop is not None else t_end) - start
         model = live_seconds * f
         if stop is None:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import time
@@ -28,13 +27,12 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1] / "tests" / "scheduler"))
 sys.path.insert(0, str(HERE))
 
-from harness import (CONFIG_DIR, FLAVOURS, TIGHTPACK, Cluster, KubeScheduler, TightpackScheduler,  # noqa: E402
-                     Watch, wait_for)
+import scenarios  # noqa: E402
 from autoscaler import ClusterAutoscaler  # noqa: E402
+from harness import FLAVOURS, TIGHTPACK, Cluster, KubeScheduler, TightpackScheduler, Watch, wait_for  # noqa: E402
 from kwok import Kwok  # noqa: E402
 from live_cluster import start_control_plane  # noqa: E402
 from replay import LiveReplay, Timing, autoscaler_args, ca_metrics, figures  # noqa: E402
-import scenarios  # noqa: E402
 
 SCHEDULERS = {"default": "kube-default", "z2jh": "kube-z2jh", "tightpack": "tightpack"}
 PROFILE_OF = {"default": "default", "z2jh": "most-allocated", "tightpack": "tightpack"}  # pack-report's

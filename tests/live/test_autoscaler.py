@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 import subprocess
 
-from harness import TIGHTPACK, node_manifest, node_of, pod_manifest, resources, wait_for
 from autoscaler import BOOT_SECONDS, GROUP_LABEL, install_provider_config, node_pools, template_node
+from harness import TIGHTPACK, node_manifest, node_of, pod_manifest, resources, wait_for
 from kwok import FAKE
 
 

@@ -8,8 +8,8 @@ time has whole seconds: a live second is a model minute). The full runs: runs.py
 from __future__ import annotations
 
 import scenarios
-from runs import pack_report, run_one
 from replay import Timing
+from runs import pack_report, run_one
 
 
 def test_the_seeds_first_waves_live_agree_with_the_engine(control_plane, tmp_path):

@@ -13,7 +13,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from fixtures import cluster, control_plane  # noqa: E402,F401  (shared with tests/live)
 from harness import (  # noqa: E402
-    ControllerManager, KubeScheduler, TightpackScheduler, ZonalProvisioner, start_flavour,
+    ControllerManager,
+    KubeScheduler,
+    TightpackScheduler,
+    ZonalProvisioner,
+    start_flavour,
 )
 
 

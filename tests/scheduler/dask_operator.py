@@ -16,7 +16,6 @@ import subprocess
 from pathlib import Path
 
 import yaml
-
 from harness import ROOT, ApiError, ControlPlane, SchedulerProcess, wait_for
 
 CLIENTS_PYTHON = ROOT / "build" / "clients-venv" / "bin" / "python"

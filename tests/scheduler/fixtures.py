@@ -5,7 +5,6 @@ other tests. Each conftest imports them."""
 from __future__ import annotations
 
 import pytest
-
 from harness import Cluster, ControlPlane
 
 

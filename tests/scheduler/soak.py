@@ -30,9 +30,20 @@ import time
 from pathlib import Path
 from typing import Optional
 
-from harness import (TIGHTPACK, ApiError, Metrics, Watch, address_sanitized, connect,
-                     create_namespace, http_request, node_of, parse_quantity, pod_manifest,
-                     wait_for)
+from harness import (
+    TIGHTPACK,
+    ApiError,
+    Metrics,
+    Watch,
+    address_sanitized,
+    connect,
+    create_namespace,
+    http_request,
+    node_of,
+    parse_quantity,
+    pod_manifest,
+    wait_for,
+)
 
 LEASE, RENEW, RETRY = 6, 4, 1  # s: leaseDuration, renewDeadline, retryPeriod
 FAULT_RECOVERY = 40  # s from a fault to the next binding

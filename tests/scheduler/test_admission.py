@@ -14,7 +14,6 @@ import json
 import subprocess
 
 import pytest
-
 from dask_operator import CLIENTS_PYTHON
 from harness import ROOT, TIGHTPACK, parse_quantity
 

@@ -9,8 +9,7 @@ import subprocess
 import time
 
 import pytest
-
-from harness import (TIGHTPACK, closed_port, require_schedule_command, wait_for)
+from harness import TIGHTPACK, closed_port, require_schedule_command, wait_for
 
 HEADER = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
 CRASH = re.compile(r"Segmentation fault|core dumped|terminate called|Aborted|AddressSanitizer|panic", re.I)

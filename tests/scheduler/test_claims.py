@@ -16,7 +16,6 @@ from __future__ import annotations
 import time
 
 import pytest
-
 from harness import CONFIG_DIR, FLAVOURS, condition, node_of, pod_manifest, wait_for
 
 DRIVER = "pd.csi.storage.gke.io"

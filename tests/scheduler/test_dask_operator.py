@@ -12,7 +12,6 @@ default spread over each ReplicaSet's and the Service's pods)."""
 from __future__ import annotations
 
 import pytest
-
 from dask_operator import daskcluster, delete_all, install_crds
 from harness import FLAVOURS, node_of, wait_for
 
@@ -35,7 +34,7 @@ def owner(obj: dict) -> tuple:
 def test_operator_clusters_pack_as_kube_scheduler_packs_them(cluster, schedulers, dask_objects):
     api, ns = cluster.api, cluster.ns
     install_crds(api)
-    for flavour, suffix in SUFFIX.items():
+    for suffix in SUFFIX.values():
         for i, zone in enumerate(("a", "a", "b")):
             cluster.node(f"w-{suffix}-{i}", cpu="4", memory="16Gi",
                          labels={POOL: suffix, "topology.kubernetes.io/zone": zone})

@@ -8,8 +8,17 @@ from __future__ import annotations
 import json
 import subprocess
 
-from harness import (CONFIG_DIR, TIGHTPACK, ca_is_unschedulable, create_namespace, node_of,
-                     parse_quantity, pod_manifest, taint, wait_for)
+from harness import (
+    CONFIG_DIR,
+    TIGHTPACK,
+    ca_is_unschedulable,
+    create_namespace,
+    node_of,
+    parse_quantity,
+    pod_manifest,
+    taint,
+    wait_for,
+)
 
 SPEC_METRICS = [
     "scheduler_schedule_attempts_total",

@@ -9,8 +9,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from harness import (ApiError, Watch, ca_is_unschedulable, create_namespace, node_of, pod_manifest,
-                     wait_for)
+from harness import ApiError, Watch, ca_is_unschedulable, create_namespace, node_of, pod_manifest, wait_for
 
 LEASE_DURATION = 15  # s, docs/scheduler.md
 LEASE_NAME = "tightpack"

@@ -16,7 +16,6 @@ import subprocess
 import sys
 
 import pytest
-
 from harness import FLAVOURS, ROOT, TIGHTPACK, node_of, parse_quantity, wait_for
 from jupyterhub import HubError
 from test_claims import CLASS, DRIVER, SELECTED, ZONE_KEY, storage, two_zones_of_user_nodes, zonal  # noqa: F401

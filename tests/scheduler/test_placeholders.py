@@ -8,7 +8,6 @@ user-scheduler configuration.
 from __future__ import annotations
 
 import pytest
-
 from harness import FLAVOURS, Watch, create_priority_class, node_of
 
 PLACEHOLDER_CLASS = "user-placeholder-priority"

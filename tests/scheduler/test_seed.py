@@ -21,9 +21,7 @@ import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-
-from harness import (CONFIG_DIR, FLAVOURS, TIGHTPACK, ceil_div, nodes_in_use, per_node_counts,
-                     pod_manifest, wait_for)
+from harness import CONFIG_DIR, FLAVOURS, TIGHTPACK, ceil_div, nodes_in_use, per_node_counts, pod_manifest, wait_for
 
 SEED = 20260611
 NODES, NODE_CPU, NODE_MEMORY = 20, 8, "64Gi"

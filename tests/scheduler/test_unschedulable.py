@@ -16,9 +16,17 @@ import subprocess
 import time
 
 import pytest
-
-from harness import (FLAVOURS, TIGHTPACK, ca_is_unschedulable, condition,
-                     create_priority_class, node_of, pod_manifest, taint, wait_for)
+from harness import (
+    FLAVOURS,
+    TIGHTPACK,
+    ca_is_unschedulable,
+    condition,
+    create_priority_class,
+    node_of,
+    pod_manifest,
+    taint,
+    wait_for,
+)
 
 
 def predicted_message(tmp_path, cluster, pod: dict, flavour: str) -> str:

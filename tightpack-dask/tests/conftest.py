@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from tightpack_dask.scheduler import NodeAwareRetirement, install
 
 

@@ -8,14 +8,13 @@ from __future__ import annotations
 import json
 
 import dask
+from conftest import nodes_emptied, place, spread_against_upstream
 from distributed import Scheduler
 from distributed.core import rpc
 from distributed.deploy.adaptive import Adaptive
 from distributed.utils_test import gen_cluster
-from tornado.httpclient import AsyncHTTPClient
-
-from conftest import nodes_emptied, place, spread_against_upstream
 from tightpack_dask.scheduler import install
+from tornado.httpclient import AsyncHTTPClient
 
 SIX = [("127.0.0.1", 1)] * 6
 

@@ -13,7 +13,6 @@ from pathlib import Path
 
 from dask_kubernetes.operator import make_cluster_spec
 from distributed import Client
-
 from tightpack_dask.kubernetes import (
     GATEWAY_SCHEDULER_CMD,
     IDENTITY_ENV,

@@ -7,16 +7,15 @@ from __future__ import annotations
 import json
 import logging
 
+import tightpack_dask.scheduler as preload
+from conftest import nodes_emptied, place, spread_against_upstream
 from distributed import Scheduler
 from distributed.utils_test import gen_cluster
+from tightpack_dask.hints import Hints, HintsError, parse_hints
+from tightpack_dask.scheduler import install
 from tornado import web
 from tornado.httpserver import HTTPServer
 from tornado.netutil import bind_sockets
-
-import tightpack_dask.scheduler as preload
-from conftest import nodes_emptied, place, spread_against_upstream
-from tightpack_dask.hints import Hints, HintsError, parse_hints
-from tightpack_dask.scheduler import install
 
 SIX = [("127.0.0.1", 1)] * 6
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 
 from distributed import Nanny, Scheduler
-
 from tightpack_dask.scheduler import NodeAwareRetirement
 
 

@@ -4,12 +4,10 @@ And upstream's order as modelled here is the real scheduler's."""
 
 from __future__ import annotations
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from distributed import Scheduler
 from distributed.utils_test import gen_cluster
-
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from tightpack_dask.policy import Candidate, node_aware, upstream_order
 from tightpack_dask.scheduler import install
 

@@ -741,7 +741,7 @@ def affinity(s, seed, index):
     sc, meta = s["scenario"], s["meta"]
     feats = set(meta["features"])
     g = Gen(r)
-    nodes, pods, incoming = sc["nodes"], sc["pods"], sc["incoming"]
+    pods, incoming = sc["pods"], sc["incoming"]
 
     def labels_of(p):
         return p["metadata"].setdefault("labels", {})

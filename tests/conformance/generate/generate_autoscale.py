@@ -351,7 +351,7 @@ class Gen:
         out = []
         purposes = {p["purpose"] for p in pools}
         n_kinds = 1 if few else r.choice([1, 1, 2, 3])
-        for k in range(n_kinds):
+        for _ in range(n_kinds):
             what = r.choice(["dask", "dask", "notebook", "plain"] + (["gpu"] if "gpu" in purposes else []))
             cl = f"dask-{self.name_suffix()}"
             if what == "dask":
