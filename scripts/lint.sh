@@ -4,6 +4,9 @@
 #   - C++ formatted by clang-format 14 with .clang-format (Debian's clang-format-14;
 #     `scripts/lint.sh --fix` rewrites the files instead). Its own tables and JSON
 #     in raw strings may pass the 100 columns; nothing else does.
+#   - Python checked by ruff (ruff.toml: pyflakes, bugbear, pycodestyle's
+#     errors, import order), from scripts/requirements-lint.txt in build/lint-venv;
+#     --fix applies its safe fixes.
 #   - commit messages: a subject of at most 72 characters, then a blank line
 #     before the body, for every commit since the check began (older ones are
 #     history; a clone without them fails and says so).
@@ -25,6 +28,24 @@ else
     echo "lint: ${#cxx[@]} C++ files as clang-format-14 lays them out"
   fi
   rm -f "${TMPDIR:-/tmp}/clang-format.$$"
+fi
+
+venv=build/lint-venv
+stamp=$venv/.requirements-$(sha256sum <scripts/requirements-lint.txt | cut -c1-16)
+if [[ ! -f $stamp ]]; then
+  [[ -x $venv/bin/python ]] || python3 -m venv "$venv"
+  "$venv/bin/python" -m pip install --quiet -r scripts/requirements-lint.txt
+  rm -f "$venv"/.requirements-*
+  touch "$stamp"
+fi
+mapfile -t python < <(git ls-files '*.py')
+if ((fix)); then
+  "$venv/bin/ruff" check --quiet --fix "${python[@]}" || true
+elif "$venv/bin/ruff" check --quiet --output-format concise "${python[@]}"; then
+  echo "lint: ${#python[@]} Python files pass ruff ($(sed -n 's/^ruff==//p' scripts/requirements-lint.txt))"
+else
+  echo "lint: ruff's findings above (ruff.toml); scripts/lint.sh --fix applies the safe fixes"
+  status=1
 fi
 
 first=3cd1f2e2b9f1378ece7952cec8c47e0da4776f8f
