@@ -100,7 +100,10 @@ export interface ExplainRequest {
  */
 export type AdmissionChange =
   | { by: 'defaulting'; container: string; resource: string; request: string }
-  | { by: 'DefaultTolerationSeconds' | 'ExtendedResourceToleration'; toleration: Toleration };
+  | {
+      by: 'DefaultTolerationSeconds' | 'ExtendedResourceToleration';
+      toleration: Toleration;
+    };
 
 export interface Toleration {
   key?: string;
@@ -152,7 +155,13 @@ export interface NodeForecast {
   node: string;
   pool: string | null;
   /** The deciding resource and its requested share; GPU nodes are judged by GPU. */
-  utilization: { resource: string; value: number; cpu?: number; memory?: number; gpu?: number };
+  utilization: {
+    resource: string;
+    value: number;
+    cpu?: number;
+    memory?: number;
+    gpu?: number;
+  };
   threshold: number;
   removable: boolean;
   /** Removable with nothing to move (DaemonSet and mirror pods only). */
@@ -181,7 +190,12 @@ export interface Placement {
    * pinned: its node selector or required affinity admits no node of another pool;
    * nodeLabel: the label that selects the pool.
    */
-  toleratedPoolTaints: { pool: string; taint: string; pinned: boolean; nodeLabel: { key: string; value: string } | null }[];
+  toleratedPoolTaints: {
+    pool: string;
+    taint: string;
+    pinned: boolean;
+    nodeLabel: { key: string; value: string } | null;
+  }[];
   /** What admission changed in the pod before it was placed. */
   admission: AdmissionChange[];
 }
@@ -223,7 +237,13 @@ export interface UnschedulableFacts {
    * The resources NodeResourcesFit found short (on nodes that passed every filter before it),
    * in its order, with the most any of those nodes has free: cpu in millicores, memory in bytes.
    */
-  insufficient: { resource: string; requested: number; largestFree: number; node: string; pool: string | null }[];
+  insufficient: {
+    resource: string;
+    requested: number;
+    largestFree: number;
+    node: string;
+    pool: string | null;
+  }[];
   /** Nodes the pod's node selector or required node affinity excludes. */
   nodeAffinityMismatch: number;
   /** Extended resources the pod asks for that no node has. */
@@ -333,7 +353,11 @@ export interface BuiltInProfile {
 }
 
 /** cpu in millicores, memory in bytes, every other resource in its plain unit. */
-export type ResourceAmounts = Record<string, number> & { cpu: number; memory: number; pods: number };
+export type ResourceAmounts = Record<string, number> & {
+  cpu: number;
+  memory: number;
+  pods: number;
+};
 
 export interface NodeSummary {
   name: string;

@@ -1,6 +1,6 @@
 // "Copy code": the Python that starts exactly the workers the panel shows.
 import { workerContainer } from './pod.js';
-import { Pod, WorkerTemplate } from './types.js';
+import { IPod, IWorkerTemplate } from './types.js';
 
 function py(value: unknown, indent = ''): string {
   if (value === null || value === undefined) return 'None';
@@ -10,7 +10,7 @@ function py(value: unknown, indent = ''): string {
   if (Array.isArray(value)) {
     if (!value.length) return '[]';
     const inner = indent + '    ';
-    return `[\n${value.map((v) => inner + py(v, inner)).join(',\n')},\n${indent}]`;
+    return `[\n${value.map(v => inner + py(v, inner)).join(',\n')},\n${indent}]`;
   }
   const entries = Object.entries(value as Record<string, unknown>);
   if (!entries.length) return '{}';
@@ -18,7 +18,12 @@ function py(value: unknown, indent = ''): string {
   return `{\n${entries.map(([k, v]) => `${inner}${JSON.stringify(k)}: ${py(v, inner)}`).join(',\n')},\n${indent}}`;
 }
 
-function kubeCluster(template: WorkerTemplate, pod: Pod, workers: number, schedulerName: string | null): string {
+function kubeCluster(
+  template: IWorkerTemplate,
+  pod: IPod,
+  workers: number,
+  schedulerName: string | null
+): string {
   const start = template.start.kind === 'kubecluster' ? template.start : null;
   const c = workerContainer(pod);
   const name = start?.name ?? 'dask';
@@ -27,40 +32,56 @@ function kubeCluster(template: WorkerTemplate, pod: Pod, workers: number, schedu
     'from dask_kubernetes.operator import KubeCluster, make_cluster_spec',
     '',
     `spec = make_cluster_spec(name=${py(name)}, image=${py(image)}, resources=${py(c?.resources ?? {})})`,
-    'worker = spec["spec"]["worker"]["spec"]',
+    'worker = spec["spec"]["worker"]["spec"]'
   ];
-  if (schedulerName) lines.push(`worker["schedulerName"] = ${py(schedulerName)}`);
-  if (pod.spec?.tolerations?.length) lines.push(`worker["tolerations"] = ${py(pod.spec.tolerations)}`);
-  if (Object.keys(pod.spec?.nodeSelector ?? {}).length) lines.push(`worker["nodeSelector"] = ${py(pod.spec!.nodeSelector)}`);
+  if (schedulerName)
+    lines.push(`worker["schedulerName"] = ${py(schedulerName)}`);
+  if (pod.spec?.tolerations?.length)
+    lines.push(`worker["tolerations"] = ${py(pod.spec.tolerations)}`);
+  if (Object.keys(pod.spec?.nodeSelector ?? {}).length)
+    lines.push(`worker["nodeSelector"] = ${py(pod.spec!.nodeSelector)}`);
   lines.push(
     '# Each worker is a one-replica Deployment: cluster-autoscaler may evict workers to remove',
     '# a node, and their memory is lost. To keep them while they run, uncomment:',
     '# worker.setdefault("metadata", {}).setdefault("annotations", {})["cluster-autoscaler.kubernetes.io/safe-to-evict"] = "false"',
     '# To retire workers node by node when the cluster shrinks, so that whole nodes empty',
     '# (tightpack-dask installed in the image), pass env=operator_env() to make_cluster_spec',
-    '# after: from tightpack_dask.kubernetes import operator_env',
+    '# after: from tightpack_dask.kubernetes import operator_env'
   );
   const ns = start?.namespace ? `, namespace=${py(start.namespace)}` : '';
-  lines.push(`cluster = KubeCluster(custom_cluster_spec=spec${ns})`, `cluster.scale(${workers})`, 'client = cluster.get_client()');
+  lines.push(
+    `cluster = KubeCluster(custom_cluster_spec=spec${ns})`,
+    `cluster.scale(${workers})`,
+    'client = cluster.get_client()'
+  );
   return lines.join('\n');
 }
 
-function gateway(template: WorkerTemplate, pod: Pod, workers: number): string {
+function gateway(
+  template: IWorkerTemplate,
+  pod: IPod,
+  workers: number
+): string {
   const start = template.start.kind === 'gateway' ? template.start : null;
   const c = workerContainer(pod)?.resources?.requests ?? {};
   const lines = [
     'from dask_gateway import Gateway',
     '',
     `gateway = Gateway(${start ? py(start.address) : ''})`,
-    'options = gateway.cluster_options()',
+    'options = gateway.cluster_options()'
   ];
   const options = start?.options ?? {};
-  if ('worker_cores' in options && c.cpu) lines.push(`options.worker_cores = ${Number.parseFloat(c.cpu) || c.cpu}`);
+  if ('worker_cores' in options && c.cpu)
+    lines.push(`options.worker_cores = ${Number.parseFloat(c.cpu) || c.cpu}`);
   if ('worker_memory' in options && c.memory) {
     const gib = /^(\d+(?:\.\d+)?)Gi$/.exec(c.memory);
     lines.push(`options.worker_memory = ${gib ? gib[1] : py(c.memory)}  # GiB`);
   }
-  lines.push('cluster = gateway.new_cluster(options)', `cluster.scale(${workers})`, 'client = cluster.get_client()');
+  lines.push(
+    'cluster = gateway.new_cluster(options)',
+    `cluster.scale(${workers})`,
+    'client = cluster.get_client()'
+  );
   return lines.join('\n');
 }
 
@@ -69,13 +90,13 @@ function gateway(template: WorkerTemplate, pod: Pod, workers: number): string {
  * it describes, with the hub's own settings (the scheduler among them), so
  * the form's edits cannot be carried over. Say how, and what the form changed.
  */
-function profile(template: WorkerTemplate): string {
+function profile(template: IWorkerTemplate): string {
   const slug = template.start.kind === 'profile' ? template.start.slug : '';
   return [
     `# "${template.name}" is a profile of your JupyterHub: the hub starts it, with the hub's`,
     '# own settings, so the cores, memory and tolerations above are what the profile sets.',
     '# In JupyterLab: File > Hub Control Panel > Stop My Server, then Start My Server',
-    `# and choose "${template.name}" (slug ${slug}).`,
+    `# and choose "${template.name}" (slug ${slug}).`
   ].join('\n');
 }
 
@@ -83,8 +104,18 @@ function profile(template: WorkerTemplate): string {
  * `schedulerName`: the one the chosen profile runs under (the engine's
  * builtInProfiles); kube-scheduler's own, default-scheduler, is left unsaid.
  */
-export function startCode(template: WorkerTemplate, pod: Pod, workers: number, schedulerName: string): string {
+export function startCode(
+  template: IWorkerTemplate,
+  pod: IPod,
+  workers: number,
+  schedulerName: string
+): string {
   if (template.start.kind === 'gateway') return gateway(template, pod, workers);
   if (template.start.kind === 'profile') return profile(template);
-  return kubeCluster(template, pod, workers, schedulerName === 'default-scheduler' ? null : schedulerName);
+  return kubeCluster(
+    template,
+    pod,
+    workers,
+    schedulerName === 'default-scheduler' ? null : schedulerName
+  );
 }

@@ -1,7 +1,7 @@
 // One canvas per pool, one bar per node: a canvas stays fast at 1,000 nodes
 // where a DOM element per node would not. Colours come from JupyterLab's CSS
 // variables, so the drawing follows the light and dark themes.
-import { NodeView, PoolView } from './view.js';
+import { INodeView, IPoolView } from './view.js';
 
 const GAP = 2;
 
@@ -11,7 +11,7 @@ export function barWidth(count: number): number {
 }
 const HEIGHT = 28;
 
-interface Palette {
+interface IPalette {
   empty: string;
   used: string;
   added: string;
@@ -20,21 +20,22 @@ interface Palette {
   newNode: string;
 }
 
-function palette(element: HTMLElement): Palette {
+function palette(element: HTMLElement): IPalette {
   const style = getComputedStyle(element);
-  const v = (name: string, fallback: string) => style.getPropertyValue(name).trim() || fallback;
+  const v = (name: string, fallback: string) =>
+    style.getPropertyValue(name).trim() || fallback;
   return {
     empty: v('--jp-layout-color3', '#ccc'),
     used: v('--jp-ui-font-color2', '#777'),
     added: v('--jp-brand-color1', '#1976d2'),
     over: v('--jp-error-color1', '#d32f2f'),
     cordoned: v('--jp-layout-color4', '#999'),
-    newNode: v('--jp-success-color1', '#388e3c'),
+    newNode: v('--jp-success-color1', '#388e3c')
   };
 }
 
 /** Draws `pool` into `canvas`, wrapping bars to the canvas's CSS width. */
-export function drawPool(canvas: HTMLCanvasElement, pool: PoolView): void {
+export function drawPool(canvas: HTMLCanvasElement, pool: IPoolView): void {
   const count = pool.nodes.length + pool.adds;
   const BAR = barWidth(count);
   const width = Math.max(canvas.clientWidth || 240, BAR + GAP);
@@ -52,20 +53,26 @@ export function drawPool(canvas: HTMLCanvasElement, pool: PoolView): void {
   const bar = (i: number, draw: (x: number, y: number) => void) => {
     draw((i % perRow) * (BAR + GAP), Math.floor(i / perRow) * (HEIGHT + GAP));
   };
-  const fill = (x: number, y: number, from: number, to: number, colour: string) => {
+  const fill = (
+    x: number,
+    y: number,
+    from: number,
+    to: number,
+    colour: string
+  ) => {
     const a = Math.min(from, 1);
     const b = Math.min(to, 1);
     if (b <= a) return;
     ctx.fillStyle = colour;
     ctx.fillRect(x, y + HEIGHT * (1 - b), BAR, HEIGHT * (b - a));
   };
-  pool.nodes.forEach((n: NodeView, i: number) =>
+  pool.nodes.forEach((n: INodeView, i: number) =>
     bar(i, (x, y) => {
       ctx.fillStyle = n.cordoned || !n.ready ? colours.cordoned : colours.empty;
       ctx.fillRect(x, y, BAR, HEIGHT);
       fill(x, y, 0, n.before, colours.used);
       fill(x, y, n.before, n.after, n.after > 1 ? colours.over : colours.added);
-    }),
+    })
   );
   for (let k = 0; k < pool.adds; ++k) {
     bar(pool.nodes.length + k, (x, y) => {
@@ -78,11 +85,17 @@ export function drawPool(canvas: HTMLCanvasElement, pool: PoolView): void {
 }
 
 /** The node under a point of the canvas, for its tooltip. */
-export function nodeAt(canvas: HTMLCanvasElement, pool: PoolView, x: number, y: number): NodeView | 'new' | null {
+export function nodeAt(
+  canvas: HTMLCanvasElement,
+  pool: IPoolView,
+  x: number,
+  y: number
+): INodeView | 'new' | null {
   const BAR = barWidth(pool.nodes.length + pool.adds);
   const width = Math.max(canvas.clientWidth || 240, BAR + GAP);
   const perRow = Math.max(1, Math.floor((width + GAP) / (BAR + GAP)));
-  const i = Math.floor(y / (HEIGHT + GAP)) * perRow + Math.floor(x / (BAR + GAP));
+  const i =
+    Math.floor(y / (HEIGHT + GAP)) * perRow + Math.floor(x / (BAR + GAP));
   if (i < pool.nodes.length) return pool.nodes[i];
   return i < pool.nodes.length + pool.adds ? 'new' : null;
 }

@@ -1,7 +1,12 @@
-import { ILabShell, ILayoutRestorer, JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
+import {
+  ILabShell,
+  ILayoutRestorer,
+  JupyterFrontEnd,
+  JupyterFrontEndPlugin
+} from '@jupyterlab/application';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { LabIcon } from '@jupyterlab/ui-components';
-import { PanelSettings, TightpackPanel } from './panel.js';
+import { IPanelSettings, TightpackPanel } from './panel.js';
 
 const PLUGIN_ID = 'jupyterlab-tightpack:plugin';
 
@@ -13,14 +18,17 @@ const icon = new LabIcon({
     '<g class="jp-icon3" fill="#616161">' +
     '<rect x="3" y="3" width="8" height="8" rx="1"/><rect x="13" y="3" width="8" height="5" rx="1"/>' +
     '<rect x="13" y="10" width="8" height="11" rx="1"/><rect x="3" y="13" width="8" height="8" rx="1" fill-opacity="0.45"/>' +
-    '</g></svg>',
+    '</g></svg>'
 });
 
-function read(settings: ISettingRegistry.ISettings | null): PanelSettings {
+function read(settings: ISettingRegistry.ISettings | null): IPanelSettings {
   return {
-    snapshotSource: (settings?.get('snapshotSource').composite as string) ?? 'auto',
-    refreshInterval: (settings?.get('refreshInterval').composite as number) ?? 0,
-    defaultProfile: (settings?.get('defaultProfile').composite as string) ?? 'tightpack',
+    snapshotSource:
+      (settings?.get('snapshotSource').composite as string) ?? 'auto',
+    refreshInterval:
+      (settings?.get('refreshInterval').composite as number) ?? 0,
+    defaultProfile:
+      (settings?.get('defaultProfile').composite as string) ?? 'tightpack'
   };
 }
 
@@ -34,7 +42,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
     app: JupyterFrontEnd,
     shell: ILabShell,
     registry: ISettingRegistry | null,
-    restorer: ILayoutRestorer | null,
+    restorer: ILayoutRestorer | null
   ) => {
     let settings: ISettingRegistry.ISettings | null = null;
     if (registry) {
@@ -51,9 +59,9 @@ const plugin: JupyterFrontEndPlugin<void> = {
     restorer?.add(panel, panel.id);
     app.commands.addCommand('tightpack:open', {
       label: 'Show Dask worker placement',
-      execute: () => shell.activateById(panel.id),
+      execute: () => shell.activateById(panel.id)
     });
-  },
+  }
 };
 
 export default plugin;

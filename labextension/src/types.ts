@@ -4,13 +4,13 @@ import type { Toleration } from '@tightpack/wasm';
 // A v1 Toleration, as the engine declares it.
 export type { Toleration };
 
-export interface SnapshotSource {
+export interface ISnapshotSource {
   kind: 'scheduler' | 'kubernetes' | 'file' | 'demo';
   detail: string;
 }
 
-export interface SnapshotEnvelope {
-  source: SnapshotSource;
+export interface ISnapshotEnvelope {
+  source: ISnapshotSource;
   fetchedAt: string;
   cluster: object;
   pools: object | null;
@@ -20,25 +20,32 @@ export interface SnapshotEnvelope {
   kubespawnerDefaults: Record<string, unknown> | null;
   // dask-gateway's server-side worker settings, as the scheduler publishes them (or null);
   // the server extension applies them to the gateway template, the panel does not read them.
-  daskGateway: { worker?: { extraPodConfig?: object; extraContainerConfig?: object } } | null;
+  daskGateway: {
+    worker?: { extraPodConfig?: object; extraContainerConfig?: object };
+  } | null;
   admission: { extendedResourceToleration: boolean };
   // The user's own claims, from the tightpack scheduler's /home (or null): the claims and
   // volumes themselves are in `cluster`. Nothing of any other user is ever here.
-  home: HomeClaims | null;
+  home: IHomeClaims | null;
   notes: string[];
 }
 
-export interface HomeClaims {
+export interface IHomeClaims {
   user: string;
   // server: the named server's name, "" for the default server; volume: the bound volume.
-  claims: { namespace: string; name: string; server: string; volume: string | null }[];
+  claims: {
+    namespace: string;
+    name: string;
+    server: string;
+    volume: string | null;
+  }[];
 }
 
 /**
  * A claim a template's pod mounts, as the server extension describes it: the user's own
  * (from /home, or the one the first spawn creates: state 'new') or a shared one.
  */
-export interface TemplateClaim {
+export interface ITemplateClaim {
   name: string;
   namespace: string;
   own: boolean;
@@ -52,20 +59,27 @@ export interface TemplateClaim {
   bindingMode: 'WaitForFirstConsumer' | 'Immediate' | null;
 }
 
-
-export interface Container {
+export interface IContainer {
   name?: string;
   image?: string;
-  resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
+  resources?: {
+    requests?: Record<string, string>;
+    limits?: Record<string, string>;
+  };
   [key: string]: unknown;
 }
 
-export interface Pod {
+export interface IPod {
   apiVersion?: string;
   kind?: string;
-  metadata?: { name?: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  metadata?: {
+    name?: string;
+    namespace?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
   spec?: {
-    containers?: Container[];
+    containers?: IContainer[];
     tolerations?: Toleration[];
     nodeSelector?: Record<string, string>;
     schedulerName?: string;
@@ -86,20 +100,20 @@ export type StartSpec =
   | { kind: 'gateway'; address: string; options: Record<string, unknown> }
   | { kind: 'profile'; slug: string };
 
-export interface WorkerTemplate {
+export interface IWorkerTemplate {
   id: string;
   name: string;
   source: 'dask-kubernetes' | 'dask-gateway' | 'profile';
   description: string;
-  pod: Pod;
+  pod: IPod;
   workers: number;
   start: StartSpec;
   notes: string[];
   /** Profiles: the claims the pod mounts. */
-  claims?: TemplateClaim[];
+  claims?: ITemplateClaim[];
 }
 
-export interface TemplatesResponse {
-  templates: WorkerTemplate[];
+export interface ITemplatesResponse {
+  templates: IWorkerTemplate[];
   errors: string[];
 }

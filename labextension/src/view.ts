@@ -4,7 +4,7 @@
 import type { ClusterSummary, Placement } from '@tightpack/wasm';
 import { parseQuantity } from './quantity.js';
 
-export interface NodeView {
+export interface INodeView {
   name: string;
   cordoned: boolean;
   ready: boolean;
@@ -15,9 +15,9 @@ export interface NodeView {
   workers: number;
 }
 
-export interface PoolView {
+export interface IPoolView {
   name: string;
-  nodes: NodeView[];
+  nodes: INodeView[];
   workers: number;
   /** Nodes cluster-autoscaler adds, and the workers it places on them. */
   adds: number;
@@ -29,8 +29,8 @@ export interface PoolView {
   tied: string[];
 }
 
-export interface AnswerView {
-  pools: PoolView[];
+export interface IAnswerView {
+  pools: IPoolView[];
   placedNow: number;
   placedAfterScaleUp: number;
   never: number;
@@ -44,17 +44,31 @@ function share(requested: number, allocatable: number): number {
   return allocatable > 0 ? Math.min(requested / allocatable, 1.5) : 0;
 }
 
-export function answerView(summary: ClusterSummary, placement: Placement, request: Record<string, string>): AnswerView {
+export function answerView(
+  summary: ClusterSummary,
+  placement: Placement,
+  request: Record<string, string>
+): IAnswerView {
   const cpu = (parseQuantity(request.cpu ?? '0') ?? 0) * 1000;
   const memory = parseQuantity(request.memory ?? '0') ?? 0;
-  const landed = new Map(placement.nodes.map((n) => [n.node, n.replicas]));
-  const pools = new Map<string, PoolView>();
-  const pool = (name: string): PoolView => {
+  const landed = new Map(placement.nodes.map(n => [n.node, n.replicas]));
+  const pools = new Map<string, IPoolView>();
+  const pool = (name: string): IPoolView => {
     let p = pools.get(name);
     if (!p) {
-      const info = summary.pools?.find((x) => x.name === name);
-      p = { name, nodes: [], workers: 0, adds: 0, addedWorkers: 0, readyInSeconds: null, atMaxSize: false,
-        maxSize: info?.maxSize ?? null, preemptible: info?.preemptible ?? false, tied: [] };
+      const info = summary.pools?.find(x => x.name === name);
+      p = {
+        name,
+        nodes: [],
+        workers: 0,
+        adds: 0,
+        addedWorkers: 0,
+        readyInSeconds: null,
+        atMaxSize: false,
+        maxSize: info?.maxSize ?? null,
+        preemptible: info?.preemptible ?? false,
+        tied: []
+      };
       pools.set(name, p);
     }
     return p;
@@ -65,9 +79,20 @@ export function answerView(summary: ClusterSummary, placement: Placement, reques
     const a = n.allocatable;
     const r = n.requested;
     const before = Math.max(share(r.cpu, a.cpu), share(r.memory, a.memory));
-    const after = Math.max(share(r.cpu + workers * cpu, a.cpu), share(r.memory + workers * memory, a.memory));
+    const after = Math.max(
+      share(r.cpu + workers * cpu, a.cpu),
+      share(r.memory + workers * memory, a.memory)
+    );
     const p = pool(n.pool ?? NO_POOL);
-    p.nodes.push({ name: n.name, cordoned: n.cordoned, ready: n.ready, tainted: n.taints.length > 0, before, after, workers });
+    p.nodes.push({
+      name: n.name,
+      cordoned: n.cordoned,
+      ready: n.ready,
+      tainted: n.taints.length > 0,
+      before,
+      after,
+      workers
+    });
     p.workers += workers;
   }
   let placedAfterScaleUp = 0;
@@ -82,10 +107,17 @@ export function answerView(summary: ClusterSummary, placement: Placement, reques
   }
   const never = placement.replicas - placement.placed - placedAfterScaleUp;
   return {
-    pools: [...pools.values()].filter((p) => p.nodes.length > 0 || p.adds > 0 || (summary.pools ?? []).some((x) => x.name === p.name)),
+    pools: [...pools.values()].filter(
+      p =>
+        p.nodes.length > 0 ||
+        p.adds > 0 ||
+        (summary.pools ?? []).some(x => x.name === p.name)
+    ),
     placedNow: placement.placed,
     placedAfterScaleUp,
     never: Math.max(never, 0),
-    tiedWorkers: placement.placements.filter((c) => c.node !== null && c.tiedNodes > 1).length,
+    tiedWorkers: placement.placements.filter(
+      c => c.node !== null && c.tiedNodes > 1
+    ).length
   };
 }

@@ -7,14 +7,19 @@
 //    loaded, the first answer drawn), on a fresh page each time;
 // 2. a change of the worker count to the redrawn answer: the input event,
 //    the engine's answer, the DOM and canvases, and the next painted frame.
-import { installAsAUser, launchChromium, startLab, widenSidebar } from './jupyterlab.mjs';
+import {
+  installAsAUser,
+  launchChromium,
+  startLab,
+  widenSidebar
+} from './jupyterlab.mjs';
 
 const runs = Number(process.argv[2] ?? 5);
 const changes = Number(process.argv[3] ?? 40);
 
 function stats(samples) {
   const s = [...samples].sort((a, b) => a - b);
-  const q = (p) => s[Math.min(s.length - 1, Math.floor(p * s.length))];
+  const q = p => s[Math.min(s.length - 1, Math.floor(p * s.length))];
   return `median ${q(0.5).toFixed(1)} ms, p90 ${q(0.9).toFixed(1)} ms, range ${s[0].toFixed(1)}–${s[s.length - 1].toFixed(1)} ms (${s.length} samples)`;
 }
 
@@ -28,38 +33,60 @@ try {
   for (let i = 0; i < runs; ++i) {
     // ?reset: the workspace must not reopen the panel by itself.
     await page.goto(`${lab.url}/lab?reset&token=${lab.token}`);
-    const tab = page.locator('.jp-SideBar.jp-mod-left [data-id="tightpack-panel"]');
+    const tab = page.locator(
+      '.jp-SideBar.jp-mod-left [data-id="tightpack-panel"]'
+    );
     await tab.waitFor({ timeout: 60000 });
-    await page.waitForTimeout(500);  // JupyterLab settles
+    await page.waitForTimeout(500); // JupyterLab settles
     const start = await page.evaluate(() => performance.now());
     await tab.click();
-    await page.waitForFunction(() => document.querySelector('#tightpack-panel')?.dataset.firstDrawMs !== undefined, null, { timeout: 30000 });
-    const drawn = await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r(performance.now()))));
+    await page.waitForFunction(
+      () =>
+        document.querySelector('#tightpack-panel')?.dataset.firstDrawMs !==
+        undefined,
+      null,
+      { timeout: 30000 }
+    );
+    const drawn = await page.evaluate(
+      () => new Promise(r => requestAnimationFrame(() => r(performance.now())))
+    );
     opens.push(drawn - start);
-    inPanel.push(Number(await page.locator('#tightpack-panel').getAttribute('data-first-draw-ms')));
+    inPanel.push(
+      Number(
+        await page
+          .locator('#tightpack-panel')
+          .getAttribute('data-first-draw-ms')
+      )
+    );
   }
   const nodes = await page.locator('#tightpack-panel .tp-source').textContent();
   await widenSidebar(page, 460);
-  const redraws = await page.evaluate(async (count) => {
+  const redraws = await page.evaluate(async count => {
     const panel = document.querySelector('#tightpack-panel');
     const input = panel.querySelector('input.tp-workers');
-    const frame = () => new Promise((r) => requestAnimationFrame(() => r()));
+    const frame = () => new Promise(r => requestAnimationFrame(() => r()));
     const out = { total: [], answer: [] };
     for (let i = 0; i < count; ++i) {
       await frame();
       const start = performance.now();
       input.value = String(20 + (i % 2 ? i : 2 * i));
       input.dispatchEvent(new Event('input', { bubbles: true }));
-      await frame();  // the frame that paints the new answer
+      await frame(); // the frame that paints the new answer
       out.total.push(performance.now() - start);
       out.answer.push(Number(panel.dataset.answerMs));
     }
     return out;
   }, changes);
   console.log(`cluster: ${nodes}`);
-  console.log(`first open of the sidebar to a drawn cluster (click to painted frame): ${stats(opens)}`);
-  console.log(`  of which the panel, from first shown to drawn: ${stats(inPanel)}`);
-  console.log(`worker count changed to redrawn answer (input event to painted frame): ${stats(redraws.total)}`);
+  console.log(
+    `first open of the sidebar to a drawn cluster (click to painted frame): ${stats(opens)}`
+  );
+  console.log(
+    `  of which the panel, from first shown to drawn: ${stats(inPanel)}`
+  );
+  console.log(
+    `worker count changed to redrawn answer (input event to painted frame): ${stats(redraws.total)}`
+  );
   console.log(`  of which engine + DOM + canvases: ${stats(redraws.answer)}`);
 } finally {
   await context.close();

@@ -10,13 +10,20 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
-export const repoDir = path.resolve(fileURLToPath(new URL('../..', import.meta.url)));
+export const repoDir = path.resolve(
+  fileURLToPath(new URL('../..', import.meta.url))
+);
 export const venv = path.join(repoDir, 'build', 'venv-user');
 
 function wheel() {
   const dist = path.join(repoDir, 'build', 'dist');
-  const found = existsSync(dist) ? readdirSync(dist).filter((f) => /^jupyterlab_tightpack-.*\.whl$/.test(f)) : [];
-  if (found.length !== 1) throw new Error(`expected one wheel in ${dist}: run scripts/build_labextension.sh`);
+  const found = existsSync(dist)
+    ? readdirSync(dist).filter(f => /^jupyterlab_tightpack-.*\.whl$/.test(f))
+    : [];
+  if (found.length !== 1)
+    throw new Error(
+      `expected one wheel in ${dist}: run scripts/build_labextension.sh`
+    );
   return path.join(dist, found[0]);
 }
 
@@ -28,17 +35,30 @@ export function installAsAUser({ reuse = false } = {}) {
   const whl = wheel();
   const pip = path.join(venv, 'bin', 'pip');
   if (reuse && existsSync(pip)) {
-    execFileSync(pip, ['install', '--quiet', '--force-reinstall', '--no-deps', whl], { stdio: 'inherit' });
+    execFileSync(
+      pip,
+      ['install', '--quiet', '--force-reinstall', '--no-deps', whl],
+      { stdio: 'inherit' }
+    );
     return;
   }
-  execFileSync('python3', ['-m', 'venv', '--clear', venv], { stdio: 'inherit' });
-  execFileSync(pip, ['install', '--quiet', 'jupyterlab>=4.2,<5', whl], { stdio: 'inherit' });
+  execFileSync('python3', ['-m', 'venv', '--clear', venv], {
+    stdio: 'inherit'
+  });
+  execFileSync(pip, ['install', '--quiet', 'jupyterlab>=4.2,<5', whl], {
+    stdio: 'inherit'
+  });
 }
 
 /** What `jupyter ARGS` prints, standard output and error together (the list commands use both). */
 export function jupyter(...args) {
-  const r = spawnSync(path.join(venv, 'bin', 'jupyter'), args, { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`jupyter ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+  const r = spawnSync(path.join(venv, 'bin', 'jupyter'), args, {
+    encoding: 'utf8'
+  });
+  if (r.status !== 0)
+    throw new Error(
+      `jupyter ${args.join(' ')} exited ${r.status}: ${r.stderr}`
+    );
   return (r.stdout + r.stderr).replace(/\x1b\[[0-9;]*m/g, '');
 }
 
@@ -61,10 +81,17 @@ export async function startLab(env = {}) {
   writeFileSync(path.join(home, 'README.md'), '# a notebook user\n');
   const child = spawn(
     path.join(venv, 'bin', 'jupyter'),
-    ['lab', '--no-browser', '--ip=127.0.0.1', `--port=${port}`, `--IdentityProvider.token=${token}`,
-      `--ServerApp.root_dir=${home}`, '--ServerApp.open_browser=False',
+    [
+      'lab',
+      '--no-browser',
+      '--ip=127.0.0.1',
+      `--port=${port}`,
+      `--IdentityProvider.token=${token}`,
+      `--ServerApp.root_dir=${home}`,
+      '--ServerApp.open_browser=False',
       // CI machines of this project run as root.
-      ...(process.getuid?.() === 0 ? ['--allow-root'] : [])],
+      ...(process.getuid?.() === 0 ? ['--allow-root'] : [])
+    ],
     {
       env: {
         ...process.env,
@@ -77,22 +104,30 @@ export async function startLab(env = {}) {
         TIGHTPACK_SNAPSHOT_URL: '',
         TIGHTPACK_SNAPSHOT_FILE: '',
         KUBERNETES_SERVICE_HOST: '',
-        ...env,
+        ...env
       },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
+      stdio: ['ignore', 'pipe', 'pipe']
+    }
   );
   let log = '';
-  child.stdout.on('data', (d) => (log += d));
-  child.stderr.on('data', (d) => (log += d));
+  child.stdout.on('data', d => (log += d));
+  child.stderr.on('data', d => (log += d));
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 600; ++i) {
-    if (child.exitCode !== null) throw new Error(`jupyter lab exited ${child.exitCode}:\n${log}`);
+    if (child.exitCode !== null)
+      throw new Error(`jupyter lab exited ${child.exitCode}:\n${log}`);
     try {
       const r = await fetch(`${url}/api/status?token=${token}`);
-      if (r.ok) return { url, token, home, log: () => log, stop: () => child.kill('SIGTERM') };
+      if (r.ok)
+        return {
+          url,
+          token,
+          home,
+          log: () => log,
+          stop: () => child.kill('SIGTERM')
+        };
     } catch {}
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise(r => setTimeout(r, 100));
   }
   child.kill('SIGKILL');
   throw new Error(`jupyter lab did not start in 60 s:\n${log}`);
@@ -104,8 +139,15 @@ export async function launchChromium() {
     executablePath: '/usr/bin/chromium',
     headless: true,
     viewport: { width: 1280, height: 1500 },
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync'
+    ]
   });
 }
 
@@ -113,16 +155,23 @@ export async function launchChromium() {
 export async function openSidebar(context, lab) {
   const page = context.pages()[0] ?? (await context.newPage());
   await page.goto(`${lab.url}/lab?token=${lab.token}`);
-  const tab = page.locator('.jp-SideBar.jp-mod-left [data-id="tightpack-panel"]');
+  const tab = page.locator(
+    '.jp-SideBar.jp-mod-left [data-id="tightpack-panel"]'
+  );
   await tab.waitFor({ timeout: 60000 });
   await tab.click();
-  await page.locator('#tightpack-panel .tp-pool canvas').first().waitFor({ timeout: 30000 });
+  await page
+    .locator('#tightpack-panel .tp-pool canvas')
+    .first()
+    .waitFor({ timeout: 30000 });
   return page;
 }
 
 /** Widens the left sidebar to `width` pixels by dragging its handle, as a user would. */
 export async function widenSidebar(page, width) {
-  const handle = page.locator('#jp-main-split-panel > .lm-SplitPanel-handle').first();
+  const handle = page
+    .locator('#jp-main-split-panel > .lm-SplitPanel-handle')
+    .first();
   const box = await handle.boundingBox();
   await page.mouse.move(box.x + box.width / 2, box.y + 200);
   await page.mouse.down();
@@ -139,5 +188,11 @@ export async function setField(page, selector, value) {
 }
 
 export async function waitForAnswerAfter(page, version) {
-  await page.waitForFunction((v) => Number(document.querySelector('#tightpack-panel')?.dataset.answerVersion ?? 0) > v, version);
+  await page.waitForFunction(
+    v =>
+      Number(
+        document.querySelector('#tightpack-panel')?.dataset.answerVersion ?? 0
+      ) > v,
+    version
+  );
 }

@@ -28,7 +28,7 @@ WebAssembly build of the engine.
 
   --jsonl   one scenario per input line, one result per output line, in order
   FILE      input file; '-' or nothing reads standard input
-`,
+`
 };
 
 const usage = `Usage:
@@ -44,11 +44,12 @@ const strerror = {
   EISDIR: 'Is a directory',
   ENOTDIR: 'Not a directory',
   ELOOP: 'Too many levels of symbolic links',
-  ENAMETOOLONG: 'File name too long',
+  ENAMETOOLONG: 'File name too long'
 };
 
 function isBlank(line) {
-  for (const b of line) if (b !== 0x20 && b !== 0x09 && b !== 0x0d) return false;
+  for (const b of line)
+    if (b !== 0x20 && b !== 0x09 && b !== 0x0d) return false;
   return true;
 }
 
@@ -63,7 +64,9 @@ async function main(argv) {
     return command ? kOk : kUsage;
   }
   if (!(command in help)) {
-    process.stderr.write(`tightpack-wasm: unknown command ${JSON.stringify(command)}\n${usage}`);
+    process.stderr.write(
+      `tightpack-wasm: unknown command ${JSON.stringify(command)}\n${usage}`
+    );
     return kUsage;
   }
   let jsonl = false;
@@ -73,7 +76,9 @@ async function main(argv) {
     if (a === '--jsonl') jsonl = true;
     else if (a === '--help') wantHelp = true;
     else if (a.length > 2 && a.startsWith('--')) {
-      process.stderr.write(`tightpack-wasm ${command}: unknown option ${a}\n${help[command]}`);
+      process.stderr.write(
+        `tightpack-wasm ${command}: unknown option ${a}\n${help[command]}`
+      );
       return kUsage;
     } else positional.push(a);
   }
@@ -82,7 +87,9 @@ async function main(argv) {
     return kOk;
   }
   if (positional.length > 1) {
-    process.stderr.write(`tightpack-wasm ${command}: at most one FILE\n${help[command]}`);
+    process.stderr.write(
+      `tightpack-wasm ${command}: at most one FILE\n${help[command]}`
+    );
     return kUsage;
   }
   const path = positional[0] ?? '-';
@@ -90,11 +97,16 @@ async function main(argv) {
   try {
     text = readFileSync(path === '-' ? 0 : path);
   } catch (e) {
-    process.stderr.write(`tightpack-wasm ${command}: cannot read ${path}: ${strerror[e.code] ?? e.message}\n`);
+    process.stderr.write(
+      `tightpack-wasm ${command}: cannot read ${path}: ${strerror[e.code] ?? e.message}\n`
+    );
     return kInputError;
   }
   const engine = await loadEngine();
-  const answer = command === 'replay' ? (s) => engine.replayBytes(s) : (s) => engine.autoscaleBytes(s);
+  const answer =
+    command === 'replay'
+      ? s => engine.replayBytes(s)
+      : s => engine.autoscaleBytes(s);
   const newline = Buffer.from('\n');
   const out = [];
   if (!jsonl) {
@@ -110,7 +122,7 @@ async function main(argv) {
     }
   }
   await new Promise((resolve, reject) =>
-    process.stdout.write(Buffer.concat(out), (e) => (e ? reject(e) : resolve())),
+    process.stdout.write(Buffer.concat(out), e => (e ? reject(e) : resolve()))
   );
   return kOk;
 }
@@ -118,7 +130,7 @@ async function main(argv) {
 // A reader that stops early (`| head`) ends the native command with SIGPIPE,
 // which a shell reports as 128 + 13; Node ignores the signal and raises
 // EPIPE instead: end the same way, without a stack trace.
-process.stdout.on('error', (e) => {
+process.stdout.on('error', e => {
   if (e.code !== 'EPIPE') throw e;
   process.exit(141);
 });

@@ -15,7 +15,9 @@ function bytesOf(input, what) {
     }
   }
   const got = input === null ? 'null' : typeof input;
-  return { error: `${what}: expected a JSON string, UTF-8 bytes or an object, got ${got}` };
+  return {
+    error: `${what}: expected a JSON string, UTF-8 bytes or an object, got ${got}`
+  };
 }
 
 function ok(value) {
@@ -40,7 +42,11 @@ class Heap {
       for (const bytes of inputs) {
         const pointer = bytes.length ? this.module._malloc(bytes.length) : 0;
         if (bytes.length && !pointer) {
-          return encoder.encode(JSON.stringify({ error: `out of memory: ${bytes.length} bytes of input` }));
+          return encoder.encode(
+            JSON.stringify({
+              error: `out of memory: ${bytes.length} bytes of input`
+            })
+          );
         }
         pointers.push(pointer);
         // HEAPU8 is replaced when memory grows: read it after malloc.
@@ -65,7 +71,12 @@ class Heap {
 
 function answer(bytes) {
   const value = JSON.parse(decoder.decode(bytes));
-  if (value !== null && typeof value === 'object' && typeof value.error === 'string' && Object.keys(value).length === 1) {
+  if (
+    value !== null &&
+    typeof value === 'object' &&
+    typeof value.error === 'string' &&
+    Object.keys(value).length === 1
+  ) {
     return failure(value.error);
   }
   return ok(value);
@@ -112,7 +123,9 @@ export class Cluster {
     if (!this.#handle) return failure('the cluster was disposed');
     const input = bytesOf(request, 'request');
     if (input.error) return failure(input.error);
-    return answer(this.#heap.withBytes([input.bytes], (p, n) => this.#handle[method](p, n)));
+    return answer(
+      this.#heap.withBytes([input.bytes], (p, n) => this.#handle[method](p, n))
+    );
   }
 }
 
@@ -150,7 +163,7 @@ export class Engine {
     for (const [value, what, optional] of [
       [snapshot, 'snapshot', false],
       [options.pools, 'pools', true],
-      [options.schedulerConfig, 'schedulerConfig', true],
+      [options.schedulerConfig, 'schedulerConfig', true]
     ]) {
       if (optional && (value === undefined || value === null)) {
         inputs.push(new Uint8Array(0));
@@ -161,7 +174,9 @@ export class Engine {
       inputs.push(input.bytes);
     }
     const handle = new this.#module.LoadedCluster();
-    const loaded = answer(this.#heap.withBytes(inputs, (...args) => handle.load(...args)));
+    const loaded = answer(
+      this.#heap.withBytes(inputs, (...args) => handle.load(...args))
+    );
     if (!loaded.ok) {
       handle.delete();
       return loaded;
@@ -179,7 +194,10 @@ export class Engine {
 
   #document(method, scenario) {
     const input = bytesOf(scenario, 'scenario');
-    if (input.error) return encoder.encode(JSON.stringify({ error: input.error }));
-    return this.#heap.withBytes([input.bytes], (p, n) => this.#module[method](p, n));
+    if (input.error)
+      return encoder.encode(JSON.stringify({ error: input.error }));
+    return this.#heap.withBytes([input.bytes], (p, n) =>
+      this.#module[method](p, n)
+    );
   }
 }

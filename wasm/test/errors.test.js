@@ -5,17 +5,28 @@ import path from 'node:path';
 import { loadEngine } from '@tightpack/wasm';
 import { repoDir } from './paths.js';
 
-const demo = readFileSync(path.join(repoDir, 'examples', 'daskhub-demo', 'cluster.json'));
+const demo = readFileSync(
+  path.join(repoDir, 'examples', 'daskhub-demo', 'cluster.json')
+);
 const worker = {
   pod: {
     metadata: { name: 'dask-worker', namespace: 'daskhub' },
     spec: {
-      tolerations: [{ key: 'dask', operator: 'Equal', value: 'worker', effect: 'NoSchedule' }],
-      containers: [{ name: 'worker', resources: { requests: { cpu: '1', memory: '4Gi' } } }],
-    },
+      tolerations: [
+        {
+          key: 'dask',
+          operator: 'Equal',
+          value: 'worker',
+          effect: 'NoSchedule'
+        }
+      ],
+      containers: [
+        { name: 'worker', resources: { requests: { cpu: '1', memory: '4Gi' } } }
+      ]
+    }
   },
   replicas: 20,
-  profile: 'tightpack',
+  profile: 'tightpack'
 };
 
 let engine;
@@ -38,30 +49,82 @@ function expectUsable() {
 }
 
 test('invalid JSON names the document, line and column', () => {
-  expectError(engine.loadCluster('{"items": [}'), 'snapshot: invalid JSON at line 1 column');
+  expectError(
+    engine.loadCluster('{"items": [}'),
+    'snapshot: invalid JSON at line 1 column'
+  );
   expectError(engine.loadCluster(demo, { pools: '{' }), 'pools: invalid JSON');
-  expectError(engine.loadCluster(demo, { schedulerConfig: 'profiles:\n- x' }), 'schedulerConfig: invalid JSON');
+  expectError(
+    engine.loadCluster(demo, { schedulerConfig: 'profiles:\n- x' }),
+    'schedulerConfig: invalid JSON'
+  );
   expectUsable();
 });
 
 test('wrong types name the path and what was expected', () => {
-  expectError(engine.loadCluster({ kind: 'List', items: 5 }), 'snapshot: $.items', 'expected an array');
-  expectError(engine.loadCluster(42), 'snapshot: expected a JSON string, UTF-8 bytes or an object, got number');
+  expectError(
+    engine.loadCluster({ kind: 'List', items: 5 }),
+    'snapshot: $.items',
+    'expected an array'
+  );
+  expectError(
+    engine.loadCluster(42),
+    'snapshot: expected a JSON string, UTF-8 bytes or an object, got number'
+  );
   const badCpu = {
     kind: 'NodeList',
-    items: [{ metadata: { name: 'n1' }, status: { allocatable: { cpu: 'lots', memory: '1Gi' } } }],
+    items: [
+      {
+        metadata: { name: 'n1' },
+        status: { allocatable: { cpu: 'lots', memory: '1Gi' } }
+      }
+    ]
   };
-  expectError(engine.loadCluster(badCpu), '$.items[0].status.allocatable.cpu', '"lots"');
+  expectError(
+    engine.loadCluster(badCpu),
+    '$.items[0].status.allocatable.cpu',
+    '"lots"'
+  );
   const c = engine.loadCluster(demo).value;
-  expectError(c.place({ ...worker, replicas: 0 }), 'replicas', '0 is not a whole number from 1 to 1000000');
-  expectError(c.place({ ...worker, replicas: 'ten' }), 'replicas', 'expected an integer');
-  expectError(c.place({ ...worker, colour: 'blue' }), '$.colour', 'unknown field');
+  expectError(
+    c.place({ ...worker, replicas: 0 }),
+    'replicas',
+    '0 is not a whole number from 1 to 1000000'
+  );
+  expectError(
+    c.place({ ...worker, replicas: 'ten' }),
+    'replicas',
+    'expected an integer'
+  );
+  expectError(
+    c.place({ ...worker, colour: 'blue' }),
+    '$.colour',
+    'unknown field'
+  );
   expectError(c.place({ replicas: 1 }), '$.pod', 'is required');
-  expectError(c.place({ ...worker, profile: 'spread-everything' }), 'no profile "spread-everything"');
-  expectError(c.place({ ...worker, release: 'v1.26' }), 'release', 'unknown kube-scheduler release "v1.26" (v1.37, v1.36, v1.30)');
-  expectError(c.place({ ...worker, release: 130 }), 'release', 'expected a string');
-  expectError(c.explain({ pod: { spec: { containers: [{ resources: { requests: { memory: '4 GiB' } } }] } } }),
-    'memory', '"4 GiB"');
+  expectError(
+    c.place({ ...worker, profile: 'spread-everything' }),
+    'no profile "spread-everything"'
+  );
+  expectError(
+    c.place({ ...worker, release: 'v1.26' }),
+    'release',
+    'unknown kube-scheduler release "v1.26" (v1.37, v1.36, v1.30)'
+  );
+  expectError(
+    c.place({ ...worker, release: 130 }),
+    'release',
+    'expected a string'
+  );
+  expectError(
+    c.explain({
+      pod: {
+        spec: { containers: [{ resources: { requests: { memory: '4 GiB' } } }] }
+      }
+    }),
+    'memory',
+    '"4 GiB"'
+  );
   expectError(c.place(undefined), 'request: expected a JSON string');
   c.dispose();
   expectError(c.place(worker), 'disposed');
@@ -69,7 +132,10 @@ test('wrong types name the path and what was expected', () => {
 });
 
 test('a snapshot with no nodes is an error', () => {
-  expectError(engine.loadCluster({ apiVersion: 'v1', kind: 'List', items: [] }), 'has no nodes');
+  expectError(
+    engine.loadCluster({ apiVersion: 'v1', kind: 'List', items: [] }),
+    'has no nodes'
+  );
   expectError(engine.loadCluster({ nodes: [], pods: [] }), 'has no nodes');
   expectUsable();
 });
@@ -89,7 +155,10 @@ test('50 MB of garbage is an error, not a crash', () => {
   expectError(r, '$.items', 'expected an array');
   expect(r.error.length).toBeLessThan(1000);
   // 50 MB of nesting.
-  expectError(engine.loadCluster('['.repeat(50 * 1024 * 1024)), 'snapshot: invalid JSON');
+  expectError(
+    engine.loadCluster('['.repeat(50 * 1024 * 1024)),
+    'snapshot: invalid JSON'
+  );
   expectUsable();
 });
 
@@ -98,7 +167,7 @@ test('10,000 calls leave the heap as they found it', async () => {
   engine = await loadEngine();
   const start = engine.memoryBytes();
   const cluster = engine.loadCluster(demo).value;
-  const round = (i) => {
+  const round = i => {
     switch (i % 5) {
       case 0: {
         const c = engine.loadCluster(demo);
@@ -113,21 +182,25 @@ test('10,000 calls leave the heap as they found it', async () => {
         cluster.explain({ pod: worker.pod, profile: 'most-allocated' });
         break;
       case 3:
-        engine.loadCluster('{"kind": "List", "items": [{"kind": "Node", "metadata": {"name": 7}}]}');
+        engine.loadCluster(
+          '{"kind": "List", "items": [{"kind": "Node", "metadata": {"name": 7}}]}'
+        );
         break;
       default:
         engine.replay('{"nodes": [');
         cluster.place({ ...worker, replicas: -1 });
     }
   };
-  for (let i = 0; i < 200; ++i) round(i);  // warm: caches and the allocator's free lists
+  for (let i = 0; i < 200; ++i) round(i); // warm: caches and the allocator's free lists
   const memory = engine.memoryBytes();
   const inUse = engine.heapBytesInUse();
   for (let i = 0; i < 10000; ++i) round(i);
   const grownMemory = engine.memoryBytes() - memory;
   const grownInUse = engine.heapBytesInUse() - inUse;
-  console.log(`fresh module: ${start} bytes of memory; 10,000 calls: memory ${memory} -> ${engine.memoryBytes()} bytes (+${grownMemory}), ` +
-    `heap in use ${inUse} -> ${engine.heapBytesInUse()} bytes (${grownInUse >= 0 ? '+' : ''}${grownInUse})`);
+  console.log(
+    `fresh module: ${start} bytes of memory; 10,000 calls: memory ${memory} -> ${engine.memoryBytes()} bytes (+${grownMemory}), ` +
+      `heap in use ${inUse} -> ${engine.heapBytesInUse()} bytes (${grownInUse >= 0 ? '+' : ''}${grownInUse})`
+  );
   expect(grownMemory).toBe(0);
   expect(engine.memoryBytes()).toBeLessThanOrEqual(32 * 1024 * 1024);
   expect(grownInUse).toBeLessThanOrEqual(4096);

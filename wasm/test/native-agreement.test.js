@@ -7,68 +7,152 @@ import path from 'node:path';
 import { loadEngine } from '@tightpack/wasm';
 import { nativeTightpack, repoDir, required } from './paths.js';
 
-const clusterFile = path.join(repoDir, 'examples', 'daskhub-demo', 'cluster.json');
-const inferAllPools = { apiVersion: 'tightpack.io/v1alpha1', kind: 'NodePools' };
+const clusterFile = path.join(
+  repoDir,
+  'examples',
+  'daskhub-demo',
+  'cluster.json'
+);
+const inferAllPools = {
+  apiVersion: 'tightpack.io/v1alpha1',
+  kind: 'NodePools'
+};
 
 function pod(name, requests, tolerations = [], extra = {}) {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: { name, namespace: 'daskhub' },
-    spec: { tolerations, containers: [{ name: 'main', resources: { requests } }], ...extra },
+    spec: {
+      tolerations,
+      containers: [{ name: 'main', resources: { requests } }],
+      ...extra
+    }
   };
 }
-const daskToleration = [{ key: 'dask', operator: 'Equal', value: 'worker', effect: 'NoSchedule' }];
+const daskToleration = [
+  { key: 'dask', operator: 'Equal', value: 'worker', effect: 'NoSchedule' }
+];
 
 const cases = [
-  ['10 Dask workers, tightpack', pod('dask-worker', { cpu: '1', memory: '4Gi' }, daskToleration), 10, 'tightpack'],
-  ['40 Dask workers, default', pod('dask-worker', { cpu: '1', memory: '4Gi' }, daskToleration), 40, 'default'],
-  ['300 Dask workers, most-allocated', pod('dask-worker', { cpu: '2', memory: '8Gi' }, daskToleration), 300, 'most-allocated'],
+  [
+    '10 Dask workers, tightpack',
+    pod('dask-worker', { cpu: '1', memory: '4Gi' }, daskToleration),
+    10,
+    'tightpack'
+  ],
+  [
+    '40 Dask workers, default',
+    pod('dask-worker', { cpu: '1', memory: '4Gi' }, daskToleration),
+    40,
+    'default'
+  ],
+  [
+    '300 Dask workers, most-allocated',
+    pod('dask-worker', { cpu: '2', memory: '8Gi' }, daskToleration),
+    300,
+    'most-allocated'
+  ],
   // zero-to-jupyterhub's user-scheduler as its released charts run it: v1.30.14 words
   // taints and decides pods larger than a node differently.
-  ['300 Dask workers without the toleration, most-allocated on v1.30', pod('dask-worker', { cpu: '2', memory: '8Gi' }),
-    300, 'most-allocated', 'v1.30'],
-  ['a GPU notebook', pod('jupyter-ana', { cpu: '4', memory: '16Gi', 'nvidia.com/gpu': '1' },
-    [{ key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' }]), 3, 'default'],
-  ['workers without the toleration', pod('dask-worker', { cpu: '1', memory: '4Gi' }), 30, 'tightpack'],
-  ['a resource no pool offers', pod('fpga', { cpu: '1', 'example.com/fpga': '1' }), 2, 'default'],
+  [
+    '300 Dask workers without the toleration, most-allocated on v1.30',
+    pod('dask-worker', { cpu: '2', memory: '8Gi' }),
+    300,
+    'most-allocated',
+    'v1.30'
+  ],
+  [
+    'a GPU notebook',
+    pod('jupyter-ana', { cpu: '4', memory: '16Gi', 'nvidia.com/gpu': '1' }, [
+      { key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' }
+    ]),
+    3,
+    'default'
+  ],
+  [
+    'workers without the toleration',
+    pod('dask-worker', { cpu: '1', memory: '4Gi' }),
+    30,
+    'tightpack'
+  ],
+  [
+    'a resource no pool offers',
+    pod('fpga', { cpu: '1', 'example.com/fpga': '1' }),
+    2,
+    'default'
+  ]
 ];
 
 describe.each(cases)('%s', (_, podDoc, replicas, profile, release) => {
   test('wasm place() equals native predict --output json', async () => {
-    required(nativeTightpack, 'build it with `cmake --build --preset release` or set TIGHTPACK_NATIVE');
+    required(
+      nativeTightpack,
+      'build it with `cmake --build --preset release` or set TIGHTPACK_NATIVE'
+    );
     const dir = mkdtempSync(path.join(tmpdir(), 'tightpack-agreement-'));
     writeFileSync(path.join(dir, 'pod.json'), JSON.stringify(podDoc));
     writeFileSync(path.join(dir, 'pools.json'), JSON.stringify(inferAllPools));
-    const native = spawnSync(nativeTightpack, ['predict', '--cluster', clusterFile, '--pod', path.join(dir, 'pod.json'),
-      '--replicas', String(replicas), '--scheduler-name', profile, '--pools', path.join(dir, 'pools.json'),
-      ...(release ? ['--release', release] : []), '--output', 'json']);
+    const native = spawnSync(nativeTightpack, [
+      'predict',
+      '--cluster',
+      clusterFile,
+      '--pod',
+      path.join(dir, 'pod.json'),
+      '--replicas',
+      String(replicas),
+      '--scheduler-name',
+      profile,
+      '--pools',
+      path.join(dir, 'pools.json'),
+      ...(release ? ['--release', release] : []),
+      '--output',
+      'json'
+    ]);
     expect(native.stderr.toString()).toBe('');
     const engine = await loadEngine();
-    const cluster = engine.loadCluster(readFileSync(clusterFile), { pools: inferAllPools }).value;
+    const cluster = engine.loadCluster(readFileSync(clusterFile), {
+      pools: inferAllPools
+    }).value;
     const wasm = cluster.place({ pod: podDoc, replicas, profile, release });
     expect(wasm.ok).toBe(true);
     expect(wasm.value).toEqual(JSON.parse(native.stdout.toString()));
   });
 });
 
-describe.each([[null], ['app.kubernetes.io/component=worker'], ['hub.jupyter.org/username in (ana,bo)']])(
-  'scale-down forecast removing %s',
-  (remove) => {
-    // The native command reads the clock by default; both get the same time.
-    const now = '2026-11-30T12:00:00Z';
-    test('wasm forecast() equals native forecast --output json', async () => {
-      required(nativeTightpack, 'build it with `cmake --build --preset release` or set TIGHTPACK_NATIVE');
-      const dir = mkdtempSync(path.join(tmpdir(), 'tightpack-agreement-'));
-      writeFileSync(path.join(dir, 'pools.json'), JSON.stringify(inferAllPools));
-      const native = spawnSync(nativeTightpack, ['forecast', '--cluster', clusterFile, '--pools',
-        path.join(dir, 'pools.json'), ...(remove ? ['--remove', remove] : []), '--now', now, '--output', 'json']);
-      expect(native.stderr.toString()).toBe('');
-      const engine = await loadEngine();
-      const cluster = engine.loadCluster(readFileSync(clusterFile), { pools: inferAllPools }).value;
-      const wasm = cluster.forecast(remove ? { remove, now } : { now });
-      expect(wasm.ok).toBe(true);
-      expect(wasm.value).toEqual(JSON.parse(native.stdout.toString()));
-    });
-  },
-);
+describe.each([
+  [null],
+  ['app.kubernetes.io/component=worker'],
+  ['hub.jupyter.org/username in (ana,bo)']
+])('scale-down forecast removing %s', remove => {
+  // The native command reads the clock by default; both get the same time.
+  const now = '2026-11-30T12:00:00Z';
+  test('wasm forecast() equals native forecast --output json', async () => {
+    required(
+      nativeTightpack,
+      'build it with `cmake --build --preset release` or set TIGHTPACK_NATIVE'
+    );
+    const dir = mkdtempSync(path.join(tmpdir(), 'tightpack-agreement-'));
+    writeFileSync(path.join(dir, 'pools.json'), JSON.stringify(inferAllPools));
+    const native = spawnSync(nativeTightpack, [
+      'forecast',
+      '--cluster',
+      clusterFile,
+      '--pools',
+      path.join(dir, 'pools.json'),
+      ...(remove ? ['--remove', remove] : []),
+      '--now',
+      now,
+      '--output',
+      'json'
+    ]);
+    expect(native.stderr.toString()).toBe('');
+    const engine = await loadEngine();
+    const cluster = engine.loadCluster(readFileSync(clusterFile), {
+      pools: inferAllPools
+    }).value;
+    const wasm = cluster.forecast(remove ? { remove, now } : { now });
+    expect(wasm.ok).toBe(true);
+    expect(wasm.value).toEqual(JSON.parse(native.stdout.toString()));
+  });
+});

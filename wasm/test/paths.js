@@ -5,9 +5,11 @@ import path from 'node:path';
 
 export const packageDir = fileURLToPath(new URL('..', import.meta.url));
 export const repoDir = path.resolve(packageDir, '..');
-export const sharedDir = process.env.TIGHTPACK_SHARED_DIR ?? path.resolve(repoDir, '..', 'shared');
+export const sharedDir =
+  process.env.TIGHTPACK_SHARED_DIR ?? path.resolve(repoDir, '..', 'shared');
 export const nativeTightpack =
-  process.env.TIGHTPACK_NATIVE ?? path.join(repoDir, 'build', 'release', 'scheduler', 'tightpack');
+  process.env.TIGHTPACK_NATIVE ??
+  path.join(repoDir, 'build', 'release', 'scheduler', 'tightpack');
 export const wasmCommand = path.join(packageDir, 'bin', 'tightpack-wasm.js');
 
 export function required(file, how) {

@@ -8,22 +8,35 @@ import * as wasm from '@tightpack/wasm';
 import { packageDir, repoDir } from './paths.js';
 
 const declarationFile = path.join(packageDir, 'index.d.ts');
-const source = ts.createSourceFile(declarationFile, readFileSync(declarationFile, 'utf8'), ts.ScriptTarget.Latest);
+const source = ts.createSourceFile(
+  declarationFile,
+  readFileSync(declarationFile, 'utf8'),
+  ts.ScriptTarget.Latest
+);
 
 // name -> {kind, members: Map(name -> {optional, type})} for interfaces and classes.
 const declared = new Map();
 const aliases = new Map();
 for (const statement of source.statements) {
-  if (ts.isInterfaceDeclaration(statement) || ts.isClassDeclaration(statement)) {
+  if (
+    ts.isInterfaceDeclaration(statement) ||
+    ts.isClassDeclaration(statement)
+  ) {
     const members = new Map();
     for (const m of statement.members) {
       if (!m.name || ts.isConstructorDeclaration(m)) continue;
-      if (m.modifiers?.some((x) => x.kind === ts.SyntaxKind.PrivateKeyword)) continue;
-      members.set(m.name.getText(source), { optional: !!m.questionToken, type: m.type, method: ts.isMethodSignature(m) || ts.isMethodDeclaration(m) });
+      if (m.modifiers?.some(x => x.kind === ts.SyntaxKind.PrivateKeyword))
+        continue;
+      members.set(m.name.getText(source), {
+        optional: !!m.questionToken,
+        type: m.type,
+        method: ts.isMethodSignature(m) || ts.isMethodDeclaration(m)
+      });
     }
     for (const h of statement.heritageClauses ?? []) {
       for (const t of h.types) {
-        for (const [k, v] of declared.get(t.expression.getText(source)).members) members.set(k, v);
+        for (const [k, v] of declared.get(t.expression.getText(source)).members)
+          members.set(k, v);
       }
     }
     declared.set(statement.name.text, { members });
@@ -37,23 +50,36 @@ function check(value, type, where) {
   if (!type) return null;
   if (ts.isParenthesizedTypeNode(type)) return check(value, type.type, where);
   if (ts.isUnionTypeNode(type)) {
-    const errors = type.types.map((t) => check(value, t, where));
+    const errors = type.types.map(t => check(value, t, where));
     return errors.includes(null) ? null : errors[0];
   }
   if (ts.isLiteralTypeNode(type)) {
-    if (type.literal.kind === ts.SyntaxKind.NullKeyword) return value === null ? null : `${where}: expected null`;
-    const literal = JSON.parse(type.literal.getText(source).replace(/^'|'$/g, '"'));
-    return value === literal ? null : `${where}: expected ${JSON.stringify(literal)}, got ${JSON.stringify(value)}`;
+    if (type.literal.kind === ts.SyntaxKind.NullKeyword)
+      return value === null ? null : `${where}: expected null`;
+    const literal = JSON.parse(
+      type.literal.getText(source).replace(/^'|'$/g, '"')
+    );
+    return value === literal
+      ? null
+      : `${where}: expected ${JSON.stringify(literal)}, got ${JSON.stringify(value)}`;
   }
   switch (type.kind) {
     case ts.SyntaxKind.StringKeyword:
-      return typeof value === 'string' ? null : `${where}: expected a string, got ${JSON.stringify(value)}`;
+      return typeof value === 'string'
+        ? null
+        : `${where}: expected a string, got ${JSON.stringify(value)}`;
     case ts.SyntaxKind.NumberKeyword:
-      return typeof value === 'number' ? null : `${where}: expected a number, got ${JSON.stringify(value)}`;
+      return typeof value === 'number'
+        ? null
+        : `${where}: expected a number, got ${JSON.stringify(value)}`;
     case ts.SyntaxKind.BooleanKeyword:
-      return typeof value === 'boolean' ? null : `${where}: expected a boolean, got ${JSON.stringify(value)}`;
+      return typeof value === 'boolean'
+        ? null
+        : `${where}: expected a boolean, got ${JSON.stringify(value)}`;
     case ts.SyntaxKind.ObjectKeyword:
-      return value !== null && typeof value === 'object' ? null : `${where}: expected an object`;
+      return value !== null && typeof value === 'object'
+        ? null
+        : `${where}: expected an object`;
   }
   if (ts.isArrayTypeNode(type)) {
     if (!Array.isArray(value)) return `${where}: expected an array`;
@@ -71,12 +97,23 @@ function check(value, type, where) {
     return null;
   }
   if (ts.isTypeLiteralNode(type)) {
-    return checkMembers(value, new Map(type.members.map((m) => [m.name.getText(source), { optional: !!m.questionToken, type: m.type }])), where, true);
+    return checkMembers(
+      value,
+      new Map(
+        type.members.map(m => [
+          m.name.getText(source),
+          { optional: !!m.questionToken, type: m.type }
+        ])
+      ),
+      where,
+      true
+    );
   }
   if (ts.isTypeReferenceNode(type)) {
     const name = type.typeName.getText(source);
     if (name === 'Record') {
-      if (value === null || typeof value !== 'object' || Array.isArray(value)) return `${where}: expected an object`;
+      if (value === null || typeof value !== 'object' || Array.isArray(value))
+        return `${where}: expected an object`;
       for (const [k, v] of Object.entries(value)) {
         const e = check(v, type.typeArguments[1], `${where}.${k}`);
         if (e) return e;
@@ -84,13 +121,17 @@ function check(value, type, where) {
       return null;
     }
     if (aliases.has(name)) return check(value, aliases.get(name), where);
-    if (declared.has(name)) return checkMembers(value, declared.get(name).members, where, false);
+    if (declared.has(name))
+      return checkMembers(value, declared.get(name).members, where, false);
   }
-  throw new Error(`types.test.js cannot check ${type.getText(source)} at ${where}`);
+  throw new Error(
+    `types.test.js cannot check ${type.getText(source)} at ${where}`
+  );
 }
 
 function checkMembers(value, members, where, open) {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return `${where}: expected an object`;
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    return `${where}: expected an object`;
   for (const [name, m] of members) {
     if (!(name in value)) {
       if (!m.optional) return `${where}.${name}: declared but missing`;
@@ -100,7 +141,8 @@ function checkMembers(value, members, where, open) {
     if (e) return e;
   }
   if (!open) {
-    for (const k of Object.keys(value)) if (!members.has(k)) return `${where}.${k}: present but not declared`;
+    for (const k of Object.keys(value))
+      if (!members.has(k)) return `${where}.${k}: present but not declared`;
   }
   return null;
 }
@@ -116,21 +158,30 @@ function declaredMembers(name) {
 }
 
 test('a client of the declarations type-checks', () => {
-  const program = ts.createProgram([path.join(packageDir, 'test', 'client.ts')], {
-    strict: true,
-    noEmit: true,
-    target: ts.ScriptTarget.ES2022,
-    module: ts.ModuleKind.NodeNext,
-    moduleResolution: ts.ModuleResolutionKind.NodeNext,
-    skipLibCheck: false,
-    types: [],
-  });
-  const diagnostics = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+  const program = ts.createProgram(
+    [path.join(packageDir, 'test', 'client.ts')],
+    {
+      strict: true,
+      noEmit: true,
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      skipLibCheck: false,
+      types: []
+    }
+  );
+  const diagnostics = ts
+    .getPreEmitDiagnostics(program)
+    .map(d => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
   expect(diagnostics).toEqual([]);
 });
 
 test('the module exports what is declared', () => {
-  expect(Object.keys(wasm).filter((k) => k !== 'wasmUrl').sort()).toEqual(['Cluster', 'Engine', 'loadEngine']);
+  expect(
+    Object.keys(wasm)
+      .filter(k => k !== 'wasmUrl')
+      .sort()
+  ).toEqual(['Cluster', 'Engine', 'loadEngine']);
   expect(runtimeMembers(wasm.Engine)).toEqual(declaredMembers('Engine'));
   expect(runtimeMembers(wasm.Cluster)).toEqual(declaredMembers('Cluster'));
 });
@@ -142,26 +193,46 @@ describe('answers have the declared shapes', () => {
     pod: {
       metadata: { name: 'dask-worker', namespace: 'daskhub' },
       spec: {
-        tolerations: [{ key: 'dask', operator: 'Equal', value: 'worker', effect: 'NoSchedule' }],
-        containers: [{ name: 'w', resources: { requests: { cpu: '1', memory: '4Gi', ...extra } } }],
-      },
+        tolerations: [
+          {
+            key: 'dask',
+            operator: 'Equal',
+            value: 'worker',
+            effect: 'NoSchedule'
+          }
+        ],
+        containers: [
+          {
+            name: 'w',
+            resources: { requests: { cpu: '1', memory: '4Gi', ...extra } }
+          }
+        ]
+      }
     },
-    replicas,
+    replicas
   });
   beforeAll(async () => {
     engine = await wasm.loadEngine();
-    const demo = readFileSync(path.join(repoDir, 'examples', 'daskhub-demo', 'cluster.json'));
+    const demo = readFileSync(
+      path.join(repoDir, 'examples', 'daskhub-demo', 'cluster.json')
+    );
     cluster = engine.loadCluster(demo).value;
   });
 
   function expectShape(value, name) {
     const t = declared.has(name) ? null : aliases.get(name);
-    const e = t ? check(value, t, name) : checkMembers(value, declared.get(name).members, name, false);
+    const e = t
+      ? check(value, t, name)
+      : checkMembers(value, declared.get(name).members, name, false);
     expect(e).toBeNull();
   }
 
   test('Loaded', () => expectShape(cluster.loaded, 'Loaded'));
-  test('Placement, every copy placed', () => expectShape(cluster.place({ ...worker(3), profile: 'most-allocated' }).value, 'Placement'));
+  test('Placement, every copy placed', () =>
+    expectShape(
+      cluster.place({ ...worker(3), profile: 'most-allocated' }).value,
+      'Placement'
+    ));
   test('Placement with a scale-up and copies that never run', () => {
     const many = cluster.place(worker(300)).value;
     expect(many.scaleUp.pools.length).toBeGreaterThan(0);
@@ -172,18 +243,43 @@ describe('answers have the declared shapes', () => {
   });
   test('Placement with every kind of admission change', () => {
     const gpu = {
-      pod: { metadata: { name: 'gpu' }, spec: { containers: [{ name: 'nb', resources: { limits: { 'nvidia.com/gpu': '1', memory: '8Gi' } } }] } },
+      pod: {
+        metadata: { name: 'gpu' },
+        spec: {
+          containers: [
+            {
+              name: 'nb',
+              resources: { limits: { 'nvidia.com/gpu': '1', memory: '8Gi' } }
+            }
+          ]
+        }
+      },
       replicas: 1,
-      admission: { extendedResourceToleration: true },
+      admission: { extendedResourceToleration: true }
     };
     const p = cluster.place(gpu).value;
-    expect(p.admission.map((c) => c.by)).toEqual(['defaulting', 'defaulting', 'DefaultTolerationSeconds', 'DefaultTolerationSeconds', 'ExtendedResourceToleration']);
+    expect(p.admission.map(c => c.by)).toEqual([
+      'defaulting',
+      'defaulting',
+      'DefaultTolerationSeconds',
+      'DefaultTolerationSeconds',
+      'ExtendedResourceToleration'
+    ]);
     expectShape(p, 'Placement');
-    expect(cluster.place({ ...gpu, admission: { extendedResourceTolerations: true } }).error).toBe(
-      '$.admission.extendedResourceTolerations: unknown field (extendedResourceToleration)',
+    expect(
+      cluster.place({
+        ...gpu,
+        admission: { extendedResourceTolerations: true }
+      }).error
+    ).toBe(
+      '$.admission.extendedResourceTolerations: unknown field (extendedResourceToleration)'
     );
   });
-  test('Explanation', () => expectShape(cluster.explain({ pod: worker(1).pod, profile: 'tightpack' }).value, 'Explanation'));
+  test('Explanation', () =>
+    expectShape(
+      cluster.explain({ pod: worker(1).pod, profile: 'tightpack' }).value,
+      'Explanation'
+    ));
   test('Explanation of a pod that fits nowhere', () => {
     const r = cluster.explain({ pod: worker(1, { cpu: '64' }).pod }).value;
     expect(r.result.message).toContain('Insufficient cpu');
@@ -192,22 +288,44 @@ describe('answers have the declared shapes', () => {
   test('Forecast, with and without pods taken away', () => {
     const all = cluster.forecast().value;
     expectShape(all, 'Forecast');
-    const some = cluster.forecast({ remove: 'app.kubernetes.io/component=worker' }).value;
+    const some = cluster.forecast({
+      remove: 'app.kubernetes.io/component=worker'
+    }).value;
     expectShape(some, 'Forecast');
     expect(cluster.forecast({ remove: 'a in (b' }).error).toContain('remove');
     expect(cluster.forecast({ removed: 'x' }).error).toContain('unknown field');
-    expectShape(cluster.forecast({ now: '2026-11-30T12:00:00.123Z' }).value, 'Forecast');
-    expect(cluster.forecast({ now: 'yesterday' }).error).toContain('now: "yesterday" is not an RFC 3339 time');
+    expectShape(
+      cluster.forecast({ now: '2026-11-30T12:00:00.123Z' }).value,
+      'Forecast'
+    );
+    expect(cluster.forecast({ now: 'yesterday' }).error).toContain(
+      'now: "yesterday" is not an RFC 3339 time'
+    );
   });
-  test('ClusterSummary', () => expectShape(cluster.summary().value, 'ClusterSummary'));
+  test('ClusterSummary', () =>
+    expectShape(cluster.summary().value, 'ClusterSummary'));
   test('Result failures', () => {
     const r = cluster.place({});
     expect(Object.keys(r).sort()).toEqual(['error', 'ok']);
     expect(typeof r.error).toBe('string');
   });
   test('the declared checker catches what it should', () => {
-    expect(checkMembers({ schedulerName: 'x' }, declared.get('Placement').members, 'p', false)).toMatch(/declared but missing/);
+    expect(
+      checkMembers(
+        { schedulerName: 'x' },
+        declared.get('Placement').members,
+        'p',
+        false
+      )
+    ).toMatch(/declared but missing/);
     const good = cluster.place(worker(1)).value;
-    expect(checkMembers({ ...good, extra: 1 }, declared.get('Placement').members, 'p', false)).toMatch(/not declared/);
+    expect(
+      checkMembers(
+        { ...good, extra: 1 },
+        declared.get('Placement').members,
+        'p',
+        false
+      )
+    ).toMatch(/not declared/);
   });
 });
