@@ -7,6 +7,10 @@
 #   - Python checked by ruff (ruff.toml: pyflakes, bugbear, pycodestyle's
 #     errors, import order), from scripts/requirements-lint.txt in build/lint-venv;
 #     --fix applies its safe fixes.
+#   - TypeScript and JavaScript: Prettier (.prettierrc.json, the JupyterLab
+#     extension template's options) over both npm packages' code, and ESLint
+#     with the template's configuration (labextension/eslint.config.mjs) over
+#     the extension's TypeScript: errors fail, warnings are printed.
 #   - commit messages: a subject of at most 72 characters, then a blank line
 #     before the body, for every commit since the check began (older ones are
 #     history; a clone without them fails and says so).
@@ -46,6 +50,26 @@ elif "$venv/bin/ruff" check --quiet --output-format concise "${python[@]}"; then
 else
   echo "lint: ruff's findings above (ruff.toml); scripts/lint.sh --fix applies the safe fixes"
   status=1
+fi
+
+if ((fix)); then
+  npx --no-install prettier --log-level warn --write labextension wasm
+  (cd labextension && npx --no-install eslint --fix .) || true
+else
+  if npx --no-install prettier --log-level warn --check labextension wasm; then
+    echo "lint: the npm packages' code as Prettier lays it out"
+  else
+    echo "lint: the files above differ from Prettier's layout; scripts/lint.sh --fix rewrites them"
+    status=1
+  fi
+  if (cd labextension && npx --no-install eslint --max-warnings 1000 .) >"${TMPDIR:-/tmp}/eslint.$$" 2>&1; then
+    echo "lint: ESLint finds no error in the extension's TypeScript ($(grep -oE '[0-9]+ warnings?' "${TMPDIR:-/tmp}/eslint.$$" | head -1 || echo "0 warnings"))"
+  else
+    cat "${TMPDIR:-/tmp}/eslint.$$"
+    echo "lint: ESLint's errors above (labextension/eslint.config.mjs)"
+    status=1
+  fi
+  rm -f "${TMPDIR:-/tmp}/eslint.$$"
 fi
 
 first=3cd1f2e2b9f1378ece7952cec8c47e0da4776f8f
