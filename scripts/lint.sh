@@ -81,16 +81,7 @@ else
   count=0
   while read -r commit; do
     count=$((count + 1))
-    subject=$(git log -1 --format=%s "$commit")
-    second=$(git log -1 --format=%B "$commit" | sed -n 2p)
-    if ((${#subject} > 72)); then
-      echo "lint: ${commit:0:10}: the subject is ${#subject} characters, over 72: $subject"
-      bad=1
-    fi
-    if [[ -n $second ]]; then
-      echo "lint: ${commit:0:10}: no blank line between the subject and the body"
-      bad=1
-    fi
+    git log -1 --format=%B "$commit" | scripts/check_commit_message.sh - "lint: ${commit:0:10}" || bad=1
   done < <(git rev-list "$first^..HEAD")
   if ((bad)); then status=1; else echo "lint: $count commit messages since ${first:0:10}: subjects of at most 72 characters"; fi
 fi
