@@ -1,4 +1,5 @@
-// cluster-autoscaler 1.26's decisions on a cluster snapshot: which node group
+// cluster-autoscaler's decisions (master as of 2026-04-23, the commit
+// tests/conformance/autoscaler-reference pins) on a cluster snapshot: which node group
 // grows by how many nodes for the pending pods (loop after loop), and which
 // nodes scale-down finds unneeded. Fit questions go through the same filters
 // kube-scheduler runs (PodPlan over a Cluster with the default profile), which
