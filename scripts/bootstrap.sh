@@ -8,6 +8,8 @@ apt_packages=(
   cmake ninja-build g++ ccache python3 curl openssl
   libboost1.81-dev libboost-json1.81-dev
   libyaml-cpp-dev libgtest-dev libbenchmark-dev
+  # bench/json_library_compare.cpp only: core never links it
+  nlohmann-json3-dev
   emscripten
   chromium
   # The sanitizer build (clang compiles it in three quarters of g++'s time,
