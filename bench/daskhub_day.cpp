@@ -33,7 +33,7 @@
 #include <iostream>
 #include <string>
 
-#include "tightpack/pack_report.hpp"
+#include "tightpack/packing/pack_report.hpp"
 
 namespace json = boost::json;
 using namespace tightpack;

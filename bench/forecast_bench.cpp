@@ -6,8 +6,8 @@
 #include <string>
 
 #include "synthetic_cluster.hpp"
-#include "tightpack/forecast.hpp"
-#include "tightpack/pools.hpp"
+#include "tightpack/pools/forecast.hpp"
+#include "tightpack/pools/pools.hpp"
 
 namespace tightpack::bench {
 namespace {

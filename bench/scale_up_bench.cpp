@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <string>
 
-#include "tightpack/pools.hpp"
-#include "tightpack/scale_up_prediction.hpp"
+#include "tightpack/pools/pools.hpp"
+#include "tightpack/pools/scale_up_prediction.hpp"
 
 namespace tightpack::bench {
 namespace {

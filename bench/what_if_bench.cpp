@@ -5,7 +5,7 @@
 #include <map>
 #include <optional>
 
-#include "tightpack/what_if.hpp"
+#include "tightpack/what_if/what_if.hpp"
 #include "what_if_inputs.hpp"
 
 namespace tightpack::bench {

@@ -15,7 +15,7 @@
 #include "daemon/daemon_config.hpp"
 #include "kube/client_config.hpp"
 #include "tightpack/labels.hpp"
-#include "tightpack/pools.hpp"
+#include "tightpack/pools/pools.hpp"
 #include "yaml_json.hpp"
 
 namespace {

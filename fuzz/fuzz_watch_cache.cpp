@@ -22,7 +22,7 @@
 
 #include "daemon/cache.hpp"
 #include "daemon/snapshot.hpp"
-#include "tightpack/autoscaler.hpp"
+#include "tightpack/autoscaler/autoscaler.hpp"
 #include "tightpack/decode.hpp"
 
 namespace {

@@ -7,7 +7,7 @@
 #include <boost/json.hpp>
 #include <string>
 
-#include "tightpack/autoscaler.hpp"
+#include "tightpack/autoscaler/autoscaler.hpp"
 
 namespace tightpack::autoscaler {
 namespace {

@@ -1,4 +1,4 @@
-#include "tightpack/autoscaler.hpp"
+#include "tightpack/autoscaler/autoscaler.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // What a Dask cluster's scheduler learns about the nodes its workers run on:
 // how many of its workers each holds, and whether anything else keeps it.
-#include "tightpack/dask_nodes.hpp"
+#include "tightpack/pools/dask_nodes.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "tightpack/forecast.hpp"
+#include "tightpack/pools/forecast.hpp"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 // twenty 8-cpu nodes. kube-scheduler's default profile spreads them over
 // twenty nodes, none of which the autoscaler can then remove; packing needs
 // three.
-#include "tightpack/pack_report.hpp"
+#include "tightpack/packing/pack_report.hpp"
 
 #include <gtest/gtest.h>
 

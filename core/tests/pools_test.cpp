@@ -1,4 +1,4 @@
-#include "tightpack/pools.hpp"
+#include "tightpack/pools/pools.hpp"
 
 #include <gtest/gtest.h>
 

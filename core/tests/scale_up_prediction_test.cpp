@@ -1,4 +1,4 @@
-#include "tightpack/scale_up_prediction.hpp"
+#include "tightpack/pools/scale_up_prediction.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "tightpack/what_if.hpp"
+#include "tightpack/what_if/what_if.hpp"
 
 #include <gtest/gtest.h>
 

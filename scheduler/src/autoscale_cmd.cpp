@@ -1,7 +1,7 @@
 #include "autoscale_cmd.hpp"
 
 #include "document_command.hpp"
-#include "tightpack/autoscaler.hpp"
+#include "tightpack/autoscaler/autoscaler.hpp"
 
 namespace tightpack::cli {
 

@@ -21,7 +21,7 @@
 #include "tightpack/quantity.hpp"
 #include "tightpack/replay.hpp"
 #include "tightpack/simulate.hpp"
-#include "tightpack/what_if.hpp"
+#include "tightpack/what_if/what_if.hpp"
 #include "version.hpp"
 
 namespace tightpack::cli {

@@ -9,9 +9,9 @@
 
 #include "cli.hpp"
 #include "document_command.hpp"
-#include "tightpack/forecast.hpp"
 #include "tightpack/labels.hpp"
-#include "tightpack/pools.hpp"
+#include "tightpack/pools/forecast.hpp"
+#include "tightpack/pools/pools.hpp"
 #include "tightpack/timestamp.hpp"
 
 namespace tightpack::cli {

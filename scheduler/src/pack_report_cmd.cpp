@@ -7,7 +7,7 @@
 
 #include "cli.hpp"
 #include "document_command.hpp"
-#include "tightpack/pack_report.hpp"
+#include "tightpack/packing/pack_report.hpp"
 #include "yaml_json.hpp"
 
 namespace tightpack::cli {

@@ -6,7 +6,7 @@
 #include <iosfwd>
 #include <string>
 
-#include "tightpack/what_if.hpp"
+#include "tightpack/what_if/what_if.hpp"
 
 namespace tightpack::cli {
 

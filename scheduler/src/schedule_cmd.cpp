@@ -24,7 +24,7 @@
 #include "document_command.hpp"
 #include "kube/client_config.hpp"
 #include "log.hpp"
-#include "tightpack/pools.hpp"
+#include "tightpack/pools/pools.hpp"
 #include "tightpack/profile.hpp"
 
 namespace tightpack::cli {

@@ -14,7 +14,7 @@
 #include "decision_by_name.hpp"
 #include "tightpack/framework.hpp"
 #include "tightpack/profile.hpp"
-#include "tightpack/what_if.hpp"
+#include "tightpack/what_if/what_if.hpp"
 
 namespace tightpack::daemon {
 namespace {

@@ -8,7 +8,7 @@ docs/packing.md), so that the model replays exactly what the live cluster is giv
   random until eight remain, then everyone leaves and two users start ten each.
 
 Every pool states its provisioningTime: the engine's default for a pool without one
-(core/include/tightpack/pools.hpp, 3 min) is written out, because the live cluster boots
+(core/include/tightpack/pools/pools.hpp, 3 min) is written out, because the live cluster boots
 its nodes for exactly that long (build.sh's stages) and must not guess it."""
 
 from __future__ import annotations

@@ -15,9 +15,9 @@
 #include <string>
 #include <string_view>
 
-#include "tightpack/autoscaler.hpp"
+#include "tightpack/autoscaler/autoscaler.hpp"
 #include "tightpack/replay.hpp"
-#include "tightpack/what_if.hpp"
+#include "tightpack/what_if/what_if.hpp"
 
 namespace {
 

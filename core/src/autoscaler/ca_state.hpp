@@ -11,7 +11,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "tightpack/autoscaler.hpp"
+#include "tightpack/autoscaler/autoscaler.hpp"
 #include "tightpack/cluster.hpp"
 
 namespace tightpack::autoscaler {

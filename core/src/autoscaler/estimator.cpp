@@ -10,7 +10,7 @@
 #include "ca_state.hpp"
 #include "plans.hpp"
 #include "run.hpp"
-#include "tightpack/autoscaler.hpp"
+#include "tightpack/autoscaler/autoscaler.hpp"
 #include "tightpack/cluster.hpp"
 #include "tightpack/framework.hpp"
 #include "tightpack/go_int.hpp"

@@ -5,7 +5,7 @@
 #include <limits>
 #include <regex>
 
-#include "tightpack/autoscaler.hpp"
+#include "tightpack/autoscaler/autoscaler.hpp"
 #include "tightpack/go_int.hpp"
 
 namespace tightpack::autoscaler {

@@ -3,7 +3,7 @@
 // skipped, and the chosen increase is cut to what is left.
 #include <algorithm>
 
-#include "tightpack/autoscaler.hpp"
+#include "tightpack/autoscaler/autoscaler.hpp"
 #include "tightpack/go_int.hpp"
 
 namespace tightpack::autoscaler {

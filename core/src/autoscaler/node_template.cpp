@@ -4,7 +4,7 @@
 // run there.
 #include <algorithm>
 
-#include "tightpack/autoscaler.hpp"
+#include "tightpack/autoscaler/autoscaler.hpp"
 #include "tightpack/plugins/node_affinity.hpp"
 
 namespace tightpack::autoscaler {

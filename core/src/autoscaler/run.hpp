@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "ca_state.hpp"
-#include "tightpack/autoscaler.hpp"
+#include "tightpack/autoscaler/autoscaler.hpp"
 #include "tightpack/profile.hpp"
 
 namespace tightpack::autoscaler {

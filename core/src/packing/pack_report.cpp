@@ -1,7 +1,7 @@
 // Replays a packing scenario under each profile. One Simulation per profile:
 // the cluster, the pods on it, the queue of pods waiting, and with pools the
 // autoscaler's upcoming nodes and unneeded timers.
-#include "tightpack/pack_report.hpp"
+#include "tightpack/packing/pack_report.hpp"
 
 #include <algorithm>
 #include <boost/json.hpp>

@@ -3,7 +3,7 @@
 
 #include "json_read.hpp"
 #include "tightpack/decode.hpp"
-#include "tightpack/pack_report.hpp"
+#include "tightpack/packing/pack_report.hpp"
 #include "tightpack/replay.hpp"
 
 namespace tightpack::packing {

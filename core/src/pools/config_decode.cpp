@@ -6,7 +6,7 @@
 #include <cstdio>
 
 #include "json_read.hpp"
-#include "tightpack/pools.hpp"
+#include "tightpack/pools/pools.hpp"
 
 namespace tightpack::pools {
 

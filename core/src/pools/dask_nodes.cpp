@@ -1,4 +1,4 @@
-#include "tightpack/dask_nodes.hpp"
+#include "tightpack/pools/dask_nodes.hpp"
 
 #include <map>
 #include <set>

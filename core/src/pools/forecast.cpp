@@ -1,7 +1,7 @@
 // The scale-down forecast: cluster-autoscaler's scale-down run on a snapshot
 // and its pools, each verdict put in a sentence. The verdicts are
 // run_scale_down's; nothing here decides.
-#include "tightpack/forecast.hpp"
+#include "tightpack/pools/forecast.hpp"
 
 #include <algorithm>
 #include <cmath>

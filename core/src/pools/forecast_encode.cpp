@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "json_write.hpp"
-#include "tightpack/forecast.hpp"
+#include "tightpack/pools/forecast.hpp"
 
 namespace tightpack::pools {
 using json_write::string_array;

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <map>
 
-#include "tightpack/pools.hpp"
+#include "tightpack/pools/pools.hpp"
 
 namespace tightpack::pools {
 namespace {

@@ -1,6 +1,6 @@
 // The user's replicas through cluster-autoscaler's scale-up loop, and its
 // records turned into an answer per pool and a reason per stuck replica.
-#include "tightpack/scale_up_prediction.hpp"
+#include "tightpack/pools/scale_up_prediction.hpp"
 
 #include <algorithm>
 #include <map>

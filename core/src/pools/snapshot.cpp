@@ -3,7 +3,7 @@
 #include <boost/json.hpp>
 
 #include "tightpack/decode.hpp"
-#include "tightpack/pools.hpp"
+#include "tightpack/pools/pools.hpp"
 
 namespace tightpack::pools {
 namespace json = boost::json;

@@ -4,7 +4,7 @@
 
 #include "json_write.hpp"
 #include "tightpack/quantity.hpp"
-#include "tightpack/what_if.hpp"
+#include "tightpack/what_if/what_if.hpp"
 
 namespace tightpack {
 using json_write::joined;

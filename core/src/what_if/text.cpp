@@ -6,7 +6,7 @@
 #include "tightpack/decode.hpp"
 #include "tightpack/labels.hpp"
 #include "tightpack/timestamp.hpp"
-#include "tightpack/what_if.hpp"
+#include "tightpack/what_if/what_if.hpp"
 
 namespace tightpack {
 namespace json = boost::json;

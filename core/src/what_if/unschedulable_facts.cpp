@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "tightpack/scale_up_prediction.hpp"
+#include "tightpack/pools/scale_up_prediction.hpp"
 
 namespace tightpack {
 namespace {

@@ -10,7 +10,7 @@
 #include "tightpack/kube_release.hpp"
 #include "tightpack/plugins/node_affinity.hpp"
 #include "tightpack/replay.hpp"
-#include "tightpack/what_if.hpp"
+#include "tightpack/what_if/what_if.hpp"
 
 namespace tightpack {
 namespace json = boost::json;

@@ -27,7 +27,7 @@
 #include "kube/api_workers.hpp"
 #include "kube/reflector.hpp"
 #include "tightpack/framework.hpp"
-#include "tightpack/pools.hpp"
+#include "tightpack/pools/pools.hpp"
 #include "tightpack/profile.hpp"
 
 namespace tightpack::daemon {

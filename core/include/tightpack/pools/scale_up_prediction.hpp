@@ -17,7 +17,7 @@
 #include "tightpack/cluster.hpp"
 #include "tightpack/error.hpp"
 #include "tightpack/model.hpp"
-#include "tightpack/pools.hpp"
+#include "tightpack/pools/pools.hpp"
 #include "tightpack/profile.hpp"
 #include "tightpack/simulate.hpp"
 

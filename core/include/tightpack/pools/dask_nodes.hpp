@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "tightpack/autoscaler.hpp"
-#include "tightpack/pools.hpp"
+#include "tightpack/autoscaler/autoscaler.hpp"
+#include "tightpack/pools/pools.hpp"
 
 namespace tightpack::pools {
 

@@ -19,7 +19,7 @@
 
 #include "tightpack/error.hpp"
 #include "tightpack/model.hpp"
-#include "tightpack/pools.hpp"
+#include "tightpack/pools/pools.hpp"
 #include "tightpack/profile.hpp"
 
 namespace tightpack::packing {

@@ -15,10 +15,10 @@
 #include <string_view>
 #include <vector>
 
-#include "tightpack/autoscaler.hpp"
+#include "tightpack/autoscaler/autoscaler.hpp"
 #include "tightpack/error.hpp"
 #include "tightpack/model.hpp"
-#include "tightpack/pools.hpp"
+#include "tightpack/pools/pools.hpp"
 
 namespace tightpack::pools {
 
