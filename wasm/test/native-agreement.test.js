@@ -18,6 +18,41 @@ const inferAllPools = {
   kind: 'NodePools'
 };
 
+// The native command's JSON answer on the demo cluster with every pool inferred:
+// `files` are written into a fresh folder, `args(dir)` names them.
+function runNative(subcommand, files, args) {
+  required(
+    nativeTightpack,
+    'build it with `cmake --build --preset release` or set TIGHTPACK_NATIVE'
+  );
+  const dir = mkdtempSync(path.join(tmpdir(), 'tightpack-agreement-'));
+  for (const [name, doc] of Object.entries({
+    'pools.json': inferAllPools,
+    ...files
+  })) {
+    writeFileSync(path.join(dir, name), JSON.stringify(doc));
+  }
+  const native = spawnSync(nativeTightpack, [
+    subcommand,
+    '--cluster',
+    clusterFile,
+    '--pools',
+    path.join(dir, 'pools.json'),
+    ...args(dir),
+    '--output',
+    'json'
+  ]);
+  expect(native.stderr.toString()).toBe('');
+  return JSON.parse(native.stdout.toString());
+}
+
+// The same cluster and pools, loaded by the wasm build.
+async function loadedCluster() {
+  const engine = await loadEngine();
+  return engine.loadCluster(readFileSync(clusterFile), { pools: inferAllPools })
+    .value;
+}
+
 function pod(name, requests, tolerations = [], extra = {}) {
   return {
     apiVersion: 'v1',
@@ -86,37 +121,19 @@ const cases = [
 
 describe.each(cases)('%s', (_, podDoc, replicas, profile, release) => {
   test('wasm place() equals native predict --output json', async () => {
-    required(
-      nativeTightpack,
-      'build it with `cmake --build --preset release` or set TIGHTPACK_NATIVE'
-    );
-    const dir = mkdtempSync(path.join(tmpdir(), 'tightpack-agreement-'));
-    writeFileSync(path.join(dir, 'pod.json'), JSON.stringify(podDoc));
-    writeFileSync(path.join(dir, 'pools.json'), JSON.stringify(inferAllPools));
-    const native = spawnSync(nativeTightpack, [
-      'predict',
-      '--cluster',
-      clusterFile,
+    const native = runNative('predict', { 'pod.json': podDoc }, dir => [
       '--pod',
       path.join(dir, 'pod.json'),
       '--replicas',
       String(replicas),
       '--scheduler-name',
       profile,
-      '--pools',
-      path.join(dir, 'pools.json'),
-      ...(release ? ['--release', release] : []),
-      '--output',
-      'json'
+      ...(release ? ['--release', release] : [])
     ]);
-    expect(native.stderr.toString()).toBe('');
-    const engine = await loadEngine();
-    const cluster = engine.loadCluster(readFileSync(clusterFile), {
-      pools: inferAllPools
-    }).value;
+    const cluster = await loadedCluster();
     const wasm = cluster.place({ pod: podDoc, replicas, profile, release });
     expect(wasm.ok).toBe(true);
-    expect(wasm.value).toEqual(JSON.parse(native.stdout.toString()));
+    expect(wasm.value).toEqual(native);
   });
 });
 
@@ -128,31 +145,14 @@ describe.each([
   // The native command reads the clock by default; both get the same time.
   const now = '2026-11-30T12:00:00Z';
   test('wasm forecast() equals native forecast --output json', async () => {
-    required(
-      nativeTightpack,
-      'build it with `cmake --build --preset release` or set TIGHTPACK_NATIVE'
-    );
-    const dir = mkdtempSync(path.join(tmpdir(), 'tightpack-agreement-'));
-    writeFileSync(path.join(dir, 'pools.json'), JSON.stringify(inferAllPools));
-    const native = spawnSync(nativeTightpack, [
-      'forecast',
-      '--cluster',
-      clusterFile,
-      '--pools',
-      path.join(dir, 'pools.json'),
+    const native = runNative('forecast', {}, () => [
       ...(remove ? ['--remove', remove] : []),
       '--now',
-      now,
-      '--output',
-      'json'
+      now
     ]);
-    expect(native.stderr.toString()).toBe('');
-    const engine = await loadEngine();
-    const cluster = engine.loadCluster(readFileSync(clusterFile), {
-      pools: inferAllPools
-    }).value;
+    const cluster = await loadedCluster();
     const wasm = cluster.forecast(remove ? { remove, now } : { now });
     expect(wasm.ok).toBe(true);
-    expect(wasm.value).toEqual(JSON.parse(native.stdout.toString()));
+    expect(wasm.value).toEqual(native);
   });
 });
