@@ -4,30 +4,12 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadEngine } from '@tightpack/wasm';
 import { repoDir } from './paths.js';
+import { daskWorker } from './fixtures.js';
 
 const demo = readFileSync(
   path.join(repoDir, 'examples', 'daskhub-demo', 'cluster.json')
 );
-const worker = {
-  pod: {
-    metadata: { name: 'dask-worker', namespace: 'daskhub' },
-    spec: {
-      tolerations: [
-        {
-          key: 'dask',
-          operator: 'Equal',
-          value: 'worker',
-          effect: 'NoSchedule'
-        }
-      ],
-      containers: [
-        { name: 'worker', resources: { requests: { cpu: '1', memory: '4Gi' } } }
-      ]
-    }
-  },
-  replicas: 20,
-  profile: 'tightpack'
-};
+const worker = { ...daskWorker(20), profile: 'tightpack' };
 
 let engine;
 beforeAll(async () => {

@@ -6,6 +6,7 @@ import path from 'node:path';
 import ts from 'typescript';
 import * as wasm from '@tightpack/wasm';
 import { packageDir, repoDir } from './paths.js';
+import { daskWorker } from './fixtures.js';
 
 const declarationFile = path.join(packageDir, 'index.d.ts');
 const source = ts.createSourceFile(
@@ -189,28 +190,7 @@ test('the module exports what is declared', () => {
 describe('answers have the declared shapes', () => {
   let engine;
   let cluster;
-  const worker = (replicas, extra = {}) => ({
-    pod: {
-      metadata: { name: 'dask-worker', namespace: 'daskhub' },
-      spec: {
-        tolerations: [
-          {
-            key: 'dask',
-            operator: 'Equal',
-            value: 'worker',
-            effect: 'NoSchedule'
-          }
-        ],
-        containers: [
-          {
-            name: 'w',
-            resources: { requests: { cpu: '1', memory: '4Gi', ...extra } }
-          }
-        ]
-      }
-    },
-    replicas
-  });
+  const worker = daskWorker;
   beforeAll(async () => {
     engine = await wasm.loadEngine();
     const demo = readFileSync(
