@@ -35,13 +35,7 @@ else
 fi
 
 venv=build/lint-venv
-stamp=$venv/.requirements-$(sha256sum <scripts/requirements-lint.txt | cut -c1-16)
-if [[ ! -f $stamp ]]; then
-  [[ -x $venv/bin/python ]] || python3 -m venv "$venv"
-  "$venv/bin/python" -m pip install --quiet -r scripts/requirements-lint.txt
-  rm -f "$venv"/.requirements-*
-  touch "$stamp"
-fi
+scripts/venv.sh "$venv" scripts/requirements-lint.txt lint
 mapfile -t python < <(git ls-files '*.py')
 if ((fix)); then
   "$venv/bin/ruff" check --quiet --fix "${python[@]}" || true
