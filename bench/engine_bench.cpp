@@ -156,14 +156,6 @@ BENCHMARK(BM_SimulateSpread)
     ->ArgNames({"nodes", "replicas", "profile"})
     ->Unit(benchmark::kMillisecond);
 
-// A `kubectl get nodes,pods -A -o json` snapshot of the synthetic cluster.
-const std::string& snapshot_text(size_t nodes) {
-  static std::map<size_t, std::string> cache;
-  auto it = cache.find(nodes);
-  if (it != cache.end()) return it->second;
-  return cache[nodes] = snapshot_json(make_cluster(nodes, 30));
-}
-
 // Snapshot text to a Cluster: JSON parse, decode, build. Split into stages.
 void BM_Snapshot(benchmark::State& state) {
   const std::string& text = snapshot_text(static_cast<size_t>(state.range(0)));

@@ -8,7 +8,6 @@
 #include <benchmark/benchmark.h>
 
 #include <boost/json.hpp>
-#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -17,14 +16,6 @@
 
 namespace tightpack::bench {
 namespace {
-
-// A `kubectl get nodes,pods -A -o json` snapshot of the synthetic cluster.
-const std::string& snapshot_text(size_t nodes) {
-  static std::map<size_t, std::string> cache;
-  auto it = cache.find(nodes);
-  if (it != cache.end()) return it->second;
-  return cache[nodes] = snapshot_json(make_cluster(nodes, 30));
-}
 
 enum Library { kEngine = 0, kBoostDefault = 1, kNlohmann = 2 };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <boost/json.hpp>
+#include <map>
 #include <random>
 #include <string>
 
@@ -118,6 +119,13 @@ Pod dask_worker() {
   pref.preference.match_expressions.push_back({"k8s.dask.org/node-purpose", "In", {"worker"}});
   p.node_affinity.preferred.push_back(std::move(pref));
   return p;
+}
+
+const std::string& snapshot_text(size_t nodes) {
+  static std::map<size_t, std::string> cache;
+  auto it = cache.find(nodes);
+  if (it != cache.end()) return it->second;
+  return cache[nodes] = snapshot_json(make_cluster(nodes, 30));
 }
 
 }  // namespace tightpack::bench

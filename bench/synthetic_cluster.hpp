@@ -22,6 +22,10 @@ SyntheticCluster make_cluster(size_t nodes, size_t pods_per_node, uint64_t seed 
 // scheduling reads (no managedFields, env, volumes or container statuses).
 std::string snapshot_json(const SyntheticCluster& cluster);
 
+// snapshot_json of make_cluster(nodes, 30), made once per size: the snapshot the
+// parse benchmarks read.
+const std::string& snapshot_text(size_t nodes);
+
 // A Dask worker: 1 cpu, 4Gi, tolerates the worker taint, prefers the worker pool.
 Pod dask_worker();
 
