@@ -21,7 +21,7 @@
 
 #include "daemon/cache.hpp"
 #include "synthetic_cluster.hpp"
-#include "tightpack/autoscaler/autoscaler.hpp"
+#include "tightpack/autoscaler/scenario.hpp"
 #include "tightpack/decode.hpp"
 
 using namespace tightpack;

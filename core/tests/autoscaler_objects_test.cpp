@@ -8,6 +8,7 @@
 #include <string>
 
 #include "tightpack/autoscaler/autoscaler.hpp"
+#include "tightpack/autoscaler/scenario.hpp"
 
 namespace tightpack::autoscaler {
 namespace {

@@ -5,6 +5,7 @@
 #include <boost/json.hpp>
 
 #include "test_util.hpp"
+#include "tightpack/autoscaler/estimator.hpp"
 
 namespace tightpack::pools {
 namespace {

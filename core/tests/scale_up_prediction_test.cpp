@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "test_util.hpp"
+#include "tightpack/autoscaler/estimator.hpp"
+#include "tightpack/autoscaler/expander.hpp"
+#include "tightpack/autoscaler/node_template.hpp"
 
 namespace tightpack::pools {
 namespace {

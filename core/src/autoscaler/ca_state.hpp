@@ -11,7 +11,8 @@
 #include <string>
 #include <unordered_map>
 
-#include "tightpack/autoscaler/autoscaler.hpp"
+#include "tightpack/autoscaler/scenario.hpp"
+#include "tightpack/autoscaler/utilization.hpp"
 #include "tightpack/cluster.hpp"
 
 namespace tightpack::autoscaler {

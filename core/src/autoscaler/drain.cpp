@@ -1,6 +1,8 @@
 // Which pods a node drain would move, and what blocks it:
 // simulator/drainability/rules, in rules.Default's order.
-#include "tightpack/autoscaler/autoscaler.hpp"
+#include "tightpack/autoscaler/drain.hpp"
+
+#include "tightpack/autoscaler/scenario.hpp"
 #include "tightpack/labels.hpp"
 #include "tightpack/plugins/inter_pod_affinity.hpp"
 

@@ -4,6 +4,7 @@
 
 #include "json_write.hpp"
 #include "run.hpp"
+#include "tightpack/autoscaler/autoscaler.hpp"
 #include "tightpack/decode.hpp"
 
 namespace tightpack::autoscaler {

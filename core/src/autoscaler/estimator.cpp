@@ -1,6 +1,8 @@
 // BinpackingNodeEstimator (estimator/binpacking_estimator.go): how many new
 // nodes of a group the pending pods need, first-fit decreasing with CA's
 // round-robin over the nodes opened.
+#include "tightpack/autoscaler/estimator.hpp"
+
 #include <algorithm>
 #include <numeric>
 #include <optional>
@@ -10,7 +12,7 @@
 #include "ca_state.hpp"
 #include "plans.hpp"
 #include "run.hpp"
-#include "tightpack/autoscaler/autoscaler.hpp"
+#include "tightpack/autoscaler/node_template.hpp"
 #include "tightpack/cluster.hpp"
 #include "tightpack/framework.hpp"
 #include "tightpack/go_int.hpp"

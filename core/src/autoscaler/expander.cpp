@@ -1,11 +1,13 @@
 // The expanders (expander/waste, expander/mostpods, expander/priority,
 // tightpack's price) and the chain that applies them, in CA's order and with
 // its tie rules.
+#include "tightpack/autoscaler/expander.hpp"
+
 #include <algorithm>
 #include <limits>
 #include <regex>
 
-#include "tightpack/autoscaler/autoscaler.hpp"
+#include "tightpack/autoscaler/scenario.hpp"
 #include "tightpack/go_int.hpp"
 
 namespace tightpack::autoscaler {

@@ -1,9 +1,12 @@
 // Cluster-wide resource limits (--cores-total, --memory-total) as scale-up
 // applies them: a group whose one new node would exceed what is left is
 // skipped, and the chosen increase is cut to what is left.
+#include "tightpack/autoscaler/limits.hpp"
+
 #include <algorithm>
 
-#include "tightpack/autoscaler/autoscaler.hpp"
+#include "tightpack/autoscaler/node_template.hpp"
+#include "tightpack/autoscaler/scenario.hpp"
 #include "tightpack/go_int.hpp"
 
 namespace tightpack::autoscaler {

@@ -2,9 +2,11 @@
 // its ready nodes with that node's DaemonSet and mirror pods, or, for a group
 // without one, the cloud provider's template plus the DaemonSets that would
 // run there.
+#include "tightpack/autoscaler/node_template.hpp"
+
 #include <algorithm>
 
-#include "tightpack/autoscaler/autoscaler.hpp"
+#include "tightpack/autoscaler/scenario.hpp"
 #include "tightpack/plugins/node_affinity.hpp"
 
 namespace tightpack::autoscaler {

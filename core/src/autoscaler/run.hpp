@@ -7,7 +7,12 @@
 #include <vector>
 
 #include "ca_state.hpp"
-#include "tightpack/autoscaler/autoscaler.hpp"
+#include "tightpack/autoscaler/drain.hpp"
+#include "tightpack/autoscaler/estimator.hpp"
+#include "tightpack/autoscaler/expander.hpp"
+#include "tightpack/autoscaler/node_template.hpp"
+#include "tightpack/autoscaler/scenario.hpp"
+#include "tightpack/autoscaler/utilization.hpp"
 #include "tightpack/profile.hpp"
 
 namespace tightpack::autoscaler {

@@ -8,6 +8,7 @@
 
 #include "plans.hpp"
 #include "run.hpp"
+#include "tightpack/autoscaler/limits.hpp"
 #include "tightpack/cluster.hpp"
 #include "tightpack/framework.hpp"
 #include "tightpack/go_sort.hpp"

@@ -4,7 +4,7 @@
 #include <boost/json.hpp>
 
 #include "json_read.hpp"
-#include "tightpack/autoscaler/autoscaler.hpp"
+#include "tightpack/autoscaler/scenario.hpp"
 #include "tightpack/decode.hpp"
 #include "tightpack/timestamp.hpp"
 

@@ -1,6 +1,7 @@
 // utilization.Calculate (simulator/utilization): the fraction of allocatable
 // the pods request, in float64 over milli-units as CA divides.
-#include "tightpack/autoscaler/autoscaler.hpp"
+#include "tightpack/autoscaler/utilization.hpp"
+
 #include "tightpack/go_int.hpp"
 
 namespace tightpack::autoscaler {

@@ -2,6 +2,7 @@
 // rules run on.
 #include <boost/json.hpp>
 
+#include "tightpack/autoscaler/estimator.hpp"
 #include "tightpack/decode.hpp"
 #include "tightpack/pools/pools.hpp"
 

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "daemon/object_store.hpp"
-#include "tightpack/autoscaler/autoscaler.hpp"
+#include "tightpack/autoscaler/scenario.hpp"
 #include "tightpack/cluster.hpp"
 
 namespace tightpack::daemon {

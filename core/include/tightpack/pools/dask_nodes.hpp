@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "tightpack/autoscaler/autoscaler.hpp"
+#include "tightpack/autoscaler/scenario.hpp"
 #include "tightpack/pools/pools.hpp"
 
 namespace tightpack::pools {

@@ -15,7 +15,8 @@
 #include <string_view>
 #include <vector>
 
-#include "tightpack/autoscaler/autoscaler.hpp"
+#include "tightpack/autoscaler/drain.hpp"
+#include "tightpack/autoscaler/utilization.hpp"
 #include "tightpack/error.hpp"
 #include "tightpack/model.hpp"
 #include "tightpack/pools/pools.hpp"

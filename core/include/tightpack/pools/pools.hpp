@@ -17,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-#include "tightpack/autoscaler/autoscaler.hpp"
+#include "tightpack/autoscaler/scenario.hpp"
 #include "tightpack/error.hpp"
 #include "tightpack/json_path.hpp"
 #include "tightpack/model.hpp"
