@@ -19,7 +19,7 @@
 #include <sstream>
 
 #include "tightpack/decode.hpp"
-#include "tightpack/framework.hpp"
+#include "tightpack/framework/framework.hpp"
 #include "tightpack/replay.hpp"
 #include "tightpack/simulate.hpp"
 

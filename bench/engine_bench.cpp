@@ -8,7 +8,7 @@
 
 #include "synthetic_cluster.hpp"
 #include "tightpack/decode.hpp"
-#include "tightpack/framework.hpp"
+#include "tightpack/framework/framework.hpp"
 #include "tightpack/simulate.hpp"
 
 namespace tightpack::bench {

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "tightpack/cluster.hpp"
-#include "tightpack/framework.hpp"
+#include "tightpack/framework/framework.hpp"
 
 namespace tightpack {
 

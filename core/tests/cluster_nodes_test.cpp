@@ -12,7 +12,7 @@
 #include "decision_by_name.hpp"
 #include "test_util.hpp"
 #include "tightpack/cluster.hpp"
-#include "tightpack/framework.hpp"
+#include "tightpack/framework/framework.hpp"
 #include "tightpack/plugins/affinity_terms.hpp"
 #include "tightpack/plugins/cohort.hpp"
 #include "tightpack/profile.hpp"

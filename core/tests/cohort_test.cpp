@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "test_util.hpp"
-#include "tightpack/framework.hpp"
+#include "tightpack/framework/framework.hpp"
 #include "tightpack/profile.hpp"
 
 namespace tightpack {

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "tightpack/cluster.hpp"
-#include "tightpack/framework.hpp"
+#include "tightpack/framework/framework.hpp"
 #include "tightpack/profile.hpp"
 
 namespace tightpack::testing {

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "test_util.hpp"
-#include "tightpack/framework.hpp"
+#include "tightpack/framework/framework.hpp"
 
 namespace tightpack {
 namespace {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "test_util.hpp"
-#include "tightpack/framework.hpp"
+#include "tightpack/framework/framework.hpp"
 #include "tightpack/replay.hpp"
 #include "tightpack/simulate.hpp"
 

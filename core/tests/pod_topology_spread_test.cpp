@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "test_util.hpp"
-#include "tightpack/framework.hpp"
+#include "tightpack/framework/framework.hpp"
 #include "tightpack/go_math.hpp"
 #include "tightpack/replay.hpp"
 #include "tightpack/simulate.hpp"

@@ -1,4 +1,4 @@
-#include "tightpack/preemption.hpp"
+#include "tightpack/framework/preemption.hpp"
 
 #include <gtest/gtest.h>
 

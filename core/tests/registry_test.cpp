@@ -5,7 +5,7 @@
 #include <set>
 #include <string>
 
-#include "tightpack/framework.hpp"
+#include "tightpack/framework/framework.hpp"
 
 namespace tightpack {
 namespace {

@@ -6,7 +6,7 @@
 
 #include "test_util.hpp"
 #include "tightpack/decode.hpp"
-#include "tightpack/framework.hpp"
+#include "tightpack/framework/framework.hpp"
 #include "tightpack/plugins/node_volume_limits.hpp"
 #include "tightpack/plugins/volume_restrictions.hpp"
 #include "tightpack/replay.hpp"

@@ -12,7 +12,7 @@
 #include "daemon/cache.hpp"
 #include "daemon/snapshot.hpp"
 #include "decision_by_name.hpp"
-#include "tightpack/framework.hpp"
+#include "tightpack/framework/framework.hpp"
 #include "tightpack/profile.hpp"
 #include "tightpack/what_if/what_if.hpp"
 

@@ -9,7 +9,7 @@
 #include "daemon/cache.hpp"
 #include "daemon/object_store.hpp"
 #include "tightpack/decode.hpp"
-#include "tightpack/framework.hpp"
+#include "tightpack/framework/framework.hpp"
 #include "tightpack/profile.hpp"
 
 namespace tightpack::daemon {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "tightpack/error.hpp"
-#include "tightpack/framework.hpp"
+#include "tightpack/framework/framework.hpp"
 #include "tightpack/model.hpp"
 #include "tightpack/objects.hpp"
 #include "tightpack/profile.hpp"

@@ -17,7 +17,7 @@
 
 #include "tightpack/cluster.hpp"
 #include "tightpack/error.hpp"
-#include "tightpack/framework.hpp"
+#include "tightpack/framework/framework.hpp"
 #include "tightpack/profile.hpp"
 
 namespace tightpack {

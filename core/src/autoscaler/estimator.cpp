@@ -14,7 +14,7 @@
 #include "run.hpp"
 #include "tightpack/autoscaler/node_template.hpp"
 #include "tightpack/cluster.hpp"
-#include "tightpack/framework.hpp"
+#include "tightpack/framework/framework.hpp"
 #include "tightpack/go_int.hpp"
 
 namespace tightpack::autoscaler {

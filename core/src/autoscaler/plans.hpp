@@ -14,7 +14,7 @@
 
 #include "tightpack/cluster.hpp"
 #include "tightpack/error.hpp"
-#include "tightpack/framework.hpp"
+#include "tightpack/framework/framework.hpp"
 #include "tightpack/model.hpp"
 #include "tightpack/profile.hpp"
 

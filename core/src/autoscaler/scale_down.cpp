@@ -21,7 +21,7 @@
 #include "plans.hpp"
 #include "run.hpp"
 #include "tightpack/cluster.hpp"
-#include "tightpack/framework.hpp"
+#include "tightpack/framework/framework.hpp"
 #include "tightpack/go_sort.hpp"
 
 namespace tightpack::autoscaler {

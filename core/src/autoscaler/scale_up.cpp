@@ -10,7 +10,7 @@
 #include "run.hpp"
 #include "tightpack/autoscaler/limits.hpp"
 #include "tightpack/cluster.hpp"
-#include "tightpack/framework.hpp"
+#include "tightpack/framework/framework.hpp"
 #include "tightpack/go_sort.hpp"
 
 namespace tightpack::autoscaler {

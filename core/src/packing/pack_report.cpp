@@ -14,7 +14,7 @@
 #include "autoscaler/run.hpp"
 #include "tightpack/cluster.hpp"
 #include "tightpack/decode.hpp"
-#include "tightpack/framework.hpp"
+#include "tightpack/framework/framework.hpp"
 #include "tightpack/pod_resources.hpp"
 
 namespace tightpack::packing {

@@ -8,7 +8,7 @@
 
 #include "autoscaler/run.hpp"
 #include "json_write.hpp"
-#include "tightpack/framework.hpp"
+#include "tightpack/framework/framework.hpp"
 
 namespace tightpack::pools {
 using json_write::joined;

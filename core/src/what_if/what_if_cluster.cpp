@@ -6,7 +6,7 @@
 
 #include "tightpack/admission.hpp"
 #include "tightpack/decode.hpp"
-#include "tightpack/framework.hpp"
+#include "tightpack/framework/framework.hpp"
 #include "tightpack/kube_release.hpp"
 #include "tightpack/plugins/node_affinity.hpp"
 #include "tightpack/replay.hpp"

@@ -9,10 +9,10 @@
 #include "daemon/storage_publish.hpp"
 #include "log.hpp"
 #include "tightpack/decode.hpp"
+#include "tightpack/framework/preemption.hpp"
 #include "tightpack/labels.hpp"
 #include "tightpack/plugins/inter_pod_affinity.hpp"
 #include "tightpack/pools/dask_nodes.hpp"
-#include "tightpack/preemption.hpp"
 #include "tightpack/timestamp.hpp"
 
 namespace tightpack::daemon {

@@ -26,7 +26,7 @@
 #include "daemon/volume_binder.hpp"
 #include "kube/api_workers.hpp"
 #include "kube/reflector.hpp"
-#include "tightpack/framework.hpp"
+#include "tightpack/framework/framework.hpp"
 #include "tightpack/pools/pools.hpp"
 #include "tightpack/profile.hpp"
 

@@ -17,7 +17,7 @@ import (
 // order (random), and a victim without status.startTime counts as starting
 // time.Now() at each call, so of two such nodes the one scored later looks
 // younger. The corpus settles the first as it settles `top`, by the smallest
-// name, and tightpack does the same (core/src/preemption.cpp); a pod that has
+// name, and tightpack does the same (core/src/framework/preemption.cpp); a pod that has
 // not started counts as starting last. The five criteria are upstream's own
 // (pkg/scheduler/framework/preemption, pickOneNodeForPreemption), in its order;
 // only the start-time reading and the final name order are this harness's.

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <map>
 
-#include "tightpack/framework.hpp"
+#include "tightpack/framework/framework.hpp"
+#include "tightpack/framework/preemption.hpp"
 #include "tightpack/kube_release.hpp"
-#include "tightpack/preemption.hpp"
 
 namespace tightpack {
 namespace {

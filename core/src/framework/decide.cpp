@@ -1,6 +1,6 @@
 #include <algorithm>
 
-#include "tightpack/framework.hpp"
+#include "tightpack/framework/framework.hpp"
 #include "tightpack/plugins/normalize.hpp"
 
 namespace tightpack {

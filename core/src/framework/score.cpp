@@ -1,6 +1,6 @@
 // Scoring: the plugins' normalised scores of a node and RunScorePlugins'
 // weighted sum, shared by decide() and the replica index (simulate.cpp).
-#include "tightpack/framework.hpp"
+#include "tightpack/framework/framework.hpp"
 #include "tightpack/plugins/normalize.hpp"
 
 namespace tightpack {

@@ -2,7 +2,7 @@
 // filterPodsWithPDBViolation (pkg/scheduler/framework/plugins/defaultpreemption),
 // pickOneNodeForPreemption (pkg/scheduler/framework/preemption), MoreImportantPod
 // and GetEarliestPodStartTime (pkg/scheduler/util).
-#include "tightpack/preemption.hpp"
+#include "tightpack/framework/preemption.hpp"
 
 #include <algorithm>
 #include <limits>

@@ -1,4 +1,4 @@
-#include "tightpack/framework.hpp"
+#include "tightpack/framework/framework.hpp"
 
 #include <algorithm>
 #include <set>
