@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "synthetic_cluster.hpp"
+#include "tightpack/built_in_profiles.hpp"
 #include "tightpack/decode.hpp"
 #include "tightpack/framework/framework.hpp"
 #include "tightpack/simulate.hpp"

@@ -623,13 +623,6 @@ Profile default_profile() {
   return std::move(p).value();
 }
 
-std::string built_in_profile_names() {
-  std::string names;
-  for (const BuiltInProfile& p : kBuiltInProfiles)
-    names += (names.empty() ? "" : ", ") + std::string(p.name);
-  return names;
-}
-
 json::value encode_profile(const Profile& profile) {
   json::object o;
   o["schedulerName"] = profile.scheduler_name;
@@ -659,83 +652,5 @@ json::value encode_profile(const Profile& profile) {
   o["nodeResourcesFitArgs"] = std::move(fit);
   return o;
 }
-
-const char* const kDefaultSchedulerConfig = R"({
-  "apiVersion": "kubescheduler.config.k8s.io/v1",
-  "kind": "KubeSchedulerConfiguration",
-  "profiles": [{"schedulerName": "default-scheduler"}]
-})";
-
-const char* const kZ2jhUserSchedulerConfig = R"({
-  "apiVersion": "kubescheduler.config.k8s.io/v1",
-  "kind": "KubeSchedulerConfiguration",
-  "leaderElection": {"resourceNamespace": "jhub", "resourceName": "user-scheduler-lock"},
-  "profiles": [{
-    "schedulerName": "jupyterhub-user-scheduler",
-    "plugins": {
-      "score": {
-        "disabled": [
-          {"name": "NodeResourcesBalancedAllocation"},
-          {"name": "NodeAffinity"},
-          {"name": "InterPodAffinity"},
-          {"name": "NodeResourcesFit"},
-          {"name": "ImageLocality"}
-        ],
-        "enabled": [
-          {"name": "NodeAffinity", "weight": 14631},
-          {"name": "InterPodAffinity", "weight": 1331},
-          {"name": "NodeResourcesFit", "weight": 121},
-          {"name": "ImageLocality", "weight": 11}
-        ]
-      }
-    },
-    "pluginConfig": [{
-      "name": "NodeResourcesFit",
-      "args": {
-        "scoringStrategy": {
-          "type": "MostAllocated",
-          "resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]
-        }
-      }
-    }]
-  }]
-})";
-
-// The z2jh profile plus TightpackCohort between NodeAffinity's preferences
-// and MostAllocated's fill: see docs/packing.md.
-const char* const kTightpackSchedulerConfig = R"({
-  "apiVersion": "kubescheduler.config.k8s.io/v1",
-  "kind": "KubeSchedulerConfiguration",
-  "profiles": [{
-    "schedulerName": "tightpack",
-    "plugins": {
-      "score": {
-        "disabled": [
-          {"name": "NodeResourcesBalancedAllocation"},
-          {"name": "NodeAffinity"},
-          {"name": "InterPodAffinity"},
-          {"name": "NodeResourcesFit"},
-          {"name": "ImageLocality"}
-        ],
-        "enabled": [
-          {"name": "NodeAffinity", "weight": 14631},
-          {"name": "InterPodAffinity", "weight": 1331},
-          {"name": "TightpackCohort", "weight": 1210},
-          {"name": "NodeResourcesFit", "weight": 121},
-          {"name": "ImageLocality", "weight": 11}
-        ]
-      }
-    },
-    "pluginConfig": [{
-      "name": "NodeResourcesFit",
-      "args": {
-        "scoringStrategy": {
-          "type": "MostAllocated",
-          "resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]
-        }
-      }
-    }]
-  }]
-})";
 
 }  // namespace tightpack

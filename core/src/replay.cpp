@@ -2,7 +2,9 @@
 
 #include <boost/json.hpp>
 
+#include "config_edit.hpp"
 #include "json_read.hpp"
+#include "tightpack/built_in_profiles.hpp"
 #include "tightpack/decode.hpp"
 #include "tightpack/kube_release.hpp"
 
@@ -10,78 +12,7 @@ namespace tightpack {
 
 using namespace json_read;
 
-namespace {
-
-json::object& first_profile(json::value& config) {
-  return config.as_object()["profiles"].as_array()[0].as_object();
-}
-
-json::array& score_list(json::object& profile, const char* which) {
-  json::value& plugins = profile["plugins"];
-  if (!plugins.is_object()) plugins = json::object{};
-  json::value& score = plugins.as_object()["score"];
-  if (!score.is_object()) score = json::object{};
-  json::value& list = score.as_object()[which];
-  if (!list.is_array()) list = json::array{};
-  return list.as_array();
-}
-
-bool is_named(const json::value& entry, std::string_view name) {
-  if (!entry.is_object()) return false;
-  const json::value* n = entry.as_object().if_contains("name");
-  return n && n->is_string() && n->get_string() == name;
-}
-
-void erase_named(json::array& list, std::string_view name) {
-  for (auto it = list.begin(); it != list.end();) {
-    if (is_named(*it, name)) {
-      it = list.erase(it);
-    } else {
-      ++it;
-    }
-  }
-}
-
-bool contains_named(const json::array& list, std::string_view name) {
-  for (const auto& e : list) {
-    if (is_named(e, name)) return true;
-  }
-  return false;
-}
-
-json::object* fit_args(json::object& profile) {
-  json::value& configs = profile["pluginConfig"];
-  if (!configs.is_array()) configs = json::array{};
-  for (auto& c : configs.as_array()) {
-    if (is_named(c, "NodeResourcesFit")) {
-      json::value& args = c.as_object()["args"];
-      if (!args.is_object()) args = json::object{};
-      return &args.as_object();
-    }
-  }
-  configs.as_array().push_back(
-      json::object{{"name", "NodeResourcesFit"}, {"args", json::object{}}});
-  return &configs.as_array().back().as_object()["args"].as_object();
-}
-
-Result<json::value> base_config(std::string_view name, const JsonPath& path) {
-  if (name == "default") return parse_json(kDefaultSchedulerConfig);
-  if (name == "most-allocated") return parse_json(kZ2jhUserSchedulerConfig);
-  if (name == "tightpack") return parse_json(kTightpackSchedulerConfig);
-  if (name == "rtc") {
-    auto config = parse_json(kDefaultSchedulerConfig);
-    if (!config) return config;
-    (*fit_args(first_profile(*config)))["scoringStrategy"] = json::parse(R"({
-      "type": "RequestedToCapacityRatio",
-      "resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}],
-      "requestedToCapacityRatio": {"shape": [{"utilization": 0, "score": 0}, {"utilization": 100, "score": 10}]}})");
-    return config;
-  }
-  return Error{path.str(),
-               "unknown profile " + quote_value(name) + " (" + built_in_profile_names() + ")"};
-}
-
-}  // namespace
+using namespace config_edit;
 
 Result<Profile> resolve_scenario_profile(const json::value& spec, const JsonPath& path,
                                          std::string& name) {
@@ -89,7 +20,7 @@ Result<Profile> resolve_scenario_profile(const json::value& spec, const JsonPath
   auto run = [&]() -> Fail {
     if (spec.is_string()) {
       name = std::string(spec.get_string());
-      auto base = base_config(name, path);
+      auto base = built_in_scheduler_config(name, path);
       if (!base) return base.error();
       config = std::move(*base);
       return std::nullopt;
@@ -110,7 +41,7 @@ Result<Profile> resolve_scenario_profile(const json::value& spec, const JsonPath
       TP_TRY(as_object(config, path.field("schedulerConfig"), co));
       if (!co->contains("profiles")) config.as_object()["profiles"] = json::array{json::object{}};
     } else {
-      auto base = base_config(name, path.field("name"));
+      auto base = built_in_scheduler_config(name, path.field("name"));
       if (!base) return base.error();
       config = std::move(*base);
     }
@@ -131,7 +62,7 @@ Result<Profile> resolve_scenario_profile(const json::value& spec, const JsonPath
         strategy["requestedToCapacityRatio"] = json::object{{"shape", *shape}};
         strategy.erase("shape");
       }
-      json::object& args = *fit_args(profile);
+      json::object& args = fit_args(profile);
       const json::value* type = strategy.if_contains("type");
       bool rtc = type && type->is_string() && type->get_string() == "RequestedToCapacityRatio";
       if (rtc && !strategy.contains("requestedToCapacityRatio")) {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "test_util.hpp"
+#include "tightpack/built_in_profiles.hpp"
 #include "tightpack/framework/framework.hpp"
 #include "tightpack/profile.hpp"
 
@@ -58,7 +59,7 @@ TEST(Cohort, TightpackKeepsACohortTogetherWhereZ2jhPicksTheFullestNode) {
   ASSERT_TRUE(zplan);
   EXPECT_EQ(c.name(*decide(*zplan, c).chosen), "a");
 
-  const Profile tp = profile_of(kTightpackSchedulerConfig);
+  const Profile tp = built_in_profile("tightpack").value();
   auto tplan = PodPlan::make(c, tp, next);
   ASSERT_TRUE(tplan);
   Decision d = decide(*tplan, c);
@@ -81,7 +82,7 @@ TEST(Cohort, PlacedReplicasJoinTheirCohort) {
   Cluster c = build_cluster({make_node("a", 8000, 32 * kGi)});
   Pod w = make_pod("w", {resources({{"cpu", 2000}})});
   w.labels = labels({{"dask.org/cluster-name", "alice"}});
-  const Profile tp = profile_of(kTightpackSchedulerConfig);
+  const Profile tp = built_in_profile("tightpack").value();
   auto plan = PodPlan::make(c, tp, w);
   ASSERT_TRUE(plan);
   EXPECT_EQ(plan->cohort_score(c, 0), 0);

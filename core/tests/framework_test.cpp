@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "test_util.hpp"
+#include "tightpack/built_in_profiles.hpp"
 #include "tightpack/replay.hpp"
 
 namespace tightpack {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "test_util.hpp"
+#include "tightpack/built_in_profiles.hpp"
 #include "tightpack/profile.hpp"
 
 namespace tightpack {

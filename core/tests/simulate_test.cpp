@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "test_util.hpp"
+#include "tightpack/built_in_profiles.hpp"
 #include "tightpack/replay.hpp"
 
 namespace tightpack {
@@ -31,8 +32,8 @@ Profile z2jh_profile() {
 }
 
 Profile tightpack_profile() {
-  auto c = decode_scheduler_configuration(json_of(kTightpackSchedulerConfig), JsonPath());
-  return c ? c->profiles.front() : Profile{};
+  auto p = built_in_profile("tightpack");
+  return p ? *p : Profile{};
 }
 
 Profile rtc_profile() {

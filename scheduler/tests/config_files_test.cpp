@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "tightpack/built_in_profiles.hpp"
 #include "tightpack/decode.hpp"
 #include "tightpack/profile.hpp"
 #include "yaml_json.hpp"
@@ -28,9 +29,10 @@ Profile from_yaml(const std::string& relative) {
   return config->profiles.front();
 }
 
-Profile from_builtin(const char* json_text) {
-  auto doc = parse_json(json_text);
-  return decode_scheduler_configuration(*doc, JsonPath())->profiles.front();
+Profile from_builtin(const char* name) {
+  auto p = built_in_profile(name);
+  EXPECT_TRUE(p.ok()) << (p.ok() ? "" : p.error().what());
+  return p.ok() ? *p : Profile{};
 }
 
 void expect_same(const Profile& a, const Profile& b) {
@@ -39,7 +41,7 @@ void expect_same(const Profile& a, const Profile& b) {
 
 TEST(ConfigFiles, DefaultSchedulerMatchesBuiltIn) {
   Profile p = from_yaml("config/default-scheduler.yaml");
-  expect_same(p, from_builtin(kDefaultSchedulerConfig));
+  expect_same(p, from_builtin("default"));
   expect_same(p, default_profile());
   EXPECT_EQ(p.score_weight(Plugin::TaintToleration), 3);
   EXPECT_EQ(p.score_weight(Plugin::NodeAffinity), 2);
@@ -51,7 +53,7 @@ TEST(ConfigFiles, DefaultSchedulerMatchesBuiltIn) {
 
 TEST(ConfigFiles, Z2jhUserSchedulerMatchesBuiltIn) {
   Profile p = from_yaml("config/z2jh-user-scheduler.yaml");
-  expect_same(p, from_builtin(kZ2jhUserSchedulerConfig));
+  expect_same(p, from_builtin("most-allocated"));
   EXPECT_EQ(p.scheduler_name, "jupyterhub-user-scheduler");
   EXPECT_EQ(p.score_weight(Plugin::NodeAffinity), 14631);
   EXPECT_EQ(p.score_weight(Plugin::InterPodAffinity), 1331);
@@ -64,13 +66,13 @@ TEST(ConfigFiles, Z2jhUserSchedulerMatchesBuiltIn) {
 
 TEST(ConfigFiles, TightpackMatchesBuiltInAndAddsCohortToZ2jh) {
   Profile p = from_yaml("config/tightpack.yaml");
-  expect_same(p, from_builtin(kTightpackSchedulerConfig));
+  expect_same(p, from_builtin("tightpack"));
   EXPECT_EQ(p.scheduler_name, "tightpack");
   EXPECT_EQ(p.score_weight(Plugin::TightpackCohort), 1210);
   EXPECT_EQ(p.score_weight(Plugin::NodeResourcesFit), 121);
   EXPECT_EQ(p.fit.strategy, ScoringStrategy::MostAllocated);
   // Everything else is the z2jh profile's.
-  Profile z = from_builtin(kZ2jhUserSchedulerConfig);
+  Profile z = from_builtin("most-allocated");
   for (Plugin other : {Plugin::NodeAffinity, Plugin::InterPodAffinity, Plugin::ImageLocality,
                        Plugin::TaintToleration, Plugin::NodeResourcesBalancedAllocation}) {
     EXPECT_EQ(p.score_weight(other), z.score_weight(other)) << plugin_name(other);

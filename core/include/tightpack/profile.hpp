@@ -101,36 +101,6 @@ Result<SchedulerConfiguration> decode_scheduler_configuration(const boost::json:
 // kube-scheduler's default profile (no configuration file).
 Profile default_profile();
 
-// The profiles of the configuration files shipped in config/, built in so that
-// the engine answers the same in the browser; tests check that the files and
-// these agree.
-extern const char* const kDefaultSchedulerConfig;    // config/default-scheduler.json
-extern const char* const kZ2jhUserSchedulerConfig;   // config/z2jh-user-scheduler.json
-extern const char* const kTightpackSchedulerConfig;  // config/tightpack.yaml
-
-// The profiles every caller may name without a configuration: what they are
-// called, the schedulerName their real counterpart runs under, the
-// kube-scheduler release it runs (empty: the newest modelled) and a line
-// that says what it does. One list, read by the corpus format's resolver,
-// the what-if summary and the sidebar.
-struct BuiltInProfile {
-  const char* name;
-  const char* scheduler_name;
-  const char* release;
-  const char* description;
-};
-inline constexpr BuiltInProfile kBuiltInProfiles[] = {
-    {"default", "default-scheduler", "", "kube-scheduler's default (spreads)"},
-    // zero-to-jupyterhub's released charts (4.x) run their user-scheduler on v1.30.14.
-    {"most-allocated", "jupyterhub-user-scheduler", "v1.30",
-     "zero-to-jupyterhub user-scheduler (packs; kube-scheduler v1.30)"},
-    {"rtc", "default-scheduler", "",
-     "kube-scheduler with RequestedToCapacityRatio scoring (packs)"},
-    {"tightpack", "tightpack", "", "tightpack (packs, keeps a Dask cluster together)"},
-};
-// "default, most-allocated, rtc, tightpack": for messages.
-std::string built_in_profile_names();
-
 // Encodes a profile for explanations: plugin lists, weights, NodeResourcesFit args.
 boost::json::value encode_profile(const Profile& profile);
 

@@ -26,9 +26,9 @@ struct Scenario {
   ApiObjects objects;         // namespaces, services, replicaSets, ...
 };
 
-// Resolves a scenario profile: "default", "most-allocated" (the zero-to-jupyterhub
-// user-scheduler), "rtc", or an object naming one of them with overrides
-// (scoringStrategy, scoreWeights, disabledScore, schedulerConfig).
+// Resolves a scenario profile: a built-in name (built_in_profiles.hpp) or an
+// object naming one with the corpus format's overrides (scoringStrategy,
+// scoreWeights, disabledScore, schedulerConfig, release).
 Result<Profile> resolve_scenario_profile(const boost::json::value& spec, const JsonPath& path,
                                          std::string& name);
 

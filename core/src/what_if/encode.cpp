@@ -3,6 +3,7 @@
 #include <boost/json.hpp>
 
 #include "json_write.hpp"
+#include "tightpack/built_in_profiles.hpp"
 #include "tightpack/quantity.hpp"
 #include "tightpack/what_if/what_if.hpp"
 
@@ -198,7 +199,7 @@ json::object WhatIfCluster::summary() const {
   json::array profiles;
   for (const Profile& p : config_.profiles) profiles.emplace_back(p.scheduler_name);
   json::array built_in;
-  for (const BuiltInProfile& p : kBuiltInProfiles) {
+  for (const BuiltInProfile& p : built_in_profiles()) {
     profiles.emplace_back(p.name);
     built_in.push_back(
         json::object{{"name", p.name},

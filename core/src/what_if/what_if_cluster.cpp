@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "tightpack/admission.hpp"
+#include "tightpack/built_in_profiles.hpp"
 #include "tightpack/decode.hpp"
 #include "tightpack/framework/framework.hpp"
 #include "tightpack/kube_release.hpp"
@@ -82,10 +83,8 @@ Result<Profile> WhatIfCluster::profile(std::string_view name, const Pod& pod) co
     return default_profile();
   }
   if (const Profile* configured = config_.find(std::string(name))) return *configured;
-  std::string resolved_name;
   const JsonPath root;
-  auto builtin = resolve_scenario_profile(json::value(json::string(name)), root.field("profile"),
-                                          resolved_name);
+  auto builtin = built_in_profile(name, root.field("profile"));
   if (!builtin) {
     std::string configured;
     for (const Profile& p : config_.profiles) configured += ", " + p.scheduler_name;
