@@ -1,0 +1,80 @@
+// "If workers leave": which nodes cluster-autoscaler removes once the pods a
+// selector matches are gone, and what keeps each other node.
+import type { Cluster, Forecast } from '@tightpack/wasm';
+import { el, labelled } from './dom.js';
+
+export function forecastElement(f: Forecast): HTMLElement {
+  const box = el('div');
+  const removable = f.nodes.filter(n => n.removable);
+  box.append(
+    el(
+      'p',
+      'tp-forecast-summary',
+      `${f.summary.removable} of ${f.summary.nodes} nodes can be removed after ${f.unneededTime} unneeded` +
+        (f.removedPods
+          ? ` (with ${f.removedPods.length} pods taken away)`
+          : '') +
+        '.'
+    )
+  );
+  if (removable.length)
+    box.append(
+      el('p', '', `Removed: ${removable.map(n => n.node).join(', ')}`)
+    );
+  const kept = el('ul', 'tp-forecast-kept');
+  for (const n of f.nodes.filter(
+    x => !x.removable && x.reason !== 'NotUnderutilized'
+  )) {
+    kept.append(
+      el('li', '', `${n.node}: ${n.message}${n.fix ? ` — ${n.fix}` : ''}`)
+    );
+  }
+  const busy = f.nodes.filter(x => x.reason === 'NotUnderutilized').length;
+  if (busy)
+    kept.append(
+      el(
+        'li',
+        '',
+        `${busy} nodes stay because they are busy enough (${f.nodes.find(x => x.reason === 'NotUnderutilized')?.message ?? ''})`
+      )
+    );
+  box.append(kept);
+  for (const note of f.notes) box.append(el('p', 'tp-note', note));
+  return box;
+}
+
+export class ForecastView {
+  readonly node = el('section', 'tp-scale-down');
+  private readonly remove = el('input', 'jp-mod-styled tp-forecast-remove');
+  private readonly run = el('button', 'jp-Button tp-forecast-run', 'Forecast');
+  private readonly result = el('div', 'tp-forecast');
+
+  /** `cluster`: the loaded cluster when the user asks, null before one is. */
+  constructor(private readonly cluster: () => Cluster | null) {
+    this.node.append(el('h3', '', 'If workers leave: scale-down'));
+    this.remove.placeholder =
+      'pods to take away, e.g. dask.org/cluster-name=mine';
+    const row = el('div', 'tp-row');
+    row.append(labelled('Remove pods matching', this.remove), this.run);
+    this.node.append(row, this.result);
+    this.run.addEventListener('click', () => this.forecast());
+    this.remove.addEventListener('keydown', e => {
+      if (e.key === 'Enter') this.forecast();
+    });
+  }
+
+  private forecast(): void {
+    const cluster = this.cluster();
+    if (!cluster) return;
+    const remove = this.remove.value.trim();
+    // cluster-autoscaler lets kube-system pods go an hour after their creation.
+    const now = new Date().toISOString();
+    const r = cluster.forecast(remove ? { remove, now } : { now });
+    this.result.replaceChildren();
+    if (!r.ok) {
+      this.result.append(el('p', 'tp-error', r.error));
+      return;
+    }
+    this.result.append(forecastElement(r.value));
+  }
+}

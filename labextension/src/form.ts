@@ -1,0 +1,182 @@
+// The worker form: which template, how many workers of what size, their
+// tolerations and node selector, and the scheduler profile; read() gives the
+// settings workerPod() takes, or the first thing wrong with them.
+import type { BuiltInProfile } from '@tightpack/wasm';
+import { el, labelled } from './dom.js';
+import {
+  parseSelector,
+  parseTolerations,
+  settingsOf,
+  tolerationText,
+  IWorkerSettings
+} from './pod.js';
+import { cpuError, memoryError } from './quantity.js';
+import { IWorkerTemplate } from './types.js';
+
+export class WorkerForm {
+  readonly node = el('form', 'tp-form');
+  /** Under the form: what is wrong with its values, or with the pod they make. */
+  readonly error = el('div', 'tp-error tp-form-error');
+  private all: IWorkerTemplate[] = [];
+  private chosen: IWorkerTemplate | null = null;
+
+  private readonly templateSelect = el('select', 'jp-mod-styled tp-template');
+  // What the server extension says of the chosen template (its home claim, defaults used).
+  private readonly templateNotes = el('ul', 'tp-template-notes');
+  private readonly templateErrors = el('div', 'tp-error tp-template-errors');
+  private readonly workers = el('input', 'jp-mod-styled tp-workers');
+  private readonly cores = el('input', 'jp-mod-styled tp-cores');
+  private readonly memory = el('input', 'jp-mod-styled tp-memory');
+  private readonly gpus = el('input', 'jp-mod-styled tp-gpus');
+  private readonly tolerations = el('textarea', 'jp-mod-styled tp-tolerations');
+  private readonly selector = el('textarea', 'jp-mod-styled tp-selector');
+  private readonly profileSelect = el('select', 'jp-mod-styled tp-profile');
+
+  /** `onChange`: any value changed, a template chosen included. */
+  constructor(private readonly onChange: () => void) {
+    this.workers.type = 'number';
+    this.workers.min = '1';
+    this.workers.max = '10000';
+    this.gpus.type = 'number';
+    this.gpus.min = '0';
+    this.gpus.max = '16';
+    this.tolerations.rows = 2;
+    this.selector.rows = 1;
+    this.tolerations.placeholder = 'dask=worker:NoSchedule';
+    this.selector.placeholder = 'cloud.google.com/gke-nodepool=dask-workers';
+
+    this.node.addEventListener('submit', e => e.preventDefault());
+    const row = el('div', 'tp-row');
+    row.append(
+      labelled('Workers', this.workers),
+      labelled('Cores', this.cores),
+      labelled('Memory', this.memory),
+      labelled('GPUs', this.gpus)
+    );
+    this.node.append(
+      labelled('Template', this.templateSelect),
+      this.templateNotes,
+      this.templateErrors,
+      row,
+      labelled(
+        'Tolerations',
+        this.tolerations,
+        'one per line: key=value:Effect'
+      ),
+      labelled('Node selector', this.selector, 'key=value, …'),
+      labelled('Scheduler', this.profileSelect)
+    );
+    for (const input of [
+      this.workers,
+      this.cores,
+      this.memory,
+      this.gpus,
+      this.tolerations,
+      this.selector
+    ]) {
+      input.addEventListener('input', () => this.onChange());
+    }
+    this.profileSelect.addEventListener('change', () => this.onChange());
+    this.templateSelect.addEventListener('change', () =>
+      this.choose(this.templateSelect.value)
+    );
+  }
+
+  get templates(): readonly IWorkerTemplate[] {
+    return this.all;
+  }
+
+  /** The chosen template, null until one is. */
+  get template(): IWorkerTemplate | null {
+    return this.chosen;
+  }
+
+  /** The chosen profile's name. */
+  get profile(): string {
+    return this.profileSelect.value;
+  }
+
+  /** The server's templates, and the ones it could not read (bad YAML in a Dask config, an unreachable gateway). */
+  setTemplates(templates: IWorkerTemplate[], errors: string[]): void {
+    this.all = templates;
+    this.templateSelect.replaceChildren();
+    for (const t of templates) {
+      const o = el('option', '', `${t.name} (${t.source})`);
+      o.value = t.id;
+      this.templateSelect.append(o);
+    }
+    this.templateErrors.textContent = errors.join('\n');
+    this.templateErrors.hidden = errors.length === 0;
+  }
+
+  /** Fills the form from template `id`'s values. */
+  choose(id: string): void {
+    this.chosen = this.all.find(t => t.id === id) ?? null;
+    if (!this.chosen) return;
+    this.templateSelect.value = id;
+    this.templateNotes.replaceChildren(
+      ...this.chosen.notes.map(n => el('li', '', n))
+    );
+    this.templateNotes.hidden = this.chosen.notes.length === 0;
+    // Templates that start empty (dask-kubernetes' count.start is 0) show a few workers.
+    const s = settingsOf(this.chosen.pod, this.chosen.workers || 4);
+    this.workers.value = String(s.workers);
+    this.cores.value = s.cores;
+    this.memory.value = s.memory;
+    this.gpus.value = String(s.gpus);
+    this.tolerations.value = s.tolerations.map(tolerationText).join('\n');
+    this.selector.value = Object.entries(s.nodeSelector)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(', ');
+    this.onChange();
+  }
+
+  /** The engine's built-in profiles, once: what each stands for comes from the engine. */
+  setProfiles(profiles: BuiltInProfile[], preferred: string): void {
+    if (this.profileSelect.options.length) return;
+    for (const p of profiles) {
+      const o = el('option', '', p.description);
+      o.value = p.name;
+      this.profileSelect.append(o);
+    }
+    this.profileSelect.value = profiles.some(p => p.name === preferred)
+      ? preferred
+      : profiles[0].name;
+  }
+
+  showError(text: string): void {
+    this.error.textContent = text;
+    this.error.hidden = !text;
+  }
+
+  /** The form's values, or the first thing wrong with them. */
+  read(): { settings: IWorkerSettings } | { error: string } {
+    const workers = Number(this.workers.value);
+    if (!Number.isInteger(workers) || workers < 1 || workers > 10000)
+      return {
+        error: `Workers "${this.workers.value}" must be a whole number from 1 to 10000`
+      };
+    const gpus = Number(this.gpus.value || '0');
+    if (!Number.isInteger(gpus) || gpus < 0)
+      return {
+        error: `GPUs "${this.gpus.value}" must be a whole number, 0 or more`
+      };
+    const problem =
+      cpuError(this.cores.value) ?? memoryError(this.memory.value);
+    if (problem) return { error: problem };
+    const t = parseTolerations(this.tolerations.value);
+    if (t.error) return { error: t.error };
+    const n = parseSelector(this.selector.value);
+    if (n.error) return { error: n.error };
+    return {
+      settings: {
+        workers,
+        cores: this.cores.value,
+        memory: this.memory.value,
+        gpus,
+        tolerations: t.tolerations,
+        nodeSelector: n.selector
+      }
+    };
+  }
+}
