@@ -94,7 +94,7 @@ scripts/build_labextension.sh || { echo "build of the labextension failed"; exit
 stage "test: labextension front end (Jest)"
 (cd labextension && npm test --silent) || status=1
 stage "test: labextension server extension (pytest on jupyter_server)"
-PYTHONPATH=labextension build/venv/bin/python -m pytest -q labextension/tests || status=1
+PYTHONPATH=labextension build/venv/bin/python -m pytest -q labextension/jupyterlab_tightpack/tests || status=1
 stage "test: the sidebar in JupyterLab from PyPI, in Chromium"
 node --test labextension/ui-tests/ || status=1
 

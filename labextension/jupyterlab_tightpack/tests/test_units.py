@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 import pathlib
 
-import jupyterlab_tightpack
 import pytest
 import yaml
 from conftest import REPO
+
+import jupyterlab_tightpack
 from jupyterlab_tightpack.quantity import cpu_quantity, parse_byte_spec
 from jupyterlab_tightpack.sources import demo
 

@@ -10,6 +10,7 @@ import subprocess
 import pytest
 import tornado.web
 from conftest import example
+
 from jupyterlab_tightpack import home, kubespawner_names
 
 HUB_TOKEN = "hub-token-of-alice-0123456789"

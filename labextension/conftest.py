@@ -1,8 +1,10 @@
-"""A real jupyter_server with the extension enabled (pytest-jupyter), and local test doubles.
+"""The fixtures of the server extension's tests (jupyterlab_tightpack/tests/), at the
+project's root as the JupyterLab extension template has them: a real jupyter_server with
+the extension enabled (pytest-jupyter), and local test doubles.
 
 Every HTTP server a test starts here is a test double on 127.0.0.1: the tightpack
-scheduler's snapshot endpoint (the scheduler daemon does not exist yet), the Kubernetes
-API, dask-gateway. Nothing leaves the machine.
+scheduler's snapshot endpoint, the Kubernetes API, dask-gateway. Nothing leaves the
+machine.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from traitlets.config import Config
 
 pytest_plugins = ("pytest_jupyter.jupyter_server",)
 
-REPO = pathlib.Path(__file__).resolve().parents[2]
+REPO = pathlib.Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(autouse=True)
