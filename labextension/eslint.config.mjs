@@ -1,5 +1,7 @@
 // The JupyterLab extension template's ESLint configuration (jupyterlab/extension-template,
-// eslint.config.mjs), run by scripts/lint.sh over the TypeScript sources.
+// eslint.config.mjs), run by scripts/lint.sh over the TypeScript sources; like the
+// template's, it leaves out the Jest specs (src/__tests__, type-checked by ts-jest) and
+// the UI tests.
 import js from '@eslint/js';
 import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
@@ -16,7 +18,7 @@ export default defineConfig([
       '**/*.js',
       '**/*.mjs',
       '**/*.d.ts',
-      'test',
+      '**/__tests__',
       'ui-tests'
     ]
   },
