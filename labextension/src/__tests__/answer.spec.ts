@@ -1,0 +1,230 @@
+/**
+ * @jest-environment jsdom
+ * @jest-environment-options {"customExportConditions": ["node", "node-addons"]}
+ */
+// The sidebar's parts without the panel: an engine answer in, DOM out, as a
+// notebook's output would draw them. jsdom has no canvas: the bars' pixels are
+// the UI tests' to see in Chromium (ui-tests/), here only their size is. The
+// engine is @tightpack/wasm's Node entry (the export conditions above), which
+// reads the .wasm from disk where the browser entry would fetch it.
+import { beforeAll, describe, expect, test } from '@jest/globals';
+import { AnswerView } from '../answer.js';
+import { ForecastView, forecastElement } from '../forecast.js';
+import { WorkerForm } from '../form.js';
+import { settingsOf } from '../pod.js';
+import { PoolsView } from '../pools.js';
+import { StartView } from '../start.js';
+import { IWorkerTemplate } from '../types.js';
+import { answerView } from '../view.js';
+import { demo, loadDemo, ok, place, template, IDemo } from './demo.js';
+
+let d: IDemo;
+beforeAll(async () => {
+  d = await loadDemo();
+  // jsdom's own getContext only logs that it has no canvas; drawPool stops at null.
+  HTMLCanvasElement.prototype.getContext = (() => null) as any;
+});
+
+const classes = (node: Element) =>
+  [...node.children].map(c => c.className.split(' ')[0]);
+
+describe('the answer, drawn from the engine alone', () => {
+  test('20 Dask workers: headline, warnings, legend, then one box per pool', () => {
+    const { pod, placement } = place(d.cluster, settingsOf(template.pod, 20));
+    const view = new AnswerView();
+    document.body.append(view.node);
+    view.draw({
+      summary: d.summary,
+      placement,
+      pod,
+      source: 'dask-kubernetes'
+    });
+    const pools = answerView(
+      d.summary,
+      placement,
+      pod.spec!.containers![0].resources!.requests!
+    ).pools;
+    const headline = view.node.querySelector('.tp-headline')!;
+    expect(headline.getAttribute('data-placed')).toBe(String(placement.placed));
+    expect(headline.textContent).toMatch(
+      /^(All 20 workers|\d+ of 20 workers) fit without any scale-up\.$/
+    );
+    expect(classes(view.node).slice(0, 1)).toEqual(['tp-headline']);
+    const legend = classes(view.node).indexOf('tp-legend');
+    expect(
+      classes(view.node).slice(legend + 1, legend + 1 + pools.length)
+    ).toEqual(pools.map(() => 'tp-pool'));
+    const boxes = [...view.node.querySelectorAll<HTMLElement>('.tp-pool')];
+    expect(boxes.map(b => [b.dataset.pool, Number(b.dataset.workers)])).toEqual(
+      pools.map(p => [p.name, p.workers])
+    );
+    expect(
+      view.node.querySelector('.tp-warning-evictable')!.textContent
+    ).toMatch(/cluster-autoscaler may evict workers/);
+    // Painted as soon as it is drawn: a 30-pixel row for each small pool, none for an empty one.
+    expect(
+      [...view.node.querySelectorAll('canvas')].map(c => c.style.height)
+    ).toEqual(pools.map(p => (p.nodes.length + p.adds ? '30px' : '0px')));
+    view.markStale();
+    expect(view.node.classList.contains('tp-stale')).toBe(true);
+    view.draw({ summary: d.summary, placement, pod });
+    expect(view.node.classList.contains('tp-stale')).toBe(false);
+    view.node.remove();
+  });
+
+  test('a notebook that waits for its home disk: the fix names the pool in the other zone', () => {
+    const home = demo('home.json');
+    const c = demo('cluster.json');
+    const cluster = ok(
+      d.engine.loadCluster(
+        { ...c, items: [...c.items, ...home.items] },
+        { pools: demo('pools.json') }
+      )
+    );
+    const pod = {
+      metadata: { name: 'jupyter-gpu-worker-t4', namespace: 'daskhub' },
+      spec: {
+        containers: [
+          {
+            name: 'notebook',
+            resources: {
+              requests: { cpu: '3', memory: '20Gi' },
+              limits: { 'nvidia.com/gpu': '1' }
+            }
+          }
+        ],
+        nodeSelector: {
+          'cloud.google.com/gke-accelerator': 'nvidia-tesla-t4'
+        },
+        volumes: [
+          {
+            name: 'volume-alice',
+            persistentVolumeClaim: { claimName: 'claim-alice' }
+          }
+        ]
+      }
+    };
+    const placement = ok(
+      cluster.place({
+        pod,
+        replicas: 1,
+        admission: { extendedResourceToleration: true }
+      })
+    );
+    const view = new AnswerView();
+    view.draw({
+      summary: ok(cluster.summary()),
+      placement,
+      pod,
+      source: 'profile',
+      claims: [
+        {
+          name: 'claim-alice',
+          namespace: 'daskhub',
+          own: true,
+          state: 'bound',
+          volume: home.claims[0].volume,
+          zones: ['us-central1-b'],
+          storageClass: 'standard-rwo',
+          defaultClass: false,
+          bindingMode: 'WaitForFirstConsumer'
+        }
+      ]
+    });
+    expect(view.node.querySelector('.tp-headline')!.textContent).toBe(
+      'Your notebook server fits on no node now.'
+    );
+    expect(view.node.querySelector('.tp-never h3')!.textContent).toBe(
+      'Your notebook server waits: it stays Pending'
+    );
+    expect(
+      [...view.node.querySelectorAll('.tp-never .tp-fixes li')].map(
+        li => li.textContent
+      )
+    ).toEqual([
+      'Your home disk (claim claim-alice) is in us-central1-b, where no pool can grow for it: pool gpu-t4-c in another zone could take it if the disk were there. Ask your operator to move the volume or raise the max size of gpu-t4 (1).'
+    ]);
+    cluster.dispose();
+  });
+
+  test("a pool's box says its figures; redraw() paints it at its width", () => {
+    const { pod, placement } = place(d.cluster, settingsOf(template.pod, 60));
+    const pools = answerView(
+      d.summary,
+      placement,
+      pod.spec!.containers![0].resources!.requests!
+    ).pools;
+    const grown = pools.find(p => p.adds > 0)!;
+    const view = new PoolsView();
+    const [box] = view.render([grown]);
+    expect(box.querySelector('.tp-pool-facts')!.textContent).toContain(
+      `+${grown.adds} nodes for ${grown.addedWorkers} workers, ready in ~`
+    );
+    const canvas = box.querySelector('canvas')!;
+    expect(canvas.getAttribute('aria-label')).toMatch(
+      new RegExp(`^${grown.name}: ${grown.nodes.length} nodes; new workers on `)
+    );
+    expect(canvas.style.height).toBe('');
+    view.redraw();
+    expect(canvas.style.height).toBe('30px');
+  });
+});
+
+describe('the other parts', () => {
+  test('the start code and the pod', () => {
+    const { pod } = place(d.cluster, settingsOf(template.pod, 5));
+    const start = new StartView();
+    start.show(template, pod, 5, 'tightpack');
+    expect(start.node.querySelector('.tp-code')!.textContent).toContain(
+      'cluster.scale(5)'
+    );
+    expect(
+      JSON.parse(start.node.querySelector('.tp-pod-json')!.textContent!)
+    ).toEqual(pod);
+  });
+
+  test('the scale-down forecast, and its error', () => {
+    expect(
+      forecastElement(ok(d.cluster.forecast({}))).querySelector(
+        '.tp-forecast-summary'
+      )!.textContent
+    ).toMatch(/^\d+ of 5 nodes can be removed after 10m unneeded\.$/);
+    const view = new ForecastView(() => d.cluster);
+    const input = view.node.querySelector('input')!;
+    input.value = 'a in (b';
+    view.node.querySelector('button')!.click();
+    expect(
+      view.node.querySelector('.tp-forecast .tp-error')!.textContent
+    ).toMatch(/remove/);
+  });
+
+  test("the form gives the template's settings, or the first thing wrong", () => {
+    let changes = 0;
+    const form = new WorkerForm(() => ++changes);
+    const gpu: IWorkerTemplate = {
+      ...template,
+      id: 'gpu',
+      notes: ['a note']
+    };
+    form.setTemplates([template, gpu], ['broken.yaml: line 2']);
+    form.setProfiles(d.summary.builtInProfiles, 'most-allocated');
+    expect(form.profile).toBe('most-allocated');
+    form.choose('gpu');
+    expect(changes).toBe(1);
+    expect(form.template).toBe(gpu);
+    expect(form.read()).toEqual({ settings: settingsOf(template.pod, 3) });
+    expect(form.node.querySelector('.tp-template-notes')!.textContent).toBe(
+      'a note'
+    );
+    expect(form.node.querySelector('.tp-template-errors')!.textContent).toBe(
+      'broken.yaml: line 2'
+    );
+    const memory = form.node.querySelector<HTMLInputElement>('.tp-memory')!;
+    memory.value = '8 GB';
+    memory.dispatchEvent(new Event('input'));
+    expect(changes).toBe(2);
+    expect(form.read()).toEqual({
+      error: 'Memory "8 GB" is not a Kubernetes quantity: write 8Gi'
+    });
+  });
+});
