@@ -12,11 +12,17 @@ using namespace config_edit;
 
 namespace {
 
-json::value parsed(const char* text) { return parse_json(text).value(); }
+json::value parsed(const char* text) {
+  return parse_json(text).value();
+}
 
-json::value default_config() { return parsed(kDefaultSchedulerConfig); }
+json::value default_config() {
+  return parsed(kDefaultSchedulerConfig);
+}
 
-json::value z2jh_config() { return parsed(kZ2jhUserSchedulerConfig); }
+json::value z2jh_config() {
+  return parsed(kZ2jhUserSchedulerConfig);
+}
 
 json::value rtc_config() {
   json::value config = default_config();
@@ -56,7 +62,9 @@ constexpr BuiltInProfile kBuiltInProfiles[] = {
 
 }  // namespace
 
-std::span<const BuiltInProfile> built_in_profiles() { return kBuiltInProfiles; }
+std::span<const BuiltInProfile> built_in_profiles() {
+  return kBuiltInProfiles;
+}
 
 std::string built_in_profile_names() {
   std::string names;
