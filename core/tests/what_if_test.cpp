@@ -135,6 +135,33 @@ TEST(WhatIf, SummaryListsEveryNodeWithItsPool) {
   }
 }
 
+// The command and the sidebar load through one loader; only whether pools are
+// inferred without a NodePools document differs, and errors carry the name the
+// caller gives each document (a file path for the command).
+TEST(WhatIf, OneLoaderForDocumentsNamedByTheCaller) {
+  WhatIfInputs inputs;
+  inputs.snapshot = {"cluster.yaml", json::parse(demo_cluster_text())};
+  auto inferred = load_what_if_cluster(inputs);
+  ASSERT_TRUE(inferred) << inferred.error().what();
+  ASSERT_NE(inferred->resolved_pools(), nullptr);
+  EXPECT_FALSE(inferred->resolved_pools()->pools.empty());
+  inputs.infer_pools = false;
+  auto plain = load_what_if_cluster(inputs);
+  ASSERT_TRUE(plain) << plain.error().what();
+  EXPECT_EQ(plain->resolved_pools(), nullptr);
+
+  inputs.pools = NamedDocument{"pools.yaml", json::parse(R"({"apiVersion": "tightpack.io/v1alpha1",
+      "kind": "NodePools", "pools": [{"name": "x", "maxSzie": 3}]})")};
+  auto bad = load_what_if_cluster(inputs);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().what().rfind("pools.yaml: ", 0), 0u) << bad.error().what();
+  inputs.pools.reset();
+  inputs.scheduler_config = NamedDocument{"config.yaml", json::parse(R"({"profiles": 3})")};
+  auto bad_config = load_what_if_cluster(inputs);
+  ASSERT_FALSE(bad_config);
+  EXPECT_EQ(bad_config.error().what().rfind("config.yaml: ", 0), 0u) << bad_config.error().what();
+}
+
 TEST(WhatIf, ErrorsNameTheDocumentFieldAndValue) {
   EXPECT_EQ(load_what_if_cluster("{\"items\": [", "", "").error().what().rfind("snapshot: ", 0),
             0u);

@@ -257,48 +257,38 @@ int predict(const std::vector<std::string>& argv, std::istream& in, std::ostream
     err << "tightpack predict: --output must be table or json, not " << quote_value(output) << "\n";
     return kUsage;
   }
-  auto load = [&](const std::string& option, json::value& doc) {
-    return read_document(a.options[option], in, doc, error);
+  // The documents are read here (files, JSON or YAML); the cluster is loaded as
+  // the sidebar loads it, by the one loader both builds share.
+  auto read = [&](const char* option, NamedDocument& d) {
+    d.name = a.options[option];
+    return read_document(d.name, in, d.doc, error);
   };
-  json::value cluster_doc, pod_doc, config_doc, pools_doc;
-  if (!load("--cluster", cluster_doc) || !load("--pod", pod_doc) ||
-      (a.options.count("--config") && !load("--config", config_doc)) ||
-      (a.options.count("--pools") && !load("--pools", pools_doc))) {
+  auto read_if_given = [&](const char* option, std::optional<NamedDocument>& d) {
+    return !a.options.count(option) || read(option, d.emplace());
+  };
+  WhatIfInputs inputs;
+  inputs.infer_pools = false;
+  NamedDocument pod_doc;
+  if (!read("--cluster", inputs.snapshot) || !read("--pod", pod_doc) ||
+      !read_if_given("--config", inputs.scheduler_config) ||
+      !read_if_given("--pools", inputs.pools)) {
     err << "tightpack predict: " << error << "\n";
     return kInputError;
   }
-  auto loaded = WhatIfCluster::load(cluster_doc, JsonPath());
+  auto loaded = load_what_if_cluster(inputs);
   if (!loaded) {
-    err << "tightpack predict: " << a.options["--cluster"] << ": " << loaded.error().what() << "\n";
+    err << "tightpack predict: " << loaded.error().what() << "\n";
     return kInputError;
   }
   WhatIfCluster& cluster = *loaded;
   AdmissionOptions admission;
   admission.extended_resource_toleration = has_flag(a, "--extended-resource-toleration");
-  auto admitted = decode_admitted_pod(pod_doc, admission, JsonPath());
+  auto admitted = decode_admitted_pod(pod_doc.doc, admission, JsonPath());
   if (!admitted) {
-    err << "tightpack predict: " << a.options["--pod"] << ": " << admitted.error().what() << "\n";
+    err << "tightpack predict: " << pod_doc.name << ": " << admitted.error().what() << "\n";
     return kInputError;
   }
   const Pod& pod = admitted->pod;
-  if (a.options.count("--config")) {
-    auto decoded = decode_scheduler_configuration(config_doc, JsonPath());
-    if (!decoded) {
-      err << "tightpack predict: " << a.options["--config"] << ": " << decoded.error().what()
-          << "\n";
-      return kInputError;
-    }
-    cluster.use_scheduler_configuration(std::move(*decoded));
-  }
-  if (a.options.count("--pools")) {
-    auto decoded = pools::decode_pools_config(pools_doc, JsonPath());
-    if (!decoded) {
-      err << "tightpack predict: " << a.options["--pools"] << ": " << decoded.error().what()
-          << "\n";
-      return kInputError;
-    }
-    cluster.use_pools(std::move(*decoded));
-  }
   auto profile =
       cluster.profile(a.options.count("--scheduler-name") ? a.options["--scheduler-name"] : "", pod,
                       a.options.count("--release") ? a.options["--release"] : "");

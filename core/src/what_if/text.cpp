@@ -79,29 +79,26 @@ Result<WhatIfRequest> decode_what_if_request(const json::value& doc, bool with_r
 Result<WhatIfCluster> load_what_if_cluster(std::string_view snapshot_json,
                                            std::string_view pools_json,
                                            std::string_view scheduler_config_json) {
-  auto snapshot_doc = parse_json(snapshot_json);
-  if (!snapshot_doc) return in_document("snapshot", snapshot_doc.error());
-  auto cluster = WhatIfCluster::load(*snapshot_doc, JsonPath());
-  if (!cluster) return in_document("snapshot", cluster.error());
-  // Without a NodePools document the pools are inferred from the nodes'
-  // pool labels, so scale-up answers come with every cluster.
-  pools::PoolsConfig pools;
-  if (!pools_json.empty()) {
-    auto doc = parse_json(pools_json);
-    if (!doc) return in_document("pools", doc.error());
-    auto decoded = pools::decode_pools_config(*doc, JsonPath());
-    if (!decoded) return in_document("pools", decoded.error());
-    pools = std::move(*decoded);
-  }
-  cluster->use_pools(std::move(pools));
+  WhatIfInputs inputs;
+  auto parse = [](const char* name, std::string_view text) -> Result<NamedDocument> {
+    auto doc = parse_json(text);
+    if (!doc) return in_document(name, doc.error());
+    return NamedDocument{name, std::move(*doc)};
+  };
+  auto snapshot = parse("snapshot", snapshot_json);
+  if (!snapshot) return snapshot.error();
+  inputs.snapshot = std::move(*snapshot);
   if (!scheduler_config_json.empty()) {
-    auto doc = parse_json(scheduler_config_json);
-    if (!doc) return in_document("schedulerConfig", doc.error());
-    auto decoded = decode_scheduler_configuration(*doc, JsonPath());
-    if (!decoded) return in_document("schedulerConfig", decoded.error());
-    cluster->use_scheduler_configuration(std::move(*decoded));
+    auto config = parse("schedulerConfig", scheduler_config_json);
+    if (!config) return config.error();
+    inputs.scheduler_config = std::move(*config);
   }
-  return cluster;
+  if (!pools_json.empty()) {
+    auto pools = parse("pools", pools_json);
+    if (!pools) return pools.error();
+    inputs.pools = std::move(*pools);
+  }
+  return load_what_if_cluster(inputs);
 }
 
 std::string loaded_text(const WhatIfCluster& cluster) {

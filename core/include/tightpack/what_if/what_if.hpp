@@ -161,8 +161,32 @@ struct WhatIfRequest {
 inline constexpr int64_t kMaxWhatIfReplicas = 1000000;
 Result<WhatIfRequest> decode_what_if_request(const boost::json::value& doc, bool with_replicas);
 
+// A document the what-if layer loads, with the name its errors carry: the file
+// a command read, or what the browser calls it ("snapshot", "pools",
+// "schedulerConfig").
+struct NamedDocument {
+  std::string name;
+  boost::json::value doc;
+};
+
+// What a what-if cluster is loaded from. Without a NodePools document the pools
+// are inferred from the nodes' pool labels if infer_pools is set: the sidebar
+// always answers with scale-up, `tightpack predict` only when given --pools.
+struct WhatIfInputs {
+  NamedDocument snapshot;
+  std::optional<NamedDocument> scheduler_config;
+  std::optional<NamedDocument> pools;
+  bool infer_pools = true;
+};
+
+// The one loader: `tightpack predict` (documents it read, JSON or YAML) and the
+// WebAssembly module (text, below) both load through it. An error reads
+// "<name>: <what is wrong>".
+Result<WhatIfCluster> load_what_if_cluster(const WhatIfInputs& inputs);
+
 // Text in, JSON text out, never a thrown error: the entry points of the
 // WebAssembly bindings. A failure is {"error": "…"} naming the field and value.
+// Empty pools or configuration text: none given (pools are inferred).
 Result<WhatIfCluster> load_what_if_cluster(std::string_view snapshot_json,
                                            std::string_view pools_json,
                                            std::string_view scheduler_config_json);
