@@ -12,11 +12,11 @@
 #include <string>
 #include <string_view>
 
+#include "cli/yaml_json.hpp"
 #include "daemon/daemon_config.hpp"
 #include "kube/client_config.hpp"
 #include "tightpack/labels.hpp"
 #include "tightpack/pools/pools.hpp"
-#include "yaml_json.hpp"
 
 namespace {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "cli.hpp"
+#include "cli/cli.hpp"
 
 namespace tightpack::cli::testing {
 

@@ -1,9 +1,10 @@
-#include "cli.hpp"
+#include "cli/cli.hpp"
 
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
 #include <sstream>
+#include <vector>
 
 #include "cli_run.hpp"
 
@@ -13,13 +14,30 @@ namespace {
 using testing::CliRun;
 using testing::run_cli;
 
+// Every command `tightpack --help` lists has a synopsis there and its own help,
+// the same by `help NAME` and `NAME --help`, that starts with its usage line.
 TEST(Cli, HelpForEveryCommand) {
-  EXPECT_EQ(run_cli({"--help"}).code, kOk);
-  for (const char* cmd : {"replay", "predict", "admit"}) {
-    CliRun r = run_cli({cmd, "--help"});
-    EXPECT_EQ(r.code, kOk) << cmd;
-    EXPECT_NE(r.out.find(std::string("tightpack ") + cmd), std::string::npos) << r.out;
+  CliRun overview = run_cli({"--help"});
+  ASSERT_EQ(overview.code, kOk);
+  const size_t commands = overview.out.find("\nCommands:\n");
+  ASSERT_NE(commands, std::string::npos) << overview.out;
+  std::istringstream listed(overview.out.substr(commands + 11));
+  std::vector<std::string> names;
+  for (std::string line; std::getline(listed, line) && !line.empty();) {
+    if (line.size() > 2 && line[2] != ' ') names.push_back(line.substr(2, line.find(' ', 2) - 2));
   }
+  EXPECT_EQ(names, (std::vector<std::string>{"replay", "autoscale", "forecast", "predict", "admit",
+                                             "pack-report", "schedule"}));
+  for (const std::string& name : names) {
+    EXPECT_NE(overview.out.find("\n  tightpack " + name + " "), std::string::npos) << name;
+    CliRun help = run_cli({"help", name});
+    CliRun flag = run_cli({name, "--help"});
+    EXPECT_EQ(help.code, kOk) << name;
+    EXPECT_EQ(flag.code, kOk) << name;
+    EXPECT_EQ(help.out, flag.out) << name;
+    EXPECT_EQ(help.out.rfind("Usage: tightpack " + name + " ", 0), 0u) << help.out;
+  }
+  EXPECT_EQ(run_cli({"help", "frobnicate"}).code, kUsage);
 }
 
 TEST(Cli, UnknownCommandIsAUsageError) {

@@ -6,10 +6,10 @@
 #include <fstream>
 #include <sstream>
 
+#include "cli/yaml_json.hpp"
 #include "tightpack/built_in_profiles.hpp"
 #include "tightpack/decode.hpp"
 #include "tightpack/profile.hpp"
-#include "yaml_json.hpp"
 
 namespace tightpack {
 namespace {

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "cli.hpp"
+#include "cli/cli.hpp"
 #include "cli_run.hpp"
 
 namespace tightpack::cli {

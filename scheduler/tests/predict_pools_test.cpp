@@ -5,7 +5,7 @@
 #include <boost/json.hpp>
 #include <sstream>
 
-#include "cli.hpp"
+#include "cli/cli.hpp"
 #include "cli_run.hpp"
 
 namespace tightpack::cli {

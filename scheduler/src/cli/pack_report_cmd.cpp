@@ -1,14 +1,14 @@
-#include "pack_report_cmd.hpp"
+#include "cli/pack_report_cmd.hpp"
 
 #include <boost/json.hpp>
 #include <cstdio>
 #include <iomanip>
 #include <iostream>
 
-#include "cli.hpp"
-#include "document_command.hpp"
+#include "cli/cli.hpp"
+#include "cli/document_command.hpp"
+#include "cli/yaml_json.hpp"
 #include "tightpack/packing/pack_report.hpp"
-#include "yaml_json.hpp"
 
 namespace tightpack::cli {
 

@@ -1,6 +1,6 @@
-#include "autoscale_cmd.hpp"
+#include "cli/autoscale_cmd.hpp"
 
-#include "document_command.hpp"
+#include "cli/document_command.hpp"
 #include "tightpack/autoscaler/autoscaler.hpp"
 
 namespace tightpack::cli {

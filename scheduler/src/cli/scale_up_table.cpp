@@ -1,4 +1,4 @@
-#include "scale_up_table.hpp"
+#include "cli/scale_up_table.hpp"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,75 +1,21 @@
-#include "cli.hpp"
+#include "cli/predict_cmd.hpp"
 
 #include <boost/json.hpp>
 #include <charconv>
-#include <cstdio>
-#include <cstring>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
-#include <map>
-#include <sstream>
 
-#include "args.hpp"
-#include "autoscale_cmd.hpp"
-#include "document_command.hpp"
-#include "forecast_cmd.hpp"
-#include "pack_report_cmd.hpp"
-#include "scale_up_table.hpp"
-#include "schedule_cmd.hpp"
+#include "cli/args.hpp"
+#include "cli/cli.hpp"
+#include "cli/document_command.hpp"
+#include "cli/scale_up_table.hpp"
 #include "tightpack/decode.hpp"
-#include "tightpack/quantity.hpp"
-#include "tightpack/replay.hpp"
-#include "tightpack/simulate.hpp"
 #include "tightpack/what_if/what_if.hpp"
-#include "version.hpp"
 
 namespace tightpack::cli {
 namespace json = boost::json;
-namespace {
 
-constexpr const char* kUsageText = R"(tightpack — Kubernetes-exact placement engine
-
-Usage:
-  tightpack replay [--jsonl] [FILE|-]
-  tightpack autoscale [--jsonl] [FILE|-]
-  tightpack forecast --cluster FILE [--pools FILE] [--remove SELECTOR] [--now TIME]
-                     [--output table|json]
-  tightpack predict --cluster FILE --pod FILE --replicas N [--config FILE]
-                    [--scheduler-name NAME] [--release R] [--pools FILE]
-                    [--extended-resource-toleration] [--output table|json]
-  tightpack admit [--extended-resource-toleration] [FILE|-]
-  tightpack pack-report [--output table|json] SCENARIO
-  tightpack schedule --config FILE [--kubeconfig FILE] [--pools FILE]
-                     [--publish FILE] [--listen HOST:PORT]
-  tightpack help [COMMAND]
-  tightpack --version
-
-Commands:
-  replay    Decide scenarios in the shared corpus format (conformance interface).
-  autoscale What cluster-autoscaler decides: scale-up and scale-down of node groups.
-  forecast  Which nodes cluster-autoscaler would remove, and what keeps the others.
-  predict   Where would N copies of a pod go in a cluster?
-  admit     A pod as the API server stores it: defaulting and admission.
-  pack-report
-            How many nodes workloads arriving and leaving keep busy, per profile.
-
-Run 'tightpack COMMAND --help' for a command's options.
-)";
-
-constexpr const char* kReplayHelp = R"(Usage: tightpack replay [--jsonl] [FILE|-]
-
-Reads a scenario ({"profile", "nodes", "pods", "incoming"}, or a corpus line with
-"scenario") and prints kube-scheduler's decisions as one JSON document:
-{"profile": …, "results": [{"pod", "filter", "filterPlugin", "scores", "feasible",
-"scored", "top", "chosen", "message"}]}. A scenario that cannot be decoded prints
-{"error": "…"}.
-
-  --jsonl   one scenario per input line, one result per output line, in order
-  FILE      input file; '-' or nothing reads standard input
-)";
-
-constexpr const char* kPredictHelp =
+const char* const kPredictHelp =
     R"(Usage: tightpack predict --cluster FILE --pod FILE --replicas N [options]
 
 Places N copies of the pod, one after another, the way kube-scheduler would, and
@@ -106,27 +52,7 @@ Exit status: 0 every copy placed (with --pools: today or on the nodes a scale-up
 adds), 3 some copies can never run, 1 bad input, 2 bad usage.
 )";
 
-constexpr const char* kAdmitHelp =
-    R"(Usage: tightpack admit [--extended-resource-toleration] [FILE|-]
-
-Prints {"pod": <the pod>, "admission": [<each change>]}: the pod (a v1 Pod, JSON
-or YAML) as the API server would store it and what scheduling reads, after
-defaulting (a container's requests from its limits), DefaultTolerationSeconds
-and, with --extended-resource-toleration (on in GKE), ExtendedResourceToleration.
-Pod-level resource defaulting, Priority, LimitRanger, RuntimeClass and webhooks
-are not applied. `tightpack predict` and the sidebar admit every pod this way.
-
-Exit status: 0 admitted, 1 bad input, 2 bad usage.
-)";
-
-std::string replay_answer(std::string_view scenario) {
-  return replay_text(scenario);
-}
-
-int replay(const std::vector<std::string>& argv, std::istream& in, std::ostream& out,
-           std::ostream& err) {
-  return run_document_command({"replay", kReplayHelp, replay_answer}, argv, in, out, err);
-}
+namespace {
 
 std::string percent(int64_t part, int64_t whole) {
   if (whole <= 0) return "-";
@@ -178,39 +104,7 @@ void print_admission(std::ostream& out, const std::vector<AdmissionChange>& chan
   if (any) out << "\n";
 }
 
-int admit(const std::vector<std::string>& argv, std::istream& in, std::ostream& out,
-          std::ostream& err) {
-  Args a;
-  std::string error;
-  if (!parse_args(argv, {}, {"--help", "--extended-resource-toleration"}, a, error) ||
-      a.positional.size() > 1) {
-    err << "tightpack admit: " << (error.empty() ? "unexpected argument " + a.positional[1] : error)
-        << "\n"
-        << kAdmitHelp;
-    return kUsage;
-  }
-  if (has_flag(a, "--help")) {
-    out << kAdmitHelp;
-    return kOk;
-  }
-  const std::string file = a.positional.empty() ? "-" : a.positional[0];
-  json::value doc;
-  if (!read_document(file, in, doc, error)) {
-    err << "tightpack admit: " << error << "\n";
-    return kInputError;
-  }
-  AdmissionOptions options;
-  options.extended_resource_toleration = has_flag(a, "--extended-resource-toleration");
-  auto admitted = admit_pod(doc, options, JsonPath());
-  if (!admitted) {
-    err << "tightpack admit: " << file << ": " << admitted.error().what() << "\n";
-    return kInputError;
-  }
-  out << json::serialize(json::object{{"pod", admitted->pod},
-                                      {"admission", encode_admission_changes(admitted->changes)}})
-      << "\n";
-  return kOk;
-}
+}  // namespace
 
 int predict(const std::vector<std::string>& argv, std::istream& in, std::ostream& out,
             std::ostream& err) {
@@ -312,58 +206,6 @@ int predict(const std::vector<std::string>& argv, std::istream& in, std::ostream
   if (placement.scale_up)
     return placement.scale_up->prediction.every_replica_runs() ? kOk : kUnschedulable;
   return placement.placed < placement.replicas ? kUnschedulable : kOk;
-}
-
-}  // namespace
-
-int run(const std::vector<std::string>& args, std::istream& in, std::ostream& out,
-        std::ostream& err) {
-  if (args.empty()) {
-    err << kUsageText;
-    return kUsage;
-  }
-  const std::string& cmd = args[0];
-  std::vector<std::string> rest(args.begin() + 1, args.end());
-  if (cmd == "--help" || cmd == "-h") {
-    out << kUsageText;
-    return kOk;
-  }
-  if (cmd == "help") {
-    if (rest.empty()) {
-      out << kUsageText;
-    } else if (rest[0] == "replay") {
-      out << kReplayHelp;
-    } else if (rest[0] == "predict") {
-      out << kPredictHelp;
-    } else if (rest[0] == "admit") {
-      out << kAdmitHelp;
-    } else if (rest[0] == "autoscale") {
-      out << kAutoscaleHelp;
-    } else if (rest[0] == "pack-report") {
-      out << kPackReportHelp;
-    } else if (rest[0] == "forecast") {
-      out << kForecastHelp;
-    } else if (rest[0] == "schedule") {
-      out << kScheduleHelp;
-    } else {
-      err << "tightpack help: unknown command " << quote_value(rest[0]) << "\n";
-      return kUsage;
-    }
-    return kOk;
-  }
-  if (cmd == "--version") {
-    out << "tightpack " << kVersion << "\n";
-    return kOk;
-  }
-  if (cmd == "replay") return replay(rest, in, out, err);
-  if (cmd == "autoscale") return autoscale(rest, in, out, err);
-  if (cmd == "forecast") return forecast(rest, in, out, err);
-  if (cmd == "pack-report") return pack_report(rest, in, out, err);
-  if (cmd == "predict") return predict(rest, in, out, err);
-  if (cmd == "admit") return admit(rest, in, out, err);
-  if (cmd == "schedule") return schedule(rest, in, out, err);
-  err << "tightpack: unknown command " << quote_value(cmd) << "\n" << kUsageText;
-  return kUsage;
 }
 
 }  // namespace tightpack::cli

@@ -1,4 +1,4 @@
-#include "forecast_cmd.hpp"
+#include "cli/forecast_cmd.hpp"
 
 #include <algorithm>
 #include <boost/json.hpp>
@@ -7,8 +7,8 @@
 #include <map>
 #include <optional>
 
-#include "cli.hpp"
-#include "document_command.hpp"
+#include "cli/cli.hpp"
+#include "cli/document_command.hpp"
 #include "tightpack/labels.hpp"
 #include "tightpack/pools/forecast.hpp"
 #include "tightpack/pools/pools.hpp"

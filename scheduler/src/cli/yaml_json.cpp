@@ -1,4 +1,4 @@
-#include "yaml_json.hpp"
+#include "cli/yaml_json.hpp"
 
 #include <yaml-cpp/yaml.h>
 

@@ -1,4 +1,4 @@
-#include "schedule_cmd.hpp"
+#include "cli/schedule_cmd.hpp"
 
 #include <signal.h>
 #include <unistd.h>
@@ -9,8 +9,9 @@
 #include <random>
 #include <sstream>
 
-#include "args.hpp"
-#include "cli.hpp"
+#include "cli/args.hpp"
+#include "cli/cli.hpp"
+#include "cli/document_command.hpp"
 #include "daemon/daemon_config.hpp"
 #include "daemon/dask_nodes_route.hpp"
 #include "daemon/delegated_auth.hpp"
@@ -21,7 +22,6 @@
 #include "daemon/published_profiles.hpp"
 #include "daemon/scheduler.hpp"
 #include "daemon/serving_cert.hpp"
-#include "document_command.hpp"
 #include "kube/client_config.hpp"
 #include "log.hpp"
 #include "tightpack/pools/pools.hpp"

@@ -1,6 +1,6 @@
 #include <iostream>
 
-#include "cli.hpp"
+#include "cli/cli.hpp"
 
 int main(int argc, char** argv) {
   std::ios::sync_with_stdio(false);

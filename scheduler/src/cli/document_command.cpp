@@ -1,4 +1,4 @@
-#include "document_command.hpp"
+#include "cli/document_command.hpp"
 
 #include <cerrno>
 #include <cstring>
@@ -6,8 +6,8 @@
 #include <iostream>
 #include <sstream>
 
-#include "cli.hpp"
-#include "yaml_json.hpp"
+#include "cli/cli.hpp"
+#include "cli/yaml_json.hpp"
 
 namespace tightpack::cli {
 
