@@ -1,28 +1,17 @@
 #include "cli/schedule_cmd.hpp"
 
-#include <signal.h>
 #include <unistd.h>
 
 #include <boost/json.hpp>
 #include <iostream>
-#include <optional>
 #include <random>
-#include <sstream>
 
 #include "cli/args.hpp"
 #include "cli/cli.hpp"
 #include "cli/document_command.hpp"
 #include "daemon/daemon_config.hpp"
-#include "daemon/dask_nodes_route.hpp"
-#include "daemon/delegated_auth.hpp"
-#include "daemon/http_server.hpp"
-#include "daemon/hub_auth.hpp"
-#include "daemon/leader_election.hpp"
-#include "daemon/metrics.hpp"
 #include "daemon/published_profiles.hpp"
-#include "daemon/scheduler.hpp"
-#include "daemon/serving_cert.hpp"
-#include "kube/client_config.hpp"
+#include "daemon/run.hpp"
 #include "log.hpp"
 #include "tightpack/pools/pools.hpp"
 #include "tightpack/profile.hpp"
@@ -81,12 +70,6 @@ std::string hostname() {
   return buf;
 }
 
-std::string number(double v) {
-  std::ostringstream s;
-  s << v;
-  return s.str();
-}
-
 std::string random_suffix() {
   std::random_device rd;
   char buf[40];
@@ -140,7 +123,8 @@ int schedule(const std::vector<std::string>& argv, std::istream& in, std::ostrea
   }
 
   // Everything that can be wrong with the input is found before any thread starts.
-  daemon::SchedulerOptions options;
+  daemon::RunOptions run;
+  daemon::SchedulerOptions& options = run.scheduler;
   const std::string& config_file = a.options["--config"];
   json::value config_doc;
   if (!read_document(config_file, in, config_doc, error)) {
@@ -205,12 +189,12 @@ int schedule(const std::vector<std::string>& argv, std::istream& in, std::ostrea
     err << "tightpack schedule: " << client.error().what() << "\n";
     return kInputError;
   }
+  run.client = std::move(*client);
   options.bind_workers = bind_workers;
   options.hostname = hostname();
-  const std::string identity = a.options.count("--identity")
-                                   ? a.options["--identity"]
-                                   : options.hostname + "_" + random_suffix();
-  const std::string listen = a.options.count("--listen") ? a.options["--listen"] : "0.0.0.0:10259";
+  run.identity = a.options.count("--identity") ? a.options["--identity"]
+                                               : options.hostname + "_" + random_suffix();
+  run.listen = a.options.count("--listen") ? a.options["--listen"] : "0.0.0.0:10259";
   if (a.options.count("--tls-cert-file") != a.options.count("--tls-private-key-file")) {
     err << "tightpack schedule: --tls-cert-file and --tls-private-key-file go together\n"
         << kScheduleHelp;
@@ -225,200 +209,30 @@ int schedule(const std::vector<std::string>& argv, std::istream& in, std::ostrea
     err << "tightpack schedule: " << certificate.error().what() << "\n";
     return kInputError;
   }
-  const std::string snapshot_token_file =
+  run.certificate = std::move(*certificate);
+  run.snapshot_token_file =
       a.options.count("--snapshot-token-file") ? a.options["--snapshot-token-file"] : "";
-  const std::string probe_listen =
-      a.options.count("--probe-listen") ? a.options["--probe-listen"] : "";
-  std::optional<daemon::HubAuth> hub;
+  run.probe_listen = a.options.count("--probe-listen") ? a.options["--probe-listen"] : "";
   if (a.options.count("--hub-api-url")) {
     auto endpoint = daemon::parse_hub_api_url(a.options["--hub-api-url"]);
     if (!endpoint) {
       err << "tightpack schedule: " << endpoint.error().what() << "\n";
       return kUsage;
     }
-    hub.emplace(std::move(*endpoint));
+    run.hub = std::move(*endpoint);
   }
-  const std::string hub_namespace =
-      a.options.count("--hub-namespace") ? a.options["--hub-namespace"] : "";
-  if (!hub_namespace.empty() && !hub) {
+  run.hub_namespace = a.options.count("--hub-namespace") ? a.options["--hub-namespace"] : "";
+  if (!run.hub_namespace.empty() && !run.hub) {
     err << "tightpack schedule: --hub-namespace needs --hub-api-url\n" << kScheduleHelp;
     return kUsage;
   }
 
-  // Signals are taken by this thread only, with sigtimedwait: every thread
-  // started from here on inherits the blocked mask.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGTERM);
-  sigaddset(&signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  // A peer that closes a connection must not kill the process.
-  signal(SIGPIPE, SIG_IGN);
-
-  auto client_config = std::make_shared<const kube::ClientConfig>(std::move(*client));
-  daemon::Metrics metrics;
-  const std::string lease_name = options.daemon.leader_election.resource_name;
-  const bool elect = options.daemon.leader_election.enabled;
-  const auto election = options.daemon.leader_election;
-  std::string profile_names;
-  for (const auto& p : options.profiles.profiles)
-    profile_names += (profile_names.empty() ? "" : ", ") + p.scheduler_name;
-  const double qps = options.daemon.qps;
-  const int burst = options.daemon.burst;
-  // Made before the scheduler (it fences its writes on the lease, and must go
-  // first) and the listeners (their /healthz asks it), started after them.
-  std::unique_ptr<daemon::LeaderElector> elector;
-  if (elect) {
-    elector = std::make_unique<daemon::LeaderElector>(
-        election, identity, client_config, std::make_shared<kube::RateLimiter>(qps, burst));
-  }
-  daemon::Scheduler scheduler(std::move(options), client_config, metrics);
-  if (elector) scheduler.set_write_fence([e = elector.get()] { return e->valid_until(); });
-
-  // The watches first: the HTTP thread asks the scheduler whether they synced.
-  scheduler.start();
-  using daemon::text_answer;
-  auto probes = [&](const std::string& path) -> std::optional<daemon::HttpAnswer> {
-    if (path == "/healthz" || path == "/livez") {
-      if (std::string problem = elector ? elector->health() : ""; !problem.empty()) {
-        return text_answer(500, "[-]leaderElection failed: " + problem + "\n");
-      }
-      return text_answer(200, "ok\n");
-    }
-    if (path == "/readyz") {
-      // A refused list keeps the cache from syncing for ever: say which right is missing.
-      if (std::string problem = scheduler.watch_problem(); !problem.empty())
-        return text_answer(503, problem + "\n");
-      if (!scheduler.synced())
-        return text_answer(503, "the watch cache has not synced with the API server yet\n");
-      return text_answer(200, "ok\n");
-    }
-    return std::nullopt;
-  };
-  daemon::DelegatedAuth auth(client_config, std::make_shared<kube::RateLimiter>(qps, burst),
-                             snapshot_token_file);
-  daemon::HttpServer http;
-  auto serve = [&](const daemon::HttpRequest& req) -> daemon::HttpAnswer {
-    if (auto probe = probes(req.path)) return *probe;
-    if (req.path == "/home") {
-      if (!hub) return text_answer(404, "not found: /home is served with --hub-api-url\n");
-      const daemon::HubDecision who = hub->check(req.authorization);
-      if (who.status != 200) {
-        if (who.status == 503) log_warning(who.reason);
-        daemon::HttpAnswer a =
-            text_answer(who.status, json::serialize(json::object{{"error", who.reason}}));
-        a.content_type = "application/json";
-        return a;
-      }
-      if (!scheduler.synced()) return text_answer(503, "the watch cache has not synced yet\n");
-      daemon::HttpAnswer a = text_answer(200, scheduler.home(who.user, hub_namespace));
-      a.content_type = "application/json";
-      return a;
-    }
-    if (req.path == "/dask/v1/nodes") return daemon::dask_nodes_answer(req, auth, scheduler);
-    if (req.path != "/metrics" && req.path != "/snapshot") {
-      return text_answer(404,
-                         "not found: try /healthz, /readyz, /livez, /metrics, /snapshot, /home or "
-                         "/dask/v1/nodes\n");
-    }
-    if (auto decision = auth.check(req.authorization, req.path); decision.status != 200) {
-      if (decision.status == 503)
-        log_warning("cannot authorize a request for " + req.path + ": " + decision.reason);
-      return text_answer(decision.status, decision.reason + "\n");
-    }
-    if (req.path == "/metrics") {
-      daemon::HttpAnswer a = text_answer(200, metrics.text(lease_name));
-      a.content_type = "text/plain; version=0.0.4; charset=utf-8";
-      return a;
-    }
-    if (req.path == "/snapshot") {
-      if (!scheduler.synced()) return text_answer(503, "the watch cache has not synced yet\n");
-      auto snapshot = scheduler.snapshot();
-      daemon::HttpAnswer a;
-      a.etag = snapshot->etag;
-      if (req.if_none_match == snapshot->etag) {
-        a.status = 304;
-        return a;
-      }
-      a.content_type = "application/json";
-      a.shared_body = std::shared_ptr<const std::string>(snapshot, &snapshot->body);
-      return a;
-    }
-    return text_answer(404, "not found\n");
-  };
-  daemon::HttpLimits secure_limits;
-  // What costs the daemon (and, for a caller it cannot vouch for, the API
-  // server a TokenReview) waits its turn; probes never do.
-  secure_limits.paced_paths = {"/metrics", "/snapshot", "/home", "/dask/v1/nodes"};
-  auto started = http.start(listen, serve, secure_limits, "--listen", &*certificate);
-  if (!started) {
-    err << "tightpack schedule: " << started.error().what() << "\n";
+  auto ending = daemon::run(std::move(run));
+  if (!ending) {
+    err << "tightpack schedule: " << ending.error().what() << "\n";
     return kInputError;
   }
-  daemon::HttpServer probe_http;
-  if (!probe_listen.empty()) {
-    auto probe_started = probe_http.start(
-        probe_listen,
-        [&](const daemon::HttpRequest& req) -> daemon::HttpAnswer {
-          if (auto probe = probes(req.path)) return *probe;
-          return text_answer(404, "not found: this port serves /healthz, /readyz and /livez\n");
-        },
-        daemon::HttpLimits{}, "--probe-listen");
-    if (!probe_started) {
-      err << "tightpack schedule: " << probe_started.error().what() << "\n";
-      return kInputError;
-    }
-  }
-  log_info(
-      "tightpack schedule: profiles " + profile_names + "; API " + client_config->server + " (" +
-      client_config->source + "); qps " + (qps > 0 ? number(qps) : std::string("unlimited")) +
-      ", burst " + std::to_string(burst) + "; serving HTTPS on " +
-      listen.substr(0, listen.rfind(':')) + ":" + std::to_string(http.port()) +
-      (probe_listen.empty() ? std::string()
-                            : "; probes on " + probe_listen.substr(0, probe_listen.rfind(':')) +
-                                  ":" + std::to_string(probe_http.port())));
-
-  std::atomic<bool> lost{false};
-  if (elector) {
-    log_info("leader election: " + identity + " waits for the lease " +
-             election.resource_namespace + "/" + election.resource_name);
-    elector->start(
-        [&] {
-          metrics.leader(true);
-          scheduler.set_active(true);
-        },
-        [&] {
-          metrics.leader(false);
-          scheduler.set_active(false);
-          lost = true;
-        });
-  } else {
-    metrics.leader(true);
-    scheduler.set_active(true);
-  }
-
-  int signal_number = 0;
-  while (!lost) {
-    timespec tick{0, 200 * 1000 * 1000};
-    const int s = sigtimedwait(&signals, nullptr, &tick);
-    if (s == SIGTERM || s == SIGINT) {
-      signal_number = s;
-      break;
-    }
-  }
-  log_info(lost ? "shutting down: leadership lost"
-                : std::string("shutting down on ") +
-                      (signal_number == SIGTERM ? "SIGTERM" : "SIGINT"));
-  // A deposed leader drops what it has not sent: the next leader decides
-  // those pods again, and the fence stops anything late.
-  const size_t abandoned =
-      scheduler.stop(lost ? std::chrono::seconds(0) : std::chrono::seconds(10));
-  if (abandoned) log_warning("abandoned " + std::to_string(abandoned) + " API calls still waiting");
-  if (elector) elector->stop(/*release=*/!lost);
-  http.stop();
-  probe_http.stop();
-  log_info("stopped");
-  return lost ? kInputError : kOk;
+  return *ending == daemon::Ending::LeadershipLost ? kInputError : kOk;
 }
 
 }  // namespace tightpack::cli
