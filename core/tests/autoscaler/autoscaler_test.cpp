@@ -65,62 +65,6 @@ TEST(AutoscalerEstimator, LimiterStopsAddingNodes) {
   EXPECT_EQ(e->scheduled.size(), 2u);
 }
 
-ExpansionOption option(std::string group, int64_t nodes, const std::vector<Pod>& pods,
-                       const Node& tmpl) {
-  return ExpansionOption{std::move(group), nodes, pointers(pods), &tmpl};
-}
-
-TEST(AutoscalerExpander, LeastWasteOverCapacityAndUncappedNodeCount) {
-  Node big = make_node("big", 8000, 32 * kGi);
-  big.capacity = resources({{"cpu", 8000}, {"memory", 32 * kGi}});
-  big.allocatable = resources({{"cpu", 7910}, {"memory", 30 * kGi}});
-  Node small = make_node("small", 4000, 16 * kGi);
-  std::vector<Pod> pods = {sized("p", 2000, 8 * kGi)};
-  std::vector<ExpansionOption> options = {option("big", 2, pods, big),
-                                          option("small", 1, pods, small)};
-  Waste w = waste_of(options[0]);
-  EXPECT_DOUBLE_EQ(w.cpu, static_cast<double>(16000 - 2000) / 16000);
-  EXPECT_DOUBLE_EQ(w.memory,
-                   static_cast<double>(64 * kGi - 8 * kGi) / static_cast<double>(64 * kGi));
-  EXPECT_EQ(least_waste(options, {0, 1}), (std::vector<size_t>{1}));
-}
-
-TEST(AutoscalerExpander, MostPodsKeepsTies) {
-  Node n = make_node("n", 4000, 16 * kGi);
-  std::vector<Pod> two = {sized("a", 1, 1), sized("b", 1, 1)};
-  std::vector<Pod> one = {sized("c", 1, 1)};
-  std::vector<ExpansionOption> options = {option("x", 1, two, n), option("y", 1, one, n),
-                                          option("z", 2, two, n)};
-  EXPECT_EQ(most_pods(options, {0, 1, 2}), (std::vector<size_t>{0, 2}));
-  Choice c = choose_option(options, {"most-pods"}, {});
-  EXPECT_EQ(options[c.chosen].group, "x");  // the tie goes to the lowest name
-  EXPECT_EQ(c.tied, (std::vector<size_t>{0, 2}));
-}
-
-TEST(AutoscalerExpander, PriorityMatchesUnanchoredRegexpsHighestFirst) {
-  Node n = make_node("n", 4000, 16 * kGi);
-  std::vector<Pod> pods = {sized("a", 1000, kGi)};
-  std::vector<ExpansionOption> options = {option("user-pool", 1, pods, n),
-                                          option("dask-workers", 1, pods, n),
-                                          option("gpu-t4", 1, pods, n)};
-  Priorities prio = {{10, {".*"}}, {50, {"workers"}}};
-  EXPECT_EQ(priority_filter(options, {0, 1, 2}, prio), (std::vector<size_t>{1}));
-  // Nothing matches: every option stays.
-  EXPECT_EQ(priority_filter(options, {0, 1, 2}, {{5, {"^nomatch$"}}}),
-            (std::vector<size_t>{0, 1, 2}));
-}
-
-TEST(AutoscalerExpander, PriorityFallsBackToTheNextExpander) {
-  Node n = make_node("n", 4000, 16 * kGi);
-  std::vector<Pod> full = {sized("a", 4000, 16 * kGi)};
-  std::vector<Pod> half = {sized("b", 2000, 8 * kGi)};
-  std::vector<ExpansionOption> options = {
-      option("dask-a", 1, half, n), option("dask-b", 1, full, n), option("other", 1, full, n)};
-  Choice c = choose_option(options, {"priority", "least-waste"}, {{50, {"dask-.*"}}, {10, {".*"}}});
-  EXPECT_EQ(options[c.chosen].group, "dask-b");
-  EXPECT_TRUE(c.tied.empty());
-}
-
 TEST(AutoscalerCapping, DeltaCappedToMaxSizeNotTheEstimate) {
   EXPECT_EQ(capped_delta(6, 0, 1), 1);
   EXPECT_EQ(capped_delta(3, 2, 10), 3);
