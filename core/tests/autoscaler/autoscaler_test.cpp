@@ -1,3 +1,5 @@
+// The autoscaler's loop end to end, capping, limits, utilization and templates;
+// the estimator, the expanders and the drain rules have a file each beside this one.
 #include "tightpack/autoscaler/autoscaler.hpp"
 
 #include <gtest/gtest.h>
@@ -25,44 +27,6 @@ std::vector<const Pod*> pointers(const std::vector<Pod>& pods) {
   std::vector<const Pod*> out;
   for (const Pod& p : pods) out.push_back(&p);
   return out;
-}
-
-TEST(AutoscalerEstimator, FirstFitDecreasingByScore) {
-  NodeTemplate t{make_node("tmpl", 10000, 100 * kGi), {}};
-  // In the given order first fit would need three nodes (4+4, 6, 6); sorted
-  // by score, 6+4 twice needs two.
-  std::vector<Pod> pods = {sized("a", 4000, kGi), sized("b", 4000, kGi), sized("c", 6000, kGi),
-                           sized("d", 6000, kGi)};
-  auto e = estimate(t, pointers(pods), default_profile());
-  ASSERT_TRUE(e.ok()) << e.error().what();
-  EXPECT_EQ(e->node_count, 2);
-  EXPECT_EQ(e->scheduled, (std::vector<size_t>{2, 3, 0, 1}));
-}
-
-TEST(AutoscalerEstimator, ScoreIsCpuPlusMemoryFractionOfTemplateAllocatable) {
-  Node n = make_node("tmpl", 4000, 8 * kGi);
-  EXPECT_DOUBLE_EQ(estimator_score(sized("p", 1000, 4 * kGi), n), 0.25 + 0.5);
-}
-
-TEST(AutoscalerEstimator, PodThatFitsNoFreshNodeOpensOneNodeAtMost) {
-  NodeTemplate t{make_node("tmpl", 4000, 8 * kGi), {}};
-  std::vector<Pod> pods = {sized("huge", 9000, kGi), sized("huge2", 8000, kGi),
-                           sized("small", 1000, kGi)};
-  auto e = estimate(t, pointers(pods), default_profile());
-  ASSERT_TRUE(e.ok());
-  // huge opens a node it does not fit; huge2 sees that empty node and adds
-  // none; small lands on it.
-  EXPECT_EQ(e->node_count, 1);
-  EXPECT_EQ(e->scheduled, (std::vector<size_t>{2}));
-}
-
-TEST(AutoscalerEstimator, LimiterStopsAddingNodes) {
-  NodeTemplate t{make_node("tmpl", 4000, 8 * kGi), {}};
-  std::vector<Pod> pods(5, sized("p", 3000, kGi));
-  auto e = estimate(t, pointers(pods), default_profile(), 2);
-  ASSERT_TRUE(e.ok());
-  EXPECT_EQ(e->node_count, 2);
-  EXPECT_EQ(e->scheduled.size(), 2u);
 }
 
 TEST(AutoscalerCapping, DeltaCappedToMaxSizeNotTheEstimate) {
