@@ -85,6 +85,8 @@ class Scheduler {
   static constexpr std::chrono::milliseconds kSnapshotInterval{3000};
 
  private:
+  // Seconds from `t` to now, for the attempt and binding durations.
+  static double seconds_since(Clock::time_point t);
   // Watch handlers.
   kube::ReflectorHandler node_handler();
   kube::ReflectorHandler pod_handler();
