@@ -15,8 +15,9 @@ apt_packages=(
   # The sanitizer build (clang compiles it in three quarters of g++'s time,
   # and its suites run in a fraction); Emscripten brings clang-14 itself.
   clang-14 libclang-rt-14-dev
-  # C++ layout, checked by scripts/lint.sh: the version beside clang-14
-  clang-format-14
+  # C++ layout (scripts/lint.sh) and bug checks (scripts/tidy.py): the versions
+  # beside clang-14
+  clang-format-14 clang-tidy-14
   # The image: an OCI builder and a registry client (deploy/test_image.sh; no
   # Docker engine runs here), and the build stage's debian:12 from Debian's archive.
   buildah skopeo mmdebstrap

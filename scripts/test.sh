@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every test: both corpora and the fuzzing seeds through the release
+# Runs every test: formatting and lint (scripts/lint.sh), clang-tidy over the
+# product's C++ (scripts/tidy.py), both corpora and the fuzzing seeds through the release
 # binary, the WebAssembly build against the native one (Jest, wasm/test), the
 # JupyterLab extension (Jest for the front end, pytest for the server
 # extension, and the wheel in a real JupyterLab driven in Chromium), the test
@@ -18,7 +19,7 @@
 #
 # The builds that only later stages need (the ASan build, the image, the live
 # cluster's kwok and cluster-autoscaler, the second kube-scheduler release and
-# cluster-autoscaler's reference) run in the background at low priority, so that
+# cluster-autoscaler's reference, then clang-tidy) run in the background at low priority, so that
 # they take the processor time the stages before them leave idle while they wait
 # on API servers, browsers and leader elections; a stage that needs one waits
 # for it. The live cluster, mostly waiting too, runs beside the conformance tests,
@@ -66,6 +67,8 @@ background_builds() {
     run live-parts tests/live/build.sh
     run kube-scheduler-reference-v1.30.14 tests/conformance/reference/build.sh --release v1.30.14
     run cluster-autoscaler-reference tests/conformance/autoscaler-reference/build.sh
+    # last: it needs only the release build's objects and fills the gaps after
+    run tidy python3 scripts/tidy.py
   ) &
   background_pid=$!
   set +m
@@ -159,6 +162,10 @@ lowest tightpack-dask/test.sh || status=1
 stage "test: the Go builds that share a build cache resolve one version of each module (so each package compiles once)"
 python3 scripts/go_versions.py || status=1
 
+stage "test: clang-tidy over core/src and scheduler/src (scripts/tidy.py; in the background since the start, waiting for it)"
+while [[ ! -f build/logs/tidy.rc ]]; do sleep 2; done
+cat build/logs/tidy.log
+[[ $(cat build/logs/tidy.rc) == 0 ]] || status=1
 stage "test: the live cluster (started above; waiting for it)"
 live_status=0
 wait "$live_pid" || live_status=$?

@@ -148,6 +148,8 @@ bool add_or_update_toleration(json::array& tolerations, const json::object& want
 
 }  // namespace
 
+// Longer than .clang-tidy allows: the API server's defaulting of every container, in its order.
+// NOLINTNEXTLINE(readability-function-size)
 Result<AdmittedPod> admit_pod(const json::value& pod, const AdmissionOptions& options,
                               const JsonPath& path) {
   AdmittedPod admitted{pod, {}};

@@ -9,7 +9,7 @@
 namespace tightpack::plugins {
 namespace {
 
-constexpr int64_t kMb = 1024 * 1024;
+constexpr int64_t kMb = int64_t{1024} * 1024;
 constexpr int64_t kMinThreshold = 23 * kMb;
 constexpr int64_t kMaxContainerThreshold = 1000 * kMb;
 

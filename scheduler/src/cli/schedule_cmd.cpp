@@ -77,6 +77,34 @@ std::string random_suffix() {
   return buf;
 }
 
+// --publish FILE: what /snapshot may carry of it. What it must keep back
+// (every user can read /snapshot) is logged by path, never by value.
+bool read_published(const std::string& file, std::istream& in, daemon::Published& into,
+                    std::ostream& err) {
+  json::value published;
+  std::string error;
+  if (!read_document(file, in, published, error)) {
+    err << "tightpack schedule: " << error << "\n";
+    return false;
+  }
+  auto document = daemon::publishable(published);
+  if (!document) {
+    err << "tightpack schedule: " << file << ": " << document.error().what() << "\n";
+    return false;
+  }
+  const auto& withheld = document->withheld;
+  if (!withheld.empty()) {
+    std::string paths;
+    for (size_t i = 0; i < withheld.size() && i < 20; ++i) paths += (i ? ", " : "") + withheld[i];
+    if (withheld.size() > 20) paths += " and " + std::to_string(withheld.size() - 20) + " more";
+    log_info("tightpack schedule: " + file +
+             ": kept from /snapshot, which every user can read (the sidebar does not use them): " +
+             paths);
+  }
+  into = std::move(document->published);
+  return true;
+}
+
 }  // namespace
 
 int schedule(const std::vector<std::string>& argv, std::istream& in, std::ostream& out,
@@ -158,29 +186,9 @@ int schedule(const std::vector<std::string>& argv, std::istream& in, std::ostrea
     options.pools = std::move(pools_doc);
     options.pools_config = std::move(*pools);
   }
-  if (a.options.count("--publish")) {
-    json::value published;
-    if (!read_document(a.options["--publish"], in, published, error)) {
-      err << "tightpack schedule: " << error << "\n";
-      return kInputError;
-    }
-    auto document = daemon::publishable(published);
-    if (!document) {
-      err << "tightpack schedule: " << a.options["--publish"] << ": " << document.error().what()
-          << "\n";
-      return kInputError;
-    }
-    const auto& withheld = document->withheld;
-    if (!withheld.empty()) {
-      std::string paths;
-      for (size_t i = 0; i < withheld.size() && i < 20; ++i) paths += (i ? ", " : "") + withheld[i];
-      if (withheld.size() > 20) paths += " and " + std::to_string(withheld.size() - 20) + " more";
-      log_info(
-          "tightpack schedule: " + a.options["--publish"] +
-          ": kept from /snapshot, which every user can read (the sidebar does not use them): " +
-          paths);
-    }
-    options.published = std::move(document->published);
+  if (a.options.count("--publish") &&
+      !read_published(a.options["--publish"], in, options.published, err)) {
+    return kInputError;
   }
   const std::string kubeconfig =
       a.options.count("--kubeconfig") ? a.options["--kubeconfig"] : options.daemon.kubeconfig;

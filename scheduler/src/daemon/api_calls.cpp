@@ -124,9 +124,10 @@ void Scheduler::event(const std::string& ns, const std::string& name, const std:
   static std::atomic<uint64_t> sequence{0};
   const std::string now = utc_timestamp(6);
   char suffix[32];
-  std::snprintf(suffix, sizeof suffix, ".%llx",
-                static_cast<unsigned long long>(
-                    std::chrono::system_clock::now().time_since_epoch().count() + sequence++));
+  std::snprintf(
+      suffix, sizeof suffix, ".%llx",
+      static_cast<unsigned long long>(std::chrono::system_clock::now().time_since_epoch().count()) +
+          sequence++);
   // events.k8s.io/v1, as kube-scheduler records them: the reporting controller
   // is the profile's schedulerName.
   json::object e{

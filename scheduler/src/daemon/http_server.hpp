@@ -65,7 +65,7 @@ struct HttpLimits {
   // The whole answer must be taken within this: a client that reads a large
   // answer slowly is dropped.
   std::chrono::milliseconds write_timeout{std::chrono::seconds(60)};
-  std::size_t max_header_bytes = 8 * 1024;
+  std::size_t max_header_bytes = std::size_t{8} * 1024;
   // Threads that run handlers; requests beyond them wait in line.
   unsigned handler_threads = 2;
   // Requests for these paths wait for their turn (RequestPacer), per client

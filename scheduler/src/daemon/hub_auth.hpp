@@ -47,7 +47,7 @@ class HubAuth {
   HubDecision check(const std::string& authorization);
 
   static constexpr std::chrono::seconds kUserTtl{60}, kRefusalTtl{10}, kTimeout{5};
-  static constexpr size_t kCacheLimit = 4096, kMaxAnswerBytes = 64 * 1024;
+  static constexpr size_t kCacheLimit = 4096, kMaxAnswerBytes = size_t{64} * 1024;
 
  private:
   HubDecision ask(const std::string& token) const;

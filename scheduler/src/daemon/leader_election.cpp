@@ -60,7 +60,7 @@ void LeaderElector::run() {
     if (try_acquire_or_renew()) break;
     std::uniform_real_distribution<double> jitter(1.0, 2.2);
     if (!sleep_for(std::chrono::milliseconds(
-            static_cast<int64_t>(config_.retry_period.count() * jitter(rng)))))
+            static_cast<int64_t>(static_cast<double>(config_.retry_period.count()) * jitter(rng)))))
       return;
   }
   if (stopping_) return;

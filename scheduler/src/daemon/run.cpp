@@ -106,7 +106,7 @@ Result<Ending> run(RunOptions options) {
 
   int signal_number = 0;
   while (!lost) {
-    timespec tick{0, 200 * 1000 * 1000};
+    timespec tick{0, 200'000'000};
     const int s = sigtimedwait(&signals, nullptr, &tick);
     if (s == SIGTERM || s == SIGINT) {
       signal_number = s;
