@@ -7,15 +7,17 @@
 #   tests/conformance/differential_autoscale.sh [--count N] [--seed FIXED] [--rotating-seed S]
 #                                               [--chunk N] [--allow-known] [--out DIR]
 #                                               [--no-volumes] [--no-spread] [--no-affinity]
+#                                               [--no-pod-requests]
 #
 # The scenarios carry a DaskHub's storage (generate_autoscale.py --volumes),
-# explicit spread constraints (--spread) and inter-pod affinity (--affinity)
-# unless --no-volumes, --no-spread or --no-affinity is given; each pass has
+# explicit spread constraints (--spread), inter-pod affinity (--affinity) and
+# init containers, sidecars and overheads (--pod-requests) unless
+# --no-volumes, --no-spread, --no-affinity or --no-pod-requests is given; each pass has
 # its own random stream, so the nodes, pods and groups are the same either way.
 #
 # Half the scenarios come from a fixed seed, half from a rotating one (the
 # UTC date unless given), both printed: scenario gen-autoscale-SEED-I is made again by
-#   tests/conformance/generate/generate_autoscale.py --seed SEED --start I --count 1 --volumes --spread --affinity
+#   tests/conformance/generate/generate_autoscale.py --seed SEED --start I --count 1 --volumes --spread --affinity --pod-requests
 # Both programs read the same file, one process each for all its lines.
 # autoscale_judge.py compares what the corpus' compare.py compares and sorts
 # each disagreement: *random* (cluster-autoscaler itself answers differently
@@ -37,7 +39,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-count=1000 fixed=tightpack-1 rotating=$(date -u +%Y%m%d) chunk=2000 allow_known=0 volumes=1 spread=1 affinity=1
+count=1000 fixed=tightpack-1 rotating=$(date -u +%Y%m%d) chunk=2000 allow_known=0 volumes=1 spread=1 affinity=1 pod_requests=1
 out=$root/build/conformance/disagreements-autoscale
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -50,7 +52,8 @@ while [[ $# -gt 0 ]]; do
     --no-volumes) volumes=; shift ;;
     --no-spread) spread=; shift ;;
     --no-affinity) affinity=; shift ;;
-    -h|--help) sed -n '2,36p' "$0"; exit 0 ;;
+    --no-pod-requests) pod_requests=; shift ;;
+    -h|--help) sed -n '2,38p' "$0"; exit 0 ;;
     *) echo "differential_autoscale.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -65,7 +68,7 @@ trap 'rm -rf "$work"' EXIT
 mkdir -p "$out"
 find "$out" -mindepth 1 -delete # only what this run writes
 start=$SECONDS
-echo "differential-autoscale: $count scenarios, fixed seed $fixed, rotating seed $rotating, passes:${volumes:+ volumes}${spread:+ spread}${affinity:+ affinity}; $("$ref" --version 2>/dev/null || echo "cluster-autoscaler-reference: version unknown"); disagreements in $out"
+echo "differential-autoscale: $count scenarios, fixed seed $fixed, rotating seed $rotating, passes:${volumes:+ volumes}${spread:+ spread}${affinity:+ affinity}${pod_requests:+ pod-requests}; $("$ref" --version 2>/dev/null || echo "cluster-autoscaler-reference: version unknown"); disagreements in $out"
 
 half=$((count / 2))
 n=0
@@ -77,7 +80,7 @@ for seed in "$fixed" "$rotating"; do
   while [[ $at -lt $todo ]]; do
     size=$((todo - at < chunk ? todo - at : chunk))
     python3 "$gen" --seed "$seed" --start "$at" --count "$size" ${volumes:+--volumes} ${spread:+--spread} \
-      ${affinity:+--affinity} -o "$work/batch.jsonl"
+      ${affinity:+--affinity} ${pod_requests:+--pod-requests} -o "$work/batch.jsonl"
     "$ref" --jsonl "$work/batch.jsonl" >"$work/b$n.ref" &
     p=$!
     "$tp" autoscale --jsonl "$work/batch.jsonl" >"$work/b$n.tp" || true

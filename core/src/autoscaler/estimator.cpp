@@ -16,6 +16,7 @@
 #include "tightpack/cluster.hpp"
 #include "tightpack/framework/framework.hpp"
 #include "tightpack/go_int.hpp"
+#include "tightpack/pod_resources.hpp"
 
 namespace tightpack::autoscaler {
 namespace {
@@ -238,14 +239,20 @@ Result<Estimate> pack(const NodeTemplate& t, const std::vector<const Pod*>& pods
 }  // namespace
 
 double estimator_score(const Pod& pod, const Node& template_node) {
-  // float64(cpu milli) / float64(allocatable milli) + float64(bytes) / float64(bytes).
+  // calculatePodScore (decreasing_pod_orderer.go) over podutils.PodRequests,
+  // resourcehelper.PodRequests: init containers, sidecars, pod-level requests
+  // and overhead count. float64(cpu milli) / float64(allocatable milli) +
+  // float64(bytes) / float64(bytes).
+  const ResourceList requests = pod_requests(pod, false);
+  auto request = [&](std::string_view resource) {
+    const int64_t* v = find_resource(requests, resource);
+    return static_cast<double>(v ? *v : 0);
+  };
   double score = 0;
   const int64_t* cpu = find_resource(template_node.allocatable, "cpu");
-  if (cpu && *cpu > 0)
-    score += static_cast<double>(container_sum(pod, "cpu")) / static_cast<double>(*cpu);
+  if (cpu && *cpu > 0) score += request("cpu") / static_cast<double>(*cpu);
   const int64_t* mem = find_resource(template_node.allocatable, "memory");
-  if (mem && *mem > 0)
-    score += static_cast<double>(container_sum(pod, "memory")) / static_cast<double>(*mem);
+  if (mem && *mem > 0) score += request("memory") / static_cast<double>(*mem);
   return score;
 }
 

@@ -9,16 +9,18 @@
 
 #include "tightpack/autoscaler/scenario.hpp"
 #include "tightpack/go_int.hpp"
+#include "tightpack/pod_resources.hpp"
 
 namespace tightpack::autoscaler {
 namespace {
 
+// resourcesForPods: podutils.PodRequests of each pod (resourcehelper.PodRequests:
+// containers, init containers and sidecars, pod-level requests, overhead), summed.
 int64_t requested(const std::vector<const Pod*>& pods, std::string_view resource) {
   int64_t sum = 0;
   for (const Pod* p : pods) {
-    for (const Container& c : p->containers) {
-      if (const int64_t* v = find_resource(c.requests, resource)) sum = go_add(sum, *v);
-    }
+    const ResourceList requests = pod_requests(*p, false);
+    if (const int64_t* v = find_resource(requests, resource)) sum = go_add(sum, *v);
   }
   return sum;
 }

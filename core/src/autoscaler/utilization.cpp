@@ -3,6 +3,7 @@
 #include "tightpack/autoscaler/utilization.hpp"
 
 #include "tightpack/go_int.hpp"
+#include "tightpack/pod_resources.hpp"
 
 namespace tightpack::autoscaler {
 namespace {
@@ -22,9 +23,10 @@ std::optional<double> fraction(const Node& node, const std::vector<const Pod*>& 
   if (!alloc || *alloc == 0) return std::nullopt;
   int64_t sum = 0;
   for (const Pod* p : pods) {
-    for (const Container& c : p->containers) {
-      if (const int64_t* v = find_resource(c.requests, resource)) sum = go_add(sum, *v);
-    }
+    // podutils.PodRequests: resourcehelper.PodRequests (init containers,
+    // sidecars, pod-level requests, overhead).
+    const ResourceList requests = pod_requests(*p, false);
+    if (const int64_t* v = find_resource(requests, resource)) sum = go_add(sum, *v);
   }
   return static_cast<double>(milli(resource, sum)) / static_cast<double>(milli(resource, *alloc));
 }

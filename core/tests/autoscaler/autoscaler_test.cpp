@@ -176,6 +176,25 @@ TEST(AutoscalerUtilization, GpuNodesAreJudgedByGpuAlone) {
                    0.75);
 }
 
+// simulator/utilization/info.go CalculateUtilizationOfResource sums
+// podutils.PodRequests of each pod: resourcehelper.PodRequests, where an init
+// container counts when it asks more than the app containers, a sidecar
+// (restartPolicy Always) adds to them, and the overhead is added.
+TEST(AutoscalerUtilization, CountsInitContainersSidecarsAndOverhead) {
+  Node n = make_node("n", 4000, 16 * kGi);
+  std::vector<Pod> pods = {sized("init", 1000, 2 * kGi), sized("overhead", 500, kGi),
+                           sized("sidecar", 250, 0)};
+  pods[0].init_containers = {make_container(resources({{"cpu", 2000}}), "setup")};
+  pods[1].overhead = resources({{"cpu", 250}, {"memory", kGi}});
+  Container sidecar = make_container(resources({{"cpu", 250}}), "proxy");
+  sidecar.restart_always = true;
+  pods[2].init_containers = {sidecar};
+  const Utilization u = node_utilization(n, pointers(pods), "cloud.google.com/gke-accelerator");
+  EXPECT_DOUBLE_EQ(u.cpu, (2000.0 + 750.0 + 500.0) / 4000.0);
+  EXPECT_DOUBLE_EQ(u.memory, 0.25);
+  EXPECT_EQ(u.resource, "cpu");
+}
+
 TEST(AutoscalerDecode, UndecodableScenarioIsAnErrorDocument) {
   auto r = run_text(R"({"nodeGroups": [{"name": "x", "minSize": "one"}]})");
   ASSERT_TRUE(r.contains("error"));

@@ -90,11 +90,9 @@ TEST(AutoscalerEstimator, ScoreSkipsAResourceTheTemplateDoesNotAllocate) {
 // containers' sum and each init container, plus the overhead. Through the
 // order, that decides the count: sorted by what the pods really request, a
 // (6 of 10 cpus) + b, c + d + e fill two nodes; by their containers alone, a
-// comes last and needs a third.
-// Disabled: the engine's estimator_score sums the app containers only
-// (estimator.cpp), so it scores these pods 0.25 and 0.5 and estimates three
-// nodes.
-TEST(AutoscalerEstimator, DISABLED_ScoreCountsInitContainersAndOverhead) {
+// comes last and needs a third (the app containers alone score these pods
+// 0.25 and 0.5).
+TEST(AutoscalerEstimator, ScoreCountsInitContainersAndOverhead) {
   const Node n = make_node("tmpl", 4000, 8 * kGi);
   Pod init = sized("init", 1000, kGi);
   init.init_containers = {make_container(resources({{"cpu", 3000}}), "setup")};

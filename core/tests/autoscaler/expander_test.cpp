@@ -135,11 +135,10 @@ TEST(AutoscalerExpander, LeastWasteKeepsEqualScoresAndTheTieGoesToTheLowestName)
 
 // waste/waste.go resourcesForPods sums podutils.PodRequests: the larger of
 // the containers' sum and each init container, plus the pod's overhead
-// (component-helpers resource.PodRequests), not the containers alone.
-// Disabled: the engine's waste_of sums the app containers only
-// (expander.cpp): it finds cpu waste 0.75 for the first pod below, 0.25 for
-// the second.
-TEST(AutoscalerExpander, DISABLED_LeastWasteCountsInitContainersAndOverhead) {
+// (component-helpers resource.PodRequests), not the containers alone
+// (which would find cpu waste 0.75 for the first pod below, 0.25 for the
+// second).
+TEST(AutoscalerExpander, LeastWasteCountsInitContainersAndOverhead) {
   const Node n = make_node("n", 4000, 16 * kGi);
   std::vector<Pod> init = {sized("init", 1000, 4 * kGi)};
   init[0].init_containers = {make_container(resources({{"cpu", 4000}}), "setup")};

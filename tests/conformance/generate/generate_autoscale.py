@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Seeded generator of cluster-autoscaler scenarios in the shared autoscaler corpus format.
 
-usage: generate_autoscale.py --seed SEED [--count N] [--start I] [--volumes] [--spread] [--affinity] [-o FILE]
+usage: generate_autoscale.py --seed SEED [--count N] [--start I] [--volumes] [--spread] [--affinity]
+                             [--pod-requests] [-o FILE]
 
 Prints one JSON line per scenario: {"scenario": {...}, "meta": {"id", "seed",
 "kind", "expander", "features"}}, the form `tightpack autoscale --jsonl` and
@@ -40,7 +41,11 @@ allowedTopologies, a shared NFS claim, CSINodes, the CSIDriver, capacities),
 explicit spread constraints (DoNotSchedule and ScheduleAnyway, zone and
 hostname), inter-pod affinity (zero-to-jupyterhub's user placeholders with
 required hostname anti-affinity, Dask workers with required zone affinity to
-their scheduler). Without the flags a scenario is byte for byte what it was.
+their scheduler). With --pod-requests some pods (all pods of one owner alike)
+get an init container asking more than the app, a sidecar, or an overhead,
+which CA's podutils.PodRequests counts where it reads requests (least-waste,
+the estimator's order, utilization). Without the flags a scenario is byte for
+byte what it was.
 
 What it avoids, because cluster-autoscaler's answer is random there in ways
 the reference cannot fix (its --repeat flags what is left):
@@ -898,7 +903,61 @@ def template_taints(s, seed, index):
     meta["features"] = sorted(set(meta["features"]) | {"template-taint-" + taint["key"].split("/")[0]})
 
 
-def make(seed, index, with_volumes=False, with_spread=False, with_affinity=False):
+def pod_requests(s, seed, index):
+    """Adds (with --pod-requests, a stream of its own) what a pod requests beyond its app
+    containers, which cluster-autoscaler's podutils.PodRequests (resourcehelper.PodRequests)
+    counts in least-waste, the estimator's order and utilization: now and then an init
+    container asking more cpu or memory than the app, a sidecar (restartPolicy Always) that
+    runs beside it, spec.overhead (a RuntimeClass's, as admission sets it). Pods of one owner
+    get the same; DaemonSet and mirror pods are left as they are."""
+    r = random.Random(f"autoscale/{seed}/{index}/pod-requests")
+    sc, meta = s["scenario"], s["meta"]
+    feats = set(meta["features"])
+    chosen = {}
+
+    def mi(container, key):
+        res = container.get("resources", {})
+        v = res.get("requests", res.get("limits", {})).get(key, "0m" if key == "cpu" else "0Mi")
+        return int(v[:-1]) if key == "cpu" else int(v[:-2])
+
+    def extra(p):
+        owners = p["metadata"].get("ownerReferences") or []
+        key = owners[0]["uid"] if owners else p["metadata"]["namespace"] + "/" + p["metadata"]["name"]
+        if key not in chosen:
+            main = p["spec"]["containers"][0]
+            cpu, mem = mi(main, "cpu"), mi(main, "memory")
+            add = {}
+            roll = r.random()
+            if roll < 0.12:
+                add["init"] = {"name": "fetch", "image": "busybox", "resources": {"requests": {
+                    "cpu": f"{cpu + r.choice([250, 500, 1000, 2000])}m",
+                    "memory": f"{max(mem, 64) * r.choice([1, 2])}Mi"}}}
+            elif roll < 0.2:
+                add["init"] = {"name": "proxy", "image": "envoy", "restartPolicy": "Always",
+                               "resources": {"requests": {"cpu": f"{r.choice([100, 250, 500])}m",
+                                                          "memory": f"{r.choice([128, 256, 512])}Mi"}}}
+            if r.random() < 0.1:
+                add["overhead"] = {"cpu": f"{r.choice([100, 250])}m", "memory": f"{r.choice([120, 512])}Mi"}
+            chosen[key] = add
+        return chosen[key]
+
+    for p in list(sc.get("pods", [])) + list(sc.get("pending", [])):
+        owners = p["metadata"].get("ownerReferences") or []
+        if any(o.get("kind") == "DaemonSet" for o in owners):
+            continue
+        if "kubernetes.io/config.mirror" in (p["metadata"].get("annotations") or {}):
+            continue
+        add = extra(p)
+        if "init" in add:
+            p["spec"]["initContainers"] = [json.loads(json.dumps(add["init"]))]
+            feats.add("sidecar" if add["init"].get("restartPolicy") == "Always" else "init-container")
+        if "overhead" in add:
+            p["spec"]["overhead"] = dict(add["overhead"])
+            feats.add("overhead")
+    meta["features"] = sorted(feats)
+
+
+def make(seed, index, with_volumes=False, with_spread=False, with_affinity=False, with_pod_requests=False):
     s = Gen(seed, index).scenario()
     template_taints(s, seed, index)
     if with_volumes or with_spread or with_affinity:
@@ -909,6 +968,8 @@ def make(seed, index, with_volumes=False, with_spread=False, with_affinity=False
         spread(s, seed, index)
     if with_affinity:
         affinity(s, seed, index)
+    if with_pod_requests:
+        pod_requests(s, seed, index)
     return s
 
 
@@ -920,11 +981,13 @@ def main(argv):
     ap.add_argument("--volumes", action="store_true", help="a DaskHub's storage: claims, volumes, classes, CSI objects")
     ap.add_argument("--spread", action="store_true", help="explicit topology spread constraints")
     ap.add_argument("--affinity", action="store_true", help="inter-pod affinity: user placeholders, zone affinity")
+    ap.add_argument("--pod-requests", action="store_true",
+                    help="init containers, sidecars and overhead beyond the app containers")
     ap.add_argument("-o", "--output")
     a = ap.parse_args(argv)
     out = open(a.output, "w") if a.output else sys.stdout
     for i in range(a.start, a.start + a.count):
-        s = make(a.seed, i, a.volumes, a.spread, a.affinity)
+        s = make(a.seed, i, a.volumes, a.spread, a.affinity, a.pod_requests)
         out.write(json.dumps(s, separators=(",", ":")) + "\n")
     if a.output:
         out.close()

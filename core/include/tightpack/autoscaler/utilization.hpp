@@ -17,8 +17,9 @@ struct Utilization {
   double value = 0;
 };
 
-// utilization.Calculate: Σ container requests (DaemonSet and mirror pods
-// included) over allocatable, max of cpu and memory; GPU nodes by GPU alone.
+// utilization.Calculate: Σ podutils.PodRequests (init containers, sidecars,
+// overhead; DaemonSet and mirror pods included) over allocatable, max of cpu
+// and memory; GPU nodes by GPU alone.
 Utilization node_utilization(const Node& node, const std::vector<const Pod*>& pods,
                              const std::string& gpu_label);
 
