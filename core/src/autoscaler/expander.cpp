@@ -4,7 +4,6 @@
 #include "tightpack/autoscaler/expander.hpp"
 
 #include <algorithm>
-#include <limits>
 #include <regex>
 
 #include "tightpack/autoscaler/scenario.hpp"
@@ -90,7 +89,9 @@ std::vector<size_t> most_pods(const std::vector<ExpansionOption>& options,
 std::vector<size_t> priority_filter(const std::vector<ExpansionOption>& options,
                                     const std::vector<size_t>& among,
                                     const Priorities& priorities) {
-  int64_t max_prio = std::numeric_limits<int64_t>::min();
+  // maxPrio := -1: an option whose highest matching priority is below -1
+  // never enters `best`, as one that no pattern matches.
+  int64_t max_prio = -1;
   std::vector<size_t> best;
   for (size_t i : among) {
     std::optional<int64_t> prio;

@@ -187,10 +187,9 @@ TEST(AutoscalerExpander, PriorityMinusOneIsStillAPriority) {
 
 // The same maxPrio := -1: a priority below −1 never enters `best`, so when
 // only such priorities match, no option is filtered ("no priorities info
-// found for any of the expansion options").
-// Disabled: the engine starts from the lowest int64 (expander.cpp) and keeps
-// only the group matched at −5.
-TEST(AutoscalerExpander, DISABLED_PriorityBelowMinusOneFiltersNothing) {
+// found for any of the expansion options"); starting from the lowest int64
+// instead would keep only the group matched at −5.
+TEST(AutoscalerExpander, PriorityBelowMinusOneFiltersNothing) {
   const Node n = make_node("n", 4000, 16 * kGi);
   const std::vector<Pod> pods = {sized("p", 1000, kGi)};
   const std::vector<ExpansionOption> options = {option("cpu", 1, pods, n),
