@@ -2,6 +2,9 @@
 // simulator/drainability/rules, in rules.Default's order.
 #include "tightpack/autoscaler/drain.hpp"
 
+#include <optional>
+#include <string>
+
 #include "tightpack/autoscaler/scenario.hpp"
 #include "tightpack/labels.hpp"
 #include "tightpack/plugins/inter_pod_affinity.hpp"
@@ -45,6 +48,32 @@ bool known_controller(const std::string& kind) {
 }
 
 constexpr int64_t kSystemPodDisruptionTimeout = 3600;  // seconds
+
+// schema.ParseGroupVersion's group: "" and "/" are the empty group, no "/" a
+// version of the empty group, one "/" splits group and version; nullopt for
+// more than one "/", the error on which replicacount looks nothing up.
+std::optional<std::string> api_group(const std::string& api_version) {
+  if (api_version.empty() || api_version == "/") return std::string();
+  const size_t slash = api_version.find('/');
+  if (slash == std::string::npos) return std::string();
+  if (api_version.find('/', slash + 1) != std::string::npos) return std::nullopt;
+  return api_version.substr(0, slash);
+}
+
+// replicacount/rule.go: whether the pod's controller is looked up in a
+// lister. A ReplicationController, Job or ReplicaSet of any group is; a
+// DaemonSet pod's owner and a StatefulSet only in the "apps" group (a
+// DaemonSet pod owned by anything else is not looked up at all).
+bool looked_up(const CaPod& p) {
+  if (!p.pod.controller) return false;
+  const std::optional<std::string> group = api_group(p.pod.controller->api_version);
+  if (!group) return false;
+  const std::string& kind = p.controller_kind;
+  if (kind == "ReplicationController") return true;
+  if (p.daemon_set) return *group == "apps" && kind == "DaemonSet";
+  if (kind == "Job" || kind == "ReplicaSet") return true;
+  return kind == "StatefulSet" && *group == "apps";
+}
 
 }  // namespace
 
@@ -111,9 +140,7 @@ DrainResult pods_to_move(const std::vector<const CaPod*>& pods, const AutoscaleS
       auto listed = [&] {
         return s.controllers.contains(kind + "/" + p.pod.ns + "/" + p.controller_name);
       };
-      const bool looked_up = kind == "ReplicationController" ||
-                             (p.daemon_set ? kind == "DaemonSet" : known_controller(kind));
-      if (looked_up && !listed()) return block(DrainBlock::kControllerNotFound, i);
+      if (looked_up(p) && !listed()) return block(DrainBlock::kControllerNotFound, i);
     }
     // daemonset: drained with the node, not moved.
     if (p.daemon_set) continue;

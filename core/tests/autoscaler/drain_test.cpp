@@ -28,9 +28,21 @@ namespace {
 
 using testing::make_pod;
 
+// A pod whose controller is `kind` `owner` of the kind's own API group (as the
+// decoder sets both from the ownerReference).
 CaPod ca(Pod pod, std::string kind = "", std::string owner = "") {
   CaPod p;
   p.pod = std::move(pod);
+  if (!kind.empty()) {
+    std::string api_version = "example.com/v1";  // an operator's custom resource
+    if (kind == "ReplicationController") api_version = "v1";
+    if (kind == "Job") api_version = "batch/v1";
+    if (kind == "ReplicaSet" || kind == "StatefulSet" || kind == "DaemonSet" ||
+        kind == "Deployment") {
+      api_version = "apps/v1";
+    }
+    p.pod.controller = OwnerReference{api_version, kind, owner, "uid-" + owner};
+  }
   p.controller_kind = std::move(kind);
   p.controller_name = std::move(owner);
   p.daemon_set = p.controller_kind == "DaemonSet";
@@ -232,9 +244,9 @@ TEST(AutoscalerDrain, DaemonSetPodIsLookedUpOnlyUnderADaemonSetOrAnRc) {
 // UndefinedOutcome): OpenKruise's Advanced StatefulSet and DaemonSet
 // (apps.kruise.io) are never looked up, and replicated/rule.go takes a
 // StatefulSet of any group as replicating.
-// Disabled: the engine looks every StatefulSet and DaemonSet owner up
-// whatever its group (drain.cpp) and blocks both pods with ControllerNotFound.
-TEST(AutoscalerDrain, DISABLED_OwnersOfAnotherApiGroupAreNotLookedUp) {
+// Looking them up would block both pods with ControllerNotFound; an "apps"
+// owner of the same name that is not listed still does.
+TEST(AutoscalerDrain, OwnersOfAnotherApiGroupAreNotLookedUp) {
   const CaPod sts = decoded(R"({"metadata": {"name": "web-0", "namespace": "default",
       "ownerReferences": [{"apiVersion": "apps.kruise.io/v1beta1", "kind": "StatefulSet",
         "name": "web", "uid": "u1", "controller": true}]},
@@ -247,6 +259,10 @@ TEST(AutoscalerDrain, DISABLED_OwnersOfAnotherApiGroupAreNotLookedUp) {
         "name": "agent", "uid": "u2", "controller": true}]},
     "spec": {"containers": [{"name": "c"}]}})");
   EXPECT_EQ(first_block({ds}, AutoscaleScenario{}), DrainBlock::kNone);
+  EXPECT_EQ(first_block({ca(make_pod("web-0"), "StatefulSet", "web")}, AutoscaleScenario{}),
+            DrainBlock::kControllerNotFound);
+  EXPECT_EQ(first_block({ca(make_pod("agent-x"), "DaemonSet", "agent")}, AutoscaleScenario{}),
+            DrainBlock::kControllerNotFound);
 }
 
 // safetoevict/rule.go: safe-to-evict "true" is DrainOk ahead of every
