@@ -8,6 +8,7 @@
 #include "tightpack/autoscaler/scenario.hpp"
 #include "tightpack/labels.hpp"
 #include "tightpack/plugins/inter_pod_affinity.hpp"
+#include "tightpack/timestamp.hpp"
 
 namespace tightpack::autoscaler {
 namespace {
@@ -48,6 +49,9 @@ bool known_controller(const std::string& kind) {
 }
 
 constexpr int64_t kSystemPodDisruptionTimeout = 3600;  // seconds
+constexpr int64_t kDefaultTerminationGracePeriod =
+    30;  // apiv1.DefaultTerminationGracePeriodSeconds
+constexpr int64_t kLongTerminatingExtraThreshold = 30;  // drain.PodLongTerminatingExtraThreshold
 
 // schema.ParseGroupVersion's group: "" and "/" are the empty group, no "/" a
 // version of the empty group, one "/" splits group and version; nullopt for
@@ -76,6 +80,16 @@ bool looked_up(const CaPod& p) {
 }
 
 }  // namespace
+
+bool long_terminating(const CaPod& p, std::optional<int64_t> now) {
+  if (!now || p.pod.deletion_timestamp.empty()) return false;
+  const std::optional<int64_t> deleted = rfc3339_seconds(p.pod.deletion_timestamp);
+  if (!deleted) return false;
+  // DeletionTimestamp + grace + 30 s, Before(now): strictly earlier.
+  return *deleted + p.grace_period.value_or(kDefaultTerminationGracePeriod) +
+             kLongTerminatingExtraThreshold <
+         *now;
+}
 
 const char* drain_block_name(DrainBlock b) {
   switch (b) {
@@ -133,6 +147,8 @@ DrainResult pods_to_move(const std::vector<const CaPod*>& pods, const AutoscaleS
     const CaPod& p = *pods[i];
     // mirror: static pods are not evicted.
     if (p.mirror) continue;
+    // longterminating: skipped, neither moved nor blocking.
+    if (long_terminating(p, s.options.now)) continue;
     const std::string& kind = p.controller_kind;
     // replicacount (in the rules only while custom-controller pods block):
     // the controller the pod names must be listed.

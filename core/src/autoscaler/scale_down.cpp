@@ -20,6 +20,7 @@
 #include "ca_state.hpp"
 #include "plans.hpp"
 #include "run.hpp"
+#include "tightpack/autoscaler/drain.hpp"
 #include "tightpack/cluster.hpp"
 #include "tightpack/framework/framework.hpp"
 #include "tightpack/go_sort.hpp"
@@ -349,8 +350,11 @@ Result<ScaleDownRecord> plan_scale_down(const AutoscaleScenario& s,
       r.blocked[name] = "ScaleDownDisabledAnnotation";
       continue;
     }
+    // utilization/info.go: long-terminating pods are not counted.
     std::vector<const Pod*> node_pods;
-    for (const CaPod* p : on[i]) node_pods.push_back(&p->pod);
+    for (const CaPod* p : on[i]) {
+      if (!long_terminating(*p, s.options.now)) node_pods.push_back(&p->pod);
+    }
     Utilization u = node_utilization(node.node, node_pods, s.options.gpu_label);
     r.utilization[name] = u;
     const double threshold = u.gpu_node ? s.options.scale_down_gpu_utilization_threshold

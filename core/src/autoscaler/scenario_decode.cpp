@@ -113,6 +113,14 @@ Result<CaPod> decode_ca_pod(const json::value& v, const JsonPath& path) {
 Status decode_ca_pod_into(const json::value& v, const JsonPath& path, CaPod& p) {
   if (auto s = decode_pod_into(v, path, p.pod); !s) return s;
   read_ca_extras(v.get_object(), p);
+  // The longterminating drainability rule adds it to the deletionTimestamp.
+  if (const json::object* spec = child(v.get_object(), "spec")) {
+    if (member(*spec, "terminationGracePeriodSeconds")) {
+      int64_t grace = 0;
+      TP_TRY(read_int(*spec, "terminationGracePeriodSeconds", path.field("spec"), grace));
+      p.grace_period = grace;
+    }
+  }
   // The drainability rule for kube-system pods measures their age from it.
   if (const json::object* m = child(v.get_object(), "metadata")) {
     if (const json::value* ct = member(*m, "creationTimestamp")) {

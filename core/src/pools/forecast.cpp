@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "autoscaler/run.hpp"
+#include "tightpack/autoscaler/drain.hpp"
 #include "tightpack/labels.hpp"
 #include "tightpack/plugins/inter_pod_affinity.hpp"
 #include "tightpack/profile.hpp"
@@ -197,7 +198,9 @@ Result<ScaleDownForecast> forecast_scale_down(const ClusterSnapshot& snapshot,
       // Not reached by the rules (no pool, min size, annotation): the same
       // calculation, for the user's information.
       std::vector<const Pod*> pods;
-      for (const CaPod* p : on(i)) pods.push_back(&p->pod);
+      for (const CaPod* p : on(i)) {
+        if (!autoscaler::long_terminating(*p, s.options.now)) pods.push_back(&p->pod);
+      }
       nf.utilization = autoscaler::node_utilization(node, pods, s.options.gpu_label);
     }
     const autoscaler::Utilization& u = nf.utilization;

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <boost/json.hpp>
 
 #include "test_util.hpp"
@@ -193,6 +194,26 @@ TEST(AutoscalerUtilization, CountsInitContainersSidecarsAndOverhead) {
   EXPECT_DOUBLE_EQ(u.cpu, (2000.0 + 750.0 + 500.0) / 4000.0);
   EXPECT_DOUBLE_EQ(u.memory, 0.25);
   EXPECT_EQ(u.resource, "cpu");
+}
+
+// simulator/utilization/info.go leaves long-terminating pods out of the sum
+// (utils/drain IsPodLongTerminating against the loop's time, the scenario's
+// `now`), and the longterminating drain rule skips them: a node whose only
+// pod was deleted an hour ago is idle, not 75 % busy, and has nothing to move.
+TEST(AutoscalerScaleDown, LongTerminatingPodsAreNeitherCountedNorMoved) {
+  const std::string text = R"({"scaleDown":true,"options":{"now":"2026-01-01T12:00:00Z"},
+    "nodes":[{"metadata":{"name":"n"},"status":{"capacity":{"cpu":"4","memory":"16Gi","pods":"110"}}},
+             {"metadata":{"name":"m"},"status":{"capacity":{"cpu":"4","memory":"16Gi","pods":"110"}}}],
+    "pods":[{"metadata":{"name":"gone","namespace":"app","deletionTimestamp":"2026-01-01T11:00:00Z"},
+      "spec":{"nodeName":"n","containers":[{"name":"c","resources":{"requests":{"cpu":"3"}}}]}}],
+    "nodeGroups":[{"name":"g","minSize":0,"maxSize":10,"nodes":["n","m"]}]})";
+  auto r = run_text(text);
+  ASSERT_FALSE(r.contains("error")) << r;
+  const auto& sd = r["scaleDown"].as_object();
+  EXPECT_FALSE(sd.at("blocked").as_object().contains("n")) << sd;
+  const auto& unneeded = sd.at("unneeded").as_array();
+  EXPECT_NE(std::find(unneeded.begin(), unneeded.end(), boost::json::value("n")), unneeded.end())
+      << sd;
 }
 
 TEST(AutoscalerDecode, UndecodableScenarioIsAnErrorDocument) {

@@ -319,9 +319,9 @@ TEST(AutoscalerDrain, DISABLED_OnCompletionPodNeitherBlocksNorMoves) {
 // longterminating/rule.go, second in the list: a pod deleted longer ago than
 // its grace period (30 s when unset) plus 30 s (utils/drain
 // IsPodLongTerminating) is skipped, neither moved nor blocking.
-// Disabled: the engine reads no deletionTimestamp in drain.cpp; it blocks the
-// first pod as NotReplicated.
-TEST(AutoscalerDrain, DISABLED_LongTerminatingPodIsSkipped) {
+// Not reading the deletionTimestamp would block the first pod as
+// NotReplicated. The grace period comes from spec.terminationGracePeriodSeconds.
+TEST(AutoscalerDrain, LongTerminatingPodIsSkipped) {
   AutoscaleScenario s;
   s.options.now = 1'767'268'800;  // 2026-01-01T12:00:00Z
   CaPod gone = ca(make_pod("gone"));
@@ -332,6 +332,15 @@ TEST(AutoscalerDrain, DISABLED_LongTerminatingPodIsSkipped) {
   CaPod going = ca(make_pod("going"));
   going.pod.deletion_timestamp = "2026-01-01T11:59:00Z";  // 60 s: not yet (Before)
   EXPECT_EQ(first_block({going}, s), DrainBlock::kNotReplicated);
+  CaPod slow = decoded(R"({"metadata": {"name": "slow", "namespace": "default",
+      "deletionTimestamp": "2026-01-01T11:58:30Z"},
+    "spec": {"terminationGracePeriodSeconds": 60, "containers": [{"name": "c"}]}})");
+  EXPECT_EQ(first_block({slow}, s), DrainBlock::kNotReplicated);  // 90 s: not yet
+  slow.pod.deletion_timestamp = "2026-01-01T11:58:29Z";           // 91 s
+  EXPECT_EQ(first_block({slow}, s), DrainBlock::kNone);
+  EXPECT_TRUE(drain({slow}, s).to_move.empty());
+  s.options.now.reset();  // no clock: no pod's deletion is old
+  EXPECT_EQ(first_block({gone}, s), DrainBlock::kNotReplicated);
 }
 
 // replicated/rule.go: replicatedKind is ReplicationController, Job,

@@ -23,6 +23,11 @@ enum class DrainBlock : uint8_t {
 
 const char* drain_block_name(DrainBlock b);
 
+// utils/drain IsPodLongTerminating: deleted (metadata.deletionTimestamp) longer
+// ago than its grace period (30 s when unset) plus 30 s, before `now`. Without
+// `now` (the scenario's clock) or a deletion timestamp, false.
+bool long_terminating(const CaPod& p, std::optional<int64_t> now);
+
 struct DrainResult {
   std::vector<size_t> to_move;  // indices into the node's pods
   DrainBlock block = DrainBlock::kNone;

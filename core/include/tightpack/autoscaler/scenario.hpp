@@ -30,6 +30,7 @@ struct CaPod {
   bool mirror = false;                     // kubernetes.io/config.mirror
   bool daemon_set = false;                 // DaemonSet controller or the daemonset-pod annotation
   std::optional<int64_t> created;          // metadata.creationTimestamp, Unix seconds
+  std::optional<int64_t> grace_period;     // spec.terminationGracePeriodSeconds
 
   const std::string* annotation(std::string_view key) const;
 };
