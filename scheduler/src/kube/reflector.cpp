@@ -78,7 +78,7 @@ void Reflector::backoff() {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
 }
 
-void Reflector::refused(int status) {
+void Reflector::refused(unsigned status) {
   if (status == 401 || status == 403) {
     ++forbidden_;
   } else {

@@ -65,7 +65,7 @@ class Reflector {
   std::atomic<bool> stopping_{false};
   std::atomic<bool> synced_{false};
   std::atomic<int64_t> relists_{0};
-  void refused(int status);
+  void refused(unsigned status);
   std::chrono::milliseconds delay_{0};
   std::chrono::steady_clock::time_point last_backoff_{};
   std::atomic<int> forbidden_{0};
