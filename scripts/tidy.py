@@ -14,7 +14,6 @@ checks only what changed; a cold one costs about 5 s of processor per unit.
 import argparse
 import hashlib
 import json
-import os
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -96,7 +95,7 @@ def main() -> int:
 
     failed = 0
     with ThreadPoolExecutor(max_workers=max(1, args.j)) as pool:
-        for file, problem in pool.map(check, units):
+        for _file, problem in pool.map(check, units):
             if problem:
                 failed += 1
                 print(problem)
