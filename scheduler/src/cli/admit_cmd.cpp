@@ -1,10 +1,9 @@
-#include "cli/admit_cmd.hpp"
-
 #include <boost/json.hpp>
 #include <iostream>
 
 #include "cli/args.hpp"
 #include "cli/cli.hpp"
+#include "cli/commands.hpp"
 #include "cli/document_command.hpp"
 #include "tightpack/admission.hpp"
 

@@ -1,5 +1,4 @@
-#include "cli/autoscale_cmd.hpp"
-
+#include "cli/commands.hpp"
 #include "cli/document_command.hpp"
 #include "tightpack/autoscaler/autoscaler.hpp"
 

@@ -3,14 +3,7 @@
 #include <iostream>
 #include <span>
 
-#include "cli/admit_cmd.hpp"
-#include "cli/autoscale_cmd.hpp"
-#include "cli/command.hpp"
-#include "cli/forecast_cmd.hpp"
-#include "cli/pack_report_cmd.hpp"
-#include "cli/predict_cmd.hpp"
-#include "cli/replay_cmd.hpp"
-#include "cli/schedule_cmd.hpp"
+#include "cli/commands.hpp"
 #include "tightpack/error.hpp"
 #include "version.hpp"
 
@@ -18,7 +11,8 @@ namespace tightpack::cli {
 namespace {
 
 // Every subcommand, in the order `tightpack --help` lists them. Adding one is a
-// file with its function and help, and a line here.
+// file with its function and help, their declarations in commands.hpp, and a
+// line here.
 const Command kCommands[] = {
     {"replay", "tightpack replay [--jsonl] [FILE|-]",
      "Decide scenarios in the shared corpus format (conformance interface).", kReplayHelp, replay},

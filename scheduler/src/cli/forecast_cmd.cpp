@@ -1,5 +1,3 @@
-#include "cli/forecast_cmd.hpp"
-
 #include <algorithm>
 #include <boost/json.hpp>
 #include <chrono>
@@ -8,6 +6,7 @@
 #include <optional>
 
 #include "cli/cli.hpp"
+#include "cli/commands.hpp"
 #include "cli/document_command.hpp"
 #include "tightpack/labels.hpp"
 #include "tightpack/pools/forecast.hpp"

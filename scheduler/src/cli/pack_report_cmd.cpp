@@ -1,11 +1,10 @@
-#include "cli/pack_report_cmd.hpp"
-
 #include <boost/json.hpp>
 #include <cstdio>
 #include <iomanip>
 #include <iostream>
 
 #include "cli/cli.hpp"
+#include "cli/commands.hpp"
 #include "cli/document_command.hpp"
 #include "cli/yaml_json.hpp"
 #include "tightpack/packing/pack_report.hpp"

@@ -1,5 +1,3 @@
-#include "cli/predict_cmd.hpp"
-
 #include <boost/json.hpp>
 #include <charconv>
 #include <iomanip>
@@ -7,6 +5,7 @@
 
 #include "cli/args.hpp"
 #include "cli/cli.hpp"
+#include "cli/commands.hpp"
 #include "cli/document_command.hpp"
 #include "cli/scale_up_table.hpp"
 #include "tightpack/decode.hpp"

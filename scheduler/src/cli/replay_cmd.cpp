@@ -1,5 +1,4 @@
-#include "cli/replay_cmd.hpp"
-
+#include "cli/commands.hpp"
 #include "cli/document_command.hpp"
 #include "tightpack/replay.hpp"
 

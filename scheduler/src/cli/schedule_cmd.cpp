@@ -1,5 +1,3 @@
-#include "cli/schedule_cmd.hpp"
-
 #include <unistd.h>
 
 #include <boost/json.hpp>
@@ -8,6 +6,7 @@
 
 #include "cli/args.hpp"
 #include "cli/cli.hpp"
+#include "cli/commands.hpp"
 #include "cli/document_command.hpp"
 #include "daemon/daemon_config.hpp"
 #include "daemon/published_profiles.hpp"
