@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <boost/json.hpp>
 
+#include "autoscaler/sized_pods.hpp"
 #include "test_util.hpp"
 
 namespace tightpack::autoscaler {
@@ -17,18 +18,6 @@ using testing::make_container;
 using testing::make_node;
 using testing::make_pod;
 using testing::resources;
-
-Pod sized(std::string name, int64_t milli_cpu, int64_t memory) {
-  Pod p = make_pod(std::move(name));
-  p.containers = {make_container(resources({{"cpu", milli_cpu}, {"memory", memory}}))};
-  return p;
-}
-
-std::vector<const Pod*> pointers(const std::vector<Pod>& pods) {
-  std::vector<const Pod*> out;
-  for (const Pod& p : pods) out.push_back(&p);
-  return out;
-}
 
 TEST(AutoscalerCapping, DeltaCappedToMaxSizeNotTheEstimate) {
   EXPECT_EQ(capped_delta(6, 0, 1), 1);

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "autoscaler/sized_pods.hpp"
 #include "test_util.hpp"
 
 namespace tightpack::autoscaler {
@@ -22,18 +23,6 @@ using testing::make_container;
 using testing::make_node;
 using testing::make_pod;
 using testing::resources;
-
-Pod sized(std::string name, int64_t milli_cpu, int64_t memory) {
-  Pod p = make_pod(std::move(name));
-  p.containers = {make_container(resources({{"cpu", milli_cpu}, {"memory", memory}}))};
-  return p;
-}
-
-std::vector<const Pod*> pointers(const std::vector<Pod>& pods) {
-  std::vector<const Pod*> out;
-  for (const Pod& p : pods) out.push_back(&p);
-  return out;
-}
 
 TEST(AutoscalerEstimator, FirstFitDecreasingByScore) {
   NodeTemplate t{make_node("tmpl", 10000, 100 * kGi), {}};

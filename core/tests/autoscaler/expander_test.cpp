@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "autoscaler/sized_pods.hpp"
 #include "test_util.hpp"
 
 namespace tightpack::autoscaler {
@@ -23,18 +24,6 @@ using testing::make_container;
 using testing::make_node;
 using testing::make_pod;
 using testing::resources;
-
-Pod sized(std::string name, int64_t milli_cpu, int64_t memory) {
-  Pod p = make_pod(std::move(name));
-  p.containers = {make_container(resources({{"cpu", milli_cpu}, {"memory", memory}}))};
-  return p;
-}
-
-std::vector<const Pod*> pointers(const std::vector<Pod>& pods) {
-  std::vector<const Pod*> out;
-  for (const Pod& p : pods) out.push_back(&p);
-  return out;
-}
 
 ExpansionOption option(std::string group, int64_t nodes, const std::vector<Pod>& pods,
                        const Node& tmpl) {
