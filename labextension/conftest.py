@@ -14,6 +14,7 @@ import os
 import pathlib
 import ssl
 import subprocess
+import textwrap
 
 import pytest
 import tornado.httpserver
@@ -35,6 +36,21 @@ def clean_environment(monkeypatch, tmp_path):
     root = tmp_path / "etc-dask"
     root.mkdir()
     monkeypatch.setenv("DASK_ROOT_CONFIG", str(root))
+
+
+@pytest.fixture
+def dask_config(tmp_path, monkeypatch):
+    """A Dask config directory in $DASK_CONFIG; returns a function writing one file in it."""
+    directory = tmp_path / "dask"
+    directory.mkdir()
+    monkeypatch.setenv("DASK_CONFIG", str(directory))
+
+    def write(name, text):
+        path = directory / name
+        path.write_text(textwrap.dedent(text))
+        return path
+
+    return write
 
 
 @pytest.fixture

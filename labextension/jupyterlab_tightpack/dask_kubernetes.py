@@ -101,6 +101,83 @@ def _load_custom_spec(value: Any) -> tuple:
     return manifest, path, None
 
 
+def _is_count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def worker_group(manifest: Any, where: str,
+                 expected: str = "a DaskCluster or a DaskWorkerGroup") -> tuple:
+    """A DaskCluster's default worker group or a DaskWorkerGroup, as the operator's controller
+    reads them: (cluster name or None, worker group name or None, namespace or None, replicas
+    or None, pod spec), or a ValueError naming what is missing."""
+    kind = manifest.get("kind") if isinstance(manifest, dict) else None
+    spec = manifest.get("spec") if isinstance(manifest, dict) else None
+    worker = spec.get("worker") if isinstance(spec, dict) else None
+    pod_spec = worker.get("spec") if isinstance(worker, dict) else None
+    if not isinstance(pod_spec, dict):
+        raise ValueError(f"{where}: no spec.worker.spec (the worker pod spec) in this "
+                         f"{kind or 'document'}; expected {expected}")
+    meta = manifest.get("metadata") if isinstance(manifest.get("metadata"), dict) else {}
+    name = meta.get("name") if isinstance(meta.get("name"), str) else None
+    replicas = worker.get("replicas") if _is_count(worker.get("replicas")) else None
+    if kind == "DaskWorkerGroup":
+        # The controller names a group's Deployments after the DaskWorkerGroup, which
+        # KubeCluster.add_worker_group calls "<cluster>-<group>".
+        cluster = spec.get("cluster") if isinstance(spec.get("cluster"), str) else None
+        return cluster, name, meta.get("namespace"), replicas, copy.deepcopy(pod_spec)
+    group = f"{name}-default" if name else None
+    return name, group, meta.get("namespace"), replicas, copy.deepcopy(pod_spec)
+
+
+def worker_pod(cluster: str, group: str, namespace: str, pod_spec: dict) -> dict:
+    """The pod of a worker group, with the labels the operator's controller gives it."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": f"{group}-worker",
+            "namespace": namespace,
+            "labels": {
+                "dask.org/cluster-name": cluster,
+                "dask.org/workergroup-name": group,
+                "dask.org/component": "worker",
+            },
+        },
+        "spec": pod_spec,
+    }
+
+
+def manifest_template(manifest: Any, where: str, notebook_namespace: str) -> dict:
+    """The template of a DaskCluster's default worker group (make_cluster_spec's output) or of
+    a DaskWorkerGroup, created in the notebook's namespace unless the manifest names one.
+    ValueError when it is neither."""
+    cluster, group, namespace, replicas, pod_spec = worker_group(manifest, where)
+    cluster = cluster or "dask"
+    group = group or f"{cluster}-default"
+    namespace = namespace if isinstance(namespace, str) and namespace else notebook_namespace
+    containers = pod_spec.get("containers")
+    container = containers[0] if isinstance(containers, list) and containers else {}
+    container = container if isinstance(container, dict) else {}
+    return {
+        "id": f"dask-kubernetes:{group}",
+        "name": f"Dask worker group {group} (dask-kubernetes)",
+        "source": "dask-kubernetes",
+        "description": f"{manifest.get('kind')} in namespace {namespace}",
+        "pod": worker_pod(cluster, group, namespace, pod_spec),
+        "workers": replicas or 0,
+        "start": {
+            "kind": "kubecluster",
+            "name": cluster,
+            "namespace": namespace,
+            "image": container.get("image") or DEFAULTS["image"],
+            "resources": container.get("resources") or {},
+            "env": container.get("env") or {},
+            "customClusterSpec": None,
+        },
+        "notes": [f"worker pod spec from {where}"],
+    }
+
+
 def template(cfg: DaskConfig, notebook_namespace: str) -> tuple:
     """(template or None, errors)."""
     errors: list = []
@@ -112,7 +189,7 @@ def template(cfg: DaskConfig, notebook_namespace: str) -> tuple:
     env = _setting(cfg, "env")
     resources = _setting(cfg, "resources")
     workers = _setting(cfg, "count.start")
-    workers = workers if isinstance(workers, int) and not isinstance(workers, bool) else 0
+    workers = workers if _is_count(workers) else 0
     custom = _setting(cfg, "custom-cluster-spec")
     custom_path = None
 
@@ -122,20 +199,15 @@ def template(cfg: DaskConfig, notebook_namespace: str) -> tuple:
             return None, [error]
         where = f"custom cluster spec {custom_path}" if custom_path else \
             "custom cluster spec (Dask config kubernetes.custom-cluster-spec)"
-        spec = manifest.get("spec") if isinstance(manifest, dict) else None
-        worker = spec.get("worker") if isinstance(spec, dict) else None
-        pod_spec = worker.get("spec") if isinstance(worker, dict) else None
-        if not isinstance(pod_spec, dict):
-            kind = manifest.get("kind") if isinstance(manifest, dict) else None
-            return None, [f"{where}: no spec.worker.spec (the worker pod spec) in this "
-                          f"{kind or 'document'}; expected a DaskCluster"]
-        meta = manifest.get("metadata") if isinstance(manifest.get("metadata"), dict) else {}
-        name = str(meta.get("name") or name)
-        namespace = meta.get("namespace") or namespace
-        replicas = worker.get("replicas")
-        if isinstance(replicas, int) and not isinstance(replicas, bool):
+        try:
+            cluster, _, manifest_namespace, replicas, pod_spec = worker_group(
+                manifest, where, "a DaskCluster")
+        except ValueError as exc:
+            return None, [str(exc)]
+        name = cluster or name
+        namespace = manifest_namespace or namespace
+        if replicas is not None:
             workers = replicas
-        pod_spec = copy.deepcopy(pod_spec)
         notes.append(f"worker pod spec from {where}")
         display = "Dask worker (dask-kubernetes, custom cluster spec)"
         description = f"DaskCluster {name}: spec.worker of {custom_path or 'the Dask config'}"
@@ -173,26 +245,12 @@ def template(cfg: DaskConfig, notebook_namespace: str) -> tuple:
                      "cluster.scale(n) adds them")
 
     pod_name = _pod_name(name)
-    pod = {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {
-            "name": f"{pod_name}-default-worker",
-            "namespace": namespace,
-            "labels": {
-                "dask.org/cluster-name": pod_name,
-                "dask.org/workergroup-name": f"{pod_name}-default",
-                "dask.org/component": "worker",
-            },
-        },
-        "spec": pod_spec,
-    }
     return {
         "id": "dask-kubernetes",
         "name": display,
         "source": "dask-kubernetes",
         "description": description,
-        "pod": pod,
+        "pod": worker_pod(pod_name, f"{pod_name}-default", namespace, pod_spec),
         "workers": workers,
         "start": {
             "kind": "kubecluster",

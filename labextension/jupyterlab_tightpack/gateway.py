@@ -139,29 +139,28 @@ def build_pod(options: dict, namespace: str, server: Optional[dict] = None) -> d
     }
 
 
-async def template(cfg: DaskConfig, timeout: float, namespace: str,
-                   server_settings: Optional[dict] = None) -> tuple:
-    """(template or None, errors): None without ``gateway.address``. ``server_settings``:
-    the gateway's server-side settings the tightpack scheduler publishes
-    ({"worker": {"extraPodConfig", "extraContainerConfig"}}), or None."""
+def gateway_address(cfg: DaskConfig) -> tuple:
+    """(address or None, error or None) from ``gateway.address``."""
     raw = cfg.get("gateway.address")
     if not raw:
-        return None, []
+        return None, None
     try:
-        address = str(format_template(raw)).rstrip("/")
+        return str(format_template(raw)).rstrip("/"), None
     except (KeyError, IndexError, ValueError) as exc:
-        return None, [f"Dask config gateway.address {raw!r}: cannot be formatted with the "
-                      f"environment ({type(exc).__name__}: {exc})"]
-    notes: list = []
+        return None, (f"Dask config gateway.address {raw!r}: cannot be formatted with the "
+                      f"environment ({type(exc).__name__}: {exc})")
+
+
+async def cluster_options(cfg: DaskConfig, address: str, timeout: float, notes: list) -> dict:
+    """The option values a new cluster gets, as Gateway.cluster_options() makes them: the
+    server's defaults, then the Dask config's ``gateway.cluster.options``. SourceError when
+    the gateway does not answer."""
     url = f"{address}/api/v1/options"
-    try:
-        answer = await get_json(url, what="dask-gateway", timeout=timeout,
-                                headers=_auth_header(cfg, notes))
-    except SourceError as exc:
-        return None, [str(exc)]
+    answer = await get_json(url, what="dask-gateway", timeout=timeout,
+                            headers=_auth_header(cfg, notes))
     fields = answer.get("cluster_options") if isinstance(answer, dict) else None
     if not isinstance(fields, list):
-        return None, [f"dask-gateway {url}: the answer has no cluster_options list"]
+        raise SourceError(f"dask-gateway {url}: the answer has no cluster_options list")
     options: dict = {}
     for spec in fields:
         if isinstance(spec, dict) and isinstance(spec.get("field"), str):
@@ -174,6 +173,12 @@ async def template(cfg: DaskConfig, timeout: float, namespace: str,
             else:
                 notes.append(f"Dask config gateway.cluster.options.{key}: the gateway has no "
                              "such option: ignored (dask-gateway would refuse it)")
+    return options
+
+
+def options_template(address: Optional[str], options: dict, namespace: str,
+                     server_settings: Optional[dict], notes: list) -> dict:
+    """The template of a cluster with these option values; ValueError naming a bad one."""
     missing = [k for k in ("worker_cores", "worker_memory", "image") if k not in options]
     if missing:
         notes.append("not among the gateway's options, the server's setting is unknown and its "
@@ -193,17 +198,35 @@ async def template(cfg: DaskConfig, timeout: float, namespace: str,
                      "daskGateway): the pod has none")
     notes.append("dask-gateway clusters start with no workers: cluster.scale(n) or "
                   "cluster.adapt() adds them")
-    try:
-        pod = build_pod(options, namespace, worker_settings)
-    except ValueError as exc:
-        return None, [f"dask-gateway {url}: option {exc}"]
+    pod = build_pod(options, namespace, worker_settings)
     return {
         "id": "dask-gateway",
         "name": "Dask worker (dask-gateway)",
         "source": "dask-gateway",
-        "description": f"dask-gateway at {address}",
+        "description": f"dask-gateway at {address}" if address else "dask-gateway",
         "pod": pod,
         "workers": 0,
-        "start": {"kind": "gateway", "address": address, "options": options},
+        "start": {"kind": "gateway", "address": address or "", "options": options},
         "notes": notes,
-    }, []
+    }
+
+
+async def template(cfg: DaskConfig, timeout: float, namespace: str,
+                   server_settings: Optional[dict] = None) -> tuple:
+    """(template or None, errors): None without ``gateway.address``. ``server_settings``:
+    the gateway's server-side settings the tightpack scheduler publishes
+    ({"worker": {"extraPodConfig", "extraContainerConfig"}}), or None."""
+    address, error = gateway_address(cfg)
+    if error:
+        return None, [error]
+    if not address:
+        return None, []
+    notes: list = []
+    try:
+        options = await cluster_options(cfg, address, timeout, notes)
+    except SourceError as exc:
+        return None, [str(exc)]
+    try:
+        return options_template(address, options, namespace, server_settings, notes), []
+    except ValueError as exc:
+        return None, [f"dask-gateway {address}/api/v1/options: option {exc}"]

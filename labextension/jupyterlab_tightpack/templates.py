@@ -14,6 +14,7 @@ the other templates are still returned.
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass, field
 from typing import Optional
 
 from . import dask_config, dask_kubernetes, gateway, home, profiles
@@ -29,48 +30,68 @@ def notebook_namespace(config: TightpackConfig) -> str:
         return "default"
 
 
+@dataclass
+class Sources:
+    """What every template is made from: the notebook's namespace, the Dask configuration and
+    what the cluster snapshot publishes (profiles, the hub's and the gateway's settings, the
+    user's claims)."""
+
+    namespace: str
+    dask: dask_config.DaskConfig
+    published: list = field(default_factory=list)
+    gateway_settings: Optional[dict] = None
+    hub_defaults: Optional[dict] = None
+    home_context: Optional[home.HomeContext] = None
+    # Why the snapshot's parts are missing, when they are.
+    snapshot_error: Optional[str] = None
+
+
+async def gather(config: TightpackConfig, snapshots: SnapshotService) -> Sources:
+    sources = Sources(namespace=notebook_namespace(config), dask=dask_config.read())
+    snapshot = await snapshots.get()
+    if snapshot.status == 200:
+        published = snapshot.value.get("profiles")
+        sources.published = published if isinstance(published, list) else []
+        gateway_settings = snapshot.value.get("daskGateway")
+        sources.gateway_settings = gateway_settings if isinstance(gateway_settings, dict) else None
+        hub_defaults = snapshot.value.get("kubespawnerDefaults")
+        sources.hub_defaults = hub_defaults if isinstance(hub_defaults, dict) else None
+        # The user's claims and the cluster's classes, for the profiles' home volumes.
+        sources.home_context = home.context(snapshot.value, config.kubernetes_namespace_file)
+    else:
+        sources.snapshot_error = str(snapshot.value.get("error"))
+    return sources
+
+
 async def list_templates(config: TightpackConfig, snapshots: SnapshotService,
                          log: Optional[logging.Logger] = None) -> dict:
     log = log or logging.getLogger(__name__)
     templates: list = []
     errors: list = []
-    namespace = notebook_namespace(config)
-
-    snapshot = await snapshots.get()
-    home_context = None
-    if snapshot.status == 200:
-        published = snapshot.value.get("profiles") or []
-        gateway_settings = snapshot.value.get("daskGateway")
-        hub_defaults = snapshot.value.get("kubespawnerDefaults")
-        # The user's claims and the cluster's classes, for the profiles' home volumes.
-        home_context = home.context(snapshot.value, config.kubernetes_namespace_file)
-    else:
-        published = []
-        gateway_settings = None
-        hub_defaults = None
-        errors.append(f"snapshot (for published profiles): {snapshot.value.get('error')}")
-
-    cfg = dask_config.read()
+    sources = await gather(config, snapshots)
+    if sources.snapshot_error:
+        errors.append(f"snapshot (for published profiles): {sources.snapshot_error}")
+    cfg = sources.dask
     errors.extend(cfg.errors)
 
     has_gateway = bool(cfg.get("gateway.address"))
     if cfg.has("kubernetes") or not has_gateway:
-        found, errs = dask_kubernetes.template(cfg, namespace)
+        found, errs = dask_kubernetes.template(cfg, sources.namespace)
         errors.extend(errs)
         if found:
             templates.append(found)
 
-    found, errs = await gateway.template(cfg, config.request_timeout, namespace, gateway_settings)
+    found, errs = await gateway.template(cfg, config.request_timeout, sources.namespace,
+                                         sources.gateway_settings)
     errors.extend(errs)
     if found:
         templates.append(found)
 
-    for index, entry in enumerate(published):
+    for index, entry in enumerate(sources.published):
         if not isinstance(entry, dict):
             continue
-        found, errs = profiles.template(entry, index, namespace,
-                                        hub_defaults if isinstance(hub_defaults, dict) else None,
-                                        home_context)
+        found, errs = profiles.template(entry, index, sources.namespace, sources.hub_defaults,
+                                        sources.home_context)
         errors.extend(errs)
         if found:
             templates.append(found)

@@ -6,23 +6,7 @@ import base64
 import json
 import textwrap
 
-import pytest
-import tornado.web
-
-
-@pytest.fixture
-def dask_config(tmp_path, monkeypatch):
-    """A Dask config directory in $DASK_CONFIG; returns a function writing one file in it."""
-    directory = tmp_path / "dask"
-    directory.mkdir()
-    monkeypatch.setenv("DASK_CONFIG", str(directory))
-
-    def write(name, text):
-        path = directory / name
-        path.write_text(textwrap.dedent(text))
-        return path
-
-    return write
+from .doubles import FakeGateway
 
 
 def by_id(body):
@@ -158,26 +142,6 @@ async def test_bad_resources_is_an_error(dask_config, get):
     assert "dask-kubernetes" not in by_id(body)
     assert body["errors"] == ["Dask config kubernetes.resources: unknown field 'cpu' "
                               "(KubeCluster accepts limits and requests)"]
-
-
-class FakeGateway(tornado.web.RequestHandler):
-    """Test double of a dask-gateway server's cluster options endpoint."""
-
-    def initialize(self, seen):
-        self.seen = seen
-
-    def get(self):
-        self.seen.append(self.request.headers.get("Authorization"))
-        self.finish({"cluster_options": [
-            {"field": "worker_cores", "label": "Worker Cores", "default": 2,
-             "spec": {"type": "int", "min": 1, "max": 8}},
-            {"field": "worker_memory", "label": "Worker Memory (GiB)", "default": 4,
-             "spec": {"type": "float", "min": 1, "max": 32}},
-            {"field": "image", "label": "Image", "default": "pangeo/pangeo-notebook:2024.12.1",
-             "spec": {"type": "string"}},
-            {"field": "environment", "label": "Environment", "default": {"A": "1"},
-             "spec": {"type": "mapping"}},
-        ]})
 
 
 async def test_gateway_options(dask_config, serve, monkeypatch, get):
