@@ -2,9 +2,15 @@
 
 The server extension serves the sidebar its cluster snapshot (/tightpack/snapshot) and the
 worker templates the user may start (/tightpack/templates); see docs/sidebar-server.md.
+In a notebook, ``preview(target, n)`` draws where n workers of target would land
+(docs/notebook.md).
 """
 
 from __future__ import annotations
+
+from .notebook import Preview, preview
+
+__all__ = ["Preview", "preview"]
 
 try:
     from ._version import __version__

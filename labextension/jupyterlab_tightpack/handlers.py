@@ -1,4 +1,5 @@
-"""The two endpoints, under the server's base URL: /tightpack/snapshot, /tightpack/templates."""
+"""The endpoints, under the server's base URL: /tightpack/snapshot, /tightpack/templates and
+/tightpack/preview."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from jupyter_server.base.handlers import APIHandler
 from jupyter_server.utils import url_path_join
 
 from .config import TightpackConfig
+from .preview_target import TargetError, resolve
 from .snapshot import SnapshotService
 from .templates import list_templates
 
@@ -57,6 +59,30 @@ class TemplatesHandler(_Base):
         self._send(200, json.dumps(answer, separators=(",", ":")))
 
 
+class PreviewHandler(_Base):
+    """The template of a notebook's preview() target: {"target": {...}} -> the template."""
+
+    @tornado.web.authenticated
+    async def post(self) -> None:
+        try:
+            body = json.loads(self.request.body or b"null")
+        except (ValueError, RecursionError) as exc:
+            self._send(400, json.dumps({"error": f"the request body is not JSON: {exc}"}))
+            return
+        if not isinstance(body, dict) or "target" not in body:
+            self._send(400, json.dumps({"error": 'expected {"target": {...}}'}))
+            return
+        try:
+            template = await resolve(body["target"], self.tightpack, self.snapshots)
+        except TargetError as exc:
+            self._send(400, json.dumps({"error": str(exc)}))
+            return
+        except Exception as exc:
+            self._internal_error("preview", exc)
+            return
+        self._send(200, json.dumps(template, separators=(",", ":")))
+
+
 def setup_handlers(web_app: tornado.web.Application, config: TightpackConfig) -> SnapshotService:
     snapshots = SnapshotService(config)
     args = {"config": config, "snapshots": snapshots}
@@ -64,6 +90,7 @@ def setup_handlers(web_app: tornado.web.Application, config: TightpackConfig) ->
     web_app.add_handlers(".*$", [
         (url_path_join(base_url, "tightpack", "snapshot"), SnapshotHandler, args),
         (url_path_join(base_url, "tightpack", "templates"), TemplatesHandler, args),
+        (url_path_join(base_url, "tightpack", "preview"), PreviewHandler, args),
     ])
     web_app.settings["tightpack_config"] = config
     web_app.settings["tightpack_snapshots"] = snapshots
