@@ -1,11 +1,16 @@
 // The server extension's endpoints, through Jupyter's authenticated connection.
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
-import { ISnapshotEnvelope, ITemplatesResponse } from './types.js';
+import {
+  ISnapshotEnvelope,
+  ITemplatesResponse,
+  IWorkerTemplate
+} from './types.js';
 
-async function get<T>(
+async function request<T>(
   path: string,
-  query: Record<string, string> = {}
+  query: Record<string, string> = {},
+  init: RequestInit = {}
 ): Promise<T> {
   const settings = ServerConnection.makeSettings();
   const search = new URLSearchParams(query).toString();
@@ -14,7 +19,7 @@ async function get<T>(
     (search ? `?${search}` : '');
   let response: Response;
   try {
-    response = await ServerConnection.makeRequest(url, {}, settings);
+    response = await ServerConnection.makeRequest(url, init, settings);
   } catch (e) {
     throw new Error(
       `cannot reach the Jupyter server: ${(e as Error).message}`,
@@ -48,9 +53,18 @@ export function fetchSnapshot(
   const query: Record<string, string> = {};
   if (refresh) query.refresh = '1';
   if (source && source !== 'auto') query.source = source;
-  return get<ISnapshotEnvelope>('snapshot', query);
+  return request<ISnapshotEnvelope>('snapshot', query);
 }
 
 export function fetchTemplates(): Promise<ITemplatesResponse> {
-  return get<ITemplatesResponse>('templates');
+  return request<ITemplatesResponse>('templates');
+}
+
+/** The template of a notebook's preview() target, made by the server extension. */
+export function resolvePreview(target: object): Promise<IWorkerTemplate> {
+  return request<IWorkerTemplate>(
+    'preview',
+    {},
+    { method: 'POST', body: JSON.stringify({ target }) }
+  );
 }

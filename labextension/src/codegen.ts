@@ -112,6 +112,11 @@ export function startCode(
 ): string {
   if (template.start.kind === 'gateway') return gateway(template, pod, workers);
   if (template.start.kind === 'profile') return profile(template);
+  if (template.start.kind === 'pod')
+    return [
+      `# ${template.name} came from a notebook's preview(): create its ${workers} copies as`,
+      '# that notebook does. The pod as Kubernetes schedules it is below.'
+    ].join('\n');
   return kubeCluster(
     template,
     pod,

@@ -18,6 +18,8 @@ export class WorkerForm {
   /** Under the form: what is wrong with its values, or with the pod they make. */
   readonly error = el('div', 'tp-error tp-form-error');
   private all: IWorkerTemplate[] = [];
+  // Templates asked from a notebook's preview: kept when the server's are reloaded.
+  private asked: IWorkerTemplate[] = [];
   private chosen: IWorkerTemplate | null = null;
 
   private readonly templateSelect = el('select', 'jp-mod-styled tp-template');
@@ -98,19 +100,33 @@ export class WorkerForm {
 
   /** The server's templates, and the ones it could not read (bad YAML in a Dask config, an unreachable gateway). */
   setTemplates(templates: IWorkerTemplate[], errors: string[]): void {
-    this.all = templates;
-    this.templateSelect.replaceChildren();
-    for (const t of templates) {
-      const o = el('option', '', `${t.name} (${t.source})`);
-      o.value = t.id;
-      this.templateSelect.append(o);
-    }
+    this.all = [
+      ...templates,
+      ...this.asked.filter(a => !templates.some(t => t.id === a.id))
+    ];
+    this.listTemplates();
     this.templateErrors.textContent = errors.join('\n');
     this.templateErrors.hidden = errors.length === 0;
+    // The chosen template as the server now makes it.
+    if (this.chosen) {
+      this.chosen = this.all.find(t => t.id === this.chosen!.id) ?? null;
+      if (this.chosen) this.templateSelect.value = this.chosen.id;
+    }
   }
 
-  /** Fills the form from template `id`'s values. */
-  choose(id: string): void {
+  /** A template from elsewhere (a notebook's preview), listed after the server's. */
+  addTemplate(template: IWorkerTemplate): void {
+    this.asked = [...this.asked.filter(t => t.id !== template.id), template];
+    this.all = [...this.all.filter(t => t.id !== template.id), template];
+    this.listTemplates();
+    if (this.chosen) this.templateSelect.value = this.chosen.id;
+  }
+
+  /**
+   * Fills the form from template `id`'s values; `workers` and `profile`,
+   * when given, instead of the template's count and the chosen profile.
+   */
+  choose(id: string, workers?: number, profile?: string): void {
     this.chosen = this.all.find(t => t.id === id) ?? null;
     if (!this.chosen) return;
     this.templateSelect.value = id;
@@ -119,7 +135,10 @@ export class WorkerForm {
     );
     this.templateNotes.hidden = this.chosen.notes.length === 0;
     // Templates that start empty (dask-kubernetes' count.start is 0) show a few workers.
-    const s = settingsOf(this.chosen.pod, this.chosen.workers || 4);
+    const s = settingsOf(
+      this.chosen.pod,
+      workers ?? (this.chosen.workers || 4)
+    );
     this.workers.value = String(s.workers);
     this.cores.value = s.cores;
     this.memory.value = s.memory;
@@ -128,6 +147,11 @@ export class WorkerForm {
     this.selector.value = Object.entries(s.nodeSelector)
       .map(([k, v]) => `${k}=${v}`)
       .join(', ');
+    if (
+      profile &&
+      Array.from(this.profileSelect.options).some(o => o.value === profile)
+    )
+      this.profileSelect.value = profile;
     this.onChange();
   }
 
@@ -142,6 +166,15 @@ export class WorkerForm {
     this.profileSelect.value = profiles.some(p => p.name === preferred)
       ? preferred
       : profiles[0].name;
+  }
+
+  private listTemplates(): void {
+    this.templateSelect.replaceChildren();
+    for (const t of this.all) {
+      const o = el('option', '', `${t.name} (${t.source})`);
+      o.value = t.id;
+      this.templateSelect.append(o);
+    }
   }
 
   showError(text: string): void {

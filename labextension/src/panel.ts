@@ -1,19 +1,19 @@
 // The sidebar: where the workers of a template would land, recomputed in the
 // browser by the WebAssembly engine on every change of the form. The panel
-// holds the engine, the cluster and the settings, and wires its parts: the
-// source header, the worker form, the answer, the scale-down forecast and the
-// code that starts the workers.
+// holds the settings and the page's cluster session, and wires its parts:
+// the source header, the worker form, the answer, the scale-down forecast and
+// the code that starts the workers.
 import { Widget } from '@lumino/widgets';
-import type { Cluster, ClusterSummary, Engine } from '@tightpack/wasm';
 import { AnswerView } from './answer.js';
-import { fetchSnapshot, fetchTemplates } from './api.js';
-import { loadTightpack } from './engine.js';
+import { fetchTemplates } from './api.js';
 import { ForecastView } from './forecast.js';
 import { WorkerForm } from './form.js';
 import { SourceHeader } from './header.js';
+import { placeWorkers } from './place.js';
 import { workerPod } from './pod.js';
+import { ClusterSession } from './session.js';
 import { StartView } from './start.js';
-import { ISnapshotEnvelope } from './types.js';
+import { IWorkerTemplate } from './types.js';
 
 export interface IPanelSettings {
   snapshotSource: string;
@@ -21,12 +21,18 @@ export interface IPanelSettings {
   defaultProfile: string;
 }
 
+/** A question asked elsewhere (a notebook's preview), for the form to show. */
+export interface IQuestion {
+  template: IWorkerTemplate;
+  workers: number;
+  profile: string;
+}
+
 export class TightpackPanel extends Widget {
-  private engine: Engine | null = null;
-  private cluster: Cluster | null = null;
-  private summary: ClusterSummary | null = null;
-  private envelope: ISnapshotEnvelope | null = null;
   private settings: IPanelSettings;
+  private asked: IQuestion | null = null;
+  // The first load has succeeded: the form has the server's templates.
+  private ready = false;
   private version = 0;
   private refreshTimer: number | null = null;
   private opened = performance.now();
@@ -35,10 +41,15 @@ export class TightpackPanel extends Widget {
   private readonly header = new SourceHeader(() => void this.load(true));
   private readonly form = new WorkerForm(() => this.recompute());
   private readonly answer = new AnswerView();
-  private readonly forecast = new ForecastView(() => this.cluster);
+  private readonly forecast = new ForecastView(
+    () => this.session.loaded?.cluster ?? null
+  );
   private readonly start = new StartView();
 
-  constructor(settings: IPanelSettings) {
+  constructor(
+    settings: IPanelSettings,
+    private readonly session: ClusterSession
+  ) {
     super();
     this.settings = settings;
     this.id = 'tightpack-panel';
@@ -66,7 +77,7 @@ export class TightpackPanel extends Widget {
   // the engine and the cluster only when the panel is first shown, so users
   // who never open it pay nothing.
   protected onAfterShow(): void {
-    if (!this.envelope && !this.loading) {
+    if (!this.ready && !this.loading) {
       this.opened = performance.now();
       this.loading = true;
       void this.load(false).finally(() => (this.loading = false));
@@ -80,8 +91,20 @@ export class TightpackPanel extends Widget {
   dispose(): void {
     if (this.refreshTimer !== null) window.clearInterval(this.refreshTimer);
     this.header.dispose();
-    this.cluster?.dispose();
     super.dispose();
+  }
+
+  /**
+   * Shows `question` in the form, beside the server's templates: the panel
+   * must be shown for it to be drawn, and loads first if it has not.
+   */
+  ask(question: IQuestion): void {
+    if (!this.ready) {
+      this.asked = question;
+      return;
+    }
+    this.form.addTemplate(question.template);
+    this.form.choose(question.template.id, question.workers, question.profile);
   }
 
   private scheduleRefresh(): void {
@@ -98,36 +121,22 @@ export class TightpackPanel extends Widget {
   private async load(refresh: boolean): Promise<void> {
     this.header.loading();
     try {
-      const [engine, envelope, templates] = await Promise.all([
-        this.engine ? Promise.resolve(this.engine) : loadTightpack(),
-        fetchSnapshot(refresh, this.settings.snapshotSource),
-        this.form.templates.length && !refresh
-          ? Promise.resolve(null)
-          : fetchTemplates()
+      const [loaded, templates] = await Promise.all([
+        this.session.load(refresh),
+        this.ready && !refresh ? Promise.resolve(null) : fetchTemplates()
       ]);
-      this.engine = engine;
-      const loaded = engine.loadCluster(envelope.cluster, {
-        pools: envelope.pools,
-        schedulerConfig: envelope.schedulerConfiguration
-      });
-      if (!loaded.ok)
-        throw new Error(
-          `the ${envelope.source.kind} snapshot: ${loaded.error}`
-        );
-      const summary = loaded.value.summary();
-      if (!summary.ok) throw new Error(summary.error);
-      this.cluster?.dispose();
-      this.cluster = loaded.value;
-      this.summary = summary.value;
-      this.envelope = envelope;
       this.form.setProfiles(
-        summary.value.builtInProfiles,
+        loaded.summary.builtInProfiles,
         this.settings.defaultProfile
       );
       if (templates)
         this.form.setTemplates(templates.templates, templates.errors);
-      this.header.show(envelope, summary.value);
-      if (!this.form.template && this.form.templates.length)
+      this.header.show(loaded.envelope, loaded.summary);
+      this.ready = true;
+      const asked = this.asked;
+      this.asked = null;
+      if (asked) this.ask(asked);
+      else if (!this.form.template && this.form.templates.length)
         this.form.choose(this.form.templates[0].id);
       else this.recompute();
       this.scheduleRefresh();
@@ -144,7 +153,8 @@ export class TightpackPanel extends Widget {
   /** Everything below the form, from the engine's answer: synchronous, no server round trip. */
   private recompute(): void {
     const template = this.form.template;
-    if (!this.cluster || !this.summary || !template) return;
+    const loaded = this.session.loaded;
+    if (!loaded || !template) return;
     const start = performance.now();
     const form = this.form.read();
     if ('error' in form) {
@@ -153,19 +163,12 @@ export class TightpackPanel extends Widget {
       return;
     }
     const pod = workerPod(template.pod, form.settings);
-    const profile = this.summary.builtInProfiles.find(
-      p => p.name === this.form.profile
-    );
-    const placed = this.cluster.place({
+    const placed = placeWorkers(
+      loaded,
       pod,
-      replicas: form.settings.workers,
-      profile: this.form.profile,
-      ...(profile?.release ? { release: profile.release } : {}),
-      admission: {
-        extendedResourceToleration:
-          this.envelope!.admission?.extendedResourceToleration ?? false
-      }
-    });
+      form.settings.workers,
+      this.form.profile
+    );
     if (!placed.ok) {
       this.form.showError(placed.error);
       this.answer.markStale();
@@ -173,8 +176,8 @@ export class TightpackPanel extends Widget {
     }
     this.form.showError('');
     this.answer.draw({
-      summary: this.summary,
-      placement: placed.value,
+      summary: loaded.summary,
+      placement: placed.value.placement,
       pod,
       source: template.source,
       claims: template.claims
@@ -183,7 +186,7 @@ export class TightpackPanel extends Widget {
       template,
       pod,
       form.settings.workers,
-      profile?.schedulerName ?? 'default-scheduler'
+      placed.value.profile.schedulerName
     );
     this.node.dataset.answerMs = (performance.now() - start).toFixed(2);
     this.node.dataset.answerVersion = String(++this.version);

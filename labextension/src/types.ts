@@ -98,12 +98,14 @@ export type StartSpec =
       customClusterSpec: string | null;
     }
   | { kind: 'gateway'; address: string; options: Record<string, unknown> }
-  | { kind: 'profile'; slug: string };
+  | { kind: 'profile'; slug: string }
+  // A pod manifest from a notebook's preview(): created as the notebook creates it.
+  | { kind: 'pod' };
 
 export interface IWorkerTemplate {
   id: string;
   name: string;
-  source: 'dask-kubernetes' | 'dask-gateway' | 'profile';
+  source: 'dask-kubernetes' | 'dask-gateway' | 'profile' | 'pod';
   description: string;
   pod: IPod;
   workers: number;

@@ -4,3 +4,13 @@
 import { TextDecoder, TextEncoder } from 'node:util';
 
 Object.assign(globalThis, { TextDecoder, TextEncoder });
+
+// Nor has it the DragEvent Lumino's widgets module refers to when it loads
+// (the preview renderer is a Widget); @jupyterlab/testing adds the same.
+if (
+  typeof MouseEvent !== 'undefined' &&
+  typeof (globalThis as { DragEvent?: unknown }).DragEvent === 'undefined'
+)
+  Object.assign(globalThis, {
+    DragEvent: class DragEvent extends MouseEvent {}
+  });
