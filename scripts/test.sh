@@ -98,8 +98,9 @@ stage "test: labextension front end (Jest)"
 (cd labextension && npm test --silent) || status=1
 stage "test: labextension server extension (pytest on jupyter_server)"
 PYTHONPATH=labextension build/venv/bin/python -m pytest -q labextension/jupyterlab_tightpack/tests || status=1
-stage "test: the sidebar in JupyterLab from PyPI, in Chromium"
-node --test labextension/ui-tests/ || status=1
+stage "test: the sidebar and a notebook's previews in JupyterLab from PyPI, in Chromium"
+# One file at a time: both install into build/venv-user.
+node --test --test-concurrency=1 labextension/ui-tests/ || status=1
 
 stage "build: the test control plane (etcd, kube-apiserver, kube-scheduler, kube-controller-manager and a provisioner from Go modules)"
 tests/controlplane/build.sh || { echo "build of the control plane failed"; exit 1; }

@@ -2,8 +2,15 @@
 // (`pip install jupyterlab build/dist/jupyterlab_tightpack-*.whl` into a
 // fresh virtual environment), served on loopback, and Debian's Chromium
 // driven by playwright-core.
+import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -14,6 +21,7 @@ export const repoDir = path.resolve(
   fileURLToPath(new URL('../..', import.meta.url))
 );
 export const venv = path.join(repoDir, 'build', 'venv-user');
+const native = path.join(repoDir, 'build', 'release', 'scheduler', 'tightpack');
 
 function wheel() {
   const dist = path.join(repoDir, 'build', 'dist');
@@ -27,14 +35,22 @@ function wheel() {
   return path.join(dist, found[0]);
 }
 
+// What a DaskHub user's environment has besides JupyterLab: the notebook
+// previews (notebook.test.mjs) build their specs with dask-kubernetes' own
+// make_cluster_spec, pinned as tests/clients pins it.
+const USER_PACKAGES = ['jupyterlab>=4.2,<5', 'dask-kubernetes==2026.3.0'];
+
 /**
  * A fresh environment with JupyterLab from PyPI and the wheel, as a user
- * makes one; with `reuse`, an existing one gets the current wheel only.
+ * makes one; with `reuse`, an existing one with the same packages gets the
+ * current wheel only.
  */
 export function installAsAUser({ reuse = false } = {}) {
   const whl = wheel();
   const pip = path.join(venv, 'bin', 'pip');
-  if (reuse && existsSync(pip)) {
+  const stamp = path.join(venv, '.tightpack-user-packages');
+  const wanted = USER_PACKAGES.join('\n');
+  if (reuse && existsSync(stamp) && readFileSync(stamp, 'utf8') === wanted) {
     execFileSync(
       pip,
       ['install', '--quiet', '--force-reinstall', '--no-deps', whl],
@@ -45,9 +61,10 @@ export function installAsAUser({ reuse = false } = {}) {
   execFileSync('python3', ['-m', 'venv', '--clear', venv], {
     stdio: 'inherit'
   });
-  execFileSync(pip, ['install', '--quiet', 'jupyterlab>=4.2,<5', whl], {
+  execFileSync(pip, ['install', '--quiet', ...USER_PACKAGES, whl], {
     stdio: 'inherit'
   });
+  writeFileSync(stamp, wanted);
 }
 
 /** What `jupyter ARGS` prints, standard output and error together (the list commands use both). */
@@ -195,4 +212,88 @@ export async function waitForAnswerAfter(page, version) {
       ) > v,
     version
   );
+}
+
+/** The figures per pool an answer drawn under `scope` (a CSS selector) shows. */
+export function poolFigures(page, scope) {
+  return page.$$eval(`${scope} .tp-pool`, boxes =>
+    Object.fromEntries(
+      boxes.map(b => [
+        b.dataset.pool,
+        {
+          workers: Number(b.dataset.workers),
+          adds: Number(b.dataset.adds),
+          addedWorkers: Number(b.dataset.addedWorkers)
+        }
+      ])
+    )
+  );
+}
+
+/**
+ * The same figures from the native `tightpack predict` on the pod the panel scheduled and
+ * the cluster and pools it loaded (the server extension's envelope: the demo cluster with
+ * the user's claim and volume from /home, and the StorageClass), admitted as a GKE API
+ * server would (the demo is GKE: the panel asks the same).
+ */
+export async function poolsPredicted(lab, pod, workers, profile) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'tightpack-ui-'));
+  const envelope = await (
+    await fetch(`${lab.url}/tightpack/snapshot?token=${lab.token}`)
+  ).json();
+  writeFileSync(
+    path.join(dir, 'cluster.json'),
+    JSON.stringify(envelope.cluster)
+  );
+  writeFileSync(path.join(dir, 'pools.json'), JSON.stringify(envelope.pools));
+  writeFileSync(path.join(dir, 'pod.json'), pod);
+  const r = spawnSync(
+    native,
+    [
+      'predict',
+      '--cluster',
+      path.join(dir, 'cluster.json'),
+      '--pod',
+      path.join(dir, 'pod.json'),
+      '--replicas',
+      String(workers),
+      '--pools',
+      path.join(dir, 'pools.json'),
+      '--scheduler-name',
+      profile,
+      '--extended-resource-toleration',
+      '--output',
+      'json'
+    ],
+    { encoding: 'utf8' }
+  );
+  // 0: every worker runs, 3: some never do; both print the answer.
+  assert.ok(
+    r.status === 0 || r.status === 3,
+    `tightpack predict exited ${r.status}: ${r.stderr}`
+  );
+  return JSON.parse(r.stdout);
+}
+
+/** Asserts that the pools `shown` have the figures `tightpack predict` gave. */
+export function comparePools(shown, predicted) {
+  for (const [name, pool] of Object.entries(shown)) {
+    const now = predicted.nodes
+      .filter(n => n.pool === name)
+      .reduce((s, n) => s + n.replicas, 0);
+    const grown = (predicted.scaleUp?.pools ?? []).filter(g => g.pool === name);
+    assert.equal(pool.workers, now, `${name}: workers placed now`);
+    assert.equal(
+      pool.adds,
+      grown.reduce((s, g) => s + g.nodesAdded, 0),
+      `${name}: nodes added`
+    );
+    assert.equal(
+      pool.addedWorkers,
+      grown.reduce((s, g) => s + g.replicas.length, 0),
+      `${name}: workers on new nodes`
+    );
+  }
+  for (const g of predicted.scaleUp?.pools ?? [])
+    assert.ok(g.pool in shown, `pool ${g.pool} shown`);
 }

@@ -4,16 +4,18 @@
 // a bad memory value, and screenshots.
 //   node --test labextension/ui-tests/   (after scripts/build_labextension.sh)
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import {
+  comparePools,
   installAsAUser,
   jupyter,
   launchChromium,
   openSidebar,
+  poolFigures,
+  poolsPredicted,
   repoDir,
   setField,
   startLab,
@@ -21,7 +23,6 @@ import {
   widenSidebar
 } from './jupyterlab.mjs';
 
-const native = path.join(repoDir, 'build', 'release', 'scheduler', 'tightpack');
 // The README's screenshots: TIGHTPACK_SCREENSHOTS=docs updates them.
 const screenshots = path.resolve(
   repoDir,
@@ -62,86 +63,8 @@ test('the panel says where the cluster comes from', async () => {
 });
 
 /** The panel's figures per pool. */
-async function poolsShown() {
-  return page.$$eval('#tightpack-panel .tp-pool', boxes =>
-    Object.fromEntries(
-      boxes.map(b => [
-        b.dataset.pool,
-        {
-          workers: Number(b.dataset.workers),
-          adds: Number(b.dataset.adds),
-          addedWorkers: Number(b.dataset.addedWorkers)
-        }
-      ])
-    )
-  );
-}
-
-/**
- * The same figures from the native `tightpack predict` on the pod the panel scheduled and
- * the cluster and pools it loaded (the server extension's envelope: the demo cluster with
- * the user's claim and volume from /home, and the StorageClass), admitted as a GKE API
- * server would (the demo is GKE: the panel asks the same).
- */
-async function poolsPredicted(pod, workers, profile) {
-  const dir = mkdtempSync(path.join(tmpdir(), 'tightpack-ui-'));
-  const envelope = await (
-    await fetch(`${lab.url}/tightpack/snapshot?token=${lab.token}`)
-  ).json();
-  writeFileSync(
-    path.join(dir, 'cluster.json'),
-    JSON.stringify(envelope.cluster)
-  );
-  writeFileSync(path.join(dir, 'pools.json'), JSON.stringify(envelope.pools));
-  writeFileSync(path.join(dir, 'pod.json'), pod);
-  const r = spawnSync(
-    native,
-    [
-      'predict',
-      '--cluster',
-      path.join(dir, 'cluster.json'),
-      '--pod',
-      path.join(dir, 'pod.json'),
-      '--replicas',
-      String(workers),
-      '--pools',
-      path.join(dir, 'pools.json'),
-      '--scheduler-name',
-      profile,
-      '--extended-resource-toleration',
-      '--output',
-      'json'
-    ],
-    { encoding: 'utf8' }
-  );
-  // 0: every worker runs, 3: some never do; both print the answer.
-  assert.ok(
-    r.status === 0 || r.status === 3,
-    `tightpack predict exited ${r.status}: ${r.stderr}`
-  );
-  return JSON.parse(r.stdout);
-}
-
-function compare(shown, predicted) {
-  for (const [name, pool] of Object.entries(shown)) {
-    const now = predicted.nodes
-      .filter(n => n.pool === name)
-      .reduce((s, n) => s + n.replicas, 0);
-    const grown = (predicted.scaleUp?.pools ?? []).filter(g => g.pool === name);
-    assert.equal(pool.workers, now, `${name}: workers placed now`);
-    assert.equal(
-      pool.adds,
-      grown.reduce((s, g) => s + g.nodesAdded, 0),
-      `${name}: nodes added`
-    );
-    assert.equal(
-      pool.addedWorkers,
-      grown.reduce((s, g) => s + g.replicas.length, 0),
-      `${name}: workers on new nodes`
-    );
-  }
-  for (const g of predicted.scaleUp?.pools ?? [])
-    assert.ok(g.pool in shown, `pool ${g.pool} shown`);
+function poolsShown() {
+  return poolFigures(page, '#tightpack-panel');
 }
 
 async function predictedForPanel(workers) {
@@ -149,7 +72,7 @@ async function predictedForPanel(workers) {
   const profile = await page
     .locator('#tightpack-panel select.tp-profile')
     .inputValue();
-  return poolsPredicted(pod, workers, profile);
+  return poolsPredicted(lab, pod, workers, profile);
 }
 
 /** Chooses a template by its id and waits for the answer it causes. */
@@ -180,7 +103,7 @@ test('20 Dask workers: the per-pool figures are what tightpack predict prints', 
   await waitForAnswerAfter(page, v);
   const shown = await poolsShown();
   const predicted = await predictedForPanel(20);
-  compare(shown, predicted);
+  comparePools(shown, predicted);
   const headline = await page
     .locator('#tightpack-panel .tp-headline')
     .textContent();
@@ -209,7 +132,7 @@ test('one GPU per worker grows a GPU pool', async () => {
     ([name, p]) => /gpu/.test(name) && p.adds > 0
   );
   assert.ok(gpuGrowth.length > 0, `a GPU pool grows: ${JSON.stringify(shown)}`);
-  compare(shown, await predictedForPanel(20));
+  comparePools(shown, await predictedForPanel(20));
   const v2 = await setField(page, 'input.tp-gpus', 0);
   await waitForAnswerAfter(page, v2);
 });
@@ -255,7 +178,7 @@ test("the GPU notebook waits for its home disk's zone; the pool in another zone 
   // answer names the same pools.
   const shown = await poolsShown();
   const predicted = await predictedForPanel(1);
-  compare(shown, predicted);
+  comparePools(shown, predicted);
   assert.equal(predicted.placed, 0);
   assert.deepEqual(
     predicted.scaleUp.unplaced.map(u => u.blockedByVolumes),
