@@ -67,8 +67,9 @@ background_builds() {
     run live-parts tests/live/build.sh
     run kube-scheduler-reference-v1.30.14 tests/conformance/reference/build.sh --release v1.30.14
     run cluster-autoscaler-reference tests/conformance/autoscaler-reference/build.sh
-    # last: it needs only the release build's objects and fills the gaps after
-    run tidy python3 scripts/tidy.py
+    # last: it needs only the release build's objects and fills the gaps after;
+    # every core, for a fresh run's tail is often tidy alone
+    run tidy python3 scripts/tidy.py -j "$(nproc)"
   ) &
   background_pid=$!
   set +m
