@@ -6,7 +6,12 @@
 //    (the snapshot fetched, the WebAssembly module compiled, the cluster
 //    loaded, the first answer drawn), on a fresh page each time;
 // 2. a change of the worker count to the redrawn answer: the input event,
-//    the engine's answer, the DOM and canvases, and the next painted frame.
+//    the engine's answer, the DOM and canvases, and the next painted frame;
+// 3. a notebook cell `preview(spec, 20)` executed to its painted preview:
+//    cold (a fresh page: the engine compiled, the snapshot fetched and
+//    loaded, the pod made by the server), and once the engine is loaded.
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import {
   installAsAUser,
   launchChromium,
@@ -29,6 +34,90 @@ const context = await launchChromium();
 const page = context.pages()[0] ?? (await context.newPage());
 const opens = [];
 const inPanel = [];
+const previewCold = [];
+const previewWarm = [];
+
+// A DaskHub user's notebook: the imports, then the preview being timed.
+writeFileSync(
+  path.join(lab.home, 'bench.ipynb'),
+  JSON.stringify({
+    cells: [
+      [
+        'from dask_kubernetes.operator import make_cluster_spec\n',
+        'from jupyterlab_tightpack import preview\n',
+        'spec = make_cluster_spec(name="bench", resources={"requests": {"cpu": "1", "memory": "4Gi"}})'
+      ],
+      ['preview(spec, 20)']
+    ].map((source, i) => ({
+      id: `bench-${i}`,
+      cell_type: 'code',
+      execution_count: null,
+      metadata: {},
+      outputs: [],
+      source
+    })),
+    metadata: {
+      kernelspec: {
+        display_name: 'Python 3',
+        language: 'python',
+        name: 'python3'
+      }
+    },
+    nbformat: 4,
+    nbformat_minor: 5
+  })
+);
+
+async function kernelIdle() {
+  for (let i = 0; i < 600; ++i) {
+    const kernels = await (
+      await fetch(`${lab.url}/api/kernels`, {
+        headers: { Authorization: `token ${lab.token}` }
+      })
+    ).json();
+    if (kernels.some(k => k.execution_state === 'idle' && k.connections > 0))
+      return;
+    await new Promise(r => setTimeout(r, 200));
+  }
+  throw new Error('no idle kernel in 120 s');
+}
+
+/** Runs cell `i` (Ctrl+Enter) and, for the preview cell, returns ms to its painted output. */
+async function runCell(i) {
+  await page
+    .locator('.jp-Notebook .jp-Cell')
+    .nth(i)
+    .locator('.jp-InputArea-prompt')
+    .click();
+  await page.evaluate(() =>
+    document.querySelectorAll('.tp-Preview').forEach(p => (p.dataset.old = '1'))
+  );
+  const start = await page.evaluate(() => performance.now());
+  await page.keyboard.press('Control+Enter');
+  if (i === 0) {
+    await page.waitForFunction(
+      () =>
+        /\[\d+\]/.test(
+          document.querySelector('.jp-InputPrompt')?.textContent ?? ''
+        ),
+      null,
+      { timeout: 120000 }
+    );
+    return 0;
+  }
+  await page.waitForFunction(
+    () =>
+      document.querySelector('.tp-Preview:not([data-old])')?.dataset.state ===
+      'drawn',
+    null,
+    { timeout: 30000 }
+  );
+  const drawn = await page.evaluate(
+    () => new Promise(r => requestAnimationFrame(() => r(performance.now())))
+  );
+  return drawn - start;
+}
+
 try {
   for (let i = 0; i < runs; ++i) {
     // ?reset: the workspace must not reopen the panel by itself.
@@ -77,6 +166,23 @@ try {
     }
     return out;
   }, changes);
+  for (let i = 0; i < runs; ++i) {
+    await page.goto(`${lab.url}/lab/tree/bench.ipynb?reset&token=${lab.token}`);
+    await page
+      .locator('.jp-Notebook .jp-Cell')
+      .first()
+      .waitFor({ timeout: 60000 });
+    await kernelIdle();
+    await page.waitForTimeout(500); // JupyterLab settles
+    await runCell(0);
+    previewCold.push(await runCell(1));
+    for (let k = 0; k < Math.ceil(changes / runs); ++k)
+      previewWarm.push(await runCell(1));
+  }
+  const previewNodes = await page
+    .locator('.tp-Preview .tp-source')
+    .textContent();
+
   console.log(`cluster: ${nodes}`);
   console.log(
     `first open of the sidebar to a drawn cluster (click to painted frame): ${stats(opens)}`
@@ -88,6 +194,13 @@ try {
     `worker count changed to redrawn answer (input event to painted frame): ${stats(redraws.total)}`
   );
   console.log(`  of which engine + DOM + canvases: ${stats(redraws.answer)}`);
+  console.log(`notebook preview: ${previewNodes}`);
+  console.log(
+    `preview(spec, 20) executed to its painted output, engine not yet loaded: ${stats(previewCold)}`
+  );
+  console.log(
+    `preview(spec, 20) executed to its painted output, engine loaded: ${stats(previewWarm)}`
+  );
 } finally {
   await context.close();
   lab.stop();

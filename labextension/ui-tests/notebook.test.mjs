@@ -29,7 +29,7 @@ const screenshots = path.resolve(
 // The three lines a user writes (docs/notebook.md), and two more previews.
 const cells = [
   [
-    'from dask_kubernetes.operator import make_cluster_spec',
+    'from dask_kubernetes.operator import KubeCluster, make_cluster_spec',
     'from jupyterlab_tightpack import preview',
     '',
     'spec = make_cluster_spec(name="alice", image="ghcr.io/dask/dask:2026.8.0",',
@@ -37,7 +37,8 @@ const cells = [
     '                                    "limits": {"cpu": "1", "memory": "4Gi"}})',
     'spec["spec"]["worker"]["spec"]["tolerations"] = [',
     '    {"key": "dask", "operator": "Equal", "value": "worker", "effect": "NoSchedule"}]',
-    'preview(spec, 20)'
+    'preview(spec, 20)',
+    '# and when it looks right: KubeCluster(custom_cluster_spec=spec).scale(20)'
   ],
   ['preview("GPU worker (T4)", 1)'],
   [
@@ -192,7 +193,9 @@ test('run the notebook: two previews drawn, the bad spec shows its error', async
     .textContent();
   assert.match(error, /4Gx/);
   assert.match(error, /memory/);
-  await outputs()
+  // The README's first screenshot: the cell and its preview.
+  await page
+    .locator('.jp-Notebook .jp-Cell')
     .first()
     .screenshot({ path: path.join(screenshots, 'notebook-preview.png') });
 });
