@@ -100,7 +100,9 @@ stage "test: labextension front end (Jest)"
 stage "test: labextension server extension (pytest on jupyter_server)"
 PYTHONPATH=labextension build/venv/bin/python -m pytest -q labextension/jupyterlab_tightpack/tests || status=1
 stage "test: the sidebar and a notebook's previews in JupyterLab from PyPI, in Chromium"
-# One file at a time: both install into build/venv-user.
+# One file at a time: both use build/venv-user, made afresh once per run as a user
+# makes it (pip install from PyPI and the wheel); the second file reuses it.
+rm -f build/venv-user/.tightpack-user-packages
 node --test --test-concurrency=1 labextension/ui-tests/ || status=1
 
 stage "build: the test control plane (etcd, kube-apiserver, kube-scheduler, kube-controller-manager and a provisioner from Go modules)"

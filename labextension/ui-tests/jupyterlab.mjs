@@ -43,7 +43,8 @@ const USER_PACKAGES = ['jupyterlab>=4.2,<5', 'dask-kubernetes==2026.3.0'];
 /**
  * A fresh environment with JupyterLab from PyPI and the wheel, as a user
  * makes one; with `reuse`, an existing one with the same packages gets the
- * current wheel only.
+ * current wheel only (scripts/test.sh removes the stamp before the UI
+ * tests, so that each run makes one afresh, once).
  */
 export function installAsAUser({ reuse = false } = {}) {
   const whl = wheel();

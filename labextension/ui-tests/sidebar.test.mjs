@@ -34,7 +34,7 @@ let context;
 let page;
 
 before(async () => {
-  installAsAUser();
+  installAsAUser({ reuse: true });
   lab = await startLab();
   context = await launchChromium();
   page = await openSidebar(context, lab);
