@@ -56,17 +56,24 @@ def _profile(name: str, sources: Sources) -> dict:
 async def _gateway(target: dict, sources: Sources, config: TightpackConfig) -> dict:
     options = dict(_field(target, "options", dict))
     notes: list = []
-    address = target.get("address")
-    address = str(address).rstrip("/") if address else None
+    given = target.get("address")
+    given = str(given).rstrip("/") if given else None
+    address = given
     if not target.get("complete"):
-        if not address:
-            address, error = gateway.gateway_address(sources.dask)
-            if error:
-                raise TargetError(error)
-        if not address:
+        # The defaults are asked with the user's gateway credentials, so only of the gateway
+        # the user's own Dask config names: a notebook's output (anyone's, in a notebook
+        # that is not trusted) must not send them, or this server, elsewhere.
+        configured, error = gateway.gateway_address(sources.dask)
+        if error:
+            raise TargetError(error)
+        if not configured:
             raise TargetError("dask-gateway: the cluster's options are not all known and there "
                               "is no gateway address to ask for their defaults (Dask config "
                               "gateway.address)")
+        if given and given != configured:
+            raise TargetError(f"target.address {given!r}: not the gateway of your Dask config "
+                              f"({configured}), the only one whose defaults are asked for")
+        address = configured
         try:
             defaults = await gateway.cluster_options(sources.dask, address,
                                                      config.request_timeout, notes)

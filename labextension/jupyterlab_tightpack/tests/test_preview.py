@@ -216,7 +216,8 @@ async def test_a_bare_gateway_cluster_gets_the_gateways_defaults(post, serve, da
                                                                  monkeypatch):
     seen = []
     base = serve([("/api/v1/options", FakeGateway, {"seen": seen})])
-    dask_config("gateway.yaml", "gateway:\n  cluster:\n    options:\n      worker_cores: 3\n")
+    dask_config("gateway.yaml", f"gateway:\n  address: {base}\n  cluster:\n    options:\n"
+                "      worker_cores: 3\n")
     target = {"kind": "dask-gateway", "options": {"worker_memory": 8}, "complete": False,
               "address": base}
     status, template = await post({"target": target})
@@ -237,6 +238,23 @@ async def test_a_pod_gets_the_notebooks_namespace(post, service_account):
     assert status == 200
     assert template["pod"]["metadata"] == {"name": "solo", "namespace": "jhub"}
     assert template["source"] == "pod" and template["start"] == {"kind": "pod"}
+
+
+async def test_a_gateways_defaults_are_asked_only_of_the_configured_one(post, serve,
+                                                                          dask_config):
+    """A question in a notebook's output is anyone's: it must not make this server send the
+    user's gateway credentials to an address it names."""
+    seen = []
+    elsewhere = serve([("/api/v1/options", FakeGateway, {"seen": seen})])
+    dask_config("gateway.yaml", "gateway:\n  address: http://gateway.invalid\n"
+                "  auth:\n    type: basic\n    kwargs: {username: alice, password: secret}\n")
+    target = {"kind": "dask-gateway", "options": {}, "complete": False, "address": elsewhere}
+    status, body = await post({"target": target})
+    assert status == 400
+    assert body["error"] == (f"target.address {elsewhere!r}: not the gateway of your Dask "
+                             "config (http://gateway.invalid), the only one whose defaults "
+                             "are asked for")
+    assert seen == []
 
 
 @pytest.mark.parametrize("body, error", [
