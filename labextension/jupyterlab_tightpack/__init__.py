@@ -2,8 +2,8 @@
 
 The server extension serves the sidebar its cluster snapshot (/tightpack/snapshot) and the
 worker templates the user may start (/tightpack/templates); see docs/sidebar-server.md.
-In a notebook, ``preview(target, n)`` draws where n workers of target would land
-(docs/notebook.md).
+In a notebook, ``preview(target, n)`` draws where n workers of target would land, and
+``%load_ext jupyterlab_tightpack`` adds ``%tightpack target n`` (docs/notebook.md).
 """
 
 from __future__ import annotations
@@ -16,6 +16,13 @@ try:
     from ._version import __version__
 except ImportError:  # not built yet: the lead's pyproject writes _version.py
     __version__ = "0.0.0.dev0"
+
+
+def load_ipython_extension(ipython) -> None:  # type: ignore[no-untyped-def]
+    """``%load_ext jupyterlab_tightpack``: the ``%tightpack TARGET N`` magic (magic.py)."""
+    from .magic import register
+
+    register(ipython)
 
 
 def _jupyter_labextension_paths() -> list:

@@ -273,3 +273,50 @@ async def test_bad_targets_are_400_naming_the_field(post, body, error):
     status, answer = await post(body)
     assert status == 400
     assert error in answer["error"]
+
+
+# ---------------------------------------------------------------- the magic
+
+
+@pytest.fixture
+def shell():
+    """IPython's own shell with the extension loaded, as %load_ext loads it."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    made = InteractiveShell.instance()
+    made.run_line_magic("load_ext", "jupyterlab_tightpack")
+    yield made
+    InteractiveShell.clear_instance()
+
+
+def test_the_magic_is_preview_on_the_notebooks_names(shell):
+    spec = make_cluster_spec(name="bob", resources=RESOURCES)
+    shell.user_ns.update(spec=spec, count=12, make_cluster_spec=make_cluster_spec)
+    shown = shell.run_line_magic("tightpack", "spec count")
+    assert shown.question == preview(spec, 12).question
+    shown = shell.run_line_magic("tightpack", '"GPU worker (T4)" 1 --profile most-allocated')
+    assert shown.question == preview("GPU worker (T4)", 1, "most-allocated").question
+    shown = shell.run_line_magic("tightpack", "make_cluster_spec(name='x') 2 --profile=rtc")
+    assert shown.question["target"]["manifest"]["metadata"]["name"] == "x"
+    assert shown.question["profile"] == "rtc"
+
+
+@pytest.mark.parametrize("line, error", [
+    ("", "expected %tightpack TARGET N"),
+    ("spec", "expected %tightpack TARGET N"),
+    ("spec) 20", "expected %tightpack TARGET N"),
+])
+def test_the_magics_usage_errors_say_what_it_takes(shell, line, error):
+    from IPython.core.error import UsageError
+
+    shell.user_ns["spec"] = make_cluster_spec(name="bob")
+    with pytest.raises(UsageError, match=error):
+        shell.run_line_magic("tightpack", line)
+
+
+def test_the_magic_passes_previews_errors_on(shell):
+    shell.user_ns["spec"] = make_cluster_spec(name="bob")
+    with pytest.raises(ValueError, match="n=0"):
+        shell.run_line_magic("tightpack", "spec 0")
+    with pytest.raises(TypeError, match="it takes"):
+        shell.run_line_magic("tightpack", "3.5 2")

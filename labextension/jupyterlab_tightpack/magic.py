@@ -1,0 +1,40 @@
+"""``%tightpack TARGET N [--profile NAME]``: preview() as an IPython line magic.
+
+After ``%load_ext jupyterlab_tightpack``, ``%tightpack cluster 20`` is
+``preview(cluster, 20)``: TARGET and N are Python expressions in the notebook's namespace
+(a variable, ``make_cluster_spec(...)``, a quoted profile name), so the magic adds no
+syntax of its own beside ``--profile``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .notebook import preview
+
+USAGE = ("%tightpack TARGET N [--profile NAME]: TARGET and N are Python expressions "
+         "(cluster, spec, \"GPU worker (T4)\"; 20), NAME a scheduler profile")
+
+# The last word is N unless --profile follows it; TARGET is everything before.
+_LINE = re.compile(r"^\s*(?P<target>.+?)\s+(?P<n>\S+)"
+                   r"(?:\s+--profile(?:=|\s+)(?P<profile>\S+))?\s*$")
+
+
+def register(ipython: Any) -> None:
+    from IPython.core.error import UsageError
+
+    def tightpack(line: str) -> Any:
+        found = _LINE.match(line)
+        if not found:
+            raise UsageError(f"%tightpack {line.strip()!r}: expected {USAGE}")
+        try:
+            target = ipython.ev(found["target"])
+            n = ipython.ev(found["n"])
+        except SyntaxError as exc:
+            raise UsageError(f"%tightpack {line.strip()!r}: {exc.msg} in "
+                             f"{exc.text!r}; expected {USAGE}") from None
+        return preview(target, n, found["profile"])
+
+    tightpack.__doc__ = USAGE
+    ipython.register_magic_function(tightpack, "line", "tightpack")
