@@ -29,11 +29,10 @@ export class SourceHeader {
     envelope: ISnapshotEnvelope;
     summary: ClusterSummary;
   } | null = null;
+  // The last load's failure, shown until a load succeeds.
+  private error: string | null = null;
   // The snapshot's age in words, kept current.
-  private readonly ageTimer = window.setInterval(
-    () => this.shown && this.draw(),
-    15000
-  );
+  private readonly ageTimer = window.setInterval(() => this.draw(), 15000);
 
   constructor(onRefresh: () => void) {
     this.node.append(
@@ -56,12 +55,14 @@ export class SourceHeader {
 
   show(envelope: ISnapshotEnvelope, summary: ClusterSummary): void {
     this.shown = { envelope, summary };
+    this.error = null;
     this.draw();
   }
 
+  /** The load failed: said until one succeeds, over the age of the last snapshot. */
   failed(message: string): void {
-    this.source.textContent = `Cannot load the cluster: ${message}`;
-    this.source.classList.add('tp-source-error');
+    this.error = message;
+    this.draw();
   }
 
   dispose(): void {
@@ -69,7 +70,13 @@ export class SourceHeader {
   }
 
   private draw(): void {
-    const { envelope: e, summary } = this.shown!;
+    if (this.error !== null) {
+      this.source.textContent = `Cannot load the cluster: ${this.error}`;
+      this.source.classList.add('tp-source-error');
+      return;
+    }
+    if (!this.shown) return;
+    const { envelope: e, summary } = this.shown;
     this.source.classList.remove('tp-source-error');
     this.source.textContent = `${SOURCE_NAMES[e.source.kind] ?? e.source.kind}: ${e.source.detail} · ${summary.nodes.length} nodes · ${age(e.fetchedAt)}`;
     this.source.dataset.kind = e.source.kind;
