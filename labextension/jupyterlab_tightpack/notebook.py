@@ -27,8 +27,9 @@ MAX_WORKERS = 10000
 
 ACCEPTS = ("a dask-kubernetes KubeCluster, a DaskCluster or DaskWorkerGroup manifest "
            "(make_cluster_spec's output), dask-gateway cluster options "
-           "(Gateway.cluster_options()) or a GatewayCluster, a KubeSpawner profile's display "
-           "name, or a Pod manifest")
+           "(Gateway.cluster_options()), a GatewayCluster or its report "
+           "(Gateway.get_cluster(name)), a KubeSpawner profile's display name, or a Pod "
+           "manifest")
 
 
 def _is_a(obj: Any, package: str, name: str) -> bool:
@@ -99,6 +100,12 @@ def target_of(target: Any) -> tuple:
                         "address": None}, "dask-gateway cluster options"
     elif _is_a(target, "dask_gateway", "GatewayCluster"):
         found, label = _gateway_cluster(target)
+    elif _is_a(target, "dask_gateway", "ClusterReport"):
+        # gateway.get_cluster(name): the options the cluster was submitted with, which may
+        # be some only (the server's defaults apply under them). Nothing else of the
+        # report (its TLS key among it) is taken.
+        found, label = {"kind": "dask-gateway", "options": dict(target.options or {}),
+                        "complete": False, "address": None}, f"dask-gateway cluster {target.name}"
     else:
         raise TypeError(f"preview(): cannot preview a {type(target).__module__}."
                         f"{type(target).__qualname__}; it takes {ACCEPTS}")

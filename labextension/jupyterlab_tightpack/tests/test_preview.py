@@ -12,6 +12,7 @@ import warnings
 
 import pytest
 from dask_gateway import GatewayCluster
+from dask_gateway.client import ClusterReport, ClusterStatus
 from dask_gateway.options import Float, Mapping, Options, String
 from dask_kubernetes.operator import KubeCluster, make_cluster_spec
 
@@ -123,6 +124,19 @@ async def test_a_gateway_cluster_carries_what_it_was_created_with():
     assert preview(bare, 4).question["target"] == {
         "kind": "dask-gateway", "options": {"worker_memory": 8}, "complete": False,
         "address": "http://gateway.invalid"}
+
+
+def test_a_gateway_clusters_report_gives_its_options_only():
+    """gateway.get_cluster(name) for a cluster reattached by name: its submitted options,
+    never the rest of the report (a TLS key among it)."""
+    report = ClusterReport("dask-1", {"worker_cores": 3, "image": "pangeo/x:1"},
+                           ClusterStatus.RUNNING, "gateway://x:80/dask-1", "http://x/d",
+                           None, None, tls_cert="CERT", tls_key="SECRET-KEY")
+    question = preview(report, 6).question
+    assert question["target"] == {"kind": "dask-gateway", "complete": False, "address": None,
+                                  "options": {"worker_cores": 3, "image": "pangeo/x:1"}}
+    assert question["label"] == "dask-gateway cluster dask-1"
+    assert set(question) == {"version", "target", "workers", "profile", "label"}
 
 
 def test_a_profile_by_name():
