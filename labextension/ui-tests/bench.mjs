@@ -14,6 +14,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
   installAsAUser,
+  kernelIdle,
   launchChromium,
   startLab,
   widenSidebar
@@ -67,20 +68,6 @@ writeFileSync(
     nbformat_minor: 5
   })
 );
-
-async function kernelIdle() {
-  for (let i = 0; i < 600; ++i) {
-    const kernels = await (
-      await fetch(`${lab.url}/api/kernels`, {
-        headers: { Authorization: `token ${lab.token}` }
-      })
-    ).json();
-    if (kernels.some(k => k.execution_state === 'idle' && k.connections > 0))
-      return;
-    await new Promise(r => setTimeout(r, 200));
-  }
-  throw new Error('no idle kernel in 120 s');
-}
 
 /** Runs cell `i` (Ctrl+Enter) and, for the preview cell, returns ms to its painted output. */
 async function runCell(i) {
@@ -172,7 +159,7 @@ try {
       .locator('.jp-Notebook .jp-Cell')
       .first()
       .waitFor({ timeout: 60000 });
-    await kernelIdle();
+    await kernelIdle(lab);
     await page.waitForTimeout(500); // JupyterLab settles
     await runCell(0);
     previewCold.push(await runCell(1));

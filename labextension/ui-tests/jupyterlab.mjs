@@ -151,6 +151,23 @@ export async function startLab(env = {}) {
   throw new Error(`jupyter lab did not start in 60 s:\n${log}`);
 }
 
+/**
+ * Until a kernel of `lab` is idle with a client connected, as the server
+ * sees it: a notebook's status bar says idle before its cells can run.
+ */
+export async function kernelIdle(lab) {
+  for (let i = 0; i < 600; ++i) {
+    const r = await fetch(`${lab.url}/api/kernels`, {
+      headers: { Authorization: `token ${lab.token}` }
+    });
+    const kernels = await r.json();
+    if (kernels.some(k => k.execution_state === 'idle' && k.connections > 0))
+      return;
+    await new Promise(r => setTimeout(r, 200));
+  }
+  throw new Error('no kernel of the lab became idle in 120 s');
+}
+
 export async function launchChromium() {
   const userDataDir = mkdtempSync(path.join(tmpdir(), 'tightpack-chromium-'));
   return chromium.launchPersistentContext(userDataDir, {

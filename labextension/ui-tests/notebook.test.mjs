@@ -13,6 +13,7 @@ import { after, before, test } from 'node:test';
 import {
   comparePools,
   installAsAUser,
+  kernelIdle,
   launchChromium,
   poolFigures,
   poolsPredicted,
@@ -126,26 +127,12 @@ async function openNotebook() {
     .waitFor({ timeout: 60000 });
 }
 
-/** The notebook's kernel, connected and idle, as the server sees it. */
-async function kernelIdle() {
-  for (let i = 0; i < 600; ++i) {
-    const r = await fetch(`${lab.url}/api/kernels`, {
-      headers: { Authorization: `token ${lab.token}` }
-    });
-    const kernels = await r.json();
-    if (kernels.some(k => k.execution_state === 'idle' && k.connections > 0))
-      return;
-    await new Promise(r => setTimeout(r, 200));
-  }
-  throw new Error('the kernel did not become idle in 120 s');
-}
-
 /**
  * Run > Run All Cells, as a user does, once the kernel is ready; again if
  * JupyterLab had not yet wired the kernel to the notebook (no cell starts).
  */
 async function runAll() {
-  await kernelIdle();
+  await kernelIdle(lab);
   for (let attempt = 0; attempt < 3; ++attempt) {
     await page.locator('.lm-MenuBar-itemLabel', { hasText: /^Run$/ }).click();
     await page
@@ -162,7 +149,7 @@ async function runAll() {
       );
       return;
     } catch {
-      await kernelIdle();
+      await kernelIdle(lab);
     }
   }
   throw new Error('Run All Cells ran no cell');
