@@ -15,7 +15,7 @@ from . import dask_kubernetes, gateway, profiles
 from .config import TightpackConfig
 from .errors import SourceError
 from .snapshot import SnapshotService
-from .templates import Sources, gather
+from .templates import Sources, gather, notebook_namespace
 
 KINDS = ("dask-kubernetes", "dask-gateway", "profile", "pod")
 
@@ -40,7 +40,7 @@ def _profile(name: str, sources: Sources) -> dict:
         if not isinstance(entry, dict):
             continue
         display = str(entry.get("display_name") or "")
-        slug = str(entry.get("slug") or profiles.slugify(display or f"profile-{index}"))
+        slug = profiles.slug_of(entry, index)
         names.append(display or slug)
         if name in (display, slug):
             found, errors = profiles.template(entry, index, sources.namespace,
@@ -87,11 +87,10 @@ async def _gateway(target: dict, sources: Sources, config: TightpackConfig) -> d
         raise TargetError(f"dask-gateway option {exc}") from None
 
 
-def _pod(target: dict, sources: Sources) -> dict:
-    pod = _field(target, "pod", dict)
+def _pod(pod: dict, namespace: str) -> dict:
     meta = pod.get("metadata") if isinstance(pod.get("metadata"), dict) else {}
     name = str(meta.get("name") or "the pod")
-    pod = {**pod, "metadata": {**meta, "namespace": meta.get("namespace") or sources.namespace}}
+    pod = {**pod, "metadata": {**meta, "namespace": meta.get("namespace") or namespace}}
     return {"id": f"pod:{name}", "name": f"Pod {name}", "source": "pod",
             "description": "a pod manifest from a notebook", "pod": pod, "workers": 1,
             "start": {"kind": "pod"}, "notes": []}
@@ -102,16 +101,19 @@ async def resolve(target: Any, config: TightpackConfig, snapshots: SnapshotServi
     if not isinstance(target, dict) or target.get("kind") not in KINDS:
         kind = target.get("kind") if isinstance(target, dict) else target
         raise TargetError(f"target.kind: {kind!r}: expected one of {', '.join(KINDS)}")
-    sources = await gather(config, snapshots)
     kind = target["kind"]
+    # A pod or a DaskCluster needs the notebook's namespace only: no snapshot is fetched
+    # and no Dask config read for them.
+    if kind == "pod":
+        return _pod(_field(target, "pod", dict), notebook_namespace(config))
+    if kind == "dask-kubernetes":
+        try:
+            return dask_kubernetes.manifest_template(_field(target, "manifest", dict),
+                                                     "the notebook's spec",
+                                                     notebook_namespace(config))
+        except ValueError as exc:
+            raise TargetError(str(exc)) from None
+    sources = await gather(config, snapshots)
     if kind == "profile":
         return _profile(_field(target, "name", str), sources)
-    if kind == "dask-gateway":
-        return await _gateway(target, sources, config)
-    if kind == "pod":
-        return _pod(target, sources)
-    try:
-        return dask_kubernetes.manifest_template(_field(target, "manifest", dict),
-                                                 "the notebook's spec", sources.namespace)
-    except ValueError as exc:
-        raise TargetError(str(exc)) from None
+    return await _gateway(target, sources, config)

@@ -53,6 +53,13 @@ def slugify(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "profile"
 
 
+def slug_of(profile: dict, index: int) -> str:
+    """A profile_list entry's slug, made from its display name when it has none, as
+    KubeSpawner makes it."""
+    display = profile.get("display_name")
+    return str(profile.get("slug") or slugify(str(display or f"profile-{index}")))
+
+
 def _camel(key: str) -> str:
     head, *rest = key.split("_")
     return head + "".join(p[:1].upper() + p[1:] for p in rest)
@@ -166,8 +173,7 @@ def template(profile: dict, index: int, namespace: str,
     the pod mounts the claims the settings' ``volumes`` name, in that context's namespace
     (where KubeSpawner puts the user's pod and claims)."""
     display = profile.get("display_name")
-    slug = profile.get("slug") or slugify(str(display or f"profile-{index}"))
-    slug = str(slug)
+    slug = slug_of(profile, index)
     where = f"published profile {slug!r} (profiles[{index}])"
     notes: list = []
     try:

@@ -17,7 +17,7 @@ export class WorkerForm {
   readonly node = el('form', 'tp-form');
   /** Under the form: what is wrong with its values, or with the pod they make. */
   readonly error = el('div', 'tp-error tp-form-error');
-  private all: IWorkerTemplate[] = [];
+  private server: IWorkerTemplate[] = [];
   // Templates asked from a notebook's preview: kept when the server's are reloaded.
   private asked: IWorkerTemplate[] = [];
   private chosen: IWorkerTemplate | null = null;
@@ -84,8 +84,12 @@ export class WorkerForm {
     );
   }
 
+  /** The server's templates, then the asked ones it does not make itself. */
   get templates(): readonly IWorkerTemplate[] {
-    return this.all;
+    return [
+      ...this.server,
+      ...this.asked.filter(a => !this.server.some(t => t.id === a.id))
+    ];
   }
 
   /** The chosen template, null until one is. */
@@ -100,16 +104,14 @@ export class WorkerForm {
 
   /** The server's templates, and the ones it could not read (bad YAML in a Dask config, an unreachable gateway). */
   setTemplates(templates: IWorkerTemplate[], errors: string[]): void {
-    this.all = [
-      ...templates,
-      ...this.asked.filter(a => !templates.some(t => t.id === a.id))
-    ];
+    this.server = templates;
     this.listTemplates();
     this.templateErrors.textContent = errors.join('\n');
     this.templateErrors.hidden = errors.length === 0;
     // The chosen template as the server now makes it.
     if (this.chosen) {
-      this.chosen = this.all.find(t => t.id === this.chosen!.id) ?? null;
+      const id = this.chosen.id;
+      this.chosen = this.templates.find(t => t.id === id) ?? null;
       if (this.chosen) this.templateSelect.value = this.chosen.id;
     }
   }
@@ -117,7 +119,6 @@ export class WorkerForm {
   /** A template from elsewhere (a notebook's preview), listed after the server's. */
   addTemplate(template: IWorkerTemplate): void {
     this.asked = [...this.asked.filter(t => t.id !== template.id), template];
-    this.all = [...this.all.filter(t => t.id !== template.id), template];
     this.listTemplates();
     if (this.chosen) this.templateSelect.value = this.chosen.id;
   }
@@ -127,7 +128,7 @@ export class WorkerForm {
    * when given, instead of the template's count and the chosen profile.
    */
   choose(id: string, workers?: number, profile?: string): void {
-    this.chosen = this.all.find(t => t.id === id) ?? null;
+    this.chosen = this.templates.find(t => t.id === id) ?? null;
     if (!this.chosen) return;
     this.templateSelect.value = id;
     this.templateNotes.replaceChildren(
@@ -170,7 +171,7 @@ export class WorkerForm {
 
   private listTemplates(): void {
     this.templateSelect.replaceChildren();
-    for (const t of this.all) {
+    for (const t of this.templates) {
       const o = el('option', '', `${t.name} (${t.source})`);
       o.value = t.id;
       this.templateSelect.append(o);

@@ -66,7 +66,7 @@ export function readQuestion(
 }
 
 export interface IPreviewDeps {
-  session: Pick<ClusterSession, 'load'>;
+  session: Pick<ClusterSession, 'load' | 'loaded'>;
   /** The template of a target (the server extension's POST /tightpack/preview). */
   resolve(target: object): Promise<IWorkerTemplate>;
   /** The sidebar's default scheduler profile. */
@@ -119,6 +119,8 @@ export class PreviewRenderer extends Widget implements IRenderMime.IRenderer {
     } catch (e) {
       return this.fail(title, (e as Error).message);
     }
+    // A refresh that ended while the server made the pod has disposed that cluster.
+    loaded = this.deps.session.loaded ?? loaded;
     const profileName = q.profile ?? this.deps.defaultProfile();
     const placed = placeWorkers(loaded, template.pod, q.workers, profileName);
     if (!placed.ok) return this.fail(title, placed.error);

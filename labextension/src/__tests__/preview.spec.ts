@@ -98,7 +98,7 @@ function renderer(
   asked: IQuestion[] = []
 ): PreviewRenderer {
   const deps: IPreviewDeps = {
-    session: { load: () => Promise.resolve(loaded) },
+    session: { load: () => Promise.resolve(loaded), loaded },
     resolve: () =>
       template instanceof Error
         ? Promise.reject(template)
