@@ -125,6 +125,18 @@ export interface ForecastRequest {
   /** Pods to take away first: a label selector in kubectl's syntax. */
   remove?: string;
   /**
+   * Pods to take away first, as "namespace/name" (dask-gateway names a worker
+   * after its pod).
+   */
+  removePods?: string[];
+  /**
+   * Deployments whose pods to take away first, as "namespace/name" (the
+   * dask-kubernetes operator runs each worker as a one-replica Deployment
+   * named after the worker). A pod is a Deployment's when its ReplicaSet is
+   * named `<deployment>-<its pod-template-hash label>`.
+   */
+  removeDeployments?: string[];
+  /**
    * When pods' ages are judged, RFC 3339 (`new Date().toISOString()`):
    * kube-system pods without a disruption budget block only in their first
    * hour. Without it ages are unknown and such pods block.

@@ -91,6 +91,35 @@ TEST(ForecastCli, RemovingAUsersWorkersFreesTheirNode) {
       << r.out;
 }
 
+// The dask-kubernetes operator retires a worker by deleting its Deployment
+// (named after the worker); dask-gateway by deleting its pod.
+TEST(ForecastCli, RemovingNamedDeploymentsAndPods) {
+  CliRun r = run_cli({"forecast", "--cluster", kCluster, "--remove-deployments",
+                      "daskhub/alice-default-worker-a70f5c2e46", "--output", "json"});
+  ASSERT_EQ(r.code, kOk) << r.err;
+  auto doc = boost::json::parse(r.out);
+  EXPECT_EQ(doc.at("removedPods"), boost::json::array{"daskhub/alice-default-worker-0"}) << r.out;
+
+  CliRun both = run_cli({"forecast", "--cluster", kCluster, "--remove-deployments",
+                         "daskhub/alice-default-worker-a70f5c2e46,daskhub/alice-default-worker-"
+                         "7c563b8149",
+                         "--remove-pods=daskhub/nobody"});
+  ASSERT_EQ(both.code, kOk) << both.err;
+  EXPECT_TRUE(has(both.out,
+                  "Removed first: 2 pods (pods daskhub/nobody; Deployments "
+                  "daskhub/alice-default-worker-a70f5c2e46,daskhub/alice-default-worker-"
+                  "7c563b8149)\n"))
+      << both.out;
+  EXPECT_TRUE(has(both.out, "2 of 11 nodes removable")) << both.out;
+  EXPECT_TRUE(has(both.out, "pod \"daskhub/nobody\" is not running in the snapshot")) << both.out;
+
+  CliRun bad = run_cli({"forecast", "--cluster", kCluster, "--remove-pods", "daskhub/a,b"});
+  EXPECT_EQ(bad.code, kUsage);
+  EXPECT_EQ(bad.err,
+            "tightpack forecast: --remove-pods: \"b\" is not a pod reference: expected "
+            "namespace/name\n");
+}
+
 TEST(ForecastCli, PoolsFileSetsMinSizesAndTheUnneededTime) {
   CliRun r = run_cli({"forecast", "--cluster", kCluster, "--pools", kPools});
   ASSERT_EQ(r.code, kOk) << r.err;

@@ -156,3 +156,22 @@ describe.each([
     expect(wasm.value).toEqual(native);
   });
 });
+
+test('forecast removing named pods and Deployments agrees with native', async () => {
+  const now = '2026-11-30T12:00:00Z';
+  const removePods = ['daskhub/hub-6d9f8c7b4-tq2xw', 'daskhub/gone'];
+  const removeDeployments = ['daskhub/proxy', 'daskhub/no-such-worker'];
+  const native = runNative('forecast', {}, () => [
+    '--remove-pods',
+    removePods.join(','),
+    '--remove-deployments',
+    removeDeployments.join(','),
+    '--now',
+    now
+  ]);
+  const cluster = await loadedCluster();
+  const wasm = cluster.forecast({ removePods, removeDeployments, now });
+  expect(wasm.ok).toBe(true);
+  expect(wasm.value).toEqual(native);
+  expect(native.removedPods).toEqual(['daskhub/hub-6d9f8c7b4-tq2xw']);
+});

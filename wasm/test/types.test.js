@@ -275,6 +275,17 @@ describe('answers have the declared shapes', () => {
     expect(cluster.forecast({ remove: 'a in (b' }).error).toContain('remove');
     expect(cluster.forecast({ removed: 'x' }).error).toContain('unknown field');
     expectShape(
+      cluster.forecast({ removePods: ['a/b'], removeDeployments: ['a/c'] })
+        .value,
+      'Forecast'
+    );
+    expect(cluster.forecast({ removeDeployments: ['web'] }).error).toBe(
+      '$.removeDeployments[0]: "web" is not a Deployment reference: expected namespace/name'
+    );
+    expect(cluster.forecast({ removePods: 'a/b' }).error).toContain(
+      '$.removePods'
+    );
+    expectShape(
       cluster.forecast({ now: '2026-11-30T12:00:00.123Z' }).value,
       'Forecast'
     );

@@ -70,6 +70,47 @@ std::vector<std::vector<const CaPod*>> pods_by_node(const autoscaler::AutoscaleS
   return on;
 }
 
+// What the user named that no running pod answered to: a snapshot older than
+// the workers, or a name from another cluster, would otherwise look like a
+// forecast with nothing to free.
+std::vector<std::string> unmatched_notes(const PodRemoval& remove,
+                                         const std::vector<const CaPod*>& removed) {
+  std::vector<std::string> notes;
+  if (remove.selector && std::none_of(removed.begin(), removed.end(), [&](const CaPod* p) {
+        return label_selector_matches(*remove.selector, p->pod.labels);
+      })) {
+    notes.emplace_back("no running pod matches the selector: nothing was removed");
+  }
+  std::vector<std::string> missing_pods;
+  for (const std::string& key : remove.pods) {
+    if (std::none_of(removed.begin(), removed.end(),
+                     [&](const CaPod* p) { return p->pod.key() == key; })) {
+      missing_pods.push_back(key);
+    }
+  }
+  if (!missing_pods.empty()) {
+    const bool one = missing_pods.size() == 1;
+    notes.push_back((one ? "pod " : "pods ") + quoted_list(missing_pods) + (one ? " is" : " are") +
+                    " not running in the snapshot: nothing was removed for " +
+                    (one ? "it" : "them"));
+  }
+  std::vector<std::string> missing_deployments;
+  for (const std::string& key : remove.deployments) {
+    if (std::none_of(removed.begin(), removed.end(),
+                     [&](const CaPod* p) { return deployment_of(*p) == key; })) {
+      missing_deployments.push_back(key);
+    }
+  }
+  if (!missing_deployments.empty()) {
+    const bool one = missing_deployments.size() == 1;
+    notes.push_back((one ? "Deployment " : "Deployments ") + quoted_list(missing_deployments) +
+                    (one ? " has" : " have") +
+                    " no running pod in the snapshot: nothing was removed for " +
+                    (one ? "it" : "them"));
+  }
+  return notes;
+}
+
 }  // namespace
 
 std::string format_percent(double fraction) {
@@ -136,7 +177,7 @@ std::string_view blocker_fix(std::string_view reason) {
 
 Result<ScaleDownForecast> forecast_scale_down(const ClusterSnapshot& snapshot,
                                               const ResolvedPools& pools, const PoolsConfig& config,
-                                              const LabelSelector* remove,
+                                              const PodRemoval& remove,
                                               std::optional<int64_t> now) {
   ScaleDownForecast f;
   f.unneeded_seconds = config.scale_down_unneeded_seconds;
@@ -146,19 +187,21 @@ Result<ScaleDownForecast> forecast_scale_down(const ClusterSnapshot& snapshot,
   s.options.now = now;
   s.pending.clear();
   std::vector<const CaPod*> bound;
+  std::vector<const CaPod*> removed;
   bound.reserve(snapshot.pods.size());
   for (const CaPod& p : snapshot.pods) {
-    if (remove && label_selector_matches(*remove, p.pod.labels)) {
+    if (remove.removes(p)) {
       f.removed_pods.push_back(p.pod.key());
+      removed.push_back(&p);
     } else {
       bound.push_back(&p);
     }
   }
   size_t pending = snapshot.pending.size();
-  if (remove) {
-    pending = static_cast<size_t>(std::count_if(
-        snapshot.pending.begin(), snapshot.pending.end(),
-        [&](const CaPod& p) { return !label_selector_matches(*remove, p.pod.labels); }));
+  if (!remove.empty()) {
+    pending =
+        static_cast<size_t>(std::count_if(snapshot.pending.begin(), snapshot.pending.end(),
+                                          [&](const CaPod& p) { return !remove.removes(p); }));
   }
 
   // No scale-up ran: every group at its current size, no pending pod packed.
@@ -261,9 +304,7 @@ Result<ScaleDownForecast> forecast_scale_down(const ClusterSnapshot& snapshot,
   }
 
   f.notes = pools.notes;
-  if (remove && f.removed_pods.empty()) {
-    f.notes.push_back("no running pod matches the selector: nothing was removed");
-  }
+  for (std::string& note : unmatched_notes(remove, removed)) f.notes.push_back(std::move(note));
   if (pending > 0) {
     f.notes.push_back(
         pods_phrase(pending) +

@@ -141,6 +141,22 @@ std::string explain_text(const WhatIfCluster& cluster, std::string_view request_
   return json::serialize(out);
 }
 
+namespace {
+
+// The request's removePods or removeDeployments: "namespace/name" each.
+Fail read_object_keys(const json::object& o, std::string_view key, const char* what,
+                      const JsonPath& root, std::vector<std::string>& out) {
+  TP_TRY(read_string_list(o, key, root, out));
+  const JsonPath list = root.field(key);
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (auto bad = pools::object_key_error(out[i], what))
+      return value_error(list.index(static_cast<int64_t>(i)), *bad);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::string forecast_text(const WhatIfCluster& cluster, std::string_view request_json) {
   auto doc = parse_json(request_json);
   if (!doc) return error_text(doc.error().what());
@@ -148,18 +164,26 @@ std::string forecast_text(const WhatIfCluster& cluster, std::string_view request
   const json::object* o = nullptr;
   if (auto fail = as_object(*doc, root, o)) return error_text(fail->what());
   for (const auto& kv : *o) {
-    if (kv.key() != "remove" && kv.key() != "now") {
-      return error_text(value_error(root.field(kv.key()), "unknown field (remove, now)").what());
+    if (kv.key() != "remove" && kv.key() != "removePods" && kv.key() != "removeDeployments" &&
+        kv.key() != "now") {
+      return error_text(value_error(root.field(kv.key()),
+                                    "unknown field (remove, removePods, "
+                                    "removeDeployments, now)")
+                            .what());
     }
   }
+  pools::PodRemoval remove;
   std::string remove_text;
   if (auto fail = read_string(*o, "remove", root, remove_text)) return error_text(fail->what());
-  std::optional<LabelSelector> remove;
   if (member(*o, "remove")) {
     auto parsed = parse_label_selector(remove_text);
     if (!parsed) return error_text(value_error(root.field("remove"), parsed.error().what()).what());
-    remove = std::move(*parsed);
+    remove.selector = std::move(*parsed);
   }
+  if (auto fail = read_object_keys(*o, "removePods", "pod", root, remove.pods))
+    return error_text(fail->what());
+  if (auto fail = read_object_keys(*o, "removeDeployments", "Deployment", root, remove.deployments))
+    return error_text(fail->what());
   // The browser's clock comes in the request: the engine reads no clock, so
   // both builds answer the same for the same request.
   std::string now_text;
@@ -172,7 +196,7 @@ std::string forecast_text(const WhatIfCluster& cluster, std::string_view request
                                                            " is not an RFC 3339 time")
                             .what());
   }
-  auto forecast = cluster.forecast(remove ? &*remove : nullptr, now);
+  auto forecast = cluster.forecast(remove, now);
   if (!forecast) return error_text(forecast.error().what());
   return json::serialize(pools::forecast_json(*forecast));
 }

@@ -217,7 +217,7 @@ std::vector<Placement::ToleratedPoolTaint> WhatIfCluster::tolerated_pool_taints(
   return out;
 }
 
-Result<pools::ScaleDownForecast> WhatIfCluster::forecast(const LabelSelector* remove,
+Result<pools::ScaleDownForecast> WhatIfCluster::forecast(const pools::PodRemoval& remove,
                                                          std::optional<int64_t> now) const {
   if (!pools_) return Error{"pools", "a scale-down forecast needs node pools"};
   return pools::forecast_scale_down(snapshot_, pools_->resolved, pools_->config, remove, now);

@@ -112,25 +112,29 @@ ClusterSnapshot snapshot_of(const std::vector<json::object>& items) {
   return std::move(*s);
 }
 
-ScaleDownForecast forecast(const std::vector<json::object>& items, const PoolsConfig& config = {},
-                           const char* remove = nullptr,
-                           std::optional<int64_t> now = std::nullopt) {
+ScaleDownForecast forecast(const std::vector<json::object>& items, const PoolsConfig& config,
+                           const PodRemoval& removal, std::optional<int64_t> now = std::nullopt) {
   ClusterSnapshot s = snapshot_of(items);
   std::vector<Node> nodes;
   for (const auto& n : s.nodes) nodes.push_back(n.node);
-  std::optional<LabelSelector> selector;
-  if (remove) {
-    auto parsed = parse_label_selector(remove);
-    if (!parsed) ADD_FAILURE() << parsed.error().what();
-    selector = parsed ? *parsed : LabelSelector{};
-  }
-  auto f = forecast_scale_down(s, resolve_pools(config, nodes), config,
-                               selector ? &*selector : nullptr, now);
+  auto f = forecast_scale_down(s, resolve_pools(config, nodes), config, removal, now);
   if (!f) {
     ADD_FAILURE() << f.error().what();
     return {};
   }
   return std::move(*f);
+}
+
+ScaleDownForecast forecast(const std::vector<json::object>& items, const PoolsConfig& config = {},
+                           const char* remove = nullptr,
+                           std::optional<int64_t> now = std::nullopt) {
+  PodRemoval removal;
+  if (remove) {
+    auto parsed = parse_label_selector(remove);
+    if (!parsed) ADD_FAILURE() << parsed.error().what();
+    removal.selector = parsed ? *parsed : LabelSelector{};
+  }
+  return forecast(items, config, removal, now);
 }
 
 const NodeForecast& at(const ScaleDownForecast& f, const std::string& name) {
@@ -488,6 +492,76 @@ TEST(Forecast, SelectorThatMatchesNothingIsNoted) {
   for (const auto& n : f.notes)
     noted = noted || n.find("no running pod matches") != std::string::npos;
   EXPECT_TRUE(noted);
+}
+
+// A dask-kubernetes operator worker: a one-replica Deployment named after
+// the worker, whose ReplicaSet `<deployment>-<hash>` makes the pod
+// `<deployment>-<hash>-<suffix>` labelled pod-template-hash=<hash>, as the
+// Deployment controller names them.
+json::object operator_worker(const std::string& deployment, const std::string& on,
+                             const std::string& hash = "7c9f8d6b5d") {
+  json::object p = pod("daskhub", deployment + "-" + hash + "-x2k4q", on, "1");
+  p = labelled(std::move(p), "pod-template-hash", hash);
+  return owned_by(std::move(p), "ReplicaSet", deployment + "-" + hash);
+}
+
+bool has_note(const ScaleDownForecast& f, const std::string& text) {
+  return std::any_of(f.notes.begin(), f.notes.end(),
+                     [&](const std::string& n) { return n.find(text) != std::string::npos; });
+}
+
+TEST(Forecast, RemovingDeploymentsTakesTheirPods) {
+  std::vector<json::object> cluster{node("w-1", "dask-workers", "8"),
+                                    node("w-2", "dask-workers", "8"),
+                                    operator_worker("alice-default-worker-3f2a", "w-1"),
+                                    operator_worker("alice-default-worker-9b1c", "w-2"),
+                                    // Another Deployment whose name begins with the first's.
+                                    operator_worker("alice-default-worker-3f2a-x", "w-2", "55d")};
+  PodRemoval removal;
+  removal.deployments = {"daskhub/alice-default-worker-3f2a"};
+  auto f = forecast(cluster, {}, removal);
+  EXPECT_EQ(f.removed_pods,
+            (std::vector<std::string>{"daskhub/alice-default-worker-3f2a-7c9f8d6b5d-x2k4q"}));
+  EXPECT_TRUE(at(f, "w-1").removable);
+  EXPECT_TRUE(at(f, "w-1").empty);
+  EXPECT_FALSE(has_note(f, "nothing was removed"));
+}
+
+TEST(Forecast, ADeploymentIsKnownOnlyByItsReplicaSetsHash) {
+  const PodRemoval removal{std::nullopt, {}, {"daskhub/web"}};
+  // A ReplicaSet of that name with no pod-template-hash label (made by hand,
+  // not by a Deployment), a pod of another namespace, and one of a
+  // StatefulSet are not the Deployment's.
+  std::vector<json::object> cluster{
+      node("w-1", "workers", "8"),
+      owned_by(pod("daskhub", "web-abc-1", "w-1", "1"), "ReplicaSet", "web-abc"),
+      owned_by(labelled(pod("other", "web-abc-2", "w-1", "1"), "pod-template-hash", "abc"),
+               "ReplicaSet", "web-abc"),
+      owned_by(labelled(pod("daskhub", "web-0", "w-1", "1"), "pod-template-hash", "abc"),
+               "StatefulSet", "web-abc")};
+  auto f = forecast(cluster, {}, removal);
+  EXPECT_TRUE(f.removed_pods.empty());
+  EXPECT_TRUE(has_note(f, "Deployment \"daskhub/web\" has no running pod in the snapshot"));
+}
+
+TEST(Forecast, RemovingPodsByNameAndNotingTheMissingOnes) {
+  std::vector<json::object> cluster{node("w-1", "workers", "8"), dask_worker("alice", 0, "w-1"),
+                                    dask_worker("alice", 1, "w-1")};
+  PodRemoval removal;
+  removal.pods = {"daskhub/alice-default-worker-1", "daskhub/gone", "daskhub/gone-too"};
+  auto f = forecast(cluster, {}, removal);
+  EXPECT_EQ(f.removed_pods, (std::vector<std::string>{"daskhub/alice-default-worker-1"}));
+  EXPECT_EQ(at(f, "w-1").reason, "BlockedByPod/NotReplicated");  // worker 0 stays
+  EXPECT_TRUE(has_note(f, "pods \"daskhub/gone\", \"daskhub/gone-too\" are not running"));
+}
+
+TEST(Forecast, ObjectKeysAreNamespaceSlashName) {
+  EXPECT_FALSE(object_key_error("ns/name", "pod"));
+  for (const char* bad : {"name", "/name", "ns/", "a/b/c", ""}) {
+    auto e = object_key_error(bad, "Deployment");
+    ASSERT_TRUE(e) << bad;
+    EXPECT_NE(e->find("is not a Deployment reference"), std::string::npos) << *e;
+  }
 }
 
 TEST(Forecast, PendingPodsAreLeftOutAndNoted) {

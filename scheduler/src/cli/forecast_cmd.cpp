@@ -4,6 +4,7 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <tuple>
 
 #include "cli/cli.hpp"
 #include "cli/commands.hpp"
@@ -17,8 +18,9 @@ namespace tightpack::cli {
 namespace json = boost::json;
 
 const char* const kForecastHelp =
-    R"(Usage: tightpack forecast --cluster FILE [--pools FILE] [--remove SELECTOR] [--now TIME]
-                          [--output table|json]
+    R"(Usage: tightpack forecast --cluster FILE [--pools FILE] [--remove SELECTOR]
+                          [--remove-pods NS/NAME,...] [--remove-deployments NS/NAME,...]
+                          [--now TIME] [--output table|json]
 
 Which nodes cluster-autoscaler would remove (scale-down), and for every other
 node what keeps it, in cluster-autoscaler's reason names: utilization above
@@ -39,6 +41,12 @@ scale-down planner does.
   --remove SELECTOR    take the pods this label selector selects away first (a
                        user's workers leaving), in kubectl's syntax:
                        'dask.org/cluster-name=alice', 'app in (a,b)', '!k', 'k!=v'
+  --remove-pods NS/NAME,...
+                       take these pods away first (dask-gateway names a worker
+                       after its pod)
+  --remove-deployments NS/NAME,...
+                       take these Deployments' pods away first (the dask-kubernetes
+                       operator runs each worker as a Deployment of the worker's name)
   --now TIME           the time to judge pods' ages at, RFC 3339 (default: now);
                        kube-system pods without a budget stop blocking after an hour
   --output table|json  (default: table)
@@ -55,7 +63,9 @@ struct ForecastArgs {
 
 // --name VALUE or --name=VALUE for the options that take one; --help.
 bool parse(const std::vector<std::string>& argv, ForecastArgs& a, std::string& error) {
-  static const char* const kWithValue[] = {"--cluster", "--pools", "--remove", "--output", "--now"};
+  static const char* const kWithValue[] = {
+      "--cluster", "--pools", "--remove", "--remove-pods", "--remove-deployments",
+      "--output",  "--now"};
   for (size_t i = 0; i < argv.size(); ++i) {
     const std::string& arg = argv[i];
     if (arg == "--help") {
@@ -105,10 +115,10 @@ void print_table(std::ostream& out, const std::vector<std::vector<std::string>>&
 }
 
 void print_forecast(std::ostream& out, const pools::ScaleDownForecast& f,
-                    const std::string& remove) {
-  if (!remove.empty()) {
+                    const std::string& removed_what) {
+  if (!removed_what.empty()) {
     out << "Removed first: " << f.removed_pods.size()
-        << (f.removed_pods.size() == 1 ? " pod" : " pods") << " matching " << remove << "\n";
+        << (f.removed_pods.size() == 1 ? " pod" : " pods") << removed_what << "\n";
   }
   out << "Scale-down forecast: " << f.removable << " of " << f.nodes.size()
       << " nodes removable after " << pools::format_duration(f.unneeded_seconds)
@@ -200,7 +210,8 @@ int forecast(const std::vector<std::string>& argv, std::istream& in, std::ostrea
     }
     now = *t;
   }
-  std::optional<LabelSelector> remove;
+  pools::PodRemoval remove;
+  std::string removed_what;  // for the table's first line: " matching …", " (Deployments …)"
   if (a.options.count("--remove")) {
     const std::string& text = a.options["--remove"];
     if (text.find_first_not_of(" \t") == std::string::npos) {
@@ -213,8 +224,28 @@ int forecast(const std::vector<std::string>& argv, std::istream& in, std::ostrea
       err << "tightpack forecast: --remove: " << parsed.error().what() << "\n";
       return kUsage;
     }
-    remove = std::move(*parsed);
+    remove.selector = std::move(*parsed);
+    removed_what = " matching " + text;
   }
+  std::string named;
+  for (const auto& [option, what, list] :
+       {std::tuple{"--remove-pods", "pod", &remove.pods},
+        std::tuple{"--remove-deployments", "Deployment", &remove.deployments}}) {
+    if (!a.options.count(option)) continue;
+    const std::string& text = a.options[option];
+    for (size_t start = 0; start <= text.size();) {
+      const size_t comma = std::min(text.find(',', start), text.size());
+      std::string key = text.substr(start, comma - start);
+      if (auto bad = pools::object_key_error(key, what)) {
+        err << "tightpack forecast: " << option << ": " << *bad << "\n";
+        return kUsage;
+      }
+      list->push_back(std::move(key));
+      start = comma + 1;
+    }
+    named += (named.empty() ? "" : "; ") + std::string(what) + "s " + text;
+  }
+  if (!named.empty()) removed_what += " (" + named + ")";
 
   auto load = [&](const std::string& option, json::value& doc) {
     return read_document(a.options[option], in, doc, error);
@@ -245,8 +276,7 @@ int forecast(const std::vector<std::string>& argv, std::istream& in, std::ostrea
   nodes.reserve(snapshot->nodes.size());
   for (const autoscaler::CaNode& n : snapshot->nodes) nodes.push_back(n.node);
   const pools::ResolvedPools resolved = pools::resolve_pools(config, nodes);
-  auto f =
-      pools::forecast_scale_down(*snapshot, resolved, config, remove ? &*remove : nullptr, now);
+  auto f = pools::forecast_scale_down(*snapshot, resolved, config, remove, now);
   if (!f) {
     err << "tightpack forecast: " << a.options["--cluster"] << ": " << f.error().what() << "\n";
     return kInputError;
@@ -254,7 +284,7 @@ int forecast(const std::vector<std::string>& argv, std::istream& in, std::ostrea
   if (output == "json") {
     out << json::serialize(pools::forecast_json(*f)) << "\n";
   } else {
-    print_forecast(out, *f, remove ? a.options["--remove"] : "");
+    print_forecast(out, *f, removed_what);
   }
   return kOk;
 }

@@ -19,6 +19,7 @@
 #include "tightpack/autoscaler/utilization.hpp"
 #include "tightpack/error.hpp"
 #include "tightpack/model.hpp"
+#include "tightpack/pools/pod_removal.hpp"
 #include "tightpack/pools/pools.hpp"
 
 namespace tightpack::pools {
@@ -58,14 +59,14 @@ struct ScaleDownForecast {
 };
 
 // Runs cluster-autoscaler's scale-down rules on the snapshot, after taking
-// away the bound and pending pods `remove` selects (when given), at time
+// away the bound and pending pods `remove` names (none by default), at time
 // `now` (Unix seconds; without it pods' ages are unknown and kube-system pods
 // without a budget block as young ones do). Pending pods are not part of the
 // forecast (see docs/forecast.md). Errors when a pod needs a scheduling
 // feature the engine does not model.
 Result<ScaleDownForecast> forecast_scale_down(const ClusterSnapshot& snapshot,
                                               const ResolvedPools& pools, const PoolsConfig& config,
-                                              const LabelSelector* remove = nullptr,
+                                              const PodRemoval& remove = {},
                                               std::optional<int64_t> now = std::nullopt);
 
 // What a user can do about a blocker, by CA's reason name; empty when there

@@ -105,10 +105,10 @@ class WhatIfCluster {
   // every score plugin's scores, encoded as `tightpack replay` encodes one.
   Result<boost::json::object> explain(const Pod& pod, const Profile& profile) const;
 
-  // cluster-autoscaler's scale-down after the pods `remove` selects (none
-  // when null) left, judging pods' ages at `now` (Unix seconds): which nodes
-  // go and what keeps the others. Needs pools.
-  Result<pools::ScaleDownForecast> forecast(const LabelSelector* remove,
+  // cluster-autoscaler's scale-down after the pods `remove` names left,
+  // judging pods' ages at `now` (Unix seconds): which nodes go and what keeps
+  // the others. Needs pools.
+  Result<pools::ScaleDownForecast> forecast(const pools::PodRemoval& remove,
                                             std::optional<int64_t> now = std::nullopt) const;
 
   // Placement::tolerated_pool_taints for `pod` (needs pools).
