@@ -8,6 +8,7 @@ syntax of its own beside ``--profile``.
 
 from __future__ import annotations
 
+import inspect
 import re
 from typing import Any
 
@@ -34,7 +35,13 @@ def register(ipython: Any) -> None:
         except SyntaxError as exc:
             raise UsageError(f"%tightpack {line.strip()!r}: {exc.msg} in "
                              f"{exc.text!r}; expected {USAGE}") from None
-        return preview(target, n, found["profile"])
+        shown = preview(target, n, found["profile"])
+        if inspect.isawaitable(shown):
+            # A magic's result is not awaited (IPython's autoawait is for cells).
+            shown.close()
+            raise UsageError(f"%tightpack {line.strip()!r}: the cluster is asynchronous; "
+                             f"write `await preview({found['target']}, {found['n']})`")
+        return shown
 
     tightpack.__doc__ = USAGE
     ipython.register_magic_function(tightpack, "line", "tightpack")

@@ -20,9 +20,14 @@ import json
 from numbers import Integral
 from typing import Any, Optional
 
+from . import running as running_cluster
+
 MIME_TYPE = "application/vnd.tightpack.preview+json"
-# The question's format; the renderer refuses one it does not know.
+# The question's format; the renderer refuses one it does not know. Version 2 adds
+# ``running`` (a cluster already running: its workers, and for a shrink the ones it retires);
+# a question without it stays version 1, which earlier renderers draw.
 VERSION = 1
+VERSION_RUNNING = 2
 MAX_WORKERS = 10000
 
 ACCEPTS = ("a dask-kubernetes KubeCluster, a DaskCluster or DaskWorkerGroup manifest "
@@ -127,15 +132,34 @@ class Preview:
     @property
     def text(self) -> str:
         n = self.question["workers"]
+        r = self.question.get("running")
+        if r and n < r["workers"]:
+            return self._shrink_text(n, r)
         profile = self.question.get("profile")
         under = f" under the {profile!r} scheduler profile" if profile else ""
-        return (f"tightpack preview: where {n} {'worker' if n == 1 else 'workers'} of "
-                f"{self.label} would land{under}.\n"
+        if r and n == r["workers"]:
+            return (f"tightpack preview: scale({n}) leaves {self.label} as it is: "
+                    f"{_workers(n)} running.")
+        more = f"{n - r['workers']} more {'worker' if n - r['workers'] == 1 else 'workers'} " \
+            f"(beside the {r['workers']} running)" if r else _workers(n)
+        return (f"tightpack preview: where {more} of {self.label} would land{under}.\n"
                 "JupyterLab with jupyterlab-tightpack draws it here, from the cluster as it is "
                 "when the output is shown: how many fit now and on which nodes, which node "
                 "pools cluster-autoscaler grows and when they are ready, and the workers that "
                 "would never run, with kube-scheduler's reason and the fix. Elsewhere, the "
                 "same answer comes from `tightpack predict --pools` on a cluster snapshot.")
+
+    def _shrink_text(self, n: int, r: dict) -> str:
+        retiring = r.get("retiring") or []
+        (field, keys), = r["forecast"].items()
+        option = {"removeDeployments": "--remove-deployments", "removePods": "--remove-pods"}
+        return (f"tightpack preview: scale({n}) of {self.label} retires "
+                f"{len(retiring)} of its {_workers(r['workers'])}, as its scheduler chooses them: "
+                f"{', '.join(retiring) or 'none'}.\n"
+                "JupyterLab with jupyterlab-tightpack draws here which nodes cluster-autoscaler "
+                "then removes, and what keeps each other node, from the cluster as it is when "
+                "the output is shown. Elsewhere, the same answer comes from `tightpack forecast "
+                f"{option[field]} {','.join(keys)}` on a cluster snapshot.")
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict:
         return {MIME_TYPE: self.question, "text/plain": self.text}
@@ -144,7 +168,11 @@ class Preview:
         return self.text
 
 
-def preview(target: Any, n: int, profile: Optional[str] = None) -> Preview:
+def _workers(n: int) -> str:
+    return f"{n} {'worker' if n == 1 else 'workers'}"
+
+
+def preview(target: Any, n: int, profile: Optional[str] = None) -> Any:
     """Where ``n`` workers of ``target`` would land, drawn in the cell's output.
 
     ``target``: a dask-kubernetes ``KubeCluster`` (its default worker group), a DaskCluster or
@@ -154,14 +182,28 @@ def preview(target: Any, n: int, profile: Optional[str] = None) -> Preview:
     ``profile``: the scheduler profile to place them with, one of the sidebar's ("tightpack",
     "most-allocated": zero-to-jupyterhub's user-scheduler, "default": kube-scheduler's,
     "rtc"); None: the sidebar's setting.
+
+    A running ``KubeCluster`` or ``GatewayCluster`` is previewed as ``cluster.scale(n)``
+    changes it: the workers beyond those running, or, below them (``n`` may then be 0), the
+    workers its scheduler would retire and the nodes cluster-autoscaler then removes. Like
+    the cluster's own methods, it returns an awaitable for an asynchronous cluster.
     """
-    if isinstance(n, bool) or not isinstance(n, Integral) or not 1 <= n <= MAX_WORKERS:
-        raise ValueError(f"preview(): n={n!r}: expected a whole number of workers from 1 to "
-                         f"{MAX_WORKERS}")
     if profile is not None and (not isinstance(profile, str) or not profile.strip()):
         raise ValueError(f"preview(): profile={profile!r}: expected a scheduler profile's name "
                          "or None")
     found, label = target_of(target)
+    r = running_cluster.running(target, _is_a)
+    lowest = 0 if r else 1
+    if isinstance(n, bool) or not isinstance(n, Integral) or not lowest <= n <= MAX_WORKERS:
+        raise ValueError(f"preview(): n={n!r}: expected a whole number of workers from {lowest} "
+                         f"to {MAX_WORKERS}" + (" for a running cluster" if r else ""))
     question = {"version": VERSION, "target": found, "workers": int(n),
                 "profile": profile.strip() if profile else None, "label": label}
-    return Preview(question, label)
+    if r is None:
+        return Preview(question, label)
+
+    async def ask() -> Preview:
+        part = await running_cluster.change(r, int(n))
+        return Preview({**question, "version": VERSION_RUNNING, "running": part}, label)
+
+    return r.sync(ask)
