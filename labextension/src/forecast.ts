@@ -1,6 +1,6 @@
 // "If workers leave": which nodes cluster-autoscaler removes once the pods a
 // selector matches are gone, and what keeps each other node.
-import type { Cluster, Forecast } from '@tightpack/wasm';
+import type { Cluster, Forecast, ForecastRequest } from '@tightpack/wasm';
 import { el, labelled } from './dom.js';
 
 export function forecastElement(f: Forecast): HTMLElement {
@@ -12,7 +12,7 @@ export function forecastElement(f: Forecast): HTMLElement {
       'tp-forecast-summary',
       `${f.summary.removable} of ${f.summary.nodes} nodes can be removed after ${f.unneededTime} unneeded` +
         (f.removedPods
-          ? ` (with ${f.removedPods.length} pods taken away)`
+          ? ` (with ${f.removedPods.length} ${f.removedPods.length === 1 ? 'pod' : 'pods'} taken away)`
           : '') +
         '.'
     )
@@ -63,18 +63,36 @@ export class ForecastView {
     });
   }
 
+  /**
+   * A removal asked elsewhere (a notebook's preview of a shrink): named pods
+   * or Deployments, which the selector box cannot hold.
+   */
+  ask(request: ForecastRequest, label: string): void {
+    this.remove.value = '';
+    this.show(
+      request,
+      `If the workers of ${label} that scale() retires leave:`
+    );
+  }
+
   private forecast(): void {
+    const remove = this.remove.value.trim();
+    this.show(remove ? { remove } : {}, null);
+  }
+
+  private show(request: ForecastRequest, heading: string | null): void {
     const cluster = this.cluster();
     if (!cluster) return;
-    const remove = this.remove.value.trim();
     // cluster-autoscaler lets kube-system pods go an hour after their creation.
     const now = new Date().toISOString();
-    const r = cluster.forecast(remove ? { remove, now } : { now });
+    const r = cluster.forecast({ ...request, now });
     this.result.replaceChildren();
+    if (heading) this.result.append(el('p', 'tp-forecast-asked', heading));
     if (!r.ok) {
       this.result.append(el('p', 'tp-error', r.error));
       return;
     }
     this.result.append(forecastElement(r.value));
+    this.node.scrollIntoView?.({ block: 'nearest' });
   }
 }

@@ -4,6 +4,7 @@
 // the source header, the worker form, the answer, the scale-down forecast and
 // the code that starts the workers.
 import { Widget } from '@lumino/widgets';
+import type { ForecastRequest } from '@tightpack/wasm';
 import { AnswerView } from './answer.js';
 import { fetchTemplates } from './api.js';
 import { ForecastView } from './forecast.js';
@@ -28,9 +29,16 @@ export interface IQuestion {
   profile: string;
 }
 
+/** A shrink asked elsewhere, for the scale-down forecast to show. */
+export interface IForecastQuestion {
+  forecast: ForecastRequest;
+  /** What leaves, for the heading ("KubeCluster alice"). */
+  label: string;
+}
+
 export class TightpackPanel extends Widget {
   private settings: IPanelSettings;
-  private asked: IQuestion | null = null;
+  private asked: IQuestion | IForecastQuestion | null = null;
   // The first load has succeeded: the form has the server's templates.
   private ready = false;
   private version = 0;
@@ -98,9 +106,13 @@ export class TightpackPanel extends Widget {
    * Shows `question` in the form, beside the server's templates: the panel
    * must be shown for it to be drawn, and loads first if it has not.
    */
-  ask(question: IQuestion): void {
+  ask(question: IQuestion | IForecastQuestion): void {
     if (!this.ready) {
       this.asked = question;
+      return;
+    }
+    if ('forecast' in question) {
+      this.forecast.ask(question.forecast, question.label);
       return;
     }
     this.form.addTemplate(question.template);

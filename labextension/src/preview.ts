@@ -6,17 +6,29 @@
 // question, so it is answered again, on the cluster as it is, when opened.
 import type { IRenderMime } from '@jupyterlab/rendermime-interfaces';
 import { Widget } from '@lumino/widgets';
+import type { ForecastRequest } from '@tightpack/wasm';
 import { AnswerView } from './answer.js';
 import { el } from './dom.js';
+import { forecastElement } from './forecast.js';
 import { placeWorkers } from './place.js';
-import type { IQuestion } from './panel.js';
+import type { IForecastQuestion, IQuestion } from './panel.js';
 import { ClusterSession, ILoadedCluster } from './session.js';
 import { IWorkerTemplate } from './types.js';
 
 export const MIME_TYPE = 'application/vnd.tightpack.preview+json';
-// The question's format (notebook.py's VERSION).
-const VERSION = 1;
+// The question's formats (notebook.py's VERSION and VERSION_RUNNING).
+const VERSIONS = [1, 2];
 const MAX_WORKERS = 10000;
+
+/** A cluster already running (version 2): what its scale(workers) changes. */
+export interface IRunning {
+  /** The workers it has. */
+  workers: number;
+  /** Below them: the workers its scheduler would retire, by name. */
+  retiring?: string[];
+  /** Below them: the engine's request for what their deletion takes away. */
+  forecast?: ForecastRequest;
+}
 
 export interface IPreviewQuestion {
   version: number;
@@ -25,6 +37,26 @@ export interface IPreviewQuestion {
   /** A built-in scheduler profile's name; null: the sidebar's setting. */
   profile: string | null;
   label: string;
+  running?: IRunning;
+}
+
+function readRunning(r: unknown): IRunning | string {
+  const x = r as Partial<IRunning> | null;
+  if (typeof x !== 'object' || x === null)
+    return `running ${JSON.stringify(r)}: expected an object`;
+  if (!Number.isInteger(x.workers) || x.workers! < 0)
+    return `running.workers ${JSON.stringify(x.workers)}: expected a whole number`;
+  if (
+    x.retiring !== undefined &&
+    !(Array.isArray(x.retiring) && x.retiring.every(n => typeof n === 'string'))
+  )
+    return `running.retiring ${JSON.stringify(x.retiring)}: expected worker names`;
+  if (
+    x.forecast !== undefined &&
+    (typeof x.forecast !== 'object' || x.forecast === null)
+  )
+    return `running.forecast ${JSON.stringify(x.forecast)}: expected an object`;
+  return { workers: x.workers!, retiring: x.retiring, forecast: x.forecast };
 }
 
 /** The question an output holds, or what is wrong with it, naming the field. */
@@ -34,21 +66,29 @@ export function readQuestion(
   const q = data as Partial<IPreviewQuestion> | null;
   if (typeof q !== 'object' || q === null)
     return { error: 'the output holds no preview question' };
-  if (q.version !== VERSION)
+  if (!VERSIONS.includes(q.version as number))
     return {
-      error: `version ${JSON.stringify(q.version)}: this jupyterlab-tightpack reads version ${VERSION}; update it to draw this preview`
+      error: `version ${JSON.stringify(q.version)}: this jupyterlab-tightpack reads versions ${VERSIONS.join(' and ')}; update it to draw this preview`
     };
+  let running: IRunning | undefined;
+  if (q.running !== undefined && q.version !== 1) {
+    const r = readRunning(q.running);
+    if (typeof r === 'string') return { error: r };
+    running = r;
+  }
+  // scale(0) is a question only of a running cluster.
+  const fewest = running ? 0 : 1;
   if (typeof q.target !== 'object' || q.target === null || !q.target.kind)
     return {
       error: `target ${JSON.stringify(q.target)}: expected an object with a kind`
     };
   if (
     !Number.isInteger(q.workers) ||
-    q.workers! < 1 ||
+    q.workers! < fewest ||
     q.workers! > MAX_WORKERS
   )
     return {
-      error: `workers ${JSON.stringify(q.workers)}: expected a whole number from 1 to ${MAX_WORKERS}`
+      error: `workers ${JSON.stringify(q.workers)}: expected a whole number from ${fewest} to ${MAX_WORKERS}`
     };
   if (q.profile !== null && typeof q.profile !== 'string')
     return {
@@ -56,11 +96,12 @@ export function readQuestion(
     };
   return {
     question: {
-      version: q.version,
+      version: q.version!,
       target: q.target,
       workers: q.workers!,
       profile: q.profile ?? null,
-      label: typeof q.label === 'string' ? q.label : q.target.kind
+      label: typeof q.label === 'string' ? q.label : q.target.kind,
+      ...(running ? { running } : {})
     }
   };
 }
@@ -72,11 +113,25 @@ export interface IPreviewDeps {
   /** The sidebar's default scheduler profile. */
   defaultProfile(): string;
   /** Shows the question in the sidebar. */
-  openInSidebar(question: IQuestion): void;
+  openInSidebar(question: IQuestion | IForecastQuestion): void;
+}
+
+/** The workers a scale to q.workers adds: all of them, or those beyond the running. */
+export function added(q: IPreviewQuestion): number {
+  return q.workers - (q.running?.workers ?? 0);
 }
 
 /** "tightpack: where 20 workers of KubeCluster alice land". */
 export function titleOf(q: IPreviewQuestion): string {
+  const r = q.running;
+  if (r && q.workers < r.workers)
+    return `tightpack: what scale(${q.workers}) of ${q.label} frees`;
+  if (r && q.workers === r.workers)
+    return `tightpack: scale(${q.workers}) leaves ${q.label} as it is`;
+  if (r) {
+    const more = added(q);
+    return `tightpack: where ${more} more ${more === 1 ? 'worker' : 'workers'} of ${q.label} ${more === 1 ? 'lands' : 'land'} (${r.workers} running)`;
+  }
   if (q.target.kind === 'profile' && q.workers === 1)
     return `tightpack: where a notebook server of ${q.label} lands`;
   const what = q.target.kind === 'profile' ? 'servers' : 'workers';
@@ -88,6 +143,22 @@ export function titleOf(q: IPreviewQuestion): string {
 function when(iso: string): string {
   const d = new Date(iso);
   return Number.isNaN(d.getTime()) ? iso : d.toLocaleString();
+}
+
+function plural(n: number, what: string): string {
+  return `${n} ${n === 1 ? what : `${what}s`}`;
+}
+
+/** "live snapshot of … · 1000 nodes · scheduler profile tightpack". */
+function sourceLine(loaded: ILoadedCluster, how: string): HTMLElement {
+  const { envelope, summary } = loaded;
+  const line = el(
+    'div',
+    'tp-source',
+    `${envelope.source.kind} snapshot of ${when(envelope.fetchedAt)} · ${summary.nodes.length} nodes · ${how}`
+  );
+  line.dataset.kind = envelope.source.kind;
+  return line;
 }
 
 export class PreviewRenderer extends Widget implements IRenderMime.IRenderer {
@@ -109,6 +180,20 @@ export class PreviewRenderer extends Widget implements IRenderMime.IRenderer {
       el('div', 'tp-preview-title', title),
       el('div', 'tp-source', 'Loading the cluster…')
     );
+    const drawn =
+      q.running && q.workers <= q.running.workers
+        ? await this.drawShrink(q, q.running, title)
+        : await this.drawPlacement(q, title);
+    if (!drawn) return;
+    this.node.dataset.state = 'drawn';
+    this.node.dataset.drawMs = (performance.now() - started).toFixed(1);
+  }
+
+  /** Where the added workers land; false when it failed (drawn as an error). */
+  private async drawPlacement(
+    q: IPreviewQuestion,
+    title: string
+  ): Promise<boolean> {
     let loaded: ILoadedCluster;
     let template: IWorkerTemplate;
     try {
@@ -117,14 +202,17 @@ export class PreviewRenderer extends Widget implements IRenderMime.IRenderer {
         this.deps.resolve(q.target)
       ]);
     } catch (e) {
-      return this.fail(title, (e as Error).message);
+      this.fail(title, (e as Error).message);
+      return false;
     }
     // A refresh that ended while the server made the pod has disposed that cluster.
     loaded = this.deps.session.loaded ?? loaded;
     const profileName = q.profile ?? this.deps.defaultProfile();
-    const placed = placeWorkers(loaded, template.pod, q.workers, profileName);
-    if (!placed.ok) return this.fail(title, placed.error);
-
+    const placed = placeWorkers(loaded, template.pod, added(q), profileName);
+    if (!placed.ok) {
+      this.fail(title, placed.error);
+      return false;
+    }
     this.answer.draw({
       summary: loaded.summary,
       placement: placed.value.placement,
@@ -132,34 +220,89 @@ export class PreviewRenderer extends Widget implements IRenderMime.IRenderer {
       source: template.source,
       claims: template.claims
     });
-    const { envelope, summary } = loaded;
-    const source = el(
-      'div',
-      'tp-source',
-      `${envelope.source.kind} snapshot of ${when(envelope.fetchedAt)} · ${summary.nodes.length} nodes · scheduler profile ${placed.value.profile.name}`
-    );
-    source.dataset.kind = envelope.source.kind;
-    const open = el(
-      'button',
-      'jp-Button tp-preview-open',
-      'Open in the sidebar'
-    );
-    open.addEventListener('click', () =>
+    const open = this.openButton(() =>
       this.deps.openInSidebar({
         template,
-        workers: q.workers,
+        workers: added(q),
         profile: placed.value.profile.name
       })
     );
     this.node.replaceChildren(
       el('div', 'tp-preview-title', title),
-      source,
+      sourceLine(loaded, `scheduler profile ${placed.value.profile.name}`),
       this.answer.node,
       open
     );
     if (this.isAttached) this.answer.redraw();
-    this.node.dataset.state = 'drawn';
-    this.node.dataset.drawMs = (performance.now() - started).toFixed(1);
+    return true;
+  }
+
+  /**
+   * A running cluster scaled to its size or below: the workers its scheduler
+   * retires and the nodes cluster-autoscaler then removes.
+   */
+  private async drawShrink(
+    q: IPreviewQuestion,
+    r: IRunning,
+    title: string
+  ): Promise<boolean> {
+    let loaded: ILoadedCluster;
+    try {
+      loaded = await this.deps.session.load();
+    } catch (e) {
+      this.fail(title, (e as Error).message);
+      return false;
+    }
+    const source = sourceLine(loaded, "cluster-autoscaler's scale-down rules");
+    if (q.workers === r.workers) {
+      this.node.replaceChildren(
+        el('div', 'tp-preview-title', title),
+        source,
+        el(
+          'p',
+          'tp-preview-unchanged',
+          `${plural(r.workers, 'worker')} running: scale(${q.workers}) adds none and retires none.`
+        )
+      );
+      return true;
+    }
+    const request: ForecastRequest = r.forecast ?? {};
+    // cluster-autoscaler lets kube-system pods go an hour after their creation.
+    const f = loaded.cluster.forecast({
+      ...request,
+      now: new Date().toISOString()
+    });
+    if (!f.ok) {
+      this.fail(title, f.error);
+      return false;
+    }
+    const retiring = r.retiring ?? [];
+    const who = el(
+      'p',
+      'tp-preview-retiring',
+      `Retiring ${retiring.length} of ${plural(r.workers, 'worker')}, as the cluster's scheduler chooses them (workers_to_close): ${retiring.join(', ') || 'none'}.`
+    );
+    const open = this.openButton(() =>
+      this.deps.openInSidebar({ forecast: request, label: q.label })
+    );
+    this.node.replaceChildren(
+      el('div', 'tp-preview-title', title),
+      source,
+      who,
+      forecastElement(f.value),
+      open
+    );
+    return true;
+  }
+
+  private openButton(open: () => void): HTMLElement {
+    const button = el(
+      'button',
+      'jp-Button tp-preview-open',
+      'Open in the sidebar'
+    );
+    button.addEventListener('click', open);
+    return button;
   }
 
   protected onAfterAttach(): void {

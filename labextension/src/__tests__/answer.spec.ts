@@ -198,6 +198,27 @@ describe('the other parts', () => {
     ).toMatch(/remove/);
   });
 
+  test("a notebook's shrink, asked of the sidebar's forecast by name", () => {
+    const view = new ForecastView(() => d.cluster);
+    const input = view.node.querySelector('input')!;
+    input.value = 'left over';
+    const removeDeployments = [
+      'daskhub/dask-3f2a-default-worker-fff6133d49',
+      'daskhub/gone'
+    ];
+    view.ask({ removeDeployments }, 'KubeCluster dask-3f2a');
+    expect(input.value).toBe('');
+    expect(view.node.querySelector('.tp-forecast-asked')!.textContent).toBe(
+      'If the workers of KubeCluster dask-3f2a that scale() retires leave:'
+    );
+    expect(
+      view.node.querySelector('.tp-forecast-summary')!.textContent
+    ).toMatch(/ \(with 1 pod taken away\)\.$/);
+    expect(view.node.textContent).toContain(
+      'Deployment "daskhub/gone" has no running pod in the snapshot'
+    );
+  });
+
   test("the form gives the template's settings, or the first thing wrong", () => {
     let changes = 0;
     const form = new WorkerForm(() => ++changes);

@@ -8,7 +8,8 @@
 // (test_preview.py) and the UI test runs both in JupyterLab.
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import type { IRenderMime } from '@jupyterlab/rendermime-interfaces';
-import type { IQuestion } from '../panel.js';
+import { forecastElement } from '../forecast.js';
+import type { IForecastQuestion, IQuestion } from '../panel.js';
 import {
   IPreviewDeps,
   MIME_TYPE,
@@ -84,6 +85,33 @@ function question(workers = 20, profile: string | null = null) {
   };
 }
 
+// The demo's running KubeCluster dask-3f2a: seven operator workers, each a
+// Deployment named after the worker. Scaled to `workers`, preview() puts in
+// the ones its scheduler retires: here the four on node 8sne.
+const RETIRING = ['fff6133d49', '9e265445d9', 'bf038211f2', '776cf48fcb'].map(
+  id => `dask-3f2a-default-worker-${id}`
+);
+function shrink(workers: number) {
+  return {
+    version: 2,
+    target: { kind: 'dask-kubernetes', manifest: {} },
+    workers,
+    profile: null,
+    label: 'KubeCluster dask-3f2a',
+    running: {
+      workers: 7,
+      ...(workers < 7
+        ? {
+            retiring: RETIRING,
+            forecast: {
+              removeDeployments: RETIRING.map(n => `daskhub/${n}`)
+            }
+          }
+        : {})
+    }
+  };
+}
+
 function model(data: unknown): IRenderMime.IMimeModel {
   return {
     data: { [MIME_TYPE]: data as any },
@@ -95,7 +123,7 @@ function model(data: unknown): IRenderMime.IMimeModel {
 
 function renderer(
   template: IWorkerTemplate | Error,
-  asked: IQuestion[] = []
+  asked: (IQuestion | IForecastQuestion)[] = []
 ): PreviewRenderer {
   const deps: IPreviewDeps = {
     session: { load: () => Promise.resolve(loaded), loaded },
@@ -181,12 +209,99 @@ describe('the preview in a cell output', () => {
   });
 });
 
+describe('a running cluster scaled', () => {
+  test('down: the workers its scheduler retires and the nodes that then go', async () => {
+    const asked: (IQuestion | IForecastQuestion)[] = [];
+    const r = renderer(new Error('no pod is made for a shrink'), asked);
+    await r.renderModel(model(shrink(3)));
+    expect(r.node.dataset.state).toBe('drawn');
+    expect(r.node.querySelector('.tp-preview-title')!.textContent).toBe(
+      'tightpack: what scale(3) of KubeCluster dask-3f2a frees'
+    );
+    expect(r.node.querySelector('.tp-source')!.textContent).toMatch(
+      / · cluster-autoscaler's scale-down rules$/
+    );
+    expect(r.node.querySelector('.tp-preview-retiring')!.textContent).toBe(
+      `Retiring 4 of 7 workers, as the cluster's scheduler chooses them (workers_to_close): ${RETIRING.join(', ')}.`
+    );
+    // The engine's forecast with those Deployments' pods taken away, as the
+    // sidebar draws it.
+    const request = {
+      removeDeployments: RETIRING.map(n => `daskhub/${n}`)
+    };
+    const forecast = ok(
+      loaded.cluster.forecast({ ...request, now: new Date().toISOString() })
+    );
+    expect(forecast.removedPods).toEqual(
+      [3, 4, 5, 6].map(i => `daskhub/dask-worker-3f2a-${i}`)
+    );
+    // The four workers ran on one node, which nothing else keeps.
+    expect(
+      forecast.nodes.find(n => n.node === 'gke-daskhub-dask-workers-a9c4-8sne')
+        ?.removable
+    ).toBe(true);
+    expect(r.node.querySelector('.tp-forecast-summary')!.textContent).toBe(
+      forecastElement(forecast).querySelector('.tp-forecast-summary')!
+        .textContent
+    );
+    r.node.querySelector<HTMLButtonElement>('.tp-preview-open')!.click();
+    expect(asked).toEqual([
+      { forecast: request, label: 'KubeCluster dask-3f2a' }
+    ]);
+  });
+
+  test('to its size: nothing to place or retire', async () => {
+    const r = renderer(new Error('no pod is made'));
+    await r.renderModel(model(shrink(7)));
+    expect(r.node.dataset.state).toBe('drawn');
+    expect(r.node.querySelector('.tp-preview-unchanged')!.textContent).toBe(
+      '7 workers running: scale(7) adds none and retires none.'
+    );
+  });
+
+  test('up: only the workers beyond the running ones are placed', async () => {
+    const asked: (IQuestion | IForecastQuestion)[] = [];
+    const r = renderer(specTemplate(), asked);
+    await r.renderModel(model(shrink(11)));
+    expect(r.node.querySelector('.tp-preview-title')!.textContent).toBe(
+      'tightpack: where 4 more workers of KubeCluster dask-3f2a land (7 running)'
+    );
+    const placement = ok(
+      loaded.cluster.place({
+        pod: specTemplate().pod,
+        replicas: 4,
+        profile: 'tightpack',
+        admission: { extendedResourceToleration: true }
+      })
+    );
+    expect(
+      r.node.querySelector('.tp-headline')!.getAttribute('data-placed')
+    ).toBe(String(placement.placed));
+    r.node.querySelector<HTMLButtonElement>('.tp-preview-open')!.click();
+    expect(asked).toEqual([
+      { template: specTemplate(), workers: 4, profile: 'tightpack' }
+    ]);
+  });
+});
+
 describe('the question an output holds', () => {
   test.each([
     [null, 'the output holds no preview question'],
     [
-      { ...question(), version: 2 },
-      'version 2: this jupyterlab-tightpack reads version 1'
+      { ...question(), version: 3 },
+      'version 3: this jupyterlab-tightpack reads versions 1 and 2'
+    ],
+    [
+      { ...shrink(4), running: { workers: -1 } },
+      'running.workers -1: expected a whole number'
+    ],
+    [
+      { ...shrink(4), running: { workers: 6, retiring: [7] } },
+      'running.retiring [7]: expected worker names'
+    ],
+    [
+      { ...shrink(4), running: { workers: 6, forecast: 'x' } },
+      'running.forecast "x": expected an object'
     ],
     [
       { ...question(), target: null },
@@ -212,5 +327,7 @@ describe('the question an output holds', () => {
     expect(readQuestion(question(5, 'rtc'))).toEqual({
       question: question(5, 'rtc')
     });
+    // scale(0) of a running cluster is a question.
+    expect(readQuestion(shrink(0))).toEqual({ question: shrink(0) });
   });
 });
