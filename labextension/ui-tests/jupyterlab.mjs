@@ -248,13 +248,8 @@ export function poolFigures(page, scope) {
   );
 }
 
-/**
- * The same figures from the native `tightpack predict` on the pod the panel scheduled and
- * the cluster and pools it loaded (the server extension's envelope: the demo cluster with
- * the user's claim and volume from /home, and the StorageClass), admitted as a GKE API
- * server would (the demo is GKE: the panel asks the same).
- */
-export async function poolsPredicted(lab, pod, workers, profile) {
+/** The server extension's cluster and pools, as files for the native command. */
+async function snapshotFiles(lab) {
   const dir = mkdtempSync(path.join(tmpdir(), 'tightpack-ui-'));
   const envelope = await (
     await fetch(`${lab.url}/tightpack/snapshot?token=${lab.token}`)
@@ -264,6 +259,41 @@ export async function poolsPredicted(lab, pod, workers, profile) {
     JSON.stringify(envelope.cluster)
   );
   writeFileSync(path.join(dir, 'pools.json'), JSON.stringify(envelope.pools));
+  return dir;
+}
+
+/**
+ * `tightpack forecast --output json` on the cluster and pools the panel
+ * loaded, with `args` (--remove-deployments …).
+ */
+export async function forecastPredicted(lab, args) {
+  const dir = await snapshotFiles(lab);
+  const r = spawnSync(
+    native,
+    [
+      'forecast',
+      '--cluster',
+      path.join(dir, 'cluster.json'),
+      '--pools',
+      path.join(dir, 'pools.json'),
+      ...args,
+      '--output',
+      'json'
+    ],
+    { encoding: 'utf8' }
+  );
+  assert.equal(r.status, 0, `tightpack forecast: ${r.stderr}`);
+  return JSON.parse(r.stdout);
+}
+
+/**
+ * The same figures from the native `tightpack predict` on the pod the panel scheduled and
+ * the cluster and pools it loaded (the server extension's envelope: the demo cluster with
+ * the user's claim and volume from /home, and the StorageClass), admitted as a GKE API
+ * server would (the demo is GKE: the panel asks the same).
+ */
+export async function poolsPredicted(lab, pod, workers, profile) {
+  const dir = await snapshotFiles(lab);
   writeFileSync(path.join(dir, 'pod.json'), pod);
   const r = spawnSync(
     native,

@@ -1,10 +1,11 @@
 // preview() in a notebook of a real JupyterLab from PyPI, in Debian's
 // Chromium: the kernel builds a spec with dask-kubernetes' own
 // make_cluster_spec (no cluster is needed for that) and previews 20 workers
-// of it; a GPU profile by name; a spec with an invalid quantity. The drawn
-// output has the per-pool figures `tightpack predict --pools` gives on the
-// same pod and the sidebar shows for it; a saved and reopened notebook draws
-// its outputs again.
+// of it; a GPU profile by name; a spec with an invalid quantity; a running
+// cluster scaled down. The drawn output has the per-pool figures `tightpack
+// predict --pools` gives on the same pod and the sidebar shows for it, or for
+// the shrink the nodes `tightpack forecast` frees; a saved and reopened
+// notebook draws its outputs again.
 //   node --test labextension/ui-tests/   (after scripts/build_labextension.sh)
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -12,6 +13,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import {
   comparePools,
+  forecastPredicted,
   installAsAUser,
   kernelIdle,
   launchChromium,
@@ -45,7 +47,34 @@ const cells = [
   [
     'bad = make_cluster_spec(name="bad", resources={"requests": {"memory": "4Gx"}})',
     'preview(bad, 2)'
-  ]
+  ],
+  // A test double for a started KubeCluster, which needs a Kubernetes cluster:
+  // distributed's own scheduler and workers in this kernel, named as the
+  // operator names the demo cluster's dask-3f2a workers (three of them, on
+  // node 4jwp, hold data); the KubeCluster is dask-kubernetes' own, given what
+  // its start sets.
+  [
+    'import logging, warnings',
+    'from distributed import Client, Scheduler, Worker',
+    'from distributed.core import Status, rpc',
+    'logging.getLogger("distributed").setLevel(logging.ERROR)',
+    'warnings.filterwarnings("ignore", message="coroutine .* was never awaited")',
+    'ids = ["840480f551", "f8f59a094f", "42bbda3d7a", "776cf48fcb", "fff6133d49",',
+    '       "9e265445d9", "bf038211f2"]',
+    'scheduler = await Scheduler(port=0, dashboard_address=":0")',
+    'workers = [await Worker(scheduler.address, nthreads=1,',
+    '                        name=f"dask-3f2a-default-worker-{i}") for i in ids]',
+    'client = await Client(scheduler.address, asynchronous=True)',
+    'held = [await client.scatter([i], workers=[w.address]) for i, w in zip(ids[:3], workers)]',
+    '# (a spec of its own: the Dask config here names a custom spec, which KubeCluster prefers)',
+    'cluster = KubeCluster(custom_cluster_spec=make_cluster_spec(name="dask-3f2a"),',
+    '                      namespace="daskhub", asynchronous=True)',
+    'KubeCluster._instances.discard(cluster)',
+    'cluster.scheduler_comm = rpc(scheduler.address)',
+    'cluster.scheduler_info = scheduler.identity()',
+    'cluster.status = Status.running'
+  ],
+  ['await preview(cluster, 3)  # what cluster.scale(3) frees']
 ];
 
 function notebook() {
@@ -170,10 +199,13 @@ async function settled(count) {
   return outputs().evaluateAll(ps => ps.map(p => p.dataset.state));
 }
 
-test('run the notebook: two previews drawn, the bad spec shows its error', async () => {
+// Each preview's state, by output.
+const STATES = ['drawn', 'drawn', 'error', 'drawn'];
+
+test('run the notebook: the previews drawn, the bad spec shows its error', async () => {
   await openNotebook();
   await runAll();
-  assert.deepEqual(await settled(3), ['drawn', 'drawn', 'error']);
+  assert.deepEqual(await settled(STATES.length), STATES);
   const error = await outputs()
     .nth(2)
     .locator('.tp-preview-error')
@@ -245,8 +277,66 @@ test('a GPU profile by its name: the notebook server, as predict places it', asy
   );
 });
 
+test("a running cluster's shrink: tightpack forecast on the workers its scheduler retires", async () => {
+  await page.keyboard.press('Control+s');
+  await page.waitForFunction(() => !document.querySelector('.jp-mod-dirty'));
+  const saved = JSON.parse(readFileSync(file, 'utf8'));
+  const shrink = outputs().nth(3);
+  assert.equal(
+    await shrink.locator('.tp-preview-title').textContent(),
+    'tightpack: what scale(3) of KubeCluster dask-3f2a frees'
+  );
+  const question = saved.cells[4].outputs.find(o => o.data?.[MIME]).data[MIME];
+  // The scheduler kept the three holding data and retires the four on 8sne.
+  assert.deepEqual(question.running.retiring.slice().sort(), [
+    'dask-3f2a-default-worker-776cf48fcb',
+    'dask-3f2a-default-worker-9e265445d9',
+    'dask-3f2a-default-worker-bf038211f2',
+    'dask-3f2a-default-worker-fff6133d49'
+  ]);
+  const keys = question.running.forecast.removeDeployments;
+  assert.deepEqual(
+    keys,
+    question.running.retiring.map(n => `daskhub/${n}`)
+  );
+  const predicted = await forecastPredicted(lab, [
+    '--remove-deployments',
+    keys.join(',')
+  ]);
+  assert.equal(predicted.removedPods.length, 4);
+  const summary = `${predicted.summary.removable} of ${predicted.summary.nodes} nodes can be removed after ${predicted.unneededTime} unneeded (with 4 pods taken away).`;
+  assert.equal(
+    await shrink.locator('.tp-forecast-summary').textContent(),
+    summary
+  );
+  // docs/notebook.md's second screenshot: the cell and the shrink's preview.
+  await page
+    .locator('.jp-Notebook .jp-Cell')
+    .nth(4)
+    .screenshot({ path: path.join(screenshots, 'notebook-shrink.png') });
+  const removable = predicted.nodes.filter(n => n.removable).map(n => n.node);
+  assert.ok(removable.includes('gke-daskhub-dask-workers-a9c4-8sne'));
+  assert.equal(
+    await shrink.locator('.tp-forecast-summary + p').textContent(),
+    `Removed: ${removable.join(', ')}`
+  );
+
+  // "Open in the sidebar": its scale-down forecast, for the same workers.
+  await shrink.locator('.tp-preview-open').click();
+  const sidebar = page.locator('#tightpack-panel .tp-forecast');
+  await sidebar.locator('.tp-forecast-summary').waitFor({ timeout: 60000 });
+  assert.equal(
+    await sidebar.locator('.tp-forecast-asked').textContent(),
+    'If the workers of KubeCluster dask-3f2a that scale() retires leave:'
+  );
+  assert.equal(
+    await sidebar.locator('.tp-forecast-summary').textContent(),
+    summary
+  );
+});
+
 test('a saved notebook, opened again, draws its previews again', async () => {
   await page.reload();
   await openNotebook();
-  assert.deepEqual(await settled(3), ['drawn', 'drawn', 'error']);
+  assert.deepEqual(await settled(STATES.length), STATES);
 });

@@ -7,13 +7,18 @@ schedulers each place one user's cluster on three nodes of their own: tightpack 
 the real kube-scheduler with zero-to-jupyterhub's user-scheduler profile, and with the default
 profile. Packing is the point: tightpack and the user-scheduler put the 7 pods on 2 nodes, in
 the same shape; the default profile spreads them over all 3 (LeastAllocated, and the system
-default spread over each ReplicaSet's and the Service's pods)."""
+default spread over each ReplicaSet's and the Service's pods). And a shrink: `tightpack forecast
+--remove-deployments` on two worker Deployments (the operator deletes one per retired worker)
+takes away exactly their pods as the API's owner chain gives them, reading the pods alone."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+
 import pytest
 from dask_operator import daskcluster, delete_all, install_crds
-from harness import FLAVOURS, node_of, wait_for
+from harness import FLAVOURS, TIGHTPACK, node_of, wait_for
 
 POOL = "tightpack.test/pool"
 SUFFIX = {"tightpack": "tp", "kube-z2jh": "z2jh", "kube-default": "default"}
@@ -31,7 +36,22 @@ def owner(obj: dict) -> tuple:
     return refs[0]["kind"], refs[0]["name"]
 
 
-def test_operator_clusters_pack_as_kube_scheduler_packs_them(cluster, schedulers, dask_objects):
+def forecast_removing(cluster, deployments: list, workdir) -> list:
+    """`tightpack forecast --remove-deployments` on the control plane's nodes and pods:
+    the pods it takes away."""
+    items = [{**n, "kind": "Node"} for n in cluster.nodes()] + \
+        [{**p, "kind": "Pod"} for p in cluster.pods()]
+    snapshot = workdir / "shrink-snapshot.json"
+    snapshot.write_text(json.dumps({"kind": "List", "apiVersion": "v1", "items": items}))
+    r = subprocess.run([str(TIGHTPACK), "forecast", "--cluster", str(snapshot),
+                        "--remove-deployments", ",".join(deployments), "--output", "json"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout).get("removedPods", [])
+
+
+def test_operator_clusters_pack_as_kube_scheduler_packs_them(cluster, schedulers, dask_objects,
+                                                              tmp_path):
     api, ns = cluster.api, cluster.ns
     install_crds(api)
     for suffix in SUFFIX.values():
@@ -74,6 +94,16 @@ def test_operator_clusters_pack_as_kube_scheduler_packs_them(cluster, schedulers
         services = [s for s in api.list(f"/api/v1/namespaces/{ns}/services")
                     if s["metadata"]["name"] == f"alice-{suffix}-scheduler"]
         assert services, f"no scheduler Service of alice-{suffix}"
+
+    # A shrink's forecast names the Deployments the operator deletes (one per retired worker):
+    # from the pods alone, it finds the same pods the API's owner chain gives.
+    workers_tp = sorted((p for p in placed["tp"]
+                         if p["metadata"]["labels"].get("dask.org/component") == "worker"),
+                        key=lambda p: p["metadata"]["name"])
+    retired = sorted({owner(replicasets[owner(p)[1]])[1] for p in workers_tp[:2]})
+    removed = forecast_removing(cluster, [f"{ns}/{d}" for d in retired], tmp_path)
+    assert sorted(removed) == [f"{ns}/{p['metadata']['name']}" for p in workers_tp
+                               if owner(replicasets[owner(p)[1]])[1] in retired]
 
     shapes = {}
     for suffix, pods in placed.items():
