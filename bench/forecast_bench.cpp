@@ -73,9 +73,12 @@ Input make_input(size_t nodes, int64_t under_percent) {
       p.pod.labels = {{"dask.org/cluster-name", user}, {"dask.org/component", "worker"}};
       p.pod.tolerations = worker.tolerations;
       p.pod.node_affinity = worker.node_affinity;
+      // Each worker its own Deployment, named as the Deployment controller
+      // names them: ReplicaSet <deployment>-<hash>, the pod labelled with the hash.
+      p.pod.labels.emplace_back("pod-template-hash", "7c9f8d6b5d");
       p.controller_kind = "ReplicaSet";
-      p.controller_name =
-          user + "-default-worker-" + std::to_string(i) + "-" + std::to_string(slot);
+      p.controller_name = user + "-default-worker-" + std::to_string(i) + "x" +
+                          std::to_string(slot) + "-7c9f8d6b5d";
       if (i % 4 == 0) {
         p.pod.annotations = {{"cluster-autoscaler.kubernetes.io/safe-to-evict", "false"}};
       }
@@ -125,6 +128,38 @@ void BM_ScaleDownForecast(benchmark::State& state) {
 BENCHMARK(BM_ScaleDownForecast)
     ->ArgsProduct({{1000}, {20, 100}})
     ->ArgNames({"nodes", "under_percent"})
+    ->Unit(benchmark::kMillisecond);
+
+// A notebook's shrink (docs/notebook.md): the realistic forecast above after
+// the operator deletes `deployments` worker Deployments by name (one worker
+// each), the first in snapshot order.
+void BM_ScaleDownForecastRemovingDeployments(benchmark::State& state) {
+  const Input in = make_input(static_cast<size_t>(state.range(0)), 20);
+  std::vector<Node> nodes;
+  for (const auto& n : in.snapshot.nodes) nodes.push_back(n.node);
+  pools::PodRemoval removal;
+  for (const autoscaler::CaPod& p : in.snapshot.pods) {
+    const std::string d = pools::deployment_of(p);
+    if (d.empty() || static_cast<int64_t>(removal.deployments.size()) >= state.range(1)) continue;
+    removal.deployments.push_back(d);
+  }
+  pools::ScaleDownForecast f;
+  for (auto _ : state) {
+    const pools::ResolvedPools resolved = pools::resolve_pools(in.config, nodes);
+    auto r = pools::forecast_scale_down(in.snapshot, resolved, in.config, removal);
+    if (!r) {
+      state.SkipWithError(r.error().what().c_str());
+      return;
+    }
+    f = std::move(*r);
+    benchmark::DoNotOptimize(f);
+  }
+  state.counters["removed_pods"] = static_cast<double>(f.removed_pods.size());
+  state.counters["removable"] = static_cast<double>(f.removable);
+}
+BENCHMARK(BM_ScaleDownForecastRemovingDeployments)
+    ->ArgsProduct({{1000}, {10, 1000}})
+    ->ArgNames({"nodes", "deployments"})
     ->Unit(benchmark::kMillisecond);
 
 }  // namespace

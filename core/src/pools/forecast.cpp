@@ -7,6 +7,7 @@
 #include <cmath>
 #include <optional>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "autoscaler/run.hpp"
 #include "tightpack/autoscaler/drain.hpp"
@@ -81,12 +82,14 @@ std::vector<std::string> unmatched_notes(const PodRemoval& remove,
       })) {
     notes.emplace_back("no running pod matches the selector: nothing was removed");
   }
+  std::unordered_set<std::string> taken_pods, taken_deployments;
+  for (const CaPod* p : removed) {
+    if (!remove.pods.empty()) taken_pods.insert(p->pod.key());
+    if (!remove.deployments.empty()) taken_deployments.insert(deployment_of(*p));
+  }
   std::vector<std::string> missing_pods;
   for (const std::string& key : remove.pods) {
-    if (std::none_of(removed.begin(), removed.end(),
-                     [&](const CaPod* p) { return p->pod.key() == key; })) {
-      missing_pods.push_back(key);
-    }
+    if (!taken_pods.contains(key)) missing_pods.push_back(key);
   }
   if (!missing_pods.empty()) {
     const bool one = missing_pods.size() == 1;
@@ -96,10 +99,7 @@ std::vector<std::string> unmatched_notes(const PodRemoval& remove,
   }
   std::vector<std::string> missing_deployments;
   for (const std::string& key : remove.deployments) {
-    if (std::none_of(removed.begin(), removed.end(),
-                     [&](const CaPod* p) { return deployment_of(*p) == key; })) {
-      missing_deployments.push_back(key);
-    }
+    if (!taken_deployments.contains(key)) missing_deployments.push_back(key);
   }
   if (!missing_deployments.empty()) {
     const bool one = missing_deployments.size() == 1;
@@ -189,8 +189,9 @@ Result<ScaleDownForecast> forecast_scale_down(const ClusterSnapshot& snapshot,
   std::vector<const CaPod*> bound;
   std::vector<const CaPod*> removed;
   bound.reserve(snapshot.pods.size());
+  const PodRemovalMatcher removes(remove);
   for (const CaPod& p : snapshot.pods) {
-    if (remove.removes(p)) {
+    if (removes(p)) {
       f.removed_pods.push_back(p.pod.key());
       removed.push_back(&p);
     } else {
@@ -199,9 +200,8 @@ Result<ScaleDownForecast> forecast_scale_down(const ClusterSnapshot& snapshot,
   }
   size_t pending = snapshot.pending.size();
   if (!remove.empty()) {
-    pending =
-        static_cast<size_t>(std::count_if(snapshot.pending.begin(), snapshot.pending.end(),
-                                          [&](const CaPod& p) { return !remove.removes(p); }));
+    pending = static_cast<size_t>(std::count_if(snapshot.pending.begin(), snapshot.pending.end(),
+                                                [&](const CaPod& p) { return !removes(p); }));
   }
 
   // No scale-up ran: every group at its current size, no pending pod packed.

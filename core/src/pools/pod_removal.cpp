@@ -1,7 +1,5 @@
 #include "tightpack/pools/pod_removal.hpp"
 
-#include <algorithm>
-
 #include "tightpack/model.hpp"
 
 namespace tightpack::pools {
@@ -16,12 +14,17 @@ std::string deployment_of(const autoscaler::CaPod& p) {
   return p.pod.ns + "/" + rs.substr(0, rs.size() - suffix.size());
 }
 
-bool PodRemoval::removes(const autoscaler::CaPod& p) const {
-  if (selector && label_selector_matches(*selector, p.pod.labels)) return true;
-  if (!pods.empty() && std::find(pods.begin(), pods.end(), p.pod.key()) != pods.end()) return true;
-  if (deployments.empty()) return false;
+PodRemovalMatcher::PodRemovalMatcher(const PodRemoval& removal)
+    : removal_(removal),
+      pods_(removal.pods.begin(), removal.pods.end()),
+      deployments_(removal.deployments.begin(), removal.deployments.end()) {}
+
+bool PodRemovalMatcher::operator()(const autoscaler::CaPod& p) const {
+  if (removal_.selector && label_selector_matches(*removal_.selector, p.pod.labels)) return true;
+  if (!pods_.empty() && pods_.contains(p.pod.key())) return true;
+  if (deployments_.empty()) return false;
   const std::string d = deployment_of(p);
-  return !d.empty() && std::find(deployments.begin(), deployments.end(), d) != deployments.end();
+  return !d.empty() && deployments_.contains(d);
 }
 
 std::optional<std::string> object_key_error(const std::string& key, const std::string& what) {

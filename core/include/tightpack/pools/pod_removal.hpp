@@ -8,6 +8,8 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "tightpack/autoscaler/scenario.hpp"
@@ -21,7 +23,20 @@ struct PodRemoval {
   std::vector<std::string> deployments;  // "namespace/name"
 
   bool empty() const { return !selector && pods.empty() && deployments.empty(); }
-  bool removes(const autoscaler::CaPod& pod) const;
+};
+
+// A PodRemoval asked of every pod of a snapshot: its names hashed once (a
+// scale(0) of a large Dask cluster names a thousand Deployments). Holds
+// views into `removal`, which must outlive it.
+class PodRemovalMatcher {
+ public:
+  explicit PodRemovalMatcher(const PodRemoval& removal);
+  bool operator()(const autoscaler::CaPod& pod) const;
+
+ private:
+  const PodRemoval& removal_;
+  std::unordered_set<std::string_view> pods_;
+  std::unordered_set<std::string_view> deployments_;
 };
 
 // "namespace/name" of the Deployment whose ReplicaSet controls `pod`, or
