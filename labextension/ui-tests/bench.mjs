@@ -9,10 +9,14 @@
 //    the engine's answer, the DOM and canvases, and the next painted frame;
 // 3. a notebook cell `preview(spec, 20)` executed to its painted preview:
 //    cold (a fresh page: the engine compiled, the snapshot fetched and
-//    loaded, the pod made by the server), and once the engine is loaded.
+//    loaded, the pod made by the server), and once the engine is loaded;
+// 4. the same for `await preview(cluster, 3)` of a running cluster of seven
+//    workers: the kernel asks its scheduler which go, the engine forecasts
+//    scale-down without them (no pod is made).
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
+  RUNNING_CLUSTER_CELL,
   installAsAUser,
   kernelIdle,
   launchChromium,
@@ -37,6 +41,8 @@ const opens = [];
 const inPanel = [];
 const previewCold = [];
 const previewWarm = [];
+const shrinkCold = [];
+const shrinkWarm = [];
 
 // A DaskHub user's notebook: the imports, then the preview being timed.
 writeFileSync(
@@ -44,11 +50,15 @@ writeFileSync(
   JSON.stringify({
     cells: [
       [
-        'from dask_kubernetes.operator import make_cluster_spec\n',
+        'from dask_kubernetes.operator import KubeCluster, make_cluster_spec\n',
         'from jupyterlab_tightpack import preview\n',
         'spec = make_cluster_spec(name="bench", resources={"requests": {"cpu": "1", "memory": "4Gi"}})'
       ],
-      ['preview(spec, 20)']
+      ['preview(spec, 20)'],
+      RUNNING_CLUSTER_CELL.map((l, k, all) =>
+        k < all.length - 1 ? `${l}\n` : l
+      ),
+      ['await preview(cluster, 3)']
     ].map((source, i) => ({
       id: `bench-${i}`,
       cell_type: 'code',
@@ -69,7 +79,10 @@ writeFileSync(
   })
 );
 
-/** Runs cell `i` (Ctrl+Enter) and, for the preview cell, returns ms to its painted output. */
+// The cells that draw a preview; the others only run.
+const PREVIEW_CELLS = [1, 3];
+
+/** Runs cell `i` (Ctrl+Enter) and, for a preview cell, returns ms to its painted output. */
 async function runCell(i) {
   await page
     .locator('.jp-Notebook .jp-Cell')
@@ -81,13 +94,13 @@ async function runCell(i) {
   );
   const start = await page.evaluate(() => performance.now());
   await page.keyboard.press('Control+Enter');
-  if (i === 0) {
+  if (!PREVIEW_CELLS.includes(i)) {
     await page.waitForFunction(
-      () =>
+      k =>
         /\[\d+\]/.test(
-          document.querySelector('.jp-InputPrompt')?.textContent ?? ''
+          document.querySelectorAll('.jp-InputPrompt')[k]?.textContent ?? ''
         ),
-      null,
+      i,
       { timeout: 120000 }
     );
     return 0;
@@ -153,21 +166,31 @@ try {
     }
     return out;
   }, changes);
-  for (let i = 0; i < runs; ++i) {
-    await page.goto(`${lab.url}/lab/tree/bench.ipynb?reset&token=${lab.token}`);
-    await page
-      .locator('.jp-Notebook .jp-Cell')
-      .first()
-      .waitFor({ timeout: 60000 });
-    await kernelIdle(lab);
-    await page.waitForTimeout(500); // JupyterLab settles
-    await runCell(0);
-    previewCold.push(await runCell(1));
-    for (let k = 0; k < Math.ceil(changes / runs); ++k)
-      previewWarm.push(await runCell(1));
+  // A fresh page for each cold sample: the placement's, then the shrink's.
+  for (const [cell, cold, warm] of [
+    [1, previewCold, previewWarm],
+    [3, shrinkCold, shrinkWarm]
+  ]) {
+    for (let i = 0; i < runs; ++i) {
+      await page.goto(
+        `${lab.url}/lab/tree/bench.ipynb?reset&token=${lab.token}`
+      );
+      await page
+        .locator('.jp-Notebook .jp-Cell')
+        .first()
+        .waitFor({ timeout: 60000 });
+      await kernelIdle(lab);
+      await page.waitForTimeout(500); // JupyterLab settles
+      await runCell(0);
+      if (cell === 3) await runCell(2);
+      cold.push(await runCell(cell));
+      for (let k = 0; k < Math.ceil(changes / runs); ++k)
+        warm.push(await runCell(cell));
+    }
   }
   const previewNodes = await page
     .locator('.tp-Preview .tp-source')
+    .first()
     .textContent();
 
   console.log(`cluster: ${nodes}`);
@@ -187,6 +210,12 @@ try {
   );
   console.log(
     `preview(spec, 20) executed to its painted output, engine loaded: ${stats(previewWarm)}`
+  );
+  console.log(
+    `await preview(cluster, 3) of 7 running, executed to its painted forecast, engine not yet loaded: ${stats(shrinkCold)}`
+  );
+  console.log(
+    `await preview(cluster, 3) of 7 running, executed to its painted forecast, engine loaded: ${stats(shrinkWarm)}`
   );
 } finally {
   await context.close();

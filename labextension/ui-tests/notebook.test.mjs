@@ -12,6 +12,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import {
+  RUNNING_CLUSTER_CELL,
   comparePools,
   forecastPredicted,
   installAsAUser,
@@ -48,32 +49,7 @@ const cells = [
     'bad = make_cluster_spec(name="bad", resources={"requests": {"memory": "4Gx"}})',
     'preview(bad, 2)'
   ],
-  // A test double for a started KubeCluster, which needs a Kubernetes cluster:
-  // distributed's own scheduler and workers in this kernel, named as the
-  // operator names the demo cluster's dask-3f2a workers (three of them, on
-  // node 4jwp, hold data); the KubeCluster is dask-kubernetes' own, given what
-  // its start sets.
-  [
-    'import logging, warnings',
-    'from distributed import Client, Scheduler, Worker',
-    'from distributed.core import Status, rpc',
-    'logging.getLogger("distributed").setLevel(logging.ERROR)',
-    'warnings.filterwarnings("ignore", message="coroutine .* was never awaited")',
-    'ids = ["840480f551", "f8f59a094f", "42bbda3d7a", "776cf48fcb", "fff6133d49",',
-    '       "9e265445d9", "bf038211f2"]',
-    'scheduler = await Scheduler(port=0, dashboard_address=":0")',
-    'workers = [await Worker(scheduler.address, nthreads=1,',
-    '                        name=f"dask-3f2a-default-worker-{i}") for i in ids]',
-    'client = await Client(scheduler.address, asynchronous=True)',
-    'held = [await client.scatter([i], workers=[w.address]) for i, w in zip(ids[:3], workers)]',
-    '# (a spec of its own: the Dask config here names a custom spec, which KubeCluster prefers)',
-    'cluster = KubeCluster(custom_cluster_spec=make_cluster_spec(name="dask-3f2a"),',
-    '                      namespace="daskhub", asynchronous=True)',
-    'KubeCluster._instances.discard(cluster)',
-    'cluster.scheduler_comm = rpc(scheduler.address)',
-    'cluster.scheduler_info = scheduler.identity()',
-    'cluster.status = Status.running'
-  ],
+  RUNNING_CLUSTER_CELL,
   ['await preview(cluster, 3)  # what cluster.scale(3) frees']
 ];
 
