@@ -75,6 +75,18 @@ function specTemplate(memory = '8Gi'): IWorkerTemplate {
   };
 }
 
+/** The engine's placement of `replicas` spec workers, as the sidebar asks it. */
+function placeSpec(replicas: number) {
+  return ok(
+    loaded.cluster.place({
+      pod: specTemplate().pod,
+      replicas,
+      profile: 'tightpack',
+      admission: { extendedResourceToleration: true }
+    })
+  );
+}
+
 function question(workers = 20, profile: string | null = null) {
   return {
     version: 1,
@@ -150,14 +162,7 @@ describe('the preview in a cell output', () => {
       /^demo snapshot of .* · \d+ nodes · scheduler profile tightpack$/
     );
     // The same figures the engine gives the sidebar for this pod.
-    const placement = ok(
-      loaded.cluster.place({
-        pod: specTemplate().pod,
-        replicas: 20,
-        profile: 'tightpack',
-        admission: { extendedResourceToleration: true }
-      })
-    );
+    const placement = placeSpec(20);
     const pools = answerView(loaded.summary, placement, {
       cpu: '2',
       memory: '8Gi'
@@ -266,14 +271,7 @@ describe('a running cluster scaled', () => {
     expect(r.node.querySelector('.tp-preview-title')!.textContent).toBe(
       'tightpack: where 4 more workers of KubeCluster dask-3f2a land (7 running)'
     );
-    const placement = ok(
-      loaded.cluster.place({
-        pod: specTemplate().pod,
-        replicas: 4,
-        profile: 'tightpack',
-        admission: { extendedResourceToleration: true }
-      })
-    );
+    const placement = placeSpec(4);
     expect(
       r.node.querySelector('.tp-headline')!.getAttribute('data-placed')
     ).toBe(String(placement.placed));
