@@ -1,5 +1,6 @@
 #include "tightpack/pools/pod_removal.hpp"
 
+#include "tightpack/error.hpp"
 #include "tightpack/model.hpp"
 
 namespace tightpack::pools {
@@ -31,7 +32,7 @@ std::optional<std::string> object_key_error(const std::string& key, const std::s
   const size_t slash = key.find('/');
   if (slash == std::string::npos || slash == 0 || slash + 1 == key.size() ||
       key.find('/', slash + 1) != std::string::npos) {
-    return "\"" + key + "\" is not a " + what + " reference: expected namespace/name";
+    return quote_value(key) + " is not a " + what + " reference: expected namespace/name";
   }
   return std::nullopt;
 }

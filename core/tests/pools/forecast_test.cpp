@@ -562,6 +562,10 @@ TEST(Forecast, ObjectKeysAreNamespaceSlashName) {
     ASSERT_TRUE(e) << bad;
     EXPECT_NE(e->find("is not a Deployment reference"), std::string::npos) << *e;
   }
+  // A long value is cut in the message, as every quoted value is.
+  auto e = object_key_error(std::string(300, 'x'), "pod");
+  ASSERT_TRUE(e);
+  EXPECT_LT(e->size(), 150u) << *e;
 }
 
 TEST(Forecast, PendingPodsAreLeftOutAndNoted) {
