@@ -371,10 +371,16 @@ void AffinityCounts::sync(const Cluster& c) {
   const bool fresh = instance_ != c.instance() || generation_.size() != c.size();
   const uint64_t epoch = own_ ? c.epoch() : c.affinity_epoch();
   if (!fresh && epoch_ == epoch) return;
-  if (fresh) {
+  // Neither this pod nor any bound one has terms: every node would count
+  // nothing (kube-scheduler's PreFilter skips). Cluster-autoscaler's drain
+  // simulation makes a plan per moved pod, and visiting every node for each
+  // was most of this plugin's cost there. generation_ is left empty, so the
+  // first sync after a pod with terms arrives counts every node afresh.
+  const bool nothing_to_count = !own_ && c.affinity_pods() == 0;
+  if (fresh || nothing_to_count) {
     cluster_ = &c;
     for (size_t k = 0; k < keys_.size(); ++k) columns_[k] = c.label_column(keys_[k]);
-    generation_.assign(c.size(), UINT32_MAX);
+    generation_.assign(nothing_to_count ? 0 : c.size(), UINT32_MAX);
     counted_.clear();
     affinity_.clear(), anti_affinity_.clear(), existing_.clear(), score_.clear();
     affinity_nonzero_ = anti_nonzero_ = existing_nonzero_ = 0;
@@ -382,6 +388,7 @@ void AffinityCounts::sync(const Cluster& c) {
   }
   instance_ = c.instance();
   epoch_ = epoch;
+  if (nothing_to_count) return;
   if (fresh && own_ && !count_from_label_index(c)) skip_nodes_without_candidates(c);
   for (NodeIndex n = 0; n < c.size(); ++n) {
     const uint32_t generation = own_ ? c.generation(n) : c.affinity_generation(n);
