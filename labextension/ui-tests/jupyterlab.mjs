@@ -185,16 +185,27 @@ export async function startLab(env = {}) {
  * sees it: a notebook's status bar says idle before its cells can run.
  */
 export async function kernelIdle(lab) {
+  // The list once came back as something other than a list while a kernel
+  // started (one CI run, 2026-12-05): poll again; if it never succeeds, the
+  // error carries the last answer and the server's log.
+  let last = '';
   for (let i = 0; i < 600; ++i) {
     const r = await fetch(`${lab.url}/api/kernels`, {
       headers: { Authorization: `token ${lab.token}` }
     });
-    const kernels = await r.json();
-    if (kernels.some(k => k.execution_state === 'idle' && k.connections > 0))
+    const kernels = await r.json().catch(() => null);
+    if (!Array.isArray(kernels)) {
+      last = `; GET /api/kernels last answered ${r.status}: ${JSON.stringify(kernels)}`;
+    } else if (
+      kernels.some(k => k.execution_state === 'idle' && k.connections > 0)
+    ) {
       return;
+    }
     await new Promise(r => setTimeout(r, 200));
   }
-  throw new Error('no kernel of the lab became idle in 120 s');
+  throw new Error(
+    `no kernel of the lab became idle in 120 s${last}\n${lab.log?.().slice(-4000) ?? ''}`
+  );
 }
 
 export async function launchChromium() {
