@@ -140,8 +140,8 @@ class Preview:
         if r and n == r["workers"]:
             return (f"tightpack preview: scale({n}) leaves {self.label} as it is: "
                     f"{_workers(n)} running.")
-        more = f"{n - r['workers']} more {'worker' if n - r['workers'] == 1 else 'workers'} " \
-            f"(beside the {r['workers']} running)" if r else _workers(n)
+        more = f"{_workers(n - r['workers'], 'more worker')} (beside the {r['workers']} running)" \
+            if r else _workers(n)
         return (f"tightpack preview: where {more} of {self.label} would land{under}.\n"
                 "JupyterLab with jupyterlab-tightpack draws it here, from the cluster as it is "
                 "when the output is shown: how many fit now and on which nodes, which node "
@@ -168,8 +168,8 @@ class Preview:
         return self.text
 
 
-def _workers(n: int) -> str:
-    return f"{n} {'worker' if n == 1 else 'workers'}"
+def _workers(n: int, what: str = "worker") -> str:
+    return f"{n} {what if n == 1 else what + 's'}"
 
 
 def preview(target: Any, n: int, profile: Optional[str] = None) -> Any:

@@ -1,7 +1,24 @@
 // "If workers leave": which nodes cluster-autoscaler removes once the pods a
 // selector matches are gone, and what keeps each other node.
-import type { Cluster, Forecast, ForecastRequest } from '@tightpack/wasm';
-import { el, labelled } from './dom.js';
+import type {
+  Cluster,
+  Forecast,
+  ForecastRequest,
+  Result
+} from '@tightpack/wasm';
+import { el, labelled, plural } from './dom.js';
+
+/**
+ * The engine's forecast for `request` with pods' ages judged now, by the
+ * browser's clock (the engine reads none): cluster-autoscaler lets
+ * kube-system pods go an hour after their creation.
+ */
+export function forecastNow(
+  cluster: Cluster,
+  request: ForecastRequest
+): Result<Forecast> {
+  return cluster.forecast({ ...request, now: new Date().toISOString() });
+}
 
 export function forecastElement(f: Forecast): HTMLElement {
   const box = el('div');
@@ -12,7 +29,7 @@ export function forecastElement(f: Forecast): HTMLElement {
       'tp-forecast-summary',
       `${f.summary.removable} of ${f.summary.nodes} nodes can be removed after ${f.unneededTime} unneeded` +
         (f.removedPods
-          ? ` (with ${f.removedPods.length} ${f.removedPods.length === 1 ? 'pod' : 'pods'} taken away)`
+          ? ` (with ${plural(f.removedPods.length, 'pod')} taken away)`
           : '') +
         '.'
     )
@@ -83,9 +100,7 @@ export class ForecastView {
   private show(request: ForecastRequest, heading: string | null): void {
     const cluster = this.cluster();
     if (!cluster) return;
-    // cluster-autoscaler lets kube-system pods go an hour after their creation.
-    const now = new Date().toISOString();
-    const r = cluster.forecast({ ...request, now });
+    const r = forecastNow(cluster, request);
     this.result.replaceChildren();
     if (heading) this.result.append(el('p', 'tp-forecast-asked', heading));
     if (!r.ok) {

@@ -9,7 +9,12 @@ import type { ReadonlyPartialJSONObject } from '@lumino/coreutils';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { LabIcon } from '@jupyterlab/ui-components';
 import { resolvePreview } from './api.js';
-import { IPanelSettings, IQuestion, TightpackPanel } from './panel.js';
+import {
+  IForecastQuestion,
+  IPanelSettings,
+  IQuestion,
+  TightpackPanel
+} from './panel.js';
 import { MIME_TYPE, PreviewRenderer } from './preview.js';
 import { ClusterSession } from './session.js';
 
@@ -100,7 +105,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
       label: 'Show a notebook preview in the Dask worker placement sidebar',
       execute: args => {
         shell.activateById(panel.id);
-        panel.ask(args as unknown as IQuestion);
+        panel.ask(args as unknown as IQuestion | IForecastQuestion);
       }
     });
   }

@@ -8,8 +8,8 @@ import type { IRenderMime } from '@jupyterlab/rendermime-interfaces';
 import { Widget } from '@lumino/widgets';
 import type { ForecastRequest } from '@tightpack/wasm';
 import { AnswerView } from './answer.js';
-import { el } from './dom.js';
-import { forecastElement } from './forecast.js';
+import { el, plural } from './dom.js';
+import { forecastElement, forecastNow } from './forecast.js';
 import { placeWorkers } from './place.js';
 import type { IForecastQuestion, IQuestion } from './panel.js';
 import { ClusterSession, ILoadedCluster } from './session.js';
@@ -130,7 +130,7 @@ export function titleOf(q: IPreviewQuestion): string {
     return `tightpack: scale(${q.workers}) leaves ${q.label} as it is`;
   if (r) {
     const more = added(q);
-    return `tightpack: where ${more} more ${more === 1 ? 'worker' : 'workers'} of ${q.label} ${more === 1 ? 'lands' : 'land'} (${r.workers} running)`;
+    return `tightpack: where ${plural(more, 'more worker')} of ${q.label} ${more === 1 ? 'lands' : 'land'} (${r.workers} running)`;
   }
   if (q.target.kind === 'profile' && q.workers === 1)
     return `tightpack: where a notebook server of ${q.label} lands`;
@@ -143,10 +143,6 @@ export function titleOf(q: IPreviewQuestion): string {
 function when(iso: string): string {
   const d = new Date(iso);
   return Number.isNaN(d.getTime()) ? iso : d.toLocaleString();
-}
-
-function plural(n: number, what: string): string {
-  return `${n} ${n === 1 ? what : `${what}s`}`;
 }
 
 /** "live snapshot of … · 1000 nodes · scheduler profile tightpack". */
@@ -267,11 +263,7 @@ export class PreviewRenderer extends Widget implements IRenderMime.IRenderer {
       return true;
     }
     const request: ForecastRequest = r.forecast ?? {};
-    // cluster-autoscaler lets kube-system pods go an hour after their creation.
-    const f = loaded.cluster.forecast({
-      ...request,
-      now: new Date().toISOString()
-    });
+    const f = forecastNow(loaded.cluster, request);
     if (!f.ok) {
       this.fail(title, f.error);
       return false;

@@ -17,7 +17,6 @@ export interface ILoadedCluster {
 export class ClusterSession {
   private current: ILoadedCluster | null = null;
   private pending: Promise<ILoadedCluster> | null = null;
-  private readonly listeners = new Set<(loaded: ILoadedCluster) => void>();
 
   /** `source`: the sidebar's snapshotSource setting, read at each load. */
   constructor(private readonly source: () => string) {}
@@ -36,18 +35,6 @@ export class ClusterSession {
     if (this.current && !refresh) return Promise.resolve(this.current);
     this.pending = this.fetch(refresh).finally(() => (this.pending = null));
     return this.pending;
-  }
-
-  /** `listener` is called after every load, with what was loaded. */
-  onLoaded(listener: (loaded: ILoadedCluster) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
-  dispose(): void {
-    this.current?.cluster.dispose();
-    this.current = null;
-    this.listeners.clear();
   }
 
   private async fetch(refresh: boolean): Promise<ILoadedCluster> {
@@ -73,7 +60,6 @@ export class ClusterSession {
       cluster: loaded.value,
       summary: summary.value
     };
-    for (const listener of this.listeners) listener(this.current);
     return this.current;
   }
 }

@@ -87,27 +87,24 @@ std::vector<std::string> unmatched_notes(const PodRemoval& remove,
     if (!remove.pods.empty()) taken_pods.insert(p->pod.key());
     if (!remove.deployments.empty()) taken_deployments.insert(deployment_of(*p));
   }
-  std::vector<std::string> missing_pods;
-  for (const std::string& key : remove.pods) {
-    if (!taken_pods.contains(key)) missing_pods.push_back(key);
-  }
-  if (!missing_pods.empty()) {
-    const bool one = missing_pods.size() == 1;
-    notes.push_back((one ? "pod " : "pods ") + quoted_list(missing_pods) + (one ? " is" : " are") +
-                    " not running in the snapshot: nothing was removed for " +
+  // `noun` "a", "b" `verb` in the snapshot: nothing was removed for them (or
+  // the singular), for the names `taken` lacks.
+  auto note_missing = [&](const std::vector<std::string>& named,
+                          const std::unordered_set<std::string>& taken, const std::string& noun,
+                          const char* verb_one, const char* verb_many) {
+    std::vector<std::string> missing;
+    for (const std::string& key : named) {
+      if (!taken.contains(key)) missing.push_back(key);
+    }
+    if (missing.empty()) return;
+    const bool one = missing.size() == 1;
+    notes.push_back((one ? noun : noun + "s") + " " + quoted_list(missing) + " " +
+                    (one ? verb_one : verb_many) + " in the snapshot: nothing was removed for " +
                     (one ? "it" : "them"));
-  }
-  std::vector<std::string> missing_deployments;
-  for (const std::string& key : remove.deployments) {
-    if (!taken_deployments.contains(key)) missing_deployments.push_back(key);
-  }
-  if (!missing_deployments.empty()) {
-    const bool one = missing_deployments.size() == 1;
-    notes.push_back((one ? "Deployment " : "Deployments ") + quoted_list(missing_deployments) +
-                    (one ? " has" : " have") +
-                    " no running pod in the snapshot: nothing was removed for " +
-                    (one ? "it" : "them"));
-  }
+  };
+  note_missing(remove.pods, taken_pods, "pod", "is not running", "are not running");
+  note_missing(remove.deployments, taken_deployments, "Deployment", "has no running pod",
+               "have no running pod");
   return notes;
 }
 
