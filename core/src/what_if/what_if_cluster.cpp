@@ -95,6 +95,11 @@ Result<Profile> WhatIfCluster::profile(std::string_view name, const Pod& pod) co
 }
 
 Result<Placement> WhatIfCluster::place(const Pod& pod, int64_t replicas, const Profile& profile) {
+  return place(pod, replicas, profile, {});
+}
+
+Result<Placement> WhatIfCluster::place(const Pod& pod, int64_t replicas, const Profile& profile,
+                                       const MaxSizes& max_sizes) {
   if (replicas < 1 || replicas > kMaxWhatIfReplicas) {
     return Error{"replicas", std::to_string(replicas) + " is not a whole number from 1 to " +
                                  std::to_string(kMaxWhatIfReplicas)};
@@ -147,13 +152,23 @@ Result<Placement> WhatIfCluster::place(const Pod& pod, int64_t replicas, const P
 
   std::optional<Error> scale_up_error;
   if (pools_) {
+    std::optional<pools::ResolvedPools> changed;
+    if (!max_sizes.empty()) {
+      changed = pools_->resolved;
+      for (pools::NodePool& pool : changed->pools) {
+        for (const auto& [name, max_size] : max_sizes) {
+          if (pool.name == name) pool.max_size = max_size;
+        }
+      }
+    }
+    const pools::ResolvedPools& resolved = changed ? *changed : pools_->resolved;
     // cluster-autoscaler checks pods with kube-scheduler's default filters,
     // whichever profile schedules them.
     auto prediction =
-        pools::predict_scale_up(snapshot_, pools_->resolved, pools_->config, default_profile(),
+        pools::predict_scale_up(snapshot_, resolved, pools_->config, default_profile(),
                                 pools::replicas_of(pod, *result, cluster_));
     if (prediction) {
-      p.scale_up = ScaleUpAnswer{pools_->resolved, std::move(*prediction)};
+      p.scale_up = ScaleUpAnswer{resolved, std::move(*prediction)};
     } else {
       scale_up_error = prediction.error();
     }

@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tightpack/autoscaler/node_template.hpp"
 #include "tightpack/autoscaler/scenario.hpp"
 #include "tightpack/error.hpp"
 #include "tightpack/json_path.hpp"
@@ -147,5 +148,18 @@ autoscaler::AutoscaleScenario autoscale_scenario(const ClusterSnapshot& snapshot
 autoscaler::AutoscaleScenario autoscale_scenario_without_pods(const ClusterSnapshot& snapshot,
                                                               const ResolvedPools& pools,
                                                               const PoolsConfig& config);
+
+// A new node of one pool, as cluster-autoscaler imagines it
+// (autoscaler::group_template): a sanitized copy of the pool's first ready
+// node with that node's DaemonSet and mirror pods, or the pool's configured
+// template with the DaemonSets that would run there.
+struct PoolTemplate {
+  std::string pool;
+  autoscaler::NodeTemplate node;
+};
+// One per pool that can grow, in the pools' order. Copies only the pods of
+// the nodes that serve as templates.
+std::vector<PoolTemplate> pool_templates(const ClusterSnapshot& snapshot,
+                                         const ResolvedPools& pools, const PoolsConfig& config);
 
 }  // namespace tightpack::pools

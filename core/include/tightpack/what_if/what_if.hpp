@@ -100,6 +100,11 @@ class WhatIfCluster {
   // Places `replicas` copies of `pod` one after another (each seeing the
   // ones before), then puts the cluster back as it was.
   Result<Placement> place(const Pod& pod, int64_t replicas, const Profile& profile);
+  // The same with some pools' max sizes changed, as their operator could
+  // change them (pool name, new max size): what raising one would achieve.
+  using MaxSizes = std::vector<std::pair<std::string, int64_t>>;
+  Result<Placement> place(const Pod& pod, int64_t replicas, const Profile& profile,
+                          const MaxSizes& max_sizes);
 
   // kube-scheduler's decision for one pod, every node's filter verdict and
   // every score plugin's scores, encoded as `tightpack replay` encodes one.
@@ -122,6 +127,9 @@ class WhatIfCluster {
   const pools::ResolvedPools* resolved_pools() const {
     return pools_ ? &pools_->resolved : nullptr;
   }
+  const pools::PoolsConfig* pools_config() const { return pools_ ? &pools_->config : nullptr; }
+  // A node's pool (null: none, or no pools in use).
+  const std::string* pool_of(NodeIndex n) const;
 
  private:
   struct Pools {
@@ -131,7 +139,6 @@ class WhatIfCluster {
   };
 
   WhatIfCluster(pools::ClusterSnapshot snapshot, Cluster cluster);
-  const std::string* pool_of(NodeIndex n) const;
 
   pools::ClusterSnapshot snapshot_;
   Cluster cluster_;
