@@ -26,8 +26,8 @@ TEST(Cli, HelpForEveryCommand) {
   for (std::string line; std::getline(listed, line) && !line.empty();) {
     if (line.size() > 2 && line[2] != ' ') names.push_back(line.substr(2, line.find(' ', 2) - 2));
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"replay", "autoscale", "forecast", "predict", "admit",
-                                             "pack-report", "schedule"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"replay", "autoscale", "forecast", "predict", "advise",
+                                             "admit", "pack-report", "schedule"}));
   for (const std::string& name : names) {
     EXPECT_NE(overview.out.find("\n  tightpack " + name + " "), std::string::npos) << name;
     CliRun help = run_cli({"help", name});

@@ -29,6 +29,10 @@ const Command kCommands[] = {
      "                    [--scheduler-name NAME] [--release R] [--pools FILE]\n"
      "                    [--extended-resource-toleration] [--output table|json]",
      "Where would N copies of a pod go in a cluster?", kPredictHelp, predict},
+    {"advise",
+     "tightpack advise --cluster FILE --pod FILE [--replicas N] [--pools FILE]\n"
+     "                   [--config FILE] [--scheduler-name NAME] [--output table|json]",
+     "Worker sizes that tile the nodes, and fixes the engine has proven.", kAdviseHelp, advise},
     {"admit", "tightpack admit [--extended-resource-toleration] [FILE|-]",
      "A pod as the API server stores it: defaulting and admission.", kAdmitHelp, admit},
     {"pack-report", "tightpack pack-report [--output table|json] SCENARIO",

@@ -42,6 +42,13 @@ int predict(const std::vector<std::string>& argv, std::istream& in, std::ostream
             std::ostream& err);
 extern const char* const kPredictHelp;
 
+// `tightpack advise`: how copies of a pod tile each pool's new node, the
+// shapes that fit more, and the fixes for copies that never run, each decided
+// again by the engine.
+int advise(const std::vector<std::string>& argv, std::istream& in, std::ostream& out,
+           std::ostream& err);
+extern const char* const kAdviseHelp;
+
 // `tightpack admit`: a pod as the API server would store it, after defaulting
 // and the admission plugins scheduling depends on.
 int admit(const std::vector<std::string>& argv, std::istream& in, std::ostream& out,

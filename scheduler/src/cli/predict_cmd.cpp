@@ -1,5 +1,4 @@
 #include <boost/json.hpp>
-#include <charconv>
 #include <iomanip>
 #include <iostream>
 
@@ -8,6 +7,7 @@
 #include "cli/commands.hpp"
 #include "cli/document_command.hpp"
 #include "cli/scale_up_table.hpp"
+#include "cli/what_if_question.hpp"
 #include "tightpack/decode.hpp"
 #include "tightpack/what_if/what_if.hpp"
 
@@ -109,10 +109,7 @@ int predict(const std::vector<std::string>& argv, std::istream& in, std::ostream
             std::ostream& err) {
   Args a;
   std::string error;
-  if (!parse_args(argv,
-                  {"--cluster", "--pod", "--replicas", "--config", "--scheduler-name", "--release",
-                   "--pools", "--output"},
-                  {"--help", "--extended-resource-toleration"}, a, error) ||
+  if (!parse_args(argv, kWhatIfOptions, {"--help", "--extended-resource-toleration"}, a, error) ||
       !a.positional.empty()) {
     err << "tightpack predict: "
         << (error.empty() ? "unexpected argument " + a.positional[0] : error) << "\n"
@@ -123,82 +120,23 @@ int predict(const std::vector<std::string>& argv, std::istream& in, std::ostream
     out << kPredictHelp;
     return kOk;
   }
-  for (const char* required : {"--cluster", "--pod", "--replicas"}) {
-    if (!a.options.count(required)) {
-      err << "tightpack predict: " << required << " is required\n" << kPredictHelp;
-      return kUsage;
-    }
-  }
-  if ((a.options["--cluster"] == "-") + (a.options["--pod"] == "-") +
-          (a.options.count("--pools") && a.options["--pools"] == "-") >
-      1) {
-    err << "tightpack predict: only one of --cluster, --pod and --pools can read standard input\n";
-    return kUsage;
-  }
-  int64_t replicas = 0;
-  {
-    const std::string& r = a.options["--replicas"];
-    auto [p, ec] = std::from_chars(r.data(), r.data() + r.size(), replicas);
-    if (ec != std::errc() || p != r.data() + r.size() || replicas < 1 || replicas > 1000000) {
-      err << "tightpack predict: --replicas " << quote_value(r)
-          << " is not a whole number from 1 to 1000000\n";
-      return kUsage;
-    }
-  }
-  std::string output = a.options.count("--output") ? a.options["--output"] : "table";
-  if (output != "table" && output != "json") {
-    err << "tightpack predict: --output must be table or json, not " << quote_value(output) << "\n";
-    return kUsage;
-  }
-  // The documents are read here (files, JSON or YAML); the cluster is loaded as
-  // the sidebar loads it, by the one loader both builds share.
-  auto read = [&](const char* option, NamedDocument& d) {
-    d.name = a.options[option];
-    return read_document(d.name, in, d.doc, error);
-  };
-  auto read_if_given = [&](const char* option, std::optional<NamedDocument>& d) {
-    return !a.options.count(option) || read(option, d.emplace());
-  };
-  WhatIfInputs inputs;
-  inputs.infer_pools = false;
-  NamedDocument pod_doc;
-  if (!read("--cluster", inputs.snapshot) || !read("--pod", pod_doc) ||
-      !read_if_given("--config", inputs.scheduler_config) ||
-      !read_if_given("--pools", inputs.pools)) {
-    err << "tightpack predict: " << error << "\n";
-    return kInputError;
-  }
-  auto loaded = load_what_if_cluster(inputs);
-  if (!loaded) {
-    err << "tightpack predict: " << loaded.error().what() << "\n";
-    return kInputError;
-  }
-  WhatIfCluster& cluster = *loaded;
-  AdmissionOptions admission;
-  admission.extended_resource_toleration = has_flag(a, "--extended-resource-toleration");
-  auto admitted = decode_admitted_pod(pod_doc.doc, admission, JsonPath());
-  if (!admitted) {
-    err << "tightpack predict: " << pod_doc.name << ": " << admitted.error().what() << "\n";
-    return kInputError;
-  }
-  const Pod& pod = admitted->pod;
-  auto profile =
-      cluster.profile(a.options.count("--scheduler-name") ? a.options["--scheduler-name"] : "", pod,
-                      a.options.count("--release") ? a.options["--release"] : "");
-  if (!profile) {
-    err << "tightpack predict: " << profile.error().what() << "\n";
-    return kUsage;
-  }
-  auto result = cluster.place(pod, replicas, *profile);
+  int code = kOk;
+  auto question = read_what_if_question(a, "predict", kPredictHelp, true, false, in, err, code);
+  if (!question) return code;
+  WhatIfCluster& cluster = question->cluster;
+  const Pod& pod = question->pod;
+  const int64_t replicas = *question->replicas;
+  const std::string& output = question->output;
+  auto result = cluster.place(pod, replicas, question->profile);
   if (!result) {
     err << "tightpack predict: " << result.error().what() << "\n";
     return kInputError;
   }
   const Placement& placement = *result;
   if (output == "json") {
-    out << json::serialize(encode_placement(placement, admitted->changes)) << "\n";
+    out << json::serialize(encode_placement(placement, question->admitted)) << "\n";
   } else {
-    print_admission(out, admitted->changes);
+    print_admission(out, question->admitted);
     print_placement(out, placement);
     if (placement.scale_up) print_scale_up(out, *placement.scale_up);
   }

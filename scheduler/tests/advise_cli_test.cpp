@@ -1,0 +1,87 @@
+// `tightpack advise` on examples/advise (the DaskHub day's pools) and on the
+// sidebar's demo cluster (examples/daskhub-gke).
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+
+#include "cli/cli.hpp"
+#include "cli_run.hpp"
+
+namespace tightpack::cli {
+namespace {
+
+using testing::CliRun;
+using testing::run_cli;
+
+std::string example(const std::string& file) {
+  return std::string(TIGHTPACK_SOURCE_DIR) + "/examples/" + file;
+}
+
+std::vector<std::string> advise_args(std::vector<std::string> more) {
+  std::vector<std::string> args{"advise",
+                                "--cluster",
+                                example("advise/cluster.json"),
+                                "--pod",
+                                example("advise/dask-worker.yaml"),
+                                "--pools",
+                                example("advise/pools.yaml")};
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
+TEST(AdviseCli, FourCpuWorkersTwoPerNodeAt3950m) {
+  CliRun r = run_cli(advise_args({"--output", "json"}));
+  ASSERT_EQ(r.code, kOk) << r.err;
+  const auto doc = boost::json::parse(r.out).as_object();
+  ASSERT_EQ(doc.at("pools").as_array().size(), 1u) << doc;
+  const auto& p = doc.at("pools").at(0).as_object();
+  EXPECT_EQ(p.at("pool").as_string(), "dask-workers");
+  EXPECT_EQ(p.at("perNode").as_int64(), 1);
+  EXPECT_EQ(p.at("binding").as_string(), "cpu");
+  EXPECT_EQ(p.at("suggestions").at(0).at("requests").at("cpu").as_string(), "3950m");
+  EXPECT_FALSE(doc.contains("fixes"));  // no --replicas: the tiling only
+}
+
+TEST(AdviseCli, TheTableSaysWhatTheShapeSavesAtThisScale) {
+  CliRun r = run_cli(advise_args({"--replicas", "40"}));
+  ASSERT_EQ(r.code, kOk) << r.err;
+  EXPECT_NE(r.out.find("Pool dask-workers: 1 per new node, bound by cpu; idle cpu 49%"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("  2 per node with cpu 3950m (-1.2%)\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("40 copies as the pod is: 40 of 40 run (0 now, 40 after scale-up) on 40 "
+                       "node(s), 40 added\n"
+                       "With cpu 3950m (-1.2%): 40 of 40 run (0 now, 40 after scale-up) on 20 "
+                       "node(s), 20 added\n"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST(AdviseCli, CopiesThatNeverRunExitThreeWithTheFixes) {
+  CliRun r = run_cli({"advise", "--cluster", example("daskhub-gke/cluster.json"), "--pod",
+                      example("daskhub-gke/dask-worker.yaml"), "--pools",
+                      example("daskhub-gke/home-disk/pools.yaml"), "--replicas", "60"});
+  ASSERT_EQ(r.code, kUnschedulable) << r.err << r.out;
+  EXPECT_NE(r.out.find("Fixes, best first:\n  1. "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("nvidia.com/gpu"), std::string::npos) << r.out;
+}
+
+TEST(AdviseCli, BadInputNamesTheFieldAndValue) {
+  CliRun replicas = run_cli(advise_args({"--replicas", "0"}));
+  EXPECT_EQ(replicas.code, kUsage);
+  EXPECT_NE(replicas.err.find("--replicas \"0\" is not a whole number from 1 to 1000000"),
+            std::string::npos)
+      << replicas.err;
+  CliRun pod = run_cli({"advise", "--cluster", example("advise/cluster.json"), "--pod", "-"},
+                       R"({"metadata": {"name": "w"}, "spec": {"containers": [{"name": "w",
+                           "resources": {"requests": {"cpu": "lots"}}}]}})");
+  EXPECT_EQ(pod.code, kInputError);
+  EXPECT_NE(pod.err.find("cpu"), std::string::npos) << pod.err;
+  EXPECT_NE(pod.err.find("lots"), std::string::npos) << pod.err;
+  CliRun missing = run_cli({"advise", "--cluster", example("advise/cluster.json")});
+  EXPECT_EQ(missing.code, kUsage);
+  EXPECT_NE(missing.err.find("--pod is required"), std::string::npos) << missing.err;
+}
+
+}  // namespace
+}  // namespace tightpack::cli
