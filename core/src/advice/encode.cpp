@@ -37,6 +37,8 @@ const char* why_text(NotMeant why) {
       return "gpu";
     case NotMeant::kHubCore:
       return "hub-core";
+    case NotMeant::kReserved:
+      return "reserved";
     case NotMeant::kSelector:
       return "selector";
     case NotMeant::kMeant:

@@ -50,7 +50,41 @@ std::set<std::string> pools_with_hub_pods(const pools::ClusterSnapshot& snapshot
   return out;
 }
 
+// A taint the pod does not tolerate reserves the node for another kind.
+bool reserved_for_another_kind(const Pod& pod, PodKind kind, const Node& node) {
+  if (kind == PodKind::kOther) return false;
+  for (const Taint& t : node.taints) {
+    if (t.effect != "NoSchedule" && t.effect != "NoExecute") continue;
+    if (tolerations_tolerate(pod.tolerations, t)) continue;
+    const PodKind other = reserved_for(t);
+    if (other != PodKind::kOther && other != kind) return true;
+  }
+  return false;
+}
+
 }  // namespace
+
+PodKind pod_kind(const Pod& pod) {
+  auto label_is = [&](const char* key, const char* value) {
+    const std::string* v = find_label(pod.labels, key);
+    return v && *v == value;
+  };
+  if (label_is("dask.org/component", "worker") ||
+      label_is("app.kubernetes.io/component", "dask-worker"))
+    return PodKind::kDaskWorker;
+  if (label_is("component", "singleuser-server")) return PodKind::kNotebook;
+  return PodKind::kOther;
+}
+
+PodKind reserved_for(const Taint& t) {
+  if ((t.key == "dask" || t.key == "k8s.dask.org/dedicated" || t.key == "k8s.dask.org_dedicated") &&
+      t.value == "worker")
+    return PodKind::kDaskWorker;
+  if ((t.key == "hub.jupyter.org/dedicated" || t.key == "hub.jupyter.org_dedicated") &&
+      t.value == "user")
+    return PodKind::kNotebook;
+  return PodKind::kOther;
+}
 
 bool is_gpu_resource(std::string_view name) {
   if (name.starts_with("nvidia.com/") || name.starts_with("gpu.intel.com/")) return true;
@@ -78,6 +112,7 @@ std::vector<PoolIntent> pool_intent(const Pod& pod,
                                     const pools::ResolvedPools& pools) {
   const bool gpu = asks_for_gpu(pod);
   const bool hub = is_hub_core_pod(pod);
+  const PodKind kind = pod_kind(pod);
   const std::set<std::string> hub_pools =
       hub ? std::set<std::string>{} : pools_with_hub_pods(snapshot, pools);
   const plugins::RequiredNodeAffinity required(pod);
@@ -95,7 +130,12 @@ std::vector<PoolIntent> pool_intent(const Pod& pod,
       // meant
     } else if (!gpu && offers_gpu(node)) {
       i.why = NotMeant::kGpu;
-    } else if (!hub && (labelled_core(node) || hub_pools.contains(t.pool))) {
+    } else if (reserved_for_another_kind(pod, kind, node)) {
+      i.why = NotMeant::kReserved;
+    } else if (!hub && kind != PodKind::kNotebook &&
+               (labelled_core(node) || hub_pools.contains(t.pool))) {
+      // zero-to-jupyterhub itself runs notebooks on the core nodes when no
+      // user node has room (matchNodePurpose: prefer).
       i.why = NotMeant::kHubCore;
     }
     out.push_back(std::move(i));

@@ -284,6 +284,31 @@ TEST(Fixes, GpuWorkersThatAllRunNeedNoFix) {
   EXPECT_EQ(pool_named(a, "dask-workers"), nullptr);
 }
 
+TEST(Fixes, NotebookServersAreNeverSentToTheDaskWorkersPool) {
+  // A notebook too large for the core pool's nodes (3920m): the Dask worker
+  // pool's 7910m nodes would take it with the worker toleration, but its
+  // taint reserves them for Dask workers.
+  WhatIfCluster c = demo_cluster();
+  json::object notebook = worker("6", "8Gi", false, false);
+  notebook["metadata"].as_object()["labels"] = json::object{{"component", "singleuser-server"}};
+  json::object a = ask(c, notebook, 1);
+  EXPECT_EQ(a.at("asIs").at("never").as_int64(), 1);
+  bool reserved = false;
+  for (const auto& n : a.at("notMeant").as_array())
+    reserved = reserved || (n.at("pool") == "dask-workers" && n.at("why") == "reserved");
+  EXPECT_TRUE(reserved) << a;
+  for (const auto& f : a.at("fixes").as_array()) {
+    EXPECT_FALSE(f.at("change").as_object().contains("addTolerations")) << f;
+    EXPECT_NE(f.at("pool"), "dask-workers") << f;
+  }
+  // The same pod as a Dask worker is meant for that pool, and told to tolerate it.
+  json::object daskish = worker("6", "8Gi", false, false);
+  daskish["metadata"].as_object()["labels"] = json::object{{"dask.org/component", "worker"}};
+  json::object w = ask(c, daskish, 1);
+  ASSERT_FALSE(w.at("fixes").as_array().empty()) << w;
+  EXPECT_EQ(w.at("fixes").at(0).at("change").at("addTolerations").at(0).at("key"), "dask");
+}
+
 // The property: a fix, applied to the pod (and the pools) as a front end
 // applies it, decided again, gives the outcome the fix promised and more
 // copies running where they are meant to.

@@ -112,6 +112,8 @@ const char* why_text(advice::NotMeant why) {
       return "offers GPUs, the pod asks for none";
     case advice::NotMeant::kHubCore:
       return "the hub's core pool";
+    case advice::NotMeant::kReserved:
+      return "tainted for another kind of pod";
     case advice::NotMeant::kSelector:
       return "its node selector or affinity excludes it";
     case advice::NotMeant::kMeant:
