@@ -55,6 +55,12 @@ export class Cluster {
   /** kube-scheduler's decision for one pod: every node's filter verdict and every plugin's scores. */
   explain(request: ExplainRequest | Uint8Array | string): Result<Explanation>;
   /**
+   * Worker sizes that tile the nodes of each pool the pod is meant for, and, with
+   * replicas, the fixes for copies that never run, each decided again by the engine:
+   * what `tightpack advise --output json` prints. Needs pools (inferred or given).
+   */
+  advise(request: AdviseRequest | Uint8Array | string): Result<Advice>;
+  /**
    * cluster-autoscaler's scale-down after the pods `remove` selects (a label selector in
    * kubectl's syntax, e.g. "dask.org/cluster-name=alice") left: which nodes go, what keeps
    * the others. What `tightpack forecast --output json` prints.
@@ -119,6 +125,105 @@ export type Release = 'v1.37' | 'v1.36' | 'v1.30';
 export interface PlaceRequest extends ExplainRequest {
   /** 1 to 1000000. */
   replicas: number;
+}
+
+/** A place request whose replicas may be left out: then the tiling alone. */
+export interface AdviseRequest extends ExplainRequest {
+  /** 1 to 1000000. */
+  replicas?: number;
+}
+
+/** A share per resource the pod asks for: cpu, memory, ephemeral-storage, extended ones. */
+export type Shares = Record<string, number>;
+
+/** Quantities as kubectl prints them, per resource: {"cpu": "3950m", "memory": "16Gi"}. */
+export type Quantities = Record<string, string>;
+
+export interface Advice {
+  schedulerName: string;
+  replicas?: number;
+  /** Each pool meant for the pod whose new node admits it but for its size. */
+  pools: PoolTiling[];
+  /** Pools the pod is not meant for: advice never steers it there. */
+  notMeant: {
+    pool: string;
+    why: 'gpu' | 'hub-core' | 'reserved' | 'selector';
+  }[];
+  /** With replicas: where the copies run as the pod is. */
+  asIs?: Outcome;
+  /** With replicas: changes that run more copies where they are meant, best first. */
+  fixes?: Fix[];
+  admission: AdmissionChange[];
+}
+
+/** How copies of the pod fill a new node of one pool (cluster-autoscaler's template). */
+export interface PoolTiling {
+  pool: string;
+  /** Copies a new node takes, placed by kube-scheduler's filters. */
+  perNode: number;
+  /** What stops one more: a resource, "pods", or the rejecting filter plugin. */
+  binding: string;
+  /** Of the resources the pod asks for. */
+  allocatable: Quantities;
+  /** Allocatable less what the node's DaemonSet pods request. */
+  free: Quantities;
+  /** Share of allocatable left unrequested with perNode copies. */
+  idle: Shares;
+  /** The binding resource is more than 10 % idle and a smaller shape fits more. */
+  worthTiling: boolean;
+  /** The largest shapes at or below the request that fit more copies, fewest first. */
+  suggestions: Shape[];
+}
+
+export interface Shape {
+  perNode: number;
+  /** The pod's whole request at this shape. */
+  requests: Quantities;
+  /** The container that gives up the difference, and its new requests. */
+  container: string;
+  containerRequests: Quantities;
+  /** (new - old) / old per resource: -0.0125 for 4 cpus to 3950m. */
+  change: Shares;
+  /** With replicas, on the first shape of a pool worth tiling: the copies at this shape. */
+  outcome?: Outcome;
+}
+
+/** Where the copies of one answer run. */
+export interface Outcome {
+  replicas: number;
+  now: number;
+  afterScaleUp: number;
+  never: number;
+  /** Running on pools not meant for the pod (the hub's core pool, ...). */
+  offPool: number;
+  /** Existing nodes that take copies, and nodes added for them. */
+  nodes: number;
+  nodesAdded: number;
+  readyInSeconds: number;
+  pools: { pool: string | null; replicas: number }[];
+}
+
+export interface Fix {
+  /** The pool the change is for; null for fewer copies. */
+  pool: string | null;
+  change: {
+    addTolerations?: Toleration[];
+    addNodeSelector?: Record<string, string>;
+    requests?: Quantities;
+    container?: string;
+    containerRequests?: Quantities;
+    /** (new - old) / old per resource the pod asks for. */
+    requestChange?: Shares;
+    /** Copies per new node of the pool at the new requests. */
+    perNode?: number;
+    replicas?: number;
+  };
+  /** A pool's max size, which only the cluster's operator can change. */
+  maxSize?: { pool: string; from: number; to: number };
+  byOperator: boolean;
+  /** Copies running where meant, beyond the answer as it is. */
+  gained: number;
+  outcome: Outcome;
 }
 
 export interface ForecastRequest {

@@ -105,6 +105,10 @@ export class Cluster {
     return this.#ask('explain', request);
   }
 
+  advise(request) {
+    return this.#ask('advise', request);
+  }
+
   forecast(request = {}) {
     return this.#ask('forecast', request);
   }

@@ -15,6 +15,7 @@
 #include <string>
 #include <string_view>
 
+#include "tightpack/advice/advice.hpp"
 #include "tightpack/autoscaler/autoscaler.hpp"
 #include "tightpack/replay.hpp"
 #include "tightpack/what_if/what_if.hpp"
@@ -94,6 +95,12 @@ class LoadedCluster {
       return cluster_ ? tightpack::explain_text(*cluster_, bytes(request, size)) : not_loaded();
     });
   }
+  Text advise(uintptr_t request, size_t size) {
+    return guarded([&] {
+      return cluster_ ? tightpack::advice::advise_text(*cluster_, bytes(request, size))
+                      : not_loaded();
+    });
+  }
   Text forecast(uintptr_t request, size_t size) {
     return guarded([&] {
       return cluster_ ? tightpack::forecast_text(*cluster_, bytes(request, size)) : not_loaded();
@@ -122,6 +129,7 @@ EMSCRIPTEN_BINDINGS(tightpack) {
       .function("load", &LoadedCluster::load)
       .function("place", &LoadedCluster::place)
       .function("explain", &LoadedCluster::explain)
+      .function("advise", &LoadedCluster::advise)
       .function("forecast", &LoadedCluster::forecast)
       .function("summary", &LoadedCluster::summary);
 }

@@ -3,6 +3,7 @@
 import {
   loadEngine,
   type Engine,
+  type Advice,
   type Placement,
   type Result,
   type Cluster
@@ -66,6 +67,20 @@ export async function example(snapshot: Uint8Array): Promise<string[]> {
     lines.push(
       explained.value.result.chosen ?? explained.value.result.message ?? ''
     );
+  const advice: Result<Advice> = cluster.advise({ pod: {}, replicas: 40 });
+  if (advice.ok) {
+    for (const p of advice.value.pools)
+      lines.push(
+        `${p.pool} ${p.perNode} ${p.binding} ${p.idle.cpu ?? 0}`,
+        ...p.suggestions.map(s => `${s.perNode} ${s.requests.cpu ?? ''}`)
+      );
+    for (const f of advice.value.fixes ?? [])
+      lines.push(
+        `${f.pool ?? 'fewer'} +${f.gained} ${f.maxSize?.to ?? ''} ${f.outcome.nodes}`,
+        ...(f.change.addTolerations ?? []).map(t => t.key ?? '*')
+      );
+    lines.push(...advice.value.notMeant.map(n => `${n.pool} ${n.why}`));
+  }
   const forecast = cluster.forecast({ remove: 'dask.org/cluster-name=alice' });
   if (forecast.ok) {
     for (const node of forecast.value.nodes)

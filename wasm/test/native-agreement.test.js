@@ -137,6 +137,24 @@ describe.each(cases)('%s', (_, podDoc, replicas, profile, release) => {
   });
 });
 
+describe.each(cases)('%s: advice', (_, podDoc, replicas, profile, release) => {
+  test('wasm advise() equals native advise --output json', async () => {
+    const native = runNative('advise', { 'pod.json': podDoc }, dir => [
+      '--pod',
+      path.join(dir, 'pod.json'),
+      '--replicas',
+      String(replicas),
+      '--scheduler-name',
+      profile,
+      ...(release ? ['--release', release] : [])
+    ]);
+    const cluster = await loadedCluster();
+    const wasm = cluster.advise({ pod: podDoc, replicas, profile, release });
+    expect(wasm.ok).toBe(true);
+    expect(wasm.value).toEqual(native);
+  });
+});
+
 describe.each([
   [null],
   ['app.kubernetes.io/component=worker'],

@@ -265,6 +265,52 @@ describe('answers have the declared shapes', () => {
     expect(r.result.message).toContain('Insufficient cpu');
     expectShape(r, 'Explanation');
   });
+  test('Advice: the tiling alone, and fixes of every kind', () => {
+    const gke = engine.loadCluster(
+      readFileSync(
+        path.join(repoDir, 'examples', 'daskhub-gke', 'cluster.json')
+      ),
+      {
+        pools: readFileSync(
+          path.join(
+            repoDir,
+            'labextension',
+            'jupyterlab_tightpack',
+            'demo',
+            'pools.json'
+          )
+        )
+      }
+    ).value;
+    const bare = worker(400);
+    delete bare.pod.spec.tolerations;
+    expectShape(gke.advise({ pod: bare.pod }).value, 'Advice');
+    const advice = gke.advise(bare).value;
+    expectShape(advice, 'Advice');
+    const kinds = new Set(
+      advice.fixes.flatMap(f => [
+        ...Object.keys(f.change),
+        ...(f.maxSize ? ['maxSize'] : [])
+      ])
+    );
+    for (const kind of [
+      'addTolerations',
+      'addNodeSelector',
+      'requests',
+      'replicas',
+      'maxSize'
+    ])
+      expect(kinds).toContain(kind);
+    const tiled = gke.advise({
+      ...worker(40, { cpu: '4', memory: '16Gi' })
+    }).value;
+    expect(tiled.pools[0].suggestions[0].outcome).toBeDefined();
+    expectShape(tiled, 'Advice');
+    expect(gke.advise({ ...bare, replicas: 0 }).error).toBe(
+      '$.replicas: 0 is not a whole number from 1 to 1000000'
+    );
+    gke.dispose();
+  });
   test('Forecast, with and without pods taken away', () => {
     const all = cluster.forecast().value;
     expectShape(all, 'Forecast');

@@ -95,6 +95,7 @@ json::object encode_fix(const Fix& f) {
     change["requests"] = quantities(f.change.shape->requests);
     change["container"] = f.change.shape->container;
     change["containerRequests"] = quantities(f.change.shape->container_requests);
+    change["requestChange"] = shares(f.change.shape->change);
     change["perNode"] = f.change.shape->per_node;
   }
   if (f.change.replicas) change["replicas"] = *f.change.replicas;
@@ -118,10 +119,10 @@ json::object encode_tiling(const PoolTiling& t, const Outcome* at_first) {
     suggestions.push_back(std::move(o));
   }
   json::object allocatable;
-  for (const auto& [name, amount] : t.allocatable) {
-    if (t.free.end() !=
-        std::find_if(t.free.begin(), t.free.end(), [&](const auto& f) { return f.first == name; }))
-      allocatable[name] = quantity_text(name, amount);
+  // Of the resources the pod asks for, as `free` lists them.
+  for (const auto& [name, amount] : t.free) {
+    if (const int64_t* a = find_resource(t.allocatable, name))
+      allocatable[name] = quantity_text(name, *a);
   }
   return json::object{{"pool", t.pool},
                       {"perNode", t.per_node},
