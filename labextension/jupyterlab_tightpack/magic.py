@@ -15,7 +15,7 @@ from typing import Any
 from .notebook import preview
 
 USAGE = ("%tightpack TARGET N [--profile NAME]: TARGET and N are Python expressions "
-         "(cluster, spec, \"GPU worker (T4)\"; 20), NAME a scheduler profile")
+         "(cluster, spec, \"GPU notebook (T4)\"; 20), NAME a scheduler profile")
 
 # The last word is N unless --profile follows it; TARGET is everything before.
 _LINE = re.compile(r"^\s*(?P<target>.+?)\s+(?P<n>\S+)"

@@ -145,10 +145,10 @@ test("the GPU notebook waits for its home disk's zone; the pool in another zone 
   );
   const dask = templates.find(id => id === 'dask-kubernetes');
   assert.ok(
-    templates.includes('profile:gpu-worker-t4'),
+    templates.includes('profile:gpu-notebook-t4'),
     `the GPU profile among ${JSON.stringify(templates)}`
   );
-  await chooseTemplate('profile:gpu-worker-t4');
+  await chooseTemplate('profile:gpu-notebook-t4');
   // The server extension says which home claim the pod mounts, from /home.
   assert.match(
     await panel.locator('.tp-template-notes').textContent(),

@@ -23,7 +23,8 @@ SOURCES = {
     "pools.json": EXAMPLE / "home-disk" / "pools.yaml",
     "kubespawner-defaults.json": EXAMPLE / "home-disk" / "kubespawner-defaults.yaml",
     "home.json": EXAMPLE / "home-disk" / "home.json",
-    "scheduler-configuration.json": REPO / "config" / "z2jh-user-scheduler.yaml",
+    # What the tightpack scheduler publishes: its own configuration (the chart's default).
+    "scheduler-configuration.json": REPO / "config" / "tightpack.yaml",
 }
 
 

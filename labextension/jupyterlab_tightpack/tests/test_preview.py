@@ -140,8 +140,8 @@ def test_a_gateway_clusters_report_gives_its_options_only():
 
 
 def test_a_profile_by_name():
-    assert preview("GPU worker (T4)", 1).question["target"] == {
-        "kind": "profile", "name": "GPU worker (T4)"}
+    assert preview("GPU notebook (T4)", 1).question["target"] == {
+        "kind": "profile", "name": "GPU notebook (T4)"}
 
 
 def test_what_it_does_not_take_is_a_type_error_naming_what_it_does():
@@ -157,14 +157,14 @@ def test_what_it_does_not_take_is_a_type_error_naming_what_it_does():
 @pytest.mark.parametrize("n", [0, -1, 10001, 2.5, "20", True, None])
 def test_n_must_be_a_count_of_workers(n):
     with pytest.raises(ValueError, match=r"n=.*from 1 to 10000"):
-        preview("CPU worker", n)
+        preview("CPU notebook", n)
 
 
 def test_bad_manifests_and_profiles_name_the_value():
     with pytest.raises(ValueError, match="'Deployment'"):
         preview({"kind": "Deployment", "spec": {}}, 1)
     with pytest.raises(ValueError, match="profile="):
-        preview("CPU worker", 1, profile="")
+        preview("CPU notebook", 1, profile="")
     with pytest.raises(ValueError, match="empty profile name"):
         preview("  ", 1)
     with pytest.raises(ValueError, match="cannot be written as JSON"):
@@ -202,8 +202,8 @@ async def test_the_server_makes_a_worker_group_pod(post):
 
 async def test_a_profile_by_display_name_or_slug_as_the_sidebar_has_it(post, get):
     _, templates = await get("templates")
-    sidebar = {t["id"]: t for t in templates["templates"]}["profile:gpu-worker-t4"]
-    for name in ("GPU worker (T4)", "gpu-worker-t4"):
+    sidebar = {t["id"]: t for t in templates["templates"]}["profile:gpu-notebook-t4"]
+    for name in ("GPU notebook (T4)", "gpu-notebook-t4"):
         status, template = await post({"target": preview(name, 1).question["target"]})
         assert status == 200
         assert template == sidebar
@@ -213,7 +213,7 @@ async def test_an_unknown_profile_names_the_ones_offered(post):
     status, body = await post({"target": {"kind": "profile", "name": "TPU"}})
     assert status == 400
     assert body["error"] == ("profile 'TPU': the hub offers no profile of that display name or "
-                             "slug (it offers 'CPU worker', 'GPU worker (T4)')")
+                             "slug (it offers 'CPU notebook', 'GPU notebook (T4)')")
 
 
 async def test_gateway_options_make_the_worker_pod(post):
@@ -308,8 +308,8 @@ def test_the_magic_is_preview_on_the_notebooks_names(shell):
     shell.user_ns.update(spec=spec, count=12, make_cluster_spec=make_cluster_spec)
     shown = shell.run_line_magic("tightpack", "spec count")
     assert shown.question == preview(spec, 12).question
-    shown = shell.run_line_magic("tightpack", '"GPU worker (T4)" 1 --profile most-allocated')
-    assert shown.question == preview("GPU worker (T4)", 1, "most-allocated").question
+    shown = shell.run_line_magic("tightpack", '"GPU notebook (T4)" 1 --profile most-allocated')
+    assert shown.question == preview("GPU notebook (T4)", 1, "most-allocated").question
     shown = shell.run_line_magic("tightpack", "make_cluster_spec(name='x') 2 --profile=rtc")
     assert shown.question["target"]["manifest"]["metadata"]["name"] == "x"
     assert shown.question["profile"] == "rtc"

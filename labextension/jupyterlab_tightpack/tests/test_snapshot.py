@@ -38,8 +38,8 @@ async def test_demo_is_the_default_source(get):
     assert [p["name"] for p in body["pools"]["pools"]] == [
         "core-pool", "dask-workers", "gpu-t4", "gpu-t4-c", "gpu-a100"]
     assert body["schedulerConfiguration"]["kind"] == "KubeSchedulerConfiguration"
-    assert [p["display_name"] for p in body["profiles"]] == ["CPU worker", "GPU worker (T4)"]
-    assert body["profiles"][0]["kubespawner_override"]["tolerations"][0]["key"] == "dask"
+    assert [p["display_name"] for p in body["profiles"]] == ["CPU notebook", "GPU notebook (T4)"]
+    assert body["profiles"][1]["kubespawner_override"]["extra_resource_limits"] == {"nvidia.com/gpu": "1"}
     assert body["kubespawnerDefaults"]["storage_pvc_ensure"] is True
     assert body["kubespawnerDefaults"]["volumes"] == [
         {"name": "volume-{user_server}", "persistentVolumeClaim": {"claimName": "{pvc_name}"}}]

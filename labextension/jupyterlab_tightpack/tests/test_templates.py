@@ -18,7 +18,7 @@ async def test_without_dask_config_dask_kubernetes_defaults(get):
     assert status == 200
     assert body["errors"] == []
     templates = by_id(body)
-    assert list(templates) == ["dask-kubernetes", "profile:cpu-worker", "profile:gpu-worker-t4"]
+    assert list(templates) == ["dask-kubernetes", "profile:cpu-notebook", "profile:gpu-notebook-t4"]
     kube = templates["dask-kubernetes"]
     assert kube["name"] == "Dask worker (dask-kubernetes defaults)"
     assert kube["source"] == "dask-kubernetes"
@@ -133,7 +133,7 @@ async def test_bad_yaml_is_an_error_naming_the_file_and_line(dask_config, get):
     assert body["errors"][0].startswith(f"Dask config file {bad}: invalid YAML at line ")
     kube = by_id(body)["dask-kubernetes"]  # the good file still counts
     assert kube["start"]["image"] == "ghcr.io/dask/dask:2024.12.1"
-    assert "profile:cpu-worker" in by_id(body)
+    assert "profile:cpu-notebook" in by_id(body)
 
 
 async def test_bad_resources_is_an_error(dask_config, get):
@@ -231,7 +231,7 @@ async def test_gateway_basic_auth_and_failures(dask_config, serve, unused_url, g
     assert "dask-gateway" not in by_id(body)
     assert body["errors"][0].startswith(f"dask-gateway {unreachable}/api/v1/options is "
                                         "unreachable")
-    assert "profile:cpu-worker" in by_id(body)  # the others are still there
+    assert "profile:cpu-notebook" in by_id(body)  # the others are still there
 
 
 async def test_gateway_address_needs_its_environment_variable(dask_config, get):
@@ -242,19 +242,21 @@ async def test_gateway_address_needs_its_environment_variable(dask_config, get):
 
 async def test_profiles_from_the_demo(get):
     _, body = await get("templates")
-    cpu = by_id(body)["profile:cpu-worker"]
-    assert cpu["name"] == "CPU worker" and cpu["source"] == "profile" and cpu["workers"] == 1
-    assert cpu["start"] == {"kind": "profile", "slug": "cpu-worker"}
+    cpu = by_id(body)["profile:cpu-notebook"]
+    assert cpu["name"] == "CPU notebook" and cpu["source"] == "profile" and cpu["workers"] == 1
+    assert cpu["start"] == {"kind": "profile", "slug": "cpu-notebook"}
     twelve_gib = str(12 * 1024**3)
     pod = cpu["pod"]
     assert pod["spec"]["containers"][0]["resources"] == {
         "requests": {"cpu": "1800m", "memory": twelve_gib},
         "limits": {"cpu": "1800m", "memory": twelve_gib}}
-    assert pod["spec"]["nodeSelector"] == {"k8s.dask.org/node-purpose": "worker"}
-    assert pod["spec"]["tolerations"] == [
-        {"key": "dask", "operator": "Equal", "value": "worker", "effect": "NoSchedule"}]
+    # the hub's own settings under the profile: zero-to-jupyterhub's user tolerations and
+    # its user-scheduler, daskhub-user-scheduler for the release daskhub
+    assert [t["key"] for t in pod["spec"]["tolerations"]] == [
+        "hub.jupyter.org/dedicated", "hub.jupyter.org_dedicated"]
+    assert pod["spec"]["schedulerName"] == "daskhub-user-scheduler"
 
-    gpu = by_id(body)["profile:gpu-worker-t4"]
+    gpu = by_id(body)["profile:gpu-notebook-t4"]
     container = gpu["pod"]["spec"]["containers"][0]
     # as KubeSpawner sends it: the GPU a limit only; its request and toleration come from
     # the API server, which the engine models when the sidebar places the pod. The pod's

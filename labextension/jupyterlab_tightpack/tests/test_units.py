@@ -63,7 +63,7 @@ def test_cpu_quantities(cores, expected):
 
 def test_demo_data_matches_the_examples():
     """The committed JSON is examples/daskhub-gke (its home-disk/ moment) and
-    config/z2jh-user-scheduler.yaml: run python -m jupyterlab_tightpack.demo.regenerate after
+    config/tightpack.yaml: run python -m jupyterlab_tightpack.demo.regenerate after
     changing them."""
     data = PACKAGE / "demo"
     assert json.loads((data / "cluster.json").read_text()) == json.loads(
@@ -75,7 +75,7 @@ def test_demo_data_matches_the_examples():
     assert json.loads((data / "home.json").read_text()) == json.loads(
         (REPO / "examples/daskhub-gke/home-disk/home.json").read_text())
     assert json.loads((data / "scheduler-configuration.json").read_text()) == yaml.safe_load(
-        (REPO / "config/z2jh-user-scheduler.yaml").read_text())
+        (REPO / "config/tightpack.yaml").read_text())
 
 
 def test_apportion():
