@@ -209,7 +209,7 @@ def template(cfg: DaskConfig, notebook_namespace: str) -> tuple:
         if replicas is not None:
             workers = replicas
         notes.append(f"worker pod spec from {where}")
-        display = "Dask worker (dask-kubernetes, custom cluster spec)"
+        display = "Dask worker (dask-kubernetes)"
         description = f"DaskCluster {name}: spec.worker of {custom_path or 'the Dask config'}"
     else:
         problem = _check_resources(resources)

@@ -1,24 +1,160 @@
-// Plain-language fixes for workers that never run, and warnings about what
-// surprises users and operators. Every judgement comes from the engine as
-// data (Unschedulable.facts, Unplaced.poolsAtMax, unoffered and
-// blockedByVolumes, Placement.toleratedPoolTaints) and from the server
-// extension's description of the claims a pod mounts (ITemplateClaim): this
-// file words them, it does not read kube-scheduler's or cluster-autoscaler's
-// English, nor match tolerations or volumes.
+// The engine's advice in words: its fixes (each one decided again by the
+// engine before it reaches here), how the workers tile a pool's new node,
+// what the API server changes in the pod, and the warnings. Every judgement
+// is the engine's, as data (Advice, Placement, Unplaced.blockedByVolumes) or
+// the server extension's description of a pod's claims (ITemplateClaim):
+// this file words them. It matches no toleration, selector or size itself.
 import type {
+  Advice,
   AdmissionChange,
-  ClusterSummary,
+  Fix,
+  Outcome,
   Placement,
+  PoolTiling,
+  Shape,
+  Toleration,
   Unplaced
 } from '@tightpack/wasm';
-import { formatBytes, formatCores } from './quantity.js';
+import { plural } from './dom.js';
+import { formatWait } from './quantity.js';
 import { IPod, ITemplateClaim, IWorkerTemplate } from './types.js';
 
 /** "a", "a and b", "a, b and c". */
-function list(items: string[]): string {
+export function list(items: string[]): string {
   return items.length <= 1
     ? items.join('')
     : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
+}
+
+/** What the copies are, for sentences: workers, or a profile's notebook servers. */
+export interface INoun {
+  one: string;
+  many: string;
+}
+
+export const WORKERS: INoun = { one: 'worker', many: 'workers' };
+
+/** The noun for a template's pods: a KubeSpawner profile starts notebook servers. */
+export function nounOf(source?: IWorkerTemplate['source']): INoun {
+  return source === 'profile'
+    ? { one: 'notebook server', many: 'notebook servers' }
+    : WORKERS;
+}
+
+function count(n: number, noun: INoun): string {
+  return `${n} ${n === 1 ? noun.one : noun.many}`;
+}
+
+/** "dask=worker:NoSchedule", as kubectl prints a taint a toleration matches. */
+export function tolerationText(t: Toleration): string {
+  const value = t.operator === 'Exists' || !t.value ? '' : `=${t.value}`;
+  return `${t.key ?? '*'}${value}${t.effect ? `:${t.effect}` : ''}`;
+}
+
+/** "3850m cpu" or "3850m cpu and 12Gi memory": the resources a shape changes. */
+export function shapeText(
+  requests: Record<string, string>,
+  change: Record<string, number>
+): string {
+  const changed = Object.keys(change).filter(r => change[r] !== 0);
+  return list(changed.map(r => `${requests[r]} ${r}`));
+}
+
+/**
+ * Where the copies of an outcome run: "all 40 run, on 20 new nodes (ready
+ * in ~2 min)", "71 of 400 run, 6 of them now; 329 never do".
+ */
+export function outcomeText(o: Outcome, noun: INoun): string {
+  const running = o.now + o.afterScaleUp;
+  const runs =
+    running === o.replicas
+      ? o.replicas === 1
+        ? `it runs`
+        : `all ${o.replicas} run`
+      : `${running} of ${count(o.replicas, noun)} run`;
+  const where =
+    o.nodesAdded === 0
+      ? running
+        ? ` on ${plural(o.nodes, 'node')} there now`
+        : ''
+      : o.nodesAdded === o.nodes
+        ? ` on ${plural(o.nodesAdded, 'new node')} (ready in ${formatWait(o.readyInSeconds)})`
+        : ` on ${plural(o.nodes, 'node')}, ${o.nodesAdded} of them new (ready in ${formatWait(o.readyInSeconds)})`;
+  const never = o.never
+    ? `; ${o.never} never ${o.never === 1 ? 'does' : 'do'}`
+    : '';
+  return `${runs}${where}${never}`;
+}
+
+/** What a fix changes, as things to do: "add toleration …", "ask for 3850m cpu". */
+export function fixActions(f: Fix, noun: INoun): string[] {
+  const c = f.change;
+  const out: string[] = [];
+  for (const t of c.addTolerations ?? [])
+    out.push(`add toleration ${tolerationText(t)}`);
+  for (const [k, v] of Object.entries(c.addNodeSelector ?? {}))
+    out.push(`select pool ${f.pool ?? v} (node selector ${k}=${v})`);
+  if (c.requests && c.requestChange)
+    out.push(`ask for ${shapeText(c.requests, c.requestChange)}`);
+  if (c.replicas !== undefined) out.push(`ask for ${count(c.replicas, noun)}`);
+  if (f.maxSize)
+    out.push(
+      `ask your operator to raise the max size of pool ${f.maxSize.pool} from ${f.maxSize.from} to ${f.maxSize.to}`
+    );
+  return out;
+}
+
+/** The fix as one sentence: what to do, then what it achieves. */
+export function fixText(f: Fix, noun: INoun, asIs?: Outcome): string {
+  const actions = fixActions(f, noun);
+  const first = actions.length
+    ? actions[0][0].toUpperCase() + actions[0].slice(1)
+    : '';
+  const what = [first, ...actions.slice(1)];
+  const offPool =
+    asIs && asIs.offPool > 0 && f.outcome.offPool === 0
+      ? `, none on a pool not meant for ${noun.many}`
+      : '';
+  return `${list(what)}: ${outcomeText(f.outcome, noun)}${offPool}.`;
+}
+
+/** The first shape, when the pool is worth tiling. */
+export function tilingShape(t: PoolTiling): Shape | null {
+  return t.worthTiling && t.suggestions.length ? t.suggestions[0] : null;
+}
+
+/**
+ * How the copies fill a pool's new node and what a smaller shape gains: "A
+ * new dask-workers node takes 1 of these workers and leaves 49 % of its cpu
+ * idle. At 3850m cpu, 2 fit: all 40 run on 20 new nodes instead of 40."
+ */
+export function tilingText(t: PoolTiling, noun: INoun, asIs?: Outcome): string {
+  const idle = Math.round((t.idle[t.binding] ?? 0) * 100);
+  const head = `A new ${t.pool} node takes ${count(t.perNode, noun)} and leaves ${idle} % of its ${t.binding} idle.`;
+  const s = tilingShape(t);
+  if (!s) return head;
+  const fit = `At ${shapeText(s.requests, s.change)}, ${s.perNode} fit`;
+  if (!s.outcome || !asIs) return `${head} ${fit}.`;
+  const then = s.outcome.now + s.outcome.afterScaleUp;
+  const before = asIs.now + asIs.afterScaleUp;
+  const runs =
+    then === before
+      ? `${then === s.outcome.replicas ? `all ${then}` : then} run on ${plural(s.outcome.nodes, 'node')} instead of ${asIs.nodes}`
+      : `${then} run instead of ${before}, on ${plural(s.outcome.nodes, 'node')}`;
+  return `${head} ${fit}: ${runs}.`;
+}
+
+/** The pool whose tiling matters here: the one most of the copies go to, if worth it. */
+export function tilingOf(advice: Advice): PoolTiling | null {
+  const copies = new Map(
+    (advice.asIs?.pools ?? []).map(p => [p.pool ?? '', p.replicas])
+  );
+  const worth = advice.pools.filter(t => tilingShape(t));
+  worth.sort((a, b) => (copies.get(b.pool) ?? 0) - (copies.get(a.pool) ?? 0));
+  const best = worth[0];
+  if (!best) return null;
+  // Without copies (no replicas asked), any pool worth it will do.
+  return copies.size === 0 || (copies.get(best.pool) ?? 0) > 0 ? best : null;
 }
 
 /**
@@ -43,70 +179,6 @@ export function volumeFix(u: Unplaced, claims: ITemplateClaim[] = []): string {
     ? `Ask your operator to move the volume or raise the max size of ${list(atMax)}`
     : `Ask your operator to move the volume or add a pool in ${disk ? 'its' : 'that'} zone`;
   return `${subject}: ${could}. ${ask}.`;
-}
-
-/**
- * Fixes for the copies that fit nowhere and for the pools that cannot grow:
- * "add toleration dask=worker:NoSchedule", "ask for at most 12.3 GiB of
- * memory to fit the highmem pool", and for copies whose disk is in the wrong
- * zone, the volumeFix (`claims`: what the template's pod mounts).
- */
-export function fixes(
-  summary: ClusterSummary,
-  placement: Placement,
-  pod: IPod,
-  claims: ITemplateClaim[] = []
-): string[] {
-  const out = new Set<string>();
-  const unplaced = placement.scaleUp?.unplaced ?? [];
-  // A pool would take every copy that does not run but for its volumes: the disk's zone
-  // is what keeps it, first of all; its tolerations and node selector are not wrong.
-  for (const u of unplaced)
-    if (u.blockedByVolumes?.length) out.add(volumeFix(u, claims));
-  const volumesOnly =
-    unplaced.length > 0 && unplaced.every(u => u.blockedByVolumes?.length);
-  const facts = placement.unschedulable?.facts;
-  if (facts) {
-    if (!volumesOnly)
-      for (const t of facts.untoleratedTaints)
-        out.add(`add toleration ${t.taint}`);
-    for (const s of facts.insufficient) {
-      if (!s.pool) continue;
-      // Asking for less of one resource does not help where another is short too
-      // (a GPU node without a free GPU).
-      if (facts.insufficient.some(o => o !== s && o.node === s.node)) continue;
-      if (s.resource === 'memory')
-        out.add(
-          `ask for at most ${formatBytes(s.largestFree)} of memory to fit the ${s.pool} pool`
-        );
-      if (s.resource === 'cpu')
-        out.add(
-          `ask for at most ${formatCores(s.largestFree)} to fit the ${s.pool} pool`
-        );
-    }
-    const selector = Object.entries(pod.spec?.nodeSelector ?? {});
-    if (facts.nodeAffinityMismatch > 0 && selector.length && !volumesOnly) {
-      out.add(
-        `check the node selector ${selector.map(([k, v]) => `${k}=${v}`).join(', ')}: no node with room carries it`
-      );
-    }
-    if (!(summary.pools ?? []).length) {
-      for (const r of facts.unoffered)
-        out.add(`no node offers ${r}: ask your operator for a pool with it`);
-    }
-  }
-  for (const u of unplaced) {
-    for (const r of u.unoffered)
-      out.add(`no pool offers ${r}: ask your operator for one, or set it to 0`);
-    // The volume fix names the pools at their max size: fewer workers would not help.
-    if (u.blockedByVolumes?.length) continue;
-    for (const p of u.poolsAtMax) {
-      out.add(
-        `pool ${p.pool} is at its max size ${p.maxSize}: use fewer workers or ask your operator to raise it`
-      );
-    }
-  }
-  return [...out];
 }
 
 /**
@@ -136,46 +208,59 @@ export interface IWarning {
     | 'blocks-scale-down'
     | 'evictable'
     | 'ties';
+  /** One line, always shown. */
   text: string;
+  /** The rest, folded under it. */
+  more?: string;
 }
 
+/**
+ * Facts the user should know about the answer. `advice`, once the engine
+ * has given it, tells which pools could take the workers at all: a pool the
+ * workers tolerate but whose new node cannot hold one (no GPU there) is no
+ * warning.
+ */
 export function warnings(
   placement: Placement,
   pod: IPod,
-  source: IWorkerTemplate['source'] = 'dask-kubernetes'
+  source: IWorkerTemplate['source'] = 'dask-kubernetes',
+  advice: Advice | null = null
 ): IWarning[] {
   const out: IWarning[] = [];
+  const noun = nounOf(source);
   // Workers that tolerate a pool's taint but are not pinned to that pool:
-  // cluster-autoscaler may grow another pool for them (as in the autoscaler corpus).
+  // cluster-autoscaler may grow a pool not meant for them instead (as in the
+  // autoscaler corpus). The engine's advice says which pools could take them
+  // and which are not meant for them; until it has, nothing is said.
   const grown = (placement.scaleUp?.pools ?? []).map(g => g.pool);
+  const could = new Set(
+    (advice?.pools ?? []).filter(t => t.perNode > 0).map(t => t.pool)
+  );
+  const notMeant = new Map((advice?.notMeant ?? []).map(n => [n.pool, n.why]));
   for (const t of placement.toleratedPoolTaints ?? []) {
-    const elsewhere = grown.filter(g => g !== t.pool);
-    if (t.pinned || !elsewhere.length) continue;
+    const elsewhere = grown.filter(g => g !== t.pool && notMeant.has(g));
+    if (t.pinned || !elsewhere.length || !could.has(t.pool)) continue;
+    const named = elsewhere.map(g =>
+      notMeant.get(g) === 'hub-core' ? `${g}, the hub's pool,` : g
+    );
     out.push({
       kind: 'tolerates-not-selects',
-      text:
-        `Your workers tolerate ${t.taint} (pool ${t.pool}) but do not select that pool, so cluster-autoscaler grows ${elsewhere.join(', ')} for them instead.` +
-        (t.nodeLabel
-          ? ` Add node selector ${t.nodeLabel.key}=${t.nodeLabel.value}.`
-          : '')
+      text: `Your ${noun.many} tolerate ${t.taint} (pool ${t.pool}) but do not select that pool, so cluster-autoscaler grows ${list(named)} for them instead.`
     });
   }
   for (const g of placement.scaleUp?.pools ?? []) {
     if (g.maxSizeReached)
       out.push({
         kind: 'pool-at-max',
-        text: `Pool ${g.pool} reaches its max size${g.maxSize !== null ? ` (${g.maxSize})` : ''}: workers beyond it stay Pending.`
+        text: `Pool ${g.pool} reaches its max size${g.maxSize !== null ? ` (${g.maxSize})` : ''}: ${noun.many} beyond it stay Pending.`
       });
   }
   for (const u of placement.scaleUp?.unplaced ?? []) {
     if (u.poolsAtMax.length && !out.some(w => w.kind === 'pool-at-max')) {
-      const who =
-        source !== 'profile'
-          ? `${u.replicas.length} workers stay`
-          : u.replicas.length === 1
-            ? 'Your notebook server stays'
-            : `${u.replicas.length} notebook servers stay`;
-      out.push({ kind: 'pool-at-max', text: `${who} Pending: ${u.reason}.` });
+      out.push({
+        kind: 'pool-at-max',
+        text: `${count(u.replicas.length, noun)} ${u.replicas.length === 1 ? 'stays' : 'stay'} Pending: ${u.reason}.`
+      });
     }
   }
   // What the clients make the workers to cluster-autoscaler: the operator's
@@ -188,12 +273,14 @@ export function warnings(
   if (source === 'dask-kubernetes' && evict !== 'false') {
     out.push({
       kind: 'evictable',
-      text: 'The Dask operator makes each worker a one-replica Deployment, so cluster-autoscaler may evict workers to remove a node: an evicted worker loses what it holds in memory and its running tasks, which Dask then computes again. To keep them while they run, annotate the worker template cluster-autoscaler.kubernetes.io/safe-to-evict: "false" (their nodes then stay until the workers leave).'
+      text: 'cluster-autoscaler may evict workers to remove a node.',
+      more: 'The Dask operator makes each worker a one-replica Deployment, so cluster-autoscaler may evict workers to remove a node: an evicted worker loses what it holds in memory and its running tasks, which Dask then computes again. To keep them while they run, annotate the worker template cluster-autoscaler.kubernetes.io/safe-to-evict: "false" (their nodes then stay until the workers leave).'
     });
   } else if (source === 'dask-gateway' && evict !== 'true') {
     out.push({
       kind: 'blocks-scale-down',
-      text: 'dask-gateway starts workers without a controller (their owner is the scheduler pod), so cluster-autoscaler will not remove a node they run on unless they carry the annotation cluster-autoscaler.kubernetes.io/safe-to-evict: "true" (an evicted worker loses what it holds in memory).'
+      text: 'Nodes these workers run on are not removed while they run.',
+      more: 'dask-gateway starts workers without a controller (their owner is the scheduler pod), so cluster-autoscaler will not remove a node they run on unless they carry the annotation cluster-autoscaler.kubernetes.io/safe-to-evict: "true" (an evicted worker loses what it holds in memory).'
     });
   }
   const tied = placement.placements.filter(
@@ -202,7 +289,8 @@ export function warnings(
   if (tied) {
     out.push({
       kind: 'ties',
-      text: `${tied} of the workers had several equally good nodes; kube-scheduler picks among them at random, so they may land on another node of the same score than shown here (the first by name).`
+      text: `${tied} of the ${noun.many} had several equally good nodes.`,
+      more: `kube-scheduler picks among equally good nodes at random, so they may land on another node of the same score than shown here (the first by name).`
     });
   }
   return out;

@@ -1,6 +1,24 @@
 // "Copy code": the Python that starts exactly the workers the panel shows.
 import { workerContainer } from './pod.js';
+import { ISchedulerChoice } from './schedulers.js';
 import { IPod, IWorkerTemplate } from './types.js';
+
+const DEFAULT = 'default-scheduler';
+
+/** A note as Python comments, wrapped at about 88 columns. */
+function comment(text: string): string[] {
+  const out: string[] = [];
+  let line = '#';
+  for (const word of text.split(' ')) {
+    if (line.length + word.length + 1 > 88) {
+      out.push(line);
+      line = '#';
+    }
+    line += ` ${word}`;
+  }
+  out.push(line);
+  return out;
+}
 
 function py(value: unknown, indent = ''): string {
   if (value === null || value === undefined) return 'None';
@@ -22,7 +40,7 @@ function kubeCluster(
   template: IWorkerTemplate,
   pod: IPod,
   workers: number,
-  schedulerName: string | null
+  scheduler: ISchedulerChoice | undefined
 ): string {
   const start = template.start.kind === 'kubecluster' ? template.start : null;
   const c = workerContainer(pod);
@@ -34,8 +52,13 @@ function kubeCluster(
     `spec = make_cluster_spec(name=${py(name)}, image=${py(image)}, resources=${py(c?.resources ?? {})})`,
     'worker = spec["spec"]["worker"]["spec"]'
   ];
-  if (schedulerName)
-    lines.push(`worker["schedulerName"] = ${py(schedulerName)}`);
+  if (scheduler?.schedulerName && scheduler.schedulerName !== DEFAULT)
+    lines.push(
+      ...comment(scheduler.note),
+      `worker["schedulerName"] = ${py(scheduler.schedulerName)}`
+    );
+  else if (scheduler && scheduler.schedulerName === null)
+    lines.push(...comment(scheduler.note));
   if (pod.spec?.tolerations?.length)
     lines.push(`worker["tolerations"] = ${py(pod.spec.tolerations)}`);
   if (Object.keys(pod.spec?.nodeSelector ?? {}).length)
@@ -60,7 +83,8 @@ function kubeCluster(
 function gateway(
   template: IWorkerTemplate,
   pod: IPod,
-  workers: number
+  workers: number,
+  scheduler: ISchedulerChoice | undefined
 ): string {
   const start = template.start.kind === 'gateway' ? template.start : null;
   const c = workerContainer(pod)?.resources?.requests ?? {};
@@ -77,6 +101,14 @@ function gateway(
     const gib = /^(\d+(?:\.\d+)?)Gi$/.exec(c.memory);
     lines.push(`options.worker_memory = ${gib ? gib[1] : py(c.memory)}  # GiB`);
   }
+  // dask-gateway's server, not its client, says which scheduler places workers.
+  const own = pod.spec?.schedulerName || DEFAULT;
+  if (scheduler && scheduler.schedulerName !== own)
+    lines.push(
+      ...comment(
+        `dask-gateway's server names the workers' scheduler (${own}), not these options: the answer above is for ${scheduler.schedulerName ?? scheduler.value}; ask the operator to set schedulerName in the gateway's worker extraPodConfig.`
+      )
+    );
   lines.push(
     'cluster = gateway.new_cluster(options)',
     `cluster.scale(${workers})`,
@@ -90,37 +122,38 @@ function gateway(
  * it describes, with the hub's own settings (the scheduler among them), so
  * the form's edits cannot be carried over. Say how, and what the form changed.
  */
-function profile(template: IWorkerTemplate): string {
+function profile(template: IWorkerTemplate, pod: IPod): string {
   const slug = template.start.kind === 'profile' ? template.start.slug : '';
+  const name = pod.spec?.schedulerName;
   return [
     `# "${template.name}" is a profile of your JupyterHub: the hub starts it, with the hub's`,
     '# own settings, so the cores, memory and tolerations above are what the profile sets.',
+    name
+      ? `# The hub starts it under the scheduler ${name}.`
+      : "# The profile names no scheduler: kube-scheduler's default (default-scheduler) places it.",
     '# In JupyterLab: File > Hub Control Panel > Stop My Server, then Start My Server',
     `# and choose "${template.name}" (slug ${slug}).`
   ].join('\n');
 }
 
 /**
- * `schedulerName`: the one the chosen profile runs under (the engine's
- * builtInProfiles); kube-scheduler's own, default-scheduler, is left unsaid.
+ * `scheduler`: the chosen profile with the scheduler of this cluster that
+ * runs it (schedulers.ts); kube-scheduler's own, default-scheduler, is left
+ * unsaid, and a profile no scheduler here runs is said to be one.
  */
 export function startCode(
   template: IWorkerTemplate,
   pod: IPod,
   workers: number,
-  schedulerName: string
+  scheduler?: ISchedulerChoice
 ): string {
-  if (template.start.kind === 'gateway') return gateway(template, pod, workers);
-  if (template.start.kind === 'profile') return profile(template);
+  if (template.start.kind === 'gateway')
+    return gateway(template, pod, workers, scheduler);
+  if (template.start.kind === 'profile') return profile(template, pod);
   if (template.start.kind === 'pod')
     return [
       `# ${template.name} came from a notebook's preview(): create its ${workers} copies as`,
       '# that notebook does. The pod as Kubernetes schedules it is below.'
     ].join('\n');
-  return kubeCluster(
-    template,
-    pod,
-    workers,
-    schedulerName === 'default-scheduler' ? null : schedulerName
-  );
+  return kubeCluster(template, pod, workers, scheduler);
 }

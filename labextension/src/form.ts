@@ -1,17 +1,18 @@
 // The worker form: which template, how many workers of what size, their
 // tolerations and node selector, and the scheduler profile; read() gives the
 // settings workerPod() takes, or the first thing wrong with them.
-import type { BuiltInProfile } from '@tightpack/wasm';
 import { el, labelled } from './dom.js';
 import {
   parseSelector,
   parseTolerations,
+  readableMemory,
   settingsOf,
   tolerationText,
   IWorkerSettings
 } from './pod.js';
 import { cpuError, memoryError } from './quantity.js';
-import { IWorkerTemplate } from './types.js';
+import { choiceFor, ISchedulerChoice } from './schedulers.js';
+import { IWorkerTemplate, Toleration } from './types.js';
 
 export class WorkerForm {
   readonly node = el('form', 'tp-form');
@@ -21,6 +22,7 @@ export class WorkerForm {
   // Templates asked from a notebook's preview: kept when the server's are reloaded.
   private asked: IWorkerTemplate[] = [];
   private chosen: IWorkerTemplate | null = null;
+  private choices: ISchedulerChoice[] = [];
 
   private readonly templateSelect = el('select', 'jp-mod-styled tp-template');
   // What the server extension says of the chosen template (its home claim, defaults used).
@@ -44,8 +46,9 @@ export class WorkerForm {
     this.gpus.max = '16';
     this.tolerations.rows = 2;
     this.selector.rows = 1;
-    this.tolerations.placeholder = 'dask=worker:NoSchedule';
-    this.selector.placeholder = 'cloud.google.com/gke-nodepool=dask-workers';
+    // Empty fields say so: a greyed example reads as a value already set.
+    this.tolerations.placeholder = 'none';
+    this.selector.placeholder = 'none';
 
     this.node.addEventListener('submit', e => e.preventDefault());
     const row = el('div', 'tp-row');
@@ -63,9 +66,13 @@ export class WorkerForm {
       labelled(
         'Tolerations',
         this.tolerations,
-        'one per line: key=value:Effect'
+        'one per line, as key=value:Effect, e.g. dask=worker:NoSchedule'
       ),
-      labelled('Node selector', this.selector, 'key=value, …'),
+      labelled(
+        'Node selector',
+        this.selector,
+        'key=value, …, e.g. cloud.google.com/gke-nodepool=dask-workers'
+      ),
       labelled('Scheduler', this.profileSelect)
     );
     for (const input of [
@@ -131,6 +138,7 @@ export class WorkerForm {
     this.chosen = this.templates.find(t => t.id === id) ?? null;
     if (!this.chosen) return;
     this.templateSelect.value = id;
+    this.templateSelect.title = this.chosen.description || this.chosen.name;
     this.templateNotes.replaceChildren(
       ...this.chosen.notes.map(n => el('li', '', n))
     );
@@ -148,34 +156,102 @@ export class WorkerForm {
     this.selector.value = Object.entries(s.nodeSelector)
       .map(([k, v]) => `${k}=${v}`)
       .join(', ');
+    // The template's own scheduler, when this cluster runs it: a hub
+    // profile's pod names the hub's.
+    const own = this.chosen.pod.spec?.schedulerName
+      ? choiceFor(this.choices, this.chosen.pod.spec.schedulerName)
+      : undefined;
+    const wanted = profile ?? own?.value;
     if (
-      profile &&
-      Array.from(this.profileSelect.options).some(o => o.value === profile)
+      wanted &&
+      Array.from(this.profileSelect.options).some(o => o.value === wanted)
     )
-      this.profileSelect.value = profile;
+      this.profileSelect.value = wanted;
     this.onChange();
   }
 
-  /** The engine's built-in profiles, once: what each stands for comes from the engine. */
-  setProfiles(profiles: BuiltInProfile[], preferred: string): void {
-    if (this.profileSelect.options.length) return;
-    for (const p of profiles) {
-      const o = el('option', '', p.description);
-      o.value = p.name;
+  /**
+   * The scheduler profiles (schedulers.ts): the cluster's own, then the
+   * engine's built-in ones, each saying which scheduler here runs it. The
+   * choice made is kept across reloads when it is still offered.
+   */
+  setProfiles(choices: ISchedulerChoice[], preferred: string): void {
+    const kept = this.profileSelect.value;
+    this.choices = choices;
+    this.profileSelect.replaceChildren();
+    for (const c of choices) {
+      const o = el('option', '', c.label);
+      o.value = c.value;
+      o.title = c.note;
       this.profileSelect.append(o);
     }
-    this.profileSelect.value = profiles.some(p => p.name === preferred)
-      ? preferred
-      : profiles[0].name;
+    const offered = (v: string) => choices.some(c => c.value === v);
+    this.profileSelect.value = offered(kept)
+      ? kept
+      : offered(preferred)
+        ? preferred
+        : choices[0].value;
+  }
+
+  /** The chosen profile, with the scheduler of this cluster that runs it. */
+  get choice(): ISchedulerChoice | undefined {
+    return this.choices.find(c => c.value === this.profileSelect.value);
   }
 
   private listTemplates(): void {
     this.templateSelect.replaceChildren();
     for (const t of this.templates) {
-      const o = el('option', '', `${t.name} (${t.source})`);
+      // The name says where it comes from ("Dask worker (dask-kubernetes)");
+      // a profile's is the hub's display name.
+      const o = el(
+        'option',
+        '',
+        t.source === 'profile' ? `${t.name} (hub profile)` : t.name
+      );
       o.value = t.id;
+      o.title = t.description || t.name;
       this.templateSelect.append(o);
     }
+    this.templateSelect.title =
+      this.templateSelect.selectedOptions[0]?.textContent ?? '';
+  }
+
+  /**
+   * Puts a change the engine proposed into the form: tolerations and
+   * selector labels added, the worker container's new requests, a number of
+   * workers. What only the cluster's operator can change is not the form's.
+   */
+  apply(change: {
+    addTolerations?: Toleration[];
+    addNodeSelector?: Record<string, string>;
+    containerRequests?: Record<string, string>;
+    replicas?: number;
+  }): void {
+    const lines = (text: string) =>
+      text
+        .split('\n')
+        .map(l => l.trim())
+        .filter(Boolean);
+    if (change.addTolerations?.length)
+      this.tolerations.value = [
+        ...lines(this.tolerations.value),
+        ...change.addTolerations.map(tolerationText)
+      ].join('\n');
+    if (change.addNodeSelector) {
+      const parsed = parseSelector(this.selector.value).selector;
+      this.selector.value = Object.entries({
+        ...parsed,
+        ...change.addNodeSelector
+      })
+        .map(([k, v]) => `${k}=${v}`)
+        .join(', ');
+    }
+    const r = change.containerRequests ?? {};
+    if (r.cpu) this.cores.value = r.cpu;
+    if (r.memory) this.memory.value = readableMemory(r.memory);
+    if (change.replicas !== undefined)
+      this.workers.value = String(change.replicas);
+    this.onChange();
   }
 
   showError(text: string): void {

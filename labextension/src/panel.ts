@@ -5,16 +5,17 @@
 // the code that starts the workers.
 import { Widget } from '@lumino/widgets';
 import type { ForecastRequest } from '@tightpack/wasm';
-import { AnswerView } from './answer.js';
+import { AnswerView, PodChange } from './answer.js';
 import { fetchTemplates } from './api.js';
 import { ForecastView } from './forecast.js';
 import { WorkerForm } from './form.js';
 import { SourceHeader } from './header.js';
-import { placeWorkers } from './place.js';
+import { adviseWorkers, placeWorkers } from './place.js';
 import { workerPod } from './pod.js';
+import { schedulerChoices } from './schedulers.js';
 import { ClusterSession } from './session.js';
 import { StartView } from './start.js';
-import { IWorkerTemplate } from './types.js';
+import { IPod, IWorkerTemplate } from './types.js';
 
 export interface IPanelSettings {
   snapshotSource: string;
@@ -27,6 +28,8 @@ export interface IQuestion {
   template: IWorkerTemplate;
   workers: number;
   profile: string;
+  /** A change the engine proposed, applied once the form shows the question. */
+  change?: PodChange;
 }
 
 /** A shrink asked elsewhere, for the scale-down forecast to show. */
@@ -63,6 +66,7 @@ export class TightpackPanel extends Widget {
     this.id = 'tightpack-panel';
     this.addClass('tp-Panel');
     this.title.caption = 'Where will my Dask workers land?';
+    this.answer.onApply = change => this.form.apply(change);
     this.node.append(
       this.header.node,
       this.form.node,
@@ -117,6 +121,7 @@ export class TightpackPanel extends Widget {
     }
     this.form.addTemplate(question.template);
     this.form.choose(question.template.id, question.workers, question.profile);
+    if (question.change) this.form.apply(question.change);
   }
 
   private scheduleRefresh(): void {
@@ -138,7 +143,7 @@ export class TightpackPanel extends Widget {
         this.ready && !refresh ? Promise.resolve(null) : fetchTemplates()
       ]);
       this.form.setProfiles(
-        loaded.summary.builtInProfiles,
+        schedulerChoices(loaded.summary, loaded.envelope),
         this.settings.defaultProfile
       );
       if (templates)
@@ -160,6 +165,29 @@ export class TightpackPanel extends Widget {
     } finally {
       this.header.finished();
     }
+  }
+
+  /**
+   * The engine's advice decides the question again for each candidate fix:
+   * asked after the answer is painted, so that typing never waits on it, and
+   * dropped when the form has changed since.
+   */
+  private scheduleAdvice(pod: IPod, workers: number): void {
+    const version = this.version + 1;
+    const profile = this.form.profile;
+    window.setTimeout(() => {
+      const loaded = this.session.loaded;
+      if (!loaded || this.version !== version) return;
+      const start = performance.now();
+      const advice = adviseWorkers(loaded, pod, workers, profile);
+      if (this.version !== version) return;
+      this.answer.showAdvice(
+        advice.ok ? advice.value : null,
+        advice.ok ? '' : advice.error
+      );
+      this.node.dataset.adviceMs = (performance.now() - start).toFixed(2);
+      this.node.dataset.adviceVersion = String(version);
+    }, 0);
   }
 
   /** Everything below the form, from the engine's answer: synchronous, no server round trip. */
@@ -192,14 +220,11 @@ export class TightpackPanel extends Widget {
       placement: placed.value.placement,
       pod,
       source: template.source,
+      name: template.name,
       claims: template.claims
     });
-    this.start.show(
-      template,
-      pod,
-      form.settings.workers,
-      placed.value.profile.schedulerName
-    );
+    this.scheduleAdvice(pod, form.settings.workers);
+    this.start.show(template, pod, form.settings.workers, this.form.choice);
     this.node.dataset.answerMs = (performance.now() - start).toFixed(2);
     this.node.dataset.answerVersion = String(++this.version);
   }

@@ -10,7 +10,7 @@ import type { ForecastRequest } from '@tightpack/wasm';
 import { AnswerView } from './answer.js';
 import { el, plural } from './dom.js';
 import { forecastElement, forecastNow } from './forecast.js';
-import { placeWorkers } from './place.js';
+import { adviseWorkers, placeWorkers } from './place.js';
 import type { IForecastQuestion, IQuestion } from './panel.js';
 import { ClusterSession, ILoadedCluster } from './session.js';
 import { IWorkerTemplate } from './types.js';
@@ -214,15 +214,28 @@ export class PreviewRenderer extends Widget implements IRenderMime.IRenderer {
       placement: placed.value.placement,
       pod: template.pod,
       source: template.source,
+      name: template.name,
       claims: template.claims
     });
-    const open = this.openButton(() =>
-      this.deps.openInSidebar({
-        template,
-        workers: added(q),
-        profile: placed.value.profile.name
-      })
+    const question = {
+      template,
+      workers: added(q),
+      profile: placed.value.profile.name
+    };
+    // A fix or a shape goes to the sidebar's form, and its code, from here.
+    this.answer.onApply = change =>
+      this.deps.openInSidebar({ ...question, change });
+    const advice = adviseWorkers(
+      loaded,
+      template.pod,
+      added(q),
+      placed.value.profile.name
     );
+    this.answer.showAdvice(
+      advice.ok ? advice.value : null,
+      advice.ok ? '' : advice.error
+    );
+    const open = this.openButton(() => this.deps.openInSidebar(question));
     this.node.replaceChildren(
       el('div', 'tp-preview-title', title),
       sourceLine(loaded, `scheduler profile ${placed.value.profile.name}`),

@@ -2,6 +2,7 @@
 // with a Copy button, and the worker pod as Kubernetes schedules it.
 import { startCode } from './codegen.js';
 import { el } from './dom.js';
+import { ISchedulerChoice } from './schedulers.js';
 import { IPod, IWorkerTemplate } from './types.js';
 
 export class StartView {
@@ -29,14 +30,14 @@ export class StartView {
     });
   }
 
-  /** `workers` copies of `pod`, made from `template`, scheduled by `schedulerName`. */
+  /** `workers` copies of `pod`, made from `template`, under the chosen scheduler. */
   show(
     template: IWorkerTemplate,
     pod: IPod,
     workers: number,
-    schedulerName: string
+    scheduler: ISchedulerChoice | undefined
   ): void {
-    this.code.textContent = startCode(template, pod, workers, schedulerName);
+    this.code.textContent = startCode(template, pod, workers, scheduler);
     this.podSpec.textContent = JSON.stringify(pod, null, 2);
   }
 }

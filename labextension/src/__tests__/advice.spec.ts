@@ -1,14 +1,19 @@
-// The fixes for workers that never run and the warnings, worded from the
-// engine's facts, on the demo cluster and on a GPU notebook with its home disk.
+// The engine's fixes and tiling in words, and the warnings, on the demo cluster
+// and on a GPU notebook with its home disk.
 import { beforeAll, describe, expect, test } from '@jest/globals';
-import type {
-  ClusterSummary,
-  Placement,
-  Unplaced,
-  UnschedulableFacts
-} from '@tightpack/wasm';
-import { fixes, volumeFix, warnings } from '../advice.js';
-import { settingsOf } from '../pod.js';
+import type { Advice, Outcome, Unplaced } from '@tightpack/wasm';
+import {
+  fixActions,
+  fixText,
+  nounOf,
+  outcomeText,
+  tilingOf,
+  tilingText,
+  volumeFix,
+  warnings,
+  WORKERS
+} from '../advice.js';
+import { settingsOf, workerPod, IWorkerSettings } from '../pod.js';
 import { IPod, ITemplateClaim } from '../types.js';
 import { demo, loadDemo, ok, place, template, IDemo } from './demo.js';
 
@@ -17,121 +22,145 @@ beforeAll(async () => {
   d = await loadDemo();
 });
 
-// Answers cut down to the fields advice reads.
-const noCluster = { nodes: [], pools: [] } as unknown as ClusterSummary;
-const noPod: IPod = { spec: {} };
-const answer = (p: object) => p as Placement;
+describe('the fixes are the engine’s, worded', () => {
+  const advise = (settings: IWorkerSettings) => {
+    const pod = workerPod(template.pod, settings);
+    return ok(
+      d.cluster.advise({
+        pod,
+        replicas: settings.workers,
+        profile: 'tightpack',
+        admission: { extendedResourceToleration: true }
+      })
+    );
+  };
 
-describe('fixes and warnings', () => {
-  test('workers without the worker toleration get it as a fix', () => {
-    const s = { ...settingsOf(template.pod, 200), tolerations: [] };
-    const { pod, placement } = place(d.cluster, s);
-    expect(fixes(d.summary, placement, pod)).toContain(
+  test('400 CPU workers: never a GPU toleration, never the hub’s pool; the fix first', () => {
+    const a = advise(settingsOf(template.pod, 400));
+    expect(a.asIs!.never).toBe(337);
+    const texts = a.fixes!.map(f => fixText(f, WORKERS, a.asIs));
+    expect(texts.join('\n')).not.toMatch(/nvidia|core-pool|gpu/);
+    expect(texts[0]).toBe(
+      'Select pool dask-workers (node selector cloud.google.com/gke-nodepool=dask-workers) and ask your operator to raise the max size of pool dask-workers from 10 to 60: all 400 run on 59 nodes, 58 of them new (ready in ~2 min), none on a pool not meant for workers.'
+    );
+    // Fewer workers comes last.
+    expect(texts[texts.length - 1]).toMatch(/^Ask for 63 workers: all 63 run/);
+  });
+
+  test('workers without the worker toleration are told the worker pool’s', () => {
+    const a = advise({ ...settingsOf(template.pod, 200), tolerations: [] });
+    expect(fixActions(a.fixes![0], WORKERS)[0]).toBe(
       'add toleration dask=worker:NoSchedule'
     );
   });
 
-  test('fixes come from the facts, not from the words of the message', () => {
-    // Any wording (v1.37's "untolerated taint(s)", v1.30's "{key: value}") gives the same fixes.
-    const facts: UnschedulableFacts = {
-      untoleratedTaints: [
-        { taint: 'dask=worker:NoSchedule', nodes: 3, pools: ['dask-workers'] }
-      ],
-      insufficient: [
-        {
-          resource: 'memory',
-          requested: 64 * 2 ** 30,
-          largestFree: 12 * 2 ** 30,
-          node: 'w-1',
-          pool: 'dask-workers'
-        }
-      ],
-      nodeAffinityMismatch: 0,
-      unoffered: []
-    };
-    const placement = answer({
-      placed: 0,
-      placements: [],
-      toleratedPoolTaints: [],
-      unschedulable: { message: 'anything at all', facts }
+  test('a selector that is already right is never changed', () => {
+    const a = advise({
+      ...settingsOf(template.pod, 40),
+      cores: '4',
+      memory: '16Gi',
+      nodeSelector: { 'cloud.google.com/gke-nodepool': 'dask-workers' }
     });
-    expect(fixes(noCluster, placement, noPod)).toEqual([
-      'add toleration dask=worker:NoSchedule',
-      'ask for at most 12 GiB of memory to fit the dask-workers pool'
-    ]);
-    const unplaced = {
-      replicas: ['a'],
-      reason: 'whatever',
-      pools: [],
-      poolsAtMax: [{ pool: 'gpu', maxSize: 4 }],
-      unoffered: ['example.com/fpga']
+    expect(a.fixes!.length).toBeGreaterThan(0);
+    for (const f of a.fixes!) expect(f.change.addNodeSelector).toBeUndefined();
+    expect(fixText(a.fixes![0], WORKERS, a.asIs)).toBe(
+      'Ask for 3850m cpu and ask your operator to raise the max size of pool dask-workers from 10 to 22: all 40 run on 20 new nodes (ready in ~2 min).'
+    );
+  });
+
+  test('the shape that tiles the node says what it gains at this scale', () => {
+    const a = advise({
+      ...settingsOf(template.pod, 40),
+      cores: '4',
+      memory: '16Gi'
+    });
+    const t = tilingOf(a)!;
+    expect(t.pool).toBe('dask-workers');
+    expect(tilingText(t, WORKERS, a.asIs)).toBe(
+      'A new dask-workers node takes 1 worker and leaves 47 % of its cpu idle. At 3850m cpu, 2 fit: 16 run instead of 8, on 8 nodes.'
+    );
+    // Workers that fill the node are not worth a word.
+    const full = advise({
+      ...settingsOf(template.pod, 4),
+      cores: '3850m',
+      memory: '16Gi'
+    });
+    expect(tilingOf(full)).toBeNull();
+  });
+
+  test('outcomes are worded from the counts', () => {
+    const o: Outcome = {
+      replicas: 5,
+      now: 2,
+      afterScaleUp: 1,
+      never: 2,
+      offPool: 0,
+      nodes: 2,
+      nodesAdded: 1,
+      readyInSeconds: 130,
+      pools: []
     };
+    expect(outcomeText(o, WORKERS)).toBe(
+      '3 of 5 workers run on 2 nodes, 1 of them new (ready in ~2 min); 2 never do'
+    );
     expect(
-      fixes(
-        noCluster,
-        answer({
-          placed: 1,
-          placements: [],
-          toleratedPoolTaints: [],
-          scaleUp: { unplaced: [unplaced] }
-        }),
-        noPod
+      outcomeText(
+        {
+          ...o,
+          replicas: 1,
+          now: 1,
+          afterScaleUp: 0,
+          never: 0,
+          nodes: 1,
+          nodesAdded: 0
+        },
+        nounOf('profile')
       )
-    ).toEqual([
-      'no pool offers example.com/fpga: ask your operator for one, or set it to 0',
-      'pool gpu is at its max size 4: use fewer workers or ask your operator to raise it'
-    ]);
+    ).toBe('it runs on 1 node there now');
   });
+});
 
-  test('a v1.30 user-scheduler answer (the taint named in the message) gives the same fix', () => {
-    const s = { ...settingsOf(template.pod, 200), tolerations: [] };
-    const { pod, placement } = place(
-      d.cluster,
-      s,
-      'most-allocated',
-      true,
-      'v1.30'
-    );
-    expect(placement.unschedulable!.message).toMatch(/untolerated taint \{/);
-    expect(fixes(d.summary, placement, pod)).toContain(
-      'add toleration dask=worker:NoSchedule'
-    );
-  });
-
-  test('workers too large for any node are told how much they may ask for', () => {
-    const s = { ...settingsOf(template.pod, 1), memory: '900Gi' };
-    const { pod, placement } = place(d.cluster, s);
-    expect(placement.placed).toBe(0);
-    expect(fixes(d.summary, placement, pod).join('\n')).toMatch(
-      /ask for at most [\d.]+ GiB of memory to fit the [\w-]+ pool/
-    );
-  });
-
+describe('warnings', () => {
   test('a pool at its max size is a warning', () => {
     const s = { ...settingsOf(template.pod, 400), cores: '4', memory: '16Gi' };
     const { pod, placement } = place(d.cluster, s);
     expect(warnings(placement, pod).map(w => w.kind)).toContain('pool-at-max');
   });
 
-  test('workers that tolerate the worker pool but do not select it are warned when another pool grows', () => {
+  test('workers that tolerate the worker pool but do not select it are warned when another pool grows, once the engine says that pool could take them', () => {
     const s = settingsOf(template.pod, 60);
     const { pod, placement } = place(d.cluster, s);
     // The demo's worker nodes are busy: cluster-autoscaler grows core-pool too.
     expect((placement.scaleUp?.pools ?? []).map(g => g.pool)).toContain(
       'core-pool'
     );
-    const warned = warnings(placement, pod).find(
+    const kinds = (advice: Advice | null) =>
+      warnings(placement, pod, 'dask-kubernetes', advice).map(w => w.kind);
+    expect(kinds(null)).not.toContain('tolerates-not-selects');
+    const advice = ok(
+      d.cluster.advise({ pod, replicas: 60, profile: 'tightpack' })
+    );
+    const warned = warnings(placement, pod, 'dask-kubernetes', advice).find(
       w => w.kind === 'tolerates-not-selects'
     );
-    expect(warned!.text).toContain(
-      'Add node selector cloud.google.com/gke-nodepool=dask-workers'
+    expect(warned!.text).toBe(
+      "Your workers tolerate dask=worker:NoSchedule (pool dask-workers) but do not select that pool, so cluster-autoscaler grows core-pool, the hub's pool, for them instead."
     );
-    const selected = place(d.cluster, {
-      ...s,
-      nodeSelector: { 'cloud.google.com/gke-nodepool': 'dask-workers' }
-    });
+  });
+
+  test('GPU workers that tolerate the worker pool are not warned: its nodes have no GPU', () => {
+    const s = { ...settingsOf(template.pod, 4), gpus: 1 };
+    const { pod, placement } = place(d.cluster, s);
+    const advice = ok(
+      d.cluster.advise({
+        pod,
+        replicas: 4,
+        profile: 'tightpack',
+        admission: { extendedResourceToleration: true }
+      })
+    );
     expect(
-      warnings(selected.placement, selected.pod).map(w => w.kind)
+      warnings(placement, pod, 'dask-kubernetes', advice).map(w => w.kind)
     ).not.toContain('tolerates-not-selects');
   });
 
@@ -186,7 +215,7 @@ describe('a notebook with its home disk', () => {
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: {
-      name: 'jupyter-gpu-worker-t4',
+      name: 'jupyter-gpu-notebook-t4',
       namespace: 'daskhub',
       labels: { component: 'singleuser-server' }
     },
@@ -233,19 +262,24 @@ describe('a notebook with its home disk', () => {
     const [u] = p.scaleUp!.unplaced;
     expect(u.blockedByVolumes).toEqual(['gpu-t4-c']);
     expect(u.poolsAtMax).toEqual([{ pool: 'gpu-t4', maxSize: 1 }]);
-    // Only the disk's zone keeps it: that is the one fix. The dask workers' taint and the
-    // T4 selector kube-scheduler's message counts are not wrong ("add toleration
-    // dask=worker:NoSchedule" would not help), less memory would not fit where no GPU is
-    // free, and "use fewer workers" would not help a notebook whose disk pins it.
-    expect(p.unschedulable!.facts.untoleratedTaints.map(t => t.taint)).toEqual([
-      'dask=worker:NoSchedule'
-    ]);
-    expect(fixes(ok(cluster.summary()), p, pod, [aliceClaim])).toEqual([
+    // Its disk's zone keeps it, and the T4 pool of that zone at its max size: the
+    // engine's one fix is the operator's, and the disk is said first, in full.
+    expect(volumeFix(u, [aliceClaim])).toBe(
       'Your home disk (claim claim-alice) is in us-central1-b, where no pool can grow for it: pool gpu-t4-c in another zone could take it if the disk were there. Ask your operator to move the volume or raise the max size of gpu-t4 (1).'
+    );
+    const a = ok(
+      cluster.advise({
+        pod,
+        replicas: 1,
+        admission: { extendedResourceToleration: true }
+      })
+    );
+    expect(a.fixes!.map(f => fixText(f, nounOf('profile'), a.asIs))).toEqual([
+      'Ask your operator to raise the max size of pool gpu-t4 from 1 to 2: it runs on 1 new node (ready in ~10 min).'
     ]);
     expect(
       warnings(p, pod, 'profile').find(w => w.kind === 'pool-at-max')!.text
-    ).toMatch(/^Your notebook server stays Pending: /);
+    ).toMatch(/^1 notebook server stays Pending: /);
     cluster.dispose();
   });
 

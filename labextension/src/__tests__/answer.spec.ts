@@ -13,8 +13,9 @@ import { ForecastView, forecastElement } from '../forecast.js';
 import { WorkerForm } from '../form.js';
 import { settingsOf } from '../pod.js';
 import { PoolsView } from '../pools.js';
+import { schedulerChoices } from '../schedulers.js';
 import { StartView } from '../start.js';
-import { IWorkerTemplate } from '../types.js';
+import { ISnapshotEnvelope, IWorkerTemplate } from '../types.js';
 import { answerView } from '../view.js';
 import { demo, loadDemo, ok, place, template, IDemo } from './demo.js';
 
@@ -29,7 +30,7 @@ const classes = (node: Element) =>
   [...node.children].map(c => c.className.split(' ')[0]);
 
 describe('the answer, drawn from the engine alone', () => {
-  test('20 Dask workers: headline, warnings, legend, then one box per pool', () => {
+  test('20 Dask workers: the verdict first, then warnings, legend, one box per pool', () => {
     const { pod, placement } = place(d.cluster, settingsOf(template.pod, 20));
     const view = new AnswerView();
     document.body.append(view.node);
@@ -47,9 +48,12 @@ describe('the answer, drawn from the engine alone', () => {
     const headline = view.node.querySelector('.tp-headline')!;
     expect(headline.getAttribute('data-placed')).toBe(String(placement.placed));
     expect(headline.textContent).toMatch(
-      /^(All 20 workers|\d+ of 20 workers) fit without any scale-up\.$/
+      /^20 of 20 workers run: \d+ now, \d+ after cluster-autoscaler adds nodes \(.*\)\.$/
     );
-    expect(classes(view.node).slice(0, 1)).toEqual(['tp-headline']);
+    expect(classes(view.node).slice(0, 2)).toEqual([
+      'tp-verdict',
+      'tp-warnings'
+    ]);
     const legend = classes(view.node).indexOf('tp-legend');
     expect(
       classes(view.node).slice(legend + 1, legend + 1 + pools.length)
@@ -58,18 +62,69 @@ describe('the answer, drawn from the engine alone', () => {
     expect(boxes.map(b => [b.dataset.pool, Number(b.dataset.workers)])).toEqual(
       pools.map(p => [p.name, p.workers])
     );
-    expect(
-      view.node.querySelector('.tp-warning-evictable')!.textContent
-    ).toMatch(/cluster-autoscaler may evict workers/);
+    // The long paragraph folds under its first line.
+    const evictable = view.node.querySelector('.tp-warning-evictable')!;
+    expect(evictable.querySelector('summary')!.textContent).toBe(
+      'cluster-autoscaler may evict workers to remove a node.'
+    );
+    expect(evictable.textContent).toMatch(/safe-to-evict: "false"/);
     // Painted as soon as it is drawn: a 30-pixel row for each small pool, none for an empty one.
     expect(
       [...view.node.querySelectorAll('canvas')].map(c => c.style.height)
     ).toEqual(pools.map(p => (p.nodes.length + p.adds ? '30px' : '0px')));
+    // The advice, when the engine gives it, joins the verdict: 7 workers land on the
+    // hub's core pool, and the fix selects the worker pool.
+    const applied: object[] = [];
+    view.onApply = change => applied.push(change);
+    const advice = ok(
+      d.cluster.advise({ pod, replicas: 20, profile: 'tightpack' })
+    );
+    view.showAdvice(advice);
+    const fix = view.node.querySelector('.tp-verdict .tp-fix')!;
+    expect(fix.textContent).toBe(
+      'The fix: Select pool dask-workers (node selector cloud.google.com/gke-nodepool=dask-workers): all 20 run on 4 nodes, 3 of them new (ready in ~2 min), none on a pool not meant for workers. Apply'
+    );
+    fix.querySelector<HTMLButtonElement>('button.tp-apply')!.click();
+    expect(applied).toEqual([advice.fixes![0].change]);
     view.markStale();
     expect(view.node.classList.contains('tp-stale')).toBe(true);
     view.draw({ summary: d.summary, placement, pod });
     expect(view.node.classList.contains('tp-stale')).toBe(false);
+    expect(view.node.querySelector('.tp-fix')).toBeNull();
     view.node.remove();
+  });
+
+  test('40 workers of 4 cpus: the count that never runs, the fix, and the shape that tiles', () => {
+    const s = { ...settingsOf(template.pod, 40), cores: '4', memory: '16Gi' };
+    const { pod, placement } = place(d.cluster, s);
+    const view = new AnswerView();
+    view.onApply = () => undefined;
+    view.draw({
+      summary: d.summary,
+      placement,
+      pod,
+      source: 'dask-kubernetes'
+    });
+    view.showAdvice(
+      ok(d.cluster.advise({ pod, replicas: 40, profile: 'tightpack' }))
+    );
+    const verdict = view.node.querySelector('.tp-verdict')!;
+    expect(verdict.querySelector('.tp-never')!.textContent).toBe(
+      '32 never run (max size 10 of pool dask-workers reached).'
+    );
+    expect(verdict.querySelector('.tp-fix')!.textContent).toMatch(
+      /^The fix: Ask for 3850m cpu and ask your operator to raise the max size of pool dask-workers from 10 to 22: all 40 run on 20 new nodes/
+    );
+    expect(verdict.querySelector('.tp-fix-self')!.textContent).toMatch(
+      /^Without your operator: Ask for 3850m cpu: 16 of 40 workers run/
+    );
+    expect(verdict.querySelector('.tp-tiling button')!.textContent).toBe(
+      'Use 3850m'
+    );
+    // Why, in kube-scheduler's words, folds.
+    expect(
+      view.node.querySelector('details.tp-why .tp-reason')!.textContent
+    ).toBe('Node pools: max size 10 of pool dask-workers reached');
   });
 
   test('a notebook that waits for its home disk: the fix names the pool in the other zone', () => {
@@ -82,7 +137,7 @@ describe('the answer, drawn from the engine alone', () => {
       )
     );
     const pod = {
-      metadata: { name: 'jupyter-gpu-worker-t4', namespace: 'daskhub' },
+      metadata: { name: 'jupyter-gpu-notebook-t4', namespace: 'daskhub' },
       spec: {
         containers: [
           {
@@ -117,6 +172,7 @@ describe('the answer, drawn from the engine alone', () => {
       placement,
       pod,
       source: 'profile',
+      name: 'GPU notebook (T4)',
       claims: [
         {
           name: 'claim-alice',
@@ -132,18 +188,12 @@ describe('the answer, drawn from the engine alone', () => {
       ]
     });
     expect(view.node.querySelector('.tp-headline')!.textContent).toBe(
-      'Your notebook server fits on no node now.'
+      'Your “GPU notebook (T4)” server fits on no node now: it waits, Pending.'
     );
-    expect(view.node.querySelector('.tp-never h3')!.textContent).toBe(
-      'Your notebook server waits: it stays Pending'
-    );
-    expect(
-      [...view.node.querySelectorAll('.tp-never .tp-fixes li')].map(
-        li => li.textContent
-      )
-    ).toEqual([
+    // The disk's zone is what keeps it: said in the verdict, in full.
+    expect(view.node.querySelector('.tp-verdict .tp-volume')!.textContent).toBe(
       'Your home disk (claim claim-alice) is in us-central1-b, where no pool can grow for it: pool gpu-t4-c in another zone could take it if the disk were there. Ask your operator to move the volume or raise the max size of gpu-t4 (1).'
-    ]);
+    );
     cluster.dispose();
   });
 
@@ -174,7 +224,7 @@ describe('the other parts', () => {
   test('the start code and the pod', () => {
     const { pod } = place(d.cluster, settingsOf(template.pod, 5));
     const start = new StartView();
-    start.show(template, pod, 5, 'tightpack');
+    start.show(template, pod, 5, undefined);
     expect(start.node.querySelector('.tp-code')!.textContent).toContain(
       'cluster.scale(5)'
     );
@@ -228,8 +278,14 @@ describe('the other parts', () => {
       notes: ['a note']
     };
     form.setTemplates([template, gpu], ['broken.yaml: line 2']);
-    form.setProfiles(d.summary.builtInProfiles, 'most-allocated');
+    form.setProfiles(
+      schedulerChoices(d.summary, {
+        kubespawnerDefaults: { scheduler_name: 'daskhub-user-scheduler' }
+      } as unknown as ISnapshotEnvelope),
+      'most-allocated'
+    );
     expect(form.profile).toBe('most-allocated');
+    expect(form.choice!.schedulerName).toBe('daskhub-user-scheduler');
     form.choose('gpu');
     expect(changes).toBe(1);
     expect(form.template).toBe(gpu);
@@ -246,6 +302,28 @@ describe('the other parts', () => {
     expect(changes).toBe(2);
     expect(form.read()).toEqual({
       error: 'Memory "8 GB" is not a Kubernetes quantity: write 8Gi'
+    });
+    // A fix goes into the form: tolerations and selector added, the worker's new size.
+    form.apply({
+      addTolerations: [
+        { key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' }
+      ],
+      addNodeSelector: { 'cloud.google.com/gke-nodepool': 'dask-workers' },
+      containerRequests: { cpu: '3850m', memory: '17179869184' },
+      replicas: 12
+    });
+    expect(changes).toBe(3);
+    expect(form.read()).toEqual({
+      settings: {
+        ...settingsOf(template.pod, 12),
+        cores: '3850m',
+        memory: '16Gi',
+        tolerations: [
+          ...settingsOf(template.pod, 12).tolerations,
+          { key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' }
+        ],
+        nodeSelector: { 'cloud.google.com/gke-nodepool': 'dask-workers' }
+      }
     });
   });
 });
