@@ -160,7 +160,7 @@ def manifest_template(manifest: Any, where: str, notebook_namespace: str) -> dic
     container = container if isinstance(container, dict) else {}
     return {
         "id": f"dask-kubernetes:{group}",
-        "name": f"Dask worker group {group} (dask-kubernetes)",
+        "name": f"KubeCluster worker group {group}",
         "source": "dask-kubernetes",
         "description": f"{manifest.get('kind')} in namespace {namespace}",
         "pod": worker_pod(cluster, group, namespace, pod_spec),
@@ -209,7 +209,7 @@ def template(cfg: DaskConfig, notebook_namespace: str) -> tuple:
         if replicas is not None:
             workers = replicas
         notes.append(f"worker pod spec from {where}")
-        display = "Dask worker (dask-kubernetes)"
+        display = "KubeCluster worker"
         description = f"DaskCluster {name}: spec.worker of {custom_path or 'the Dask config'}"
     else:
         problem = _check_resources(resources)
@@ -231,10 +231,10 @@ def template(cfg: DaskConfig, notebook_namespace: str) -> tuple:
             notes.append("no kubernetes.resources in the Dask config: the worker requests "
                          "no CPU or memory, so it fits any node")
         if configured:
-            display = "Dask worker (dask-kubernetes)"
+            display = "KubeCluster worker"
             description = f"KubeCluster with {image}"
         else:
-            display = "Dask worker (dask-kubernetes defaults)"
+            display = "KubeCluster worker (defaults)"
             description = f"KubeCluster with dask-kubernetes' defaults ({image})"
             notes.append("no kubernetes section in the Dask configuration: "
                          "dask-kubernetes' defaults")

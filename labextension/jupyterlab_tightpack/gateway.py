@@ -201,7 +201,7 @@ def options_template(address: Optional[str], options: dict, namespace: str,
     pod = build_pod(options, namespace, worker_settings)
     return {
         "id": "dask-gateway",
-        "name": "Dask worker (dask-gateway)",
+        "name": "Gateway worker",
         "source": "dask-gateway",
         "description": f"dask-gateway at {address}" if address else "dask-gateway",
         "pod": pod,

@@ -93,7 +93,7 @@ export function fixActions(f: Fix, noun: INoun): string[] {
   for (const t of c.addTolerations ?? [])
     out.push(`add toleration ${tolerationText(t)}`);
   for (const [k, v] of Object.entries(c.addNodeSelector ?? {}))
-    out.push(`select pool ${f.pool ?? v} (node selector ${k}=${v})`);
+    out.push(`select pool ${f.pool ?? v} (${k}=${v})`);
   if (c.requests && c.requestChange)
     out.push(`ask for ${shapeText(c.requests, c.requestChange)}`);
   if (c.replicas !== undefined) out.push(`ask for ${count(c.replicas, noun)}`);
@@ -104,17 +104,22 @@ export function fixActions(f: Fix, noun: INoun): string[] {
   return out;
 }
 
-/** The fix as one sentence: what to do, then what it achieves. */
-export function fixText(f: Fix, noun: INoun, asIs?: Outcome): string {
+/**
+ * The fix as one sentence: what to do, then what it achieves ("…, none on
+ * core-pool" when it takes the copies off the pools not meant for them).
+ */
+export function fixText(f: Fix, noun: INoun, advice?: Advice): string {
   const actions = fixActions(f, noun);
   const first = actions.length
     ? actions[0][0].toUpperCase() + actions[0].slice(1)
     : '';
   const what = [first, ...actions.slice(1)];
+  const notMeant = new Set((advice?.notMeant ?? []).map(n => n.pool));
+  const left = (advice?.asIs?.pools ?? [])
+    .map(p => p.pool)
+    .filter((p): p is string => p !== null && notMeant.has(p));
   const offPool =
-    asIs && asIs.offPool > 0 && f.outcome.offPool === 0
-      ? `, none on a pool not meant for ${noun.many}`
-      : '';
+    left.length && f.outcome.offPool === 0 ? `, none on ${list(left)}` : '';
   return `${list(what)}: ${outcomeText(f.outcome, noun)}${offPool}.`;
 }
 

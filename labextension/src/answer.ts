@@ -146,7 +146,7 @@ export class AnswerView {
   ): HTMLElement {
     const line = el(tag, className);
     if (lead) line.append(el('strong', '', lead));
-    line.append(fixText(f, noun, advice.asIs));
+    line.append(fixText(f, noun, advice));
     if (hasPodChange(f.change) && this.onApply) {
       const apply = el('button', 'jp-Button tp-apply', 'Apply');
       apply.title = 'Put this change into the form and the code below';

@@ -35,6 +35,8 @@ export class WorkerForm {
   private readonly tolerations = el('textarea', 'jp-mod-styled tp-tolerations');
   private readonly selector = el('textarea', 'jp-mod-styled tp-selector');
   private readonly profileSelect = el('select', 'jp-mod-styled tp-profile');
+  // What the chosen scheduler's rules are, under the select.
+  private readonly profileHint = el('span', 'tp-field-hint tp-profile-hint');
 
   /** `onChange`: any value changed, a template chosen included. */
   constructor(private readonly onChange: () => void) {
@@ -75,6 +77,7 @@ export class WorkerForm {
       ),
       labelled('Scheduler', this.profileSelect)
     );
+    this.profileSelect.parentElement!.append(this.profileHint);
     for (const input of [
       this.workers,
       this.cores,
@@ -85,7 +88,10 @@ export class WorkerForm {
     ]) {
       input.addEventListener('input', () => this.onChange());
     }
-    this.profileSelect.addEventListener('change', () => this.onChange());
+    this.profileSelect.addEventListener('change', () => {
+      this.showProfileHint();
+      this.onChange();
+    });
     this.templateSelect.addEventListener('change', () =>
       this.choose(this.templateSelect.value)
     );
@@ -167,6 +173,7 @@ export class WorkerForm {
       Array.from(this.profileSelect.options).some(o => o.value === wanted)
     )
       this.profileSelect.value = wanted;
+    this.showProfileHint();
     this.onChange();
   }
 
@@ -191,6 +198,12 @@ export class WorkerForm {
       : offered(preferred)
         ? preferred
         : choices[0].value;
+    this.showProfileHint();
+  }
+
+  private showProfileHint(): void {
+    this.profileHint.textContent = this.choice?.description ?? '';
+    this.profileSelect.title = this.choice?.note ?? '';
   }
 
   /** The chosen profile, with the scheduler of this cluster that runs it. */
@@ -201,13 +214,9 @@ export class WorkerForm {
   private listTemplates(): void {
     this.templateSelect.replaceChildren();
     for (const t of this.templates) {
-      // The name says where it comes from ("Dask worker (dask-kubernetes)");
-      // a profile's is the hub's display name.
-      const o = el(
-        'option',
-        '',
-        t.source === 'profile' ? `${t.name} (hub profile)` : t.name
-      );
+      // Short, so that the chosen one fits a narrow panel ("KubeCluster
+      // worker"); a profile's is the hub's display name.
+      const o = el('option', '', t.name);
       o.value = t.id;
       o.title = t.description || t.name;
       this.templateSelect.append(o);

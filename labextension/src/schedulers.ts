@@ -13,8 +13,10 @@ import { ISnapshotEnvelope } from './types.js';
 export interface ISchedulerChoice {
   /** What place() takes as the profile. */
   value: string;
-  /** The option's text. */
+  /** The option's text: the scheduler's name here, short enough for the panel. */
   label: string;
+  /** What its rules are, shown under the select. */
+  description: string;
   /** The kube-scheduler release the rules are decided as; null: the newest. */
   release: Release | null;
   /**
@@ -47,7 +49,8 @@ export function schedulerChoices(
   const published = new Set(configured);
   const out: ISchedulerChoice[] = configured.map(name => ({
     value: name,
-    label: `${name} (this cluster's, as published)`,
+    label: name,
+    description: `this cluster's scheduler ${name}, as its configuration is published`,
     release: null,
     schedulerName: name,
     note: `${name} is a scheduler this cluster runs: its configuration came with the snapshot.`
@@ -68,24 +71,26 @@ function builtInChoice(
   const choice = {
     value: p.name,
     release: p.release,
-    label: p.description
+    description: p.description
   };
   if (p.schedulerName === DEFAULT_SCHEDULER && p.name === 'default')
     return {
       ...choice,
+      label: DEFAULT_SCHEDULER,
       schedulerName: DEFAULT_SCHEDULER,
       note: "kube-scheduler's own scheduler, default-scheduler, places pods that name no other."
     };
   if (p.name === 'most-allocated' && hub)
     return {
       ...choice,
-      label: `${p.description}: ${hub}`,
+      label: hub,
       schedulerName: hub,
       note: `${hub} is the hub's user-scheduler, as the hub's KubeSpawner settings name it.`
     };
   return {
     ...choice,
-    label: `${p.description}, not in this cluster`,
+    label: `${p.name} (not in this cluster)`,
+    description: `${p.description}: no scheduler here runs these rules`,
     schedulerName: null,
     note: `No scheduler in this cluster is known to run these rules (${p.name}): the code names none, so kube-scheduler's default would place the workers, not as shown.`
   };

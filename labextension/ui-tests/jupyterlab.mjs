@@ -208,12 +208,13 @@ export async function kernelIdle(lab) {
   );
 }
 
-export async function launchChromium() {
+/** Chromium; `viewport` is a laptop's screen for what users see (1440×900). */
+export async function launchChromium(viewport = { width: 1280, height: 1500 }) {
   const userDataDir = mkdtempSync(path.join(tmpdir(), 'tightpack-chromium-'));
   return chromium.launchPersistentContext(userDataDir, {
     executablePath: '/usr/bin/chromium',
     headless: true,
-    viewport: { width: 1280, height: 1500 },
+    viewport,
     args: [
       '--no-sandbox',
       '--disable-gpu',
@@ -270,6 +271,17 @@ export async function waitForAnswerAfter(page, version) {
       ) > v,
     version
   );
+}
+
+/** Waits for the advice of the panel's latest answer (asked after it is drawn). */
+export async function waitForAdvice(page) {
+  await page.waitForFunction(() => {
+    const panel = document.querySelector('#tightpack-panel');
+    return (
+      panel?.dataset.adviceVersion !== undefined &&
+      panel.dataset.adviceVersion === panel.dataset.answerVersion
+    );
+  });
 }
 
 /** The figures per pool an answer drawn under `scope` (a CSS selector) shows. */

@@ -44,7 +44,7 @@ const cells = [
     'preview(spec, 20)',
     '# and when it looks right: KubeCluster(custom_cluster_spec=spec).scale(20)'
   ],
-  ['preview("GPU worker (T4)", 1)'],
+  ['preview("GPU notebook (T4)", 1)'],
   [
     'bad = make_cluster_spec(name="bad", resources={"requests": {"memory": "4Gx"}})',
     'preview(bad, 2)'
@@ -236,10 +236,10 @@ test('a GPU profile by its name: the notebook server, as predict places it', asy
   const gpu = outputs().nth(1);
   assert.equal(
     await gpu.locator('.tp-preview-title').textContent(),
-    "tightpack: where a notebook server of profile 'GPU worker (T4)' lands"
+    "tightpack: where a notebook server of profile 'GPU notebook (T4)' lands"
   );
-  const template = await podOf({ kind: 'profile', name: 'GPU worker (T4)' });
-  assert.equal(template.id, 'profile:gpu-worker-t4');
+  const template = await podOf({ kind: 'profile', name: 'GPU notebook (T4)' });
+  assert.equal(template.id, 'profile:gpu-notebook-t4');
   const predicted = await poolsPredicted(
     lab,
     JSON.stringify(template.pod),

@@ -4,7 +4,7 @@
 // a bad memory value, and screenshots.
 //   node --test labextension/ui-tests/   (after scripts/build_labextension.sh)
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
@@ -19,6 +19,7 @@ import {
   repoDir,
   setField,
   startLab,
+  waitForAdvice,
   waitForAnswerAfter,
   widenSidebar
 } from './jupyterlab.mjs';
@@ -91,7 +92,7 @@ test('20 Dask workers: the per-pool figures are what tightpack predict prints', 
     '#tightpack-panel select.tp-template option',
     os => os.map(o => [o.value, o.textContent])
   );
-  const dask = templates.find(([, text]) => /dask-kubernetes/.test(text));
+  const dask = templates.find(([id]) => id === 'dask-kubernetes');
   assert.ok(
     dask,
     `a dask-kubernetes template among ${JSON.stringify(templates)}`
@@ -110,7 +111,7 @@ test('20 Dask workers: the per-pool figures are what tightpack predict prints', 
   assert.match(
     headline,
     new RegExp(
-      `${predicted.placed} of 20 workers fit without any scale-up|All 20 workers fit`
+      `^20 of 20 workers run: ${predicted.placed} now, ${20 - predicted.placed} after cluster-autoscaler adds nodes`
     )
   );
   // The operator makes each worker a Deployment: cluster-autoscaler may evict them.
@@ -161,18 +162,17 @@ test("the GPU notebook waits for its home disk's zone; the pool in another zone 
   // It waits, why, and which pool could take it.
   assert.equal(
     await panel.locator('.tp-headline').textContent(),
-    'Your notebook server fits on no node now.'
+    'Your “GPU notebook (T4)” server fits on no node now: it waits, Pending.'
   );
-  assert.match(
-    await panel.locator('.tp-never h3').textContent(),
-    /^Your notebook server waits: it stays Pending$/
+  assert.equal(
+    await panel.locator('.tp-verdict .tp-volume').textContent(),
+    'Your home disk (claim claim-alice) is in us-central1-b, where no pool can grow for it: pool gpu-t4-c in another zone could take it if the disk were there. Ask your operator to move the volume or raise the max size of gpu-t4 (1).'
   );
-  // The one fix: its tolerations, selector and memory are not what keeps it.
+  // The engine's one fix: its tolerations, selector and memory are not what keeps it.
+  await waitForAdvice(page);
   assert.deepEqual(
-    await panel.locator('.tp-never .tp-fixes li').allTextContents(),
-    [
-      'Your home disk (claim claim-alice) is in us-central1-b, where no pool can grow for it: pool gpu-t4-c in another zone could take it if the disk were there. Ask your operator to move the volume or raise the max size of gpu-t4 (1).'
-    ]
+    await panel.locator('.tp-verdict .tp-advice').textContent(),
+    'The fix: Ask your operator to raise the max size of pool gpu-t4 from 1 to 2: it runs on 1 new node (ready in ~10 min).'
   );
   // The per-pool figures (nothing placed, nothing grown) are tightpack predict's, whose
   // answer names the same pools.
@@ -195,6 +195,148 @@ test("the GPU notebook waits for its home disk's zone; the pool in another zone 
   await chooseTemplate(dask);
   const v = await setField(page, 'input.tp-workers', 20);
   await waitForAnswerAfter(page, v);
+});
+
+test("400 workers: the verdict, and the engine's fix, never a GPU pool or the hub's", async () => {
+  const panel = page.locator('#tightpack-panel');
+  const v = await setField(page, 'input.tp-workers', 400);
+  await waitForAnswerAfter(page, v);
+  await waitForAdvice(page);
+  assert.match(
+    await panel.locator('.tp-headline').textContent(),
+    /^63 of 400 workers run: 6 now, 57 after cluster-autoscaler adds nodes \(/
+  );
+  assert.equal(
+    await panel.locator('.tp-verdict .tp-never').textContent(),
+    '337 never run (max size 3 of pool core-pool reached; max size 10 of pool dask-workers reached).'
+  );
+  const advice = await panel.locator('.tp-verdict .tp-advice').textContent();
+  assert.doesNotMatch(advice, /nvidia|gpu/);
+  assert.match(
+    await panel.locator('.tp-verdict .tp-fix').textContent(),
+    /^The fix: Select pool dask-workers \(cloud\.google\.com\/gke-nodepool=dask-workers\) and ask your operator to raise the max size of pool dask-workers from 10 to 60: all 400 run/
+  );
+  // Apply puts the selector into the form; the answer is decided again.
+  const before = Number(await panel.getAttribute('data-answer-version'));
+  await panel.locator('.tp-verdict .tp-fix button.tp-apply').click();
+  await waitForAnswerAfter(page, before);
+  assert.equal(
+    await panel.locator('textarea.tp-selector').inputValue(),
+    'cloud.google.com/gke-nodepool=dask-workers'
+  );
+  assert.match(
+    await panel.locator('.tp-code').textContent(),
+    /"cloud\.google\.com\/gke-nodepool": "dask-workers"/
+  );
+  // The selector is right now: no fix changes it.
+  await waitForAdvice(page);
+  assert.doesNotMatch(
+    await panel.locator('.tp-verdict .tp-advice').textContent(),
+    /select pool/i
+  );
+  await panel.locator('textarea.tp-selector').fill('');
+  const v2 = await setField(page, 'input.tp-workers', 20);
+  await waitForAnswerAfter(page, v2);
+});
+
+test('what users see at 1440×900: the verdict and the fix above the fold, in the default panel', async () => {
+  const laptop = await launchChromium({ width: 1440, height: 900 });
+  try {
+    // A fresh workspace: the panel at JupyterLab's default width.
+    const tab = await laptop.newPage();
+    await tab.goto(`${lab.url}/lab?reset&token=${lab.token}`);
+    await tab
+      .locator('.jp-SideBar.jp-mod-left [data-id="tightpack-panel"]')
+      .click();
+    const panel = tab.locator('#tightpack-panel');
+    await panel.locator('.tp-pool canvas').first().waitFor();
+    const v = await setField(tab, 'input.tp-workers', 400);
+    await waitForAnswerAfter(tab, v);
+    await waitForAdvice(tab);
+    for (const part of [
+      '.tp-headline',
+      '.tp-verdict .tp-never',
+      '.tp-verdict .tp-fix'
+    ]) {
+      const box = await panel.locator(part).boundingBox();
+      assert.ok(
+        box && box.y + box.height <= 900,
+        `${part} ends at ${box && box.y + box.height} px, below the fold`
+      );
+    }
+    // The template's label fits the select.
+    const select = panel.locator('select.tp-template');
+    assert.ok(
+      await select.evaluate(s => s.scrollWidth <= s.clientWidth + 1),
+      `the template select cuts ${await select.locator('option:checked').textContent()}`
+    );
+    // JupyterLab asks about its news once per workspace: answered, as a user would.
+    const news = tab.getByRole('button', { name: 'No', exact: true });
+    if (await news.isVisible()) {
+      await news.click();
+      await news.waitFor({ state: 'hidden' });
+    }
+    await tab.screenshot({
+      path: path.join(screenshots, 'sidebar-verdict.png')
+    });
+  } finally {
+    await laptop.close();
+  }
+});
+
+test("the DaskHub day's pools: 40 workers of 4 cpus tile a node at 3950m, on 20 nodes", async () => {
+  // tightpack advise's example, as a snapshot file the server extension serves.
+  const dir = mkdtempSync(path.join(tmpdir(), 'tightpack-day-'));
+  const file = path.join(dir, 'snapshot.yaml');
+  const indented = name =>
+    readFileSync(path.join(repoDir, 'examples', 'advise', name), 'utf8')
+      .split('\n')
+      .filter(l => !l.startsWith('#'))
+      .map(l => `  ${l}`)
+      .join('\n');
+  writeFileSync(
+    file,
+    `cluster:\n${indented('cluster.json')}\npools:\n${indented('pools.yaml')}\n`
+  );
+  const day = await startLab({ TIGHTPACK_SNAPSHOT_FILE: file });
+  const tab = await context.newPage();
+  try {
+    await tab.goto(`${day.url}/lab?reset&token=${day.token}`);
+    await tab
+      .locator('.jp-SideBar.jp-mod-left [data-id="tightpack-panel"]')
+      .click();
+    const panel = tab.locator('#tightpack-panel');
+    await panel.locator('.tp-pool canvas').first().waitFor();
+    for (const [field, value] of [
+      ['input.tp-workers', 40],
+      ['input.tp-cores', '4'],
+      ['input.tp-memory', '16Gi'],
+      ['textarea.tp-selector', 'cloud.google.com/gke-nodepool=dask-workers']
+    ]) {
+      const v = await setField(tab, field, value);
+      await waitForAnswerAfter(tab, v);
+    }
+    await waitForAdvice(tab);
+    assert.equal(
+      await panel.locator('.tp-verdict .tp-tiling').textContent(),
+      'A new dask-workers node takes 1 worker and leaves 49 % of its cpu idle. At 3950m cpu, 2 fit: all 40 run on 20 nodes instead of 40. Use 3950m'
+    );
+    const before = Number(await panel.getAttribute('data-answer-version'));
+    await panel.locator('.tp-tiling button.tp-apply-shape').click();
+    await waitForAnswerAfter(tab, before);
+    assert.equal(await panel.locator('input.tp-cores').inputValue(), '3950m');
+    assert.match(
+      await panel.locator('.tp-code').textContent(),
+      /"cpu": "3950m"/
+    );
+    assert.match(
+      await panel.locator('.tp-headline').textContent(),
+      /^0 of 40 workers run|^40 of 40 workers run: 0 now, 40 after cluster-autoscaler adds nodes \(dask-workers \+20,/
+    );
+  } finally {
+    await tab.close();
+    day.stop();
+  }
 });
 
 test('a bad memory value shows the error', async () => {

@@ -20,7 +20,7 @@ async def test_without_dask_config_dask_kubernetes_defaults(get):
     templates = by_id(body)
     assert list(templates) == ["dask-kubernetes", "profile:cpu-notebook", "profile:gpu-notebook-t4"]
     kube = templates["dask-kubernetes"]
-    assert kube["name"] == "Dask worker (dask-kubernetes defaults)"
+    assert kube["name"] == "KubeCluster worker (defaults)"
     assert kube["source"] == "dask-kubernetes"
     assert kube["workers"] == 0
     assert kube["start"] == {"kind": "kubecluster", "name": "dask-{user}-{uuid}",
@@ -54,7 +54,7 @@ async def test_kubecluster_settings_from_the_dask_config(dask_config, service_ac
     status, body = await get("templates")
     assert status == 200 and body["errors"] == []
     kube = by_id(body)["dask-kubernetes"]
-    assert kube["name"] == "Dask worker (dask-kubernetes)"
+    assert kube["name"] == "KubeCluster worker"
     assert kube["workers"] == 4
     assert kube["start"]["namespace"] == "daskhub"
     assert kube["start"]["image"] == "ghcr.io/dask/dask:2025.1.0"  # the environment wins

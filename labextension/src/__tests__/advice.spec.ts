@@ -38,10 +38,11 @@ describe('the fixes are the engine’s, worded', () => {
   test('400 CPU workers: never a GPU toleration, never the hub’s pool; the fix first', () => {
     const a = advise(settingsOf(template.pod, 400));
     expect(a.asIs!.never).toBe(337);
-    const texts = a.fixes!.map(f => fixText(f, WORKERS, a.asIs));
-    expect(texts.join('\n')).not.toMatch(/nvidia|core-pool|gpu/);
+    const texts = a.fixes!.map(f => fixText(f, WORKERS, a));
+    expect(texts.join('\n')).not.toMatch(/nvidia|gpu/);
+    for (const f of a.fixes!) expect(f.pool).not.toBe('core-pool');
     expect(texts[0]).toBe(
-      'Select pool dask-workers (node selector cloud.google.com/gke-nodepool=dask-workers) and ask your operator to raise the max size of pool dask-workers from 10 to 60: all 400 run on 59 nodes, 58 of them new (ready in ~2 min), none on a pool not meant for workers.'
+      'Select pool dask-workers (cloud.google.com/gke-nodepool=dask-workers) and ask your operator to raise the max size of pool dask-workers from 10 to 60: all 400 run on 59 nodes, 58 of them new (ready in ~2 min), none on core-pool.'
     );
     // Fewer workers comes last.
     expect(texts[texts.length - 1]).toMatch(/^Ask for 63 workers: all 63 run/);
@@ -63,7 +64,7 @@ describe('the fixes are the engine’s, worded', () => {
     });
     expect(a.fixes!.length).toBeGreaterThan(0);
     for (const f of a.fixes!) expect(f.change.addNodeSelector).toBeUndefined();
-    expect(fixText(a.fixes![0], WORKERS, a.asIs)).toBe(
+    expect(fixText(a.fixes![0], WORKERS, a)).toBe(
       'Ask for 3850m cpu and ask your operator to raise the max size of pool dask-workers from 10 to 22: all 40 run on 20 new nodes (ready in ~2 min).'
     );
   });
@@ -274,7 +275,7 @@ describe('a notebook with its home disk', () => {
         admission: { extendedResourceToleration: true }
       })
     );
-    expect(a.fixes!.map(f => fixText(f, nounOf('profile'), a.asIs))).toEqual([
+    expect(a.fixes!.map(f => fixText(f, nounOf('profile'), a))).toEqual([
       'Ask your operator to raise the max size of pool gpu-t4 from 1 to 2: it runs on 1 new node (ready in ~10 min).'
     ]);
     expect(

@@ -82,7 +82,7 @@ describe('the answer, drawn from the engine alone', () => {
     view.showAdvice(advice);
     const fix = view.node.querySelector('.tp-verdict .tp-fix')!;
     expect(fix.textContent).toBe(
-      'The fix: Select pool dask-workers (node selector cloud.google.com/gke-nodepool=dask-workers): all 20 run on 4 nodes, 3 of them new (ready in ~2 min), none on a pool not meant for workers. Apply'
+      'The fix: Select pool dask-workers (cloud.google.com/gke-nodepool=dask-workers): all 20 run on 4 nodes, 3 of them new (ready in ~2 min), none on core-pool. Apply'
     );
     fix.querySelector<HTMLButtonElement>('button.tp-apply')!.click();
     expect(applied).toEqual([advice.fixes![0].change]);

@@ -38,7 +38,7 @@ beforeAll(async () => {
 function specTemplate(memory = '8Gi'): IWorkerTemplate {
   return {
     id: 'dask-kubernetes:bob-default',
-    name: 'Dask worker group bob-default (dask-kubernetes)',
+    name: 'KubeCluster worker group bob-default',
     source: 'dask-kubernetes',
     description: 'DaskCluster in namespace daskhub',
     workers: 0,
