@@ -33,6 +33,7 @@
 #include <iostream>
 #include <string>
 
+#include "tightpack/packing/levers.hpp"
 #include "tightpack/packing/pack_report.hpp"
 
 namespace json = boost::json;
@@ -284,7 +285,7 @@ int main(int argc, char** argv) {
   uint64_t seed = 1;
   int users = 60;
   std::string output = "table", scenario_file, retire = "newest";
-  bool check = false, protect = false;
+  bool check = false, protect = false, tile = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&]() -> std::string {
@@ -312,10 +313,13 @@ int main(int argc, char** argv) {
       }
     } else if (a == "--protect-workers") {
       protect = true;
+    } else if (a == "--tile") {
+      tile = true;
     } else {
       std::cerr << "usage: tightpack_daskhub_day [--seed N] [--users N] [--retire "
                    "newest|upstream|node-aware]\n"
-                   "       [--protect-workers] [--output table|json] [--scenario FILE] [--check]\n";
+                   "       [--protect-workers] [--tile] [--output table|json] [--scenario FILE]\n"
+                   "       [--check]\n";
       return 2;
     }
   }
@@ -329,6 +333,16 @@ int main(int argc, char** argv) {
   if (!scenario) {
     std::cerr << scenario.error().what() << "\n";
     return 1;
+  }
+  // Every workload at the shape `tightpack advise` suggests for its pool.
+  std::vector<packing::TiledWorkload> tiled;
+  if (tile) {
+    auto changed = packing::tile_workloads(*scenario, tiled);
+    if (!changed) {
+      std::cerr << changed.error().what() << "\n";
+      return 1;
+    }
+    scenario = std::move(*changed);
   }
   auto report = packing::run_pack_report(*scenario);
   if (!report) {
@@ -345,6 +359,7 @@ int main(int argc, char** argv) {
                                       {"evicted", f.pods_evicted},
                                       {"busyNodeHours", round2(f.busy_node_hours)},
                                       {"repackNodeHours", round2(f.repack_node_hours)},
+                                      {"lowerBoundNodeHours", round2(f.lower_bound_node_hours)},
                                       {"pendingAtEnd", f.pending_at_end},
                                       {"pools", std::move(pools)}});
     }
@@ -353,6 +368,7 @@ int main(int argc, char** argv) {
                      {"users", users},
                      {"retire", retire},
                      {"workers", protect ? "protected" : "evictable"},
+                     {"tiled", static_cast<int64_t>(tiled.size())},
                      {"lowerBound", round2(report->profiles.front().lower_bound_node_hours)},
                      {"profiles", std::move(profiles)}})
               << "\n";
@@ -360,9 +376,10 @@ int main(int argc, char** argv) {
   }
   std::printf(
       "DaskHub day: seed %llu, %d users, %zu events, 24 h, Dask workers %s, a shrink retires "
-      "%s\n\n",
+      "%s%s\n\n",
       static_cast<unsigned long long>(seed), users, scenario->events.size(),
-      protect ? "safe-to-evict \"false\"" : "evictable (the operator's default)", retire.c_str());
+      protect ? "safe-to-evict \"false\"" : "evictable (the operator's default)", retire.c_str(),
+      tile ? ", workloads at the shapes that tile their nodes" : "");
   std::printf("%-16s %10s %10s %10s %10s %8s %8s %8s %8s\n", "profile", "node-h", "busy-h", "core",
               "user", "dask", "gpu-t4", "waiting", "evicted");
   for (const auto& f : report->profiles) {

@@ -5,11 +5,15 @@
     python3 bench/daskhub_retire.py [--seeds 1-8] [--binary PATH]
     python3 bench/daskhub_retire.py --levers SEED   # what else would close the gap
     python3 bench/daskhub_retire.py --pools SEED    # where tightpack's node-hours go, per pool
+    python3 bench/daskhub_retire.py --tile 1-8      # workers at the shapes that tile the node
 
 --levers replays one seed's day (protected workers, node-aware retirement) through
 `tightpack pack-report` as it is, with cluster-autoscaler's scale-down-unneeded-time at 5 and
-2 minutes instead of 10, with Dask workers sized to tile the node (985m, 1970m, 3950m cpu for
-1, 2, 4: two 4-cpu workers fit a 7910m node), and with both.
+2 minutes instead of 10, with every workload at the first shape that tiles its pool's node
+(`pack-report --tile`: the engine's `tightpack advise` suggestion), and with both.
+
+--tile runs each seed's day (protected workers, node-aware retirement) as it is and with
+`tightpack_daskhub_day --tile`, and splits tightpack's node-hours above the lower bound.
 """
 
 from __future__ import annotations
@@ -32,11 +36,11 @@ def day(binary: Path, seed: int, retire: str, protect: bool) -> dict:
     return json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
 
 
-def pack_report(tightpack: Path, scenario: dict) -> dict:
+def pack_report(tightpack: Path, scenario: dict, *flags: str) -> dict:
     with tempfile.NamedTemporaryFile("w", suffix=".json") as f:
         json.dump(scenario, f)
         f.flush()
-        out = subprocess.run([str(tightpack), "pack-report", "--output", "json", f.name],
+        out = subprocess.run([str(tightpack), "pack-report", *flags, "--output", "json", f.name],
                              check=True, capture_output=True, text=True).stdout
     return {p["profile"]: p for p in json.loads(out)["profiles"]}
 
@@ -53,22 +57,15 @@ def levers(binary: Path, tightpack: Path, seed: int) -> None:
         doc["pools"].setdefault("autoscaler", {})["scaleDownUnneededTime"] = f"{minutes}m"
         return doc
 
-    def tiling(doc: dict) -> dict:
-        doc = copy.deepcopy(doc)
-        for e in doc["events"]:
-            pod = e.get("pod")
-            if pod and pod["metadata"]["labels"].get("dask.org/component") == "worker":
-                requests = pod["spec"]["containers"][0]["resources"]["requests"]
-                requests["cpu"] = {"1": "985m", "2": "1970m", "4": "3950m"}[requests["cpu"]]
-        return doc
-
     print(f"Seed {seed}, protected workers, node-aware retirement (node-hours)\n")
     print("| variant | z2jh | tightpack | tightpack: idle | placement | shapes | lower bound |")
     print("|---|---:|---:|---:|---:|---:|---:|")
-    for label, doc in [("as it is (10 min unneeded)", base), ("5 min unneeded", unneeded(base, 5)),
-                       ("2 min unneeded", unneeded(base, 2)), ("workers tile the node", tiling(base)),
-                       ("both, 5 min unneeded", unneeded(tiling(base), 5))]:
-        r = pack_report(tightpack, doc)
+    for label, doc, flags in [("as it is (10 min unneeded)", base, ()),
+                              ("5 min unneeded", unneeded(base, 5), ()),
+                              ("2 min unneeded", unneeded(base, 2), ()),
+                              ("workers tile the node (--tile)", base, ("--tile",)),
+                              ("both, 5 min unneeded", unneeded(base, 5), ("--tile",))]:
+        r = pack_report(tightpack, doc, *flags)
         t, z = r["tightpack"], r["most-allocated"]
         print(f"| {label} | {z['nodeHours']:.2f} | {t['nodeHours']:.2f} | {t['nodeHours'] - t['busyNodeHours']:.2f} | "
               f"{t['busyNodeHours'] - t['repackNodeHours']:.2f} | {t['repackNodeHours'] - t['lowerBoundNodeHours']:.2f} | "
@@ -90,6 +87,26 @@ def per_pool(binary: Path, tightpack: Path, seed: int) -> None:
               f"{p['lowerBoundNodeHours']:.2f} |")
 
 
+def tiled_seeds(binary: Path, seeds: range) -> None:
+    print("Protected workers, node-aware retirement; tightpack's node-hours, and above the lower bound: "
+          "idle, placement, shapes\n")
+    print("| seed | workloads tiled | as it is | tiled | lower bound (tiled) | idle | placement | shapes |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for seed in seeds:
+        runs = {}
+        for tile in (False, True):
+            args = [str(binary), "--seed", str(seed), "--retire", "node-aware", "--protect-workers",
+                    "--output", "json"] + (["--tile"] if tile else [])
+            runs[tile] = json.loads(subprocess.run(args, check=True, capture_output=True,
+                                                   text=True).stdout)
+        t = {f["profile"]: f for f in runs[True]["profiles"]}["tightpack"]
+        base = {f["profile"]: f for f in runs[False]["profiles"]}["tightpack"]
+        lb = t["lowerBoundNodeHours"]  # tightpack's own day: which pods run when is its own
+        print(f"| {seed} | {runs[True]['tiled']} | {base['nodeHours']:.2f} | {t['nodeHours']:.2f} | {lb:.2f} | "
+              f"{t['nodeHours'] - t['busyNodeHours']:.2f} | {t['busyNodeHours'] - t['repackNodeHours']:.2f} | "
+              f"{t['repackNodeHours'] - lb:.2f} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seeds", default="1-8")
@@ -97,7 +114,12 @@ def main() -> None:
     parser.add_argument("--tightpack", type=Path, default=ROOT / "build/release/scheduler/tightpack")
     parser.add_argument("--levers", type=int, metavar="SEED")
     parser.add_argument("--pools", type=int, metavar="SEED")
+    parser.add_argument("--tile", metavar="SEEDS")
     a = parser.parse_args()
+    if a.tile is not None:
+        lo, _, hi = a.tile.partition("-")
+        tiled_seeds(a.binary, range(int(lo), int(hi or lo) + 1))
+        return
     if a.levers is not None:
         levers(a.binary, a.tightpack, a.levers)
         return

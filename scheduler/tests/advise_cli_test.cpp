@@ -85,3 +85,59 @@ TEST(AdviseCli, BadInputNamesTheFieldAndValue) {
 
 }  // namespace
 }  // namespace tightpack::cli
+
+namespace tightpack::cli {
+namespace {
+
+// pack-report's levers on a short day of examples/advise's pools: 4-cpu
+// workers of two users, tiled to 3950m.
+std::string short_day() {
+  return R"({"cluster": {"nodes": [{"metadata": {"name": "core-0"},
+      "status": {"allocatable": {"cpu": "3920m", "memory": "12Gi", "pods": "110"}}}], "pods": []},
+    "end": "3h",
+    "pools": {"apiVersion": "tightpack.io/v1alpha1", "kind": "NodePools", "inferPools": false,
+      "pools": [{"name": "dask-workers", "minSize": 0, "maxSize": 40, "template": {
+        "labels": {"cloud.google.com/gke-nodepool": "dask-workers"},
+        "allocatable": {"cpu": "7910m", "memory": "60Gi", "pods": "110"}}}]},
+    "events": [
+      {"at": "0m", "start": "alice", "replicas": 6, "pod": {"metadata": {"name": "w",
+        "labels": {"dask.org/component": "worker"}}, "spec": {"containers": [{"name": "w",
+        "resources": {"requests": {"cpu": "4", "memory": "16Gi"}}}]}}},
+      {"at": "60m", "stop": "alice"},
+      {"at": "75m", "start": "bob", "replicas": 6, "pod": {"metadata": {"name": "w",
+        "labels": {"dask.org/component": "worker"}}, "spec": {"containers": [{"name": "w",
+        "resources": {"requests": {"cpu": "4", "memory": "16Gi"}}}]}}},
+      {"at": "120m", "stop": "bob"}]})";
+}
+
+TEST(PackReportCli, TileListsTheShapesAndUnneededTimesCompareTheDay) {
+  CliRun r = run_cli({"pack-report", "--tile", "--unneeded-times", "5m,2m", "-"}, short_day());
+  ASSERT_EQ(r.code, kOk) << r.err;
+  EXPECT_NE(r.out.find("Tiled (--tile): workloads at their pool's first shape that tiles its "
+                       "node\n  2 workload(s) on dask-workers: 1 -> 2 per node, cpu 4 -> 3950m\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("--scale-down-unneeded-time, workloads tiled: node-hours / pod-hours "
+                       "waiting for a node / nodes added\nTIME"),
+            std::string::npos)
+      << r.out;
+  for (const char* time : {"\n10m ", "\n5m ", "\n2m "})
+    EXPECT_NE(r.out.find(time), std::string::npos) << time << r.out;
+  CliRun json = run_cli(
+      {"pack-report", "--tile", "--unneeded-times", "5m", "--output", "json", "-"}, short_day());
+  ASSERT_EQ(json.code, kOk) << json.err;
+  auto doc = boost::json::parse(json.out).as_object();
+  EXPECT_EQ(doc.at("tiled").at(0).at("to").at("cpu"), "3950m");
+  EXPECT_EQ(doc.at("unneededTimes").at(0).at("unneededTime"), "5m");
+  EXPECT_TRUE(doc.at("profiles").at(0).as_object().contains("podHoursWaiting"));
+}
+
+TEST(PackReportCli, ABadUnneededTimeIsNamed) {
+  CliRun r = run_cli({"pack-report", "--unneeded-times", "5m,soon", "-"}, short_day());
+  EXPECT_EQ(r.code, kUsage);
+  EXPECT_NE(r.err.find("--unneeded-times \"soon\" is not a Go duration"), std::string::npos)
+      << r.err;
+}
+
+}  // namespace
+}  // namespace tightpack::cli

@@ -81,6 +81,7 @@ class Simulation {
       if (next == times.end() || *next > s_.end) break;
       const double hours = static_cast<double>(*next - t) / 3600.0;
       figures_.busy_node_hours += static_cast<double>(busy) * hours;
+      figures_.pending_pod_hours += static_cast<double>(pending_.size()) * hours;
       for (const auto& [p, b] : busy_per_pool) busy_hours_[p] += static_cast<double>(b) * hours;
       figures_.node_hours += static_cast<double>(nodes_.size() + upcoming_.size()) * hours;
       for (const CaNode& n : nodes_) pool_hours_[pool_name(n.node.name)] += hours;
@@ -678,6 +679,7 @@ json::value encode_pack_report(const PackReport& r) {
                                     {"busyNodeHours", hours(f.busy_node_hours)},
                                     {"nodeHours", hours(f.node_hours)},
                                     {"pendingAtEnd", f.pending_at_end},
+                                    {"podHoursWaiting", hours(f.pending_pod_hours)},
                                     {"lowerBound", f.lower_bound},
                                     {"lowerBoundNodeHours", hours(f.lower_bound_node_hours)},
                                     {"repackNodeHours", hours(f.repack_node_hours)},

@@ -35,7 +35,9 @@ const Command kCommands[] = {
      "Worker sizes that tile the nodes, and fixes the engine has proven.", kAdviseHelp, advise},
     {"admit", "tightpack admit [--extended-resource-toleration] [FILE|-]",
      "A pod as the API server stores it: defaulting and admission.", kAdmitHelp, admit},
-    {"pack-report", "tightpack pack-report [--output table|json] SCENARIO",
+    {"pack-report",
+     "tightpack pack-report [--tile] [--unneeded-times LIST] [--output table|json]\n"
+     "                        SCENARIO",
      "How many nodes workloads arriving and leaving keep busy, per profile.", kPackReportHelp,
      pack_report},
     {"schedule",

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <boost/json.hpp>
 #include <cstdio>
 #include <iomanip>
@@ -7,11 +8,15 @@
 #include "cli/commands.hpp"
 #include "cli/document_command.hpp"
 #include "cli/yaml_json.hpp"
+#include "tightpack/packing/levers.hpp"
 #include "tightpack/packing/pack_report.hpp"
+#include "tightpack/pools/pools.hpp"
+#include "tightpack/quantity.hpp"
 
 namespace tightpack::cli {
 
-const char* const kPackReportHelp = R"(Usage: tightpack pack-report [--output table|json] SCENARIO|-
+const char* const kPackReportHelp =
+    R"(Usage: tightpack pack-report [--tile] [--unneeded-times LIST] [--output table|json] SCENARIO|-
 
 Replays workloads arriving and leaving (users starting and stopping Dask
 clusters, adapt() scaling them down) under kube-scheduler's default profile, the
@@ -21,8 +26,14 @@ lower bound: the workload's requests over one node's room, rounded up per pool.
 With "pools" in the scenario the cluster also autoscales as cluster-autoscaler
 would, and node-hours per pool are reported. Format: docs/packing.md.
 
-  --output table|json   (default: table)
-  SCENARIO              JSON or YAML file; '-' reads standard input
+  --tile                 every workload at the first shape that tiles its pool's
+                         new node (as `tightpack advise` suggests it), where that
+                         node would be more than 10 % idle; the shapes are listed
+  --unneeded-times LIST  the day again with cluster-autoscaler's
+                         --scale-down-unneeded-time at each of LIST (Go durations,
+                         "5m,2m"): node-hours against pod-hours waiting for nodes
+  --output table|json    (default: table)
+  SCENARIO               JSON or YAML file; '-' reads standard input
 
 Exit status: 0, 1 bad input, 2 bad usage.
 )";
@@ -77,17 +88,119 @@ void print_table(const packing::PackReport& r, std::ostream& out) {
       << " (the scenario's \"retire\")\n";
 }
 
+// Workloads of one shape, counted.
+struct TiledShape {
+  std::string pool;
+  int64_t per_node_before = 0, per_node_after = 0;
+  ResourceList before, after;
+  int64_t workloads = 0;
+};
+
+std::vector<TiledShape> shapes_of(const std::vector<packing::TiledWorkload>& tiled) {
+  std::vector<TiledShape> out;
+  for (const auto& t : tiled) {
+    auto it = std::find_if(out.begin(), out.end(), [&](const TiledShape& s) {
+      return s.pool == t.pool && s.before == t.before && s.after == t.after;
+    });
+    if (it == out.end()) {
+      out.push_back(TiledShape{t.pool, t.per_node_before, t.per_node_after, t.before, t.after, 0});
+      it = std::prev(out.end());
+    }
+    ++it->workloads;
+  }
+  return out;
+}
+
+std::string quantity(const std::string& resource, int64_t amount) {
+  if (resource == "cpu") return format_milli(amount);
+  if (resource == "memory" || resource == "ephemeral-storage") return format_bytes(amount);
+  return format_decimal(amount);
+}
+
+boost::json::object quantities(const ResourceList& list) {
+  boost::json::object o;
+  for (const auto& [name, v] : list) o[name] = quantity(name, v);
+  return o;
+}
+
+// "cpu 4 -> 3950m": the resources a shape changes.
+std::string change_text(const ResourceList& before, const ResourceList& after) {
+  std::string out;
+  for (const auto& [name, v] : after) {
+    const int64_t* was = find_resource(before, name);
+    if (!was || *was == v) continue;
+    out +=
+        (out.empty() ? "" : ", ") + name + " " + quantity(name, *was) + " -> " + quantity(name, v);
+  }
+  return out;
+}
+
+void print_tiled(const std::vector<TiledShape>& shapes, std::ostream& out) {
+  out << "\nTiled (--tile): workloads at their pool's first shape that tiles its node\n";
+  if (shapes.empty()) out << "  none: every pod already fills its pool's node\n";
+  for (const TiledShape& t : shapes) {
+    out << "  " << t.workloads << " workload(s) on " << t.pool << ": " << t.per_node_before
+        << " -> " << t.per_node_after << " per node, " << change_text(t.before, t.after) << "\n";
+  }
+}
+
+// As a Go duration is written: "10m", "90s", "1h".
+std::string duration_text(int64_t seconds) {
+  if (seconds > 0 && seconds % 3600 == 0) return std::to_string(seconds / 3600) + "h";
+  if (seconds > 0 && seconds % 60 == 0) return std::to_string(seconds / 60) + "m";
+  return std::to_string(seconds) + "s";
+}
+
+struct UnneededRun {
+  std::string time;
+  packing::PackReport report;
+};
+
+void print_unneeded(const std::vector<UnneededRun>& runs, bool tiled, std::ostream& out) {
+  out << "\ncluster-autoscaler's --scale-down-unneeded-time" << (tiled ? ", workloads tiled" : "")
+      << ": node-hours / pod-hours waiting for a node / nodes added\n";
+  out << std::left << std::setw(8) << "TIME";
+  for (const auto& f : runs.front().report.profiles) out << std::setw(26) << f.profile;
+  out << "\n";
+  for (const UnneededRun& r : runs) {
+    out << std::left << std::setw(8) << r.time;
+    for (const auto& f : r.report.profiles) {
+      out << std::setw(26)
+          << (fixed2(f.node_hours) + " / " + fixed2(f.pending_pod_hours) + " / " +
+              std::to_string(f.nodes_added));
+    }
+    out << "\n";
+  }
+}
+
 }  // namespace
 
 int pack_report(const std::vector<std::string>& argv, std::istream& in, std::ostream& out,
                 std::ostream& err) {
-  std::string output = "table", file;
-  bool have_file = false;
+  std::string output = "table", file, unneeded_list;
+  bool have_file = false, tile = false;
   for (size_t i = 0; i < argv.size(); ++i) {
     const std::string& a = argv[i];
     if (a == "--help" || a == "-h") {
       out << kPackReportHelp;
       return kOk;
+    }
+    if (a == "--tile") {
+      tile = true;
+      continue;
+    }
+    if (a == "--unneeded-times" || a.rfind("--unneeded-times=", 0) == 0) {
+      if (a == "--unneeded-times") {
+        if (i + 1 >= argv.size()) {
+          err << "tightpack pack-report: option --unneeded-times needs a value\n"
+              << kPackReportHelp;
+          return kUsage;
+        }
+        unneeded_list = argv[++i];
+      } else {
+        unneeded_list = a.substr(17);
+      }
+      continue;
     }
     if (a == "--output" || a.rfind("--output=", 0) == 0) {
       if (a == "--output") {
@@ -122,6 +235,19 @@ int pack_report(const std::vector<std::string>& argv, std::istream& in, std::ost
         << "\n";
     return kUsage;
   }
+  std::vector<std::pair<std::string, int64_t>> times;
+  for (size_t start = 0; !unneeded_list.empty() && start <= unneeded_list.size();) {
+    const size_t comma = std::min(unneeded_list.find(',', start), unneeded_list.size());
+    const std::string text = unneeded_list.substr(start, comma - start);
+    auto seconds = pools::parse_duration(text);
+    if (!seconds || *seconds < 0) {
+      err << "tightpack pack-report: --unneeded-times " << quote_value(text)
+          << " is not a Go duration such as 5m or 90s\n";
+      return kUsage;
+    }
+    times.emplace_back(text, *seconds);
+    start = comma + 1;
+  }
   std::string text, error;
   if (!read_input(file, in, text, error)) {
     err << "tightpack pack-report: " << error << "\n";
@@ -137,15 +263,72 @@ int pack_report(const std::vector<std::string>& argv, std::istream& in, std::ost
     err << "tightpack pack-report: " << file << ": " << scenario.error().what() << "\n";
     return kInputError;
   }
+  std::vector<packing::TiledWorkload> tiled;
+  if (tile) {
+    auto changed = packing::tile_workloads(*scenario, tiled);
+    if (!changed) {
+      err << "tightpack pack-report: --tile: " << file << ": " << changed.error().what() << "\n";
+      return kInputError;
+    }
+    scenario = std::move(*changed);
+  }
   auto report = packing::run_pack_report(*scenario);
   if (!report) {
     err << "tightpack pack-report: " << report.error().what() << "\n";
     return kInputError;
   }
+  // The day as given first, so that each time reads against it.
+  std::vector<UnneededRun> runs;
+  if (!times.empty()) {
+    runs.push_back(UnneededRun{
+        duration_text(scenario->pools ? scenario->pools->scale_down_unneeded_seconds : 0),
+        *report});
+  }
+  for (const auto& [text, seconds] : times) {
+    auto changed = packing::with_unneeded_time(*scenario, seconds);
+    if (!changed) {
+      err << "tightpack pack-report: --unneeded-times: " << file << ": " << changed.error().what()
+          << "\n";
+      return kInputError;
+    }
+    auto again = packing::run_pack_report(*changed);
+    if (!again) {
+      err << "tightpack pack-report: " << again.error().what() << "\n";
+      return kInputError;
+    }
+    runs.push_back(UnneededRun{text, std::move(*again)});
+  }
+  const std::vector<TiledShape> shapes = shapes_of(tiled);
   if (output == "json") {
-    out << boost::json::serialize(packing::encode_pack_report(*report)) << "\n";
+    boost::json::value doc_out = packing::encode_pack_report(*report);
+    boost::json::object& o = doc_out.as_object();
+    if (tile) {
+      boost::json::array list;
+      for (const TiledShape& t : shapes) {
+        list.push_back(boost::json::object{
+            {"pool", t.pool},
+            {"perNode", boost::json::array{t.per_node_before, t.per_node_after}},
+            {"from", quantities(t.before)},
+            {"to", quantities(t.after)},
+            {"workloads", t.workloads}});
+      }
+      o["tiled"] = std::move(list);
+    }
+    if (!runs.empty()) {
+      boost::json::array list;
+      for (const UnneededRun& r : runs) {
+        if (&r == &runs.front()) continue;  // the report itself
+        boost::json::value one = packing::encode_pack_report(r.report);
+        one.as_object()["unneededTime"] = r.time;
+        list.push_back(std::move(one));
+      }
+      o["unneededTimes"] = std::move(list);
+    }
+    out << boost::json::serialize(doc_out) << "\n";
   } else {
     print_table(*report, out);
+    if (tile) print_tiled(shapes, out);
+    if (!runs.empty()) print_unneeded(runs, tile, out);
   }
   return kOk;
 }

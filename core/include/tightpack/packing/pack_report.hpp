@@ -98,6 +98,9 @@ struct ProfileFigures {
   double busy_node_hours = 0;  // ∫ busy nodes dt over [0, end]
   double node_hours = 0;       // ∫ nodes dt (differs from busy only when autoscaling)
   int64_t pending_at_end = 0;
+  // ∫ pods waiting dt: what users wait for nodes to boot (a scale-up) or for
+  // room, in pod-hours.
+  double pending_pod_hours = 0;
   int64_t lower_bound = 0;  // Σ over pools
   double lower_bound_node_hours = 0;
   double repack_node_hours = 0;  // Σ over pools, PoolFigures::repack_node_hours
