@@ -1,6 +1,6 @@
 """``%tightpack TARGET N [--profile NAME]``: preview() as an IPython line magic.
 
-After ``%load_ext jupyterlab_tightpack``, ``%tightpack cluster 20`` is
+After ``%load_ext jupyterlab_tightpack``, ``%tightpack cluster 20`` displays
 ``preview(cluster, 20)``: TARGET and N are Python expressions in the notebook's namespace
 (a variable, ``make_cluster_spec(...)``, a quoted profile name), so the magic adds no
 syntax of its own beside ``--profile``.
@@ -25,7 +25,7 @@ _LINE = re.compile(r"^\s*(?P<target>.+?)\s+(?P<n>\S+)"
 def register(ipython: Any) -> None:
     from IPython.core.error import UsageError
 
-    def tightpack(line: str) -> Any:
+    def tightpack(line: str) -> None:
         found = _LINE.match(line)
         if not found:
             raise UsageError(f"%tightpack {line.strip()!r}: expected {USAGE}")
@@ -41,7 +41,11 @@ def register(ipython: Any) -> None:
             shown.close()
             raise UsageError(f"%tightpack {line.strip()!r}: the cluster is asynchronous; "
                              f"write `await preview({found['target']}, {found['n']})`")
-        return shown
+        # Shown where the line is, as a command's answer: a cell of several magics
+        # draws each, not only the last line's value.
+        from IPython.display import display
+
+        display(shown)
 
     tightpack.__doc__ = USAGE
     ipython.register_magic_function(tightpack, "line", "tightpack")

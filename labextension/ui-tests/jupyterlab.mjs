@@ -35,10 +35,17 @@ function wheel() {
   return path.join(dist, found[0]);
 }
 
-// What a DaskHub user's environment has besides JupyterLab: the notebook
-// previews (notebook.test.mjs) build their specs with dask-kubernetes' own
-// make_cluster_spec, pinned as tests/clients pins it.
-const USER_PACKAGES = ['jupyterlab>=4.2,<5', 'dask-kubernetes==2026.3.0'];
+// The demo's environment (scripts/demo-requirements.txt): JupyterLab, and
+// what a DaskHub user has besides it; the notebook previews
+// (notebook.test.mjs) build their specs with dask-kubernetes' own
+// make_cluster_spec.
+const USER_PACKAGES = readFileSync(
+  path.join(repoDir, 'scripts', 'demo-requirements.txt'),
+  'utf8'
+)
+  .split('\n')
+  .map(l => l.trim())
+  .filter(l => l && !l.startsWith('#'));
 
 // A notebook cell defining `cluster`, a running KubeCluster of seven workers
 // (it needs KubeCluster and make_cluster_spec imported), for the shrink's

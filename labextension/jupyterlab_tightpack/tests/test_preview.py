@@ -303,16 +303,21 @@ def shell():
     InteractiveShell.clear_instance()
 
 
-def test_the_magic_is_preview_on_the_notebooks_names(shell):
+def test_the_magic_is_preview_on_the_notebooks_names(shell, monkeypatch):
+    import IPython.display
+
+    displayed = []
+    monkeypatch.setattr(IPython.display, "display", displayed.append)
     spec = make_cluster_spec(name="bob", resources=RESOURCES)
     shell.user_ns.update(spec=spec, count=12, make_cluster_spec=make_cluster_spec)
-    shown = shell.run_line_magic("tightpack", "spec count")
-    assert shown.question == preview(spec, 12).question
-    shown = shell.run_line_magic("tightpack", '"GPU notebook (T4)" 1 --profile most-allocated')
-    assert shown.question == preview("GPU notebook (T4)", 1, "most-allocated").question
-    shown = shell.run_line_magic("tightpack", "make_cluster_spec(name='x') 2 --profile=rtc")
-    assert shown.question["target"]["manifest"]["metadata"]["name"] == "x"
-    assert shown.question["profile"] == "rtc"
+    # Each line displays its preview (a cell of several draws each) and returns nothing.
+    assert shell.run_line_magic("tightpack", "spec count") is None
+    shell.run_line_magic("tightpack", '"GPU notebook (T4)" 1 --profile most-allocated')
+    shell.run_line_magic("tightpack", "make_cluster_spec(name='x') 2 --profile=rtc")
+    assert [d.question for d in displayed[:2]] == [
+        preview(spec, 12).question, preview("GPU notebook (T4)", 1, "most-allocated").question]
+    assert displayed[2].question["target"]["manifest"]["metadata"]["name"] == "x"
+    assert displayed[2].question["profile"] == "rtc"
 
 
 @pytest.mark.parametrize("line, error", [
