@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 
+#include "tightpack/advice/advice.hpp"
 #include "tightpack/what_if/what_if.hpp"
 #include "what_if_inputs.hpp"
 
@@ -55,6 +56,29 @@ void BM_WhatIfPlace(benchmark::State& state) {
 BENCHMARK(BM_WhatIfPlace)
     ->ArgsProduct({{1000}, {0, 1}})
     ->ArgNames({"nodes", "profile"})
+    ->Unit(benchmark::kMillisecond);
+
+// The advice for the same question: the tiling of each pool and, when
+// copies never run (20,000 of the worker, beyond what the pools can grow
+// to), every fix decided again; what Cluster.advise does.
+void BM_WhatIfAdvise(benchmark::State& state) {
+  auto cluster = load_what_if_cluster(snapshot(static_cast<size_t>(state.range(0))), "", "");
+  const std::string request = place_request(static_cast<int>(state.range(1)), "tightpack");
+  std::string answer;
+  for (auto _ : state) {
+    answer = advice::advise_text(*cluster, request);
+    if (answer.rfind("{\"error\"", 0) == 0) state.SkipWithError(answer.c_str());
+    benchmark::DoNotOptimize(answer);
+  }
+  size_t fixes = 0;
+  for (size_t at = answer.find("\"gained\""); at != std::string::npos;
+       at = answer.find("\"gained\"", at + 1))
+    ++fixes;
+  state.counters["fixes"] = static_cast<double>(fixes);
+}
+BENCHMARK(BM_WhatIfAdvise)
+    ->ArgsProduct({{1000}, {200, 20000}})
+    ->ArgNames({"nodes", "replicas"})
     ->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -7,6 +7,7 @@
 //    loaded, the first answer drawn), on a fresh page each time;
 // 2. a change of the worker count to the redrawn answer: the input event,
 //    the engine's answer, the DOM and canvases, and the next painted frame;
+//    then to the engine's advice (its fixes, each decided again) drawn;
 // 3. a notebook cell `preview(spec, 20)` executed to its painted preview:
 //    cold (a fresh page: the engine compiled, the snapshot fetched and
 //    loaded, the pod made by the server), and once the engine is loaded;
@@ -154,7 +155,7 @@ try {
     const panel = document.querySelector('#tightpack-panel');
     const input = panel.querySelector('input.tp-workers');
     const frame = () => new Promise(r => requestAnimationFrame(() => r()));
-    const out = { total: [], answer: [] };
+    const out = { total: [], answer: [], advised: [], advice: [] };
     for (let i = 0; i < count; ++i) {
       await frame();
       const start = performance.now();
@@ -163,6 +164,11 @@ try {
       await frame(); // the frame that paints the new answer
       out.total.push(performance.now() - start);
       out.answer.push(Number(panel.dataset.answerMs));
+      // The engine's advice follows the painted answer (asked in a task after it).
+      while (panel.dataset.adviceVersion !== panel.dataset.answerVersion)
+        await frame();
+      out.advised.push(performance.now() - start);
+      out.advice.push(Number(panel.dataset.adviceMs));
     }
     return out;
   }, changes);
@@ -204,6 +210,10 @@ try {
     `worker count changed to redrawn answer (input event to painted frame): ${stats(redraws.total)}`
   );
   console.log(`  of which engine + DOM + canvases: ${stats(redraws.answer)}`);
+  console.log(
+    `  then the engine's advice drawn (input event to painted frame): ${stats(redraws.advised)}`
+  );
+  console.log(`  of which advise() and its DOM: ${stats(redraws.advice)}`);
   console.log(`notebook preview: ${previewNodes}`);
   console.log(
     `preview(spec, 20) executed to its painted output, engine not yet loaded: ${stats(previewCold)}`
