@@ -113,7 +113,7 @@ export class AnswerView {
       children.push(el('p', 'tp-error tp-advice-error', `No advice: ${error}`));
     }
     this.advice.replaceChildren(...children);
-    this.advice.dataset.state = advice ? 'drawn' : 'failed';
+    this.advice.dataset.state = error ? 'failed' : 'drawn';
     this.showWarnings(advice);
   }
 

@@ -78,15 +78,16 @@ export function placeWorkers(
 
 /**
  * The tiling and the fixes for the same question: every fix was decided
- * again by the engine. Needs pools, which the sidebar always has (inferred
- * from the nodes' labels when the snapshot gives none).
+ * again by the engine. null when the cluster has no pools (none in the
+ * snapshot, no pool labels on its nodes): there is nothing to tile or grow.
  */
 export function adviseWorkers(
   loaded: ILoadedCluster,
   pod: IPod,
   workers: number,
   profileName: string
-): Answer<Advice> {
+): Answer<Advice | null> {
+  if (!(loaded.summary.pools ?? []).length) return { ok: true, value: null };
   const r = request(loaded, pod, workers, profileName);
   if (!r.ok) return r;
   return loaded.cluster.advise(r.value.request);

@@ -13,7 +13,9 @@ import {
   warnings,
   WORKERS
 } from '../advice.js';
+import { adviseWorkers } from '../place.js';
 import { settingsOf, workerPod, IWorkerSettings } from '../pod.js';
+import { ILoadedCluster } from '../session.js';
 import { IPod, ITemplateClaim } from '../types.js';
 import { demo, loadDemo, ok, place, template, IDemo } from './demo.js';
 
@@ -119,6 +121,35 @@ describe('the fixes are the engine’s, worded', () => {
       )
     ).toBe('it runs on 1 node there now');
   });
+});
+
+test('a cluster without pools has nothing to tile or grow: no advice, and no error', () => {
+  const bare = ok(
+    d.engine.loadCluster(demo('cluster.json'), {
+      pools: {
+        apiVersion: 'tightpack.io/v1alpha1',
+        kind: 'NodePools',
+        inferPools: false
+      }
+    })
+  );
+  const summary = ok(bare.summary());
+  expect(summary.pools).toEqual([]);
+  const loaded = {
+    engine: d.engine,
+    envelope: { admission: { extendedResourceToleration: true } },
+    cluster: bare,
+    summary
+  } as unknown as ILoadedCluster;
+  expect(
+    adviseWorkers(
+      loaded,
+      workerPod(template.pod, settingsOf(template.pod, 400)),
+      400,
+      'tightpack'
+    )
+  ).toEqual({ ok: true, value: null });
+  bare.dispose();
 });
 
 describe('warnings', () => {
