@@ -17,16 +17,12 @@ struct Tried {
   Placement placement;
 };
 
-bool tolerates(const Pod& pod, const Taint& t) {
-  return tolerations_tolerate(pod.tolerations, t);
-}
-
 // What the owner adds so that copies may go to the pool's new node.
 std::vector<Toleration> tolerations_for(const Pod& pod, const Node& node) {
   std::vector<Toleration> out;
   for (const Taint& t : node.taints) {
     if (t.effect != "NoSchedule" && t.effect != "NoExecute") continue;
-    if (tolerates(pod, t)) continue;
+    if (tolerations_tolerate(pod.tolerations, t)) continue;
     out.push_back(
         Toleration{t.key, t.value.empty() ? "Exists" : "Equal", t.value, t.effect, std::nullopt});
   }
@@ -89,6 +85,7 @@ class Search {
                  const WhatIfCluster::MaxSizes& max_sizes = {},
                  std::optional<MaxSizeChange> max_size = std::nullopt) {
     const int64_t replicas = change.replicas.value_or(in_.replicas);
+    const bool raised = max_size.has_value();
     auto placed = in_.cluster.place(pod, replicas, in_.profile, max_sizes);
     if (!placed) return placed.error();
     Tried t{Fix{pool, std::move(change), std::move(max_size), outcome_of(*placed, in_.intent), 0},
@@ -97,7 +94,7 @@ class Search {
     const bool fewer = t.fix.change.replicas.has_value();
     const bool keep = t.fix.outcome.off_pool <= as_is_.off_pool &&
                       (fewer ? t.fix.outcome.never == 0 : t.fix.gained > 0);
-    if (!max_size) tried_.push_back(t);
+    if (!raised) tried_.push_back(t);
     if (keep && seen_.insert(key_of(t.fix)).second) kept_.push_back(std::move(t));
     return Ok{};
   }

@@ -4,6 +4,7 @@
 #include <iomanip>
 #include <iostream>
 
+#include "cli/args.hpp"
 #include "cli/cli.hpp"
 #include "cli/commands.hpp"
 #include "cli/document_command.hpp"
@@ -173,130 +174,117 @@ void print_unneeded(const std::vector<UnneededRun>& runs, bool tiled, std::ostre
   }
 }
 
+// "5m,2m" as (text, seconds) pairs; an error names the one that is not a duration.
+std::optional<std::vector<std::pair<std::string, int64_t>>> unneeded_times(const std::string& list,
+                                                                           std::ostream& err) {
+  std::vector<std::pair<std::string, int64_t>> times;
+  for (size_t start = 0; !list.empty() && start <= list.size();) {
+    const size_t comma = std::min(list.find(',', start), list.size());
+    const std::string text = list.substr(start, comma - start);
+    auto seconds = pools::parse_duration(text);
+    if (!seconds || *seconds < 0) {
+      err << "tightpack pack-report: --unneeded-times " << quote_value(text)
+          << " is not a Go duration such as 5m or 90s\n";
+      return std::nullopt;
+    }
+    times.emplace_back(text, *seconds);
+    start = comma + 1;
+  }
+  return times;
+}
+
+// The scenario the report runs on, tiled when asked; what was tiled in `tiled`.
+Result<packing::PackScenario> read_scenario(const std::string& file, std::istream& in, bool tile,
+                                            std::vector<packing::TiledWorkload>& tiled) {
+  std::string text, error;
+  if (!read_input(file, in, text, error)) return Error{"", error};
+  auto doc = parse_document(text);
+  if (!doc) return Error{"", file + ": " + doc.error().what()};
+  auto scenario = packing::decode_pack_scenario(*doc);
+  if (!scenario) return Error{"", file + ": " + scenario.error().what()};
+  if (!tile) return scenario;
+  auto changed = packing::tile_workloads(*scenario, tiled);
+  if (!changed) return Error{"", "--tile: " + file + ": " + changed.error().what()};
+  return changed;
+}
+
+// The day again at each unneeded time, after the day as given (`report`).
+Result<std::vector<UnneededRun>> unneeded_runs(
+    const packing::PackScenario& scenario, const packing::PackReport& report,
+    const std::vector<std::pair<std::string, int64_t>>& times) {
+  std::vector<UnneededRun> runs;
+  if (times.empty()) return runs;
+  runs.push_back(UnneededRun{
+      duration_text(scenario.pools ? scenario.pools->scale_down_unneeded_seconds : 0), report});
+  for (const auto& [text, seconds] : times) {
+    auto changed = packing::with_unneeded_time(scenario, seconds);
+    if (!changed) return Error{"", "--unneeded-times: " + changed.error().what()};
+    auto again = packing::run_pack_report(*changed);
+    if (!again) return again.error();
+    runs.push_back(UnneededRun{text, std::move(*again)});
+  }
+  return runs;
+}
+
 }  // namespace
 
 int pack_report(const std::vector<std::string>& argv, std::istream& in, std::ostream& out,
                 std::ostream& err) {
-  std::string output = "table", file, unneeded_list;
-  bool have_file = false, tile = false;
-  for (size_t i = 0; i < argv.size(); ++i) {
-    const std::string& a = argv[i];
-    if (a == "--help" || a == "-h") {
-      out << kPackReportHelp;
-      return kOk;
-    }
-    if (a == "--tile") {
-      tile = true;
-      continue;
-    }
-    if (a == "--unneeded-times" || a.rfind("--unneeded-times=", 0) == 0) {
-      if (a == "--unneeded-times") {
-        if (i + 1 >= argv.size()) {
-          err << "tightpack pack-report: option --unneeded-times needs a value\n"
-              << kPackReportHelp;
-          return kUsage;
-        }
-        unneeded_list = argv[++i];
-      } else {
-        unneeded_list = a.substr(17);
-      }
-      continue;
-    }
-    if (a == "--output" || a.rfind("--output=", 0) == 0) {
-      if (a == "--output") {
-        if (i + 1 >= argv.size()) {
-          err << "tightpack pack-report: option --output needs a value\n" << kPackReportHelp;
-          return kUsage;
-        }
-        output = argv[++i];
-      } else {
-        output = a.substr(9);
-      }
-      continue;
-    }
-    if (a.size() > 1 && a[0] == '-' && a != "-") {
-      err << "tightpack pack-report: unknown option " << a << "\n" << kPackReportHelp;
-      return kUsage;
-    }
-    if (have_file) {
-      err << "tightpack pack-report: one scenario at a time, got " << file << " and " << a << "\n";
-      return kUsage;
-    }
-    file = a;
-    have_file = true;
+  Args a;
+  std::string error;
+  if (std::find(argv.begin(), argv.end(), "-h") != argv.end()) {
+    out << kPackReportHelp;
+    return kOk;
   }
-  if (!have_file) {
+  if (!parse_args(argv, {"--output", "--unneeded-times"}, {"--help", "--tile"}, a, error)) {
+    err << "tightpack pack-report: " << error << "\n" << kPackReportHelp;
+    return kUsage;
+  }
+  if (has_flag(a, "--help")) {
+    out << kPackReportHelp;
+    return kOk;
+  }
+  for (const std::string& p : a.positional) {
+    if (p.size() > 1 && p[0] == '-') {
+      err << "tightpack pack-report: unknown option " << p << "\n" << kPackReportHelp;
+      return kUsage;
+    }
+  }
+  if (a.positional.size() > 1) {
+    err << "tightpack pack-report: one scenario at a time, got " << a.positional[0] << " and "
+        << a.positional[1] << "\n";
+    return kUsage;
+  }
+  if (a.positional.empty()) {
     err << "tightpack pack-report: SCENARIO is required ('-' reads standard input)\n"
         << kPackReportHelp;
     return kUsage;
   }
+  const std::string& file = a.positional[0];
+  const std::string output = a.options.count("--output") ? a.options["--output"] : "table";
   if (output != "table" && output != "json") {
     err << "tightpack pack-report: --output must be table or json, not " << quote_value(output)
         << "\n";
     return kUsage;
   }
-  std::vector<std::pair<std::string, int64_t>> times;
-  for (size_t start = 0; !unneeded_list.empty() && start <= unneeded_list.size();) {
-    const size_t comma = std::min(unneeded_list.find(',', start), unneeded_list.size());
-    const std::string text = unneeded_list.substr(start, comma - start);
-    auto seconds = pools::parse_duration(text);
-    if (!seconds || *seconds < 0) {
-      err << "tightpack pack-report: --unneeded-times " << quote_value(text)
-          << " is not a Go duration such as 5m or 90s\n";
-      return kUsage;
-    }
-    times.emplace_back(text, *seconds);
-    start = comma + 1;
-  }
-  std::string text, error;
-  if (!read_input(file, in, text, error)) {
-    err << "tightpack pack-report: " << error << "\n";
-    return kInputError;
-  }
-  auto doc = parse_document(text);
-  if (!doc) {
-    err << "tightpack pack-report: " << file << ": " << doc.error().what() << "\n";
-    return kInputError;
-  }
-  auto scenario = packing::decode_pack_scenario(*doc);
-  if (!scenario) {
-    err << "tightpack pack-report: " << file << ": " << scenario.error().what() << "\n";
-    return kInputError;
-  }
+  auto times = unneeded_times(a.options["--unneeded-times"], err);
+  if (!times) return kUsage;
+  const bool tile = has_flag(a, "--tile");
   std::vector<packing::TiledWorkload> tiled;
-  if (tile) {
-    auto changed = packing::tile_workloads(*scenario, tiled);
-    if (!changed) {
-      err << "tightpack pack-report: --tile: " << file << ": " << changed.error().what() << "\n";
-      return kInputError;
-    }
-    scenario = std::move(*changed);
+  auto scenario = read_scenario(file, in, tile, tiled);
+  if (!scenario) {
+    err << "tightpack pack-report: " << scenario.error().what() << "\n";
+    return kInputError;
   }
   auto report = packing::run_pack_report(*scenario);
   if (!report) {
     err << "tightpack pack-report: " << report.error().what() << "\n";
     return kInputError;
   }
-  // The day as given first, so that each time reads against it.
-  std::vector<UnneededRun> runs;
-  if (!times.empty()) {
-    runs.push_back(UnneededRun{
-        duration_text(scenario->pools ? scenario->pools->scale_down_unneeded_seconds : 0),
-        *report});
-  }
-  for (const auto& [text, seconds] : times) {
-    auto changed = packing::with_unneeded_time(*scenario, seconds);
-    if (!changed) {
-      err << "tightpack pack-report: --unneeded-times: " << file << ": " << changed.error().what()
-          << "\n";
-      return kInputError;
-    }
-    auto again = packing::run_pack_report(*changed);
-    if (!again) {
-      err << "tightpack pack-report: " << again.error().what() << "\n";
-      return kInputError;
-    }
-    runs.push_back(UnneededRun{text, std::move(*again)});
+  auto runs = unneeded_runs(*scenario, *report, *times);
+  if (!runs) {
+    err << "tightpack pack-report: " << runs.error().what() << "\n";
+    return kInputError;
   }
   const std::vector<TiledShape> shapes = shapes_of(tiled);
   if (output == "json") {
@@ -314,10 +302,10 @@ int pack_report(const std::vector<std::string>& argv, std::istream& in, std::ost
       }
       o["tiled"] = std::move(list);
     }
-    if (!runs.empty()) {
+    if (!runs->empty()) {
       boost::json::array list;
-      for (const UnneededRun& r : runs) {
-        if (&r == &runs.front()) continue;  // the report itself
+      for (const UnneededRun& r : *runs) {
+        if (&r == &runs->front()) continue;  // the report itself
         boost::json::value one = packing::encode_pack_report(r.report);
         one.as_object()["unneededTime"] = r.time;
         list.push_back(std::move(one));
@@ -328,7 +316,7 @@ int pack_report(const std::vector<std::string>& argv, std::istream& in, std::ost
   } else {
     print_table(*report, out);
     if (tile) print_tiled(shapes, out);
-    if (!runs.empty()) print_unneeded(runs, tile, out);
+    if (!runs->empty()) print_unneeded(*runs, tile, out);
   }
   return kOk;
 }
