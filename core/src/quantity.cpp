@@ -233,4 +233,10 @@ std::string format_bytes(int64_t bytes) {
   return with_suffix(bytes, kSuffix[step]);
 }
 
+std::string format_resource(std::string_view resource, int64_t amount) {
+  if (resource == "cpu") return format_milli(amount);
+  if (resource == "memory" || resource == "ephemeral-storage") return format_bytes(amount);
+  return format_decimal(amount);
+}
+
 }  // namespace tightpack

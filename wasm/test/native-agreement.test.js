@@ -119,9 +119,14 @@ const cases = [
   ]
 ];
 
+// place() against `tightpack predict`, advise() against `tightpack advise`:
+// the same request, the same answer.
 describe.each(cases)('%s', (_, podDoc, replicas, profile, release) => {
-  test('wasm place() equals native predict --output json', async () => {
-    const native = runNative('predict', { 'pod.json': podDoc }, dir => [
+  test.each([
+    ['place', 'predict'],
+    ['advise', 'advise']
+  ])('wasm %s() equals native %s --output json', async (method, command) => {
+    const native = runNative(command, { 'pod.json': podDoc }, dir => [
       '--pod',
       path.join(dir, 'pod.json'),
       '--replicas',
@@ -131,25 +136,7 @@ describe.each(cases)('%s', (_, podDoc, replicas, profile, release) => {
       ...(release ? ['--release', release] : [])
     ]);
     const cluster = await loadedCluster();
-    const wasm = cluster.place({ pod: podDoc, replicas, profile, release });
-    expect(wasm.ok).toBe(true);
-    expect(wasm.value).toEqual(native);
-  });
-});
-
-describe.each(cases)('%s: advice', (_, podDoc, replicas, profile, release) => {
-  test('wasm advise() equals native advise --output json', async () => {
-    const native = runNative('advise', { 'pod.json': podDoc }, dir => [
-      '--pod',
-      path.join(dir, 'pod.json'),
-      '--replicas',
-      String(replicas),
-      '--scheduler-name',
-      profile,
-      ...(release ? ['--release', release] : [])
-    ]);
-    const cluster = await loadedCluster();
-    const wasm = cluster.advise({ pod: podDoc, replicas, profile, release });
+    const wasm = cluster[method]({ pod: podDoc, replicas, profile, release });
     expect(wasm.ok).toBe(true);
     expect(wasm.value).toEqual(native);
   });

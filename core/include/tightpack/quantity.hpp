@@ -51,5 +51,8 @@ class Quantity {
 std::string format_milli(int64_t millis);
 std::string format_bytes(int64_t bytes);
 std::string format_decimal(int64_t value);  // DecimalSI: 1k, 1500, 2M
+// An amount of `resource` in the scheduler's units as kubectl prints it:
+// millicores for cpu, bytes for memory and ephemeral-storage, a count else.
+std::string format_resource(std::string_view resource, int64_t amount);
 
 }  // namespace tightpack

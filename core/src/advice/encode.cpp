@@ -12,16 +12,9 @@ namespace json = boost::json;
 
 namespace {
 
-// As kubectl prints a request: "3950m", "16Gi", "1".
-std::string quantity_text(const std::string& resource, int64_t amount) {
-  if (resource == "cpu") return format_milli(amount);
-  if (resource == "memory" || resource == "ephemeral-storage") return format_bytes(amount);
-  return format_decimal(amount);
-}
-
 json::object quantities(const ResourceList& list) {
   json::object o;
-  for (const auto& [name, amount] : list) o[name] = quantity_text(name, amount);
+  for (const auto& [name, amount] : list) o[name] = format_resource(name, amount);
   return o;
 }
 
@@ -122,7 +115,7 @@ json::object encode_tiling(const PoolTiling& t, const Outcome* at_first) {
   // Of the resources the pod asks for, as `free` lists them.
   for (const auto& [name, amount] : t.free) {
     if (const int64_t* a = find_resource(t.allocatable, name))
-      allocatable[name] = quantity_text(name, *a);
+      allocatable[name] = format_resource(name, *a);
   }
   return json::object{{"pool", t.pool},
                       {"perNode", t.per_node},

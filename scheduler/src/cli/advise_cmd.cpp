@@ -60,19 +60,13 @@ std::string percent(double share) {
   return s.str();
 }
 
-std::string quantity(const std::string& resource, int64_t amount) {
-  if (resource == "cpu") return format_milli(amount);
-  if (resource == "memory" || resource == "ephemeral-storage") return format_bytes(amount);
-  return format_decimal(amount);
-}
-
 // "cpu 3950m (-1.2%)": the resources the shape changes.
 std::string shape_text(const advice::Shape& s) {
   std::string out;
   for (const auto& [name, change] : s.change) {
     if (change == 0) continue;
     out += (out.empty() ? "" : ", ") + name + " " +
-           quantity(name, *find_resource(s.requests, name)) + " (" + percent(change) + ")";
+           format_resource(name, *find_resource(s.requests, name)) + " (" + percent(change) + ")";
   }
   return out;
 }

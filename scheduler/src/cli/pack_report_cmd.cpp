@@ -112,15 +112,9 @@ std::vector<TiledShape> shapes_of(const std::vector<packing::TiledWorkload>& til
   return out;
 }
 
-std::string quantity(const std::string& resource, int64_t amount) {
-  if (resource == "cpu") return format_milli(amount);
-  if (resource == "memory" || resource == "ephemeral-storage") return format_bytes(amount);
-  return format_decimal(amount);
-}
-
 boost::json::object quantities(const ResourceList& list) {
   boost::json::object o;
-  for (const auto& [name, v] : list) o[name] = quantity(name, v);
+  for (const auto& [name, v] : list) o[name] = format_resource(name, v);
   return o;
 }
 
@@ -130,8 +124,8 @@ std::string change_text(const ResourceList& before, const ResourceList& after) {
   for (const auto& [name, v] : after) {
     const int64_t* was = find_resource(before, name);
     if (!was || *was == v) continue;
-    out +=
-        (out.empty() ? "" : ", ") + name + " " + quantity(name, *was) + " -> " + quantity(name, v);
+    out += (out.empty() ? "" : ", ") + name + " " + format_resource(name, *was) + " -> " +
+           format_resource(name, v);
   }
   return out;
 }
