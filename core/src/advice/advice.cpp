@@ -1,7 +1,5 @@
 #include "tightpack/advice/advice.hpp"
 
-#include <algorithm>
-
 namespace tightpack::advice {
 
 Result<Advice> advise(WhatIfCluster& cluster, const Pod& pod, std::optional<int64_t> replicas,
@@ -15,11 +13,9 @@ Result<Advice> advise(WhatIfCluster& cluster, const Pod& pod, std::optional<int6
   const auto templates =
       pools::pool_templates(cluster.snapshot(), *cluster.resolved_pools(), *cluster.pools_config());
   a.intent = pool_intent(pod, templates, cluster.snapshot(), *cluster.resolved_pools());
-  auto tiling = tile(templates, cluster.snapshot().objects, profile, pod);
+  auto tiling = tile(templates, cluster.snapshot().objects, profile, pod, {}, &a.intent);
   if (!tiling) return tiling.error();
-  for (PoolTiling& t : *tiling) {
-    if (meant(a.intent, t.pool)) a.tiling.push_back(std::move(t));
-  }
+  a.tiling = std::move(*tiling);
   if (!replicas) return a;
 
   auto placed = cluster.place(pod, *replicas, profile);

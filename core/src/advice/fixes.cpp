@@ -29,18 +29,6 @@ std::vector<Toleration> tolerations_for(const Pod& pod, const Node& node) {
   return out;
 }
 
-// The label that selects the pool: its configured node labels, else the
-// pool label of its nodes.
-std::optional<std::pair<std::string, std::string>> selecting_label(
-    const pools::ResolvedPools& pools, const pools::PoolTemplate& t) {
-  for (const pools::NodePool& p : pools.pools) {
-    if (p.name == t.pool && !p.node_labels.empty()) return p.node_labels.front();
-  }
-  auto label = pools::pool_label(t.node.node);
-  if (label && label->second == t.pool) return label;
-  return std::nullopt;
-}
-
 Pod with(const Pod& pod, const PodChange& change) {
   Pod out = pod;
   for (const Toleration& t : change.add_tolerations) out.tolerations.push_back(t);
@@ -155,14 +143,12 @@ class Search {
   }
 
   std::vector<Fix> ranked() {
-    std::sort(kept_.begin(), kept_.end(), [](const Tried& a, const Tried& b) {
-      const Fix& x = a.fix;
-      const Fix& y = b.fix;
-      return std::make_tuple(x.change.replicas.has_value(), -x.gained, x.outcome.nodes_added,
-                             cost(x), x.pool) < std::make_tuple(y.change.replicas.has_value(),
-                                                                -y.gained, y.outcome.nodes_added,
-                                                                cost(y), y.pool);
-    });
+    auto rank = [](const Fix& f) {
+      return std::make_tuple(f.change.replicas.has_value(), -f.gained, f.outcome.nodes_added,
+                             cost(f), f.pool);
+    };
+    std::sort(kept_.begin(), kept_.end(),
+              [&](const Tried& a, const Tried& b) { return rank(a.fix) < rank(b.fix); });
     std::vector<Fix> out;
     for (Tried& t : kept_) out.push_back(std::move(t.fix));
     return out;
@@ -223,7 +209,7 @@ Result<std::vector<Fix>> find_fixes(const FixesInput& in) {
     }
     // A selector keeps copies off the pools they are not meant for; one the
     // pod already sets is never changed.
-    auto label = selecting_label(resolved, t);
+    auto label = pools::selecting_label(resolved, t.pool, t.node.node);
     if (as_is.off_pool > 0 && label && !find_label(in.pod.node_selector, label->first)) {
       PodChange selected = base;
       selected.add_node_selector.push_back(*label);

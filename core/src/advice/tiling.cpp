@@ -1,7 +1,6 @@
 #include "tightpack/advice/tiling.hpp"
 
 #include <algorithm>
-#include <limits>
 
 #include "tightpack/cluster.hpp"
 #include "tightpack/framework/framework.hpp"
@@ -263,9 +262,11 @@ Result<std::optional<PoolTiling>> tile_pool(const pools::PoolTemplate& t, const 
 
 Result<std::vector<PoolTiling>> tile(const std::vector<pools::PoolTemplate>& templates,
                                      const ApiObjects& objects, const Profile& profile,
-                                     const Pod& pod, const TilingOptions& options) {
+                                     const Pod& pod, const TilingOptions& options,
+                                     const std::vector<PoolIntent>* only) {
   std::vector<PoolTiling> out;
   for (const pools::PoolTemplate& t : templates) {
+    if (only && !meant(*only, t.pool)) continue;
     auto one = tile_pool(t, objects, profile, pod, options);
     if (!one) return one.error();
     if (*one) out.push_back(std::move(**one));

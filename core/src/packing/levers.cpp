@@ -1,6 +1,6 @@
 #include "tightpack/packing/levers.hpp"
 
-#include <map>
+#include <algorithm>
 
 #include "tightpack/advice/intent.hpp"
 #include "tightpack/advice/tiling.hpp"
@@ -39,12 +39,13 @@ Result<PackScenario> tile_workloads(const PackScenario& s, std::vector<TiledWork
     auto known =
         std::find_if(decided.begin(), decided.end(), [&](const auto& d) { return d.first == key; });
     if (known == decided.end()) {
-      auto tiling = advice::tile(templates, s.cluster.objects, s.profiles.front(), e.pod.pod);
-      if (!tiling) return tiling.error();
       const auto intent = advice::pool_intent(e.pod.pod, templates, s.cluster, resolved);
+      auto tiling =
+          advice::tile(templates, s.cluster.objects, s.profiles.front(), e.pod.pod, {}, &intent);
+      if (!tiling) return tiling.error();
       std::optional<advice::PoolTiling> chosen;
       for (advice::PoolTiling& t : *tiling) {
-        if (t.worth_tiling && advice::meant(intent, t.pool)) {
+        if (t.worth_tiling) {
           chosen = std::move(t);
           break;
         }

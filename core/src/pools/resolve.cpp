@@ -57,6 +57,17 @@ std::optional<std::pair<std::string, std::string>> pool_label(const Node& node) 
   return std::nullopt;
 }
 
+std::optional<std::pair<std::string, std::string>> selecting_label(const ResolvedPools& pools,
+                                                                   std::string_view pool,
+                                                                   const Node& node) {
+  for (const NodePool& p : pools.pools) {
+    if (p.name == pool && !p.node_labels.empty()) return p.node_labels.front();
+  }
+  auto label = pool_label(node);
+  if (label && label->second == pool) return label;
+  return std::nullopt;
+}
+
 ResolvedPools resolve_pools(const PoolsConfig& config, const std::vector<Node>& nodes) {
   ResolvedPools out;
   out.pools = config.pools;

@@ -213,17 +213,9 @@ std::vector<Placement::ToleratedPoolTaint> WhatIfCluster::tolerated_pool_taints(
                       [&](const auto& e) { return e.pool == *pool && e.taint == text; })) {
         continue;
       }
-      Placement::ToleratedPoolTaint e{
-          *pool, text, !unpooled && admitted.size() == 1 && admitted.count(*pool), {}};
-      // What selects the pool: its configured node labels, else the node's pool label.
-      for (const pools::NodePool& np : pools_->resolved.pools) {
-        if (np.name == *pool && !np.node_labels.empty()) e.node_label = *np.node_labels.begin();
-      }
-      if (!e.node_label) {
-        auto label = pools::pool_label(cluster_.node(n));
-        if (label && label->second == *pool) e.node_label = std::move(label);
-      }
-      out.push_back(std::move(e));
+      out.push_back(Placement::ToleratedPoolTaint{
+          *pool, text, !unpooled && admitted.size() == 1 && admitted.count(*pool),
+          pools::selecting_label(pools_->resolved, *pool, cluster_.node(n))});
     }
   }
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "tightpack/advice/intent.hpp"
 #include "tightpack/error.hpp"
 #include "tightpack/model.hpp"
 #include "tightpack/objects.hpp"
@@ -66,11 +67,12 @@ struct TilingOptions {
 
 // For each pool whose new node admits the pod but for its size (taints,
 // selectors, affinity and ports pass; a node too small has per_node 0), in
-// the order of `templates`. Errors only when the pod needs what the engine
-// does not model.
+// the order of `templates`; with `only`, of the pools it says are meant for
+// the pod. Errors only when the pod needs what the engine does not model.
 Result<std::vector<PoolTiling>> tile(const std::vector<pools::PoolTemplate>& templates,
                                      const ApiObjects& objects, const Profile& profile,
-                                     const Pod& pod, const TilingOptions& options = {});
+                                     const Pod& pod, const TilingOptions& options = {},
+                                     const std::vector<PoolIntent>* only = nullptr);
 
 // The same for one pool; nullopt when its new node rejects the pod for
 // anything but its size.

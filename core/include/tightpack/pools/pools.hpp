@@ -111,6 +111,12 @@ struct ResolvedPools {
 };
 ResolvedPools resolve_pools(const PoolsConfig& config, const std::vector<Node>& nodes);
 
+// The label a pod selects pool `pool` by: the pool's first configured node
+// label, else `node`'s pool label when it names the pool.
+std::optional<std::pair<std::string, std::string>> selecting_label(const ResolvedPools& pools,
+                                                                   std::string_view pool,
+                                                                   const Node& node);
+
 // A cluster as the autoscaler sees it: nodes with conditions, pods with
 // controllers and volumes, and the DaemonSets, controllers and disruption
 // budgets CA's rules read. Decoded from the same inputs as decode_objects (a
