@@ -302,9 +302,12 @@ class Soak:
         reported = 0
         try:
             # Past its length only until it has met min_faults faults (a slow fault can
-            # leave too little time for the next), and never more than 2 minutes past.
+            # leave too little time for the next) and a pod has been bound after the last of
+            # them (stopping the churn right after a fault would leave no pod to bind), and
+            # never more than 2 minutes past.
             while not self.errors and time.monotonic() - started < self.seconds + 120 and (
-                    time.monotonic() - started < self.seconds or len(self.faults) < self.min_faults):
+                    time.monotonic() - started < self.seconds or len(self.faults) < self.min_faults
+                    or not self.bound_since_last_fault(watch)):
                 time.sleep(1)
                 if time.monotonic() - started >= reported + 60:
                     reported += 60
@@ -322,6 +325,19 @@ class Soak:
             return self.check(watch, started, ended)
         finally:
             watch.stop()
+
+    def bound_since_last_fault(self, watch: Watch) -> bool:
+        if not self.faults:
+            return True
+        # as check() counts it: the first time a pod is seen bound
+        last, seen = self.faults[-1][0], set()
+        for t, kind, obj in watch.snapshot():
+            name = obj["metadata"]["name"]
+            if kind != "DELETED" and node_of(obj) and name not in seen:
+                if t > last + 0.5:
+                    return True
+                seen.add(name)
+        return False
 
     def scrape_attempts(self, proc):
         """Keeps the process's scheduling attempts so far (kube-scheduler's histogram
