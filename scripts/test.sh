@@ -82,7 +82,7 @@ wait_for() {
   [[ $(cat "build/logs/$name.rc") == 0 ]] || { echo "build of $name failed"; exit 1; }
 }
 
-build release --target tightpack --target tightpack_daskhub_day
+build release --target tightpack --target tightpack_daskhub_day --target quantity_values
 background_builds
 stage "test: formatting and lint (scripts/lint.sh)"
 scripts/lint.sh || status=1
@@ -145,6 +145,8 @@ stage "build: kube-scheduler-reference (kube-scheduler v1.37.2's own framework; 
 lowest tests/conformance/reference/build.sh || { echo "build of kube-scheduler-reference failed"; exit 1; }
 stage "test: the corpus' current answers are kube-scheduler v1.37.2's (tests/conformance/corpus-v1.37)"
 lowest tests/conformance/record_corpus.sh --check scheduler || status=1
+stage "test: quantities at and beyond int64's ends count as resource.ParseQuantity counts them (40,000 spellings)"
+lowest python3 tests/conformance/quantities.py || status=1
 stage "test: differential conformance, 1,000 fresh scenarios through kube-scheduler v1.37.2 and tightpack replay"
 lowest tests/conformance/differential.sh --count 1000 --allow-known || status=1
 wait_for kube-scheduler-reference-v1.30.14

@@ -6,6 +6,8 @@
 #include <limits>
 #include <optional>
 
+#include "tightpack/go_int.hpp"
+
 namespace tightpack {
 namespace {
 
@@ -14,8 +16,9 @@ bool is_digit(char c) {
 }
 
 struct Suffix {
-  int base = 10;  // 10 or 2
-  int64_t exponent = 0;
+  int base = 10;  // 10 or 2 (BinarySI)
+  int32_t exponent = 0;
+  bool exponent_form = false;  // e/E: DecimalExponent
 };
 
 // resource.quantitySuffixer.interpret
@@ -30,20 +33,45 @@ bool interpret_suffix(std::string_view s, Suffix& out) {
                 {"Gi", 2, 30}, {"Ti", 2, 40}, {"Pi", 2, 50}, {"Ei", 2, 60}};
   for (const auto& e : kTable) {
     if (s == e.text) {
-      out = {e.base, e.exponent};
+      out = {e.base, e.exponent, false};
       return true;
     }
   }
   if (s.size() > 1 && (s[0] == 'e' || s[0] == 'E')) {
     std::string_view exp = s.substr(1);
     if (exp[0] == '+') exp.remove_prefix(1);  // strconv.ParseInt accepts a leading '+'
-    int32_t value = 0;                        // Kubernetes keeps the exponent in an int32
+    int64_t value = 0;
     auto [end, ec] = std::from_chars(exp.data(), exp.data() + exp.size(), value);
     if (ec != std::errc() || end != exp.data() + exp.size() || exp.empty()) return false;
-    out = {10, value};
+    // strconv.ParseInt(…, 10, 64), then int32(parsed): "1e4294967296" is 1.
+    out = {10, static_cast<int32_t>(static_cast<uint32_t>(value)), true};
     return true;
   }
   return false;
+}
+
+// Go's int32 arithmetic, which wraps.
+int32_t int32_add(int32_t a, int32_t b) {
+  return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
+}
+int32_t int32_neg(int32_t a) {
+  return static_cast<int32_t>(0u - static_cast<uint32_t>(a));
+}
+
+// n mod 2^64 for a decimal digit string: big.Int.Int64()'s low bits.
+uint64_t low64(std::string_view digits) {
+  uint64_t v = 0;
+  for (char c : digits) v = v * 10 + static_cast<uint64_t>(c - '0');
+  return v;
+}
+
+uint64_t pow10_low64(int64_t exponent) {
+  uint64_t result = 1, base = 10;
+  for (; exponent > 0; exponent >>= 1) {
+    if (exponent & 1) result *= base;
+    base *= base;
+  }
+  return result;
 }
 
 // Multiplies a decimal digit string in place by `factor` (≤ 2^31).
@@ -101,13 +129,90 @@ Result<Quantity> Quantity::parse(std::string_view text) {
   size_t first = digits.find_first_not_of('0');
   q.digits_ = first == std::string::npos ? "0" : digits.substr(first);
   if (q.digits_ == "0") q.negative_ = false;
-  q.exp10_ = -static_cast<int64_t>(denom.size());
+  const auto denom_digits = static_cast<int32_t>(std::min<size_t>(denom.size(), INT32_MAX));
   if (suffix.base == 10) {
-    q.exp10_ += suffix.exponent;
+    // inf.Dec's scale: digits after the point minus the exponent, in int32.
+    q.exp10_ = -static_cast<int64_t>(int32_add(denom_digits, int32_neg(suffix.exponent)));
   } else {
-    q.exp2_ = static_cast<int32_t>(suffix.exponent);
+    q.exp10_ = -static_cast<int64_t>(denom_digits);
+    q.exp2_ = suffix.exponent;
   }
+
+  // ParseQuantity's fast path: an int64Amount when the digits are few enough
+  // (num is "0" when only zeros or nothing precede the point).
+  const size_t num_len = std::max<size_t>(num.size(), 1);
+  int64_t precision = -1;
+  int32_t scale = 0;
+  if (suffix.base == 10) {
+    scale = suffix.exponent;
+    precision = 18 - static_cast<int64_t>(num_len + denom.size());
+  } else if (denom.empty()) {
+    precision = 15 - static_cast<int64_t>(num_len) - suffix.exponent * 3 / 10 - 1;
+  }
+  if (precision >= 0) {
+    scale = int32_add(scale, int32_neg(denom_digits));
+    if (scale >= -9) {
+      int64_t value = 0;
+      const std::string shifted =
+          (num.empty() ? std::string("0") : std::string(num)) + std::string(denom);
+      std::from_chars(shifted.data(), shifted.data() + shifted.size(), value);  // ≤ 18 digits
+      int64_t result = value;
+      const int64_t mantissa = suffix.base == 2 ? int64_t{1} << suffix.exponent : 1;
+      if (!__builtin_mul_overflow(value, mantissa, &result)) {  // int64Multiply
+        q.form_ = Form::kInt64;
+        q.int_value_ = q.negative_ ? -result : result;
+        q.int_scale_ = scale;
+        return q;
+      }
+    }
+  }
+  // An inf.Dec, rounded up to nano units; a BinarySI amount beyond int64 is capped.
+  // inf.Dec.SetString needs a digit where the fast path took none as zero ("e-33").
+  if (num.empty() && denom.empty() &&
+      text.substr(0, suffix_start).find('0') == std::string_view::npos) {
+    return fail("unable to parse numeric part of quantity");
+  }
+  q.form_ = suffix.base == 2 && q.exceeds_int64() ? Form::kDecCapped : Form::kDec;
   return q;
+}
+
+bool Quantity::exceeds_int64() const {
+  if (is_zero()) return false;
+  const auto len = static_cast<int64_t>(digits_.size());
+  if (len - 1 + exp10_ >= 19) return true;   // at least 10^19
+  if (len + exp10_ + 19 <= 0) return false;  // below 10^(len+exp10) × 2^60 < 1
+  std::string n = digits_;
+  for (int32_t left = exp2_; left > 0; left -= 30) multiply_decimal(n, 1u << std::min(left, 30));
+  bool fraction = false;
+  if (exp10_ >= 0) {
+    n.append(static_cast<size_t>(exp10_), '0');
+  } else {
+    auto chop = static_cast<size_t>(-exp10_);
+    if (chop >= n.size()) return false;
+    fraction = n.find_first_not_of('0', n.size() - chop) != std::string::npos;
+    n.resize(n.size() - chop);
+  }
+  static constexpr std::string_view kMax = "9223372036854775807";
+  if (n.size() != kMax.size()) return n.size() > kMax.size();
+  return n > kMax || (n == kMax && fraction);
+}
+
+uint64_t Quantity::ceil_low64(int32_t exp10_shift) const {
+  if (is_zero()) return 0;
+  const int64_t e = exp10_ + exp10_shift;
+  if (e >= 0) {
+    // An integer: every factor modulo 2^64.
+    uint64_t v = low64(digits_) * pow10_low64(e);
+    return exp2_ >= 64 ? 0 : v << exp2_;
+  }
+  const auto len = static_cast<int64_t>(digits_.size());
+  if (-e > len + 19) return 1;  // below one unit (2^60 < 10^19), which rounds up to one
+  std::string n = digits_;
+  for (int32_t left = exp2_; left > 0; left -= 30) multiply_decimal(n, 1u << std::min(left, 30));
+  auto chop = static_cast<size_t>(-e);
+  if (chop >= n.size()) return 1;
+  const bool fraction = n.find_first_not_of('0', n.size() - chop) != std::string::npos;
+  return low64(std::string_view(n).substr(0, n.size() - chop)) + (fraction ? 1 : 0);
 }
 
 std::optional<int64_t> Quantity::fast_scaled(std::string_view text, int32_t exp10_shift) {
@@ -137,6 +242,8 @@ std::optional<int64_t> Quantity::fast_scaled(std::string_view text, int32_t exp1
   }
   Suffix suffix;
   if (!interpret_suffix(text.substr(pos), suffix)) return std::nullopt;
+  // Exponents near int32's ends wrap in ParseQuantity's arithmetic.
+  if (suffix.exponent > 1000 || suffix.exponent < -1000) return std::nullopt;
   if (v == 0) return int64_t{0};
   if (negative) return std::nullopt;  // callers reject negatives through parse()
   int64_t e = exp10_shift - fraction_digits + (suffix.base == 10 ? suffix.exponent : 0);
@@ -158,43 +265,58 @@ std::optional<int64_t> Quantity::fast_scaled(std::string_view text, int32_t exp1
   return static_cast<int64_t>(v);
 }
 
-Result<int64_t> Quantity::scaled(int32_t exp10_shift) const {
-  if (is_zero()) return int64_t{0};
-  auto too_large = [&] {
-    return Error{"", "quantity " + quote_value(text_) + " is too large for a 64-bit integer"};
-  };
-  const int64_t e = exp10_ + exp10_shift;
-  const auto len = static_cast<int64_t>(digits_.size());
-  // |value| ≥ 10^(len-1+e): more than 19 integer digits can never fit.
-  if (len - 1 + e > 19) return too_large();
-  // |value| < 10^(len+e) × 2^60 < 10^(len+e+19): below one unit, which rounds up to one.
-  if (len + e + 19 <= 0) return int64_t{negative_ ? -1 : 1};
-  std::string n = digits_;
-  for (int32_t left = exp2_; left > 0; left -= 30) multiply_decimal(n, 1u << std::min(left, 30));
-  bool round_up = false;
-  if (e >= 0) {
-    n.append(static_cast<size_t>(e), '0');
-  } else {
-    auto chop = static_cast<size_t>(-e);
-    if (chop >= n.size()) {
-      round_up = true;
-      n = "0";
-    } else {
-      round_up = n.find_first_not_of('0', n.size() - chop) != std::string::npos;
-      n.resize(n.size() - chop);
+// Quantity.ScaledValue(-exp10_shift): int64Amount.AsScaledInt64 for the int64
+// form, scaledValue on the inf.Dec's big.Int for the others.
+int64_t Quantity::scaled(int32_t exp10_shift) const {
+  constexpr int64_t kMaxInt64 = std::numeric_limits<int64_t>::max();
+  switch (form_) {
+    case Form::kInt64: {
+      const int64_t v = int_value_;
+      if (int_scale_ < -exp10_shift) {
+        // negativeScaleInt64: divided by 10^k, rounded away from zero (k ≤ 12).
+        const int32_t k = -exp10_shift - int_scale_;
+        int64_t p = 1;
+        for (int32_t i = 0; i < k && p <= kMaxInt64 / 10; ++i) p *= 10;
+        const int64_t result = v / p;
+        if (v % p == 0) return result;
+        return v > 0 ? result + 1 : result - 1;
+      }
+      // positiveScaleInt64: multiplied by 10^k. k is an int32 difference that
+      // wraps; a negative k ("undefined" there) leaves v as it is. For k of 1, 2,
+      // 3, 6 and 9 one multiplication returns its wrapped product even when it
+      // overflows (the flag saying so is dropped by ScaledValue); any other k
+      // multiplies by ten in a loop that gives 0 once it overflows.
+      const int32_t k = int32_add(int_scale_, exp10_shift);
+      if (k <= 0 || v == 0) return v;
+      if (v == std::numeric_limits<int64_t>::min()) return 0;
+      if (k == 1 || k == 2 || k == 3 || k == 6 || k == 9) {
+        int64_t p = 1;
+        for (int32_t i = 0; i < k; ++i) p *= 10;
+        return go_mul(v, p);
+      }
+      int64_t result = v;
+      for (int32_t i = 0; i < k; ++i) {
+        if (__builtin_mul_overflow(result, int64_t{10}, &result)) return 0;
+      }
+      return result;
     }
+    case Form::kDecCapped: {
+      // inf.Dec 2^63 - 1 at scale 0: Value() is it; MilliValue() multiplies it by
+      // int64(math.Pow10(3)), wrapping.
+      const int64_t v = negative_ ? -kMaxInt64 : kMaxInt64;
+      return exp10_shift == 0 ? v : go_mul(v, 1000);
+    }
+    case Form::kDec:
+      break;
   }
-  uint64_t magnitude = 0;
-  auto [ptr, ec] = std::from_chars(n.data(), n.data() + n.size(), magnitude);
-  if (ec != std::errc()) return too_large();
-  // Check before rounding up: the integer part may be exactly UINT64_MAX
-  // ("18446744073709551615.5"), and ++ would wrap it to 0.
-  if (magnitude > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) - (round_up ? 1 : 0)) {
-    return too_large();
-  }
-  if (round_up) ++magnitude;
-  auto v = static_cast<int64_t>(magnitude);
-  return negative_ ? -v : v;
+  // The inf.Dec holds U = ceil(|q| × 10^9) at scale 9; scaledValue divides by
+  // 10^(9 - shift) and adds one for a remainder. For a non-negative amount that
+  // is ceil(q × 10^shift) modulo 2^64, whichever of its paths it takes.
+  if (!negative_) return static_cast<int64_t>(ceil_low64(exp10_shift));
+  // A negative one takes the int64 path: -U's low bits divided (truncating), plus one.
+  const auto v = static_cast<int64_t>(0 - ceil_low64(9));
+  const int64_t p = exp10_shift == 0 ? 1000000000 : 1000000;
+  return v / p + (v % p != 0 ? 1 : 0);
 }
 
 namespace {

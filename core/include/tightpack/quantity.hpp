@@ -1,9 +1,15 @@
-// Kubernetes resource.Quantity: exact parsing and canonical printing.
+// Kubernetes resource.Quantity: exact parsing, its integer values as Go
+// computes them, and canonical printing.
 //
 // A quantity is kept as sign × decimal digits × 10^exp10 × 2^exp2, exactly as
-// written; conversion to the integer units the scheduler uses (millicores for
-// cpu, bytes or counts for everything else) rounds up, away from zero, as
-// Quantity.MilliValue() and Quantity.Value() do. No floating point anywhere.
+// written, beside the form ParseQuantity gives it (an int64Amount, an inf.Dec
+// rounded up to nano units, or that capped at 2^63 - 1 for BinarySI), because
+// the form decides what Value() and MilliValue() return once the amount leaves
+// int64's range: kube-scheduler counts a request of 1e30 bytes as 0 (an
+// int64Amount whose scaling overflows), one of 9223372036854775808 as
+// -9223372036854775808 (an inf.Dec's low 64 bits), one of 9Ei as 2^63 - 1.
+// In range, both are ceilings: ceil(q) and ceil(q × 1000), away from zero.
+// No floating point anywhere.
 #pragma once
 
 #include <cstdint>
@@ -21,15 +27,15 @@ class Quantity {
   // n u m "" k M G T P E, Ki Mi Gi Ti Pi Ei, or e/E followed by a signed exponent.
   static Result<Quantity> parse(std::string_view text);
 
-  // ceil(q) and ceil(q × 1000), away from zero; an error when the result does
-  // not fit in int64.
-  Result<int64_t> value() const { return scaled(0); }
-  Result<int64_t> milli_value() const { return scaled(3); }
+  // Quantity.Value() and Quantity.MilliValue() of k8s.io/apimachinery v0.37.2
+  // (and v0.30.14, the same code), out-of-range and negative amounts included.
+  int64_t value() const { return scaled(0); }
+  int64_t milli_value() const { return scaled(3); }
 
   // parse(text)->value() (shift 0) or ->milli_value() (shift 3) for the common
   // spellings, computed without building strings; nullopt for anything else
-  // (negatives, more than 18 significant digits, overflow, bad syntax), for
-  // which parse() gives the exact answer or the error.
+  // (negatives, more than 18 significant digits, amounts beyond int64, extreme
+  // exponents, bad syntax), for which parse() gives the answer or the error.
   static std::optional<int64_t> fast_scaled(std::string_view text, int32_t exp10_shift);
 
   bool negative() const { return negative_; }
@@ -37,13 +43,26 @@ class Quantity {
   const std::string& text() const { return text_; }
 
  private:
-  Result<int64_t> scaled(int32_t exp10_shift) const;
+  // How ParseQuantity holds the amount.
+  enum class Form : uint8_t {
+    kInt64,      // int64Amount{int_value_, int_scale_}
+    kDec,        // inf.Dec, rounded up to nano units
+    kDecCapped,  // inf.Dec 2^63 - 1: a BinarySI amount above it
+  };
+
+  int64_t scaled(int32_t exp10_shift) const;
+  // ceil(|q| × 10^exp10_shift) modulo 2^64, as an inf.Dec's big.Int.Int64() gives it.
+  uint64_t ceil_low64(int32_t exp10_shift) const;
+  bool exceeds_int64() const;  // |q| > 2^63 - 1
 
   std::string text_;
   bool negative_ = false;
   std::string digits_ = "0";  // no leading zeros; "0" for zero
   int64_t exp10_ = 0;
   int32_t exp2_ = 0;
+  Form form_ = Form::kInt64;
+  int64_t int_value_ = 0;
+  int32_t int_scale_ = 0;
 };
 
 // Canonical Kubernetes spellings of integer amounts, as Quantity.String() prints
