@@ -99,6 +99,31 @@ void Scheduler::patch_status(kube::ApiClient& api, const std::string& ns, const 
   condition_written_.erase(ns + "/" + name);
 }
 
+// A pod of our own that does not decode: what fail() writes for a pod that
+// fits nowhere, with kube-scheduler's reason for an error.
+void Scheduler::report_unreadable(const UnreadablePod& pod) {
+  if (!active_) return;
+  const std::string message =
+      "tightpack cannot read this pod, so it does not schedule it: " + pod.error;
+  const std::string written = "SchedulerError\n" + message + "\n";
+  std::string& last = condition_written_[pod.key()];
+  if (last == written) return;
+  last = written;
+  const std::string profile =
+      pod.scheduler_name.empty() ? std::string("default-scheduler") : pod.scheduler_name;
+  event(pod.ns, pod.name, pod.uid, profile, "Warning", "FailedScheduling", "Scheduling", message);
+  json::object status{
+      {"conditions", json::array{json::object{{"type", "PodScheduled"},
+                                              {"status", "False"},
+                                              {"reason", "SchedulerError"},
+                                              {"message", message},
+                                              {"lastProbeTime", nullptr},
+                                              {"lastTransitionTime", utc_timestamp(0)}}}}};
+  workers_->submit([this, ns = pod.ns, name = pod.name, status](kube::ApiClient& api) {
+    patch_status(api, ns, name, status);
+  });
+}
+
 void Scheduler::delete_victim(kube::ApiClient& api, const std::string& ns, const std::string& name,
                               const std::string& uid) {
   // The uid precondition: never delete a new pod that took the victim's name.

@@ -52,7 +52,8 @@ void slim(autoscaler::CaPod& p) {
   a.erase(std::remove_if(a.begin(), a.end(),
                          [](const auto& kv) {
                            return kv.first.rfind("cluster-autoscaler.kubernetes.io/", 0) != 0 &&
-                                  kv.first != "kubernetes.io/config.mirror";
+                                  kv.first != "kubernetes.io/config.mirror" &&
+                                  kv.first != "tightpack.io/unreadable";  // unreadable.hpp
                          }),
           a.end());
   a.shrink_to_fit();

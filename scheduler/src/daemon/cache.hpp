@@ -32,7 +32,7 @@ struct PodRecord {
 };
 
 // Drops what no decision of the daemon reads, before a pod is kept: every
-// annotation but cluster-autoscaler's and the mirror mark (a kubectl
+// annotation but cluster-autoscaler's, the mirror mark and tightpack.io/unreadable (a kubectl
 // last-applied-configuration alone can be kilobytes), and a bound pod's image
 // and container names. 150,000 pods are kept at once.
 void slim(autoscaler::CaPod& pod);

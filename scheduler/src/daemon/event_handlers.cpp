@@ -3,6 +3,7 @@
 #include <boost/json.hpp>
 
 #include "daemon/scheduler.hpp"
+#include "daemon/unreadable.hpp"
 #include "log.hpp"
 #include "tightpack/decode.hpp"
 #include "tightpack/labels.hpp"
@@ -29,34 +30,59 @@ bool spec_changed(const Pod& a, const Pod& b) {
 }  // namespace
 
 kube::ReflectorHandler Scheduler::node_handler() {
-  auto listed = std::make_shared<std::vector<autoscaler::CaNode>>();
+  struct Listed {
+    std::vector<autoscaler::CaNode> nodes;
+    std::map<std::string, std::string> unreadable;  // name -> the decoder's message
+  };
+  auto listed = std::make_shared<Listed>();
   kube::ReflectorHandler h;
-  h.list_begin = [listed] { listed->clear(); };
+  h.list_begin = [listed] { *listed = {}; };
   h.list_item = [listed](const json::value& v) {
     auto n = autoscaler::decode_ca_node(v, JsonPath("node"));
-    if (!n) {
-      log_error("node left out: " + n.error().what());
-      return;
+    if (n) {
+      listed->nodes.push_back(std::move(*n));
+    } else if (auto name = object_name(v)) {
+      listed->unreadable[*name] = n.error().what();
+    } else {
+      log_error("node without a name left out: " + n.error().what());
     }
-    listed->push_back(std::move(*n));
   };
   h.list_end = [this, listed] {
     auto lock = lock_for_update();
-    cache_.replace_nodes(std::move(*listed));
-    listed->clear();
+    cache_.replace_nodes(std::move(listed->nodes));
+    unreadable_nodes_.clear();
+    for (auto& [name, error] : listed->unreadable) node_unreadable(name, std::move(error));
+    *listed = {};
+    update_unreadable_metric();
     queue_.move_all(Clock::now());
     cv_.notify_all();
   };
   h.event = [this](kube::EventType type, const json::value& v) {
+    // A deletion is applied by name, whatever else the object holds.
+    if (type == kube::EventType::Deleted) {
+      auto name = object_name(v);
+      if (!name) return;
+      auto lock = lock_for_update();
+      cache_.remove_node(*name);
+      if (unreadable_nodes_.erase(*name)) update_unreadable_metric();
+      return;
+    }
     auto n = autoscaler::decode_ca_node(v, JsonPath("node"));
     if (!n) {
-      log_error("node event left out: " + n.error().what());
+      auto name = object_name(v);
+      if (!name) {
+        log_error("node event without a name left out: " + n.error().what());
+        return;
+      }
+      auto lock = lock_for_update();
+      node_unreadable(*name, n.error().what());
+      update_unreadable_metric();
       return;
     }
     auto lock = lock_for_update();
-    if (type == kube::EventType::Deleted) {
-      cache_.remove_node(n->node.name);
-      return;
+    if (unreadable_nodes_.erase(n->node.name)) {
+      log_info("node " + n->node.name + " can be read again: schedulable as it says");
+      update_unreadable_metric();
     }
     if (cache_.upsert_node(std::move(*n))) {
       queue_.move_all(Clock::now());
@@ -66,45 +92,114 @@ kube::ReflectorHandler Scheduler::node_handler() {
   return h;
 }
 
+void Scheduler::node_unreadable(const std::string& name, std::string error) {
+  // Not schedulable until it can be read: out of the cluster; its pods wait for it.
+  cache_.remove_node(name);
+  auto [it, added] = unreadable_nodes_.try_emplace(name, error);
+  if (added || it->second != error) {
+    log_error("node " + name + " cannot be read, so no pod is placed on it until it can: " + error);
+    it->second = std::move(error);
+  }
+}
+
 kube::ReflectorHandler Scheduler::pod_handler() {
-  auto listed = std::make_shared<std::vector<autoscaler::CaPod>>();
+  struct Listed {
+    std::vector<autoscaler::CaPod> pods;
+    std::vector<UnreadablePod> unreadable;
+  };
+  auto listed = std::make_shared<Listed>();
   kube::ReflectorHandler h;
-  h.list_begin = [listed] { listed->clear(); };
+  h.list_begin = [listed] { *listed = {}; };
   h.list_item = [listed](const json::value& v) {
-    autoscaler::CaPod& p = listed->emplace_back();
-    if (auto s = autoscaler::decode_ca_pod_into(v, JsonPath("pod"), p); !s) {
-      log_error("pod left out: " + s.error().what());
-      listed->pop_back();
+    autoscaler::CaPod& p = listed->pods.emplace_back();
+    auto s = autoscaler::decode_ca_pod_into(v, JsonPath("pod"), p);
+    if (s) return;
+    listed->pods.pop_back();
+    if (auto u = read_unreadable_pod(v, s.error().what())) {
+      if (u->holds_node()) listed->pods.push_back(filling_pod(*u));
+      listed->unreadable.push_back(std::move(*u));
+    } else {
+      log_error("pod without a name left out: " + s.error().what());
     }
   };
   h.list_end = [this, listed] {
     auto lock = lock_for_update();
-    cache_.replace_pods(std::move(*listed));
-    listed->clear();
+    cache_.replace_pods(std::move(listed->pods));
     // Queued pods the list no longer has are gone.
     for (const std::string& key : queue_.keys()) {
       if (!cache_.pod(key)) queue_.remove(key);
     }
     for (const auto& [key, rec] : cache_.pods()) requeue_if_pending(rec);
+    unreadable_pods_.clear();
+    for (UnreadablePod& u : listed->unreadable) pod_unreadable(std::move(u), /*listed=*/true);
+    *listed = {};
+    update_unreadable_metric();
     queue_.move_all(Clock::now());
     update_pending_metric();
     cv_.notify_all();
   };
   h.event = [this](kube::EventType type, const json::value& v) {
+    // A deletion is applied by key, whatever else the object holds.
+    if (type == kube::EventType::Deleted) {
+      auto key = pod_key(v);
+      if (!key) return;
+      auto lock = lock_for_update();
+      on_pod_gone(*key);
+      if (unreadable_pods_.erase(*key)) update_unreadable_metric();
+      cv_.notify_all();
+      return;
+    }
     autoscaler::CaPod p;
     if (auto s = autoscaler::decode_ca_pod_into(v, JsonPath("pod"), p); !s) {
-      log_error("pod event left out: " + s.error().what());
+      auto u = read_unreadable_pod(v, s.error().what());
+      if (!u) {
+        log_error("pod event without a name left out: " + s.error().what());
+        return;
+      }
+      auto lock = lock_for_update();
+      pod_unreadable(std::move(*u), /*listed=*/false);
+      update_unreadable_metric();
+      cv_.notify_all();
       return;
     }
     auto lock = lock_for_update();
-    if (type == kube::EventType::Deleted) {
-      on_pod_gone(p.pod.key());
-    } else {
-      on_pod(std::move(p));
+    if (unreadable_pods_.erase(p.pod.key())) {
+      log_info("pod " + p.pod.key() + " can be read again");
+      update_unreadable_metric();
     }
+    on_pod(std::move(p));
     cv_.notify_all();
   };
   return h;
+}
+
+void Scheduler::pod_unreadable(UnreadablePod u, bool listed) {
+  const std::string key = u.key();
+  const bool changed = [&] {
+    auto it = unreadable_pods_.find(key);
+    return it == unreadable_pods_.end() || it->second.error != u.error ||
+           it->second.node_name != u.node_name;
+  }();
+  if (u.holds_node()) {
+    if (!listed) on_pod(filling_pod(u));  // a listed stand-in is in the list already
+    if (changed) {
+      log_error("pod " + key + " cannot be read, so node " + u.node_name +
+                " counts as full while it is there: " + u.error);
+    }
+  } else {
+    if (!listed) on_pod_gone(key);
+    const bool own = own_pending(u);
+    if (changed) {
+      log_error("pod " + key + " cannot be read" +
+                (own ? std::string(", so it is not scheduled") : std::string()) + ": " + u.error);
+    }
+    if (own) report_unreadable(u);
+  }
+  unreadable_pods_[key] = std::move(u);
+}
+
+void Scheduler::update_unreadable_metric() {
+  metrics_.unreadable(unreadable_pods_.size(), unreadable_nodes_.size());
 }
 
 kube::ReflectorHandler Scheduler::pdb_handler() {

@@ -78,6 +78,12 @@ void Metrics::events_dropped(size_t n) {
   events_dropped_ += n;
 }
 
+void Metrics::unreadable(size_t pods, size_t nodes) {
+  std::lock_guard lock(m_);
+  unreadable_pods_ = pods;
+  unreadable_nodes_ = nodes;
+}
+
 void Metrics::snapshot_built(double seconds) {
   std::lock_guard lock(m_);
   snapshot_builds_.observe(seconds);
@@ -146,6 +152,12 @@ std::string Metrics::text(const std::string& lease_name) const {
   out += "# HELP tightpack_events_dropped_total Events not sent because too many were waiting.\n";
   out += "# TYPE tightpack_events_dropped_total counter\n";
   out += "tightpack_events_dropped_total " + std::to_string(events_dropped_) + "\n";
+  out +=
+      "# HELP tightpack_unreadable_objects Watched objects that do not decode: a bound pod's "
+      "node counts as full, a node is not schedulable, a pending pod of ours is told why.\n";
+  out += "# TYPE tightpack_unreadable_objects gauge\n";
+  out += "tightpack_unreadable_objects{kind=\"pod\"} " + std::to_string(unreadable_pods_) + "\n";
+  out += "tightpack_unreadable_objects{kind=\"node\"} " + std::to_string(unreadable_nodes_) + "\n";
   out +=
       "# HELP tightpack_snapshot_build_duration_seconds Time to redact and serialise /snapshot, "
       "once per build.\n";

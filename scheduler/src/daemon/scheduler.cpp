@@ -62,8 +62,21 @@ void Scheduler::set_active(bool active) {
   {
     auto lock = lock_for_update();
     active_ = active;
+    // Own pods that cannot be read are told so by whoever leads.
+    if (active_) {
+      for (const auto& [key, pod] : unreadable_pods_) {
+        if (own_pending(pod)) report_unreadable(pod);
+      }
+    }
   }
   cv_.notify_all();
+}
+
+bool Scheduler::own_pending(const UnreadablePod& pod) const {
+  Pod named;
+  named.scheduler_name = pod.scheduler_name;
+  return ours(named) && pod.node_name.empty() && !pod.deleting && pod.phase != "Succeeded" &&
+         pod.phase != "Failed";
 }
 
 void Scheduler::set_write_fence(std::function<Clock::time_point()> valid_until) {

@@ -23,6 +23,7 @@
 #include "daemon/metrics.hpp"
 #include "daemon/queue.hpp"
 #include "daemon/snapshot.hpp"
+#include "daemon/unreadable.hpp"
 #include "daemon/volume_binder.hpp"
 #include "kube/api_workers.hpp"
 #include "kube/reflector.hpp"
@@ -94,6 +95,12 @@ class Scheduler {
   kube::ReflectorHandler object_handler(const WatchedKind& kind);
   void on_pod(autoscaler::CaPod pod);  // under m_
   void on_pod_gone(const std::string& key);
+  // Objects that do not decode (unreadable.hpp); each under m_.
+  void pod_unreadable(UnreadablePod pod, bool listed);
+  void node_unreadable(const std::string& name, std::string error);
+  bool own_pending(const UnreadablePod& pod) const;
+  void report_unreadable(const UnreadablePod& pod);  // its event and condition, when active
+  void update_unreadable_metric();
   void requeue_if_pending(const PodRecord& rec);
   bool ours(const Pod& pod) const;
   // A pending pod of one of our profiles, not terminating, not gated.
@@ -152,6 +159,8 @@ class Scheduler {
   // The Unschedulable message last written to each pod's condition: the same
   // message is not patched again.
   std::unordered_map<std::string, std::string> condition_written_;
+  std::map<std::string, UnreadablePod> unreadable_pods_;  // by key
+  std::map<std::string, std::string> unreadable_nodes_;   // name -> the decoder's message
   bool active_ = false;
   bool stopping_ = false;
   // Pods assumed on a node whose claims are being bound: the API writes in
