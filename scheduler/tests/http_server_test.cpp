@@ -14,6 +14,7 @@
 #include <atomic>
 #include <chrono>
 #include <future>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -27,7 +28,14 @@ using Clock = std::chrono::steady_clock;
 // A connected socket, closed when it goes.
 class Client {
  public:
-  explicit Client(unsigned short port) : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
+  // From `source`, a loopback address of its own (127.0.0.0/8 is all local),
+  // so that tests can play many client addresses.
+  explicit Client(unsigned short port, const char* source = "127.0.0.1")
+      : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
+    sockaddr_in from{};
+    from.sin_family = AF_INET;
+    ::inet_pton(AF_INET, source, &from.sin_addr);
+    ::bind(fd_, reinterpret_cast<sockaddr*>(&from), sizeof from);
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_port = htons(port);
@@ -170,11 +178,17 @@ TEST(HttpServer, ASlowReaderIsDroppedAtTheWriteDeadlineAndDelaysNoOne) {
 }
 
 TEST(HttpServer, TwoHundredConcurrentClientsAreAllAnswered) {
+  // From 20 addresses, 10 each: within the per-address cap.
   Server s;
   std::vector<std::future<std::string>> answers;
   for (int i = 0; i < 200; ++i) {
-    answers.push_back(
-        std::async(std::launch::async, [&] { return get(s.port(), "/healthz", 5000ms); }));
+    answers.push_back(std::async(std::launch::async, [&s, i] {
+      const std::string source = "127.0.2." + std::to_string(1 + i % 20);
+      Client c(s.port(), source.c_str());
+      if (!c.connected() || !c.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"))
+        return std::string();
+      return c.read_all(5000ms);
+    }));
   }
   int answered = 0;
   for (auto& a : answers) answered += ok(a.get()) ? 1 : 0;
@@ -190,6 +204,91 @@ TEST(HttpServer, ConnectionsBeyondTheCapAreClosedAtOnce) {
   Client c(s.port());
   EXPECT_TRUE(c.closed_within(500ms));
   EXPECT_FALSE(a.closed_within(100ms));
+}
+
+TEST(HttpServer, OneAddressCannotTakeTheCap) {
+  HttpLimits limits;
+  limits.max_connections = 8;
+  limits.max_connections_per_source = 3;
+  Server s(limits);
+  std::vector<std::unique_ptr<Client>> held;
+  for (int i = 0; i < 3; ++i) held.push_back(std::make_unique<Client>(s.port(), "127.0.0.7"));
+  std::this_thread::sleep_for(100ms);
+  Client fourth(s.port(), "127.0.0.7");
+  EXPECT_TRUE(fourth.closed_within(500ms));
+  EXPECT_FALSE(held[0]->closed_within(100ms));
+  EXPECT_TRUE(ok(get(s.port(), "/healthz")));  // another address gets in
+}
+
+TEST(HttpServer, WhenFullTheAddressHoldingMostGivesWay) {
+  // Three addresses hold the cap between them, idle; a probe from a fourth is
+  // answered, at the cost of the oldest idle connection of the largest holder.
+  HttpLimits limits;
+  limits.max_connections = 9;
+  limits.max_connections_per_source = 5;
+  Server s(limits);
+  std::vector<std::unique_ptr<Client>> held;
+  for (const char* address : {"127.0.0.11", "127.0.0.11", "127.0.0.11", "127.0.0.11", "127.0.0.11",
+                              "127.0.0.12", "127.0.0.12", "127.0.0.13", "127.0.0.13"}) {
+    held.push_back(std::make_unique<Client>(s.port(), address));
+  }
+  std::this_thread::sleep_for(100ms);
+  Client probe(s.port(), "127.0.0.20");
+  ASSERT_TRUE(probe.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"));
+  EXPECT_TRUE(ok(probe.read_all(1000ms)));
+  EXPECT_TRUE(held[0]->closed_within(500ms));   // 127.0.0.11's oldest
+  EXPECT_FALSE(held[5]->closed_within(100ms));  // 127.0.0.12 held fewer
+  EXPECT_FALSE(held[1]->closed_within(100ms));
+  // Again and again: each newcomer takes an idle slot of whoever holds most.
+  for (int i = 0; i < 6; ++i) EXPECT_TRUE(ok(get(s.port(), "/healthz"))) << i;
+}
+
+TEST(HttpServer, ProbesAreAnsweredWhileEveryHandlerIsBusy) {
+  std::atomic<bool> release{false};
+  HttpLimits limits;
+  limits.handler_threads = 2;
+  limits.inline_paths = {"/healthz"};
+  Server s(limits, [&](const HttpRequest& req) {
+    if (req.path == "/healthz") return text_answer(200, "ok\n");
+    while (!release) std::this_thread::sleep_for(5ms);  // a review that hangs
+    return text_answer(200, "late\n");
+  });
+  std::vector<std::future<std::string>> stuck;
+  for (int i = 0; i < 4; ++i)
+    stuck.push_back(
+        std::async(std::launch::async, [&] { return get(s.port(), "/metrics", 5000ms); }));
+  std::this_thread::sleep_for(100ms);
+  const auto t = Clock::now();
+  EXPECT_TRUE(ok(get(s.port(), "/healthz")));
+  EXPECT_LT(Clock::now() - t, 300ms);
+  // With a query it is an ordinary request (/readyz?verbose asks who is asking).
+  auto with_query =
+      std::async(std::launch::async, [&] { return get(s.port(), "/healthz?verbose", 5000ms); });
+  EXPECT_EQ(with_query.wait_for(200ms), std::future_status::timeout);
+  release = true;
+  for (auto& f : stuck) EXPECT_TRUE(ok(f.get()));
+  EXPECT_TRUE(ok(with_query.get()));
+}
+
+TEST(HttpServer, APacedPathWithoutACredentialIsRefusedBeforeItsTurn) {
+  HttpLimits limits;
+  limits.paced_paths = {"/metrics"};
+  limits.pacing.per_client_rate = 0.001;
+  limits.pacing.per_client_burst = 1;
+  limits.pacing.rate = 0.001;
+  limits.pacing.burst = 1;
+  Server s(limits);
+  // Anonymous loops get 401, and leave the one turn there is to a caller with a credential.
+  for (int i = 0; i < 20; ++i) {
+    const std::string r = get(s.port(), "/metrics");
+    EXPECT_EQ(r.rfind("HTTP/1.1 401", 0), 0u) << r;
+  }
+  Client c(s.port());
+  ASSERT_TRUE(c.send("GET /metrics HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer abc\r\n\r\n"));
+  EXPECT_TRUE(ok(c.read_all(1000ms)));
+  Client blank(s.port());
+  ASSERT_TRUE(blank.send("GET /metrics HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer  \r\n\r\n"));
+  EXPECT_EQ(blank.read_all(1000ms).rfind("HTTP/1.1 401", 0), 0u);
 }
 
 TEST(HttpServer, ASlowHandlerDelaysNoOtherRequest) {

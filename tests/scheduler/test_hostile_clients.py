@@ -8,6 +8,7 @@ byte at a time, a reader of /snapshot at 1 KB/s and 200 concurrent clients stay 
 
 from __future__ import annotations
 
+import socket
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -92,9 +93,10 @@ def test_no_client_holds_the_ports_or_the_exit(cluster, schedulers):
         threading.Thread(target=trickle, daemon=True).start()
 
         time.sleep(2)
-        # 200 concurrent clients
+        # 200 concurrent clients, from 20 addresses (one address may hold 32 connections)
         with ThreadPoolExecutor(200) as pool:
-            answers = list(pool.map(lambda _: tp.get("/readyz", timeout=10)[0], range(200)))
+            answers = list(pool.map(lambda i: http_request(f"{tp.base}/readyz", 10,
+                                                           source=f"127.0.3.{1 + i % 20}")[0], range(200)))
         assert answers.count(200) == 200, f"of 200 concurrent clients, {answers.count(200)} got 200"
         time.sleep(3)
     finally:
@@ -181,3 +183,107 @@ def test_a_client_in_a_loop_waits_its_turn(cluster, schedulers):
     assert 5 <= len(served) <= 5 + window + 1, f"{len(served)} answers in {window} s from one address"
     assert refused and all(ra == "5" for _, ra, _ in refused), refused[:3]
     assert {s for s, _, _ in answers} <= {200, 429}, sorted({s for s, _, _ in answers})
+
+
+class Hoarder(threading.Thread):
+    """Keeps `count` idle TCP connections from `source` to a port, opening again whatever the
+    daemon drops, as a user's pod in a loop would."""
+
+    def __init__(self, port: int, source: str, count: int):
+        super().__init__(daemon=True)
+        self.port, self.source, self.count = port, source, count
+        self.stopping, self.held, self.opened = threading.Event(), [], 0
+
+    def run(self):
+        while not self.stopping.is_set():
+            alive = []
+            for s in self.held:
+                try:
+                    s.setblocking(False)
+                    gone = s.recv(1) == b""
+                except BlockingIOError:
+                    gone = False
+                except OSError:
+                    gone = True
+                if gone:
+                    s.close()
+                else:
+                    alive.append(s)
+            self.held = alive
+            while len(self.held) < self.count and not self.stopping.is_set():
+                try:
+                    s = socket.create_connection(("127.0.0.1", self.port), timeout=2,
+                                                 source_address=(self.source, 0))
+                except OSError:
+                    break
+                self.held.append(s)
+                self.opened += 1
+            self.stopping.wait(0.2)
+
+    def stop(self):
+        self.stopping.set()
+        self.join(10)
+        for s in self.held:
+            s.close()
+
+
+def test_pods_hoarding_connections_cannot_starve_the_probes(cluster, schedulers):
+    """Issue 40: one pod kept ~270 idle connections to the probe port and /healthz failed 36
+    probes of 40; the chart's liveness probe then restarted every replica attacked. Now one
+    address holds at most 32 connections, and when all 256 are taken an idle one of the address
+    holding most gives way: one pod with 300, and twelve more with 30 each, on both ports, while
+    /healthz is asked every 0.2 s from the kubelet's address on both."""
+    cluster.node("hoard-0", cpu="8", memory="32Gi")
+    probe_port = free_port()
+    tp = schedulers.tightpack(identity="hoarders", extra_args=["--probe-listen", f"127.0.0.1:{probe_port}"])
+    tp.wait_ready()
+    hoarders = []
+    for port in (probe_port, tp.port):
+        hoarders.append(Hoarder(port, "127.0.0.66", 300))
+        hoarders += [Hoarder(port, f"127.0.4.{i}", 30) for i in range(1, 13)]
+    for h in hoarders:
+        h.start()
+    time.sleep(2)
+    probes = [Probe(f"{tp.base}/healthz"), Probe(f"http://127.0.0.1:{probe_port}/healthz")]
+    for p in probes:
+        p.start()
+    time.sleep(8)
+    answers = [p.stop() for p in probes]
+    held = sum(len(h.held) for h in hoarders)
+    for h in hoarders:
+        h.stop()
+    assert held >= 400, f"the hoarders held only {held} connections: the test did not attack"
+    for name, got in zip(("--listen", "--probe-listen"), answers):
+        assert len(got) >= 20, f"{name}: only {len(got)} probes in 8 s"
+        late = [(s, round(t, 2)) for s, t in got if s != 200 or t > PROBE_DEADLINE]
+        assert not late, f"{name}: /healthz not answered within {PROBE_DEADLINE} s: {late} of {len(got)}"
+    assert tp.alive()
+
+
+def test_anonymous_loops_do_not_crowd_out_prometheus(cluster, schedulers):
+    """Issue 40: 60 addresses looping on /metrics without credentials used up the global pace
+    (10/s) before authentication: the administrator's Prometheus waited seconds for its turn,
+    then got 429. A paced path without a credential is now refused (401) before it takes a
+    turn, and each scrape is answered within a second."""
+    cluster.node("prom-0", cpu="8", memory="32Gi")
+    tp = schedulers.tightpack(identity="prometheus")
+    tp.wait_ready()
+    stop, anonymous = threading.Event(), []
+
+    def loop(i):
+        while not stop.is_set():
+            anonymous.append(http_request(f"{tp.base}/metrics", 5, source=f"127.0.5.{1 + i}")[0])
+
+    scrapes = []
+    with ThreadPoolExecutor(60) as pool:
+        for i in range(60):
+            pool.submit(loop, i)
+        time.sleep(2)
+        for _ in range(8):
+            t = time.monotonic()
+            status = http_request(f"{tp.base}/metrics", 10, tp.token, source="127.0.0.90")[0]
+            scrapes.append((status, round(time.monotonic() - t, 2)))
+            time.sleep(0.5)
+        stop.set()
+    assert len(anonymous) > 100 and set(anonymous) <= {401}, sorted(set(anonymous))
+    assert all(status == 200 and took < 1.0 for status, took in scrapes), f"Prometheus: {scrapes}"

@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 import socket
 import ssl
+import threading
+import time
 
 from harness import UNVERIFIED_TLS, http_get, http_request, wait_for
 
@@ -126,3 +128,45 @@ def test_a_bad_serving_certificate_is_a_clear_error(cluster, schedulers, tmp_pat
     assert tp.wait(10) == 1
     log = tp.describe(20)
     assert "--tls-cert-file" in log and "tls.crt" in log and "no PEM certificate" in log, log
+
+
+def test_reviews_the_api_server_is_slow_to_give_hold_no_one_else(cluster, schedulers, tmp_path):
+    """Issue 40: two /metrics requests with unknown tokens while kube-apiserver was slow held
+    the review lock across their network calls (10 s each) on both handler threads: /healthz
+    waited 19.5 s and a cached Prometheus token got 503 after 29.5 s. Now no lock is held
+    across a review, at most two run at once with a handler thread to spare, and the probes
+    never wait for a handler. The TokenReviews stall in a fault proxy (a test double for a slow
+    API server: a real one cannot be told to answer only these slowly)."""
+    from fault_proxy import FaultProxy, control_plane_files
+
+    api, ns = cluster.api, cluster.ns
+    tag = os.urandom(3).hex()
+    prometheus = service_account_token(api, ns, "prometheus")
+    allow_paths(api, ns, "prometheus", ["/metrics"], f"tightpack-test-slow-reviews-{tag}")
+    cluster.node("slow-0", cpu="8", memory="32Gi")
+    proxy = FaultProxy(cluster.cp.url, *control_plane_files(cluster.cp))
+    try:
+        via_proxy = cluster.cp.write_kubeconfig(tmp_path / "via-proxy.kubeconfig", server=proxy.url)
+        tp = schedulers.tightpack(identity="slow-reviews", kubeconfig=str(via_proxy))
+        tp.wait_ready()
+        assert tp.get("/metrics", token=prometheus)[0] == 200  # reviewed once, cached for 10 s
+        proxy.stall(lambda method, path: method == "POST" and "tokenreviews" in path)
+        stuck = [threading.Thread(target=http_request, daemon=True,
+                                  args=(f"{tp.base}/metrics", 15, f"unknown-{tag}-{i}"),
+                                  kwargs={"source": f"127.0.6.{i + 1}"}) for i in range(4)]
+        for t in stuck:
+            t.start()
+        time.sleep(1)
+        timings = []
+        for _ in range(5):
+            t = time.monotonic()
+            health = tp.get("/healthz", token=None)[0]
+            scrape = http_request(f"{tp.base}/metrics", 10, prometheus, source="127.0.0.91")[0]
+            timings.append((health, scrape, round(time.monotonic() - t, 2)))
+            time.sleep(0.3)
+        assert all(h == 200 and s == 200 and took < 1.0 for h, s, took in timings), timings
+    finally:
+        proxy.stall(None)
+        proxy.close()
+        api.delete(f"/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/tightpack-test-slow-reviews-{tag}")
+        api.delete(f"/apis/rbac.authorization.k8s.io/v1/clusterroles/tightpack-test-slow-reviews-{tag}")

@@ -3,6 +3,7 @@
 #include <openssl/crypto.h>
 
 #include <boost/json.hpp>
+#include <optional>
 
 #include "daemon/credentials.hpp"
 #include "read_file.hpp"
@@ -36,8 +37,10 @@ bool bool_at(const json::object* o, std::string_view key) {
 DelegatedAuth::DelegatedAuth(std::shared_ptr<const kube::ClientConfig> client,
                              std::shared_ptr<kube::RateLimiter> limiter,
                              std::string shared_token_file)
-    : api_(std::move(client), std::move(limiter)),
-      shared_token_file_(std::move(shared_token_file)) {}
+    : shared_token_file_(std::move(shared_token_file)) {
+  for (size_t i = 0; i < kConcurrentReviews; ++i)
+    idle_clients_.push_back(std::make_unique<kube::ApiClient>(client, limiter));
+}
 
 bool DelegatedAuth::shared_token_matches(const std::string& token) {
   if (shared_token_file_.empty()) return false;
@@ -61,8 +64,10 @@ AuthDecision DelegatedAuth::check(const std::string& authorization, const std::s
   if (token.empty()) {
     return {401, "Unauthorized: " + path + " needs a bearer token (Authorization: Bearer …)"};
   }
-  std::lock_guard lock(m_);
-  if (path == "/snapshot" && shared_token_matches(token)) return {200, ""};
+  if (path == "/snapshot") {
+    std::lock_guard lock(m_);
+    if (shared_token_matches(token)) return {200, ""};
+  }
   // kube-apiserver's wording for a non-resource URL.
   return cached(
       token, "path\n" + path,
@@ -75,7 +80,6 @@ AuthDecision DelegatedAuth::check_resource(const std::string& authorization, con
   const std::string token = authorization_token(authorization, {"bearer"});
   if (token.empty())
     return {401, "Unauthorized: this path needs a bearer token (Authorization: Bearer …)"};
-  std::lock_guard lock(m_);
   // kube-apiserver's wording for a resource.
   return cached(
       token, "resource\n" + ns + "\n" + verb + "\n" + resource,
@@ -88,28 +92,57 @@ AuthDecision DelegatedAuth::check_resource(const std::string& authorization, con
 AuthDecision DelegatedAuth::cached(const std::string& token, const std::string& what,
                                    const json::object& attributes, const std::string& forbidden) {
   const std::string key = sha256(token + '\n' + what);
+  std::unique_lock lock(m_);
   const auto now = Clock::now();
+  std::optional<AuthDecision> stale;
   if (auto it = cache_.find(key); it != cache_.end()) {
     if (it->second.until > now) return it->second.decision;
-    cache_.erase(it);
+    if (it->second.until + kStaleGrace > now) {
+      stale = it->second.decision;
+    } else {
+      cache_.erase(it);
+    }
   }
-  AuthDecision decision = review(token, attributes, forbidden);
-  // The API's failures are not kept: the next request asks again.
+  if (auto f = in_flight_.find(key); f != in_flight_.end()) {
+    if (stale) return *stale;  // served while its renewal runs
+    std::shared_future<AuthDecision> answer = f->second;
+    lock.unlock();
+    return answer.get();  // the same credential's review, asked once
+  }
+  if (idle_clients_.empty()) {
+    if (stale) return *stale;
+    return {503, "too many credentials are being reviewed at once: ask again shortly"};
+  }
+  std::unique_ptr<kube::ApiClient> api = std::move(idle_clients_.back());
+  idle_clients_.pop_back();
+  std::promise<AuthDecision> promise;
+  in_flight_.emplace(key, promise.get_future().share());
+  lock.unlock();
+
+  AuthDecision decision = review(*api, token, attributes, forbidden);
+
+  lock.lock();
+  idle_clients_.push_back(std::move(api));
+  in_flight_.erase(key);
   if (decision.status != 503) {
     if (cache_.size() >= kCacheLimit) cache_.clear();
-    cache_[key] = Cached{decision, now + kCacheTtl};
+    cache_[key] = Cached{decision, Clock::now() + kCacheTtl};
+  } else if (stale) {
+    decision = *stale;  // the API's failures are not kept; within the grace the last answer stands
   }
+  lock.unlock();
+  promise.set_value(decision);
   return decision;
 }
 
-AuthDecision DelegatedAuth::review(const std::string& token, const json::object& attributes,
-                                   const std::string& forbidden) {
-  constexpr auto timeout = std::chrono::seconds(10);
+AuthDecision DelegatedAuth::review(kube::ApiClient& api, const std::string& token,
+                                   const json::object& attributes, const std::string& forbidden) {
+  constexpr auto timeout = std::chrono::duration_cast<std::chrono::milliseconds>(kReviewTimeout);
   json::object review{{"apiVersion", "authentication.k8s.io/v1"},
                       {"kind", "TokenReview"},
                       {"spec", json::object{{"token", token}}}};
-  auto r = api_.request("POST", "/apis/authentication.k8s.io/v1/tokenreviews",
-                        json::serialize(review), "application/json", timeout);
+  auto r = api.request("POST", "/apis/authentication.k8s.io/v1/tokenreviews",
+                       json::serialize(review), "application/json", timeout);
   if (!r) return {503, "cannot review the token: " + r.error().what()};
   if (!r->ok()) return {503, "the API server refused the TokenReview: " + kube::api_error_text(*r)};
   json::error_code ec;
@@ -131,8 +164,8 @@ AuthDecision DelegatedAuth::review(const std::string& token, const json::object&
   }
   json::object access{
       {"apiVersion", "authorization.k8s.io/v1"}, {"kind", "SubjectAccessReview"}, {"spec", spec}};
-  r = api_.request("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews",
-                   json::serialize(access), "application/json", timeout);
+  r = api.request("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews",
+                  json::serialize(access), "application/json", timeout);
   if (!r) return {503, "cannot review the access: " + r.error().what()};
   if (!r->ok())
     return {503, "the API server refused the SubjectAccessReview: " + kube::api_error_text(*r)};

@@ -6,14 +6,24 @@
 // nonResourceURLs: ["/metrics"]. Answers are cached for 10 s, as there.
 // /snapshot also takes a shared token the operator hands to notebook servers
 // (a file from a Secret), compared in constant time.
+//
+// A review is a network call the API server may be slow to answer, and any
+// pod can send a token: no lock is held across one; a credential is reviewed
+// once at a time however many requests carry it (the others wait for that
+// answer); at most kConcurrentReviews run at once, each with a client of its
+// own, so the handler threads beyond them stay free for callers whose
+// decision is cached; a decision that has just expired is served while its
+// renewal runs, or when the API server cannot answer, for kStaleGrace.
 #pragma once
 
 #include <boost/json/object.hpp>
 #include <chrono>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "kube/api_client.hpp"
 
@@ -44,7 +54,10 @@ class DelegatedAuth {
                               const std::string& verb, const std::string& resource);
 
   static constexpr std::chrono::seconds kCacheTtl{10};
+  static constexpr std::chrono::seconds kStaleGrace{60};
+  static constexpr std::chrono::seconds kReviewTimeout{10};  // each of its two requests
   static constexpr size_t kCacheLimit = 4096;
+  static constexpr size_t kConcurrentReviews = 2;
 
  private:
   struct Cached {
@@ -53,12 +66,13 @@ class DelegatedAuth {
   };
   AuthDecision cached(const std::string& token, const std::string& what,
                       const boost::json::object& attributes, const std::string& forbidden);
-  AuthDecision review(const std::string& token, const boost::json::object& attributes,
-                      const std::string& forbidden);
+  static AuthDecision review(kube::ApiClient& api, const std::string& token,
+                             const boost::json::object& attributes, const std::string& forbidden);
   bool shared_token_matches(const std::string& token);
 
-  std::mutex m_;  // the client, the cache and the shared token
-  kube::ApiClient api_;
+  std::mutex m_;  // what follows; never held across a review
+  std::vector<std::unique_ptr<kube::ApiClient>> idle_clients_;  // one per review slot free
+  std::unordered_map<std::string, std::shared_future<AuthDecision>> in_flight_;  // by cache key
   std::string shared_token_file_;
   std::string shared_token_;
   Clock::time_point shared_token_read_{};

@@ -9,8 +9,12 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
+#include <list>
+#include <map>
 #include <optional>
 #include <thread>
+
+#include "daemon/credentials.hpp"
 
 namespace tightpack::daemon {
 
@@ -23,10 +27,21 @@ using tcp = net::ip::tcp;
 // Members in this order on purpose: the worker pool (whose queued requests
 // hold sessions) goes before the I/O context that owns the sessions' sockets,
 // and both before the counter their destructors decrement.
+// A connection as the accept loop sees it (I/O thread only).
+struct Connection {
+  virtual ~Connection() = default;
+  virtual void drop() = 0;  // closes the socket: its session ends at once
+  bool idle = true;         // waiting for a request (or the TLS handshake)
+  std::list<Connection*>::iterator where;
+  std::string source;
+};
+
 struct HttpServer::Impl {
   HttpLimits limits;
   HttpHandler handler;
-  std::size_t open = 0;             // touched on the I/O thread only
+  std::size_t open = 0;  // touched on the I/O thread only
+  // Open connections by client address, oldest first (I/O thread only).
+  std::map<std::string, std::list<Connection*>> by_source;
   std::optional<ssl::context> tls;  // set: the port serves HTTPS only
   RequestPacer pacer;               // touched on the I/O thread only
   net::io_context io{1};
@@ -36,6 +51,9 @@ struct HttpServer::Impl {
   std::thread thread;
 
   void accept();
+  void admit(tcp::socket socket);
+  // An idle connection to drop for a newcomer from `source`, or nullptr.
+  Connection* give_way(const std::string& source, std::size_t held);
 };
 
 namespace {
@@ -46,18 +64,30 @@ using TlsStream = beast::ssl_stream<beast::tcp_stream>;
 // One connection, plain or TLS; the handshake counts against the read
 // deadline, so a client that opens TLS and stops holds nothing either.
 template <typename Stream>
-class Session : public std::enable_shared_from_this<Session<Stream>> {
+class Session : public Connection, public std::enable_shared_from_this<Session<Stream>> {
   static constexpr bool kTls = std::is_same_v<Stream, TlsStream>;
 
  public:
-  Session(HttpServer::Impl& server, tcp::socket socket)
+  Session(HttpServer::Impl& server, tcp::socket socket, std::string from)
       : server_(server), stream_(make_stream(server, socket)), turn_(server.io) {
     ++server_.open;
+    source = std::move(from);
+    auto& list = server_.by_source[source];
+    where = list.insert(list.end(), this);
   }
-  ~Session() {
+  ~Session() override {
     beast::error_code ec;
     beast::get_lowest_layer(stream_).socket().close(ec);
     --server_.open;
+    auto it = server_.by_source.find(source);
+    it->second.erase(where);
+    if (it->second.empty()) server_.by_source.erase(it);
+  }
+
+  void drop() override {
+    idle = false;  // given way once
+    beast::error_code ec;
+    beast::get_lowest_layer(stream_).socket().close(ec);
   }
 
   void start() {
@@ -95,6 +125,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     // A timeout, a reset, a malformed or oversized request: the connection
     // goes, without an answer that could keep it.
     if (ec) return;
+    idle = false;
     const auto& req = parser_->get();
     version_ = req.version();
     head_ = req.method() == http::verb::head;
@@ -110,9 +141,22 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     request.if_none_match = std::string(req[http::field::if_none_match]);
     request.authorization = std::string(req[http::field::authorization]);
     beast::get_lowest_layer(stream_).expires_never();  // the handler's time is not the client's
+    const auto& inline_paths = server_.limits.inline_paths;
+    if (request.query.empty() &&
+        std::find(inline_paths.begin(), inline_paths.end(), request.path) != inline_paths.end()) {
+      write(answer_now(request));
+      return;
+    }
     const auto& paced = server_.limits.paced_paths;
     if (std::find(paced.begin(), paced.end(), request.path) == paced.end()) {
       handle(std::move(request));
+      return;
+    }
+    // No credential, no turn: an anonymous loop cannot crowd out the callers
+    // the handler would serve.
+    if (authorization_token(request.authorization, {"bearer", "token"}).empty()) {
+      write(text_answer(401, "Unauthorized: " + request.path +
+                                 " needs a bearer token (Authorization: Bearer …)\n"));
       return;
     }
     beast::error_code address_ec;
@@ -137,15 +181,18 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     });
   }
 
+  HttpAnswer answer_now(const HttpRequest& request) {
+    try {
+      return server_.handler(request);
+    } catch (const std::exception& e) {
+      return text_answer(500, std::string("internal error: ") + e.what() + "\n");
+    }
+  }
+
   void handle(HttpRequest request) {
     net::post(*server_.workers,
               [self = this->shared_from_this(), request = std::move(request)]() mutable {
-                HttpAnswer answer;
-                try {
-                  answer = self->server_.handler(request);
-                } catch (const std::exception& e) {
-                  answer = text_answer(500, std::string("internal error: ") + e.what() + "\n");
-                }
+                HttpAnswer answer = self->answer_now(request);
                 // The session moves back to the I/O thread whole, so that it is never
                 // destroyed on a worker.
                 auto& io = self->server_.io;
@@ -213,17 +260,52 @@ void HttpServer::Impl::accept() {
       });
       return;
     }
-    if (open >= limits.max_connections) {
-      socket.close(ec);
-    } else {
-      if (tls) {
-        std::make_shared<Session<TlsStream>>(*this, std::move(socket))->start();
-      } else {
-        std::make_shared<Session<PlainStream>>(*this, std::move(socket))->start();
-      }
-    }
+    admit(std::move(socket));
     accept();
   });
+}
+
+void HttpServer::Impl::admit(tcp::socket socket) {
+  beast::error_code ec;
+  const auto peer = socket.remote_endpoint(ec);
+  std::string source = ec ? std::string() : peer.address().to_string();
+  const auto mine = by_source.find(source);
+  const std::size_t held = mine == by_source.end() ? 0 : mine->second.size();
+  if (held >= limits.max_connections_per_source) {
+    socket.close(ec);
+    return;
+  }
+  if (open >= limits.max_connections) {
+    Connection* victim = give_way(source, held);
+    if (!victim) {
+      socket.close(ec);
+      return;
+    }
+    victim->drop();
+  }
+  if (tls) {
+    std::make_shared<Session<TlsStream>>(*this, std::move(socket), std::move(source))->start();
+  } else {
+    std::make_shared<Session<PlainStream>>(*this, std::move(socket), std::move(source))->start();
+  }
+}
+
+Connection* HttpServer::Impl::give_way(const std::string& source, std::size_t held) {
+  // The address holding the most, if it would still hold more than the
+  // newcomer's once this one is in; its oldest connection still waiting.
+  Connection* victim = nullptr;
+  std::size_t most = held + 1;
+  for (auto& [address, list] : by_source) {
+    if (address == source || list.size() <= most) continue;
+    for (Connection* c : list) {
+      if (c->idle) {
+        victim = c;
+        most = list.size();
+        break;
+      }
+    }
+  }
+  return victim;
 }
 
 HttpServer::HttpServer() = default;

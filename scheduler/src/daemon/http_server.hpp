@@ -1,10 +1,15 @@
 // One HTTP/1.1 listener of the daemon. Any pod in the cluster can connect to
 // it, so no client can hold it: connections are served concurrently on one
 // I/O thread, each request must arrive and each answer be taken within a
-// deadline, the number of open connections is capped, and handlers run on
-// worker threads of their own so that a slow answer (a snapshot) never delays
-// another request; costly paths are paced per client address. stop()
-// returns at once, whatever the clients do.
+// deadline, the number of open connections is capped per client address and
+// in all (when all are taken, an idle connection of the address holding the
+// most gives way to one from an address holding fewer: a kubelet's probe gets
+// in whatever one pod opens), handlers run on worker threads of their own so
+// that a slow answer (a snapshot, a review) never delays another request, the
+// probes are answered on the I/O thread without waiting for any of them, and
+// costly paths are paced per client address, a request without a credential
+// refused before it takes a turn. stop() returns at once, whatever the
+// clients do.
 #pragma once
 
 #include <chrono>
@@ -57,8 +62,11 @@ Result<std::map<std::string, std::string>> parse_query(
     std::string_view query, std::initializer_list<std::string_view> allowed);
 
 struct HttpLimits {
-  // Open connections beyond this are closed as soon as they are accepted.
+  // Open connections beyond this are closed as soon as they are accepted,
+  // unless an idle one of an address holding more gives way.
   std::size_t max_connections = 256;
+  // Open connections from one client address: one pod cannot take the cap.
+  std::size_t max_connections_per_source = 32;
   // The whole request (line and headers) must arrive within this: a client
   // that sends nothing, or a byte at a time, is dropped.
   std::chrono::milliseconds read_timeout{std::chrono::seconds(10)};
@@ -69,8 +77,14 @@ struct HttpLimits {
   // Threads that run handlers; requests beyond them wait in line.
   unsigned handler_threads = 2;
   // Requests for these paths wait for their turn (RequestPacer), per client
-  // address and in all, before a handler runs.
+  // address and in all, before a handler runs; one without a credential
+  // ("Authorization: Bearer <t>" or "token <t>") is refused with 401 first.
   std::vector<std::string> paced_paths;
+  // Answered by the handler on the I/O thread, at once, when asked without a
+  // query: never behind the worker threads. Only for answers that neither
+  // block nor take long (the probes read a few atomics); with a query
+  // (/readyz?verbose, which asks who is asking) they go the usual way.
+  std::vector<std::string> inline_paths;
   PacerLimits pacing;
 };
 

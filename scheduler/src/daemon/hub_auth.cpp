@@ -72,10 +72,16 @@ HubDecision HubAuth::check(const std::string& authorization) {
     std::lock_guard lock(m_);
     if (auto it = cache_.find(key); it != cache_.end() && it->second.until > now)
       return it->second.decision;
+    // A hung hub holds each ask for kTimeout: at most a few at once, so that
+    // the handler threads beyond them serve what needs no hub.
+    if (asking_ >= kConcurrentAsks)
+      return {503, "", "the hub is being asked about too many tokens at once: ask again shortly"};
+    ++asking_;
   }
   HubDecision d = ask(token);
-  if (d.status == 503) return d;  // the hub's trouble, not the token's: asked again next time
   std::lock_guard lock(m_);
+  --asking_;
+  if (d.status == 503) return d;  // the hub's trouble, not the token's: asked again next time
   if (cache_.size() >= kCacheLimit)
     std::erase_if(cache_, [&](const auto& kv) { return kv.second.until <= now; });
   if (cache_.size() >= kCacheLimit) cache_.clear();

@@ -48,6 +48,7 @@ class HubAuth {
 
   static constexpr std::chrono::seconds kUserTtl{60}, kRefusalTtl{10}, kTimeout{5};
   static constexpr size_t kCacheLimit = 4096, kMaxAnswerBytes = size_t{64} * 1024;
+  static constexpr size_t kConcurrentAsks = 2;
 
  private:
   HubDecision ask(const std::string& token) const;
@@ -59,6 +60,7 @@ class HubAuth {
   HubEndpoint endpoint_;
   std::mutex m_;
   std::unordered_map<std::string, Cached> cache_;  // by SHA-256 of the token
+  size_t asking_ = 0;                              // asks of the hub under way
 };
 
 }  // namespace tightpack::daemon

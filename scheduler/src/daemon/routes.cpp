@@ -75,9 +75,22 @@ Routes::Routes(Scheduler& scheduler, const LeaderElector* elector, DelegatedAuth
       lease_name_(std::move(lease_name)) {}
 
 HttpLimits Routes::secure_limits() {
-  HttpLimits limits;
+  HttpLimits limits = probe_limits();
+  // Reviews (DelegatedAuth::kConcurrentReviews) and the hub's asks
+  // (HubAuth::kConcurrentAsks) can each hold a thread for seconds; one more
+  // is always free for a caller whose decision is cached.
+  limits.handler_threads =
+      static_cast<unsigned>(DelegatedAuth::kConcurrentReviews + HubAuth::kConcurrentAsks + 1);
   for (const Route& r : kRoutes) {
     if (r.paced) limits.paced_paths.emplace_back(r.path);
+  }
+  return limits;
+}
+
+HttpLimits Routes::probe_limits() {
+  HttpLimits limits;
+  for (const Route& r : kRoutes) {
+    if (is_probe(r)) limits.inline_paths.emplace_back(r.path);
   }
   return limits;
 }
@@ -89,6 +102,7 @@ HttpAnswer Routes::secure(const HttpRequest& request) {
         "not found: try " + path_list([](const Route&) { return true; }) + "\n";
     return text_answer(404, not_found);
   }
+  if (route->answer == &Routes::ready && !request.query.empty()) return ready_verbose(request);
   if (route->caller == Caller::Vouched) {
     if (auto decision = auth_.check(request.authorization, request.path); decision.status != 200) {
       if (decision.status == 503)
@@ -114,12 +128,25 @@ HttpAnswer Routes::health(const HttpRequest&) {
 }
 
 HttpAnswer Routes::ready(const HttpRequest&) {
-  // A refused list keeps the cache from syncing for ever: say which right is missing.
-  if (std::string problem = scheduler_.watch_problem(); !problem.empty())
-    return text_answer(503, problem + "\n");
+  // Anyone may ask, so which right is missing (the RBAC the daemon runs
+  // with) is said only in the log and to a caller the API server vouches for
+  // (/readyz?verbose).
+  if (!scheduler_.watch_problem().empty())
+    return text_answer(503,
+                       "not ready: the API server refuses the watches (the log and an "
+                       "authenticated /readyz?verbose say which)\n");
   if (!scheduler_.synced())
     return text_answer(503, "the watch cache has not synced with the API server yet\n");
   return text_answer(200, "ok\n");
+}
+
+HttpAnswer Routes::ready_verbose(const HttpRequest& request) {
+  if (auto decision = auth_.check(request.authorization, request.path); decision.status != 200)
+    return text_answer(decision.status, decision.reason + "\n");
+  // A refused list keeps the cache from syncing for ever: say which right is missing.
+  if (std::string problem = scheduler_.watch_problem(); !problem.empty())
+    return text_answer(503, problem + "\n");
+  return ready(request);
 }
 
 HttpAnswer Routes::home(const HttpRequest& request) {

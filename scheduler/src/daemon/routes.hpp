@@ -28,8 +28,10 @@ class Routes {
   HttpAnswer probes_only(const HttpRequest& request);
   // The secure port's limits: what costs the daemon (and, for a caller it
   // cannot vouch for, the API server a TokenReview) waits its turn; probes
-  // never do.
+  // never do, answered on the listener's own thread.
   static HttpLimits secure_limits();
+  // --probe-listen's: the probes answered on the listener's own thread.
+  static HttpLimits probe_limits();
 
   // One path: who may ask, whether it is paced, what answers it.
   struct Route;
@@ -39,6 +41,7 @@ class Routes {
   std::optional<HttpAnswer> probe(const std::string& path) const;
   HttpAnswer health(const HttpRequest& request);
   HttpAnswer ready(const HttpRequest& request);
+  HttpAnswer ready_verbose(const HttpRequest& request);  // the secure port's /readyz?…
   HttpAnswer home(const HttpRequest& request);
   HttpAnswer dask_nodes(const HttpRequest& request);
   HttpAnswer metrics(const HttpRequest& request);

@@ -74,7 +74,7 @@ Result<Ending> run(RunOptions options) {
   if (!options.probe_listen.empty()) {
     auto probe_started = probe_http.start(
         options.probe_listen, [&](const HttpRequest& req) { return routes.probes_only(req); },
-        HttpLimits{}, "--probe-listen");
+        Routes::probe_limits(), "--probe-listen");
     if (!probe_started) return probe_started.error();
   }
   log_info("tightpack schedule: profiles " + profile_names + "; API " + client_config->server +

@@ -1,5 +1,9 @@
 #include "kube/api_client.hpp"
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+
 #include <algorithm>
 #include <atomic>
 #include <boost/asio/connect.hpp>
@@ -135,7 +139,17 @@ struct ApiClient::Impl {
         [&](auto handler) { beast::get_lowest_layer(*stream).async_connect(endpoints, handler); },
         left());
     if (ec) return Error{where(), "cannot connect: " + ec.message()};
-    beast::get_lowest_layer(*stream).socket().set_option(tcp::no_delay(true), ec);
+    auto& socket = beast::get_lowest_layer(*stream).socket();
+    socket.set_option(tcp::no_delay(true), ec);
+    // TCP keepalive as client-go's dialer sets it (30 s), with probes every
+    // 10 s and 3 unanswered closing it: a watch whose peer vanished (a node
+    // gone, a NAT entry dropped) fails within about a minute instead of
+    // waiting out its idle limit.
+    socket.set_option(net::socket_base::keep_alive(true), ec);
+    const int idle = 30, interval = 10, count = 3;
+    ::setsockopt(socket.native_handle(), IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
+    ::setsockopt(socket.native_handle(), IPPROTO_TCP, TCP_KEEPINTVL, &interval, sizeof interval);
+    ::setsockopt(socket.native_handle(), IPPROTO_TCP, TCP_KEEPCNT, &count, sizeof count);
     beast::error_code addr_ec;
     net::ip::make_address(config->host, addr_ec);
     if (addr_ec) SSL_set_tlsext_host_name(stream->native_handle(), config->host.c_str());
@@ -201,9 +215,16 @@ Result<Response> ApiClient::request(std::string_view method, std::string_view pa
                                     std::string_view body, std::string_view content_type,
                                     std::chrono::milliseconds timeout) {
   Impl& d = *impl_;
-  if (d.limiter && !d.limiter->acquire(&d.cancelled)) return Error{d.where(), "cancelled"};
-  auto req = d.make(method, path, body, content_type);
+  // The deadline starts before the rate limiter's wait: a write bounded by
+  // the lease is not sent later than the lease allows because it queued here.
   const auto deadline = std::chrono::steady_clock::now() + timeout;
+  if (d.limiter && !d.limiter->acquire(&d.cancelled, deadline)) {
+    if (d.cancelled) return Error{d.where(), "cancelled"};
+    return Error{d.where(), std::string(method) + " " + std::string(path) +
+                                ": not sent: its deadline would pass while it waits for the "
+                                "client's rate limit (qps, burst)"};
+  }
+  auto req = d.make(method, path, body, content_type);
   auto left = [deadline] { return time_left(deadline); };
   // A kept-alive connection the server closed meanwhile fails at once; one
   // fresh connection decides.

@@ -17,8 +17,12 @@ class RateLimiter {
   RateLimiter(double qps, int burst)
       : qps_(qps), burst_(std::max(burst, 1)), tokens_(std::max(burst, 1)) {}
 
-  // Waits for a token; false when `stop` became true meanwhile.
-  bool acquire(const std::atomic<bool>* stop = nullptr) {
+  // Waits for a token; false when `stop` became true meanwhile, or when the
+  // token would come after `deadline` (then none is taken): a write fenced on
+  // a lease must not leave later because it waited here.
+  bool acquire(const std::atomic<bool>* stop = nullptr,
+               std::chrono::steady_clock::time_point deadline =
+                   std::chrono::steady_clock::time_point::max()) {
     if (qps_ <= 0) return true;
     std::unique_lock lock(m_);
     for (;;) {
@@ -29,6 +33,9 @@ class RateLimiter {
       }
       if (stop && stop->load()) return false;
       const auto wait = std::chrono::duration<double>((1 - tokens_) / qps_);
+      if (deadline != std::chrono::steady_clock::time_point::max() &&
+          std::chrono::steady_clock::now() + wait > deadline)
+        return false;
       // Short sleeps so that a stop is noticed; the bucket refills by time anyway.
       cv_.wait_for(lock,
                    std::min<std::chrono::duration<double>>(wait, std::chrono::milliseconds(100)));
