@@ -389,3 +389,53 @@ TEST(Snapshot, PseudonymsDoNotFollowNamesOrOrder) {
 
 }  // namespace
 }  // namespace tightpack::daemon
+
+namespace tightpack::daemon {
+namespace {
+
+autoscaler::CaPod tolerant(const std::string& name, size_t tolerations,
+                           const std::string& node_name,
+                           const std::string& scheduler = "tightpack") {
+  autoscaler::CaPod p = pod(name, 2000, node_name);
+  p.pod.scheduler_name = scheduler;
+  p.controller_kind = "ReplicaSet";
+  p.controller_name = "rs-" + name;
+  for (size_t i = 0; i < tolerations; ++i)
+    p.pod.tolerations.push_back(Toleration{"k" + std::to_string(i), "Exists", "", "NoSchedule"});
+  return p;
+}
+
+TEST(ClusterCache, PodsBeyondTheBudgetAreKeptReducedButCounted) {
+  ClusterCache cache;
+  cache.set_places([](const Pod& p) { return p.scheduler_name == "tightpack"; });
+  cache.replace_nodes({node("n1", 8)});
+  cache.upsert_pod(tolerant("bound", 10000, "n1"));
+  cache.upsert_pod(tolerant("elsewhere", 10000, "", "nobodys-scheduler"));
+  cache.upsert_pod(tolerant("mine", 10000, ""));
+  cache.upsert_pod(tolerant("modest", kMaxKeptTolerations, "n1"));
+  EXPECT_EQ(cache.reduced_pods(), 2u);
+
+  const autoscaler::CaPod& bound = cache.pod("jhub/bound")->pod;
+  EXPECT_TRUE(bound.pod.tolerations.empty());
+  EXPECT_TRUE(bound.controller_kind.empty());  // no drain may move it
+  ASSERT_NE(bound.annotation(kReducedAnnotation), nullptr);
+  EXPECT_EQ(*bound.annotation(kReducedAnnotation), "10000 tolerations, beyond the 128 kept");
+  EXPECT_TRUE(cache.pod("jhub/elsewhere")->pod.pod.tolerations.empty());
+  // The daemon places this one: it keeps what its decision reads.
+  EXPECT_EQ(cache.pod("jhub/mine")->pod.pod.tolerations.size(), 10000u);
+  EXPECT_EQ(cache.pod("jhub/modest")->pod.pod.tolerations.size(), kMaxKeptTolerations);
+  EXPECT_EQ(cache.pod("jhub/modest")->pod.controller_kind, "ReplicaSet");
+
+  // Its requests still count on its node: 2 + 2 of 8 cpus.
+  EXPECT_EQ(cpu_by_node(cache.cluster())["n1"], 4000);
+
+  cache.remove_pod("jhub/bound");
+  EXPECT_EQ(cache.reduced_pods(), 1u);
+  cache.upsert_pod(tolerant("elsewhere", 3, "", "nobodys-scheduler"));
+  EXPECT_EQ(cache.reduced_pods(), 0u);
+  cache.replace_pods({tolerant("bound", 500, "n1"), tolerant("mine", 500, "")});
+  EXPECT_EQ(cache.reduced_pods(), 1u);
+}
+
+}  // namespace
+}  // namespace tightpack::daemon

@@ -47,15 +47,29 @@ bool same_placement(const Pod& a, const Pod& b) {
 
 }  // namespace
 
-void slim(autoscaler::CaPod& p) {
+void slim(autoscaler::CaPod& p, bool placed_here) {
   auto& a = p.pod.annotations;
   a.erase(std::remove_if(a.begin(), a.end(),
                          [](const auto& kv) {
                            return kv.first.rfind("cluster-autoscaler.kubernetes.io/", 0) != 0 &&
                                   kv.first != "kubernetes.io/config.mirror" &&
-                                  kv.first != "tightpack.io/unreadable";  // unreadable.hpp
+                                  kv.first != "tightpack.io/unreadable" &&  // unreadable.hpp
+                                  kv.first != kReducedAnnotation;
                          }),
           a.end());
+  // Beyond the budget, a pod the daemon does not place keeps no tolerations
+  // and no controller: in a drain it can go nowhere tainted and blocks its
+  // node, which only makes the scale-down forecast more cautious; its
+  // requests, labels and terms, which other pods' decisions read, stay.
+  if (!placed_here && p.pod.tolerations.size() > kMaxKeptTolerations) {
+    a.emplace_back(kReducedAnnotation, std::to_string(p.pod.tolerations.size()) +
+                                           " tolerations, beyond the " +
+                                           std::to_string(kMaxKeptTolerations) + " kept");
+    p.pod.tolerations.clear();
+    p.pod.tolerations.shrink_to_fit();
+    p.controller_kind.clear();
+    p.controller_name.clear();
+  }
   a.shrink_to_fit();
   if (p.pod.node_name.empty()) return;
   // A bound pod's images and container names decide nothing: ImageLocality
@@ -166,8 +180,10 @@ void ClusterCache::replace_pods(std::vector<autoscaler::CaPod> pods) {
     if (!rec.assumed_node.empty()) assumed[key] = rec.assumed_node;
   }
   pods_.clear();
+  reduced_ = 0;
   for (auto& p : pods) {
-    slim(p);
+    slim(p, placed_here(p.pod));
+    reduced_ += reduced(p) ? 1 : 0;
     std::string key = p.pod.key();
     PodRecord rec{std::move(p), {}};
     if (auto a = assumed.find(key); a != assumed.end() && rec.pod.pod.node_name.empty())
@@ -179,7 +195,8 @@ void ClusterCache::replace_pods(std::vector<autoscaler::CaPod> pods) {
 
 std::optional<PodRecord> ClusterCache::upsert_pod(autoscaler::CaPod pod) {
   ++generation_;
-  slim(pod);
+  slim(pod, placed_here(pod.pod));
+  reduced_ += reduced(pod) ? 1 : 0;
   std::string key = pod.pod.key();
   auto it = pods_.find(key);
   std::optional<PodRecord> before;
@@ -187,6 +204,7 @@ std::optional<PodRecord> ClusterCache::upsert_pod(autoscaler::CaPod pod) {
     it = pods_.emplace(key, PodRecord{std::move(pod), {}}).first;
   } else {
     before = it->second;
+    reduced_ -= reduced(before->pod) ? 1 : 0;
     // A new pod under an old name (a StatefulSet's) keeps no assumption.
     if (before->pod.pod.uid != pod.pod.uid) it->second.assumed_node.clear();
     it->second.pod = std::move(pod);
@@ -202,9 +220,18 @@ std::optional<PodRecord> ClusterCache::remove_pod(const std::string& key) {
   auto it = pods_.find(key);
   if (it == pods_.end()) return std::nullopt;
   PodRecord before = std::move(it->second);
+  reduced_ -= reduced(before.pod) ? 1 : 0;
   pods_.erase(it);
   sync(key);
   return before;
+}
+
+bool reduced(const autoscaler::CaPod& pod) {
+  return pod.annotation(kReducedAnnotation) != nullptr;
+}
+
+bool ClusterCache::placed_here(const Pod& pod) const {
+  return pod.node_name.empty() && (!places_ || places_(pod));
 }
 
 const PodRecord* ClusterCache::pod(const std::string& key) const {

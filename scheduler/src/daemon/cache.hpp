@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -32,10 +33,18 @@ struct PodRecord {
 };
 
 // Drops what no decision of the daemon reads, before a pod is kept: every
-// annotation but cluster-autoscaler's, the mirror mark and tightpack.io/unreadable (a kubectl
-// last-applied-configuration alone can be kilobytes), and a bound pod's image
-// and container names. 150,000 pods are kept at once.
-void slim(autoscaler::CaPod& pod);
+// annotation but cluster-autoscaler's, the mirror mark, tightpack.io/unreadable
+// and tightpack.io/reduced (a kubectl last-applied-configuration alone can be
+// kilobytes), and a bound pod's image and container names. 150,000 pods are
+// kept at once. A pod the daemon does not place (`placed_here` false: bound,
+// or another scheduler's) with more than kMaxKeptTolerations tolerations is
+// kept reduced: no tolerations and no controller, annotated
+// tightpack.io/reduced; any pod creator can write 10,000 tolerations, which
+// would cost 2 MB a pod.
+inline constexpr size_t kMaxKeptTolerations = 128;
+inline constexpr const char* kReducedAnnotation = "tightpack.io/reduced";
+void slim(autoscaler::CaPod& pod, bool placed_here = true);
+bool reduced(const autoscaler::CaPod& pod);
 
 class ClusterCache {
  public:
@@ -46,12 +55,15 @@ class ClusterCache {
   const std::map<std::string, autoscaler::CaNode>& nodes() const { return nodes_; }
 
   // Pods, by namespace/name.
+  // Which pending pods this daemon places (its profiles); unset: all of them.
+  void set_places(std::function<bool(const Pod&)> places) { places_ = std::move(places); }
   void replace_pods(std::vector<autoscaler::CaPod> pods);
   // The record before the change (nullopt when new), for the caller's events.
   std::optional<PodRecord> upsert_pod(autoscaler::CaPod pod);
   std::optional<PodRecord> remove_pod(const std::string& key);
   const PodRecord* pod(const std::string& key) const;
   const std::unordered_map<std::string, PodRecord>& pods() const { return pods_; }
+  size_t reduced_pods() const { return reduced_; }  // kept reduced (slim)
 
   void replace_pdbs(std::map<std::string, autoscaler::PdbSpec> pdbs) {
     ++generation_;
@@ -107,7 +119,11 @@ class ClusterCache {
   void unwait(const std::string& key);
 
   std::map<std::string, autoscaler::CaNode> nodes_;
+  bool placed_here(const Pod& pod) const;
+
   std::unordered_map<std::string, PodRecord> pods_;
+  std::function<bool(const Pod&)> places_;
+  size_t reduced_ = 0;
   std::map<std::string, autoscaler::PdbSpec> pdbs_;
   ObjectStore objects_;
   std::optional<Cluster> cluster_;

@@ -199,7 +199,7 @@ void Scheduler::pod_unreadable(UnreadablePod u, bool listed) {
 }
 
 void Scheduler::update_unreadable_metric() {
-  metrics_.unreadable(unreadable_pods_.size(), unreadable_nodes_.size());
+  metrics_.unreadable(unreadable_pods_.size(), unreadable_nodes_.size(), cache_.reduced_pods());
 }
 
 kube::ReflectorHandler Scheduler::pdb_handler() {
@@ -318,6 +318,13 @@ void Scheduler::on_pod(autoscaler::CaPod pod) {
   const std::string key = pod.pod.key();
   std::optional<PodRecord> before = cache_.upsert_pod(std::move(pod));
   const PodRecord& rec = *cache_.pod(key);
+  if (reduced(rec.pod) && !(before && reduced(before->pod))) {
+    log_warning("pod " + key + " is kept reduced (" + *rec.pod.annotation(kReducedAnnotation) +
+                "): its requests count, no drain may move it");
+    update_unreadable_metric();
+  } else if (before && reduced(before->pod) && !reduced(rec.pod)) {
+    update_unreadable_metric();
+  }
   // Our own status patches come back as updates: they retry nothing.
   if (!ours_to_place(rec) || !before || spec_changed(before->pod.pod, rec.pod.pod) ||
       !queue_.contains(key)) {
@@ -330,6 +337,7 @@ void Scheduler::on_pod(autoscaler::CaPod pod) {
 
 void Scheduler::on_pod_gone(const std::string& key) {
   std::optional<PodRecord> before = cache_.remove_pod(key);
+  if (before && reduced(before->pod)) update_unreadable_metric();
   queue_.remove(key);
   condition_written_.erase(key);
   if (before && !before->holds().empty()) queue_.move_all(Clock::now());

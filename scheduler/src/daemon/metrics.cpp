@@ -78,10 +78,11 @@ void Metrics::events_dropped(size_t n) {
   events_dropped_ += n;
 }
 
-void Metrics::unreadable(size_t pods, size_t nodes) {
+void Metrics::unreadable(size_t pods, size_t nodes, size_t reduced_pods) {
   std::lock_guard lock(m_);
   unreadable_pods_ = pods;
   unreadable_nodes_ = nodes;
+  reduced_pods_ = reduced_pods;
 }
 
 void Metrics::snapshot_built(double seconds) {
@@ -102,66 +103,68 @@ void Metrics::write_histogram(std::string& out, const std::string& name, const s
   out += name + "_count" + braces + " " + std::to_string(h.count) + "\n";
 }
 
+namespace {
+
+// A metric family's HELP and TYPE lines, as the text format wants them first.
+void family(std::string& out, const char* name, const char* type, const char* help) {
+  out += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " " + type + "\n";
+}
+
+}  // namespace
+
 std::string Metrics::text(const std::string& lease_name) const {
   std::lock_guard lock(m_);
   std::string out;
-  out +=
-      "# HELP scheduler_schedule_attempts_total Number of attempts to schedule pods, by the "
-      "result.\n";
-  out += "# TYPE scheduler_schedule_attempts_total counter\n";
+  family(out, "scheduler_schedule_attempts_total", "counter",
+         "Number of attempts to schedule pods, by the result.");
   for (const auto& [k, v] : attempts_) {
     out += "scheduler_schedule_attempts_total{profile=\"" + k.first + "\",result=\"" +
            result_name(k.second) + "\"} " + std::to_string(v) + "\n";
   }
-  out +=
-      "# HELP scheduler_scheduling_attempt_duration_seconds Scheduling attempt latency in seconds "
-      "(scheduling algorithm + binding).\n";
-  out += "# TYPE scheduler_scheduling_attempt_duration_seconds histogram\n";
+  family(out, "scheduler_scheduling_attempt_duration_seconds", "histogram",
+         "Scheduling attempt latency in seconds (scheduling algorithm + binding).");
   for (const auto& [k, h] : durations_) {
     write_histogram(out, "scheduler_scheduling_attempt_duration_seconds",
                     "profile=\"" + k.first + "\",result=\"" + result_name(k.second) + "\"", h);
   }
-  out += "# HELP scheduler_pending_pods Number of pending pods, by the queue type.\n";
-  out += "# TYPE scheduler_pending_pods gauge\n";
+  family(out, "scheduler_pending_pods", "gauge", "Number of pending pods, by the queue type.");
   out += "scheduler_pending_pods{queue=\"active\"} " + std::to_string(active_) + "\n";
   out += "scheduler_pending_pods{queue=\"backoff\"} " + std::to_string(backoff_) + "\n";
   out += "scheduler_pending_pods{queue=\"unschedulable\"} " + std::to_string(unschedulable_) + "\n";
-  out +=
-      "# HELP scheduler_preemption_attempts_total Total preemption attempts in the cluster till "
-      "now.\n";
-  out += "# TYPE scheduler_preemption_attempts_total counter\n";
+  family(out, "scheduler_preemption_attempts_total", "counter",
+         "Total preemption attempts in the cluster till now.");
   out += "scheduler_preemption_attempts_total " + std::to_string(preemption_attempts_) + "\n";
-  out += "# HELP scheduler_preemption_victims Number of selected preemption victims.\n";
-  out += "# TYPE scheduler_preemption_victims histogram\n";
+  family(out, "scheduler_preemption_victims", "histogram",
+         "Number of selected preemption victims.");
   write_histogram(out, "scheduler_preemption_victims", "", victims_);
-  out +=
-      "# HELP leader_election_master_status Gauge of if the reporting system is master of the "
-      "relevant lease, 0 indicates backup, 1 indicates master.\n";
-  out += "# TYPE leader_election_master_status gauge\n";
+  family(out, "leader_election_master_status", "gauge",
+         "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 "
+         "indicates master.");
   out +=
       "leader_election_master_status{name=\"" + lease_name + "\"} " + (leader_ ? "1" : "0") + "\n";
-  out += "# HELP tightpack_binding_duration_seconds Latency of the pods/binding call.\n";
-  out += "# TYPE tightpack_binding_duration_seconds histogram\n";
+  family(out, "tightpack_binding_duration_seconds", "histogram",
+         "Latency of the pods/binding call.");
   write_histogram(out, "tightpack_binding_duration_seconds", "", binding_);
-  out += "# HELP tightpack_binding_errors_total Bindings the API refused or that failed.\n";
-  out += "# TYPE tightpack_binding_errors_total counter\n";
+  family(out, "tightpack_binding_errors_total", "counter",
+         "Bindings the API refused or that failed.");
   out += "tightpack_binding_errors_total " + std::to_string(binding_errors_) + "\n";
-  out += "# HELP tightpack_api_errors_total API calls other than bindings that failed.\n";
-  out += "# TYPE tightpack_api_errors_total counter\n";
+  family(out, "tightpack_api_errors_total", "counter",
+         "API calls other than bindings that failed.");
   out += "tightpack_api_errors_total " + std::to_string(api_errors_) + "\n";
-  out += "# HELP tightpack_events_dropped_total Events not sent because too many were waiting.\n";
-  out += "# TYPE tightpack_events_dropped_total counter\n";
+  family(out, "tightpack_events_dropped_total", "counter",
+         "Events not sent because too many were waiting.");
   out += "tightpack_events_dropped_total " + std::to_string(events_dropped_) + "\n";
-  out +=
-      "# HELP tightpack_unreadable_objects Watched objects that do not decode: a bound pod's "
-      "node counts as full, a node is not schedulable, a pending pod of ours is told why.\n";
-  out += "# TYPE tightpack_unreadable_objects gauge\n";
+  family(out, "tightpack_unreadable_objects", "gauge",
+         "Watched objects that do not decode: a bound pod's node counts as full, a node is not "
+         "schedulable, a pending pod of ours is told why.");
   out += "tightpack_unreadable_objects{kind=\"pod\"} " + std::to_string(unreadable_pods_) + "\n";
   out += "tightpack_unreadable_objects{kind=\"node\"} " + std::to_string(unreadable_nodes_) + "\n";
-  out +=
-      "# HELP tightpack_snapshot_build_duration_seconds Time to redact and serialise /snapshot, "
-      "once per build.\n";
-  out += "# TYPE tightpack_snapshot_build_duration_seconds histogram\n";
+  family(out, "tightpack_reduced_pods", "gauge",
+         "Pods kept without what goes beyond the per-object budget (their tolerations), counted "
+         "and unmovable in forecasts.");
+  out += "tightpack_reduced_pods " + std::to_string(reduced_pods_) + "\n";
+  family(out, "tightpack_snapshot_build_duration_seconds", "histogram",
+         "Time to redact and serialise /snapshot, once per build.");
   write_histogram(out, "tightpack_snapshot_build_duration_seconds", "", snapshot_builds_);
   return out;
 }

@@ -25,7 +25,8 @@ class Metrics {
   void api_error();                       // tightpack_api_errors_total
   void events_dropped(size_t n);          // tightpack_events_dropped_total
   void snapshot_built(double seconds);    // tightpack_snapshot_build_duration_seconds
-  void unreadable(size_t pods, size_t nodes);  // tightpack_unreadable_objects{kind}
+  // tightpack_unreadable_objects{kind} and tightpack_reduced_pods
+  void unreadable(size_t pods, size_t nodes, size_t reduced_pods);
 
   std::string text(const std::string& lease_name) const;
 
@@ -54,7 +55,7 @@ class Metrics {
   uint64_t api_errors_ = 0;
   uint64_t events_dropped_ = 0;
   Histogram snapshot_builds_;
-  size_t unreadable_pods_ = 0, unreadable_nodes_ = 0;
+  size_t unreadable_pods_ = 0, unreadable_nodes_ = 0, reduced_pods_ = 0;
 };
 
 }  // namespace tightpack::daemon

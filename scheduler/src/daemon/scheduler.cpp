@@ -21,7 +21,9 @@ Scheduler::Scheduler(SchedulerOptions options, std::shared_ptr<const kube::Clien
       // kube-scheduler's events go through a client of their own, with the same limits.
       event_limiter_(
           std::make_shared<kube::RateLimiter>(options_.daemon.qps, options_.daemon.burst)),
-      queue_(options_.daemon.initial_backoff, options_.daemon.max_backoff) {}
+      queue_(options_.daemon.initial_backoff, options_.daemon.max_backoff) {
+  cache_.set_places([this](const Pod& pod) { return ours(pod); });
+}
 
 Scheduler::~Scheduler() {
   stop(std::chrono::milliseconds(0));

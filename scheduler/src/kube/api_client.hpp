@@ -27,9 +27,13 @@ struct Response {
 
 // What one answer may hold, so that no server (or a proxy in its place) can
 // make the daemon allocate without bound. A successful answer is at most one
-// list page of 500 objects, each at most etcd's 1.5 MiB; an event on a watch
-// at most one object; an error a Status object.
+// list page of kListPageObjects objects, each at most etcd's 1.5 MiB; an event
+// on a watch at most one object; an error a Status object.
 inline constexpr size_t kMaxAnswerBytes = 256u << 20;
+// etcd's largest object (--max-request-bytes, 1.5 MiB) and, with room for the
+// list's own JSON, the objects a list page may ask for within kMaxAnswerBytes.
+inline constexpr size_t kMaxObjectBytes = size_t{3} << 19;
+inline constexpr size_t kListPageObjects = kMaxAnswerBytes / kMaxObjectBytes - 10;
 inline constexpr size_t kMaxWatchEventBytes = 16u << 20;
 inline constexpr size_t kMaxErrorBodyBytes = 64u << 10;
 

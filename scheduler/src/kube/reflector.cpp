@@ -100,14 +100,18 @@ void Reflector::run() {
 }
 
 bool Reflector::list(std::string& resource_version) {
-  // Pages of 500, as client-go's pager: a list of 150,000 pods is never held
-  // as one JSON document.
+  // Pages, as client-go's pager: a list of 150,000 pods is never held as one
+  // JSON document. client-go asks 500 a page; here a page is sized so that
+  // even one of objects at etcd's limit (1.5 MiB, which any pod creator can
+  // reach) stays within the answer cap, else one such page would fail the
+  // list for ever and the cache would never sync.
+  const std::string page = "?limit=" + std::to_string(kListPageObjects);
   std::string cont;
   bool begun = false;
   size_t items_seen = 0, pages = 0;
   const auto started = std::chrono::steady_clock::now();
   do {
-    std::string target = path_ + "?limit=500";
+    std::string target = path_ + page;
     if (!cont.empty()) target += "&continue=" + url_escape(cont);
     auto r = client_.request("GET", target);
     if (!r) {
