@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import socket
 import ssl
+import subprocess
 import threading
 import time
 
@@ -170,3 +171,42 @@ def test_reviews_the_api_server_is_slow_to_give_hold_no_one_else(cluster, schedu
         proxy.close()
         api.delete(f"/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/tightpack-test-slow-reviews-{tag}")
         api.delete(f"/apis/rbac.authorization.k8s.io/v1/clusterroles/tightpack-test-slow-reviews-{tag}")
+
+
+def test_a_rotated_serving_certificate_is_served_without_a_restart(cluster, schedulers, tmp_path):
+    """Issue 40: the serving certificate was read once, so a rotated tls.existingSecret was
+    ignored until a restart. The files are looked at again (at most every 5 s) when a connection
+    comes; a changed pair serves the connections after it, and a half-written one (a key that
+    does not match yet) leaves the old pair serving."""
+    def make(name):
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
+                        "-nodes", "-days", "2", "-subj", f"/CN={name}", "-addext", "subjectAltName=IP:127.0.0.1",
+                        "-keyout", str(tmp_path / f"{name}.key"), "-out", str(tmp_path / f"{name}.crt")],
+                       check=True, capture_output=True)
+        return (tmp_path / f"{name}.crt").read_text(), (tmp_path / f"{name}.key").read_text()
+
+    first, second = make("first"), make("second")
+    crt, key = tmp_path / "tls.crt", tmp_path / "tls.key"
+    crt.write_text(first[0])
+    key.write_text(first[1])
+    cluster.node("rot-0", cpu="8", memory="32Gi")
+    tp = schedulers.tightpack(identity="rotation",
+                              extra_args=["--tls-cert-file", str(crt), "--tls-private-key-file", str(key)])
+
+    def served() -> str:
+        return ssl.DER_cert_to_PEM_cert(ssl.PEM_cert_to_DER_cert(
+            ssl.get_server_certificate(("127.0.0.1", tp.port), timeout=5)))
+
+    def same(a: str, b: str) -> bool:
+        return ssl.PEM_cert_to_DER_cert(a) == ssl.PEM_cert_to_DER_cert(b)
+
+    assert same(served(), first[0])
+    key.write_text(second[1])  # the key first: for a moment the pair does not match
+    time.sleep(6)
+    assert same(served(), first[0]), "a half-written pair replaced the one that works"
+    assert tp.get("/healthz", token=None)[0] == 200
+    crt.write_text(second[0])
+    wait_for(lambda: same(served(), second[0]), 15, "the rotated certificate to be served")
+    assert tp.get("/healthz", token=None)[0] == 200
+    log = tp.log_text()
+    assert "not reloaded, the old one serves" in log and f"reloaded from {crt}" in log, log[-2000:]

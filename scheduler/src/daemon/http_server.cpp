@@ -9,12 +9,14 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
+#include <filesystem>
 #include <list>
 #include <map>
 #include <optional>
 #include <thread>
 
 #include "daemon/credentials.hpp"
+#include "log.hpp"
 
 namespace tightpack::daemon {
 
@@ -42,8 +44,14 @@ struct HttpServer::Impl {
   std::size_t open = 0;  // touched on the I/O thread only
   // Open connections by client address, oldest first (I/O thread only).
   std::map<std::string, std::list<Connection*>> by_source;
-  std::optional<ssl::context> tls;  // set: the port serves HTTPS only
-  RequestPacer pacer;               // touched on the I/O thread only
+  // Set: the port serves HTTPS only. A session keeps the context it started
+  // with; a reloaded certificate serves the connections after it.
+  std::shared_ptr<ssl::context> tls;
+  ServingCertificate certificate;  // what `tls` serves, and the files it came from
+  std::optional<std::pair<std::filesystem::file_time_type, std::filesystem::file_time_type>>
+      certificate_times;
+  std::chrono::steady_clock::time_point certificate_checked{};
+  RequestPacer pacer;  // touched on the I/O thread only
   net::io_context io{1};
   tcp::acceptor acceptor{io};
   net::steady_timer retry{io};
@@ -52,6 +60,9 @@ struct HttpServer::Impl {
 
   void accept();
   void admit(tcp::socket socket);
+  // Reads the certificate's files again when they changed (at most every
+  // limits.certificate_check); a bad new pair keeps the old one, logged.
+  void reload_certificate();
   // An idle connection to drop for a newcomer from `source`, or nullptr.
   Connection* give_way(const std::string& source, std::size_t held);
 };
@@ -69,7 +80,7 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
 
  public:
   Session(HttpServer::Impl& server, tcp::socket socket, std::string from)
-      : server_(server), stream_(make_stream(server, socket)), turn_(server.io) {
+      : server_(server), tls_(server.tls), stream_(make_stream(server, socket)), turn_(server.io) {
     ++server_.open;
     source = std::move(from);
     auto& list = server_.by_source[source];
@@ -237,6 +248,7 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
   }
 
   HttpServer::Impl& server_;
+  std::shared_ptr<ssl::context> tls_;  // outlives stream_, which was made with it
   Stream stream_;
   net::steady_timer turn_;  // a paced request's wait for its turn
   beast::flat_buffer buffer_;
@@ -284,6 +296,7 @@ void HttpServer::Impl::admit(tcp::socket socket) {
     victim->drop();
   }
   if (tls) {
+    reload_certificate();
     std::make_shared<Session<TlsStream>>(*this, std::move(socket), std::move(source))->start();
   } else {
     std::make_shared<Session<PlainStream>>(*this, std::move(socket), std::move(source))->start();
@@ -306,6 +319,56 @@ Connection* HttpServer::Impl::give_way(const std::string& source, std::size_t he
     }
   }
   return victim;
+}
+
+namespace {
+
+// TLS 1.2 and 1.3 only, as Go's crypto/tls serves kube-scheduler's port.
+Result<std::shared_ptr<ssl::context>> tls_context(const ServingCertificate& certificate) {
+  auto tls = std::make_shared<ssl::context>(ssl::context::tls_server);
+  tls->set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 |
+                   ssl::context::no_sslv3 | ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1 |
+                   ssl::context::single_dh_use);
+  beast::error_code ec;
+  tls->use_certificate_chain(net::buffer(certificate.cert_pem), ec);
+  if (!ec) tls->use_private_key(net::buffer(certificate.key_pem), ssl::context::pem, ec);
+  if (ec) return Error{"", "the serving certificate or key is not usable: " + ec.message()};
+  return tls;
+}
+
+std::optional<std::pair<std::filesystem::file_time_type, std::filesystem::file_time_type>>
+file_times(const ServingCertificate& c) {
+  std::error_code a, b;
+  auto cert = std::filesystem::last_write_time(c.cert_file, a);
+  auto key = std::filesystem::last_write_time(c.key_file, b);
+  if (a || b) return std::nullopt;
+  return std::pair{cert, key};
+}
+
+}  // namespace
+
+void HttpServer::Impl::reload_certificate() {
+  if (certificate.cert_file.empty()) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (now - certificate_checked < limits.certificate_check) return;
+  certificate_checked = now;
+  // A Secret's volume swaps a symlink: the times of what the paths name.
+  const auto times = file_times(certificate);
+  if (!times || times == certificate_times) return;
+  auto loaded = load_serving_certificate(certificate.cert_file, certificate.key_file);
+  Result<std::shared_ptr<ssl::context>> context =
+      loaded ? tls_context(*loaded) : Result<std::shared_ptr<ssl::context>>(loaded.error());
+  if (!context) {
+    // Half-written (the key before the certificate): the old pair serves, and
+    // the next check tries again.
+    log_warning("serving certificate not reloaded, the old one serves: " + context.error().what());
+    return;
+  }
+  certificate_times = times;
+  if (loaded->cert_pem == certificate.cert_pem && loaded->key_pem == certificate.key_pem) return;
+  certificate = std::move(*loaded);
+  tls = std::move(*context);
+  log_info("serving certificate reloaded from " + certificate.cert_file);
 }
 
 HttpServer::HttpServer() = default;
@@ -336,14 +399,14 @@ Status HttpServer::start(const std::string& listen, HttpHandler handler, HttpLim
   impl->handler = std::move(handler);
   beast::error_code ec;
   if (certificate) {
-    // TLS 1.2 and 1.3 only, as Go's crypto/tls serves kube-scheduler's port.
-    impl->tls.emplace(ssl::context::tls_server);
-    impl->tls->set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 |
-                           ssl::context::no_sslv3 | ssl::context::no_tlsv1 |
-                           ssl::context::no_tlsv1_1 | ssl::context::single_dh_use);
-    impl->tls->use_certificate_chain(net::buffer(certificate->cert_pem), ec);
-    if (!ec) impl->tls->use_private_key(net::buffer(certificate->key_pem), ssl::context::pem, ec);
-    if (ec) return Error{what, "the serving certificate or key is not usable: " + ec.message()};
+    auto context = tls_context(*certificate);
+    if (!context) return Error{what, context.error().message};
+    impl->tls = std::move(*context);
+    impl->certificate = *certificate;
+    if (!certificate->cert_file.empty()) {
+      impl->certificate_times = file_times(*certificate);
+      impl->certificate_checked = std::chrono::steady_clock::now();
+    }
   }
   const auto address = net::ip::make_address(host, ec);
   if (ec) return Error{what, "not an IP address: " + quote_value(host)};

@@ -74,6 +74,8 @@ struct HttpLimits {
   // answer slowly is dropped.
   std::chrono::milliseconds write_timeout{std::chrono::seconds(60)};
   std::size_t max_header_bytes = std::size_t{8} * 1024;
+  // How often a connection looks whether the certificate's files changed.
+  std::chrono::milliseconds certificate_check{std::chrono::seconds(5)};
   // Threads that run handlers; requests beyond them wait in line.
   unsigned handler_threads = 2;
   // Requests for these paths wait for their turn (RequestPacer), per client

@@ -102,6 +102,8 @@ Result<ServingCertificate> self_signed_certificate(const std::vector<std::string
 Result<ServingCertificate> load_serving_certificate(const std::string& cert_file,
                                                     const std::string& key_file) {
   ServingCertificate out;
+  out.cert_file = cert_file;
+  out.key_file = key_file;
   if (!read_file(cert_file, out.cert_pem))
     return Error{"--tls-cert-file", "cannot read " + quote_value(cert_file)};
   if (!read_file(key_file, out.key_pem))

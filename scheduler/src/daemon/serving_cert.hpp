@@ -17,6 +17,10 @@ namespace tightpack::daemon {
 struct ServingCertificate {
   std::string cert_pem;  // the leaf first, then any chain
   std::string key_pem;
+  // Where it was read from (load_serving_certificate); empty for one made in
+  // memory. The secure port reads these again when they change: a rotated
+  // Secret reaches the mounted files, and the next connections get it.
+  std::string cert_file, key_file;
 };
 
 // An ECDSA P-256 key and a certificate signed by it, valid for `validity`
