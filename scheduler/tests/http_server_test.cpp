@@ -206,11 +206,15 @@ TEST(HttpServer, ConnectionsBeyondTheCapAreClosedAtOnce) {
   EXPECT_FALSE(a.closed_within(100ms));
 }
 
-TEST(HttpServer, OneAddressCannotTakeTheCap) {
+HttpLimits connection_caps(std::size_t total, std::size_t per_address) {
   HttpLimits limits;
-  limits.max_connections = 8;
-  limits.max_connections_per_source = 3;
-  Server s(limits);
+  limits.max_connections = total;
+  limits.max_connections_per_source = per_address;
+  return limits;
+}
+
+TEST(HttpServer, OneAddressCannotTakeTheCap) {
+  Server s(connection_caps(8, 3));
   std::vector<std::unique_ptr<Client>> held;
   for (int i = 0; i < 3; ++i) held.push_back(std::make_unique<Client>(s.port(), "127.0.0.7"));
   std::this_thread::sleep_for(100ms);
@@ -223,10 +227,7 @@ TEST(HttpServer, OneAddressCannotTakeTheCap) {
 TEST(HttpServer, WhenFullTheAddressHoldingMostGivesWay) {
   // Three addresses hold the cap between them, idle; a probe from a fourth is
   // answered, at the cost of the oldest idle connection of the largest holder.
-  HttpLimits limits;
-  limits.max_connections = 9;
-  limits.max_connections_per_source = 5;
-  Server s(limits);
+  Server s(connection_caps(9, 5));
   std::vector<std::unique_ptr<Client>> held;
   for (const char* address : {"127.0.0.11", "127.0.0.11", "127.0.0.11", "127.0.0.11", "127.0.0.11",
                               "127.0.0.12", "127.0.0.12", "127.0.0.13", "127.0.0.13"}) {
