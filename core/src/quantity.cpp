@@ -18,7 +18,6 @@ bool is_digit(char c) {
 struct Suffix {
   int base = 10;  // 10 or 2 (BinarySI)
   int32_t exponent = 0;
-  bool exponent_form = false;  // e/E: DecimalExponent
 };
 
 // resource.quantitySuffixer.interpret
@@ -33,7 +32,7 @@ bool interpret_suffix(std::string_view s, Suffix& out) {
                 {"Gi", 2, 30}, {"Ti", 2, 40}, {"Pi", 2, 50}, {"Ei", 2, 60}};
   for (const auto& e : kTable) {
     if (s == e.text) {
-      out = {e.base, e.exponent, false};
+      out = {e.base, e.exponent};
       return true;
     }
   }
@@ -44,7 +43,7 @@ bool interpret_suffix(std::string_view s, Suffix& out) {
     auto [end, ec] = std::from_chars(exp.data(), exp.data() + exp.size(), value);
     if (ec != std::errc() || end != exp.data() + exp.size() || exp.empty()) return false;
     // strconv.ParseInt(…, 10, 64), then int32(parsed): "1e4294967296" is 1.
-    out = {10, static_cast<int32_t>(static_cast<uint32_t>(value)), true};
+    out = {10, static_cast<int32_t>(static_cast<uint32_t>(value))};
     return true;
   }
   return false;
@@ -176,22 +175,31 @@ Result<Quantity> Quantity::parse(std::string_view text) {
   return q;
 }
 
+std::string Quantity::floor_digits(int64_t e, bool& fraction) const {
+  std::string n = digits_;
+  for (int32_t left = exp2_; left > 0; left -= 30) multiply_decimal(n, 1u << std::min(left, 30));
+  fraction = false;
+  if (e >= 0) {
+    n.append(static_cast<size_t>(e), '0');
+    return n;
+  }
+  const auto chop = static_cast<size_t>(-e);
+  if (chop >= n.size()) {
+    fraction = n != "0";
+    return "0";
+  }
+  fraction = n.find_first_not_of('0', n.size() - chop) != std::string::npos;
+  n.resize(n.size() - chop);
+  return n;
+}
+
 bool Quantity::exceeds_int64() const {
   if (is_zero()) return false;
   const auto len = static_cast<int64_t>(digits_.size());
   if (len - 1 + exp10_ >= 19) return true;   // at least 10^19
   if (len + exp10_ + 19 <= 0) return false;  // below 10^(len+exp10) × 2^60 < 1
-  std::string n = digits_;
-  for (int32_t left = exp2_; left > 0; left -= 30) multiply_decimal(n, 1u << std::min(left, 30));
   bool fraction = false;
-  if (exp10_ >= 0) {
-    n.append(static_cast<size_t>(exp10_), '0');
-  } else {
-    auto chop = static_cast<size_t>(-exp10_);
-    if (chop >= n.size()) return false;
-    fraction = n.find_first_not_of('0', n.size() - chop) != std::string::npos;
-    n.resize(n.size() - chop);
-  }
+  const std::string n = floor_digits(exp10_, fraction);
   static constexpr std::string_view kMax = "9223372036854775807";
   if (n.size() != kMax.size()) return n.size() > kMax.size();
   return n > kMax || (n == kMax && fraction);
@@ -207,12 +215,9 @@ uint64_t Quantity::ceil_low64(int32_t exp10_shift) const {
   }
   const auto len = static_cast<int64_t>(digits_.size());
   if (-e > len + 19) return 1;  // below one unit (2^60 < 10^19), which rounds up to one
-  std::string n = digits_;
-  for (int32_t left = exp2_; left > 0; left -= 30) multiply_decimal(n, 1u << std::min(left, 30));
-  auto chop = static_cast<size_t>(-e);
-  if (chop >= n.size()) return 1;
-  const bool fraction = n.find_first_not_of('0', n.size() - chop) != std::string::npos;
-  return low64(std::string_view(n).substr(0, n.size() - chop)) + (fraction ? 1 : 0);
+  bool fraction = false;
+  const std::string n = floor_digits(e, fraction);
+  return low64(n) + (fraction ? 1 : 0);
 }
 
 std::optional<int64_t> Quantity::fast_scaled(std::string_view text, int32_t exp10_shift) {

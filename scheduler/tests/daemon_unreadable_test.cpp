@@ -6,6 +6,7 @@
 #include <boost/json.hpp>
 
 #include "daemon/cache.hpp"
+#include "daemon/object_store.hpp"
 #include "daemon/unreadable.hpp"
 #include "decision_by_name.hpp"
 #include "tightpack/decode.hpp"
@@ -42,12 +43,13 @@ TEST(Unreadable, KeysAreReadWithoutDecoding) {
   // A pod whose resources no decoder reads: its key is there all the same.
   const json::value pod = json::parse(R"({"metadata": {"name": "p", "namespace": "jhub"},
       "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": {"x": 1}}}}]}})");
-  EXPECT_EQ(pod_key(pod), "jhub/p");
-  EXPECT_EQ(pod_key(json::parse(R"({"metadata": {"name": "p"}})")), "default/p");
-  EXPECT_FALSE(pod_key(json::parse(R"({"metadata": {"name": 7}})")));
-  EXPECT_FALSE(pod_key(json::parse("[]")));
-  EXPECT_EQ(object_name(json::parse(R"({"metadata": {"name": "n1"}, "status": 5})")), "n1");
-  EXPECT_FALSE(object_name(json::parse(R"({"status": {}})")));
+  EXPECT_EQ(*watched_key("Pod", pod), "jhub/p");
+  EXPECT_EQ(*watched_key("Pod", json::parse(R"({"metadata": {"name": "p"}})")), "default/p");
+  EXPECT_FALSE(watched_key("Pod", json::parse(R"({"metadata": {"name": 7}})")));
+  EXPECT_FALSE(watched_key("Pod", json::parse("[]")));
+  EXPECT_EQ(*watched_key("Node", json::parse(R"({"metadata": {"name": "n1"}, "status": 5})")),
+            "n1");
+  EXPECT_FALSE(watched_key("Node", json::parse(R"({"status": {}})")));
 }
 
 TEST(Unreadable, WhatIsReadOfAPodThatDoesNotDecode) {
@@ -57,7 +59,7 @@ TEST(Unreadable, WhatIsReadOfAPodThatDoesNotDecode) {
       "status": {"phase": "Running"}})");
   auto decoded = decode_pod(v, JsonPath());
   ASSERT_FALSE(decoded);
-  auto u = read_unreadable_pod(v, decoded.error().what());
+  auto u = read_unreadable_pod(v, decoded.error());
   ASSERT_TRUE(u);
   EXPECT_EQ(u->key(), "jhub/p");
   EXPECT_EQ(u->uid, "u1");
@@ -65,7 +67,7 @@ TEST(Unreadable, WhatIsReadOfAPodThatDoesNotDecode) {
   EXPECT_EQ(u->scheduler_name, "");  // not a string: not read
   EXPECT_TRUE(u->deleting);
   EXPECT_TRUE(u->holds_node());
-  EXPECT_EQ(error_path(u->error), "$.spec.schedulerName") << u->error;
+  EXPECT_EQ(u->path, "$.spec.schedulerName") << u->error;
   u->phase = "Succeeded";
   EXPECT_FALSE(u->holds_node());
 }
@@ -79,7 +81,8 @@ TEST(Unreadable, TheStandInFillsItsNodeAndIsNoVictim) {
   u.uid = "u-hog";
   u.node_name = "n-held";
   u.phase = "Running";
-  u.error = R"($.spec.containers[0].resources.limits.memory: invalid quantity "secret-value": …)";
+  u.path = "$.spec.containers[0].resources.limits.memory";
+  u.error = u.path + R"(: invalid quantity "secret-value": …)";
   autoscaler::CaPod stand_in = filling_pod(u);
   EXPECT_EQ(stand_in.pod.key(), "jhub/hog");
   ASSERT_EQ(stand_in.pod.annotations.size(), 1u);

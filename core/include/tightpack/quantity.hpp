@@ -54,6 +54,9 @@ class Quantity {
   // ceil(|q| × 10^exp10_shift) modulo 2^64, as an inf.Dec's big.Int.Int64() gives it.
   uint64_t ceil_low64(int32_t exp10_shift) const;
   bool exceeds_int64() const;  // |q| > 2^63 - 1
+  // The integer part of |q| × 10^e as decimal digits, and whether a fraction
+  // was cut off; callers bound e so that the digits stay few.
+  std::string floor_digits(int64_t e, bool& fraction) const;
 
   std::string text_;
   bool negative_ = false;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "daemon/unreadable.hpp"
 #include "tightpack/plugins/cohort.hpp"
 #include "tightpack/timestamp.hpp"
 
@@ -53,7 +54,7 @@ void slim(autoscaler::CaPod& p, bool placed_here) {
                          [](const auto& kv) {
                            return kv.first.rfind("cluster-autoscaler.kubernetes.io/", 0) != 0 &&
                                   kv.first != "kubernetes.io/config.mirror" &&
-                                  kv.first != "tightpack.io/unreadable" &&  // unreadable.hpp
+                                  kv.first != kUnreadableAnnotation &&
                                   kv.first != kReducedAnnotation;
                          }),
           a.end());

@@ -6,33 +6,12 @@
 #include <optional>
 
 #include "daemon/credentials.hpp"
+#include "daemon/json_fields.hpp"
 #include "read_file.hpp"
 
 namespace tightpack::daemon {
 
 namespace json = boost::json;
-
-namespace {
-
-const json::object* object_at(const json::value& v, std::string_view key) {
-  if (!v.is_object()) return nullptr;
-  const auto* found = v.as_object().if_contains(key);
-  return found && found->is_object() ? &found->as_object() : nullptr;
-}
-
-std::string string_at(const json::object* o, std::string_view key) {
-  if (!o) return "";
-  const auto* v = o->if_contains(key);
-  return v && v->is_string() ? std::string(v->as_string()) : "";
-}
-
-bool bool_at(const json::object* o, std::string_view key) {
-  if (!o) return false;
-  const auto* v = o->if_contains(key);
-  return v && v->is_bool() && v->as_bool();
-}
-
-}  // namespace
 
 DelegatedAuth::DelegatedAuth(std::shared_ptr<const kube::ClientConfig> client,
                              std::shared_ptr<kube::RateLimiter> limiter,

@@ -41,7 +41,7 @@ kube::ReflectorHandler Scheduler::node_handler() {
     auto n = autoscaler::decode_ca_node(v, JsonPath("node"));
     if (n) {
       listed->nodes.push_back(std::move(*n));
-    } else if (auto name = object_name(v)) {
+    } else if (auto name = watched_key("Node", v)) {
       listed->unreadable[*name] = n.error().what();
     } else {
       log_error("node without a name left out: " + n.error().what());
@@ -60,7 +60,7 @@ kube::ReflectorHandler Scheduler::node_handler() {
   h.event = [this](kube::EventType type, const json::value& v) {
     // A deletion is applied by name, whatever else the object holds.
     if (type == kube::EventType::Deleted) {
-      auto name = object_name(v);
+      auto name = watched_key("Node", v);
       if (!name) return;
       auto lock = lock_for_update();
       cache_.remove_node(*name);
@@ -69,7 +69,7 @@ kube::ReflectorHandler Scheduler::node_handler() {
     }
     auto n = autoscaler::decode_ca_node(v, JsonPath("node"));
     if (!n) {
-      auto name = object_name(v);
+      auto name = watched_key("Node", v);
       if (!name) {
         log_error("node event without a name left out: " + n.error().what());
         return;
@@ -115,7 +115,7 @@ kube::ReflectorHandler Scheduler::pod_handler() {
     auto s = autoscaler::decode_ca_pod_into(v, JsonPath("pod"), p);
     if (s) return;
     listed->pods.pop_back();
-    if (auto u = read_unreadable_pod(v, s.error().what())) {
+    if (auto u = read_unreadable_pod(v, s.error())) {
       if (u->holds_node()) listed->pods.push_back(filling_pod(*u));
       listed->unreadable.push_back(std::move(*u));
     } else {
@@ -141,7 +141,7 @@ kube::ReflectorHandler Scheduler::pod_handler() {
   h.event = [this](kube::EventType type, const json::value& v) {
     // A deletion is applied by key, whatever else the object holds.
     if (type == kube::EventType::Deleted) {
-      auto key = pod_key(v);
+      auto key = watched_key("Pod", v);
       if (!key) return;
       auto lock = lock_for_update();
       on_pod_gone(*key);
@@ -151,7 +151,7 @@ kube::ReflectorHandler Scheduler::pod_handler() {
     }
     autoscaler::CaPod p;
     if (auto s = autoscaler::decode_ca_pod_into(v, JsonPath("pod"), p); !s) {
-      auto u = read_unreadable_pod(v, s.error().what());
+      auto u = read_unreadable_pod(v, s.error());
       if (!u) {
         log_error("pod event without a name left out: " + s.error().what());
         return;

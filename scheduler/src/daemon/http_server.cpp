@@ -48,8 +48,8 @@ struct HttpServer::Impl {
   // with; a reloaded certificate serves the connections after it.
   std::shared_ptr<ssl::context> tls;
   ServingCertificate certificate;  // what `tls` serves, and the files it came from
-  std::optional<std::pair<std::filesystem::file_time_type, std::filesystem::file_time_type>>
-      certificate_times;
+  using FileTimes = std::pair<std::filesystem::file_time_type, std::filesystem::file_time_type>;
+  std::optional<FileTimes> certificate_times;  // the certificate's and the key's
   std::chrono::steady_clock::time_point certificate_checked{};
   RequestPacer pacer;  // touched on the I/O thread only
   net::io_context io{1};
@@ -336,8 +336,7 @@ Result<std::shared_ptr<ssl::context>> tls_context(const ServingCertificate& cert
   return tls;
 }
 
-std::optional<std::pair<std::filesystem::file_time_type, std::filesystem::file_time_type>>
-file_times(const ServingCertificate& c) {
+std::optional<HttpServer::Impl::FileTimes> file_times(const ServingCertificate& c) {
   std::error_code a, b;
   auto cert = std::filesystem::last_write_time(c.cert_file, a);
   auto key = std::filesystem::last_write_time(c.key_file, b);

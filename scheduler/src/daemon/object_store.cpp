@@ -9,8 +9,8 @@ namespace {
 namespace json = boost::json;
 
 bool namespaced(std::string_view kind) {
-  return kind != "Namespace" && kind != "PersistentVolume" && kind != "StorageClass" &&
-         kind != "CSINode" && kind != "CSIDriver";
+  return kind != "Node" && kind != "Namespace" && kind != "PersistentVolume" &&
+         kind != "StorageClass" && kind != "CSINode" && kind != "CSIDriver";
 }
 
 // Moves the one object a decode put into `from` into the map under `key`;

@@ -17,37 +17,31 @@
 #include <string>
 
 #include "tightpack/autoscaler/scenario.hpp"
+#include "tightpack/error.hpp"
 
 namespace tightpack::daemon {
 
-// metadata.name, and "namespace/name" for namespaced objects: what a watch
-// event's key is, read without decoding the rest.
-std::optional<std::string> object_name(const boost::json::value& v);
-std::optional<std::string> pod_key(const boost::json::value& v);
-
 // What is read of a pod that does not decode: only strings, each where it is
-// one.
+// one (json_fields.hpp); its key as watched_key (object_store.hpp) reads it.
 struct UnreadablePod {
   std::string ns, name, uid, node_name, scheduler_name, phase;
   bool deleting = false;
-  std::string error;  // the decoder's message, its JSON path first
+  std::string path;   // where the decoder stopped (Error::path)
+  std::string error;  // the decoder's whole message, path first
 
   std::string key() const { return ns + "/" + name; }
   bool holds_node() const {
     return !node_name.empty() && phase != "Succeeded" && phase != "Failed";
   }
 };
-std::optional<UnreadablePod> read_unreadable_pod(const boost::json::value& v, std::string error);
+std::optional<UnreadablePod> read_unreadable_pod(const boost::json::value& v, const Error& error);
 
 // The stand-in for a bound pod that cannot be read: its name and node, and
 // requests no node has room beside (2^62 millicores, bytes of memory and of
-// ephemeral storage), priority 2^31 - 1, annotated
-// tightpack.io/unreadable with the path the decoder stopped at (not its value:
-// /snapshot publishes the stand-in to every user).
+// ephemeral storage), priority 2^31 - 1, annotated kUnreadableAnnotation with
+// the path the decoder stopped at, never the value there (the message quotes
+// it, and the cache keeps what it annotates).
+inline constexpr const char* kUnreadableAnnotation = "tightpack.io/unreadable";
 autoscaler::CaPod filling_pod(const UnreadablePod& pod);
-
-// The JSON path at the front of a decoder's message ("$.spec.containers[0]…"),
-// or the whole message when it has none.
-std::string error_path(const std::string& error);
 
 }  // namespace tightpack::daemon
