@@ -272,7 +272,7 @@ def first_spawn_claim(settings: Optional[dict], ctx: HomeContext) -> tuple:
     claim: dict = {
         "apiVersion": "v1", "kind": "PersistentVolumeClaim",
         "metadata": {"name": name, "namespace": ctx.namespace,
-                     "labels": names.claim_labels(ctx.user),
+                     "labels": names.claim_labels(ctx.user, settings.get("common_labels")),
                      "annotations": {USERNAME_ANNOTATION: ctx.user}},
         "spec": {"accessModes": list(modes) if isinstance(modes, list) else ["ReadWriteOnce"],
                  "resources": {"requests": {"storage": str(capacity)}}},

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import re
 import string
+from typing import Optional
 
 DEFAULT_PVC_NAME_TEMPLATE = "claim-{user_server}"
 DEFAULT_POD_NAME_TEMPLATE = "jupyter-{user_server}"
@@ -132,14 +133,21 @@ def expand(template: str, user: str, namespace: str, pvc_name: str = "") -> str:
         raise ValueError(f"{template!r}: not a KubeSpawner template ({exc})") from None
 
 
-def claim_labels(user: str) -> dict:
-    """The labels of the claim KubeSpawner's get_pvc_manifest makes (default common_labels)."""
-    return {
-        "hub.jupyter.org/username": safe_slug(user, is_valid=is_valid_label),
-        "app.kubernetes.io/name": "jupyterhub",
-        "app.kubernetes.io/managed-by": "kubespawner",
-        "app": "jupyterhub",
-        "heritage": "jupyterhub",
-        "app.kubernetes.io/component": "singleuser-server",
-        "component": "singleuser-storage",
-    }
+# KubeSpawner's default common_labels; zero-to-jupyterhub replaces them with its chart's.
+DEFAULT_COMMON_LABELS = {
+    "app.kubernetes.io/name": "jupyterhub",
+    "app.kubernetes.io/managed-by": "kubespawner",
+    "app": "jupyterhub",
+    "heritage": "jupyterhub",
+}
+
+
+def claim_labels(user: str, common_labels: Optional[dict] = None) -> dict:
+    """The labels of the claim KubeSpawner's get_pvc_manifest makes: the user's, the hub's
+    common_labels (KubeSpawner's defaults when none are published), the component's."""
+    labels = {"hub.jupyter.org/username": safe_slug(user, is_valid=is_valid_label)}
+    labels.update({str(k): str(v) for k, v in (common_labels if isinstance(common_labels, dict)
+                                               else DEFAULT_COMMON_LABELS).items()})
+    labels.update({"app.kubernetes.io/component": "singleuser-server",
+                   "component": "singleuser-storage"})
+    return labels

@@ -41,6 +41,7 @@ const std::vector<std::string> kRead = {
     "kubespawner_override.pod_affinity_required",
     "kubespawner_override.pod_anti_affinity_preferred",
     "kubespawner_override.extra_labels",
+    "kubespawner_override.common_labels",
     "kubespawner_override.extra_containers[].name",
     "kubespawner_override.extra_containers[].image",
     "kubespawner_override.extra_containers[].resources.requests",

@@ -189,7 +189,7 @@ def test_profile_on_a_zero_to_jupyterhub_hub_with_its_settings_published(profile
 # publish.kubespawnerDefaults): the storage traits, and the volumes cut down to their name and
 # claim, a list, as the scheduler publishes them (kubespawner_volumes below).
 STORAGE_TRAITS = ("storage_pvc_ensure", "storage_class", "storage_capacity",
-                  "storage_access_modes")
+                  "storage_access_modes", "common_labels")
 HOME_USERS = ["alice", "Alice.Smith@example.org", "0day", "x" * 60]
 
 

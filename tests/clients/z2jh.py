@@ -8,6 +8,9 @@ Everything after that - the pod, the claim, the profile's overrides - is KubeSpa
 code (clients.notebook).
 
 values.yaml (4.4.0)                           jupyterhub_config.py -> KubeSpawner trait
+(the chart's name, version, release)          common_labels (app, release, chart, and their
+                                                app.kubernetes.io/ names; NetworkPolicies
+                                                select user pods by them)
 singleuser.extraLabels network-access-hub     extra_labels
 singleuser.memory.guarantee 1G                mem_guarantee
 singleuser.uid 1000, fsGid 100                uid, fs_gid
@@ -60,6 +63,10 @@ def kubespawner_config(*, namespace: str = "jhub", storage: str = "dynamic",
     c = Config()
     k = c.KubeSpawner
     k.namespace = namespace
+    k.common_labels = {"app.kubernetes.io/name": "jupyterhub", "app": "jupyterhub",
+                       "app.kubernetes.io/instance": RELEASE, "release": RELEASE,
+                       "helm.sh/chart": "jupyterhub-4.4.0", "chart": "jupyterhub-4.4.0",
+                       "app.kubernetes.io/managed-by": "kubespawner"}
     k.extra_labels = {"hub.jupyter.org/network-access-hub": "true"}
     k.mem_guarantee = "1G"
     k.uid = 1000

@@ -169,6 +169,9 @@ json::value override(Withholder& w, const json::value& v, const std::string& pat
       {"pod_anti_affinity_required", verbatim},
       {"pod_anti_affinity_preferred", verbatim},
       {"extra_labels", verbatim},
+      // The labels KubeSpawner puts on every object (zero-to-jupyterhub's
+      // release and chart), so that a predicted home claim is the one made.
+      {"common_labels", verbatim},
       {"init_containers", containers},
       {"extra_containers", containers},
       {"extra_container_config", container_config},
