@@ -123,6 +123,9 @@ def lint_and_template(helm: str, out: Path) -> dict:
         (["--set", "replicaCount=2", "--set", "scheduler.leaderElection.enabled=false"],
          "two replicas without leader election"),
         (["--set", "service.type=LoadBalancer"], "a LoadBalancer Service (any pod may reach the port, not the world)"),
+        (["--set-json", "networkPolicy.podLabels=[{}]"], "a networkPolicy.podLabels entry without labels "
+                                                          "(it would admit every pod)"),
+        (["--set", "networkPolicy.namespaces[0]=Not_A_Namespace"], "a networkPolicy namespace that is no name"),
     ]:
         r = run([helm, "template", "x", CHART, *args])
         check(r.returncode != 0, f"helm template refuses {what}" + (f": {r.stderr.strip().splitlines()[-1][:160]}"
@@ -163,16 +166,13 @@ def lint_and_template(helm: str, out: Path) -> dict:
               "BEGIN CERTIFICATE" in d["data"]["ca.crt"] for d in config_maps),
           f"values-daskhub-gke.yaml publishes the CA ConfigMap {ca_name} that daskhub-values.yaml mounts "
           f"for TIGHTPACK_SNAPSHOT_CA_FILE, in the hub's namespace")
-    # Any pod can connect: the default NetworkPolicy lets only user pods reach the secure port.
+    # Who the policies admit is judged by cyclonus, for the real clients' pods
+    # (tests/clients/test_network_policy.py); here: the probe port has no rule at all.
     policy = next((d for d in rendered["tightpack"] if d["kind"] == "NetworkPolicy"), None)
     rules = (policy or {}).get("spec", {}).get("ingress", [])
-    secure = [r for r in rules if any(p.get("port") == "https" for p in r.get("ports", []))]
-    check(policy is not None and len(secure) == 1 and
-          secure[0].get("from") == [{"namespaceSelector": {}, "podSelector": {"matchLabels":
-                                                                           {"component": "singleuser-server"}}}] and
-          any(p.get("port") == "probes" for r in rules for p in r.get("ports", [])),
-          "the default NetworkPolicy admits only user pods (component=singleuser-server) to the secure port, "
-          "the kubelet to the probe port")
+    check(policy is not None and rules and
+          all(p.get("port") == "https" for r in rules for p in r.get("ports", [{"port": None}])),
+          "the default NetworkPolicy has rules for the secure port only: no pod reaches the probe port")
     check(f'scheduler_name = "{default_name}"' in hub["jupyterhub"]["hub"]["extraConfig"]["tightpack"],
           f"daskhub-values.yaml sets KubeSpawner.scheduler_name to {default_name}")
     check(hub["dask-gateway"]["gateway"]["backend"]["worker"]["extraPodConfig"]["schedulerName"] == default_name,
@@ -246,6 +246,14 @@ def install(api: Api, helm: str, rendered: dict, out: Path, kubeconfig: Path, im
             (("replicas: 0" in notes) == dropin) and f"schedulerName: {name}" in notes and \
             f"https://{release}.{namespace}.svc:10259/snapshot" in notes
         check(ok, f"helm install {release} prints NOTES.txt telling what to set in the hub for {name}")
+        # Its /metrics check uses what the scheduler runs below prove: a system:monitoring
+        # token, and the published CA verifying the Service's name.
+        host = f"{release}.{namespace}.svc"
+        check("--clusterrole=system:monitoring" in notes and f"configmap {release}-ca " in notes and
+              f"--cacert tightpack-ca.crt --resolve {host}:10259:127.0.0.1" in notes and
+              f"https://{host}:10259/metrics" in notes,
+              f"helm install {release}: NOTES.txt checks /metrics with a system:monitoring token over TLS "
+              f"verified by the chart's CA for {host}")
 
 
 def upgrade_and_uninstall(api: Api, helm: str, rendered: dict, out: Path, kubeconfig: Path):
@@ -258,7 +266,8 @@ def upgrade_and_uninstall(api: Api, helm: str, rendered: dict, out: Path, kubeco
     log = open(out / "kube-controller-manager.log", "w")
     cm = subprocess.Popen([str(ROOT / "build" / "controlplane" / "kube-controller-manager"),
                            "--kubeconfig", str(kubeconfig), "--controllers",
-                           "deployment-controller,replicaset-controller,garbage-collector-controller",
+                           "deployment-controller,replicaset-controller,garbage-collector-controller,"
+                           "resourcequota-controller",
                            "--leader-elect=false", "--secure-port=0", "--use-service-account-credentials=false",
                            "-v=2"], stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                           start_new_session=True)
@@ -306,6 +315,7 @@ def upgrade_and_uninstall(api: Api, helm: str, rendered: dict, out: Path, kubeco
         r = run([helm, "history", release, "--namespace", namespace, "-o", "json"], env=env)
         revisions = [h["revision"] for h in json.loads(r.stdout or "[]")]
         check(revisions == [1, 2, 3], f"helm history {release}: revisions {revisions}")
+        critical_pods(api, rendered)
 
         names = [rel for _, rel, _ in RELEASES]
         # What the check below looks for is found while the releases are installed.
@@ -325,6 +335,31 @@ def upgrade_and_uninstall(api: Api, helm: str, rendered: dict, out: Path, kubeco
         cm.terminate()
         cm.wait(timeout=15)
         log.close()
+
+
+def critical_pods(api: Api, rendered: dict):
+    """The API server limits the system-*-critical classes as GKE does (test_chart.sh's
+    admission configuration): values-daskhub-gke.yaml's replicas start in their namespace
+    through the chart's ResourceQuota, where a pod of that class without one is refused."""
+    release, namespace = "tightpack-gke", "tightpack-gke"
+    dep = next(d for d in rendered[release] if d["kind"] == "Deployment")
+    klass = dep["spec"]["template"]["spec"]["priorityClassName"]
+
+    def pods() -> list:
+        return api.list(f"/api/v1/namespaces/{namespace}/pods", labelSelector=f"app.kubernetes.io/instance={release}")
+
+    started = wait_for(lambda: len(pods()) >= dep["spec"]["replicas"] or None, 60)
+    check(started is True and all(p["spec"].get("priorityClassName") == klass for p in pods()),
+          f"{release}: the ReplicaSet controller creates its {dep['spec']['replicas']} {klass} pods through the "
+          f"chart's ResourceQuota ({len(pods())} made)")
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "critical"},
+           "spec": {"priorityClassName": klass, "containers": [{"name": "c", "image": "x"}]}}
+    # ResourceQuota admission words it as a plain error, which the API server answers with 500.
+    body = api.request("POST", "/api/v1/namespaces/tightpack/pods", pod, params={"dryRun": "All"},
+                       ok_statuses=(403, 500))
+    refused = body.get("kind") == "Status" and "insufficient quota to match these scopes" in body.get("message", "")
+    check(refused, f"a {klass} pod in a namespace without that quota is refused, as on GKE "
+                   f"({body.get('message') if refused else 'admitted'})")
 
 
 def leftovers(api: Api, releases: list) -> list:

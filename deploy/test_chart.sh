@@ -52,6 +52,25 @@ done
 [[ -x $out/tightpack ]] || { echo "test_chart: no runnable $tightpack" >&2; exit 1; }
 echo "test_chart: tightpack binary: $tightpack"
 cp_dir=$PWD/$out/controlplane
+# As GKE (and Kubernetes' own cluster/gce scripts) configure ResourceQuota admission: a pod
+# of a system-*-critical PriorityClass is admitted only where a ResourceQuota covers that
+# class; kube-system has one. values-daskhub-gke.yaml's pods must still start.
+cat >"$out/admission-config.yaml" <<'YAML'
+apiVersion: apiserver.config.k8s.io/v1
+kind: AdmissionConfiguration
+plugins:
+  - name: ResourceQuota
+    configuration:
+      apiVersion: apiserver.config.k8s.io/v1
+      kind: ResourceQuotaConfiguration
+      limitedResources:
+        - resource: pods
+          matchScopes:
+            - scopeName: PriorityClass
+              operator: In
+              values: [system-node-critical, system-cluster-critical]
+YAML
+export CP_ADMISSION_CONFIG=$PWD/$out/admission-config.yaml
 trap 'tests/controlplane/controlplane.sh stop "$cp_dir" >/dev/null 2>&1 || true' EXIT
 tests/controlplane/controlplane.sh start "$cp_dir"
 status=0

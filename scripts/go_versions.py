@@ -2,8 +2,8 @@
 """One version of each Go module across the Go builds that share a build cache.
 
 A test run builds several Go programs from their own modules: the test control plane (Kubernetes
-v1.37.2 and etcd), its provisioner, kube-scheduler v1.37.2's framework for conformance, Helm, kwok
-and the image's registry. Go compiles a package once per distinct input, and a package's input
+v1.37.2 and etcd), its provisioner, kube-scheduler v1.37.2's framework for conformance, Helm, cyclonus' NetworkPolicy
+matcher, kwok and the image's registry. Go compiles a package once per distinct input, and a package's input
 includes its dependencies' compiled output: if two modules resolve golang.org/x/text or
 k8s.io/api to different versions, everything above them compiles twice. On a fresh machine that
 was most of Helm's and kwok's builds (k8s.io/api alone is 13 MB of Go).
@@ -33,6 +33,7 @@ SHARED = {
     "tests/controlplane/provisioner": (".",),  # tests/controlplane/build.sh
     "tests/conformance/reference": (".",),  # tests/conformance/reference/build.sh
     "deploy/helm/tools": ("helm.sh/helm/v4/cmd/helm",),  # deploy/helm/build_helm.sh
+    "deploy/helm/netpol": (".",),  # deploy/helm/build_netpol_judge.sh
     "tests/live/kwok": ("sigs.k8s.io/kwok/cmd/kwok",),  # tests/live/build.sh
     "deploy/image-tools": ("./registry",),  # deploy/image-tools/build_registry.sh
 }

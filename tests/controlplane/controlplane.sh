@@ -20,6 +20,10 @@
 # it Ready, as in a cluster with kubelets. Only for callers that give their
 # nodes heartbeats (tests/live: kwok) and run that controller.
 #
+# CP_ADMISSION_CONFIG=FILE at start: kube-apiserver's --admission-control-config-file
+# (kept as DIR/admission-config.yaml, for restarts too), e.g. the chart test's
+# ResourceQuota limits on the system-*-critical PriorityClasses, as GKE configures them.
+#
 # After start: CP_URL (https://127.0.0.1:PORT), CP_TOKEN (an admin bearer token,
 # group system:masters), CP_CA (the serving certificate), CP_KUBECONFIG, and
 # CP_NOBODY_TOKEN / CP_NOBODY_KUBECONFIG (user tightpack-test-nobody: authenticated,
@@ -52,6 +56,9 @@ _controlplane_launch_apiserver() {
   # (zero-to-jupyterhub's block-cloud-metadata init container is one).
   local disabled_node_conditions=,TaintNodesByCondition
   [[ -z ${CP_NODE_CONDITIONS:-} ]] || disabled_node_conditions=
+  local admission=()
+  [[ ! -f $CP_DIR/admission-config.yaml ]] ||
+    admission=(--admission-control-config-file "$CP_DIR/admission-config.yaml")
   $CP_DETACH "$CP_BIN/kube-apiserver" --etcd-servers "$CP_ETCD_URL" \
     --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "$CP_API_PORT" \
     --tls-cert-file "$CP_DIR/apiserver.crt" --tls-private-key-file "$CP_DIR/apiserver.key" \
@@ -60,7 +67,7 @@ _controlplane_launch_apiserver() {
     --service-account-key-file "$CP_DIR/sa.pub" --service-account-signing-key-file "$CP_DIR/sa.key" \
     --service-cluster-ip-range 10.96.0.0/16 \
     --disable-admission-plugins "ServiceAccount${disabled_node_conditions}" \
-    --enable-admission-plugins ExtendedResourceToleration --allow-privileged \
+    --enable-admission-plugins ExtendedResourceToleration --allow-privileged "${admission[@]}" \
     --endpoint-reconciler-type none \
     </dev/null >>"$CP_DIR/kube-apiserver.log" 2>&1 &
   CP_APISERVER_PID=$!
@@ -117,6 +124,7 @@ controlplane_start() {
   openssl rsa -in "$CP_DIR/sa.key" -pubout -out "$CP_DIR/sa.pub" 2>/dev/null
   CP_TOKEN=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
   CP_NOBODY_TOKEN=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
+  [[ -z ${CP_ADMISSION_CONFIG:-} ]] || cp "$CP_ADMISSION_CONFIG" "$CP_DIR/admission-config.yaml"
   # The second user has no groups besides system:authenticated and no RBAC
   # grants: every list or watch of the scheduler's resources is forbidden.
   {
