@@ -18,10 +18,9 @@ import json
 import subprocess
 from pathlib import Path
 
+import clients
 import pytest
 import yaml
-
-import clients
 import z2jh
 
 ROOT = Path(__file__).resolve().parents[2]
