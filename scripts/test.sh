@@ -145,7 +145,7 @@ stage "build: kube-scheduler-reference (kube-scheduler v1.37.2's own framework; 
 lowest tests/conformance/reference/build.sh || { echo "build of kube-scheduler-reference failed"; exit 1; }
 stage "test: the corpus' current answers are kube-scheduler v1.37.2's (tests/conformance/corpus-v1.37)"
 lowest tests/conformance/record_corpus.sh --check scheduler || status=1
-stage "test: quantities at and beyond int64's ends count as resource.ParseQuantity counts them (40,000 spellings)"
+stage "test: quantities at and beyond int64's ends count as resource.ParseQuantity counts them, pods' sums as NodeInfo sums them (40,000 spellings, 10,000 pods)"
 lowest python3 tests/conformance/quantities.py || status=1
 stage "test: differential conformance, 1,000 fresh scenarios through kube-scheduler v1.37.2 and tightpack replay"
 lowest tests/conformance/differential.sh --count 1000 --allow-known || status=1

@@ -401,7 +401,8 @@ uint32_t Cluster::scalar_index(std::string_view name) const {
 
 PodUsage Cluster::usage_of(const Pod& pod) const {
   PodUsage u;
-  if (pod.init_containers.empty() && pod.overhead.empty() && pod.pod_requests.empty()) {
+  if (pod.init_containers.empty() && pod.overhead.empty() && pod.pod_requests.empty() &&
+      !pod.go_requests) {
     // Most pods: the requests are the containers' sum; no ResourceList to build.
     for (const auto& c : pod.containers) {
       const int64_t* cpu = find_resource(c.requests, "cpu");

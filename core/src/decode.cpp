@@ -41,27 +41,49 @@ Result<json::value> parse_json(std::string_view text) {
   return Error{"", "invalid JSON at " + where + ": " + ec.message()};
 }
 
-Result<int64_t> resource_amount(std::string_view resource, const json::value& v) {
-  const int32_t shift = resource == "cpu" ? 3 : 0;
-  std::string text;
+namespace {
+
+// Quantity.UnmarshalJSON: strings.TrimSpace of a string, or a bare number's text.
+Result<std::string> quantity_text(const json::value& v, std::string_view& trimmed) {
   if (v.is_string()) {
-    // Quantity.UnmarshalJSON parses strings.TrimSpace of the value.
     constexpr const char* kSpace = " \t\n\v\f\r";
     std::string_view s = v.get_string();
-    size_t first = s.find_first_not_of(kSpace);
-    if (first != std::string_view::npos) {
-      std::string_view trimmed = s.substr(first, s.find_last_not_of(kSpace) - first + 1);
-      if (auto fast = Quantity::fast_scaled(trimmed, shift)) return *fast;
-      text = std::string(trimmed);
-    }
-  } else if (v.is_int64() || v.is_uint64() || v.is_double()) {
-    text = json::serialize(v);  // Quantity also unmarshals bare JSON numbers
-  } else {
-    return Error{"", std::string("expected a quantity, got ") + kind_name(v)};
+    const size_t first = s.find_first_not_of(kSpace);
+    trimmed = first == std::string_view::npos
+                  ? std::string_view()
+                  : s.substr(first, s.find_last_not_of(kSpace) - first + 1);
+    return std::string();
   }
-  auto q = Quantity::parse(text);
+  if (v.is_int64() || v.is_uint64() || v.is_double()) {
+    return json::serialize(v);  // Quantity also unmarshals bare JSON numbers
+  }
+  return Error{"", std::string("expected a quantity, got ") + kind_name(v)};
+}
+
+}  // namespace
+
+Result<Quantity> resource_quantity(const json::value& v) {
+  std::string_view trimmed;
+  auto text = quantity_text(v, trimmed);
+  if (!text) return text.error();
+  return Quantity::parse(v.is_string() ? trimmed : std::string_view(*text));
+}
+
+Result<int64_t> resource_amount(std::string_view resource, const json::value& v, bool* whole) {
+  const int32_t shift = resource == "cpu" ? 3 : 0;
+  std::string_view trimmed;
+  auto text = quantity_text(v, trimmed);
+  if (!text) return text.error();
+  if (v.is_string()) {
+    if (!trimmed.empty()) {
+      if (auto fast = Quantity::fast_scaled(trimmed, shift, whole)) return *fast;
+    }
+    *text = std::string(trimmed);
+  }
+  auto q = Quantity::parse(*text);
   if (!q) return q.error();
-  if (q->negative()) return Error{"", "quantity " + quote_value(text) + " must not be negative"};
+  if (q->negative()) return Error{"", "quantity " + quote_value(*text) + " must not be negative"};
+  if (whole) *whole = q->whole_in(shift);
   return shift == 3 ? q->milli_value() : q->value();
 }
 
@@ -69,8 +91,9 @@ namespace {
 
 constexpr std::string_view kMetadataNameLabel = "kubernetes.io/metadata.name";
 
+// `whole` turns false when an amount is not whole (resource_amount).
 Fail read_resources(const json::object& o, std::string_view key, const JsonPath& path,
-                    ResourceList& out) {
+                    ResourceList& out, bool* whole = nullptr) {
   const json::value* v = member(o, key);
   if (!v) return std::nullopt;
   JsonPath p = path.field(key);
@@ -78,8 +101,10 @@ Fail read_resources(const json::object& o, std::string_view key, const JsonPath&
   TP_TRY(as_object(*v, p, m));
   out.clear();
   for (const auto& kv : *m) {
-    auto amount = resource_amount(kv.key(), kv.value());
+    bool w = true;
+    auto amount = resource_amount(kv.key(), kv.value(), whole ? &w : nullptr);
     if (!amount) return Error{p.field(kv.key()).str(), amount.error().message};
+    if (whole && !w) *whole = false;
     out.emplace_back(std::string(kv.key()), *amount);
   }
   std::sort(out.begin(), out.end());
@@ -95,24 +120,24 @@ void default_requests_from_limits(ResourceList& requests, const ResourceList& li
 }
 
 Fail read_resource_requirements(const json::object& o, const JsonPath& path, ResourceList& requests,
-                                ResourceList& limits) {
+                                ResourceList& limits, bool& whole) {
   const json::value* v = member(o, "resources");
   if (!v) return std::nullopt;
   JsonPath p = path.field("resources");
   const json::object* r = nullptr;
   TP_TRY(as_object(*v, p, r));
-  TP_TRY(read_resources(*r, "requests", p, requests));
-  TP_TRY(read_resources(*r, "limits", p, limits));
+  TP_TRY(read_resources(*r, "requests", p, requests, &whole));
+  TP_TRY(read_resources(*r, "limits", p, limits, &whole));
   default_requests_from_limits(requests, limits);
   return std::nullopt;
 }
 
-Fail read_container(const json::value& v, const JsonPath& path, Container& c) {
+Fail read_container(const json::value& v, const JsonPath& path, Container& c, bool& whole) {
   const json::object* o = nullptr;
   TP_TRY(as_object(v, path, o));
   TP_TRY(read_string(*o, "name", path, c.name));
   TP_TRY(read_string(*o, "image", path, c.image));
-  TP_TRY(read_resource_requirements(*o, path, c.requests, c.limits));
+  TP_TRY(read_resource_requirements(*o, path, c.requests, c.limits, whole));
   std::string restart_policy;
   TP_TRY(read_string(*o, "restartPolicy", path, restart_policy));
   c.restart_always = restart_policy == "Always";
@@ -136,7 +161,7 @@ Fail read_container(const json::value& v, const JsonPath& path, Container& c) {
 }
 
 Fail read_containers(const json::object& o, std::string_view key, const JsonPath& path,
-                     std::vector<Container>& out) {
+                     std::vector<Container>& out, bool& whole) {
   const json::value* v = member(o, key);
   if (!v) return std::nullopt;
   JsonPath p = path.field(key);
@@ -144,9 +169,55 @@ Fail read_containers(const json::object& o, std::string_view key, const JsonPath
   TP_TRY(as_array(*v, p, a));
   out.resize(a->size());
   for (size_t i = 0; i < a->size(); ++i) {
-    TP_TRY(read_container((*a)[i], p.index(static_cast<int64_t>(i)), out[i]));
+    TP_TRY(read_container((*a)[i], p.index(static_cast<int64_t>(i)), out[i], whole));
   }
   return std::nullopt;
+}
+
+// A resources object's requests as ParseQuantity gives them, defaulted from
+// its limits as the API server does. Only called after read_resources has
+// read the same object, so every amount parses.
+QuantityList go_requests_of(const json::object* resources) {
+  QuantityList out;
+  if (!resources) return out;
+  for (const char* key : {"requests", "limits"}) {
+    const json::value* list = member(*resources, key);
+    if (!list || !list->is_object()) continue;
+    for (const auto& kv : list->get_object()) {
+      const bool have =
+          std::any_of(out.begin(), out.end(), [&](const auto& e) { return e.first == kv.key(); });
+      if (have) continue;  // a request wins over its limit
+      if (auto q = resource_quantity(kv.value())) out.emplace_back(std::string(kv.key()), *q);
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  return out;
+}
+
+const json::object* resources_of(const json::value& holder) {
+  if (!holder.is_object()) return nullptr;
+  const json::value* r = member(holder.get_object(), "resources");
+  return r && r->is_object() ? &r->get_object() : nullptr;
+}
+
+std::vector<QuantityList> go_container_requests(const json::object& spec, std::string_view key) {
+  std::vector<QuantityList> out;
+  const json::value* v = member(spec, key);
+  if (!v || !v->is_array()) return out;
+  for (const json::value& c : v->get_array()) out.push_back(go_requests_of(resources_of(c)));
+  return out;
+}
+
+GoRequestsRef go_requests(const json::object& spec) {
+  auto r = std::make_shared<GoRequests>();
+  r->containers = go_container_requests(spec, "containers");
+  r->init_containers = go_container_requests(spec, "initContainers");
+  if (const json::value* o = member(spec, "overhead"); o && o->is_object()) {
+    json::object wrapped{{"requests", *o}};
+    r->overhead = go_requests_of(&wrapped);
+  }
+  r->pod_requests = go_requests_of(resources_of(spec));
+  return GoRequestsRef{std::move(r)};
 }
 
 Fail read_requirements(const json::object& o, std::string_view key, const JsonPath& path,
@@ -518,11 +589,13 @@ Status decode_pod_into(const json::value& v, const JsonPath& path, Pod& pod) {
       std::string policy;
       TP_TRY(read_string(*s, "preemptionPolicy", sp, policy));
       pod.preempt_never = policy == "Never";
-      TP_TRY(read_containers(*s, "containers", sp, pod.containers));
-      TP_TRY(read_containers(*s, "initContainers", sp, pod.init_containers));
-      TP_TRY(read_resources(*s, "overhead", sp, pod.overhead));
+      bool whole = true;
+      TP_TRY(read_containers(*s, "containers", sp, pod.containers, whole));
+      TP_TRY(read_containers(*s, "initContainers", sp, pod.init_containers, whole));
+      TP_TRY(read_resources(*s, "overhead", sp, pod.overhead, &whole));
       ResourceList pod_limits;
-      TP_TRY(read_resource_requirements(*s, sp, pod.pod_requests, pod_limits));
+      TP_TRY(read_resource_requirements(*s, sp, pod.pod_requests, pod_limits, whole));
+      if (!whole) pod.go_requests = go_requests(*s);
       TP_TRY(read_string_map(*s, "nodeSelector", sp, pod.node_selector));
       TP_TRY(read_tolerations(*s, sp, pod.tolerations));
       TP_TRY(read_affinity(*s, sp, pod));

@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "tightpack/go_int.hpp"
+#include "tightpack/go_quantity.hpp"
 
 namespace tightpack {
 namespace {
@@ -17,6 +18,86 @@ ResourceList with_non_missing(const ResourceList& requests, bool cpu, bool memor
 
 bool starts_with(std::string_view s, std::string_view prefix) {
   return s.substr(0, prefix.size()) == prefix;
+}
+
+// PodRequests over the amounts as Quantities (GoRequests), converted once at
+// the end: aggregateContainerResourcesByFn, applyPodLevelResources, overhead.
+using GoList = std::vector<std::pair<std::string, GoQuantity>>;
+
+GoQuantity* find(GoList& list, std::string_view name) {
+  for (auto& [n, q] : list) {
+    if (n == name) return &q;
+  }
+  return nullptr;
+}
+
+void add_list(GoList& into, const GoList& other) {  // addResourceList
+  for (const auto& [name, q] : other) {
+    if (GoQuantity* have = find(into, name)) {
+      have->add(q);
+    } else {
+      into.emplace_back(name, q);
+    }
+  }
+}
+
+void max_list(GoList& into, const GoList& other) {  // maxResourceList
+  for (const auto& [name, q] : other) {
+    GoQuantity candidate = q;
+    GoQuantity* have = find(into, name);
+    if (!have) {
+      into.emplace_back(name, candidate);
+    } else if (candidate.compare(*have) > 0) {
+      *have = candidate;
+    }
+  }
+}
+
+GoList go_list(const QuantityList& list) {
+  GoList out;
+  for (const auto& [name, q] : list) out.emplace_back(name, GoQuantity::of(q));
+  return out;
+}
+
+ResourceList go_pod_requests(const Pod& pod, bool default_cpu, bool default_memory) {
+  const GoRequests& r = *pod.go_requests.requests;
+  auto container = [&](const QuantityList& requests) {  // applyNonMissing
+    GoList out = go_list(requests);
+    if (default_cpu && !find(out, "cpu")) {
+      out.emplace_back("cpu", GoQuantity::int64_amount(kDefaultMilliCpuRequest, -3));
+    }
+    if (default_memory && !find(out, "memory")) {
+      out.emplace_back("memory", GoQuantity::int64_amount(kDefaultMemoryRequest, 0));
+    }
+    return out;
+  };
+  GoList reqs;
+  for (const auto& c : r.containers) add_list(reqs, container(c));
+  GoList sidecars, init_max;
+  for (size_t i = 0; i < r.init_containers.size(); ++i) {
+    GoList list = container(r.init_containers[i]);
+    if (i < pod.init_containers.size() && pod.init_containers[i].restart_always) {
+      add_list(reqs, list);
+      add_list(sidecars, list);
+      max_list(init_max, sidecars);
+    } else {
+      add_list(list, sidecars);
+      max_list(init_max, list);
+    }
+  }
+  max_list(reqs, init_max);
+  for (const auto& [name, q] : r.pod_requests) {  // IsSupportedPodLevelResource
+    if (name != "cpu" && name != "memory" && !starts_with(name, "hugepages-")) continue;
+    if (GoQuantity* have = find(reqs, name)) {
+      *have = GoQuantity::of(q);
+    } else {
+      reqs.emplace_back(name, GoQuantity::of(q));
+    }
+  }
+  add_list(reqs, go_list(r.overhead));
+  ResourceList out;
+  for (const auto& [name, q] : reqs) set_resource(out, name, q.scaled(name == "cpu" ? 3 : 0));
+  return out;
 }
 
 }  // namespace
@@ -66,6 +147,7 @@ std::pair<int64_t, int64_t> nonzero_requests_v130(const Pod& pod) {
 }
 
 ResourceList pod_requests(const Pod& pod, bool default_cpu, bool default_memory) {
+  if (pod.go_requests) return go_pod_requests(pod, default_cpu, default_memory);
   auto container_requests = [&](const Container& c) {
     return with_non_missing(c.requests, default_cpu, default_memory);
   };

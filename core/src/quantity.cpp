@@ -193,6 +193,49 @@ std::string Quantity::floor_digits(int64_t e, bool& fraction) const {
   return n;
 }
 
+void Quantity::nano_units(std::string& digits, int64_t& exponent) const {
+  const int64_t e = exp10_ + 9;
+  if (e >= 0) {
+    digits = digits_;
+    for (int32_t left = exp2_; left > 0; left -= 30)
+      multiply_decimal(digits, 1u << std::min(left, 30));
+    exponent = e;
+    return;
+  }
+  bool fraction = false;
+  digits = floor_digits(e, fraction);
+  exponent = 0;
+  if (!fraction) return;
+  // Plus one, carried through the trailing nines.
+  size_t i = digits.size();
+  while (i > 0 && digits[i - 1] == '9') digits[--i] = '0';
+  if (i == 0) {
+    digits.insert(digits.begin(), '1');
+  } else {
+    ++digits[i - 1];
+  }
+  if (digits.size() > 1 && digits[0] == '0') digits.erase(0, digits.find_first_not_of('0'));
+}
+
+bool Quantity::whole_in(int32_t exp10_shift) const {
+  if (form_ != Form::kInt64 || int_value_ < 0) return false;
+  constexpr int64_t kLimit = int64_t{1} << 53;
+  int64_t v = int_value_;
+  const int64_t k = static_cast<int64_t>(int_scale_) + exp10_shift;
+  if (k >= 0) {
+    for (int64_t i = 0; i < k; ++i) {
+      if (v > kLimit / 10) return v == 0;
+      v *= 10;
+    }
+    return v <= kLimit;
+  }
+  for (int64_t i = 0; i < -k; ++i) {
+    if (v % 10 != 0) return false;
+    v /= 10;
+  }
+  return v <= kLimit;
+}
+
 bool Quantity::exceeds_int64() const {
   if (is_zero()) return false;
   const auto len = static_cast<int64_t>(digits_.size());
@@ -220,7 +263,9 @@ uint64_t Quantity::ceil_low64(int32_t exp10_shift) const {
   return low64(n) + (fraction ? 1 : 0);
 }
 
-std::optional<int64_t> Quantity::fast_scaled(std::string_view text, int32_t exp10_shift) {
+std::optional<int64_t> Quantity::fast_scaled(std::string_view text, int32_t exp10_shift,
+                                             bool* whole) {
+  bool exact = true;  // no rounding up to a whole unit
   // The same grammar as parse(), on views; anything unusual goes the exact way.
   size_t pos = 0, end = text.size();
   if (end == 0) return std::nullopt;
@@ -241,15 +286,27 @@ std::optional<int64_t> Quantity::fast_scaled(std::string_view text, int32_t exp1
     return true;
   };
   if (!take_digits(false)) return std::nullopt;
+  const int64_t int_digits = std::max(significant, 1);  // parse()'s num, at least "0"
   if (pos < end && text[pos] == '.') {
     ++pos;
     if (!take_digits(true)) return std::nullopt;
   }
+  // Without a digit ParseQuantity accepts some spellings ("e-5" is 0) and
+  // refuses others ("e-33"): parse() knows which.
+  if (text.find_first_of("0123456789") >= pos) return std::nullopt;
   Suffix suffix;
   if (!interpret_suffix(text.substr(pos), suffix)) return std::nullopt;
   // Exponents near int32's ends wrap in ParseQuantity's arithmetic.
   if (suffix.exponent > 1000 || suffix.exponent < -1000) return std::nullopt;
-  if (v == 0) return int64_t{0};
+  // Whether ParseQuantity keeps it as an int64Amount, as parse() decides.
+  const bool int64_form =
+      suffix.base == 10
+          ? 18 - int_digits - fraction_digits >= 0 && suffix.exponent - fraction_digits >= -9
+          : fraction_digits == 0 && 15 - int_digits - suffix.exponent * 3 / 10 - 1 >= 0;
+  if (v == 0) {
+    if (whole) *whole = int64_form;
+    return int64_t{0};
+  }
   if (negative) return std::nullopt;  // callers reject negatives through parse()
   int64_t e = exp10_shift - fraction_digits + (suffix.base == 10 ? suffix.exponent : 0);
   if (suffix.base == 2) v <<= suffix.exponent;  // v < 10^18 < 2^60, exponent ≤ 60
@@ -261,13 +318,50 @@ std::optional<int64_t> Quantity::fast_scaled(std::string_view text, int32_t exp1
     }
   } else if (e < -38) {
     v = 1;  // below one unit, which rounds up to one
+    exact = false;
   } else {
     unsigned __int128 p = 1;
     for (; e < 0; ++e) p *= 10;
-    v = v / p + (v % p != 0 ? 1 : 0);
+    exact = v % p == 0;
+    v = v / p + (exact ? 0 : 1);
   }
   if (v > kMax) return std::nullopt;
+  // (A BinarySI amount that int64 cannot hold is not an int64Amount either,
+  // but is beyond 2^53 anyway.)
+  if (whole) *whole = int64_form && exact && v <= (unsigned __int128){1} << 53;
   return static_cast<int64_t>(v);
+}
+
+// int64Amount.AsScaledInt64(-exp10_shift), as ScaledValue calls it.
+int64_t Quantity::int64_amount_scaled(int64_t v, int32_t int_scale, int32_t exp10_shift) {
+  constexpr int64_t kMaxInt64 = std::numeric_limits<int64_t>::max();
+  if (int_scale < -exp10_shift) {
+    // negativeScaleInt64: divided by 10^k, rounded away from zero (k ≤ 12).
+    const int32_t k = -exp10_shift - int_scale;
+    int64_t p = 1;
+    for (int32_t i = 0; i < k && p <= kMaxInt64 / 10; ++i) p *= 10;
+    const int64_t result = v / p;
+    if (v % p == 0) return result;
+    return v > 0 ? result + 1 : result - 1;
+  }
+  // positiveScaleInt64: multiplied by 10^k. k is an int32 difference that
+  // wraps; a negative k ("undefined" there) leaves v as it is. For k of 1, 2,
+  // 3, 6 and 9 one multiplication returns its wrapped product even when it
+  // overflows (the flag saying so is dropped by ScaledValue); any other k
+  // multiplies by ten in a loop that gives 0 once it overflows.
+  const int32_t k = int32_add(int_scale, exp10_shift);
+  if (k <= 0 || v == 0) return v;
+  if (v == std::numeric_limits<int64_t>::min()) return 0;
+  if (k == 1 || k == 2 || k == 3 || k == 6 || k == 9) {
+    int64_t p = 1;
+    for (int32_t i = 0; i < k; ++i) p *= 10;
+    return go_mul(v, p);
+  }
+  int64_t result = v;
+  for (int32_t i = 0; i < k; ++i) {
+    if (__builtin_mul_overflow(result, int64_t{10}, &result)) return 0;
+  }
+  return result;
 }
 
 // Quantity.ScaledValue(-exp10_shift): int64Amount.AsScaledInt64 for the int64
@@ -275,36 +369,8 @@ std::optional<int64_t> Quantity::fast_scaled(std::string_view text, int32_t exp1
 int64_t Quantity::scaled(int32_t exp10_shift) const {
   constexpr int64_t kMaxInt64 = std::numeric_limits<int64_t>::max();
   switch (form_) {
-    case Form::kInt64: {
-      const int64_t v = int_value_;
-      if (int_scale_ < -exp10_shift) {
-        // negativeScaleInt64: divided by 10^k, rounded away from zero (k ≤ 12).
-        const int32_t k = -exp10_shift - int_scale_;
-        int64_t p = 1;
-        for (int32_t i = 0; i < k && p <= kMaxInt64 / 10; ++i) p *= 10;
-        const int64_t result = v / p;
-        if (v % p == 0) return result;
-        return v > 0 ? result + 1 : result - 1;
-      }
-      // positiveScaleInt64: multiplied by 10^k. k is an int32 difference that
-      // wraps; a negative k ("undefined" there) leaves v as it is. For k of 1, 2,
-      // 3, 6 and 9 one multiplication returns its wrapped product even when it
-      // overflows (the flag saying so is dropped by ScaledValue); any other k
-      // multiplies by ten in a loop that gives 0 once it overflows.
-      const int32_t k = int32_add(int_scale_, exp10_shift);
-      if (k <= 0 || v == 0) return v;
-      if (v == std::numeric_limits<int64_t>::min()) return 0;
-      if (k == 1 || k == 2 || k == 3 || k == 6 || k == 9) {
-        int64_t p = 1;
-        for (int32_t i = 0; i < k; ++i) p *= 10;
-        return go_mul(v, p);
-      }
-      int64_t result = v;
-      for (int32_t i = 0; i < k; ++i) {
-        if (__builtin_mul_overflow(result, int64_t{10}, &result)) return 0;
-      }
-      return result;
-    }
+    case Form::kInt64:
+      return int64_amount_scaled(int_value_, int_scale_, exp10_shift);
     case Form::kDecCapped: {
       // inf.Dec 2^63 - 1 at scale 0: Value() is it; MilliValue() multiplies it by
       // int64(math.Pow10(3)), wrapping.

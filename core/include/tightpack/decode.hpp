@@ -80,6 +80,12 @@ Status decode_objects(const boost::json::value& v, const JsonPath& path, Cluster
 
 // Resource amount in the scheduler's unit for that resource: millicores for
 // cpu, the plain value for everything else.
-Result<int64_t> resource_amount(std::string_view resource, const boost::json::value& quantity);
+// `whole`, when given, says whether the amount is a whole number of units of
+// at most 2^53 (Quantity::whole_in): int64 sums of such amounts are
+// PodRequests' sums.
+Result<int64_t> resource_amount(std::string_view resource, const boost::json::value& quantity,
+                                bool* whole = nullptr);
+// The Quantity a resource amount is written as (a string, or a bare number).
+Result<Quantity> resource_quantity(const boost::json::value& quantity);
 
 }  // namespace tightpack

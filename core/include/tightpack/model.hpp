@@ -4,10 +4,13 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "tightpack/quantity.hpp"
 
 namespace tightpack {
 
@@ -174,6 +177,29 @@ struct PodVolume {
   bool operator==(const PodVolume&) const = default;
 };
 
+// The amounts PodRequests adds, in the form ParseQuantity gave them: each
+// container's and init container's requests (after defaulting from limits),
+// the overhead and the pod-level requests. Kept only for a pod with an amount
+// that int64 sums cannot add as kube-scheduler does (a fraction of a unit,
+// or beyond 2^53: go_quantity.hpp); shared, and compared by value.
+using QuantityList = std::vector<std::pair<std::string, Quantity>>;
+struct GoRequests {
+  std::vector<QuantityList> containers;
+  std::vector<QuantityList> init_containers;
+  QuantityList overhead;
+  QuantityList pod_requests;
+
+  bool operator==(const GoRequests&) const = default;
+};
+struct GoRequestsRef {
+  std::shared_ptr<const GoRequests> requests;
+
+  explicit operator bool() const { return requests != nullptr; }
+  bool operator==(const GoRequestsRef& o) const {
+    return requests == o.requests || (requests && o.requests && *requests == *o.requests);
+  }
+};
+
 struct Pod {
   std::string ns = "default";
   std::string name;
@@ -186,6 +212,7 @@ struct Pod {
   std::vector<Container> init_containers;
   ResourceList overhead;
   ResourceList pod_requests;  // spec.resources (pod-level), after defaulting from limits
+  GoRequestsRef go_requests;  // set only where int64 sums would differ from PodRequests'
   Labels node_selector;
   std::vector<Toleration> tolerations;
   NodeAffinity node_affinity;

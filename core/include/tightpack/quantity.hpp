@@ -36,13 +36,23 @@ class Quantity {
   // spellings, computed without building strings; nullopt for anything else
   // (negatives, more than 18 significant digits, amounts beyond int64, extreme
   // exponents, bad syntax), for which parse() gives the answer or the error.
-  static std::optional<int64_t> fast_scaled(std::string_view text, int32_t exp10_shift);
+  // `whole`, when given, is set as whole_in() would say of the parsed quantity.
+  static std::optional<int64_t> fast_scaled(std::string_view text, int32_t exp10_shift,
+                                            bool* whole = nullptr);
 
   bool negative() const { return negative_; }
   bool is_zero() const { return digits_ == "0"; }
   const std::string& text() const { return text_; }
 
+  // Whether q × 10^exp10_shift is a whole number of at most 2^53, kept as an
+  // int64Amount: the amounts whose sums in int64 are PodRequests' sums.
+  bool whole_in(int32_t exp10_shift) const;
+
+  bool operator==(const Quantity&) const = default;
+
  private:
+  friend class GoQuantity;  // reads the form ParseQuantity gave the amount
+
   // How ParseQuantity holds the amount.
   enum class Form : uint8_t {
     kInt64,      // int64Amount{int_value_, int_scale_}
@@ -51,12 +61,16 @@ class Quantity {
   };
 
   int64_t scaled(int32_t exp10_shift) const;
+  static int64_t int64_amount_scaled(int64_t value, int32_t scale, int32_t exp10_shift);
   // ceil(|q| × 10^exp10_shift) modulo 2^64, as an inf.Dec's big.Int.Int64() gives it.
   uint64_t ceil_low64(int32_t exp10_shift) const;
   bool exceeds_int64() const;  // |q| > 2^63 - 1
   // The integer part of |q| × 10^e as decimal digits, and whether a fraction
   // was cut off; callers bound e so that the digits stay few.
   std::string floor_digits(int64_t e, bool& fraction) const;
+  // ceil(|q| × 10^9) as digits × 10^exponent, the zeros not spelled out: the
+  // unscaled integer of ParseQuantity's inf.Dec, rounded up to nano units.
+  void nano_units(std::string& digits, int64_t& exponent) const;
 
   std::string text_;
   bool negative_ = false;

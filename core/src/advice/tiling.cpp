@@ -178,6 +178,8 @@ int64_t round_down(const std::string& resource, int64_t amount) {
 std::optional<Pod> resized(const Pod& pod, const ResourceList& requests, std::string* container) {
   Pod out = pod;
   const ResourceList now = pod_requests(pod, false);
+  // The new amounts are whole units: the int64 sums are PodRequests' again.
+  out.go_requests = {};
   for (const auto& [name, want] : requests) {
     const int64_t* have = find_resource(now, name);
     const int64_t delta = (have ? *have : 0) - want;

@@ -41,8 +41,9 @@ bool same_placement(const Pod& a, const Pod& b) {
   };
   return a.labels == b.labels && a.priority == b.priority && a.start_time == b.start_time &&
          a.deletion_timestamp.empty() == b.deletion_timestamp.empty() && a.overhead == b.overhead &&
-         a.pod_requests == b.pod_requests && a.pod_affinity_terms == b.pod_affinity_terms &&
-         a.controller == b.controller && same_containers(a.containers, b.containers) &&
+         a.pod_requests == b.pod_requests && a.go_requests == b.go_requests &&
+         a.pod_affinity_terms == b.pod_affinity_terms && a.controller == b.controller &&
+         same_containers(a.containers, b.containers) &&
          same_containers(a.init_containers, b.init_containers);
 }
 

@@ -22,10 +22,22 @@ json::object resources(const ResourceList& list) {
   return o;
 }
 
-json::object container(const Container& c, size_t i) {
+// A pod whose amounts only sum as kube-scheduler sums them as Quantities
+// (GoRequests) gets its requests as they were written.
+json::object quantities(const QuantityList& list) {
+  json::object o;
+  for (const auto& [name, q] : list) o[name] = q.text();
+  return o;
+}
+
+json::object container(const Container& c, size_t i, const QuantityList* written) {
   json::object o{{"name", "c" + std::to_string(i)}};
   json::object res;
-  if (!c.requests.empty()) res["requests"] = resources(c.requests);
+  if (written) {
+    if (!written->empty()) res["requests"] = quantities(*written);
+  } else if (!c.requests.empty()) {
+    res["requests"] = resources(c.requests);
+  }
   if (!c.limits.empty()) res["limits"] = resources(c.limits);
   if (!res.empty()) o["resources"] = std::move(res);
   json::array ports;
@@ -108,15 +120,24 @@ class PodRedactor {
     }
     json::object spec{{"nodeName", rec.holds()}, {"priority", p.priority}};
     json::array containers, inits, volumes;
+    const GoRequests* written = p.go_requests ? p.go_requests.requests.get() : nullptr;
+    auto at = [](const std::vector<QuantityList>& lists, size_t i) {
+      return i < lists.size() ? &lists[i] : nullptr;
+    };
     for (size_t i = 0; i < p.containers.size(); ++i)
-      containers.push_back(container(p.containers[i], i));
+      containers.push_back(
+          container(p.containers[i], i, written ? at(written->containers, i) : nullptr));
     for (size_t i = 0; i < p.init_containers.size(); ++i)
-      inits.push_back(container(p.init_containers[i], i));
+      inits.push_back(
+          container(p.init_containers[i], i, written ? at(written->init_containers, i) : nullptr));
     spec["containers"] = std::move(containers);
     if (!inits.empty()) spec["initContainers"] = std::move(inits);
-    if (!p.overhead.empty()) spec["overhead"] = resources(p.overhead);
-    if (!p.pod_requests.empty())
-      spec["resources"] = json::object{{"requests", resources(p.pod_requests)}};
+    if (written ? !written->overhead.empty() : !p.overhead.empty())
+      spec["overhead"] = written ? quantities(written->overhead) : resources(p.overhead);
+    if (written ? !written->pod_requests.empty() : !p.pod_requests.empty()) {
+      spec["resources"] = json::object{
+          {"requests", written ? quantities(written->pod_requests) : resources(p.pod_requests)}};
+    }
     if (!p.tolerations.empty()) spec["tolerations"] = tolerations(p.tolerations);
     if (!p.node_selector.empty()) spec["nodeSelector"] = labels(p.node_selector);
     for (size_t i = 0; i < ca.local_volumes.size(); ++i) {

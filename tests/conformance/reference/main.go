@@ -48,10 +48,18 @@ func main() {
 	percentage := flag.Int("percentage-of-nodes-to-score", -1, "override the scenario's percentageOfNodesToScore (0: kube-scheduler's adaptive default; default: the scenario's, else 100)")
 	version := flag.Bool("version", false, "print the kube-scheduler module version and exit")
 	quantities := flag.Bool("quantities", false, "read one JSON string per line, a quantity's spelling, and print resource.ParseQuantity's Value() and MilliValue() of it (tests/conformance/quantities.py)")
+	podRequests := flag.Bool("pod-requests", false, "read one JSON pod per line and print what the scheduler's NodeInfo counts of it (requested, non-zero requested; tests/conformance/quantities.py)")
 	flag.Parse()
 	klog.SetLogger(logr.Discard())
 	if *version {
 		fmt.Println("kube-scheduler-reference: k8s.io/kubernetes " + kubernetesVersion())
+		return
+	}
+	if *podRequests {
+		if err := runPodRequests(os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "kube-scheduler-reference:", err)
+			os.Exit(2)
+		}
 		return
 	}
 	if *quantities {
