@@ -60,7 +60,8 @@ TEST(GoQuantity, DecodeKeepsQuantitiesOnlyWhereInt64SumsWouldDiffer) {
       {"name": "a", "resources": {"requests": {"cpu": "1500m", "memory": "4Gi"}}},
       {"name": "b", "resources": {"requests": {"cpu": 1.5, "memory": "512Mi"}}}]}})");
   EXPECT_FALSE(plain.go_requests);
-  EXPECT_EQ(pod_requests(plain, false), testing::resources({{"cpu", 3000}, {"memory", 4608 * testing::kMi}}));
+  EXPECT_EQ(pod_requests(plain, false),
+            testing::resources({{"cpu", 3000}, {"memory", 4608 * testing::kMi}}));
 
   auto halves = testing::pod_from_json(R"({"metadata": {"name": "p"}, "spec": {"containers": [
       {"name": "a", "resources": {"requests": {"cpu": "1.5m", "memory": "0.5"}}},

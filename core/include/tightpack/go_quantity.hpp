@@ -48,8 +48,8 @@ class GoQuantity {
   bool dec_ = false;
   int64_t int_value_ = 0;  // int64Amount{value, scale}
   int32_t int_scale_ = 0;
-  Decimal dec_value_;       // inf.Dec: its value exactly,
-  int32_t dec_scale_ = 0;   // and its scale (the unscaled integer is value × 10^scale)
+  Decimal dec_value_;      // inf.Dec: its value exactly,
+  int32_t dec_scale_ = 0;  // and its scale (the unscaled integer is value × 10^scale)
 };
 
 }  // namespace tightpack
