@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+
 namespace tightpack::daemon {
 namespace {
 
@@ -54,6 +57,48 @@ TEST(RequestPacer, RemembersBoundedClientsForgettingIdleOnesFirst) {
   // Once their buckets have filled again they are forgotten for a newcomer.
   EXPECT_TRUE(pacer.reserve("c3", t0 + std::chrono::seconds(10)));
   EXPECT_EQ(pacer.clients(), 1u);
+}
+
+// 200 sidebars, each asking every 5 s, spread over the seconds (40 a second)
+// for a minute: how many requests are refused.
+int refused_of_200_sidebars(RequestPacer& pacer, Clock::time_point t) {
+  int refused = 0;
+  for (int second = 0; second < 60; ++second) {
+    for (int i = 0; i < 40; ++i) {
+      const int client = (second % 5) * 40 + i;
+      const std::string address =
+          "10.1." + std::to_string(client / 250) + "." + std::to_string(client % 250);
+      if (!pacer.reserve(address, t + milliseconds(second * 1000 + i * 25))) ++refused;
+    }
+  }
+  return refused;
+}
+
+TEST(RequestPacer, TheSharedRateGrowsWithTheClientsThatAsk) {
+  PacerLimits limits;  // 10 a second at least, 0.4 more per client, 100 at most
+  RequestPacer pacer(limits);
+  auto t = Clock::now();
+  EXPECT_EQ(refused_of_200_sidebars(pacer, t), 0);
+  EXPECT_DOUBLE_EQ(pacer.shared_rate(), 80);  // 200 clients asked within the minute, × 0.4
+  // Once they have stopped asking for a window, the rate is the floor again.
+  t += std::chrono::seconds(200);
+  pacer.reserve("10.9.9.9", t);
+  EXPECT_DOUBLE_EQ(pacer.shared_rate(), limits.rate);
+
+  // One fixed rate of 10 a second (before): most of them wait past 5 s, refused.
+  limits.per_active_client = 0;
+  RequestPacer fixed(limits);
+  EXPECT_GT(refused_of_200_sidebars(fixed, Clock::now()), 1000);
+}
+
+TEST(RequestPacer, ManyAddressesCannotRaiseTheSharedRatePastItsCeiling) {
+  PacerLimits limits;
+  RequestPacer pacer(limits);
+  const auto t0 = Clock::now();
+  for (int i = 0; i < 1000; ++i)
+    pacer.reserve("10.2." + std::to_string(i / 250) + "." + std::to_string(i % 250), t0);
+  pacer.reserve("10.3.0.1", t0 + std::chrono::seconds(2));
+  EXPECT_DOUBLE_EQ(pacer.shared_rate(), limits.max_rate);
 }
 
 }  // namespace
