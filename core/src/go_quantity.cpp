@@ -3,6 +3,7 @@
 #include <limits>
 #include <string>
 
+#include "pow10_mod64.hpp"
 #include "tightpack/go_int.hpp"
 
 namespace tightpack {
@@ -12,15 +13,6 @@ constexpr uint32_t kLimb = 1000000000;  // 10^9
 
 int64_t floor_div(int64_t a, int64_t b) {
   return a / b - ((a % b != 0 && (a < 0) != (b < 0)) ? 1 : 0);
-}
-
-uint64_t pow10_mod64(int64_t exponent) {
-  uint64_t result = 1, base = 10;
-  for (; exponent > 0; exponent >>= 1) {
-    if (exponent & 1) result *= base;
-    base *= base;
-  }
-  return result;
 }
 
 uint32_t pow10_small(int64_t k) {  // 0 ≤ k ≤ 9

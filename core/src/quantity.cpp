@@ -6,6 +6,7 @@
 #include <limits>
 #include <optional>
 
+#include "pow10_mod64.hpp"
 #include "tightpack/go_int.hpp"
 
 namespace tightpack {
@@ -62,15 +63,6 @@ uint64_t low64(std::string_view digits) {
   uint64_t v = 0;
   for (char c : digits) v = v * 10 + static_cast<uint64_t>(c - '0');
   return v;
-}
-
-uint64_t pow10_low64(int64_t exponent) {
-  uint64_t result = 1, base = 10;
-  for (; exponent > 0; exponent >>= 1) {
-    if (exponent & 1) result *= base;
-    base *= base;
-  }
-  return result;
 }
 
 // Multiplies a decimal digit string in place by `factor` (≤ 2^31).
@@ -253,7 +245,7 @@ uint64_t Quantity::ceil_low64(int32_t exp10_shift) const {
   const int64_t e = exp10_ + exp10_shift;
   if (e >= 0) {
     // An integer: every factor modulo 2^64.
-    uint64_t v = low64(digits_) * pow10_low64(e);
+    uint64_t v = low64(digits_) * pow10_mod64(e);
     return exp2_ >= 64 ? 0 : v << exp2_;
   }
   const auto len = static_cast<int64_t>(digits_.size());
