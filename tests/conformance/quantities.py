@@ -142,6 +142,23 @@ def answers(cmd: list, lines: str) -> list:
     return [json.loads(line) for line in out.stdout.splitlines()]
 
 
+def compare(items: list, reference: list, tightpack: list, show) -> tuple:
+    """(how many the reference refuses, how many answers differ), the first 20 printed. An
+    error must meet an error; its wording may differ."""
+    lines = "".join(json.dumps(item) + "\n" for item in items)
+    ref, ours = answers(reference, lines), answers(tightpack, lines)
+    if len(ref) != len(items) or len(ours) != len(items):
+        sys.exit(f"quantities: {len(items)} inputs, {len(ref)} answers from the reference, "
+                 f"{len(ours)} from tightpack")
+    disagree = 0
+    for item, a, b in zip(items, ref, ours):
+        if ("error" in a) != ("error" in b) or ("error" not in a and a != b):
+            disagree += 1
+            if disagree <= 20:
+                print(f"  {show(item)}:\n    kube {json.dumps(a)[:300]}\n    tightpack {json.dumps(b)[:300]}")
+    return sum("error" in a for a in ref), disagree
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--count", type=int, default=20000, help="spellings per seed (default 20000)")
@@ -155,20 +172,8 @@ def main() -> int:
     for seed in seeds:
         r = random.Random(seed)
         texts += [spelling(r) for _ in range(args.count)]
-    lines = "".join(json.dumps(t) + "\n" for t in texts)
-    ref = answers([args.reference, "--quantities"], lines)
-    ours = answers([args.tightpack_values], lines)
-    if len(ref) != len(texts) or len(ours) != len(texts):
-        print(f"quantities: {len(texts)} spellings, {len(ref)} answers from the reference, {len(ours)} from tightpack")
-        return 1
-    disagree = 0
-    for text, a, b in zip(texts, ref, ours):
-        same = ("error" in a) == ("error" in b) and ("error" in a or a == b)
-        if not same:
-            disagree += 1
-            if disagree <= 20:
-                print(f"  {json.dumps(text)[:120]}: kube {json.dumps(a)[:200]}, tightpack {json.dumps(b)[:200]}")
-    errors = sum("error" in a for a in ref)
+    errors, disagree = compare(texts, [args.reference, "--quantities"], [args.tightpack_values],
+                               lambda t: json.dumps(t)[:120])
     print(f"quantities: {len(texts)} spellings (seeds {', '.join(seeds)}; {errors} invalid): "
           f"{len(texts) - disagree} agree, {disagree} disagree")
 
@@ -177,19 +182,9 @@ def main() -> int:
     for seed in seeds:
         r = random.Random(f"pods-{seed}")
         pods += [pod(r, i) for i in range(args.pods)]
-    lines = "".join(json.dumps(p) + "\n" for p in pods)
-    ref = answers([args.reference, "--pod-requests"], lines)
-    ours = answers([args.tightpack_values, "--pods"], lines)
-    if len(ref) != len(pods) or len(ours) != len(pods):
-        print(f"quantities: {len(pods)} pods, {len(ref)} answers from the reference, {len(ours)} from tightpack")
-        return 1
-    pod_disagree = 0
-    for p, a, b in zip(pods, ref, ours):
-        if ("error" in a) != ("error" in b) or ("error" not in a and a != b):
-            pod_disagree += 1
-            if pod_disagree <= 20:
-                print(f"  {json.dumps(p['spec'])[:400]}:\n    kube {json.dumps(a)[:300]}\n    tightpack {json.dumps(b)[:300]}")
-    pod_errors = sum("error" in a for a in ref)
+    pod_errors, pod_disagree = compare(pods, [args.reference, "--pod-requests"],
+                                       [args.tightpack_values, "--pods"],
+                                       lambda p: json.dumps(p["spec"])[:400])
     print(f"quantities: {len(pods)} pods of several containers (NodeInfo's requested and non-zero "
           f"requested; {pod_errors} invalid): {len(pods) - pod_disagree} agree, {pod_disagree} disagree")
     return 1 if disagree or pod_disagree else 0
