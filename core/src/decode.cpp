@@ -869,6 +869,14 @@ Fail visit_items(const json::value& v, const JsonPath& path, std::string_view de
     std::string kind(default_kind);
     TP_TRY(read_string(*o, "kind", ip, kind));
     if (kind.empty()) return value_error(ip.field("kind"), "an item of a v1 List needs a kind");
+    if (kind == "PodGroup") {
+      std::string api_version;
+      TP_TRY(read_string(*o, "apiVersion", ip, api_version));
+      if (api_version == "tightpack.io/v1") {
+        TP_TRY(decode_detail::visit_pod_group(*o, ip, visit));
+        continue;
+      }
+    }
     if (auto s = visit(kind, (*a)[i], ip); !s) return s.error();
   }
   return std::nullopt;

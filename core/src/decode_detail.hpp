@@ -6,6 +6,7 @@
 #include <string>
 
 #include "json_read.hpp"
+#include "tightpack/decode.hpp"
 #include "tightpack/model.hpp"
 
 namespace tightpack::decode_detail {
@@ -28,5 +29,11 @@ Fail read_pod_volume(const boost::json::object& volume, const JsonPath& path, Po
 // A storage amount (resources.requests.storage, capacity.storage): bytes,
 // rounded up; errors name the field.
 Fail read_storage_amount(const boost::json::value& v, const JsonPath& path, int64_t& out);
+
+// Calls `visit` with each pod of a PodGroup (apiVersion tightpack.io/v1): its
+// template with each member's [name, namespace, nodeName, owner name] put in,
+// at the member's path.
+Fail visit_pod_group(const boost::json::object& group, const JsonPath& path,
+                     const ObjectVisitor& visit);
 
 }  // namespace tightpack::decode_detail

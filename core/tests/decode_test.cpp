@@ -484,6 +484,64 @@ TEST(DecodeObjects, EmptyLists) {
   EXPECT_TRUE(out.nodes.empty());
 }
 
+// The scheduler's /snapshot writes pods that differ only by name, namespace,
+// node and owner name once (docs/scheduler.md); every reader sees the pods.
+TEST(DecodeObjects, PodGroupsAreThePodsTheyHold) {
+  ClusterObjects grouped = objects(R"({"kind": "List", "items": [
+    {"apiVersion": "tightpack.io/v1", "kind": "PodGroup",
+     "template": {"metadata": {"ownerReferences": [{"apiVersion": "v1", "kind": "ReplicaSet",
+                                                    "uid": "", "controller": true}]},
+                  "spec": {"priority": 5, "containers": [{"name": "c0",
+                           "resources": {"requests": {"cpu": "1500m"}}}],
+                           "tolerations": [{"key": "dask", "operator": "Exists"}]},
+                  "status": {"phase": "Running"}},
+     "pods": [["pod-a", "ns-1", "node-1", "owner-x"], ["pod-b", "ns-2", "", "owner-y"]]},
+    {"apiVersion": "tightpack.io/v1", "kind": "PodGroup",
+     "template": {"spec": {"containers": [{"name": "c0"}]}},
+     "pods": [["pod-c", "ns-1", "node-2"]]}]})");
+  ClusterObjects expanded = objects(R"({"kind": "List", "items": [
+    {"apiVersion": "v1", "kind": "Pod",
+     "metadata": {"name": "pod-a", "namespace": "ns-1", "ownerReferences": [{"apiVersion": "v1",
+                  "kind": "ReplicaSet", "name": "owner-x", "uid": "", "controller": true}]},
+     "spec": {"nodeName": "node-1", "priority": 5, "containers": [{"name": "c0",
+              "resources": {"requests": {"cpu": "1500m"}}}],
+              "tolerations": [{"key": "dask", "operator": "Exists"}]},
+     "status": {"phase": "Running"}},
+    {"apiVersion": "v1", "kind": "Pod",
+     "metadata": {"name": "pod-b", "namespace": "ns-2", "ownerReferences": [{"apiVersion": "v1",
+                  "kind": "ReplicaSet", "name": "owner-y", "uid": "", "controller": true}]},
+     "spec": {"priority": 5, "containers": [{"name": "c0",
+              "resources": {"requests": {"cpu": "1500m"}}}],
+              "tolerations": [{"key": "dask", "operator": "Exists"}]},
+     "status": {"phase": "Running"}},
+    {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "pod-c", "namespace": "ns-1"},
+     "spec": {"nodeName": "node-2", "containers": [{"name": "c0"}]}}]})");
+  ASSERT_EQ(grouped.pods.size(), 3u);
+  EXPECT_EQ(grouped.pods, expanded.pods);
+  EXPECT_EQ(grouped.pods[1].controller->name, "owner-y");
+}
+
+TEST(DecodeObjects, PodGroupMistakesNameTheMember) {
+  const char* head =
+      R"({"kind": "List", "items": [{"apiVersion": "tightpack.io/v1", "kind": "PodGroup", )";
+  Error e = objects_error(std::string(head) +
+                          R"("template": {"spec": {}}, "pods": [["a", "b", "n"], ["a", "b"]]}]})");
+  EXPECT_EQ(e.path, "$.items[0].pods[1]");
+  EXPECT_TRUE(contains(e.message, "[name, namespace, nodeName]")) << e.message;
+  e = objects_error(std::string(head) + R"("template": {"spec": {}}, "pods": [["a", 7, "n"]]}]})");
+  EXPECT_EQ(e.path, "$.items[0].pods[0][1]");
+  e = objects_error(std::string(head) + R"("pods": []}]})");
+  EXPECT_EQ(e.path, "$.items[0].template");
+  // A member's own mistake is named at the member.
+  e = objects_error(std::string(head) +
+                    R"("template": {"spec": {"priority": "high"}}, "pods": [["a", "b", "n"]]}]})");
+  EXPECT_EQ(e.path.rfind("$.items[0].pods[0]", 0), 0u) << e.path;
+  // Another apiVersion's PodGroup is not ours: skipped as any unknown kind.
+  ClusterObjects other = objects(
+      R"({"kind": "List", "items": [{"apiVersion": "example.com/v1", "kind": "PodGroup"}]})");
+  EXPECT_TRUE(other.pods.empty());
+}
+
 TEST(DecodeObjects, UnknownShapes) {
   Error e = objects_error(R"({"kind": "Deployment"})");
   EXPECT_EQ(e.path, "$.kind");

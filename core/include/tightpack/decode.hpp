@@ -67,7 +67,10 @@ struct ClusterObjects {
 
 // Calls `visit` with each Kubernetes object of a v1 List (or any *List), a
 // single object, or {"nodes": [...], "pods": [...]}, with its kind and path;
-// the first error stops the walk.
+// the first error stops the walk. A List item of kind PodGroup (apiVersion
+// tightpack.io/v1, what the in-cluster scheduler's /snapshot publishes:
+// {"template": Pod, "pods": [[name, namespace, nodeName, owner name], ...]},
+// the owner name only when the template has an owner) is visited as its pods.
 using ObjectVisitor = std::function<Status(std::string_view kind, const boost::json::value& object,
                                            const JsonPath& path)>;
 Status visit_objects(const boost::json::value& v, const JsonPath& path, const ObjectVisitor& visit);
