@@ -12,6 +12,7 @@
 #include "daemon/cache.hpp"
 #include "daemon/snapshot.hpp"
 #include "decision_by_name.hpp"
+#include "tightpack/decode.hpp"
 #include "tightpack/framework/framework.hpp"
 #include "tightpack/profile.hpp"
 #include "tightpack/what_if/what_if.hpp"
@@ -241,6 +242,43 @@ TEST(ClusterCache, ARelistKeepsAssumptionsOfPodsStillPending) {
   EXPECT_EQ(cache.cluster().req_cpu()[0], 1000);
 }
 
+// What a sidebar reads of a /snapshot answer: the envelope, its cluster's
+// items as core's visit_objects gives them (PodGroups as their pods).
+json::object read_snapshot(const std::string& text) {
+  json::object snap = json::parse(text).as_object();
+  json::array items;
+  auto s = visit_objects(snap.at("cluster"), JsonPath("cluster"),
+                         [&](std::string_view, const json::value& item, const JsonPath&) -> Status {
+                           items.push_back(item);
+                           return Ok{};
+                         });
+  EXPECT_TRUE(s) << s.error().what();
+  snap["cluster"] = json::object{{"apiVersion", "v1"}, {"kind", "List"}, {"items", items}};
+  return snap;
+}
+
+// JSON text with every object's keys sorted: the two forms write keys in
+// other orders.
+std::string sorted_text(const json::value& v) {
+  if (v.is_array()) {
+    std::string out = "[";
+    for (const json::value& e : v.as_array()) out += sorted_text(e) + ",";
+    return out + "]";
+  }
+  if (!v.is_object()) return json::serialize(v);
+  std::map<std::string, const json::value*> keys;
+  for (const auto& kv : v.as_object()) keys.emplace(std::string(kv.key()), &kv.value());
+  std::string out = "{";
+  for (const auto& [k, e] : keys) out += k + ":" + sorted_text(*e) + ",";
+  return out + "}";
+}
+
+json::object snapshot_of(const ClusterCache& cache, const json::value& config,
+                         const Published& published, uint64_t seed,
+                         PodForm form = PodForm::kGrouped) {
+  return read_snapshot(RedactedSnapshot(cache, config, std::nullopt, published, seed).text(form));
+}
+
 TEST(Snapshot, NamesNoPodImageOrLabelAndPlacesTheSame) {
   ClusterCache cache;
   cache.replace_nodes({node("node-a", 8), node("node-b", 8, "gpu")});
@@ -259,15 +297,28 @@ TEST(Snapshot, NamesNoPodImageOrLabelAndPlacesTheSame) {
   cache.upsert_pod(owned);
   cache.upsert_pod(pod("bob-notebook", 500, "node-b"));
   cache.upsert_pod(pod("carol-pending", 700));  // holds no room: not published
-  const json::object snap = redacted_snapshot(
-      cache, json::object{{"kind", "KubeSchedulerConfiguration"}}, std::nullopt,
-      Published{json::array{json::object{{"display_name", "Small"}}}, nullptr}, 1);
-  const std::string text = json::serialize(snap);
-  for (const char* secret :
-       {"alice", "bob", "carol", "registry.example", "secret", "notebook-of", "jhub"}) {
-    EXPECT_EQ(text.find(secret), std::string::npos) << secret << " in " << text;
+  const Published profiles{json::array{json::object{{"display_name", "Small"}}}, nullptr};
+  const json::object config{{"kind", "KubeSchedulerConfiguration"}};
+  for (PodForm form : {PodForm::kGrouped, PodForm::kExpanded}) {
+    const std::string text = RedactedSnapshot(cache, config, std::nullopt, profiles, 1).text(form);
+    for (const char* secret :
+         {"alice", "bob", "carol", "registry.example", "secret", "notebook-of", "jhub"}) {
+      EXPECT_EQ(text.find(secret), std::string::npos) << secret << " in " << text;
+    }
+    EXPECT_NE(text.find("safe-to-evict"), std::string::npos);
   }
-  EXPECT_NE(text.find("safe-to-evict"), std::string::npos);
+  // One draw, two forms: the same pods (in another order).
+  const RedactedSnapshot drawn(cache, config, std::nullopt, profiles, 1);
+  auto items = [](const json::object& snap) {
+    std::vector<std::string> out;
+    for (const json::value& item : snap.at("cluster").at("items").as_array())
+      out.push_back(sorted_text(item));
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  EXPECT_EQ(items(read_snapshot(drawn.text(PodForm::kGrouped))),
+            items(read_snapshot(drawn.text(PodForm::kExpanded))));
+  const json::object snap = snapshot_of(cache, config, profiles, 1);
   for (const char* key : {"cluster", "pools", "schedulerConfiguration", "profiles"})
     EXPECT_TRUE(snap.contains(key)) << key;
 
@@ -286,6 +337,51 @@ TEST(Snapshot, NamesNoPodImageOrLabelAndPlacesTheSame) {
     EXPECT_EQ(published.pod_count()[m], ours.pod_count()[n]) << ours.name(n);
     EXPECT_EQ(published.alloc_cpu()[m], ours.alloc_cpu()[n]) << ours.name(n);
   }
+}
+
+// Pods that differ only by name, namespace, owner and node are written once:
+// the snapshot's size grows with the kinds of pods, not their number.
+TEST(Snapshot, PodsOfOneSpecAreOneGroup) {
+  ClusterCache cache;
+  cache.replace_nodes({node("node-a", 64), node("node-b", 64)});
+  for (int i = 0; i < 40; ++i) {
+    auto p = pod("worker-" + std::to_string(i), 1000, i % 2 ? "node-a" : "node-b");
+    p.pod.ns = i % 3 ? "alice" : "bob";
+    p.controller_kind = "ReplicaSet";
+    p.controller_name = "rs-" + std::to_string(i % 4);
+    p.pod.tolerations.push_back(
+        Toleration{"k8s.dask.org/dedicated", "Equal", "worker", "NoSchedule", std::nullopt});
+    cache.upsert_pod(p);
+  }
+  cache.upsert_pod(pod("notebook", 500, "node-a"));
+  const RedactedSnapshot drawn(cache, json::object{}, std::nullopt, Published{}, 1);
+  const json::object grouped = json::parse(drawn.text(PodForm::kGrouped)).as_object();
+  std::vector<size_t> sizes;
+  for (const json::value& item : grouped.at("cluster").at("items").as_array()) {
+    if (item.at("kind") == "PodGroup") sizes.push_back(item.at("pods").as_array().size());
+  }
+  std::sort(sizes.begin(), sizes.end());
+  EXPECT_EQ(sizes, (std::vector<size_t>{1, 40}));
+  EXPECT_LT(drawn.text(PodForm::kGrouped).size() * 3, drawn.text(PodForm::kExpanded).size());
+  // Read back, the 41 pods and their 4 owners and 2 namespaces.
+  std::set<std::string> owners, namespaces;
+  size_t pods = 0;
+  const json::object read = read_snapshot(drawn.text(PodForm::kGrouped));
+  for (const json::value& item : read.at("cluster").at("items").as_array()) {
+    if (item.at("kind") != "Pod") continue;
+    ++pods;
+    namespaces.insert(std::string(item.at("metadata").at("namespace").as_string()));
+    if (const json::value* refs = item.at("metadata").as_object().if_contains("ownerReferences"))
+      owners.insert(std::string(refs->as_array()[0].at("name").as_string()));
+  }
+  std::set<std::pair<std::string, std::string>> controllers;
+  for (const auto& [key, rec] : cache.pods()) {
+    if (!rec.pod.controller_name.empty())
+      controllers.emplace(rec.pod.pod.ns, rec.pod.controller_name);
+  }
+  EXPECT_EQ(pods, 41u);
+  EXPECT_EQ(owners.size(), controllers.size());  // one owner in one namespace: one pseudonym
+  EXPECT_EQ(namespaces.size(), 3u);
 }
 
 // A snapshot with every pseudonym taken out: each pod without its name,
@@ -356,21 +452,18 @@ TEST(Snapshot, PseudonymsDoNotFollowNamesOrOrder) {
   // pseudonyms; so does another seed.
   const ClusterCache renamed =
       users({"zoe", "yann", "xena", "will", "vera", "ugo"}, {"zz-team", "aa-team"});
-  const auto expected =
-      canonical(redacted_snapshot(cache, json::object{}, std::nullopt, Published{}, 7));
-  EXPECT_EQ(canonical(redacted_snapshot(renamed, json::object{}, std::nullopt, Published{}, 7)),
-            expected);
-  EXPECT_EQ(canonical(redacted_snapshot(cache, json::object{}, std::nullopt, Published{}, 8)),
-            expected);
-  // Over many snapshots every user's pod comes first about as often as any
-  // other (a pod's cpu request tells which it is), and pseudonyms are new
-  // each time: the order says nothing of the names.
+  const auto expected = canonical(snapshot_of(cache, json::object{}, Published{}, 7));
+  EXPECT_EQ(canonical(snapshot_of(renamed, json::object{}, Published{}, 7)), expected);
+  EXPECT_EQ(canonical(snapshot_of(cache, json::object{}, Published{}, 8)), expected);
+  // Every pod a Pod: over many snapshots every user's pod comes first about as
+  // often as any other (a pod's cpu request tells which it is), and
+  // pseudonyms are new each time: the order says nothing of the names.
   std::map<std::string, int> first;
   std::set<std::string> pseudonyms;
   const int snapshots = 600;
   for (int seed = 0; seed < snapshots; ++seed) {
     const json::object snap =
-        redacted_snapshot(cache, json::object{}, std::nullopt, Published{}, seed);
+        snapshot_of(cache, json::object{}, Published{}, seed, PodForm::kExpanded);
     for (const json::value& item : snap.at("cluster").at("items").as_array()) {
       if (item.at("kind") != "Pod") continue;
       pseudonyms.insert(std::string(item.at("metadata").at("name").as_string()));
@@ -382,6 +475,19 @@ TEST(Snapshot, PseudonymsDoNotFollowNamesOrOrder) {
     }
   }
   EXPECT_EQ(pseudonyms.size(), static_cast<size_t>(snapshots) * names.size());
+  // Grouped: groups in the order of what they hold, members in pseudonym
+  // order, so the pods' order without pseudonyms is the same whoever they are.
+  auto shapes = [](const json::object& snap) {
+    std::vector<std::string> out;
+    for (const json::value& item : snap.at("cluster").at("items").as_array()) {
+      if (item.at("kind") == "Pod")
+        out.push_back(json::serialize(item.at("spec").at("containers").at(0).at("resources")));
+    }
+    return out;
+  };
+  const auto order = shapes(snapshot_of(cache, json::object{}, Published{}, 1));
+  EXPECT_EQ(shapes(snapshot_of(renamed, json::object{}, Published{}, 2)), order);
+  EXPECT_EQ(shapes(snapshot_of(cache, json::object{}, Published{}, 3)), order);
   ASSERT_EQ(first.size(), names.size());
   for (const auto& [pod, count] : first)
     EXPECT_GT(count, snapshots / static_cast<int>(names.size()) / 2) << pod;

@@ -973,8 +973,9 @@ class TightpackScheduler(SchedulerProcess):
         assert status == 200, f"/metrics answered {status}: {text[:300]}"
         return Metrics(text)
 
-    def snapshot(self) -> dict:
-        status, text = self.get("/snapshot", timeout=30)
+    def snapshot(self, pods: str = "") -> dict:
+        """/snapshot; pods="grouped" as the sidebar asks (PodGroups, docs/scheduler.md)."""
+        status, text = self.get("/snapshot" + (f"?pods={pods}" if pods else ""), timeout=30)
         assert status == 200, f"/snapshot answered {status}: {text[:300]}"
         return json.loads(text)
 

@@ -130,6 +130,15 @@ def test_health_metrics_and_snapshot(cluster, schedulers, tmp_path):
     assert SECRET not in text.lower(), "pod names, images, labels, annotations or env leak into /snapshot: " + \
         text[max(0, text.lower().find(SECRET) - 200):text.lower().find(SECRET) + 200]
 
-    # The sidebar's prediction from /snapshot is the prediction from the API's own objects.
-    assert predict_counts(tmp_path, "snapshot", snap["cluster"]) == \
-        predict_counts(tmp_path, "api", cluster.snapshot_list())
+    # The sidebar's prediction from /snapshot is the prediction from the API's own objects,
+    # with every pod a Pod and as the sidebar asks for them, pods of one spec grouped.
+    from_api = predict_counts(tmp_path, "api", cluster.snapshot_list())
+    assert predict_counts(tmp_path, "snapshot", snap["cluster"]) == from_api
+    grouped = tp.snapshot(pods="grouped")
+    groups = [i for i in grouped["cluster"]["items"] if i.get("kind") == "PodGroup"]
+    assert not cluster_objects(grouped["cluster"], "Pod")
+    assert sum(len(g["pods"]) for g in groups) == len(bound)
+    assert len(groups) < len(bound), f"{len(groups)} groups for {len(bound)} pods"
+    assert predict_counts(tmp_path, "grouped", grouped["cluster"]) == from_api
+    status, text = tp.get("/snapshot?pods=all", timeout=30)
+    assert status == 400 and "pods=grouped" in text, (status, text)

@@ -10,6 +10,8 @@ import tornado.web
 import yaml
 from conftest import example
 
+from jupyterlab_tightpack.sources import scheduler
+
 RFC3339_UTC = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
 
 
@@ -179,7 +181,7 @@ class FakeScheduler(tornado.web.RequestHandler):
         self.seen = seen if seen is not None else []
 
     def get(self):
-        self.seen.append(dict(self.request.headers))
+        self.seen.append(dict(self.request.headers, query=self.request.query))
         if self.token is not None and self.request.headers.get("Authorization") != f"Bearer {self.token}":
             self.set_status(401)
             self.finish("Unauthorized: /snapshot needs a bearer token")
@@ -212,6 +214,17 @@ async def test_scheduler_envelope(serve, tightpack, get):
     assert body["schedulerConfiguration"]["kind"] == "KubeSchedulerConfiguration"
     assert body["profiles"][0]["slug"] == "small"
     assert body["notes"] == ["from the scheduler"]
+
+
+async def test_the_scheduler_is_asked_for_grouped_pods(serve, tightpack, get):
+    """Pods of one spec come as one PodGroup, which the engine reads as the pods they are."""
+    seen: list = []
+    url = serve([("/snapshot", FakeScheduler, {"answer": envelope(), "seen": seen})])
+    tightpack.snapshot_url = url + "/snapshot?pods=expanded&x=1"
+    status, body = await get("snapshot")
+    assert status == 200, body
+    assert seen[0]["query"] == "x=1&pods=grouped"
+    assert scheduler.grouped("https://s:10259/snapshot") == "https://s:10259/snapshot?pods=grouped"
 
 
 async def test_scheduler_bare_list(serve, tightpack, get):
@@ -262,7 +275,7 @@ async def test_scheduler_http_error_and_bad_json(serve, tightpack, get):
     tightpack.snapshot_url = base + "/broken"
     status, body = await get("snapshot")
     assert status == 502
-    assert f"{base}/broken answered HTTP 503" in body["error"] and "engine down" in body["error"]
+    assert f"{base}/broken?pods=grouped answered HTTP 503" in body["error"] and "engine down" in body["error"]
     tightpack.snapshot_url = base + "/garbage"
     status, body = await get("snapshot", refresh="1")
     assert status == 502

@@ -67,15 +67,16 @@ class Scheduler {
   // Why the watch cache cannot keep up with the API server (a list or watch
   // refused again and again), or empty: /readyz reports it.
   std::string watch_problem() const;
-  // The redacted cluster view /snapshot serves, and its entity tag. Built
-  // again only when the cache changed and at most every `interval`; the
-  // redaction holds the decision lock, the serialisation does not.
+  // The redacted cluster view /snapshot serves in `form`, and its entity
+  // tag. Built again only when the cache changed and at most every
+  // `interval`; the redaction holds the decision lock, writing the text does
+  // not.
   struct PublishedSnapshot {
     std::string body;
     std::string etag;
   };
   std::shared_ptr<const PublishedSnapshot> snapshot(
-      std::chrono::milliseconds interval = kSnapshotInterval);
+      PodForm form = PodForm::kExpanded, std::chrono::milliseconds interval = kSnapshotInterval);
 
   // /home's answer for a hub user the hub has vouched for (storage_publish.hpp).
   std::string home(const std::string& user, const std::string& hub_namespace);
@@ -174,9 +175,12 @@ class Scheduler {
   Clock::time_point volumes_checked_{};
 
   std::mutex snapshot_m_;  // one builder at a time; never taken under m_
-  std::shared_ptr<const PublishedSnapshot> snapshot_;
-  uint64_t snapshot_generation_ = 0;
-  Clock::time_point snapshot_built_{};
+  struct SnapshotOfForm {
+    std::shared_ptr<const PublishedSnapshot> snapshot;
+    uint64_t generation = 0;
+    Clock::time_point built{};
+  };
+  SnapshotOfForm snapshots_[2];  // by PodForm
 
   std::function<Clock::time_point()> write_fence_;  // set before start()
   std::unique_ptr<kube::ApiWorkers> workers_, event_workers_;

@@ -1,9 +1,12 @@
 #include "daemon/snapshot.hpp"
 
+#include <algorithm>
 #include <boost/json.hpp>
+#include <charconv>
 #include <map>
 #include <random>
-#include <set>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "daemon/storage_publish.hpp"
 
@@ -12,65 +15,197 @@ namespace json = boost::json;
 
 namespace {
 
+// JSON text written directly: a pod's template is written for every bound
+// pod under the cache's lock (150,000 on a large hub), where building a
+// json::object each time took four times as long.
+void put_string(std::string& out, std::string_view s) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  out += '"';
+  for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (u < 0x20) {
+      out += "\\u00";
+      out += kHex[u >> 4];
+      out += kHex[u & 15];
+    } else {
+      out += c;
+    }
+  }
+  out += '"';
+}
+
+void put_int(std::string& out, int64_t v) {
+  char buf[24];
+  out.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
+}
+
+void put_key(std::string& out, std::string_view key) {
+  put_string(out, key);
+  out += ':';
+}
+
+// Opens `{` or `[`, writes a comma before every member but the first.
+class Nest {
+ public:
+  Nest(std::string& out, char open, char close) : out_(out), close_(close) { out_ += open; }
+  ~Nest() { out_ += close_; }
+  Nest(const Nest&) = delete;
+  Nest& operator=(const Nest&) = delete;
+  std::string& next() {
+    if (!first_) out_ += ',';
+    first_ = false;
+    return out_;
+  }
+  std::string& key(std::string_view k) {
+    put_key(next(), k);
+    return out_;
+  }
+
+ private:
+  std::string& out_;
+  char close_;
+  bool first_ = true;
+};
+
 // Amounts in the scheduler's units, printed so that core reads them back
 // exactly: millicores for cpu, plain integers for the rest.
-json::object resources(const ResourceList& list) {
-  json::object o;
+void put_resources(std::string& out, const ResourceList& list) {
+  Nest o(out, '{', '}');
   for (const auto& [name, amount] : list) {
-    o[name] = name == "cpu" ? std::to_string(amount) + "m" : std::to_string(amount);
+    std::string& to = o.key(name);
+    to += '"';
+    put_int(to, amount);
+    to += name == "cpu" ? "m\"" : "\"";
   }
-  return o;
 }
 
 // A pod whose amounts only sum as kube-scheduler sums them as Quantities
 // (GoRequests) gets its requests as they were written.
-json::object quantities(const QuantityList& list) {
-  json::object o;
-  for (const auto& [name, q] : list) o[name] = q.text();
-  return o;
+void put_quantities(std::string& out, const QuantityList& list) {
+  Nest o(out, '{', '}');
+  for (const auto& [name, q] : list) put_string(o.key(name), q.text());
 }
 
-json::object container(const Container& c, size_t i, const QuantityList* written) {
-  json::object o{{"name", "c" + std::to_string(i)}};
-  json::object res;
-  if (written) {
-    if (!written->empty()) res["requests"] = quantities(*written);
-  } else if (!c.requests.empty()) {
-    res["requests"] = resources(c.requests);
+void put_container(std::string& out, const Container& c, size_t i, const QuantityList* written) {
+  Nest o(out, '{', '}');
+  put_int(o.key("name") += "\"c", static_cast<int64_t>(i));
+  out += '"';
+  const bool requests = written ? !written->empty() : !c.requests.empty();
+  if (requests || !c.limits.empty()) {
+    Nest res(o.key("resources"), '{', '}');
+    if (written && requests) put_quantities(res.key("requests"), *written);
+    if (!written && requests) put_resources(res.key("requests"), c.requests);
+    if (!c.limits.empty()) put_resources(res.key("limits"), c.limits);
   }
-  if (!c.limits.empty()) res["limits"] = resources(c.limits);
-  if (!res.empty()) o["resources"] = std::move(res);
-  json::array ports;
-  for (const auto& p : c.ports) {
-    if (p.host_port == 0) continue;
-    json::object po{{"containerPort", p.container_port}, {"hostPort", p.host_port}};
-    if (!p.protocol.empty()) po["protocol"] = p.protocol;
-    if (!p.host_ip.empty()) po["hostIP"] = p.host_ip;
-    ports.push_back(std::move(po));
+  if (std::any_of(c.ports.begin(), c.ports.end(), [](const auto& p) { return p.host_port; })) {
+    Nest ports(o.key("ports"), '[', ']');
+    for (const auto& p : c.ports) {
+      if (p.host_port == 0) continue;
+      Nest po(ports.next(), '{', '}');
+      put_int(po.key("containerPort"), p.container_port);
+      put_int(po.key("hostPort"), p.host_port);
+      if (!p.protocol.empty()) put_string(po.key("protocol"), p.protocol);
+      if (!p.host_ip.empty()) put_string(po.key("hostIP"), p.host_ip);
+    }
   }
-  if (!ports.empty()) o["ports"] = std::move(ports);
-  if (c.restart_always) o["restartPolicy"] = "Always";
-  return o;
+  if (c.restart_always) put_string(o.key("restartPolicy"), "Always");
 }
 
-json::array tolerations(const std::vector<Toleration>& list) {
-  json::array a;
+void put_tolerations(std::string& out, const std::vector<Toleration>& list) {
+  Nest a(out, '[', ']');
   for (const auto& t : list) {
-    json::object o;
-    if (!t.key.empty()) o["key"] = t.key;
-    if (!t.op.empty()) o["operator"] = t.op;
-    if (!t.value.empty()) o["value"] = t.value;
-    if (!t.effect.empty()) o["effect"] = t.effect;
-    if (t.seconds) o["tolerationSeconds"] = *t.seconds;
-    a.push_back(std::move(o));
+    Nest o(a.next(), '{', '}');
+    if (!t.key.empty()) put_string(o.key("key"), t.key);
+    if (!t.op.empty()) put_string(o.key("operator"), t.op);
+    if (!t.value.empty()) put_string(o.key("value"), t.value);
+    if (!t.effect.empty()) put_string(o.key("effect"), t.effect);
+    if (t.seconds) put_int(o.key("tolerationSeconds"), *t.seconds);
   }
-  return a;
 }
 
-json::object labels(const Labels& l) {
-  json::object o;
-  for (const auto& [k, v] : l) o[k] = v;
-  return o;
+void put_labels(std::string& out, const Labels& l) {
+  Nest o(out, '{', '}');
+  for (const auto& [k, v] : l) put_string(o.key(k), v);
+}
+
+// What a bound pod shares with every pod of the same spec: all /snapshot
+// says of it but its name, namespace, owner name and node.
+void put_template(std::string& out, const autoscaler::CaPod& ca) {
+  const Pod& p = ca.pod;
+  Nest pod(out, '{', '}');
+  {
+    Nest meta(pod.key("metadata"), '{', '}');
+    // What cluster-autoscaler's drain rules read, nothing else (the cache
+    // keeps annotations sorted by key, as the decoder reads them).
+    auto published = [](const std::string& k) {
+      return k.rfind("cluster-autoscaler.kubernetes.io/", 0) == 0 ||
+             k == "kubernetes.io/config.mirror";
+    };
+    if (std::any_of(p.annotations.begin(), p.annotations.end(),
+                    [&](const auto& kv) { return published(kv.first); })) {
+      Nest a(meta.key("annotations"), '{', '}');
+      for (const auto& [k, v] : p.annotations) {
+        if (published(k)) put_string(a.key(k), k == "kubernetes.io/config.mirror" ? "mirror" : v);
+      }
+    }
+    if (!ca.controller_kind.empty()) {
+      Nest refs(meta.key("ownerReferences"), '[', ']');
+      Nest ref(refs.next(), '{', '}');
+      put_string(ref.key("apiVersion"), "v1");
+      put_string(ref.key("kind"), ca.controller_kind);
+      put_string(ref.key("uid"), "");
+      ref.key("controller") += "true";
+    }
+  }
+  {
+    Nest spec(pod.key("spec"), '{', '}');
+    put_int(spec.key("priority"), p.priority);
+    const GoRequests* written = p.go_requests ? p.go_requests.requests.get() : nullptr;
+    auto at = [](const std::vector<QuantityList>& lists, size_t i) {
+      return i < lists.size() ? &lists[i] : nullptr;
+    };
+    {
+      Nest containers(spec.key("containers"), '[', ']');
+      for (size_t i = 0; i < p.containers.size(); ++i)
+        put_container(containers.next(), p.containers[i], i,
+                      written ? at(written->containers, i) : nullptr);
+    }
+    if (!p.init_containers.empty()) {
+      Nest inits(spec.key("initContainers"), '[', ']');
+      for (size_t i = 0; i < p.init_containers.size(); ++i)
+        put_container(inits.next(), p.init_containers[i], i,
+                      written ? at(written->init_containers, i) : nullptr);
+    }
+    if (written ? !written->overhead.empty() : !p.overhead.empty()) {
+      if (written) {
+        put_quantities(spec.key("overhead"), written->overhead);
+      } else {
+        put_resources(spec.key("overhead"), p.overhead);
+      }
+    }
+    if (written ? !written->pod_requests.empty() : !p.pod_requests.empty()) {
+      Nest res(spec.key("resources"), '{', '}');
+      if (written) {
+        put_quantities(res.key("requests"), written->pod_requests);
+      } else {
+        put_resources(res.key("requests"), p.pod_requests);
+      }
+    }
+    if (!p.tolerations.empty()) put_tolerations(spec.key("tolerations"), p.tolerations);
+    if (!p.node_selector.empty()) put_labels(spec.key("nodeSelector"), p.node_selector);
+    if (!ca.local_volumes.empty()) {
+      Nest volumes(spec.key("volumes"), '[', ']');
+      for (size_t i = 0; i < ca.local_volumes.size(); ++i) {
+        put_int(volumes.next() += R"({"name":"v)", static_cast<int64_t>(i));
+        out += R"(","emptyDir":{}})";
+      }
+    }
+  }
+  Nest status(pod.key("status"), '{', '}');
+  put_string(status.key("phase"), p.phase.empty() ? "Running" : p.phase);
 }
 
 json::object node(const autoscaler::CaNode& n) {
@@ -83,138 +218,123 @@ json::object node(const autoscaler::CaNode& n) {
   json::object spec;
   if (!taints.empty()) spec["taints"] = std::move(taints);
   if (n.node.unschedulable) spec["unschedulable"] = true;
+  json::object labels;
+  for (const auto& [k, v] : n.node.labels) labels[k] = v;
+  json::object allocatable, capacity;
+  for (auto [list, out] :
+       {std::pair{&n.node.allocatable, &allocatable}, std::pair{&n.node.capacity, &capacity}}) {
+    for (const auto& [name, amount] : *list)
+      (*out)[name] = name == "cpu" ? std::to_string(amount) + "m" : std::to_string(amount);
+  }
   return json::object{
       {"apiVersion", "v1"},
       {"kind", "Node"},
-      {"metadata", {{"name", n.node.name}, {"labels", labels(n.node.labels)}}},
+      {"metadata", {{"name", n.node.name}, {"labels", std::move(labels)}}},
       {"spec", std::move(spec)},
       {"status",
-       {{"allocatable", resources(n.node.allocatable)},
-        {"capacity", resources(n.node.capacity)},
+       {{"allocatable", std::move(allocatable)},
+        {"capacity", std::move(capacity)},
         {"conditions",
          json::array{json::object{{"type", "Ready"}, {"status", n.ready ? "True" : "False"}}}}}}};
 }
 
-class PodRedactor {
- public:
-  explicit PodRedactor(uint64_t seed) : rng_(seed) {}
+std::string pseudonym_text(const char* prefix, uint64_t bits) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string name = prefix;
+  for (int i = 0; i < 16; ++i, bits >>= 4) name += kHex[bits & 15];
+  return name;
+}
 
-  json::object pod(const PodRecord& rec) {
+}  // namespace
+
+class RedactedSnapshot::Redactor {
+ public:
+  Redactor(RedactedSnapshot& s, uint64_t seed) : s_(s), rng_(seed) {}
+
+  void pod(const PodRecord& rec) {
     const autoscaler::CaPod& ca = rec.pod;
-    const Pod& p = ca.pod;
-    json::object meta{{"name", pseudonym("pod-")}, {"namespace", ns(p.ns)}};
-    json::object annotations;
-    for (const auto& [k, v] : p.annotations) {
-      // What cluster-autoscaler's drain rules read, nothing else.
-      if (k.rfind("cluster-autoscaler.kubernetes.io/", 0) == 0) annotations[k] = v;
-      if (k == "kubernetes.io/config.mirror") annotations[k] = "mirror";
-    }
-    if (!annotations.empty()) meta["annotations"] = std::move(annotations);
+    AnonymousPod a;
+    a.name = pseudonym();
+    a.ns = ns(ca.pod.ns);
+    a.node = index_of(rec.holds(), node_ids_, s_.node_names_);
     if (!ca.controller_kind.empty()) {
-      meta["ownerReferences"] =
-          json::array{json::object{{"apiVersion", "v1"},
-                                   {"kind", ca.controller_kind},
-                                   {"name", owner(ca.controller_kind, p.ns, ca.controller_name)},
-                                   {"uid", ""},
-                                   {"controller", true}}};
+      key_.assign(ca.controller_kind)
+          .append("/")
+          .append(ca.pod.ns)
+          .append("/")
+          .append(ca.controller_name);
+      auto [it, added] = owners_.try_emplace(key_, static_cast<uint32_t>(s_.owners_.size()));
+      // Pods of one controller stay recognisably together (scale-down reads
+      // that), under a name that says nothing.
+      if (added) s_.owners_.push_back(pseudonym());
+      a.owner = it->second;
     }
-    json::object spec{{"nodeName", rec.holds()}, {"priority", p.priority}};
-    json::array containers, inits, volumes;
-    const GoRequests* written = p.go_requests ? p.go_requests.requests.get() : nullptr;
-    auto at = [](const std::vector<QuantityList>& lists, size_t i) {
-      return i < lists.size() ? &lists[i] : nullptr;
-    };
-    for (size_t i = 0; i < p.containers.size(); ++i)
-      containers.push_back(
-          container(p.containers[i], i, written ? at(written->containers, i) : nullptr));
-    for (size_t i = 0; i < p.init_containers.size(); ++i)
-      inits.push_back(
-          container(p.init_containers[i], i, written ? at(written->init_containers, i) : nullptr));
-    spec["containers"] = std::move(containers);
-    if (!inits.empty()) spec["initContainers"] = std::move(inits);
-    if (written ? !written->overhead.empty() : !p.overhead.empty())
-      spec["overhead"] = written ? quantities(written->overhead) : resources(p.overhead);
-    if (written ? !written->pod_requests.empty() : !p.pod_requests.empty()) {
-      spec["resources"] = json::object{
-          {"requests", written ? quantities(written->pod_requests) : resources(p.pod_requests)}};
+    text_.clear();
+    put_template(text_, ca);
+    // Keyed by the kept text itself (a deque does not move its strings):
+    // where every pod is its own template, one copy, not two.
+    if (auto it = shape_ids_.find(text_); it != shape_ids_.end()) {
+      a.shape = it->second;
+    } else {
+      a.shape = static_cast<uint32_t>(s_.shapes_.size());
+      shape_ids_.emplace(s_.shapes_.emplace_back(text_), a.shape);
     }
-    if (!p.tolerations.empty()) spec["tolerations"] = tolerations(p.tolerations);
-    if (!p.node_selector.empty()) spec["nodeSelector"] = labels(p.node_selector);
-    for (size_t i = 0; i < ca.local_volumes.size(); ++i) {
-      volumes.push_back(
-          json::object{{"name", "v" + std::to_string(i)}, {"emptyDir", json::object{}}});
-    }
-    if (!volumes.empty()) spec["volumes"] = std::move(volumes);
-    return json::object{{"apiVersion", "v1"},
-                        {"kind", "Pod"},
-                        {"metadata", std::move(meta)},
-                        {"spec", std::move(spec)},
-                        {"status", {{"phase", p.phase.empty() ? "Running" : p.phase}}}};
+    s_.pods_.push_back(a);
   }
 
  private:
   // cluster-autoscaler treats kube-system apart; any other namespace may be
   // a user's (KubeSpawner can give each user one).
-  std::string ns(const std::string& name) {
-    if (name == "kube-system") return name;
-    auto [it, added] = namespaces_.try_emplace(name);
-    if (added) it->second = pseudonym("ns-");
-    return it->second;
-  }
-
-  // Pods of one controller stay recognisably together (scale-down reads
-  // that), under a name that says nothing.
-  std::string owner(const std::string& kind, const std::string& ns, const std::string& name) {
-    auto [it, added] = owners_.try_emplace(kind + "/" + ns + "/" + name);
-    if (added) it->second = pseudonym("owner-");
+  uint32_t ns(const std::string& name) {
+    if (name == "kube-system") return kKubeSystem;
+    auto [it, added] = namespaces_.try_emplace(name, static_cast<uint32_t>(s_.namespaces_.size()));
+    if (added) s_.namespaces_.push_back(pseudonym());
     return it->second;
   }
 
   // 64 random bits, never the same twice in one snapshot.
-  std::string pseudonym(const char* prefix) {
-    static constexpr char kHex[] = "0123456789abcdef";
-    std::string name;
-    do {
-      uint64_t bits = rng_();
-      name = prefix;
-      for (int i = 0; i < 16; ++i, bits >>= 4) name.push_back(kHex[bits & 15]);
-    } while (!used_.insert(name).second);
-    return name;
+  uint64_t pseudonym() {
+    uint64_t bits = 0;
+    do bits = rng_();
+    while (!used_.insert(bits).second);
+    return bits;
   }
 
+  static uint32_t index_of(const std::string& s, std::unordered_map<std::string, uint32_t>& ids,
+                           std::vector<std::string>& values) {
+    auto [it, added] = ids.try_emplace(s, static_cast<uint32_t>(values.size()));
+    if (added) values.push_back(s);
+    return it->second;
+  }
+
+  RedactedSnapshot& s_;
   std::mt19937_64 rng_;
-  std::set<std::string> used_;
-  std::map<std::string, std::string> owners_;
-  std::map<std::string, std::string> namespaces_;
+  std::unordered_set<uint64_t> used_;
+  std::unordered_map<std::string, uint32_t> owners_, namespaces_, node_ids_;
+  std::unordered_map<std::string_view, uint32_t> shape_ids_;
+  std::string text_, key_;
 };
 
-}  // namespace
-
-json::object redacted_snapshot(const ClusterCache& cache,
-                               const json::value& scheduler_configuration,
-                               const std::optional<json::value>& pools, const Published& published,
-                               uint64_t seed) {
-  json::array items;
-  for (const auto& [name, n] : cache.nodes()) items.push_back(node(n));
+RedactedSnapshot::RedactedSnapshot(const ClusterCache& cache,
+                                   const json::value& scheduler_configuration,
+                                   const std::optional<json::value>& pools,
+                                   const Published& published, uint64_t seed) {
+  for (const auto& [name, n] : cache.nodes()) objects_.push_back(node(n));
   // The classes say how a notebook's first home claim will be provisioned.
   for (const auto& [name, c] : cache.objects().storage_classes())
-    items.push_back(published_storage_class(c));
-  // Pseudonyms are drawn in key order (so that one seed gives one snapshot,
-  // whatever the hash order) and the pods listed in pseudonym order.
-  std::map<std::string, const PodRecord*> held;
+    objects_.push_back(published_storage_class(c));
+  // Pseudonyms are drawn in key order, so that one seed gives one snapshot
+  // whatever the hash order.
+  std::vector<std::pair<const std::string*, const PodRecord*>> held;
   for (const auto& [key, rec] : cache.pods()) {
-    if (!rec.holds().empty()) held.emplace(key, &rec);
+    if (!rec.holds().empty()) held.emplace_back(&key, &rec);
   }
-  PodRedactor redactor(seed);
-  std::map<std::string, json::object> by_pseudonym;
-  for (const auto& [key, rec] : held) {
-    json::object p = redactor.pod(*rec);
-    std::string name(p.at("metadata").at("name").as_string());
-    by_pseudonym.emplace(std::move(name), std::move(p));
-  }
-  for (auto& [name, p] : by_pseudonym) items.push_back(std::move(p));
-  json::object envelope{
-      {"cluster", {{"apiVersion", "v1"}, {"kind", "List"}, {"items", std::move(items)}}},
+  std::sort(held.begin(), held.end(),
+            [](const auto& a, const auto& b) { return *a.first < *b.first; });
+  Redactor redactor(*this, seed);
+  pods_.reserve(held.size());
+  for (const auto& [key, rec] : held) redactor.pod(*rec);
+  rest_ = json::object{
       {"pools", pools ? *pools : json::value(nullptr)},
       {"schedulerConfiguration", scheduler_configuration},
       {"profiles", published.profiles},
@@ -222,10 +342,81 @@ json::object redacted_snapshot(const ClusterCache& cache,
        json::array{
            "from the tightpack scheduler: pods are anonymous (no names, images or labels); node "
            "images are left out"}}};
-  if (!published.dask_gateway.is_null()) envelope["daskGateway"] = published.dask_gateway;
+  if (!published.dask_gateway.is_null()) rest_["daskGateway"] = published.dask_gateway;
   if (!published.kubespawner_defaults.is_null())
-    envelope["kubespawnerDefaults"] = published.kubespawner_defaults;
-  return envelope;
+    rest_["kubespawnerDefaults"] = published.kubespawner_defaults;
+}
+
+std::string RedactedSnapshot::text(PodForm form) const {
+  std::string out;
+  if (form == PodForm::kGrouped) {  // written once, without the copies growth makes
+    size_t bytes = 4096 + 100 * pods_.size() + 1000 * objects_.size();
+    for (const std::string& shape : shapes_) bytes += shape.size() + 64;
+    out.reserve(bytes);
+  }
+  // Pods in the order of their pseudonyms (random): neither the order nor
+  // the names say which pod is whose.
+  std::vector<const AnonymousPod*> order;
+  order.reserve(pods_.size());
+  for (const AnonymousPod& p : pods_) order.push_back(&p);
+  std::sort(order.begin(), order.end(),
+            [](const AnonymousPod* a, const AnonymousPod* b) { return a->name < b->name; });
+  auto namespace_text = [&](uint32_t ns) {
+    return ns == kKubeSystem ? std::string("kube-system") : pseudonym_text("ns-", namespaces_[ns]);
+  };
+  {
+    Nest envelope(out, '{', '}');
+    {
+      Nest cluster(envelope.key("cluster"), '{', '}');
+      put_string(cluster.key("apiVersion"), "v1");
+      put_string(cluster.key("kind"), "List");
+      Nest items(cluster.key("items"), '[', ']');
+      for (const json::value& o : objects_) items.next() += json::serialize(o);
+      if (form == PodForm::kExpanded) {
+        for (const AnonymousPod* p : order) {
+          // The template with the pod's own fields put in (as core's
+          // visit_objects puts them into a PodGroup's).
+          json::object pod = json::parse(shapes_[p->shape]).as_object();
+          json::object& meta = pod["metadata"].as_object();
+          meta["name"] = pseudonym_text("pod-", p->name);
+          meta["namespace"] = namespace_text(p->ns);
+          if (p->owner != kNoOwner) {
+            meta["ownerReferences"].as_array()[0].as_object()["name"] =
+                pseudonym_text("owner-", owners_[p->owner]);
+          }
+          pod["spec"].as_object()["nodeName"] = node_names_[p->node];
+          pod["apiVersion"] = "v1";
+          pod["kind"] = "Pod";
+          items.next() += json::serialize(pod);
+        }
+      } else {
+        // Groups in the order of what they hold, members in pseudonym order.
+        std::vector<std::vector<const AnonymousPod*>> members(shapes_.size());
+        for (const AnonymousPod* p : order) members[p->shape].push_back(p);
+        std::vector<uint32_t> shapes(shapes_.size());
+        for (uint32_t i = 0; i < shapes.size(); ++i) shapes[i] = i;
+        std::sort(shapes.begin(), shapes.end(),
+                  [&](uint32_t a, uint32_t b) { return shapes_[a] < shapes_[b]; });
+        for (uint32_t shape : shapes) {
+          Nest group(items.next(), '{', '}');
+          put_string(group.key("apiVersion"), "tightpack.io/v1");
+          put_string(group.key("kind"), "PodGroup");
+          group.key("template") += shapes_[shape];
+          Nest list(group.key("pods"), '[', ']');
+          for (const AnonymousPod* p : members[shape]) {
+            Nest m(list.next(), '[', ']');
+            put_string(m.next(), pseudonym_text("pod-", p->name));
+            put_string(m.next(), namespace_text(p->ns));
+            put_string(m.next(), node_names_[p->node]);
+            if (p->owner != kNoOwner)
+              put_string(m.next(), pseudonym_text("owner-", owners_[p->owner]));
+          }
+        }
+      }
+    }
+    for (const auto& [key, value] : rest_) envelope.key(key) += json::serialize(value);
+  }
+  return out;
 }
 
 }  // namespace tightpack::daemon

@@ -49,23 +49,25 @@ std::string Scheduler::dask_nodes(const std::string& ns, const std::string& name
 }
 
 std::shared_ptr<const Scheduler::PublishedSnapshot> Scheduler::snapshot(
-    std::chrono::milliseconds interval) {
+    PodForm form, std::chrono::milliseconds interval) {
   std::lock_guard build(snapshot_m_);
+  SnapshotOfForm& kept = snapshots_[static_cast<size_t>(form)];
   const auto now = Clock::now();
   uint64_t generation = 0;
-  json::object redacted;
+  std::optional<RedactedSnapshot> redacted;
   {
     auto lock = lock_for_update();
     generation = cache_.generation();
-    if (snapshot_ && (generation == snapshot_generation_ || now - snapshot_built_ < interval))
-      return snapshot_;
+    if (kept.snapshot && (generation == kept.generation || now - kept.built < interval))
+      return kept.snapshot;
     std::random_device entropy;
     const uint64_t seed = (uint64_t{entropy()} << 32) ^ entropy();
-    redacted = redacted_snapshot(cache_, options_.scheduler_configuration, options_.pools,
-                                 options_.published, seed);
+    redacted.emplace(cache_, options_.scheduler_configuration, options_.pools, options_.published,
+                     seed);
   }
   auto published = std::make_shared<PublishedSnapshot>();
-  published->body = json::serialize(redacted);
+  published->body = redacted->text(form);
+  redacted.reset();
   // FNV-1a of the bytes: a new tag whenever they differ, and they differ on
   // every build (pseudonyms are drawn anew), so the tag also says "not rebuilt".
   uint64_t hash = 14695981039346656037ull;
@@ -74,10 +76,10 @@ std::shared_ptr<const Scheduler::PublishedSnapshot> Scheduler::snapshot(
   std::snprintf(tag, sizeof tag, "\"%016llx\"", static_cast<unsigned long long>(hash));
   published->etag = tag;
   metrics_.snapshot_built(std::chrono::duration<double>(Clock::now() - now).count());
-  snapshot_ = std::move(published);
-  snapshot_generation_ = generation;
-  snapshot_built_ = now;
-  return snapshot_;
+  kept.snapshot = std::move(published);
+  kept.generation = generation;
+  kept.built = now;
+  return kept.snapshot;
 }
 
 }  // namespace tightpack::daemon
