@@ -1,13 +1,16 @@
 // What the in-cluster scheduler's watch cache holds at 5,000 nodes and
 // 150,000 pods, what building the engine's cluster from it costs (a relist
 // rebuilds it), and what a node added, removed or changed in place costs
-// instead (the watch event and the next decision's cluster()).
+// instead (the watch event and the next decision's cluster()), and what the
+// /snapshot answer every sidebar downloads weighs.
 //
 //   build/release/bench/tightpack_cache_memory [NODES] [PODS_PER_NODE]
+//   build/release/bench/tightpack_cache_memory --list FILE
 //
-// Decodes a synthetic cluster with core's decoders as the watch handlers do,
-// keeps it in a ClusterCache, and reports the heap in use (glibc's
-// mallinfo2) before and after, per pod.
+// Decodes a synthetic cluster (or a `kind: List` of Nodes and Pods such as
+// bench/hub_pods.py writes from the real clients' pods) with core's decoders
+// as the watch handlers do, keeps it in a ClusterCache, and reports the heap
+// in use (glibc's mallinfo2) before and after, per pod.
 #include <malloc.h>
 
 #include <algorithm>
@@ -15,11 +18,15 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <iterator>
+#include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "daemon/cache.hpp"
+#include "daemon/snapshot.hpp"
 #include "synthetic_cluster.hpp"
 #include "tightpack/autoscaler/scenario.hpp"
 #include "tightpack/decode.hpp"
@@ -28,9 +35,32 @@ using namespace tightpack;
 
 namespace {
 
+// Bytes allocated, mmap'd blocks (a large vector's buffer) included.
 size_t heap_in_use() {
   malloc_trim(0);
-  return mallinfo2().uordblks;
+  const struct mallinfo2 m = mallinfo2();
+  return m.uordblks + m.hblkhd;
+}
+
+// The process's peak resident memory since the last reset_peak_rss(), in bytes.
+void reset_peak_rss() {
+  std::ofstream("/proc/self/clear_refs") << "5";
+}
+size_t peak_rss() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::strtoull(line.c_str() + 6, nullptr, 10) * 1024;
+  }
+  return 0;
+}
+size_t rss() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::strtoull(line.c_str() + 6, nullptr, 10) * 1024;
+  }
+  return 0;
 }
 
 double ms_since(std::chrono::steady_clock::time_point t) {
@@ -40,15 +70,31 @@ double ms_since(std::chrono::steady_clock::time_point t) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const size_t nodes = argc > 1 ? std::strtoul(argv[1], nullptr, 10) : 5000;
-  const size_t per_node = argc > 2 ? std::strtoul(argv[2], nullptr, 10) : 30;
+  const bool from_file = argc > 2 && std::string(argv[1]) == "--list";
+  size_t nodes = !from_file && argc > 1 ? std::strtoul(argv[1], nullptr, 10) : 5000;
+  const size_t per_node = !from_file && argc > 2 ? std::strtoul(argv[2], nullptr, 10) : 30;
   std::vector<autoscaler::CaNode> ca_nodes;
   std::vector<autoscaler::CaPod> ca_pods;
   size_t json_bytes = 0;
+  const size_t before = heap_in_use();
   {
-    const std::string text = bench::snapshot_json(bench::make_cluster(nodes, per_node));
+    std::string text;
+    if (from_file) {
+      std::ifstream in(argv[2], std::ios::binary);
+      if (!in) {
+        std::fprintf(stderr, "tightpack_cache_memory: cannot read %s\n", argv[2]);
+        return 2;
+      }
+      std::ostringstream all;
+      all << in.rdbuf();
+      text = std::move(all).str();
+    } else {
+      text = bench::snapshot_json(bench::make_cluster(nodes, per_node));
+    }
     json_bytes = text.size();
     const boost::json::value doc = boost::json::parse(text);
+    text.clear();
+    text.shrink_to_fit();
     for (const auto& item : doc.at("items").as_array()) {
       const JsonPath path("item");
       if (item.at("kind").as_string() == "Node") {
@@ -59,8 +105,13 @@ int main(int argc, char** argv) {
       }
     }
   }
+  nodes = ca_nodes.size();
   const size_t pods = ca_pods.size();
-  const size_t before = heap_in_use();
+  // What a relist holds besides the cache it replaces: the pods as decoded,
+  // before slim() drops what no decision reads.
+  const size_t decoded = heap_in_use();
+  std::printf("sizeof: Pod %zu, PodRecord %zu, Container %zu, Toleration %zu bytes\n", sizeof(Pod),
+              sizeof(daemon::PodRecord), sizeof(Container), sizeof(Toleration));
   daemon::ClusterCache cache;
   {
     auto n = std::move(ca_nodes);
@@ -73,6 +124,37 @@ int main(int argc, char** argv) {
   cache.cluster();
   const double build_ms = ms_since(t);
   const size_t with_cluster = heap_in_use();
+  // What every sidebar downloads: the redacted snapshot, as /snapshot serializes it.
+  const size_t rss_before_snapshot = rss();
+  reset_peak_rss();
+  t = std::chrono::steady_clock::now();
+  std::string snapshot;
+  double drawn_ms = 0;
+  // A first draw warms the allocator (malloc_trim gave its pages back above),
+  // as the daemon's earlier answers have.
+  std::optional<daemon::RedactedSnapshot>(std::in_place, cache, boost::json::object(), std::nullopt,
+                                          daemon::Published{}, 0)
+      .reset();
+  t = std::chrono::steady_clock::now();
+  {
+    const daemon::RedactedSnapshot drawn(cache, boost::json::object(), std::nullopt,
+                                         daemon::Published{}, 1);
+    drawn_ms = ms_since(t);
+    snapshot = drawn.text(daemon::PodForm::kGrouped);
+  }
+  const double snapshot_ms = ms_since(t);
+  const size_t snapshot_peak = peak_rss() - rss_before_snapshot;
+  size_t expanded_bytes = 0;
+  reset_peak_rss();
+  const size_t rss_before_expanded = rss();
+  t = std::chrono::steady_clock::now();
+  {
+    const daemon::RedactedSnapshot drawn(cache, boost::json::object(), std::nullopt,
+                                         daemon::Published{}, 1);
+    expanded_bytes = drawn.text(daemon::PodForm::kExpanded).size();
+  }
+  const double expanded_ms = ms_since(t);
+  const size_t expanded_peak = peak_rss() - rss_before_expanded;
   // Node events, each timed from the watch event to the next decision's
   // cluster(), the median of `rounds`.
   const int rounds = 41;
@@ -121,12 +203,24 @@ int main(int argc, char** argv) {
   t = std::chrono::steady_clock::now();
   cache.cluster();
   const double rebuild_ms = ms_since(t);
-  std::printf("%zu nodes, %zu pods (%.1f MB as a List with the fields scheduling reads)\n", nodes,
-              pods, json_bytes / 1e6);
-  std::printf("cache objects: %.1f MiB (%.0f bytes per pod, nodes included)\n",
-              (objects - before) / 1048576.0, double(objects - before) / double(pods));
+  std::printf("%zu nodes, %zu pods (%.1f MB as a List%s)\n", nodes, pods, json_bytes / 1e6,
+              from_file ? "" : " with the fields scheduling reads");
+  std::printf("decoded: %.1f MiB (%.0f bytes per pod, nodes included); kept by the cache: ",
+              (decoded - before) / 1048576.0, double(decoded - before) / double(pods));
+  std::printf("%.1f MiB (%.0f bytes per pod)\n", (objects - before) / 1048576.0,
+              double(objects - before) / double(pods));
   std::printf("engine cluster: %.1f MiB more; total %.1f MiB\n",
               (with_cluster - objects) / 1048576.0, (with_cluster - before) / 1048576.0);
+  std::printf(
+      "/snapshot?pods=grouped: %.1f MB (%.0f bytes per pod), %.0f ms (%.0f under the cache's "
+      "lock), %.0f MiB more at its peak\n",
+      snapshot.size() / 1e6, double(snapshot.size()) / double(pods), snapshot_ms, drawn_ms,
+      snapshot_peak / 1048576.0);
+  std::printf(
+      "/snapshot (every pod a Pod): %.1f MB (%.0f bytes per pod), %.0f ms, %.0f MiB more "
+      "at its peak\n",
+      expanded_bytes / 1e6, double(expanded_bytes) / double(pods), expanded_ms,
+      expanded_peak / 1048576.0);
   std::printf("cluster build %.0f ms, rebuild after a relist %.0f ms\n", build_ms, rebuild_ms);
   std::printf(
       "in place (median of %d, %lld of %lld node events without a rebuild): node changed %.3f ms, "
