@@ -66,7 +66,7 @@ void BM_DecisionSameTemplate(benchmark::State& state) {
   Pod pod = dask_worker();
   auto plan = PodPlan::make(cluster, profile, pod);
   Pod other = dask_worker();
-  other.containers[0].requests = {{"cpu", 10}, {"memory", 10 * 1024 * 1024}};
+  other.containers.mut()[0].requests = {{"cpu", 10}, {"memory", 10 * 1024 * 1024}};
   BoundPod small{"daskhub/small", 0, cluster.usage_of(other)};
   NodeIndex next = 0;
   for (auto _ : state) {

@@ -52,7 +52,7 @@ Input make_input(size_t nodes, int64_t under_percent) {
     const Node& n = c.nodes[i];
     autoscaler::CaPod p;
     p.pod = c.pods[k];
-    for (auto& [resource, amount] : p.pod.containers[0].requests) {
+    for (auto& [resource, amount] : p.pod.containers.mut()[0].requests) {
       amount = under[i] ? amount / 2 : amount * 5 / 3;
     }
     if (slot == 0) {
@@ -87,7 +87,8 @@ Input make_input(size_t nodes, int64_t under_percent) {
       p.controller_name = "app-" + std::to_string(slot % 5);
       if (is_pool(n, "gpu")) {
         p.pod.tolerations = {{"nvidia.com/gpu", "Exists", "", "NoSchedule", std::nullopt}};
-        if (slot == 2 && !under[i]) p.pod.containers[0].requests.push_back({"nvidia.com/gpu", 1});
+        if (slot == 2 && !under[i])
+          p.pod.containers.mut()[0].requests.push_back({"nvidia.com/gpu", 1});
       }
     }
     in.snapshot.pods.push_back(std::move(p));

@@ -575,7 +575,9 @@ Status decode_pod_into(const json::value& v, const JsonPath& path, Pod& pod) {
       TP_TRY(read_string(*m, "uid", mp, pod.uid));
       TP_TRY(read_string(*m, "creationTimestamp", mp, pod.creation_timestamp));
       TP_TRY(read_string(*m, "deletionTimestamp", mp, pod.deletion_timestamp));
-      TP_TRY(read_string_map(*m, "labels", mp, pod.labels));
+      Labels labels;
+      TP_TRY(read_string_map(*m, "labels", mp, labels));
+      pod.labels = std::move(labels);
       TP_TRY(read_string_map(*m, "annotations", mp, pod.annotations));
       TP_TRY(read_controller_ref(*m, mp, pod.controller));
     }
@@ -590,14 +592,21 @@ Status decode_pod_into(const json::value& v, const JsonPath& path, Pod& pod) {
       TP_TRY(read_string(*s, "preemptionPolicy", sp, policy));
       pod.preempt_never = policy == "Never";
       bool whole = true;
-      TP_TRY(read_containers(*s, "containers", sp, pod.containers, whole));
-      TP_TRY(read_containers(*s, "initContainers", sp, pod.init_containers, whole));
+      std::vector<Container> containers, init_containers;
+      TP_TRY(read_containers(*s, "containers", sp, containers, whole));
+      TP_TRY(read_containers(*s, "initContainers", sp, init_containers, whole));
+      pod.containers = std::move(containers);
+      pod.init_containers = std::move(init_containers);
       TP_TRY(read_resources(*s, "overhead", sp, pod.overhead, &whole));
       ResourceList pod_limits;
       TP_TRY(read_resource_requirements(*s, sp, pod.pod_requests, pod_limits, whole));
       if (!whole) pod.go_requests = go_requests(*s);
-      TP_TRY(read_string_map(*s, "nodeSelector", sp, pod.node_selector));
-      TP_TRY(read_tolerations(*s, sp, pod.tolerations));
+      Labels node_selector;
+      TP_TRY(read_string_map(*s, "nodeSelector", sp, node_selector));
+      pod.node_selector = std::move(node_selector);
+      std::vector<Toleration> tolerations;
+      TP_TRY(read_tolerations(*s, sp, tolerations));
+      pod.tolerations = std::move(tolerations);
       TP_TRY(read_affinity(*s, sp, pod));
       if (const json::value* ts = member(*s, "topologySpreadConstraints")) {
         TP_TRY(decode_topology_spread(*ts, sp.field("topologySpreadConstraints"), true,

@@ -121,8 +121,9 @@ class NodeChurn {
     p.labels = {{"component", uniform(0, 1) ? "worker" : "notebook"}};
     if (uniform(0, 3) == 0)
       p.pod_affinity_terms.push_back(term(true, false, "worker", "kubernetes.io/hostname"));
-    if (uniform(0, 9) == 0) set_resource(p.containers[0].requests, "nvidia.com/gpu", 1);
-    if (uniform(0, 9) == 0) p.containers[0].ports.push_back(ContainerPort{8786, 8786, "TCP", ""});
+    if (uniform(0, 9) == 0) set_resource(p.containers.mut()[0].requests, "nvidia.com/gpu", 1);
+    if (uniform(0, 9) == 0)
+      p.containers.mut()[0].ports.push_back(ContainerPort{8786, 8786, "TCP", ""});
     return p;
   }
 
@@ -154,14 +155,14 @@ std::vector<Pod> probes() {
       1, "zone", "DoNotSchedule", LabelSelector{{{"component", "worker"}}, {}}});
   worker.node_affinity.preferred.push_back(
       PreferredSchedulingTerm{5, NodeSelectorTerm{{{"pool", "In", {"workers"}}}, {}}});
-  worker.containers[0].image = "dask:1";
+  worker.containers.mut()[0].image = "dask:1";
   Pod notebook =
       testing::make_pod("probe-notebook", {resources({{"cpu", 500}, {"memory", 2 * kGi}})});
   notebook.ns = "hub";
   notebook.pod_affinity_terms = {term(true, true, "notebook", "kubernetes.io/hostname"),
                                  term(false, false, "worker", "zone")};
   Pod gpu = testing::make_pod("probe-gpu", {resources({{"cpu", 100}, {"nvidia.com/gpu", 1}})});
-  gpu.containers[0].ports.push_back(ContainerPort{8786, 8786, "TCP", ""});
+  gpu.containers.mut()[0].ports.push_back(ContainerPort{8786, 8786, "TCP", ""});
   return {worker, notebook, gpu};
 }
 

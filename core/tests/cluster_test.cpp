@@ -130,7 +130,7 @@ TEST(ClusterBuild, Images) {
 TEST(ClusterPlace, PlaceRemoveAndRelief) {
   Cluster c = build_cluster({make_node("a", 4000, 8 * kGi)});
   Pod p = make_pod("p", {resources({{"cpu", 1000}})});
-  p.containers[0].ports = {ContainerPort{80, 8080, "", ""}};
+  p.containers.mut()[0].ports = {ContainerPort{80, 8080, "", ""}};
   c.place(0, BoundPod{"default/p1", 5, c.usage_of(p)});
   c.place(0, BoundPod{"default/p2", 1, c.usage_of(make_pod("q"))});
   EXPECT_EQ(c.req_cpu()[0], 1000);

@@ -69,3 +69,55 @@ TEST(PodKey, NamespaceAndName) {
 
 }  // namespace
 }  // namespace tightpack
+
+namespace tightpack {
+namespace {
+
+struct SizeHash {
+  size_t operator()(const Labels& l) const { return l.size(); }  // collisions on purpose
+};
+
+TEST(Shared, CopiesShareUntilOneChanges) {
+  Shared<Labels> a = Labels{{"app", "dask"}, {"tier", "worker"}};
+  Shared<Labels> b = a;
+  EXPECT_EQ(a.held(), b.held());
+  b.emplace_back("zone", "a");  // b's own copy from now on
+  EXPECT_NE(a.held(), b.held());
+  EXPECT_EQ(a.size(), 2u);
+  EXPECT_EQ(b.size(), 3u);
+  EXPECT_EQ(*find_label(b, "zone"), "a");  // reads as the value it holds
+  b.mut().pop_back();
+  EXPECT_EQ(a, b);  // equal by value, held apart
+  Shared<Labels> none;
+  EXPECT_TRUE(none.empty());
+  EXPECT_EQ(none.held(), nullptr);  // nothing allocated for an empty part
+  none = Labels{};
+  EXPECT_EQ(none.held(), nullptr);
+  EXPECT_EQ(none, Shared<Labels>());
+}
+
+TEST(Interner, EqualValuesBecomeOneAndUnheldOnesGo) {
+  Interner<Labels, SizeHash> interner;
+  std::vector<Shared<Labels>> kept;
+  for (int i = 0; i < 3000; ++i) {
+    Shared<Labels> l = Labels{{"app", "dask"}, {"user", "u" + std::to_string(i % 3)}};
+    interner.intern(l);
+    kept.push_back(l);
+  }
+  // One value per user, whatever the hash collisions.
+  EXPECT_EQ(kept[0].held(), kept[3].held());
+  EXPECT_NE(kept[0].held(), kept[1].held());
+  EXPECT_EQ(*find_label(kept[1], "user"), "u1");
+  EXPECT_EQ(interner.size(), 3u);
+  // Values nobody holds any more are let go at the next sweep.
+  kept.clear();
+  for (int i = 0; i < 2000; ++i) {
+    Shared<Labels> l = Labels{{"pod", std::to_string(i)}};
+    interner.intern(l);
+  }
+  interner.sweep();
+  EXPECT_EQ(interner.size(), 0u);
+}
+
+}  // namespace
+}  // namespace tightpack

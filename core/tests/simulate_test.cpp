@@ -93,7 +93,7 @@ TEST(SimulateReplicas, ReplicasThatDoNotFit) {
 TEST(SimulateReplicas, HostPortsAllowOneReplicaPerNode) {
   Cluster c = build_cluster({make_node("a", 4000, 8 * kGi), make_node("b", 4000, 8 * kGi)});
   Pod p = make_pod("ds", {resources({{"cpu", 100}})});
-  p.containers[0].ports = {ContainerPort{80, 8080, "", ""}};
+  p.containers.mut()[0].ports = {ContainerPort{80, 8080, "", ""}};
   Profile profile = default_profile();
   auto r = simulate_replicas(c, profile, p, 3);
   ASSERT_TRUE(r) << r.error().what();
@@ -194,8 +194,8 @@ class World {
   Pod random_bound_pod(int i) {
     Pod p = bound_pod("bound-" + std::to_string(i), pick(nodes).name, random_requests(),
                       pick<int32_t>({0, 10, 100}));
-    if (chance(10)) set_resource(p.containers[0].requests, "nvidia.com/gpu", 1);
-    if (chance(10)) p.containers[0].ports = {ContainerPort{80, 8080, "", ""}};
+    if (chance(10)) set_resource(p.containers.mut()[0].requests, "nvidia.com/gpu", 1);
+    if (chance(10)) p.containers.mut()[0].ports = {ContainerPort{80, 8080, "", ""}};
     if (chance(10)) p.phase = pick<std::string>({"Succeeded", "Failed", "Running"});
     if (chance(5)) p.node_name = "gone";  // bound to a node that no longer exists
     if (chance(40))
@@ -207,20 +207,20 @@ class World {
     Pod p = make_pod("rep", {random_requests()});
     if (chance(60)) p.labels = testing::labels({{"dask.org/cluster-name", "a"}});
     if (chance(30)) p.containers.push_back(testing::make_container(random_requests(), "second"));
-    if (chance(20)) p.containers[0].image = "app:v1";
+    if (chance(20)) p.containers.mut()[0].image = "app:v1";
     if (chance(10)) {
       p.containers.push_back(testing::make_container({}, "proxy"));
-      p.containers.back().image = "sidecar:1";
+      p.containers.mut().back().image = "sidecar:1";
     }
     if (chance(15)) {
       Container init = testing::make_container(random_requests(), "init");
       init.restart_always = chance(50);
       p.init_containers.push_back(init);
     }
-    if (chance(10)) set_resource(p.containers[0].requests, "nvidia.com/gpu", 1);
-    if (chance(10)) set_resource(p.containers[0].requests, "ephemeral-storage", 5 * kGi);
+    if (chance(10)) set_resource(p.containers.mut()[0].requests, "nvidia.com/gpu", 1);
+    if (chance(10)) set_resource(p.containers.mut()[0].requests, "ephemeral-storage", 5 * kGi);
     if (chance(10)) p.overhead = resources({{"memory", 64 * kMi}});
-    if (chance(15)) p.containers[0].ports = {ContainerPort{80, 8080, "", ""}};
+    if (chance(15)) p.containers.mut()[0].ports = {ContainerPort{80, 8080, "", ""}};
     const std::vector<Toleration> pool = {
         {"dedicated", "Equal", "gpu", "NoSchedule", std::nullopt},
         {"spot", "Exists", "", "", std::nullopt},

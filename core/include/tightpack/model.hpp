@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tightpack/quantity.hpp"
+#include "tightpack/shared.hpp"
 
 namespace tightpack {
 
@@ -204,17 +205,19 @@ struct Pod {
   std::string ns = "default";
   std::string name;
   std::string uid;
-  Labels labels;
+  // The parts many pods hold alike are Shared (shared.hpp): the scheduler's
+  // cache interns them.
+  Shared<Labels> labels;
   std::string node_name;
   std::string scheduler_name;
   std::string phase;
-  std::vector<Container> containers;
-  std::vector<Container> init_containers;
+  Shared<std::vector<Container>> containers;
+  Shared<std::vector<Container>> init_containers;
   ResourceList overhead;
   ResourceList pod_requests;  // spec.resources (pod-level), after defaulting from limits
   GoRequestsRef go_requests;  // set only where int64 sums would differ from PodRequests'
-  Labels node_selector;
-  std::vector<Toleration> tolerations;
+  Shared<Labels> node_selector;
+  Shared<std::vector<Toleration>> tolerations;
   NodeAffinity node_affinity;
   int32_t priority = 0;
   bool preempt_never = false;

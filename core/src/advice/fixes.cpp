@@ -33,9 +33,10 @@ Pod with(const Pod& pod, const PodChange& change) {
   Pod out = pod;
   for (const Toleration& t : change.add_tolerations) out.tolerations.push_back(t);
   for (const auto& [k, v] : change.add_node_selector) {
-    auto it = std::lower_bound(out.node_selector.begin(), out.node_selector.end(), k,
+    Labels& selector = out.node_selector.mut();
+    auto it = std::lower_bound(selector.begin(), selector.end(), k,
                                [](const auto& l, const std::string& key) { return l.first < key; });
-    out.node_selector.insert(it, {k, v});
+    selector.insert(it, {k, v});
   }
   return out;
 }

@@ -189,7 +189,7 @@ std::optional<Pod> resized(const Pod& pod, const ResourceList& requests, std::st
       continue;
     }
     Container* largest = nullptr;
-    for (Container& c : out.containers) {
+    for (Container& c : out.containers.mut()) {
       const int64_t* v = find_resource(c.requests, name);
       if (!v) continue;
       if (!largest || *v > *find_resource(largest->requests, name)) largest = &c;

@@ -161,7 +161,7 @@ TEST(AutoscalerUtilization, GpuNodesAreJudgedByGpuAlone) {
   EXPECT_TRUE(u.gpu_node);
   EXPECT_EQ(u.resource, "nvidia.com/gpu");
   EXPECT_EQ(u.value, 0);
-  pods[0].containers[0].requests = resources({{"cpu", 1}, {"nvidia.com/gpu", 3}});
+  pods[0].containers.mut()[0].requests = resources({{"cpu", 1}, {"nvidia.com/gpu", 3}});
   EXPECT_DOUBLE_EQ(node_utilization(n, pointers(pods), "cloud.google.com/gke-accelerator").value,
                    0.75);
 }

@@ -46,14 +46,14 @@ std::vector<Pod> varied_pods() {
   named.node_name = "n3";
   pods.push_back(named);
   Pod ported = make_pod("ported", {resources({{"cpu", 100}})});
-  ported.containers[0].ports.push_back({8080, 8080, "", ""});
+  ported.containers.mut()[0].ports.push_back({8080, 8080, "", ""});
   pods.push_back(ported);
   return pods;
 }
 
 TEST(FirstFitPlan, JudgesEveryNodeAsTheFullPlanDoes) {
   Pod holder = bound_pod("holder", "n2", resources({{"cpu", 1000}}));
-  holder.containers[0].ports.push_back({8080, 8080, "", ""});
+  holder.containers.mut()[0].ports.push_back({8080, 8080, "", ""});
   Cluster c =
       build_cluster(varied_nodes(), {bound_pod("busy", "n0", resources({{"cpu", 3000}})), holder});
   const Profile profile = default_profile();

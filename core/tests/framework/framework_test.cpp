@@ -186,7 +186,7 @@ TEST(Decide, ImageLocalityScores) {
   a.images = {ContainerImage{{"app:v1"}, 500LL * 1024 * 1024}};
   Cluster c = build_cluster({a, make_node("b", 4000, 8 * kGi)});
   Pod p = make_pod("p", {resources({{"cpu", 1000}, {"memory", kGi}})});
-  p.containers[0].image = "app:v1";
+  p.containers.mut()[0].image = "app:v1";
   Profile profile = default_profile();
   Outcome o = run(c, profile, p);
   EXPECT_EQ(o.scores["a"].weighted[kImage], 23);  // 250 MB effective: 100 × 227 / 977
@@ -207,12 +207,12 @@ TEST(Decide, FilterReasonsAndMessage) {
   for (Node* n : {&cordoned, &tainted, &small, &ports}) n->labels = labels({{"disk", "ssd"}});
   hdd.labels = labels({{"disk", "hdd"}});
   Pod holder = bound_pod("holder", "ports", resources({{"cpu", 100}}));
-  holder.containers[0].ports = {ContainerPort{80, 8080, "", ""}};
+  holder.containers.mut()[0].ports = {ContainerPort{80, 8080, "", ""}};
   Cluster c = build_cluster({cordoned, tainted, small, hdd, ports}, {holder});
 
   Pod p = make_pod("p", {resources({{"cpu", 1000}})});
   p.node_selector = labels({{"disk", "ssd"}});
-  p.containers[0].ports = {ContainerPort{80, 8080, "TCP", ""}};
+  p.containers.mut()[0].ports = {ContainerPort{80, 8080, "TCP", ""}};
   Profile profile = default_profile();
   Outcome o = run(c, profile, p);
   EXPECT_TRUE(o.d.feasible.empty());
@@ -339,7 +339,7 @@ TEST(Decide, PreemptionMessageCountsTheVictimsAndTiesGoToTheSmallestName) {
   Cluster two = build_cluster({make_node("b", 1000, kGi), make_node("a", 1000, kGi)},
                               {bound_pod("b-low", "b", resources({{"cpu", 800}}), 0),
                                bound_pod("a-low", "a", resources({{"cpu", 800}}), 0)});
-  p.containers[0].requests = resources({{"cpu", 500}});
+  p.containers.mut()[0].requests = resources({{"cpu", 500}});
   EXPECT_EQ(run(two, profile, p).d.message,
             "0/2 nodes are available: 2 Insufficient cpu. preemption: found a potential placement "
             "for pod on node a, preempting 1 victims");

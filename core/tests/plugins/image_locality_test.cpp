@@ -21,7 +21,7 @@ Node node_with_images(std::string name, std::vector<ContainerImage> images) {
 
 Pod pod_with_images(std::vector<std::string> images) {
   Pod p = make_pod("p", std::vector<ResourceList>(images.size()));
-  for (size_t i = 0; i < images.size(); ++i) p.containers[i].image = images[i];
+  for (size_t i = 0; i < images.size(); ++i) p.containers.mut()[i].image = images[i];
   return p;
 }
 
@@ -129,18 +129,18 @@ TEST(ImageLocality, InitContainerImagesAreCounted) {
   Cluster c = build_cluster({node_with_images("a", {{{"init:1"}, 500 * kMB}})});
   Pod p = pod_with_images({"app:1"});
   p.init_containers.push_back(testing::make_container({}, "init"));
-  p.init_containers[0].image = "init:1";
+  p.init_containers.mut()[0].image = "init:1";
   EXPECT_EQ(pod_images(c, p).size(), 2u);
   // 100 × (500 − 23) / (2 × 1000 − 23) = 24.1.
   EXPECT_EQ(score_on(c, 0, p), 24);
   // A sidecar (restartPolicy: Always) counts the same.
-  p.init_containers[0].restart_always = true;
+  p.init_containers.mut()[0].restart_always = true;
   EXPECT_EQ(score_on(c, 0, p), 24);
   // An init image missing from the node still raises the threshold.
   Pod q = pod_with_images({"init:1"});
   EXPECT_EQ(score_on(c, 0, q), 48);  // 100 × 477 / 977
   q.init_containers.push_back(testing::make_container({}, "init"));
-  q.init_containers[0].image = "elsewhere:1";
+  q.init_containers.mut()[0].image = "elsewhere:1";
   EXPECT_EQ(score_on(c, 0, q), 24);
 }
 
@@ -159,7 +159,7 @@ TEST(ImageLocality, ImageVolumesAreCounted) {
   EXPECT_EQ(score_on(c, 1, p), 0);
   // Init container, app container and image volume: 100 × (500 − 23) / (3000 − 23) = 16.
   p.init_containers.push_back(testing::make_container({}, "init"));
-  p.init_containers[0].image = "init:1";
+  p.init_containers.mut()[0].image = "init:1";
   EXPECT_EQ(pod_images(c, p).size(), 3u);
   EXPECT_EQ(score_on(c, 0, p), 16);
 

@@ -59,9 +59,9 @@ TEST(NodePorts, AnyWantedPortConflictingIsEnough) {
 TEST(NodePorts, UsageDefaultsIpAndProtocol) {
   Cluster c = build_cluster({make_node("n", 1000, 1000)});
   Pod p = make_pod("p");
-  p.containers[0].ports = {ContainerPort{80, 8080, "", ""},
-                           ContainerPort{53, 53, "UDP", "10.0.0.1"},
-                           ContainerPort{9090, 0, "TCP", ""}};  // no host port: not a host port
+  p.containers.mut()[0].ports = {
+      ContainerPort{80, 8080, "", ""}, ContainerPort{53, 53, "UDP", "10.0.0.1"},
+      ContainerPort{9090, 0, "TCP", ""}};  // no host port: not a host port
   PodUsage u = c.usage_of(p);
   ASSERT_EQ(u.host_ports.size(), 2u);
   EXPECT_EQ(u.host_ports[0], hp("0.0.0.0", "TCP", 8080));
@@ -71,15 +71,15 @@ TEST(NodePorts, UsageDefaultsIpAndProtocol) {
 TEST(NodePorts, UsedPortsFollowPlacements) {
   Pod bound = make_pod("b");
   bound.node_name = "n";
-  bound.containers[0].ports = {ContainerPort{80, 8080, "TCP", "127.0.0.1"}};
+  bound.containers.mut()[0].ports = {ContainerPort{80, 8080, "TCP", "127.0.0.1"}};
   Cluster c = build_cluster({make_node("n", 1000, 1000)}, {bound});
   ASSERT_EQ(c.used_ports(0).size(), 1u);
   EXPECT_EQ(c.used_ports(0)[0], hp("127.0.0.1", "TCP", 8080));
 
   Pod wanted = make_pod("w");
-  wanted.containers[0].ports = {ContainerPort{80, 8080, "", ""}};
+  wanted.containers.mut()[0].ports = {ContainerPort{80, 8080, "", ""}};
   EXPECT_TRUE(ports_conflict(c.usage_of(wanted).host_ports, c.used_ports(0)));
-  wanted.containers[0].ports[0].host_ip = "127.0.0.2";
+  wanted.containers.mut()[0].ports[0].host_ip = "127.0.0.2";
   EXPECT_FALSE(ports_conflict(c.usage_of(wanted).host_ports, c.used_ports(0)));
 
   c.remove(0, {0});

@@ -224,7 +224,7 @@ TEST_F(FitFilter, ExactFitFits) {
   Pod p = make_pod("p", {resources({{"cpu", 600}, {"memory", kGi}})});
   EXPECT_TRUE(fits(c, 0, request_for(c, p)));
   EXPECT_TRUE(fit_reasons(c, 0, request_for(c, p)).empty());
-  p.containers[0].requests = resources({{"cpu", 601}});
+  p.containers.mut()[0].requests = resources({{"cpu", 601}});
   EXPECT_EQ(fit_reasons(c, 0, request_for(c, p)), (std::vector<std::string>{"Insufficient cpu"}));
 }
 

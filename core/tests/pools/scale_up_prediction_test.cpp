@@ -432,7 +432,8 @@ std::vector<const Pod*> pointers(const std::vector<Pod>& pods) {
 Pod sized(std::string name, int64_t milli_cpu, int32_t host_port = 0) {
   Pod p = testing::make_pod(std::move(name),
                             {testing::resources({{"cpu", milli_cpu}, {"memory", testing::kGi}})});
-  if (host_port) p.containers[0].ports.push_back(ContainerPort{host_port, host_port, "TCP", ""});
+  if (host_port)
+    p.containers.mut()[0].ports.push_back(ContainerPort{host_port, host_port, "TCP", ""});
   return p;
 }
 

@@ -68,7 +68,6 @@ void slim(autoscaler::CaPod& p, bool placed_here) {
                                            " tolerations, beyond the " +
                                            std::to_string(kMaxKeptTolerations) + " kept");
     p.pod.tolerations.clear();
-    p.pod.tolerations.shrink_to_fit();
     p.controller_kind.clear();
     p.controller_name.clear();
   }
@@ -77,7 +76,11 @@ void slim(autoscaler::CaPod& p, bool placed_here) {
   // A bound pod's images and container names decide nothing: ImageLocality
   // reads the incoming pod's images and the nodes' image lists.
   for (auto* list : {&p.pod.containers, &p.pod.init_containers}) {
-    for (auto& c : *list) {
+    const bool named = std::any_of(list->begin(), list->end(), [](const Container& c) {
+      return !c.name.empty() || !c.image.empty();
+    });
+    if (!named) continue;
+    for (auto& c : list->mut()) {
       c.name.clear();
       c.name.shrink_to_fit();
       c.image.clear();
