@@ -95,6 +95,9 @@ int main(int argc, char** argv) {
     const boost::json::value doc = boost::json::parse(text);
     text.clear();
     text.shrink_to_fit();
+    // As the pod watch's relist reads them: each pod slimmed and interned as
+    // it comes (event_handlers.cpp).
+    daemon::PodInterner interner;
     for (const auto& item : doc.at("items").as_array()) {
       const JsonPath path("item");
       if (item.at("kind").as_string() == "Node") {
@@ -102,13 +105,14 @@ int main(int argc, char** argv) {
       } else {
         autoscaler::CaPod& p = ca_pods.emplace_back();
         if (!autoscaler::decode_ca_pod_into(item, path, p)) return 1;
+        daemon::slim(p, p.pod.node_name.empty());
+        interner.intern(p.pod);
       }
     }
   }
   nodes = ca_nodes.size();
   const size_t pods = ca_pods.size();
-  // What a relist holds besides the cache it replaces: the pods as decoded,
-  // before slim() drops what no decision reads.
+  // What a relist holds besides the cache it replaces: the pods as read.
   const size_t decoded = heap_in_use();
   std::printf("sizeof: Pod %zu, PodRecord %zu, Container %zu, Toleration %zu bytes\n", sizeof(Pod),
               sizeof(daemon::PodRecord), sizeof(Container), sizeof(Toleration));
@@ -205,7 +209,7 @@ int main(int argc, char** argv) {
   const double rebuild_ms = ms_since(t);
   std::printf("%zu nodes, %zu pods (%.1f MB as a List%s)\n", nodes, pods, json_bytes / 1e6,
               from_file ? "" : " with the fields scheduling reads");
-  std::printf("decoded: %.1f MiB (%.0f bytes per pod, nodes included); kept by the cache: ",
+  std::printf("a relist's list: %.1f MiB (%.0f bytes per pod, nodes included); the cache: ",
               (decoded - before) / 1048576.0, double(decoded - before) / double(pods));
   std::printf("%.1f MiB (%.0f bytes per pod)\n", (objects - before) / 1048576.0,
               double(objects - before) / double(pods));

@@ -511,6 +511,33 @@ autoscaler::CaPod tolerant(const std::string& name, size_t tolerations,
   return p;
 }
 
+// The parts many pods hold alike are kept once; a pod changed later gets its
+// own copy and the others keep theirs.
+TEST(ClusterCache, EqualPartsOfPodsAreKeptOnce) {
+  ClusterCache cache;
+  cache.replace_nodes({node("n1", 64)});
+  for (int i = 0; i < 50; ++i) {
+    autoscaler::CaPod p = pod("worker-" + std::to_string(i), 1000, i % 2 ? "n1" : "");
+    p.pod.labels = {{"dask.org/component", "worker"}};
+    p.pod.tolerations = {Toleration{"k8s.dask.org/dedicated", "Equal", "worker", "NoSchedule", {}}};
+    cache.upsert_pod(p);
+  }
+  const Pod& first = cache.pod("jhub/worker-0")->pod.pod;   // pending: names and images kept
+  const Pod& second = cache.pod("jhub/worker-1")->pod.pod;  // bound: without them
+  for (int i = 2; i < 50; ++i) {
+    const Pod& p = cache.pod("jhub/worker-" + std::to_string(i))->pod.pod;
+    EXPECT_EQ(p.tolerations.held(), first.tolerations.held()) << i;
+    EXPECT_EQ(p.labels.held(), first.labels.held()) << i;
+    if (i % 2) {
+      EXPECT_EQ(p.containers.held(), second.containers.held()) << i;
+    }
+  }
+  Pod changed = second;
+  changed.tolerations.push_back(Toleration{"gpu", "Exists", "", "NoSchedule", {}});
+  EXPECT_EQ(second.tolerations.size(), 1u);
+  EXPECT_EQ(cache.pod("jhub/worker-3")->pod.pod.tolerations.size(), 1u);
+}
+
 TEST(ClusterCache, PodsBeyondTheBudgetAreKeptReducedButCounted) {
   ClusterCache cache;
   cache.set_places([](const Pod& p) { return p.scheduler_name == "tightpack"; });

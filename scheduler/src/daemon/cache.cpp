@@ -89,6 +89,66 @@ void slim(autoscaler::CaPod& p, bool placed_here) {
   }
 }
 
+namespace {
+
+void mix(size_t& h, size_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+}
+void mix(size_t& h, const std::string& s) {
+  mix(h, std::hash<std::string>{}(s));
+}
+
+}  // namespace
+
+size_t ContentHash::operator()(const Labels& labels) const {
+  size_t h = labels.size();
+  for (const auto& [k, v] : labels) {
+    mix(h, k);
+    mix(h, v);
+  }
+  return h;
+}
+
+size_t ContentHash::operator()(const std::vector<Toleration>& tolerations) const {
+  size_t h = tolerations.size();
+  for (const Toleration& t : tolerations) {
+    for (const std::string* s : {&t.key, &t.op, &t.value, &t.effect}) mix(h, *s);
+    mix(h, t.seconds ? static_cast<size_t>(*t.seconds) : SIZE_MAX);
+  }
+  return h;
+}
+
+size_t ContentHash::operator()(const std::vector<Container>& containers) const {
+  size_t h = containers.size();
+  for (const Container& c : containers) {
+    mix(h, c.name);
+    mix(h, c.image);
+    for (const ResourceList* list : {&c.requests, &c.limits}) {
+      mix(h, list->size());
+      for (const auto& [name, amount] : *list) {
+        mix(h, name);
+        mix(h, static_cast<size_t>(amount));
+      }
+    }
+    mix(h, c.ports.size());
+    mix(h, c.restart_always ? 1 : 0);
+  }
+  return h;
+}
+
+void PodInterner::intern(Pod& pod) {
+  labels_.intern(pod.labels);
+  labels_.intern(pod.node_selector);
+  tolerations_.intern(pod.tolerations);
+  containers_.intern(pod.containers);
+  containers_.intern(pod.init_containers);
+}
+
+void ClusterCache::keep(autoscaler::CaPod& pod) {
+  slim(pod, placed_here(pod.pod));
+  interner_.intern(pod.pod);
+}
+
 const std::string& PodRecord::holds() const {
   static const std::string none;
   if (pod.pod.terminated()) return none;
@@ -187,7 +247,7 @@ void ClusterCache::replace_pods(std::vector<autoscaler::CaPod> pods) {
   pods_.clear();
   reduced_ = 0;
   for (auto& p : pods) {
-    slim(p, placed_here(p.pod));
+    keep(p);
     reduced_ += reduced(p) ? 1 : 0;
     std::string key = p.pod.key();
     PodRecord rec{std::move(p), {}};
@@ -200,7 +260,7 @@ void ClusterCache::replace_pods(std::vector<autoscaler::CaPod> pods) {
 
 std::optional<PodRecord> ClusterCache::upsert_pod(autoscaler::CaPod pod) {
   ++generation_;
-  slim(pod, placed_here(pod.pod));
+  keep(pod);
   reduced_ += reduced(pod) ? 1 : 0;
   std::string key = pod.pod.key();
   auto it = pods_.find(key);
