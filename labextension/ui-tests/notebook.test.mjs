@@ -160,6 +160,26 @@ async function runAll() {
   throw new Error('Run All Cells ran no cell');
 }
 
+/**
+ * The notebook as saved. Ctrl+S rewrites the file in place even when nothing changed, so it
+ * is read again until it parses (a read in the middle of the write found it empty).
+ */
+async function savedNotebook() {
+  await page.keyboard.press('Control+s');
+  await page.waitForFunction(() => !document.querySelector('.jp-mod-dirty'));
+  const deadline = Date.now() + 30000;
+  for (;;) {
+    try {
+      return JSON.parse(readFileSync(file, 'utf8'));
+    } catch (e) {
+      if (Date.now() > deadline) {
+        throw e;
+      }
+      await new Promise(resolve => setTimeout(resolve, 100));
+    }
+  }
+}
+
 /** The previews' states once every one has stopped loading. */
 async function settled(count) {
   await page.waitForFunction(
@@ -197,9 +217,7 @@ test('run the notebook: the previews drawn, the bad spec shows its error', async
 
 test('20 workers: the figures of tightpack predict --pools, and of the sidebar', async () => {
   // The question as the saved output keeps it, made into its pod by the server extension.
-  await page.keyboard.press('Control+s');
-  await page.waitForFunction(() => !document.querySelector('.jp-mod-dirty'));
-  const saved = JSON.parse(readFileSync(file, 'utf8'));
+  const saved = await savedNotebook();
   const question = saved.cells[0].outputs.find(o => o.data?.[MIME]).data[MIME];
   assert.equal(question.workers, 20);
   assert.equal(question.target.kind, 'dask-kubernetes');
@@ -254,9 +272,7 @@ test('a GPU profile by its name: the notebook server, as predict places it', asy
 });
 
 test("a running cluster's shrink: tightpack forecast on the workers its scheduler retires", async () => {
-  await page.keyboard.press('Control+s');
-  await page.waitForFunction(() => !document.querySelector('.jp-mod-dirty'));
-  const saved = JSON.parse(readFileSync(file, 'utf8'));
+  const saved = await savedNotebook();
   const shrink = outputs().nth(3);
   assert.equal(
     await shrink.locator('.tp-preview-title').textContent(),
