@@ -1,9 +1,11 @@
 """A soak of `tightpack schedule` (bench/soak.sh; a short run in test_soak.py): two replicas
 with leader election on the test control plane while pods are created and deleted at a
 steady rate, nodes are added and removed, the leader is killed and the API server restarted
-at random moments, and clients that idle, read slowly or ask /snapshot in a loop stay on the
-replicas' ports. It stops by itself after `seconds` and then checks what must hold whatever
-happened:
+at random moments, clients that idle, read slowly, ask /snapshot in a loop or /metrics without
+a credential stay on the replicas' ports, and pods a hostile user may write come and go (10,000
+tolerations, another scheduler's; bound by nodeName with a memory limit of 1e30; this
+scheduler's own with such a limit). It stops by itself after `seconds` and then checks what must
+hold whatever happened:
 
 - no pod bound twice (one node per pod over the whole watch, at most one Scheduled event) and
   no node ever holding more than it has (the watch replayed, pod by pod);
@@ -99,6 +101,9 @@ class Soak:
         self.errors: list = []
         self.api_outages = 0  # requests of the soak's own loops that met the API server down
         self.attempts: dict = {}  # identity -> cumulative buckets of its scheduled attempts
+        self.hostile_ns = ("hostile-" + cluster.ns)[:63].rstrip("-")
+        self.hostile_created = 0
+        self.anonymous_answers: dict = {}
 
     # ------------------------------------------------------------------ the cluster
     def add_node(self):
@@ -251,9 +256,63 @@ class Soak:
                 elif not self.stop.is_set():
                     self.start_replica(slot, unless_running=True)  # exited after losing its lease
 
+    def hostile_pods(self):
+        """What a notebook user may create, a few alive at a time, each kind in turn: a pod for
+        a scheduler that does not exist with 10,000 tolerations (kept reduced), a pod bound by
+        nodeName to a live node with a memory limit of 1e30 and nothing requested (its node's
+        room unchanged), and, in the soak's own namespace, a pod for tightpack with such a limit
+        (placed by its requests, counted by the checks like any other)."""
+        create_namespace(self.api, self.hostile_ns)
+        tolerations = [{"key": f"hostile.example/k{i}", "operator": "Exists", "effect": "NoSchedule"}
+                       for i in range(10_000)]
+        alive: list = []  # (namespace, name)
+        i = 0
+        while not self.stop.wait(self.rng.uniform(1.0, 3.0)):
+            kind = i % 3
+            name = f"hostile-{i:04d}"
+            try:
+                if kind == 0:
+                    body = pod_manifest(name, cpu="10m", memory="1Mi", scheduler_name="nobody",
+                                        tolerations=tolerations)
+                    ns = self.hostile_ns
+                elif kind == 1:
+                    if not self.nodes:
+                        i += 1
+                        continue
+                    body = pod_manifest(name, cpu="0", memory="0")
+                    body["spec"]["nodeName"] = self.rng.choice(self.nodes)
+                    body["spec"]["containers"][0]["resources"]["limits"] = {"memory": "1e30"}
+                    ns = self.hostile_ns
+                else:
+                    cpu, memory = self.rng.choice(SIZES)
+                    body = pod_manifest(f"soak-{name}", cpu=cpu, memory=memory, scheduler_name="tightpack")
+                    body["spec"]["containers"][0]["resources"]["limits"] = {"memory": "1e30"}
+                    ns = self.cluster.ns
+                self.api.post(f"/api/v1/namespaces/{ns}/pods", body, retry_seconds=30)
+                if kind == 2:
+                    with self.lock:
+                        self.created[body["metadata"]["name"]] = (time.monotonic(), parse_quantity(cpu),
+                                                                  parse_quantity(memory))
+                else:
+                    alive.append((ns, name))
+                self.hostile_created += 1
+            except Exception as e:  # noqa: BLE001
+                if not (isinstance(e, ApiError) and e.status == 409) and not self.api_down(e):
+                    raise
+            i += 1
+            while len(alive) > 6:
+                ns, old = alive.pop(0)
+                try:
+                    self.api.delete(f"/api/v1/namespaces/{ns}/pods/{old}",
+                                    params={"gracePeriodSeconds": "0"}, retry_seconds=30)
+                except Exception as e:  # noqa: BLE001
+                    if not (isinstance(e, ApiError) and e.status == 404) and not self.api_down(e):
+                        raise
+
     def hostile_clients(self):
         """On a replica at a time: three idle connections and a reader of /snapshot at about
-        1 KB/s, opened again every few seconds, and a client asking /snapshot in a loop."""
+        1 KB/s, opened again every few seconds, a client asking /snapshot in a loop and one
+        asking /metrics without a credential."""
         held: list = []
         slow: Optional[socket.socket] = None
         last_open = 0.0
@@ -282,6 +341,8 @@ class Soak:
                     slow = None
             status = http_request(f"{proc.base}/snapshot", 10, proc.token, source="127.0.0.201")[0]
             self.snapshot_answers[status] = self.snapshot_answers.get(status, 0) + 1
+            status = http_request(f"{proc.base}/metrics", 10, None, source="127.0.0.202")[0]
+            self.anonymous_answers[status] = self.anonymous_answers.get(status, 0) + 1
         for s in held:
             s.close()
 
@@ -296,7 +357,8 @@ class Soak:
         watch = Watch(self.api, f"/api/v1/namespaces/{self.cluster.ns}/pods")
         started = time.monotonic()
         loops = [self._guard(f) for f in (self.create_pods, self.delete_pods, self.churn_nodes,
-                                          self.inject_faults, self.watch_health, self.hostile_clients)]
+                                          self.inject_faults, self.watch_health, self.hostile_clients,
+                                          self.hostile_pods)]
         for t in loops:
             t.start()
         reported = 0
@@ -479,6 +541,8 @@ class Soak:
             "healthz_probes": len(self.probes),
             "healthz_p99_s": round(percentile([d for _, _, s, d in self.probes if s == 200], 0.99), 3),
             "snapshot_answers": dict(sorted(self.snapshot_answers.items())),
+            "anonymous_metrics": dict(sorted(self.anonymous_answers.items())),
+            "hostile_pods": self.hostile_created,
             "watch_gaps": watch.gaps,
             "soak_requests_during_api_outages": self.api_outages,
         }

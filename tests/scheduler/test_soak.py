@@ -1,6 +1,6 @@
 """A short run of the soak (tests/scheduler/soak.py; the long one is bench/soak.sh): two
 replicas, pods created and deleted, nodes added and removed, the leader killed and the API
-server restarted, hostile clients on the ports; then no pod bound twice, none left pending
+server restarted, hostile clients on the ports and hostile pods in the cluster; then no pod bound twice, none left pending
 that fits, none failed without an event, every fault survived, memory flat.
 
 TIGHTPACK_SOAK_SECONDS sets the length (60 s here by default; scripts/test.sh gives the
@@ -31,3 +31,6 @@ def test_soak(cluster, schedulers):
     assert sum(figures["faults"].values()) >= min_faults
     assert long_run or set(figures["faults"]) == {"leader killed", "API server restarted"}
     assert figures["nodes"]["added"] and figures["nodes"]["removed"]
+    assert figures["hostile_pods"] >= 6, figures["hostile_pods"]
+    # Without a credential: refused at once (0: a replica restarting), never paced or served.
+    assert set(figures["anonymous_metrics"]) <= {0, 401}, figures["anonymous_metrics"]
