@@ -18,6 +18,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <optional>
@@ -42,25 +43,25 @@ size_t heap_in_use() {
   return m.uordblks + m.hblkhd;
 }
 
-// The process's peak resident memory since the last reset_peak_rss(), in bytes.
-void reset_peak_rss() {
-  std::ofstream("/proc/self/clear_refs") << "5";
-}
-size_t peak_rss() {
+// A field of /proc/self/status ("VmRSS:", "VmHWM:"), in bytes.
+size_t status_bytes(const char* field) {
   std::ifstream status("/proc/self/status");
   std::string line;
   while (std::getline(status, line)) {
-    if (line.rfind("VmHWM:", 0) == 0) return std::strtoull(line.c_str() + 6, nullptr, 10) * 1024;
+    if (line.rfind(field, 0) == 0)
+      return std::strtoull(line.c_str() + std::strlen(field), nullptr, 10) * 1024;
   }
   return 0;
 }
 size_t rss() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::strtoull(line.c_str() + 6, nullptr, 10) * 1024;
-  }
-  return 0;
+  return status_bytes("VmRSS:");
+}
+// The peak resident memory since the last reset_peak_rss().
+void reset_peak_rss() {
+  std::ofstream("/proc/self/clear_refs") << "5";
+}
+size_t peak_rss() {
+  return status_bytes("VmHWM:");
 }
 
 double ms_since(std::chrono::steady_clock::time_point t) {
