@@ -87,6 +87,9 @@ Result<Cluster> Cluster::build_impl(std::vector<Node> nodes, const PodList& pods
   c.storage_ = plugins::StorageState(c.objects_);
   const size_t n = nodes.size();
   c.nodes_ = std::move(nodes);
+  c.node_slot_.resize(n);
+  c.slot_node_.resize(n);
+  for (NodeIndex i = 0; i < n; ++i) c.node_slot_[i] = c.slot_node_[i] = i;
   for (NodeIndex i = 0; i < n; ++i) {
     if (!c.by_name_.emplace(c.nodes_[i].name, i).second) {
       return Error{"", "duplicate node " + quote_value(c.nodes_[i].name)};
@@ -305,6 +308,7 @@ bool Cluster::add_node(Node node) {
   const auto n = static_cast<NodeIndex>(nodes_.size());
   by_name_.emplace(node.name, n);
   nodes_.push_back(std::move(node));
+  node_slot_.push_back(take_slot(n));
   for (auto* column : int64_columns()) column->push_back(0);
   for (auto& column : alloc_scalar_) column.push_back(0);
   for (auto& column : req_scalar_) column.push_back(0);
@@ -352,21 +356,34 @@ bool Cluster::keeps_scalar_columns(NodeIndex n, const Node* replacement) const {
 bool Cluster::remove_node(NodeIndex n) {
   if (!keeps_scalar_columns(n, nullptr)) return false;
   for (const BoundPod& pod : pods_[n]) forget_counts_of(pod);
-  // One pass over the label index, not one search per pod and label: the
-  // node's entries go, the later nodes' move down by one.
-  for (auto it = label_pods_.begin(); it != label_pods_.end();) {
-    auto& list = it->second;
-    list.erase(
-        std::remove_if(list.begin(), list.end(), [n](const LabelledPod& p) { return p.node == n; }),
-        list.end());
-    for (LabelledPod& p : list) p.node -= p.node > n ? 1 : 0;
-    it = list.empty() ? label_pods_.erase(it) : std::next(it);
+  // The node's entries go from the lists its pods' labels are in, one pass
+  // over each such list; the other nodes keep their slots.
+  const uint32_t slot = node_slot_[n];
+  std::vector<std::string> keys;
+  for (const BoundPod& pod : pods_[n]) {
+    if (!pod.meta) continue;
+    for (const auto& [key, value] : pod.meta->labels) keys.push_back(key + "=" + value);
   }
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  for (const std::string& k : keys) {
+    auto it = label_pods_.find(std::string_view(k));
+    if (it == label_pods_.end()) continue;
+    auto& list = it->second;
+    list.erase(std::remove_if(list.begin(), list.end(),
+                              [slot](const LabelledPod& p) { return p.slot == slot; }),
+               list.end());
+    if (list.empty()) label_pods_.erase(it);
+  }
+  slot_node_[slot] = kFreeSlot;
+  free_slots_.push_back(slot);
+  for (NodeIndex& m : slot_node_) m -= m != kFreeSlot && m > n ? 1 : 0;
   forget_images_of(n);
   by_name_.erase(nodes_[n].name);
   for (auto& [name, index] : by_name_) index -= index > n ? 1 : 0;
   auto erase = [n](auto& v) { v.erase(v.begin() + static_cast<std::ptrdiff_t>(n)); };
   erase(nodes_);
+  erase(node_slot_);
   for (auto* column : int64_columns()) erase(*column);
   for (auto& column : alloc_scalar_) erase(column);
   for (auto& column : req_scalar_) erase(column);
@@ -494,8 +511,20 @@ void Cluster::add_usage(NodeIndex n, const PodUsage& u, int sign) {
   for (const auto& [s, v] : u.scalars) add(req_scalar_[s][n], v);
 }
 
+uint32_t Cluster::take_slot(NodeIndex n) {
+  if (free_slots_.empty()) {
+    slot_node_.push_back(n);
+    return static_cast<uint32_t>(slot_node_.size() - 1);
+  }
+  const uint32_t slot = free_slots_.back();
+  free_slots_.pop_back();
+  slot_node_[slot] = n;
+  return slot;
+}
+
 void Cluster::index_labels(NodeIndex n, const BoundPod& pod, int sign) {
   if (!pod.meta) return;
+  const uint32_t slot = node_slot_[n];
   // One buffer for the keys: most label pairs are longer than a short
   // string holds, and a cluster build looks up hundreds of thousands.
   std::string& k = label_key_buffer_;
@@ -504,12 +533,12 @@ void Cluster::index_labels(NodeIndex n, const BoundPod& pod, int sign) {
     auto it = label_pods_.find(std::string_view(k));
     if (sign > 0) {
       if (it == label_pods_.end()) it = label_pods_.emplace(k, std::vector<LabelledPod>{}).first;
-      it->second.push_back(LabelledPod{n, pod.meta.get()});
+      it->second.push_back(LabelledPod{slot, pod.meta.get()});
       continue;
     }
     if (it == label_pods_.end()) continue;
     auto at = std::find_if(it->second.begin(), it->second.end(), [&](const LabelledPod& p) {
-      return p.node == n && p.meta == pod.meta.get();
+      return p.slot == slot && p.meta == pod.meta.get();
     });
     if (at != it->second.end()) {
       *at = it->second.back();
@@ -544,7 +573,7 @@ bool Cluster::mark_selector_candidates(const Selector& selector, std::vector<uin
   }
   if (!best) return false;
   for (const auto& v : best->values) {
-    for (const LabelledPod& p : pods_with_label(best->key, v)) into[p.node] = 1;
+    for (const LabelledPod& p : pods_with_label(best->key, v)) into[node_of(p)] = 1;
   }
   return true;
 }

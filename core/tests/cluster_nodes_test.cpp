@@ -72,7 +72,7 @@ std::map<std::string, std::string> fingerprint(const Cluster& c) {
   for (const char* value : {"worker", "notebook"}) {
     std::vector<std::string> where;
     for (const auto& p : c.pods_with_label("component", value))
-      where.push_back(c.name(p.node) + "/" + p.meta->ns);
+      where.push_back(c.name(c.node_of(p)) + "/" + p.meta->ns);
     std::sort(where.begin(), where.end());
     for (const auto& w : where) out[std::string("label ") + value] += w + " ";
   }
@@ -281,7 +281,7 @@ TEST(ClusterNodes, RemovingANodeTakesItsPodsOutOfTheLabelIndex) {
   ASSERT_EQ(c.size(), 2u);
   const auto& workers = c.pods_with_label("component", "worker");
   ASSERT_EQ(workers.size(), 1u);
-  EXPECT_EQ(c.name(workers[0].node), "c");  // moved down with its node
+  EXPECT_EQ(c.name(c.node_of(workers[0])), "c");  // moved down with its node
   EXPECT_EQ(c.find("c"), 1u);
   EXPECT_FALSE(c.add_node(make_node("c", 1000, kGi)));  // taken
   ASSERT_TRUE(c.add_node(make_node("b", 1000, kGi)));

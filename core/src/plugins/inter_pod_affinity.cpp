@@ -467,13 +467,14 @@ bool AffinityCounts::count_from_label_index(const Cluster& c) {
     const auto& listed = c.pods_with_label(*best_key, v);
     selectable.insert(selectable.end(), listed.begin(), listed.end());
   }
-  std::sort(
-      selectable.begin(), selectable.end(),
-      [](const Cluster::LabelledPod& a, const Cluster::LabelledPod& b) { return a.node < b.node; });
+  std::sort(selectable.begin(), selectable.end(),
+            [&c](const Cluster::LabelledPod& a, const Cluster::LabelledPod& b) {
+              return c.node_of(a) < c.node_of(b);
+            });
   size_t next = 0;
   for (NodeIndex n = 0; n < c.size(); ++n) {
     const size_t begin = next;
-    while (next < selectable.size() && selectable[next].node == n) ++next;
+    while (next < selectable.size() && c.node_of(selectable[next]) == n) ++next;
     generation_[n] = c.generation(n);
     if ((begin == next && c.affinity_pods_on(n) == 0) || c.node(n).labels.empty()) continue;
     NodeState s;
