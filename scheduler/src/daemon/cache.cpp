@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "daemon/published_pod.hpp"
 #include "daemon/unreadable.hpp"
 #include "tightpack/plugins/cohort.hpp"
 #include "tightpack/timestamp.hpp"
@@ -144,9 +145,12 @@ void PodInterner::intern(Pod& pod) {
   containers_.intern(pod.init_containers);
 }
 
-void ClusterCache::keep(autoscaler::CaPod& pod) {
+Shared<std::string> ClusterCache::keep(autoscaler::CaPod& pod) {
   slim(pod, placed_here(pod.pod));
   interner_.intern(pod.pod);
+  Shared<std::string> published = published_template(pod);
+  published_.intern(published);
+  return published;
 }
 
 const std::string& PodRecord::holds() const {
@@ -247,10 +251,10 @@ void ClusterCache::replace_pods(std::vector<autoscaler::CaPod> pods) {
   pods_.clear();
   reduced_ = 0;
   for (auto& p : pods) {
-    keep(p);
+    Shared<std::string> published = keep(p);
     reduced_ += reduced(p) ? 1 : 0;
     std::string key = p.pod.key();
-    PodRecord rec{std::move(p), {}};
+    PodRecord rec{std::move(p), {}, std::move(published)};
     if (auto a = assumed.find(key); a != assumed.end() && rec.pod.pod.node_name.empty())
       rec.assumed_node = a->second;
     pods_.insert_or_assign(std::move(key), std::move(rec));
@@ -260,14 +264,15 @@ void ClusterCache::replace_pods(std::vector<autoscaler::CaPod> pods) {
 
 std::optional<PodRecord> ClusterCache::upsert_pod(autoscaler::CaPod pod) {
   ++generation_;
-  keep(pod);
+  Shared<std::string> published = keep(pod);
   reduced_ += reduced(pod) ? 1 : 0;
   std::string key = pod.pod.key();
   auto it = pods_.find(key);
   std::optional<PodRecord> before;
   if (it == pods_.end()) {
-    it = pods_.emplace(key, PodRecord{std::move(pod), {}}).first;
+    it = pods_.emplace(key, PodRecord{std::move(pod), {}, std::move(published)}).first;
   } else {
+    it->second.published = std::move(published);
     before = it->second;
     reduced_ -= reduced(before->pod) ? 1 : 0;
     // A new pod under an old name (a StatefulSet's) keeps no assumption.

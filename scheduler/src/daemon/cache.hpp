@@ -27,6 +27,9 @@ namespace tightpack::daemon {
 struct PodRecord {
   autoscaler::CaPod pod;
   std::string assumed_node;  // this scheduler's choice until the watch shows the binding
+  // What /snapshot publishes of it but its names and node (published_pod.hpp),
+  // shared by the pods alike: a snapshot does not write it again under the lock.
+  Shared<std::string> published;
 
   // The node whose room the pod takes, or "".
   const std::string& holds() const;
@@ -135,7 +138,8 @@ class ClusterCache {
   // slim(), then equal label sets, node selectors, toleration sets and
   // containers shared with the pods already kept: on a hub of 150,000 pods
   // the same few of each, written out per pod, were 2 KB of its 3.4.
-  void keep(autoscaler::CaPod& pod);
+  // Returns what /snapshot will publish of it.
+  Shared<std::string> keep(autoscaler::CaPod& pod);
   void sync(const std::string& key);
   void objects_changed(const WatchedKind& kind);
   void place(const std::string& key, const PodRecord& rec, NodeIndex n,
@@ -151,6 +155,7 @@ class ClusterCache {
 
   std::unordered_map<std::string, PodRecord> pods_;
   PodInterner interner_;
+  Interner<std::string, std::hash<std::string>> published_;
   std::function<bool(const Pod&)> places_;
   size_t reduced_ = 0;
   std::map<std::string, autoscaler::PdbSpec> pdbs_;

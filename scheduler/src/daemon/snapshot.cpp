@@ -2,211 +2,19 @@
 
 #include <algorithm>
 #include <boost/json.hpp>
-#include <charconv>
 #include <map>
 #include <random>
 #include <unordered_map>
 #include <unordered_set>
 
+#include "daemon/json_text.hpp"
+#include "daemon/published_pod.hpp"
 #include "daemon/storage_publish.hpp"
 
 namespace tightpack::daemon {
 namespace json = boost::json;
 
 namespace {
-
-// JSON text written directly: a pod's template is written for every bound
-// pod under the cache's lock (150,000 on a large hub), where building a
-// json::object each time took four times as long.
-void put_string(std::string& out, std::string_view s) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  out += '"';
-  for (char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (u < 0x20) {
-      out += "\\u00";
-      out += kHex[u >> 4];
-      out += kHex[u & 15];
-    } else {
-      out += c;
-    }
-  }
-  out += '"';
-}
-
-void put_int(std::string& out, int64_t v) {
-  char buf[24];
-  out.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
-}
-
-void put_key(std::string& out, std::string_view key) {
-  put_string(out, key);
-  out += ':';
-}
-
-// Opens `{` or `[`, writes a comma before every member but the first.
-class Nest {
- public:
-  Nest(std::string& out, char open, char close) : out_(out), close_(close) { out_ += open; }
-  ~Nest() { out_ += close_; }
-  Nest(const Nest&) = delete;
-  Nest& operator=(const Nest&) = delete;
-  std::string& next() {
-    if (!first_) out_ += ',';
-    first_ = false;
-    return out_;
-  }
-  std::string& key(std::string_view k) {
-    put_key(next(), k);
-    return out_;
-  }
-
- private:
-  std::string& out_;
-  char close_;
-  bool first_ = true;
-};
-
-// Amounts in the scheduler's units, printed so that core reads them back
-// exactly: millicores for cpu, plain integers for the rest.
-void put_resources(std::string& out, const ResourceList& list) {
-  Nest o(out, '{', '}');
-  for (const auto& [name, amount] : list) {
-    std::string& to = o.key(name);
-    to += '"';
-    put_int(to, amount);
-    to += name == "cpu" ? "m\"" : "\"";
-  }
-}
-
-// A pod whose amounts only sum as kube-scheduler sums them as Quantities
-// (GoRequests) gets its requests as they were written.
-void put_quantities(std::string& out, const QuantityList& list) {
-  Nest o(out, '{', '}');
-  for (const auto& [name, q] : list) put_string(o.key(name), q.text());
-}
-
-void put_container(std::string& out, const Container& c, size_t i, const QuantityList* written) {
-  Nest o(out, '{', '}');
-  put_int(o.key("name") += "\"c", static_cast<int64_t>(i));
-  out += '"';
-  const bool requests = written ? !written->empty() : !c.requests.empty();
-  if (requests || !c.limits.empty()) {
-    Nest res(o.key("resources"), '{', '}');
-    if (written && requests) put_quantities(res.key("requests"), *written);
-    if (!written && requests) put_resources(res.key("requests"), c.requests);
-    if (!c.limits.empty()) put_resources(res.key("limits"), c.limits);
-  }
-  if (std::any_of(c.ports.begin(), c.ports.end(), [](const auto& p) { return p.host_port; })) {
-    Nest ports(o.key("ports"), '[', ']');
-    for (const auto& p : c.ports) {
-      if (p.host_port == 0) continue;
-      Nest po(ports.next(), '{', '}');
-      put_int(po.key("containerPort"), p.container_port);
-      put_int(po.key("hostPort"), p.host_port);
-      if (!p.protocol.empty()) put_string(po.key("protocol"), p.protocol);
-      if (!p.host_ip.empty()) put_string(po.key("hostIP"), p.host_ip);
-    }
-  }
-  if (c.restart_always) put_string(o.key("restartPolicy"), "Always");
-}
-
-void put_tolerations(std::string& out, const std::vector<Toleration>& list) {
-  Nest a(out, '[', ']');
-  for (const auto& t : list) {
-    Nest o(a.next(), '{', '}');
-    if (!t.key.empty()) put_string(o.key("key"), t.key);
-    if (!t.op.empty()) put_string(o.key("operator"), t.op);
-    if (!t.value.empty()) put_string(o.key("value"), t.value);
-    if (!t.effect.empty()) put_string(o.key("effect"), t.effect);
-    if (t.seconds) put_int(o.key("tolerationSeconds"), *t.seconds);
-  }
-}
-
-void put_labels(std::string& out, const Labels& l) {
-  Nest o(out, '{', '}');
-  for (const auto& [k, v] : l) put_string(o.key(k), v);
-}
-
-// What a bound pod shares with every pod of the same spec: all /snapshot
-// says of it but its name, namespace, owner name and node.
-void put_template(std::string& out, const autoscaler::CaPod& ca) {
-  const Pod& p = ca.pod;
-  Nest pod(out, '{', '}');
-  {
-    Nest meta(pod.key("metadata"), '{', '}');
-    // What cluster-autoscaler's drain rules read, nothing else (the cache
-    // keeps annotations sorted by key, as the decoder reads them).
-    auto published = [](const std::string& k) {
-      return k.rfind("cluster-autoscaler.kubernetes.io/", 0) == 0 ||
-             k == "kubernetes.io/config.mirror";
-    };
-    if (std::any_of(p.annotations.begin(), p.annotations.end(),
-                    [&](const auto& kv) { return published(kv.first); })) {
-      Nest a(meta.key("annotations"), '{', '}');
-      for (const auto& [k, v] : p.annotations) {
-        if (published(k)) put_string(a.key(k), k == "kubernetes.io/config.mirror" ? "mirror" : v);
-      }
-    }
-    if (!ca.controller_kind.empty()) {
-      Nest refs(meta.key("ownerReferences"), '[', ']');
-      Nest ref(refs.next(), '{', '}');
-      put_string(ref.key("apiVersion"), "v1");
-      put_string(ref.key("kind"), ca.controller_kind);
-      put_string(ref.key("uid"), "");
-      ref.key("controller") += "true";
-    }
-  }
-  {
-    Nest spec(pod.key("spec"), '{', '}');
-    put_int(spec.key("priority"), p.priority);
-    const GoRequests* written = p.go_requests ? p.go_requests.requests.get() : nullptr;
-    auto at = [](const std::vector<QuantityList>& lists, size_t i) {
-      return i < lists.size() ? &lists[i] : nullptr;
-    };
-    {
-      Nest containers(spec.key("containers"), '[', ']');
-      for (size_t i = 0; i < p.containers.size(); ++i)
-        put_container(containers.next(), p.containers[i], i,
-                      written ? at(written->containers, i) : nullptr);
-    }
-    if (!p.init_containers.empty()) {
-      Nest inits(spec.key("initContainers"), '[', ']');
-      for (size_t i = 0; i < p.init_containers.size(); ++i)
-        put_container(inits.next(), p.init_containers[i], i,
-                      written ? at(written->init_containers, i) : nullptr);
-    }
-    if (written ? !written->overhead.empty() : !p.overhead.empty()) {
-      if (written) {
-        put_quantities(spec.key("overhead"), written->overhead);
-      } else {
-        put_resources(spec.key("overhead"), p.overhead);
-      }
-    }
-    if (written ? !written->pod_requests.empty() : !p.pod_requests.empty()) {
-      Nest res(spec.key("resources"), '{', '}');
-      if (written) {
-        put_quantities(res.key("requests"), written->pod_requests);
-      } else {
-        put_resources(res.key("requests"), p.pod_requests);
-      }
-    }
-    if (!p.tolerations.empty()) put_tolerations(spec.key("tolerations"), p.tolerations);
-    if (!p.node_selector.empty()) put_labels(spec.key("nodeSelector"), p.node_selector);
-    if (!ca.local_volumes.empty()) {
-      Nest volumes(spec.key("volumes"), '[', ']');
-      for (size_t i = 0; i < ca.local_volumes.size(); ++i) {
-        put_int(volumes.next() += R"({"name":"v)", static_cast<int64_t>(i));
-        out += R"(","emptyDir":{}})";
-      }
-    }
-  }
-  Nest status(pod.key("status"), '{', '}');
-  put_string(status.key("phase"), p.phase.empty() ? "Running" : p.phase);
-}
 
 json::object node(const autoscaler::CaNode& n) {
   json::array taints;
@@ -269,15 +77,20 @@ class RedactedSnapshot::Redactor {
       if (added) s_.owners_.push_back(pseudonym());
       a.owner = it->second;
     }
-    text_.clear();
-    put_template(text_, ca);
-    // Keyed by the kept text itself (a deque does not move its strings):
-    // where every pod is its own template, one copy, not two.
-    if (auto it = shape_ids_.find(text_); it != shape_ids_.end()) {
-      a.shape = it->second;
+    // The template the cache keeps with the pod, shared by the pods alike:
+    // found by its address, and by its text the first time an address comes.
+    const std::string* kept = rec.published.held().get();
+    if (auto at = by_address_.find(kept); kept && at != by_address_.end()) {
+      a.shape = at->second;
     } else {
-      a.shape = static_cast<uint32_t>(s_.shapes_.size());
-      shape_ids_.emplace(s_.shapes_.emplace_back(text_), a.shape);
+      const std::string text = kept ? *kept : published_template(ca);
+      if (auto it = shape_ids_.find(text); it != shape_ids_.end()) {
+        a.shape = it->second;
+      } else {
+        a.shape = static_cast<uint32_t>(s_.shapes_.size());
+        shape_ids_.emplace(s_.shapes_.emplace_back(text), a.shape);
+      }
+      if (kept) by_address_.emplace(kept, a.shape);
     }
     s_.pods_.push_back(a);
   }
@@ -312,7 +125,8 @@ class RedactedSnapshot::Redactor {
   std::unordered_set<uint64_t> used_;
   std::unordered_map<std::string, uint32_t> owners_, namespaces_, node_ids_;
   std::unordered_map<std::string_view, uint32_t> shape_ids_;
-  std::string text_, key_;
+  std::unordered_map<const std::string*, uint32_t> by_address_;
+  std::string key_;
 };
 
 RedactedSnapshot::RedactedSnapshot(const ClusterCache& cache,
