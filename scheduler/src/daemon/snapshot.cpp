@@ -8,7 +8,6 @@
 #include <unordered_set>
 
 #include "daemon/json_text.hpp"
-#include "daemon/published_pod.hpp"
 #include "daemon/storage_publish.hpp"
 
 namespace tightpack::daemon {
@@ -77,21 +76,12 @@ class RedactedSnapshot::Redactor {
       if (added) s_.owners_.push_back(pseudonym());
       a.owner = it->second;
     }
-    // The template the cache keeps with the pod, shared by the pods alike:
-    // found by its address, and by its text the first time an address comes.
-    const std::string* kept = rec.published.held().get();
-    if (auto at = by_address_.find(kept); kept && at != by_address_.end()) {
-      a.shape = at->second;
-    } else {
-      const std::string text = kept ? *kept : published_template(ca);
-      if (auto it = shape_ids_.find(text); it != shape_ids_.end()) {
-        a.shape = it->second;
-      } else {
-        a.shape = static_cast<uint32_t>(s_.shapes_.size());
-        shape_ids_.emplace(s_.shapes_.emplace_back(text), a.shape);
-      }
-      if (kept) by_address_.emplace(kept, a.shape);
-    }
+    // The template the cache keeps with the pod (ClusterCache::keep), one
+    // string for the pods alike: found by its address.
+    const std::string& text = rec.published.get();
+    auto [at, added] = by_address_.try_emplace(&text, static_cast<uint32_t>(s_.shapes_.size()));
+    if (added) s_.shapes_.push_back(text);
+    a.shape = at->second;
     s_.pods_.push_back(a);
   }
 
@@ -124,7 +114,6 @@ class RedactedSnapshot::Redactor {
   std::mt19937_64 rng_;
   std::unordered_set<uint64_t> used_;
   std::unordered_map<std::string, uint32_t> owners_, namespaces_, node_ids_;
-  std::unordered_map<std::string_view, uint32_t> shape_ids_;
   std::unordered_map<const std::string*, uint32_t> by_address_;
   std::string key_;
 };

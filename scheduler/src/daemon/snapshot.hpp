@@ -14,7 +14,6 @@
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 #include <cstdint>
-#include <deque>
 #include <optional>
 #include <string>
 #include <vector>
@@ -53,7 +52,7 @@ class RedactedSnapshot {
   };
 
   boost::json::array objects_;           // nodes and storage classes
-  std::deque<std::string> shapes_;       // the pods' distinct templates, as JSON text
+  std::vector<std::string> shapes_;      // the pods' distinct templates, as JSON text
   std::vector<std::string> node_names_;  // the nodes pods hold
   std::vector<uint64_t> namespaces_, owners_;
   std::vector<AnonymousPod> pods_;
