@@ -7,6 +7,7 @@ ServiceAccount tokens of the control plane."""
 
 from __future__ import annotations
 
+import http.client
 import os
 import socket
 import ssl
@@ -103,6 +104,19 @@ def test_the_secure_port_speaks_tls_only(cluster, schedulers):
         with verifying.wrap_socket(raw, server_hostname="localhost") as tls:
             tls.sendall(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
             assert tls.recv(4096).startswith(b"HTTP/1.1 200")
+    # the connection is kept for the next request: a polling client pays one handshake
+    conn = http.client.HTTPSConnection("localhost", tp.port, context=verifying, timeout=5)
+    try:
+        for path, token in [("/healthz", None), ("/metrics", tp.token), ("/readyz", None)]:
+            conn.request("GET", path, headers={"Authorization": f"Bearer {token}"} if token else {})
+            answer = conn.getresponse()
+            answer.read()
+            assert answer.status == 200 and not answer.will_close, (path, answer.status)
+            if path == "/healthz":
+                first = conn.sock
+            assert conn.sock is first, f"{path} came on a new connection"
+    finally:
+        conn.close()
     # TLS 1.1 is refused
     old = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     old.check_hostname, old.verify_mode = False, ssl.CERT_NONE

@@ -34,6 +34,10 @@ struct Connection {
   virtual ~Connection() = default;
   virtual void drop() = 0;  // closes the socket: its session ends at once
   bool idle = true;         // waiting for a request (or the TLS handshake)
+  // Idle after an answer, kept for the next request: dropping it costs its
+  // client a new connection, nothing else.
+  bool kept = false;
+  std::chrono::steady_clock::time_point idle_since = std::chrono::steady_clock::now();
   std::list<Connection*>::iterator where;
   std::string source;
 };
@@ -97,6 +101,7 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
 
   void drop() override {
     idle = false;  // given way once
+    kept = false;
     beast::error_code ec;
     beast::get_lowest_layer(stream_).socket().close(ec);
   }
@@ -137,10 +142,13 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
     // goes, without an answer that could keep it.
     if (ec) return;
     idle = false;
+    kept = false;
     const auto& req = parser_->get();
     version_ = req.version();
     head_ = req.method() == http::verb::head;
+    keep_alive_ = req.keep_alive() && ++answered_ < server_.limits.max_requests_per_connection;
     if (req.method() != http::verb::get && !head_) {
+      keep_alive_ = false;  // the request may have a body nobody read
       write(text_answer(405, "only GET\n"));
       return;
     }
@@ -192,6 +200,16 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
     });
   }
 
+  void wait_for_next() {
+    res_.reset();
+    body_.reset();
+    idle = true;
+    kept = true;
+    idle_since = std::chrono::steady_clock::now();
+    beast::get_lowest_layer(stream_).expires_after(server_.limits.idle_timeout);
+    read();
+  }
+
   HttpAnswer answer_now(const HttpRequest& request) {
     try {
       return server_.handler(request);
@@ -222,7 +240,7 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
     if (!answer.etag.empty()) res_->set(http::field::etag, answer.etag);
     if (answer.retry_after.count() > 0)
       res_->set(http::field::retry_after, std::to_string(answer.retry_after.count()));
-    res_->keep_alive(false);
+    res_->keep_alive(keep_alive_);
     // The bytes stay with the session until the answer is written.
     body_ = answer.shared_body ? std::move(answer.shared_body)
                                : std::make_shared<const std::string>(std::move(answer.body));
@@ -238,6 +256,10 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
     http::async_write(stream_, *res_,
                       [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
                         if (ec) return;
+                        if (self->keep_alive_) {
+                          self->wait_for_next();
+                          return;
+                        }
                         if constexpr (kTls) {
                           // close_notify, within what is left of the write deadline
                           self->stream_.async_shutdown([self](beast::error_code) {});
@@ -257,6 +279,8 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
   std::shared_ptr<const std::string> body_;
   unsigned version_ = 11;
   bool head_ = false;
+  bool keep_alive_ = false;  // the answer being written keeps the connection
+  unsigned answered_ = 0;
 };
 
 }  // namespace
@@ -316,6 +340,14 @@ Connection* HttpServer::Impl::give_way(const std::string& source, std::size_t he
         most = list.size();
         break;
       }
+    }
+  }
+  if (victim) return victim;
+  // Else the connection kept idle the longest, whoever holds it: many
+  // clients keeping one each must not lock a newcomer out.
+  for (auto& [address, list] : by_source) {
+    for (Connection* c : list) {
+      if (c->kept && c->idle && (!victim || c->idle_since < victim->idle_since)) victim = c;
     }
   }
   return victim;

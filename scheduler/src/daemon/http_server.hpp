@@ -73,6 +73,14 @@ struct HttpLimits {
   // The whole answer must be taken within this: a client that reads a large
   // answer slowly is dropped.
   std::chrono::milliseconds write_timeout{std::chrono::seconds(60)};
+  // A connection kept after an answer waits this long for the whole of its
+  // next request, then goes. A minute: longer than the sidebar's server
+  // (5 s at least) and Prometheus (15-60 s) wait between requests.
+  std::chrono::milliseconds idle_timeout{std::chrono::seconds(60)};
+  // Answers on one connection before it is closed (1: every answer closes
+  // it). Bounded so that clients spread again over replicas and pick up a
+  // reloaded certificate.
+  unsigned max_requests_per_connection = 1000;
   std::size_t max_header_bytes = std::size_t{8} * 1024;
   // How often a connection looks whether the certificate's files changed.
   std::chrono::milliseconds certificate_check{std::chrono::seconds(5)};
