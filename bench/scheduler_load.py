@@ -15,7 +15,9 @@ shared snapshot token, as the notebook servers' sidebar extensions would, withou
 between requests and without If-None-Match: the cost of serving the sidebar while scheduling.
 tightpack-polled-etag is the same with each client sending the ETag of the last snapshot it
 read in If-None-Match, as the sidebar's server does (sources/scheduler.py), still without
-waiting between requests.
+waiting between requests. tightpack-polled-kept is tightpack-polled-etag with each client
+keeping its connection between requests (HTTP/1.1 keep-alive, as the sidebar's server does
+since kept.py): one TLS handshake per client instead of one per request.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ sys.path.insert(0, str(ROOT / "tests" / "scheduler"))
 from harness import (  # noqa: E402
     CONFIG_DIR,
     TIGHTPACK,
+    UNVERIFIED_TLS,
     ApiError,
     ControlPlane,
     KubeScheduler,
@@ -49,13 +52,14 @@ from harness import (  # noqa: E402
     pod_manifest,
 )
 
-RUNS = {  # kind, qps, burst, clients polling /snapshot, whether they revalidate with the ETag
-    "tightpack-default": ("tightpack", 50, 100, 0, False),
-    "tightpack-unlimited": ("tightpack", -1, 100, 0, False),
-    "tightpack-polled": ("tightpack", -1, 100, None, False),  # None: --pollers
-    "tightpack-polled-etag": ("tightpack", -1, 100, None, True),
-    "kube-scheduler-default": ("kube", 50, 100, 0, False),
-    "kube-scheduler-unlimited": ("kube", -1, 100, 0, False),
+RUNS = {  # kind, qps, burst, clients polling /snapshot, how they ask ("", "etag", "kept")
+    "tightpack-default": ("tightpack", 50, 100, 0, ""),
+    "tightpack-unlimited": ("tightpack", -1, 100, 0, ""),
+    "tightpack-polled": ("tightpack", -1, 100, None, ""),  # None: --pollers
+    "tightpack-polled-etag": ("tightpack", -1, 100, None, "etag"),
+    "tightpack-polled-kept": ("tightpack", -1, 100, None, "kept"),
+    "kube-scheduler-default": ("kube", 50, 100, 0, ""),
+    "kube-scheduler-unlimited": ("kube", -1, 100, 0, ""),
 }
 DEFAULT_RUNS = ["tightpack-default", "tightpack-unlimited", "kube-scheduler-default", "kube-scheduler-unlimited"]
 
@@ -71,11 +75,12 @@ def process_cpu_seconds(pid: int) -> float:
 
 class Pollers:
     """`count` threads, each from its own loopback address, asking /snapshot again as soon as
-    each answer is read; with `revalidate`, each sends the ETag of the last snapshot it read in
-    If-None-Match."""
+    each answer is read; with `mode` "etag", each sends the ETag of the last snapshot it read in
+    If-None-Match; with "kept", it also keeps its connection between requests."""
 
-    def __init__(self, sched, count: int, token: str, revalidate: bool = False):
-        self.sched, self.token, self.revalidate = sched, token, revalidate
+    def __init__(self, sched, count: int, token: str, mode: str = ""):
+        self.sched, self.token, self.mode = sched, token, mode
+        self.connections = 0  # opened by the clients
         self.answers = {}  # status -> count
         self.bytes = 0
         self.lock = threading.Lock()
@@ -89,17 +94,44 @@ class Pollers:
 
     def run(self, source: str):
         etag = None
+        kept = None
         while not self.stop_flag.is_set():
-            headers = {"If-None-Match": etag} if self.revalidate and etag else None
-            status, answer_headers, body = http_request(self.sched.base + "/snapshot", 30, self.token, headers,
-                                                        source=source)
+            headers = {"If-None-Match": etag} if self.mode and etag else None
+            if self.mode == "kept":
+                kept, opened, (status, answer_headers, body) = self.kept_get(kept, source, headers)
+            else:
+                opened = 1
+                status, answer_headers, body = http_request(self.sched.base + "/snapshot", 30, self.token,
+                                                            headers, source=source)
             if status == 200:
                 etag = answer_headers.get("ETag") or etag
             with self.lock:
                 self.answers[status] = self.answers.get(status, 0) + 1
                 self.bytes += len(body)
+                self.connections += opened
             if status == 0:
                 time.sleep(0.1)  # not answering yet
+        if kept is not None:
+            kept.close()
+
+    def kept_get(self, conn, source: str, headers):
+        """(the connection to keep or None, connections opened, (status, headers, body))."""
+        opened = 0
+        if conn is None:
+            conn = http.client.HTTPSConnection("127.0.0.1", self.sched.port, timeout=30,
+                                               source_address=(source, 0), context=UNVERIFIED_TLS)
+            opened = 1
+        try:
+            conn.request("GET", "/snapshot", headers={"Authorization": f"Bearer {self.token}", **(headers or {})})
+            resp = conn.getresponse()
+            answer = resp.status, dict(resp.headers), resp.read().decode(errors="replace")
+        except (ConnectionError, socket.timeout, OSError, http.client.HTTPException):
+            conn.close()
+            return None, opened, (0, {}, "")
+        if resp.will_close:
+            conn.close()
+            conn = None
+        return conn, opened, answer
 
     def stop(self) -> dict:
         self.stop_flag.set()
@@ -207,7 +239,7 @@ def has_schedule_command() -> bool:
     return "unknown command" not in r.stdout + r.stderr
 
 
-def run_one(cp, api, label: str, kind: str, qps: float, burst: int, pollers: int, revalidate: bool, args,
+def run_one(cp, api, label: str, kind: str, qps: float, burst: int, pollers: int, mode: str, args,
             workdir: Path) -> dict:
     ns = f"bench-{label}"
     create_namespace(api, ns)
@@ -232,7 +264,7 @@ def run_one(cp, api, label: str, kind: str, qps: float, burst: int, pollers: int
     sched.start(wait_healthy=False) if kind == "tightpack" else sched.start()
     result = {"run": label, "qps": "unlimited" if qps < 0 else f"{qps:g}/{burst}", "pods": args.pods,
               "pollers": pollers}
-    polling = Pollers(sched, pollers, snapshot_token, revalidate) if pollers else None
+    polling = Pollers(sched, pollers, snapshot_token, mode) if pollers else None
     try:
         deadline = started + args.timeout
         last_report = started
@@ -251,6 +283,7 @@ def run_one(cp, api, label: str, kind: str, qps: float, burst: int, pollers: int
         if polling:
             result["snapshot_answers"] = polling.stop()
             result["snapshot_mib"] = polling.bytes / 2**20
+            result["snapshot_connections"] = polling.connections
         result["clients_cpu_s"] = time.process_time() - bench_cpu
         rc = sched.stop()
         watch.stop()
@@ -291,6 +324,8 @@ def table(results: list, args) -> str:
             continue
         f = lambda v, fmt: "–" if v is None else format(v, fmt)  # noqa: E731
         answers = ", ".join(f"{n}× {s}" for s, n in sorted(r.get("snapshot_answers", {}).items()))
+        if r.get("snapshot_connections"):
+            answers += f" over {r['snapshot_connections']} connections"
         lines.append(f"| {r['run']} | {r['qps']} | {r.get('pollers') or 0} "
                      f"| {r['bound']}/{r['pods']}{' (' + r['note'] + ')' if r.get('note') else ''} "
                      f"| {f(r['seconds'], '.1f')} | {f(r['pods_per_s'], '.0f')} | {f(r['pods_per_s_after_first'], '.0f')} "
@@ -329,13 +364,13 @@ def main():
         print(f"{args.nodes} nodes created in {time.monotonic() - t:.1f} s", flush=True)
         tightpack_ok = has_schedule_command()
         for label in [r.strip() for r in args.runs.split(",") if r.strip()]:
-            kind, qps, burst, pollers, revalidate = RUNS[label]
+            kind, qps, burst, pollers, mode = RUNS[label]
             pollers = args.pollers if pollers is None else pollers
             if kind == "tightpack" and not tightpack_ok:
                 print(f"  {label}: skipped, {TIGHTPACK} has no `schedule` command", flush=True)
                 results.append({"run": label, "skipped": "no `tightpack schedule`"})
                 continue
-            results.append(run_one(cp, api, label, kind, qps, burst, pollers, revalidate, args, workdir))
+            results.append(run_one(cp, api, label, kind, qps, burst, pollers, mode, args, workdir))
     finally:
         cp.stop()
     print()

@@ -1,7 +1,9 @@
-"""HTTP GETs with tornado's AsyncHTTPClient; every failure names the URL."""
+"""HTTP GETs with tornado's AsyncHTTPClient, or over kept connections (kept.py); every failure
+names the URL."""
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 from typing import Any, Optional
@@ -9,6 +11,7 @@ from typing import Any, Optional
 from tornado.httpclient import AsyncHTTPClient, HTTPClientError, HTTPRequest
 
 from .errors import SourceError
+from .kept import KeptConnections
 from .parsing import DocumentError, load_json
 
 # A scheduler snapshot of 5,000 nodes and 50,000 pods is well under this.
@@ -72,12 +75,25 @@ async def get_json_unless(
     ca_file: Optional[str] = None,
     verify: bool = True,
     follow_redirects: bool = True,
+    kept: Optional[KeptConnections] = None,
 ) -> tuple:
     """(document, its ETag), or (None, etag) when the server answers 304 Not Modified to
     ``If-None-Match: etag``: the document the caller holds is still current. Errors as
-    get_json."""
+    get_json. With ``kept`` the request goes over a connection kept from an earlier one
+    (kept.py), and a redirect is not followed."""
     if etag:
         headers = {**(headers or {}), "If-None-Match": etag}
+    if kept is not None:
+        try:
+            answer = await kept.get(url, {"Accept": "application/json", **(headers or {})},
+                                    timeout, ca_file if ca_file and os.path.exists(ca_file) else None,
+                                    verify, MAX_BODY_BYTES)
+        except (OSError, http.client.HTTPException) as exc:  # refused, DNS, TLS, timeout, too large
+            raise SourceError(f"{what} {url} is unreachable: {type(exc).__name__}: {exc}") from None
+        except Exception as exc:  # a malformed URL, an unsupported scheme
+            raise SourceError(f"{what} {url}: {type(exc).__name__}: {exc}") from None
+        return _document(answer.code, answer.reason, answer.headers, answer.body, url, etag, what,
+                         follow_redirects=False)
     request = HTTPRequest(
         url,
         method="GET",
@@ -99,23 +115,32 @@ async def get_json_unless(
         raise SourceError(f"{what} {url}: {type(exc).__name__}: {exc}") from None
     finally:
         client.close()
-    if response.code == 304 and etag:
-        return None, etag
-    if 300 <= response.code < 400 and not follow_redirects:
-        target = response.headers.get("Location", "")
-        raise HTTPStatusError(
-            f"{what} {url} answered HTTP {response.code} {response.reason} (a redirect"
-            f"{' to ' + target if target else ''}): not followed", response.code)
-    if response.code == 599 or (response.error is not None and response.code < 400):
+    if response.code == 599 or (response.error is not None and response.code < 300):
         error = response.error
         cause = f"{type(error).__name__}: {error}" if error is not None else "no response"
         raise SourceError(f"{what} {url} is unreachable: {cause}")
-    if response.code >= 400:
-        detail = _status_detail(response.body or b"")
-        message = f"{what} {url} answered HTTP {response.code} {response.reason}"
-        raise HTTPStatusError(f"{message}: {detail}" if detail else message, response.code)
+    return _document(response.code, response.reason, response.headers, response.body or b"", url,
+                     etag, what, follow_redirects)
+
+
+def _document(code: int, reason: str, headers: Any, body: bytes, url: str, etag: Optional[str],
+              what: str, follow_redirects: bool) -> tuple:
+    """get_json_unless's answer from an HTTP answer."""
+    if code == 304 and etag:
+        return None, etag
+    if 300 <= code < 400 and not follow_redirects:
+        target = headers.get("Location", "")
+        raise HTTPStatusError(
+            f"{what} {url} answered HTTP {code} {reason} (a redirect"
+            f"{' to ' + target if target else ''}): not followed", code)
+    if code >= 300 and code < 400:
+        raise SourceError(f"{what} {url} is unreachable: HTTP {code} {reason}")
+    if code >= 400:
+        detail = _status_detail(body)
+        message = f"{what} {url} answered HTTP {code} {reason}"
+        raise HTTPStatusError(f"{message}: {detail}" if detail else message, code)
     try:
-        document = load_json((response.body or b"").decode("utf-8", "replace"), f"{what} {url}")
+        document = load_json(body.decode("utf-8", "replace"), f"{what} {url}")
     except DocumentError as exc:
         raise SourceError(f"{exc} (the response is not JSON)") from None
-    return document, response.headers.get("ETag")
+    return document, headers.get("ETag")

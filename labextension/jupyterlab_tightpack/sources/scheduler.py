@@ -14,11 +14,15 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from ..envelope import Snapshot, from_document
 from ..fetch import get_json_unless
+from ..kept import KeptConnections
 
 # The last document each endpoint sent, with its ETag: the scheduler answers 304 without a
 # body to If-None-Match while its snapshot is the same (docs/scheduler.md), so a refresh
 # costs neither side the transfer nor the parse.
 _last: dict = {}
+# A refresh goes over the connection the last one used: the scheduler keeps it (HTTP/1.1), so
+# neither side pays a TLS handshake per refresh (docs/scheduler.md, keep-alive).
+_connections = KeptConnections()
 
 
 def grouped(url: str) -> str:
@@ -36,7 +40,7 @@ async def fetch(url: str, timeout: float, token: str = "", ca_file: Optional[str
     held = _last.get((url, token))
     document, etag = await get_json_unless(url, held[0] if held else None, what="tightpack scheduler",
                                            timeout=timeout, headers=headers, ca_file=ca_file or None,
-                                           verify=bool(ca_file))
+                                           verify=bool(ca_file), kept=_connections)
     if document is None:
         document = held[1]
     elif etag:

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
+import socket
+import threading
 
 import pytest
 import tornado.web
 import yaml
 from conftest import example
 
+from jupyterlab_tightpack.kept import KeptConnections
 from jupyterlab_tightpack.sources import scheduler
 
 RFC3339_UTC = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
@@ -181,7 +185,8 @@ class FakeScheduler(tornado.web.RequestHandler):
         self.seen = seen if seen is not None else []
 
     def get(self):
-        self.seen.append(dict(self.request.headers, query=self.request.query))
+        self.seen.append(dict(self.request.headers, query=self.request.query,
+                              peer=self.request.connection.stream.socket.getpeername()))
         if self.token is not None and self.request.headers.get("Authorization") != f"Bearer {self.token}":
             self.set_status(401)
             self.finish("Unauthorized: /snapshot needs a bearer token")
@@ -258,6 +263,54 @@ async def test_a_refresh_revalidates_with_the_etag(serve, tightpack, get):
     assert status == 200, again
     assert seen[1].get("If-None-Match") == '"v1"'  # answered 304, without a body
     assert again["cluster"] == first["cluster"] and again["source"] == first["source"]
+
+
+async def test_refreshes_keep_one_connection_to_the_scheduler(serve_https, test_ca, tightpack, get):
+    """The scheduler keeps a connection between requests: refreshes come over the one the
+    first opened, so a polling sidebar pays one TLS handshake, not one per refresh."""
+    seen: list = []
+    url = serve_https([("/snapshot", FakeScheduler,
+                        {"answer": envelope(), "etag": '"v1"', "seen": seen})]) + "/snapshot"
+    tightpack.snapshot_url = url
+    tightpack.snapshot_ca_file = test_ca["ca"]
+    for i in range(3):
+        status, body = await get("snapshot", **({"refresh": "1"} if i else {}))
+        assert status == 200, body
+    assert len(seen) == 3 and seen[1].get("If-None-Match") == '"v1"'
+    assert seen[0]["peer"] == seen[1]["peer"] == seen[2]["peer"], [s["peer"] for s in seen]
+
+
+def test_a_connection_the_server_closed_while_idle_is_replaced():
+    """A kept connection the server closed without saying so (its idle timeout, a restart): the
+    GET goes again on a new connection, and the caller sees one answer."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    accepted = []
+
+    def serve():
+        for _ in range(2):
+            conn, _ = listener.accept()
+            accepted.append(conn.getpeername())
+            conn.recv(65536)
+            # keep-alive by HTTP/1.1's default, then closed: the client keeps a dead connection
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}")
+            conn.close()
+
+    server = threading.Thread(target=serve, daemon=True)
+    server.start()
+    connections = KeptConnections()
+
+    async def twice():
+        url = f"http://127.0.0.1:{port}/snapshot"
+        first = await connections.get(url, {}, 5, None, False, 1024)
+        await asyncio.sleep(0.1)  # the server's close arrives
+        return first, await connections.get(url, {}, 5, None, False, 1024)
+
+    first, second = asyncio.run(twice())
+    server.join(5)
+    listener.close()
+    assert (first.code, first.body, second.code, second.body) == (200, b"{}", 200, b"{}")
+    assert len(accepted) == 2
 
 
 async def test_unreachable_scheduler_is_a_502_naming_the_url(unused_url, tightpack, get):
