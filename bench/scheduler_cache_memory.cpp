@@ -138,12 +138,12 @@ int main(int argc, char** argv) {
   // A first draw warms the allocator (malloc_trim gave its pages back above),
   // as the daemon's earlier answers have.
   std::optional<daemon::RedactedSnapshot>(std::in_place, cache, boost::json::object(), std::nullopt,
-                                          daemon::Published{}, 0)
+                                          daemon::Published{}, daemon::PseudonymKey{0, 1})
       .reset();
   t = std::chrono::steady_clock::now();
   {
     const daemon::RedactedSnapshot drawn(cache, boost::json::object(), std::nullopt,
-                                         daemon::Published{}, 1);
+                                         daemon::Published{}, daemon::PseudonymKey{1, 2});
     drawn_ms = ms_since(t);
     snapshot = drawn.text(daemon::PodForm::kGrouped);
   }
@@ -155,7 +155,7 @@ int main(int argc, char** argv) {
   t = std::chrono::steady_clock::now();
   {
     const daemon::RedactedSnapshot drawn(cache, boost::json::object(), std::nullopt,
-                                         daemon::Published{}, 1);
+                                         daemon::Published{}, daemon::PseudonymKey{1, 2});
     expanded_bytes = drawn.text(daemon::PodForm::kExpanded).size();
   }
   const double expanded_ms = ms_since(t);

@@ -276,7 +276,8 @@ std::string sorted_text(const json::value& v) {
 json::object snapshot_of(const ClusterCache& cache, const json::value& config,
                          const Published& published, uint64_t seed,
                          PodForm form = PodForm::kGrouped) {
-  return read_snapshot(RedactedSnapshot(cache, config, std::nullopt, published, seed).text(form));
+  return read_snapshot(
+      RedactedSnapshot(cache, config, std::nullopt, published, {seed, ~seed}).text(form));
 }
 
 TEST(Snapshot, NamesNoPodImageOrLabelAndPlacesTheSame) {
@@ -300,7 +301,8 @@ TEST(Snapshot, NamesNoPodImageOrLabelAndPlacesTheSame) {
   const Published profiles{json::array{json::object{{"display_name", "Small"}}}, nullptr};
   const json::object config{{"kind", "KubeSchedulerConfiguration"}};
   for (PodForm form : {PodForm::kGrouped, PodForm::kExpanded}) {
-    const std::string text = RedactedSnapshot(cache, config, std::nullopt, profiles, 1).text(form);
+    const std::string text =
+        RedactedSnapshot(cache, config, std::nullopt, profiles, {1, 2}).text(form);
     for (const char* secret :
          {"alice", "bob", "carol", "registry.example", "secret", "notebook-of", "jhub"}) {
       EXPECT_EQ(text.find(secret), std::string::npos) << secret << " in " << text;
@@ -308,7 +310,7 @@ TEST(Snapshot, NamesNoPodImageOrLabelAndPlacesTheSame) {
     EXPECT_NE(text.find("safe-to-evict"), std::string::npos);
   }
   // One draw, two forms: the same pods (in another order).
-  const RedactedSnapshot drawn(cache, config, std::nullopt, profiles, 1);
+  const RedactedSnapshot drawn(cache, config, std::nullopt, profiles, {1, 2});
   auto items = [](const json::object& snap) {
     std::vector<std::string> out;
     for (const json::value& item : snap.at("cluster").at("items").as_array())
@@ -354,7 +356,7 @@ TEST(Snapshot, PodsOfOneSpecAreOneGroup) {
     cache.upsert_pod(p);
   }
   cache.upsert_pod(pod("notebook", 500, "node-a"));
-  const RedactedSnapshot drawn(cache, json::object{}, std::nullopt, Published{}, 1);
+  const RedactedSnapshot drawn(cache, json::object{}, std::nullopt, Published{}, {1, 2});
   const json::object grouped = json::parse(drawn.text(PodForm::kGrouped)).as_object();
   std::vector<size_t> sizes;
   for (const json::value& item : grouped.at("cluster").at("items").as_array()) {
@@ -443,6 +445,18 @@ ClusterCache users(const std::vector<std::string>& names,
     cache.upsert_pod(p);
   }
   return cache;
+}
+
+TEST(Snapshot, PseudonymsAreSipHashOfTheName) {
+  // The reference implementation's vectors (Aumasson and Bernstein): key
+  // 00 01 .. 0f, messages of 0 and 15 bytes 00 01 ..; `openssl mac SIPHASH`
+  // gives the same.
+  const PseudonymKey key{0x0706050403020100ULL, 0x0f0e0d0c0b0a0908ULL};
+  EXPECT_EQ(siphash24(key, {}), 0x726fdb47dd0e0e31ULL);
+  const std::string fifteen("\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e", 15);
+  EXPECT_EQ(siphash24(key, {fifteen}), 0xa129ca6149be45e5ULL);
+  // Parts are one message, however cut.
+  EXPECT_EQ(siphash24(key, {fifteen.substr(0, 3), "", fifteen.substr(3)}), 0xa129ca6149be45e5ULL);
 }
 
 TEST(Snapshot, PseudonymsDoNotFollowNamesOrOrder) {

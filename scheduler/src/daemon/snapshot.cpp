@@ -3,11 +3,10 @@
 #include <algorithm>
 #include <boost/json.hpp>
 #include <map>
-#include <random>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "daemon/json_text.hpp"
+#include "daemon/pseudonyms.hpp"
 #include "daemon/storage_publish.hpp"
 
 namespace tightpack::daemon {
@@ -56,25 +55,21 @@ std::string pseudonym_text(const char* prefix, uint64_t bits) {
 
 class RedactedSnapshot::Redactor {
  public:
-  Redactor(RedactedSnapshot& s, uint64_t seed) : s_(s), rng_(seed) {}
+  Redactor(RedactedSnapshot& s, const PseudonymKey& key) : s_(s), key_(key) {}
 
-  void pod(const PodRecord& rec) {
+  void pod(const std::string& key, const PodRecord& rec) {
     const autoscaler::CaPod& ca = rec.pod;
     AnonymousPod a;
-    a.name = pseudonym();
-    a.ns = ns(ca.pod.ns);
+    a.name = siphash24(key_, {"pod:", key});
+    a.kube_system = ca.pod.ns == "kube-system";
+    if (!a.kube_system) a.ns = siphash24(key_, {"ns:", ca.pod.ns});
     a.node = index_of(rec.holds(), node_ids_, s_.node_names_);
-    if (!ca.controller_kind.empty()) {
-      key_.assign(ca.controller_kind)
-          .append("/")
-          .append(ca.pod.ns)
-          .append("/")
-          .append(ca.controller_name);
-      auto [it, added] = owners_.try_emplace(key_, static_cast<uint32_t>(s_.owners_.size()));
-      // Pods of one controller stay recognisably together (scale-down reads
-      // that), under a name that says nothing.
-      if (added) s_.owners_.push_back(pseudonym());
-      a.owner = it->second;
+    // Pods of one controller stay recognisably together (scale-down reads
+    // that), under a name that says nothing.
+    a.owned = !ca.controller_kind.empty();
+    if (a.owned) {
+      a.owner =
+          siphash24(key_, {"owner:", ca.controller_kind, "/", ca.pod.ns, "/", ca.controller_name});
     }
     // The template the cache keeps with the pod (ClusterCache::keep), one
     // string for the pods alike: found by its address.
@@ -86,23 +81,6 @@ class RedactedSnapshot::Redactor {
   }
 
  private:
-  // cluster-autoscaler treats kube-system apart; any other namespace may be
-  // a user's (KubeSpawner can give each user one).
-  uint32_t ns(const std::string& name) {
-    if (name == "kube-system") return kKubeSystem;
-    auto [it, added] = namespaces_.try_emplace(name, static_cast<uint32_t>(s_.namespaces_.size()));
-    if (added) s_.namespaces_.push_back(pseudonym());
-    return it->second;
-  }
-
-  // 64 random bits, never the same twice in one snapshot.
-  uint64_t pseudonym() {
-    uint64_t bits = 0;
-    do bits = rng_();
-    while (!used_.insert(bits).second);
-    return bits;
-  }
-
   static uint32_t index_of(const std::string& s, std::unordered_map<std::string, uint32_t>& ids,
                            std::vector<std::string>& values) {
     auto [it, added] = ids.try_emplace(s, static_cast<uint32_t>(values.size()));
@@ -111,32 +89,24 @@ class RedactedSnapshot::Redactor {
   }
 
   RedactedSnapshot& s_;
-  std::mt19937_64 rng_;
-  std::unordered_set<uint64_t> used_;
-  std::unordered_map<std::string, uint32_t> owners_, namespaces_, node_ids_;
+  PseudonymKey key_;
+  std::unordered_map<std::string, uint32_t> node_ids_;
   std::unordered_map<const std::string*, uint32_t> by_address_;
-  std::string key_;
 };
 
 RedactedSnapshot::RedactedSnapshot(const ClusterCache& cache,
                                    const json::value& scheduler_configuration,
                                    const std::optional<json::value>& pools,
-                                   const Published& published, uint64_t seed) {
+                                   const Published& published, const PseudonymKey& key) {
   for (const auto& [name, n] : cache.nodes()) objects_.push_back(node(n));
   // The classes say how a notebook's first home claim will be provisioned.
   for (const auto& [name, c] : cache.objects().storage_classes())
     objects_.push_back(published_storage_class(c));
-  // Pseudonyms are drawn in key order, so that one seed gives one snapshot
-  // whatever the hash order.
-  std::vector<std::pair<const std::string*, const PodRecord*>> held;
-  for (const auto& [key, rec] : cache.pods()) {
-    if (!rec.holds().empty()) held.emplace_back(&key, &rec);
+  Redactor redactor(*this, key);
+  pods_.reserve(cache.pods().size());
+  for (const auto& [name, rec] : cache.pods()) {
+    if (!rec.holds().empty()) redactor.pod(name, rec);
   }
-  std::sort(held.begin(), held.end(),
-            [](const auto& a, const auto& b) { return *a.first < *b.first; });
-  Redactor redactor(*this, seed);
-  pods_.reserve(held.size());
-  for (const auto& [key, rec] : held) redactor.pod(*rec);
   rest_ = json::object{
       {"pools", pools ? *pools : json::value(nullptr)},
       {"schedulerConfiguration", scheduler_configuration},
@@ -158,14 +128,25 @@ std::string RedactedSnapshot::text(PodForm form) const {
     out.reserve(bytes);
   }
   // Pods in the order of their pseudonyms (random): neither the order nor
-  // the names say which pod is whose.
+  // the names say which pod is whose. Two pods whose pseudonyms collide
+  // (2^-64 a pair) get the next free value: no name is written twice.
   std::vector<const AnonymousPod*> order;
   order.reserve(pods_.size());
   for (const AnonymousPod& p : pods_) order.push_back(&p);
   std::sort(order.begin(), order.end(),
             [](const AnonymousPod* a, const AnonymousPod* b) { return a->name < b->name; });
-  auto namespace_text = [&](uint32_t ns) {
-    return ns == kKubeSystem ? std::string("kube-system") : pseudonym_text("ns-", namespaces_[ns]);
+  std::vector<uint64_t> names(pods_.size());
+  for (size_t i = 0; i < order.size(); ++i) {
+    uint64_t name = order[i]->name;
+    if (i > 0 && name <= names[order[i - 1] - pods_.data()])
+      name = names[order[i - 1] - pods_.data()] + 1;
+    names[order[i] - pods_.data()] = name;
+  }
+  auto name_text = [&](const AnonymousPod* p) {
+    return pseudonym_text("pod-", names[p - pods_.data()]);
+  };
+  auto namespace_text = [](const AnonymousPod* p) {
+    return p->kube_system ? std::string("kube-system") : pseudonym_text("ns-", p->ns);
   };
   {
     Nest envelope(out, '{', '}');
@@ -181,11 +162,11 @@ std::string RedactedSnapshot::text(PodForm form) const {
           // visit_objects puts them into a PodGroup's).
           json::object pod = json::parse(shapes_[p->shape]).as_object();
           json::object& meta = pod["metadata"].as_object();
-          meta["name"] = pseudonym_text("pod-", p->name);
-          meta["namespace"] = namespace_text(p->ns);
-          if (p->owner != kNoOwner) {
+          meta["name"] = name_text(p);
+          meta["namespace"] = namespace_text(p);
+          if (p->owned) {
             meta["ownerReferences"].as_array()[0].as_object()["name"] =
-                pseudonym_text("owner-", owners_[p->owner]);
+                pseudonym_text("owner-", p->owner);
           }
           pod["spec"].as_object()["nodeName"] = node_names_[p->node];
           pod["apiVersion"] = "v1";
@@ -208,11 +189,10 @@ std::string RedactedSnapshot::text(PodForm form) const {
           Nest list(group.key("pods"), '[', ']');
           for (const AnonymousPod* p : members[shape]) {
             Nest m(list.next(), '[', ']');
-            put_string(m.next(), pseudonym_text("pod-", p->name));
-            put_string(m.next(), namespace_text(p->ns));
+            put_string(m.next(), name_text(p));
+            put_string(m.next(), namespace_text(p));
             put_string(m.next(), node_names_[p->node]);
-            if (p->owner != kNoOwner)
-              put_string(m.next(), pseudonym_text("owner-", owners_[p->owner]));
+            if (p->owned) put_string(m.next(), pseudonym_text("owner-", p->owner));
           }
         }
       }

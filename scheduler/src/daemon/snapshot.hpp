@@ -5,10 +5,10 @@
 // pod carrying only what placement and scale-down read; StorageClasses are
 // published as the cluster's (storage_publish.hpp), claims and volumes are
 // not (a user's own come from /home). Pods, namespaces and
-// controllers get pseudonyms drawn at random for each snapshot (from `seed`),
-// and pods are listed in the order of their pseudonyms, so that neither the
-// names nor the order say which pod is whose, nor follow one from one
-// snapshot to the next.
+// controllers get pseudonyms under a key drawn for each snapshot
+// (pseudonyms.hpp), and pods are listed in the order of their pseudonyms, so
+// that neither the names nor the order say which pod is whose, nor follow
+// one from one snapshot to the next.
 #pragma once
 
 #include <boost/json/array.hpp>
@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "daemon/cache.hpp"
+#include "daemon/pseudonyms.hpp"
 #include "daemon/published_profiles.hpp"
 
 namespace tightpack::daemon {
@@ -30,31 +31,31 @@ namespace tightpack::daemon {
 enum class PodForm { kExpanded, kGrouped };
 
 // What /snapshot publishes, drawn from the cache (under its lock) with the
-// pseudonyms of `seed`; written out as text after, without the lock.
+// pseudonyms of `key`; written out as text after, without the lock.
 class RedactedSnapshot {
  public:
   RedactedSnapshot(const ClusterCache& cache, const boost::json::value& scheduler_configuration,
                    const std::optional<boost::json::value>& pools, const Published& published,
-                   uint64_t seed);
+                   const PseudonymKey& key);
 
   std::string text(PodForm form) const;
 
  private:
   class Redactor;
-  static constexpr uint32_t kKubeSystem = UINT32_MAX;  // kept by name: cluster-autoscaler reads it
-  static constexpr uint32_t kNoOwner = UINT32_MAX;
 
-  // A bound pod: its pseudonyms (64 random bits each), its node and the
-  // template it shares with every pod of the same spec (a PodGroup's).
+  // A bound pod: its pseudonyms (of its name, namespace and controller), its
+  // node and the template it shares with every pod of the same spec (a
+  // PodGroup's).
   struct AnonymousPod {
-    uint64_t name = 0;
-    uint32_t ns = 0, node = 0, owner = kNoOwner, shape = 0;
+    uint64_t name = 0, ns = 0, owner = 0;
+    uint32_t node = 0, shape = 0;
+    bool kube_system = false;  // kept by name: cluster-autoscaler reads it
+    bool owned = false;
   };
 
   boost::json::array objects_;           // nodes and storage classes
   std::vector<std::string> shapes_;      // the pods' distinct templates, as JSON text
   std::vector<std::string> node_names_;  // the nodes pods hold
-  std::vector<uint64_t> namespaces_, owners_;
   std::vector<AnonymousPod> pods_;
   boost::json::object rest_;  // the envelope's other keys
 };

@@ -61,9 +61,9 @@ std::shared_ptr<const Scheduler::PublishedSnapshot> Scheduler::snapshot(
     if (kept.snapshot && (generation == kept.generation || now - kept.built < interval))
       return kept.snapshot;
     std::random_device entropy;
-    const uint64_t seed = (uint64_t{entropy()} << 32) ^ entropy();
+    auto draw = [&] { return (uint64_t{entropy()} << 32) ^ entropy(); };
     redacted.emplace(cache_, options_.scheduler_configuration, options_.pools, options_.published,
-                     seed);
+                     PseudonymKey{draw(), draw()});
   }
   auto published = std::make_shared<PublishedSnapshot>();
   published->body = redacted->text(form);
