@@ -112,5 +112,22 @@ TEST(Unreadable, TheStandInFillsItsNodeAndIsNoVictim) {
   EXPECT_EQ(after.feasible.size(), 1u) << after.message;
 }
 
+TEST(Unreadable, ManyStandInsOnOneNodeStillFillIt) {
+  // Amounts add as Go's int64s do: at 2^62 a stand-in, three wrapped to room
+  // (and twenty to none at all), so a user could make a node look empty.
+  ClusterCache cache;
+  cache.replace_nodes({node("n-held", 8), node("n-free", 8)});
+  for (int count = 1; count <= 24; ++count) {
+    UnreadablePod u;
+    u.ns = "jhub";
+    u.name = "hog-" + std::to_string(count);
+    u.node_name = "n-held";
+    u.phase = "Running";
+    cache.upsert_pod(filling_pod(u));
+    auto d = decision_by_name(cache.cluster(), asking(100));
+    EXPECT_EQ(d["n-held"].find(" "), std::string::npos) << count << ": " << d["n-held"];
+  }
+}
+
 }  // namespace
 }  // namespace tightpack::daemon

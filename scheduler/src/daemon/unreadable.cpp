@@ -27,7 +27,11 @@ std::optional<UnreadablePod> read_unreadable_pod(const json::value& v, const Err
 }
 
 autoscaler::CaPod filling_pod(const UnreadablePod& u) {
-  constexpr int64_t kFull = int64_t{1} << 62;
+  // More than any node offers (2^49: 562 billion cores, 512 TiB), yet 2^13
+  // of them on one node still sum below int64's limit: amounts add as Go's
+  // int64 do, so 2^62 each wrapped to room after three. Beyond 2^13 pods the
+  // node is full by its pod count.
+  constexpr int64_t kFull = int64_t{1} << 49;
   autoscaler::CaPod c;
   Pod& p = c.pod;
   p.ns = u.ns;

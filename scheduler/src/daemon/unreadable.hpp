@@ -37,7 +37,7 @@ struct UnreadablePod {
 std::optional<UnreadablePod> read_unreadable_pod(const boost::json::value& v, const Error& error);
 
 // The stand-in for a bound pod that cannot be read: its name and node, and
-// requests no node has room beside (2^62 millicores, bytes of memory and of
+// requests no node has room beside (2^49 millicores, bytes of memory and of
 // ephemeral storage), priority 2^31 - 1, annotated kUnreadableAnnotation with
 // the path the decoder stopped at, never the value there (the message quotes
 // it, and the cache keeps what it annotates).
