@@ -22,7 +22,8 @@ int64_t amount(const ResourceList& list, std::string_view name) {
 
 struct PodMetaLess {
   bool operator()(const PodMeta& a, const PodMeta& b) const {
-    return std::tie(a.ns, a.labels, a.terminating) < std::tie(b.ns, b.labels, b.terminating);
+    return std::tie(a.ns, a.labels.get(), a.terminating) <
+           std::tie(b.ns, b.labels.get(), b.terminating);
   }
 };
 

@@ -247,7 +247,9 @@ struct Pod {
 // counts): pods that share all three share one PodMeta.
 struct PodMeta {
   std::string ns;
-  Labels labels;
+  // The pod's own label set, shared: a cluster built from 150,000 pods keeps
+  // no second copy of what the pods (and the daemon's cache) hold.
+  Shared<Labels> labels;
   bool terminating = false;  // metadata.deletionTimestamp is set
 
   bool operator==(const PodMeta&) const = default;
