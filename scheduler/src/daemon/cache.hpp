@@ -86,6 +86,11 @@ class ClusterCache {
   // cache's lock, so a relist can slim() its pods as they come.
   bool placed_here(const Pod& pod) const;
   void replace_pods(std::vector<autoscaler::CaPod> pods);
+  // What the cache's pods hold once, for a relist to intern its pods against
+  // as they are read (a copy: the relist runs without the lock), so that the
+  // new list shares the old cache's label sets, tolerations and containers
+  // instead of holding its own beside them until replace_pods.
+  const PodInterner& interner() const { return interner_; }
   // The record before the change (nullopt when new), for the caller's events.
   std::optional<PodRecord> upsert_pod(autoscaler::CaPod pod);
   std::optional<PodRecord> remove_pod(const std::string& key);
