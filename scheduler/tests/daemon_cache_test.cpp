@@ -10,6 +10,7 @@
 #include <set>
 
 #include "daemon/cache.hpp"
+#include "daemon/pod_budget.hpp"
 #include "daemon/snapshot.hpp"
 #include "decision_by_name.hpp"
 #include "tightpack/decode.hpp"
@@ -566,7 +567,8 @@ TEST(ClusterCache, PodsBeyondTheBudgetAreKeptReducedButCounted) {
   EXPECT_TRUE(bound.pod.tolerations.empty());
   EXPECT_TRUE(bound.controller_kind.empty());  // no drain may move it
   ASSERT_NE(bound.annotation(kReducedAnnotation), nullptr);
-  EXPECT_EQ(*bound.annotation(kReducedAnnotation), "10000 tolerations, beyond the 128 kept");
+  EXPECT_EQ(*bound.annotation(kReducedAnnotation),
+            "10000 tolerations, beyond the 128 kept: its requests count, no drain may move it");
   EXPECT_TRUE(cache.pod("jhub/elsewhere")->pod.pod.tolerations.empty());
   // The daemon places this one: it keeps what its decision reads.
   EXPECT_EQ(cache.pod("jhub/mine")->pod.pod.tolerations.size(), 10000u);
@@ -582,6 +584,58 @@ TEST(ClusterCache, PodsBeyondTheBudgetAreKeptReducedButCounted) {
   EXPECT_EQ(cache.reduced_pods(), 0u);
   cache.replace_pods({tolerant("bound", 500, "n1"), tolerant("mine", 500, "")});
   EXPECT_EQ(cache.reduced_pods(), 1u);
+}
+
+autoscaler::CaPod labelled(const std::string& name, size_t labels, const std::string& node_name,
+                           const std::string& scheduler = "tightpack") {
+  autoscaler::CaPod p = pod(name, 500, node_name);
+  p.pod.scheduler_name = scheduler;
+  Labels all;
+  for (size_t i = 0; i < labels; ++i)
+    all.emplace_back("example.com/label-" + std::to_string(100000 + i), "some-value-" + name);
+  p.pod.labels = std::move(all);
+  return p;
+}
+
+TEST(ClusterCache, PodsBeyondTheByteBudgetAreStandInsThatFillTheirNode) {
+  // Labels and terms cannot be cut without changing other pods' decisions:
+  // a pod too heavy to keep is a stand-in, and nothing goes beside it.
+  ClusterCache cache;
+  cache.set_places([](const Pod& p) { return p.scheduler_name == "tightpack"; });
+  cache.replace_nodes({node("n1", 8), node("n2", 8)});
+  cache.upsert_pod(labelled("heavy", 2000, "n1"));
+  // Twenty on one node still fill it: amounts add as int64s, and 2^62 each
+  // wrapped to room (20 x 2^62 is 0 mod 2^64).
+  for (int i = 0; i < 19; ++i) cache.upsert_pod(labelled("more-" + std::to_string(i), 2000, "n1"));
+  cache.upsert_pod(labelled("waiting", 2000, "", "nobodys-scheduler"));
+  cache.upsert_pod(labelled("mine", 2000, ""));
+  cache.upsert_pod(labelled("usual", 40, "n2"));
+  EXPECT_GT(kept_bytes(labelled("x", 2000, "").pod), kMaxKeptPodBytes);
+  EXPECT_LT(kept_bytes(labelled("x", 40, "").pod), kMaxKeptPodBytes / 4);
+  EXPECT_EQ(cache.reduced_pods(), 21u);
+
+  const autoscaler::CaPod& heavy = cache.pod("jhub/heavy")->pod;
+  EXPECT_TRUE(heavy.pod.labels.empty());
+  EXPECT_EQ(heavy.pod.node_name, "n1");
+  EXPECT_EQ(heavy.pod.priority, INT32_MAX);  // never a victim
+  ASSERT_NE(heavy.annotation(kReducedAnnotation), nullptr);
+  EXPECT_NE(heavy.annotation(kReducedAnnotation)->find("beyond the 32768 kept"), std::string::npos);
+  EXPECT_TRUE(cache.pod("jhub/waiting")->pod.pod.labels.empty());
+  EXPECT_EQ(cache.pod("jhub/mine")->pod.pod.labels.size(), 2000u);  // placed here: whole
+  EXPECT_EQ(cache.pod("jhub/usual")->pod.pod.labels.size(), 40u);
+  // n1 is full: a 100-millicore pod fits n2 only.
+  const auto free_cpu = [&](const std::string& n) {
+    const Cluster& c = cache.cluster();
+    const NodeIndex i = c.find(n);
+    return c.alloc_cpu()[i] - c.req_cpu()[i];
+  };
+  EXPECT_LT(free_cpu("n1"), 100);
+  EXPECT_EQ(free_cpu("n2"), 8000 - 500);
+  // Back within the budget: kept whole again, its own 500 millicores.
+  for (int i = 0; i < 19; ++i) cache.remove_pod("jhub/more-" + std::to_string(i));
+  cache.upsert_pod(labelled("heavy", 10, "n1"));
+  EXPECT_EQ(cache.reduced_pods(), 1u);
+  EXPECT_EQ(free_cpu("n1"), 8000 - 500);
 }
 
 }  // namespace

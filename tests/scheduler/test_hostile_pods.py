@@ -188,8 +188,47 @@ def test_pods_with_ten_thousand_tolerations_are_kept_reduced(cluster, schedulers
     if not address_sanitized(TIGHTPACK):  # the sanitizer's quarantine holds freed memory by design
         assert grown < 10 * 1024, f"grew by {grown} KiB"
     # (kube-apiserver's DefaultTolerationSeconds adds two to each)
-    assert re.search(r"heavy-\d+ is kept reduced \(1000\d tolerations, beyond the 128 kept\)", tp.log_text())
+    assert re.search(r"heavy-\d+ is kept reduced \(1000\d tolerations, beyond the 128 kept: its requests count, "
+                     r"no drain may move it\)", tp.log_text())
     # The 40 bound pods hold 80 cpus on t-1's 64 (bound by nodeName, past the scheduler, and
     # counted as kube-scheduler counts them): an 8-cpu pod for tightpack goes to t-2.
     cluster.pod("after", cpu="8", memory="1Gi", scheduler_name="tightpack")
     assert node_of(cluster.wait_pod("after", node_of, 30, "bound")) == "t-2"
+
+
+def test_pods_heavier_than_the_budget_are_stand_ins_that_fill_their_node(cluster, schedulers):
+    """Labels and affinity terms, which other pods' decisions read, cannot be cut without
+    changing those decisions: a pod tightpack does not place whose kept parts weigh more than
+    32 KiB (here 3,000 labels) is kept as a stand-in that fills its node, named in a log line
+    and in tightpack_reduced_pods. 40 such pods, half bound by nodeName with 100 millicores
+    each, half waiting for a scheduler that does not exist, cost a replica under 10 MiB; then
+    a pod for tightpack goes to the other node (kube-scheduler would see room beside them:
+    tightpack is the cautious one here, by design)."""
+    ns = cluster.ns
+    cluster.node("l-1", cpu="8", memory="32Gi")
+    cluster.node("l-2", cpu="8", memory="32Gi")
+    tp = schedulers.tightpack()
+    tp.wait_ready()
+    before = rss_kib(tp.pid)
+
+    def create(i):
+        m = pod_manifest(f"labelled-{i:02d}", cpu="100m", memory="64Mi",
+                         scheduler_name=None if i % 2 else "nobodys-scheduler")
+        m["metadata"].setdefault("labels", {}).update(
+            {f"example.com/label-{j}": f"value-{i}-{j}" for j in range(3000)})
+        if i % 2:
+            m["spec"]["nodeName"] = "l-1"
+        cluster.api.post(f"/api/v1/namespaces/{ns}/pods", m, retry_seconds=30)
+
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(create, range(40)))
+    wait_for(lambda: tp.metrics().value("tightpack_reduced_pods") == 40, 60,
+             "tightpack_reduced_pods to count the 40 heavy pods", diagnostics=lambda: tp.describe(10))
+    grown = rss_kib(tp.pid) - before
+    print(f"\nresident memory {before} KiB before, grown by {grown} KiB over 40 pods of 3,000 labels")
+    if not address_sanitized(TIGHTPACK):
+        assert grown < 10 * 1024, f"grew by {grown} KiB"
+    assert re.search(r"labelled-\d+ is kept reduced \(\d+ bytes of labels, terms, containers and volumes, "
+                     r"beyond the 32768 kept: a stand-in that fills its node\)", tp.log_text())
+    cluster.pod("after", cpu="1", memory="1Gi", scheduler_name="tightpack")
+    assert node_of(cluster.wait_pod("after", node_of, 30, "bound")) == "l-2"

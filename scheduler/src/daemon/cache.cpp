@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "daemon/pod_budget.hpp"
 #include "daemon/published_pod.hpp"
 #include "daemon/unreadable.hpp"
 #include "tightpack/plugins/cohort.hpp"
@@ -67,12 +68,14 @@ void slim(autoscaler::CaPod& p, bool placed_here) {
   if (!placed_here && p.pod.tolerations.size() > kMaxKeptTolerations) {
     a.emplace_back(kReducedAnnotation, std::to_string(p.pod.tolerations.size()) +
                                            " tolerations, beyond the " +
-                                           std::to_string(kMaxKeptTolerations) + " kept");
+                                           std::to_string(kMaxKeptTolerations) +
+                                           " kept: its requests count, no drain may move it");
     p.pod.tolerations.clear();
     p.controller_kind.clear();
     p.controller_name.clear();
   }
   a.shrink_to_fit();
+  if (!placed_here && keep_within_budget(p, kReducedAnnotation)) return;
   if (p.pod.node_name.empty()) return;
   // A bound pod's images and container names decide nothing: ImageLocality
   // reads the incoming pod's images and the nodes' image lists.

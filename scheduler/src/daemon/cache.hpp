@@ -44,7 +44,9 @@ struct PodRecord {
 // or another scheduler's) with more than kMaxKeptTolerations tolerations is
 // kept reduced: no tolerations and no controller, annotated
 // tightpack.io/reduced; any pod creator can write 10,000 tolerations, which
-// would cost 2 MB a pod.
+// would cost 2 MB a pod. Such a pod whose other kept parts (labels, terms,
+// containers, volumes) still weigh more than pod_budget.hpp's budget is kept
+// as a stand-in that fills its node, annotated likewise.
 inline constexpr size_t kMaxKeptTolerations = 128;
 inline constexpr const char* kReducedAnnotation = "tightpack.io/reduced";
 void slim(autoscaler::CaPod& pod, bool placed_here = true);

@@ -333,7 +333,7 @@ void Scheduler::on_pod(autoscaler::CaPod pod) {
   const PodRecord& rec = *cache_.pod(key);
   if (reduced(rec.pod) && !(before && reduced(before->pod))) {
     log_warning("pod " + key + " is kept reduced (" + *rec.pod.annotation(kReducedAnnotation) +
-                "): its requests count, no drain may move it");
+                ")");
     update_unreadable_metric();
   } else if (before && reduced(before->pod) && !reduced(rec.pod)) {
     update_unreadable_metric();

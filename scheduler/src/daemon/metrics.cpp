@@ -160,8 +160,8 @@ std::string Metrics::text(const std::string& lease_name) const {
   out += "tightpack_unreadable_objects{kind=\"pod\"} " + std::to_string(unreadable_pods_) + "\n";
   out += "tightpack_unreadable_objects{kind=\"node\"} " + std::to_string(unreadable_nodes_) + "\n";
   family(out, "tightpack_reduced_pods", "gauge",
-         "Pods kept without what goes beyond the per-object budget (their tolerations), counted "
-         "and unmovable in forecasts.");
+         "Pods kept without what goes beyond the per-object budget: without their tolerations "
+         "(counted, unmovable in forecasts), or as a stand-in that fills its node.");
   out += "tightpack_reduced_pods " + std::to_string(reduced_pods_) + "\n";
   family(out, "tightpack_snapshot_build_duration_seconds", "histogram",
          "Time to redact and serialise /snapshot, once per build.");
