@@ -46,8 +46,8 @@ size_t bytes(const std::optional<LabelSelector>& s) {
 size_t bytes(const std::vector<Container>& containers) {
   size_t n = kVector;
   for (const Container& c : containers) {
-    n += bytes(c.name) + bytes(c.image) + bytes(c.requests) + bytes(c.limits) +
-         kVector + c.ports.size() * sizeof(ContainerPort) + sizeof(bool);
+    n += bytes(c.name) + bytes(c.image) + bytes(c.requests) + bytes(c.limits) + kVector +
+         c.ports.size() * sizeof(ContainerPort) + sizeof(bool);
   }
   return n;
 }
@@ -65,15 +65,14 @@ size_t kept_bytes(const Pod& p) {
   }
   for (const auto& t : p.node_affinity.preferred) n += sizeof(t.weight) + bytes(t.preference);
   for (const auto& t : p.pod_affinity_terms) {
-    n += sizeof(t) + bytes(t.label_selector) + bytes(t.namespaces) +
-         bytes(t.namespace_selector) + bytes(t.topology_key);
+    n += sizeof(t) + bytes(t.label_selector) + bytes(t.namespaces) + bytes(t.namespace_selector) +
+         bytes(t.topology_key);
   }
   for (const auto& v : p.volumes)
     n += sizeof(v) + bytes(v.name) + bytes(v.claim) + bytes(v.disk) + bytes(v.pool) +
          bytes(v.monitors);
   for (const auto& c : p.topology_spread) {
-    n += sizeof(c) + bytes(c.topology_key) + bytes(c.label_selector) +
-         bytes(c.match_label_keys);
+    n += sizeof(c) + bytes(c.topology_key) + bytes(c.label_selector) + bytes(c.match_label_keys);
   }
   return n;
 }
@@ -81,23 +80,18 @@ size_t kept_bytes(const Pod& p) {
 bool keep_within_budget(autoscaler::CaPod& pod, const char* reduced_annotation) {
   const size_t weight = kept_bytes(pod.pod);
   if (weight <= kMaxKeptPodBytes) return false;
-  UnreadablePod u;
   const Pod& p = pod.pod;
-  u.ns = p.ns;
-  u.name = p.name;
-  u.uid = p.uid;
-  u.node_name = p.node_name;
-  u.scheduler_name = p.scheduler_name;
-  u.phase = p.phase;
-  autoscaler::CaPod stand_in = filling_pod(u);
+  autoscaler::CaPod stand_in =
+      filling_pod(UnreadablePod{p.ns, p.name, p.uid, p.node_name, p.scheduler_name, p.phase,
+                                !p.deletion_timestamp.empty(), /*path=*/"", /*error=*/""});
   stand_in.pod.start_time = p.start_time;
   stand_in.pod.deletion_timestamp = p.deletion_timestamp;
   stand_in.pod.creation_timestamp = p.creation_timestamp;
-  stand_in.pod.annotations = {
-      {reduced_annotation, std::to_string(weight) + " bytes of labels, terms, containers and "
-                                                    "volumes, beyond the " +
-                               std::to_string(kMaxKeptPodBytes) +
-                               " kept: a stand-in that fills its node"}};
+  stand_in.pod.annotations = {{reduced_annotation, std::to_string(weight) +
+                                                       " bytes of labels, terms, containers and "
+                                                       "volumes, beyond the " +
+                                                       std::to_string(kMaxKeptPodBytes) +
+                                                       " kept: a stand-in that fills its node"}};
   pod = std::move(stand_in);
   return true;
 }
