@@ -325,6 +325,32 @@ TEST(HttpServer, APacedPathWithoutACredentialIsRefusedBeforeItsTurn) {
   EXPECT_EQ(blank.read_all(1000ms).rfind("HTTP/1.1 401", 0), 0u);
 }
 
+TEST(HttpServer, APersonalCredentialIsPacedAsOneCallerFromAnyAddress) {
+  HttpLimits limits;
+  limits.paced_paths = {"/metrics"};
+  limits.pacing.per_client_rate = 0.001;  // a turn beyond the burst is refused
+  limits.pacing.per_client_burst = 2;
+  limits.pacing.rate = 1000;
+  limits.pacing.burst = 1000;
+  limits.pacing.max_wait = 1000ms;
+  limits.shared_credential = [](const std::string& token) { return token == "shared-token"; };
+  Server s(limits);
+  auto ask = [&](const char* source, const std::string& token) {
+    Client c(s.port(), source);
+    c.send("GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer " +
+           token + "\r\n\r\n");
+    return c.read_all(1000ms).substr(0, 12);
+  };
+  // One user's pods: three addresses, one credential, two turns.
+  EXPECT_EQ(ask("127.0.0.51", "alice-token"), "HTTP/1.1 200");
+  EXPECT_EQ(ask("127.0.0.52", "alice-token"), "HTTP/1.1 200");
+  EXPECT_EQ(ask("127.0.0.53", "alice-token"), "HTTP/1.1 429");
+  EXPECT_EQ(ask("127.0.0.53", "bob-token"), "HTTP/1.1 200");  // another caller is not held up
+  // The token every notebook server holds is paced per address only.
+  for (const char* source : {"127.0.0.54", "127.0.0.55", "127.0.0.56", "127.0.0.57"})
+    EXPECT_EQ(ask(source, "shared-token"), "HTTP/1.1 200") << source;
+}
+
 TEST(HttpServer, ASlowHandlerDelaysNoOtherRequest) {
   Server s;
   auto slow = std::async(std::launch::async, [&] { return get(s.port(), "/slow", 2000ms); });

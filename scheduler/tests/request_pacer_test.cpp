@@ -46,6 +46,29 @@ TEST(RequestPacer, AllClientsTogetherShareOneRate) {
   EXPECT_NEAR(wait_ms(pacer.reserve("10.0.3.1", t0 + milliseconds(1000))), 100, 1);
 }
 
+TEST(RequestPacer, ACredentialIsPacedWhereverItAsksFrom) {
+  RequestPacer pacer(PacerLimits{1, 2, 100, 100, milliseconds(5000)});
+  const auto t0 = Clock::now();
+  EXPECT_EQ(wait_ms(pacer.reserve("10.0.4.1", t0, "alice")), 0);
+  EXPECT_EQ(wait_ms(pacer.reserve("10.0.4.2", t0, "alice")), 0);
+  EXPECT_NEAR(wait_ms(pacer.reserve("10.0.4.3", t0, "alice")), 1000, 1);  // her burst is spent
+  EXPECT_EQ(wait_ms(pacer.reserve("10.0.4.4", t0, "bob")), 0);
+  EXPECT_EQ(wait_ms(pacer.reserve("10.0.4.5", t0)), 0);  // no credential of its own
+  EXPECT_EQ(pacer.credentials(), 2u);
+}
+
+TEST(RequestPacer, MadeUpCredentialsCannotLockARealOneOut) {
+  PacerLimits limits;
+  limits.max_clients = 3;
+  RequestPacer pacer(limits);
+  const auto t0 = Clock::now();
+  for (int i = 0; i < 3; ++i)
+    ASSERT_TRUE(pacer.reserve("10.0.5.1", t0, "made-up-" + std::to_string(i)));
+  // No room to remember one more credential: served, paced per address only.
+  EXPECT_EQ(wait_ms(pacer.reserve("10.0.5.2", t0, "real")), 0);
+  EXPECT_EQ(pacer.credentials(), 3u);
+}
+
 TEST(RequestPacer, RemembersBoundedClientsForgettingIdleOnesFirst) {
   PacerLimits limits;
   limits.max_clients = 3;

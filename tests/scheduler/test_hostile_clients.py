@@ -118,7 +118,14 @@ def test_no_client_holds_the_ports_or_the_exit(cluster, schedulers):
     assert took < EXIT_DEADLINE, f"SIGTERM took {took:.1f} s with clients connected:{tp.describe(20)}"
 
 
-def test_snapshot_is_built_at_most_every_few_seconds_and_revalidated(cluster, schedulers):
+def shared_snapshot_token(tmp_path) -> tuple:
+    """(the token every notebook server holds, the flags that give it to the daemon)."""
+    token = "shared-snapshot-token-" + "7" * 24
+    (tmp_path / "snapshot-token").write_text(token + "\n")
+    return token, ["--snapshot-token-file", str(tmp_path / "snapshot-token")]
+
+
+def test_snapshot_is_built_at_most_every_few_seconds_and_revalidated(cluster, schedulers, tmp_path):
     """/snapshot was built under the decision lock on every request; every user's server polls
     it. Now it is rebuilt only when the cluster changed and at most every 3 s, served from the
     same bytes meanwhile, and a client that sends its ETag back gets 304 with no body."""
@@ -126,14 +133,16 @@ def test_snapshot_is_built_at_most_every_few_seconds_and_revalidated(cluster, sc
         return tp.metrics().value("tightpack_snapshot_build_duration_seconds_count") or 0
 
     cluster.node("sc-0", cpu="8", memory="32Gi")
-    tp = schedulers.tightpack(identity="snapshot-cache")
+    shared, flags = shared_snapshot_token(tmp_path)
+    tp = schedulers.tightpack(identity="snapshot-cache", extra_args=flags)
     tp.wait_ready()
     before = builds()
     t = time.monotonic()
-    # 20 users' servers (one address each, as pods have), asking at once and again
+    # 20 users' servers (one address each, as pods have, and the shared token), asking at once
+    # and again
     with ThreadPoolExecutor(20) as pool:
         bodies = list(pool.map(
-            lambda i: http_request(f"{tp.base}/snapshot", 10, tp.token, source=f"127.0.0.{10 + i % 20}"),
+            lambda i: http_request(f"{tp.base}/snapshot", 10, shared, source=f"127.0.0.{10 + i % 20}"),
             range(40)))
     took = time.monotonic() - t
     assert all(status == 200 for status, _, _ in bodies), sorted({status for status, _, _ in bodies})
@@ -148,19 +157,22 @@ def test_snapshot_is_built_at_most_every_few_seconds_and_revalidated(cluster, sc
     wait_for(lambda: "sc-1" in tp.get("/snapshot")[1], 10, "/snapshot to show the new node")
 
 
-def test_a_client_in_a_loop_waits_its_turn(cluster, schedulers):
+def test_a_client_in_a_loop_waits_its_turn(cluster, schedulers, tmp_path):
     """Any pod can ask /snapshot in a loop. Each client address gets a burst of 5 answers, then
     one a second (the sidebar's server asks at most every 5 s); a request beyond its turn waits,
     so a looping client spends nothing, and one whose turn is over 5 s away gets 429 with
-    Retry-After. Another address is served at once meanwhile, and probes are never paced."""
+    Retry-After. Another address with the shared token is served at once meanwhile, and probes
+    are never paced. A personal credential is paced as one caller wherever it asks from: the
+    administrator's token, spent by the loop, waits on another address too."""
     cluster.node("pace-0", cpu="8", memory="32Gi")
-    tp = schedulers.tightpack(identity="pacing")
+    shared, flags = shared_snapshot_token(tmp_path)
+    tp = schedulers.tightpack(identity="pacing", extra_args=flags)
     tp.wait_ready()
     answers, stop = [], threading.Event()
 
     def loop(_):
         while not stop.is_set():
-            status, headers, _ = http_request(f"{tp.base}/snapshot", 10, tp.token, source="127.0.0.77")
+            status, headers, _ = http_request(f"{tp.base}/snapshot", 10, shared, source="127.0.0.77")
             answers.append((status, headers.get("Retry-After"), time.monotonic()))
 
     t = time.monotonic()
@@ -169,8 +181,14 @@ def test_a_client_in_a_loop_waits_its_turn(cluster, schedulers):
             pool.submit(loop, None)
         time.sleep(1)
         elsewhere = time.monotonic()
-        other = http_request(f"{tp.base}/snapshot", 10, tp.token, source="127.0.0.78")[0]
+        other = http_request(f"{tp.base}/snapshot", 10, shared, source="127.0.0.78")[0]
         elsewhere = time.monotonic() - elsewhere
+        # the administrator's token from two addresses: five at once, then waits wherever asked
+        personal = []
+        for source in ("127.0.0.79", "127.0.0.80") * 3:
+            asked = time.monotonic()
+            personal.append((http_request(f"{tp.base}/snapshot", 10, tp.token, source=source)[0],
+                             time.monotonic() - asked))
         health = http_request(f"{tp.base}/healthz", 5, source="127.0.0.77")[0]
         time.sleep(5)
         stop.set()
@@ -178,6 +196,8 @@ def test_a_client_in_a_loop_waits_its_turn(cluster, schedulers):
     served = [a for a in answers if a[0] == 200 and a[2] - t <= window]
     refused = [a for a in answers if a[0] == 429]
     assert other == 200 and elsewhere < 1, f"another address waited {elsewhere:.1f} s ({other})"
+    assert [status for status, _ in personal] == [200] * 6, personal
+    assert all(waited < 1 for _, waited in personal[:5]) and personal[5][1] > 0.5, personal
     assert health == 200
     # a burst of 5, then one a second; a little slack for the clock
     assert 5 <= len(served) <= 5 + window + 1, f"{len(served)} answers in {window} s from one address"

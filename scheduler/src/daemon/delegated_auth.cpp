@@ -38,6 +38,11 @@ bool DelegatedAuth::shared_token_matches(const std::string& token) {
   return CRYPTO_memcmp(token.data(), shared_token_.data(), token.size()) == 0;
 }
 
+bool DelegatedAuth::is_shared_token(const std::string& token) {
+  std::lock_guard lock(m_);
+  return shared_token_matches(token);
+}
+
 AuthDecision DelegatedAuth::check(const std::string& authorization, const std::string& path) {
   const std::string token = authorization_token(authorization, {"bearer"});
   if (token.empty()) {

@@ -59,6 +59,10 @@ class DelegatedAuth {
   static constexpr size_t kCacheLimit = 4096;
   static constexpr size_t kConcurrentReviews = 2;
 
+  // Whether `token` is the shared snapshot token, which every notebook server
+  // holds: the HTTP server paces it per address, not as one caller.
+  bool is_shared_token(const std::string& token);
+
  private:
   struct Cached {
     AuthDecision decision;

@@ -173,15 +173,18 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
     }
     // No credential, no turn: an anonymous loop cannot crowd out the callers
     // the handler would serve.
-    if (authorization_token(request.authorization, {"bearer", "token"}).empty()) {
+    const std::string token = authorization_token(request.authorization, {"bearer", "token"});
+    if (token.empty()) {
       write(text_answer(401, "Unauthorized: " + request.path +
                                  " needs a bearer token (Authorization: Bearer …)\n"));
       return;
     }
     beast::error_code address_ec;
     const auto peer = beast::get_lowest_layer(stream_).socket().remote_endpoint(address_ec);
+    const auto& shared = server_.limits.shared_credential;
+    const std::string credential = shared && shared(token) ? std::string() : sha256(token);
     const auto wait = server_.pacer.reserve(address_ec ? std::string() : peer.address().to_string(),
-                                            RequestPacer::Clock::now());
+                                            RequestPacer::Clock::now(), credential);
     if (!wait) {
       HttpAnswer busy =
           text_answer(429, "too many requests for " + request.path + ": ask again later\n");

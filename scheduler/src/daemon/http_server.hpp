@@ -90,6 +90,11 @@ struct HttpLimits {
   // address and in all, before a handler runs; one without a credential
   // ("Authorization: Bearer <t>" or "token <t>") is refused with 401 first.
   std::vector<std::string> paced_paths;
+  // A credential many callers hold alike (the shared snapshot token every
+  // notebook server has) is paced per address only; any other is also paced
+  // as one caller wherever it asks from, so that one user's many pods share
+  // her turn. Called on the I/O thread: it must not block.
+  std::function<bool(const std::string& token)> shared_credential;
   // Answered by the handler on the I/O thread, at once, when asked without a
   // query: never behind the worker threads. Only for answers that neither
   // block nor take long (the probes read a few atomics); with a query

@@ -37,23 +37,34 @@ RequestPacer::Bucket RequestPacer::refill(Bucket b, double rate, double burst,
   return b;
 }
 
-void RequestPacer::forget_full_buckets(Clock::time_point now) {
-  std::erase_if(clients_, [&](const auto& entry) {
+void RequestPacer::forget_full_buckets(std::unordered_map<std::string, Bucket>& buckets,
+                                       Clock::time_point now) {
+  std::erase_if(buckets, [&](const auto& entry) {
     return refill(entry.second, limits_.per_client_rate, limits_.per_client_burst, now).tokens >=
            limits_.per_client_burst;
   });
 }
 
 std::optional<RequestPacer::Clock::duration> RequestPacer::reserve(const std::string& client,
-                                                                   Clock::time_point now) {
+                                                                   Clock::time_point now,
+                                                                   const std::string& credential) {
   auto it = clients_.find(client);
   if (it == clients_.end()) {
-    if (clients_.size() >= limits_.max_clients) forget_full_buckets(now);
+    if (clients_.size() >= limits_.max_clients) forget_full_buckets(clients_, now);
     if (clients_.size() >= limits_.max_clients) return std::nullopt;
   }
-  Bucket mine = it == clients_.end()
-                    ? Bucket{limits_.per_client_burst, now}
-                    : refill(it->second, limits_.per_client_rate, limits_.per_client_burst, now);
+  auto held = credential.empty() ? credentials_.end() : credentials_.find(credential);
+  bool paced_apart = !credential.empty();
+  if (paced_apart && held == credentials_.end() && credentials_.size() >= limits_.max_clients) {
+    forget_full_buckets(credentials_, now);
+    paced_apart = credentials_.size() < limits_.max_clients;
+  }
+  auto bucket_of = [&](auto at, auto end) {
+    return at == end ? Bucket{limits_.per_client_burst, now}
+                     : refill(at->second, limits_.per_client_rate, limits_.per_client_burst, now);
+  };
+  Bucket mine = bucket_of(it, clients_.end());
+  Bucket theirs = bucket_of(held, credentials_.end());
   // The shared bucket fills at the rate sized before this client is counted:
   // the rate so far, then the one its request makes.
   const double rate = sized_rate(now);
@@ -61,8 +72,10 @@ std::optional<RequestPacer::Clock::duration> RequestPacer::reserve(const std::st
                                                    : refill(all_, rate, limits_.burst, now);
   mine.tokens -= 1;
   all.tokens -= 1;
+  theirs.tokens -= paced_apart ? 1 : 0;
   // A negative balance is the turns taken ahead of this one.
-  const double wait = std::max({0.0, -mine.tokens / limits_.per_client_rate, -all.tokens / rate});
+  const double wait = std::max({0.0, -mine.tokens / limits_.per_client_rate,
+                                -theirs.tokens / limits_.per_client_rate, -all.tokens / rate});
   if (Seconds(wait) > limits_.max_wait) {
     // Refused, nothing taken; but it asked, and the shared rate counts it.
     if (it != clients_.end()) {
@@ -74,6 +87,7 @@ std::optional<RequestPacer::Clock::duration> RequestPacer::reserve(const std::st
   }
   mine.asked = now;
   clients_.insert_or_assign(client, mine);
+  if (paced_apart) credentials_.insert_or_assign(credential, theirs);
   all_ = all;
   return std::chrono::duration_cast<Clock::duration>(Seconds(wait));
 }

@@ -84,6 +84,9 @@ HttpLimits Routes::secure_limits() {
   for (const Route& r : kRoutes) {
     if (r.paced) limits.paced_paths.emplace_back(r.path);
   }
+  limits.shared_credential = [this](const std::string& token) {
+    return auth_.is_shared_token(token);
+  };
   return limits;
 }
 

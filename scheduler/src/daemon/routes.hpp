@@ -28,8 +28,9 @@ class Routes {
   HttpAnswer probes_only(const HttpRequest& request);
   // The secure port's limits: what costs the daemon (and, for a caller it
   // cannot vouch for, the API server a TokenReview) waits its turn; probes
-  // never do, answered on the listener's own thread.
-  static HttpLimits secure_limits();
+  // never do, answered on the listener's own thread; a credential other than
+  // the shared snapshot token is paced as one caller (HttpLimits).
+  HttpLimits secure_limits();
   // --probe-listen's: the probes answered on the listener's own thread.
   static HttpLimits probe_limits();
 

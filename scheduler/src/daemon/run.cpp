@@ -68,7 +68,7 @@ Result<Ending> run(RunOptions options) {
   HttpServer http;
   auto started = http.start(
       options.listen, [&](const HttpRequest& req) { return routes.secure(req); },
-      Routes::secure_limits(), "--listen", &options.certificate);
+      routes.secure_limits(), "--listen", &options.certificate);
   if (!started) return started.error();
   HttpServer probe_http;
   if (!options.probe_listen.empty()) {
