@@ -9,13 +9,17 @@
 //
 //   build/release/bench/tightpack_daskhub_day [--seed N] [--users N]
 //       [--retire newest|upstream|node-aware] [--protect-workers]
-//       [--output table|json] [--scenario FILE] [--check]
+//       [--consolidate none|move] [--output table|json] [--scenario FILE] [--check]
 //
 // --retire says which workers leave when adapt() shrinks a cluster (the
 // scenario's "retire", docs/packing.md; default newest). --output json prints
 // {"seed", "users", "retire", "workers", "lowerBound": node-hours,
 //  "profiles": [{"profile", "nodeHours", "evicted", "busyNodeHours",
-//  "repackNodeHours", "pendingAtEnd", "pools": {pool: node-hours}}]}: the
+//  "repackNodeHours", "pendingAtEnd", "pools": {pool: node-hours}}]}, and
+// with --consolidate move (the scenario's "consolidate", docs/packing.md:
+// half-used nodes emptied by moving their workers, make before break)
+// "consolidate": "move" and each profile's "nodesEmptied", "workersMoved",
+// "movesAbandoned" and "moveOverlapWorkerHours": the
 // interface outside checks run. Node-hours split as idle (nodes without a
 // workload pod: booting, unneeded, held by --scale-down-delay-after-add),
 // busy beyond a repack (where placement and retirement left pods), the
@@ -284,7 +288,7 @@ json::object day(uint64_t seed, int users, bool protect, const std::string& reti
 int main(int argc, char** argv) {
   uint64_t seed = 1;
   int users = 60;
-  std::string output = "table", scenario_file, retire = "newest";
+  std::string output = "table", scenario_file, retire = "newest", consolidate = "none";
   bool check = false, protect = false, tile = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -311,6 +315,12 @@ int main(int argc, char** argv) {
         std::cerr << "--retire " << retire << ": not one of newest, upstream, node-aware\n";
         return 2;
       }
+    } else if (a == "--consolidate") {
+      consolidate = value();
+      if (!packing::parse_consolidate(consolidate)) {
+        std::cerr << "--consolidate " << consolidate << ": not one of none, move\n";
+        return 2;
+      }
     } else if (a == "--protect-workers") {
       protect = true;
     } else if (a == "--tile") {
@@ -318,7 +328,8 @@ int main(int argc, char** argv) {
     } else {
       std::cerr << "usage: tightpack_daskhub_day [--seed N] [--users N] [--retire "
                    "newest|upstream|node-aware]\n"
-                   "       [--protect-workers] [--tile] [--output table|json] [--scenario FILE]\n"
+                   "       [--protect-workers] [--tile] [--consolidate none|move]\n"
+                   "       [--output table|json] [--scenario FILE]\n"
                    "       [--check]\n";
       return 2;
     }
@@ -328,6 +339,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   json::object doc = day(seed, users, protect, retire);
+  const bool moves = consolidate == "move";
+  if (moves) doc["consolidate"] = consolidate;
   if (!scenario_file.empty()) std::ofstream(scenario_file) << json::serialize(doc) << "\n";
   auto scenario = packing::decode_pack_scenario(doc);
   if (!scenario) {
@@ -362,24 +375,32 @@ int main(int argc, char** argv) {
                                       {"lowerBoundNodeHours", round2(f.lower_bound_node_hours)},
                                       {"pendingAtEnd", f.pending_at_end},
                                       {"pools", std::move(pools)}});
+      if (moves) {
+        json::object& o = profiles.back().as_object();
+        o["nodesEmptied"] = f.nodes_emptied;
+        o["workersMoved"] = f.workers_moved;
+        o["movesAbandoned"] = f.moves_abandoned;
+        o["moveOverlapWorkerHours"] = round2(f.move_overlap_worker_hours);
+      }
     }
-    std::cout << json::serialize(json::object{
-                     {"seed", seed},
+    json::object out{{"seed", seed},
                      {"users", users},
                      {"retire", retire},
                      {"workers", protect ? "protected" : "evictable"},
                      {"tiled", static_cast<int64_t>(tiled.size())},
                      {"lowerBound", round2(report->profiles.front().lower_bound_node_hours)},
-                     {"profiles", std::move(profiles)}})
-              << "\n";
+                     {"profiles", std::move(profiles)}};
+    if (moves) out["consolidate"] = consolidate;
+    std::cout << json::serialize(out) << "\n";
     return 0;
   }
   std::printf(
       "DaskHub day: seed %llu, %d users, %zu events, 24 h, Dask workers %s, a shrink retires "
-      "%s%s\n\n",
+      "%s%s%s\n\n",
       static_cast<unsigned long long>(seed), users, scenario->events.size(),
       protect ? "safe-to-evict \"false\"" : "evictable (the operator's default)", retire.c_str(),
-      tile ? ", workloads at the shapes that tile their nodes" : "");
+      tile ? ", workloads at the shapes that tile their nodes" : "",
+      moves ? ", half-used nodes emptied by moving their workers" : "");
   std::printf("%-16s %10s %10s %10s %10s %8s %8s %8s %8s\n", "profile", "node-h", "busy-h", "core",
               "user", "dask", "gpu-t4", "waiting", "evicted");
   for (const auto& f : report->profiles) {
@@ -395,6 +416,15 @@ int main(int argc, char** argv) {
                 static_cast<long long>(f.pending_at_end), static_cast<long long>(f.pods_evicted));
   }
   std::printf("%-16s %10.2f\n", "lower bound", report->profiles.front().lower_bound_node_hours);
+  if (moves) {
+    std::printf("\n%-16s %10s %10s %10s %12s\n", "moves", "nodes", "workers", "abandoned",
+                "overlap w-h");
+    for (const auto& f : report->profiles) {
+      std::printf("%-16s %10lld %10lld %10lld %12.2f\n", f.profile.c_str(),
+                  static_cast<long long>(f.nodes_emptied), static_cast<long long>(f.workers_moved),
+                  static_cast<long long>(f.moves_abandoned), f.move_overlap_worker_hours);
+    }
+  }
   if (check) {
     const auto& p = report->profiles;
     bool ok = p.size() == 3 && p[0].profile == "default" && p[1].profile == "most-allocated" &&

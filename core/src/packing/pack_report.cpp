@@ -15,6 +15,7 @@
 #include "tightpack/cluster.hpp"
 #include "tightpack/decode.hpp"
 #include "tightpack/framework/framework.hpp"
+#include "tightpack/packing/moves.hpp"
 #include "tightpack/pod_resources.hpp"
 
 namespace tightpack::packing {
@@ -28,6 +29,10 @@ using autoscaler::CaPod;
 constexpr int64_t kTick = 60;                     // seconds between autoscaler runs here
 constexpr int64_t kScaleDownDelayAfterAdd = 600;  // --scale-down-delay-after-add
 constexpr size_t kMaxEmptyBulkDelete = 10;        // --max-empty-bulk-delete
+// Consolidate::kMove (pack_report.hpp says why each).
+constexpr int64_t kSettledAfter = 300;      // a workload's last start or scale
+constexpr int64_t kEmptyingHeldFor = 1200;  // a node being emptied takes no pod
+constexpr size_t kMovesPerTick = 4;
 
 struct Upcoming {
   std::string pool;
@@ -72,6 +77,9 @@ class Simulation {
       }
       if (s_.pools && t % kTick == 0) {
         if (auto st = autoscale(t); !st) return st.error();
+        if (s_.consolidate == Consolidate::kMove) {
+          if (auto st = consolidate(t); !st) return st.error();
+        }
       }
       if (auto st = drain_queue(); !st) return st.error();
       std::map<std::string, int64_t> busy_per_pool;
@@ -109,7 +117,12 @@ class Simulation {
   Status rebuild() {
     std::vector<Node> nodes;
     std::vector<Pod> pods;
-    for (const CaNode& n : nodes_) nodes.push_back(n.node);
+    for (const CaNode& n : nodes_) {
+      nodes.push_back(n.node);
+      // The scheduler sends nothing to a node being emptied; cluster-autoscaler
+      // (ca_scenario) sees it as it is.
+      if (emptying_.contains(n.node.name)) nodes.back().unschedulable = true;
+    }
     for (const CaPod& p : bound_) pods.push_back(p.pod);
     auto c = Cluster::build(std::move(nodes), pods);
     if (!c) return c.error();
@@ -130,8 +143,27 @@ class Simulation {
   }
 
   // Schedules what waits, first come first served. Replicas of one workload
-  // are alike: once one fits nowhere, the rest of it waits too.
+  // are alike: once one fits nowhere, the rest of it waits too. A pod that
+  // waits while a node emptied by a move stands idle takes that node back
+  // (as PyTorch's node-compactor lifts its taint for pending pods): a move
+  // must never make a user wait for a new node.
   Status drain_queue() {
+    if (auto st = place_pending(); !st) return st;
+    if (pending_.empty() || !release_emptied_nodes()) return Ok{};
+    if (auto st = rebuild(); !st) return st;
+    return place_pending();
+  }
+
+  // The nodes being emptied whose moves are done take pods again; whether
+  // there were any.
+  bool release_emptied_nodes() {
+    return std::erase_if(emptying_, [&](const auto& entry) {
+             return std::none_of(moves_.begin(), moves_.end(),
+                                 [&](const Move& m) { return m.node == entry.first; });
+           }) > 0;
+  }
+
+  Status place_pending() {
     std::deque<CaPod> still;
     std::set<std::string> stuck;
     while (!pending_.empty()) {
@@ -181,6 +213,8 @@ class Simulation {
   }
 
   Status apply(const Event& e) {
+    if (auto st = abandon_move(e.group); !st) return st;
+    if (e.kind != Event::Kind::kStop) last_change_[e.group] = e.at;
     std::vector<std::string>& keys = groups_[e.group];
     switch (e.kind) {
       case Event::Kind::kStart:
@@ -223,6 +257,164 @@ class Simulation {
     group_of_[p.pod.key()] = group;
     keys.push_back(p.pod.key());
     pending_.push_back(std::move(p));
+  }
+
+  // ------------------------------------------------------------ moves
+
+  struct Move {
+    std::string group, node;
+    std::vector<std::string> old_keys, new_keys;
+    int64_t made_at = 0;
+  };
+
+  // The user changed the workload's size (or ended it) while its move was
+  // in flight: the replacements go, the old workers stay, the node is no
+  // longer emptied.
+  Status abandon_move(const std::string& group) {
+    auto m = std::find_if(moves_.begin(), moves_.end(),
+                          [&](const Move& mv) { return mv.group == group; });
+    if (m == moves_.end()) return Ok{};
+    for (const std::string& k : m->new_keys) {
+      remove_pod(k);
+      std::erase(groups_[group], k);
+    }
+    emptying_.erase(m->node);
+    moves_.erase(m);
+    ++figures_.moves_abandoned;
+    return rebuild();
+  }
+
+  Status consolidate(int64_t t) {
+    bool changed = false;
+    // Break: the replacements have joined; the old workers retire.
+    for (const Move& m : moves_) {
+      for (const std::string& k : m.old_keys) {
+        remove_pod(k);
+        std::erase(groups_[m.group], k);
+      }
+      figures_.workers_moved += static_cast<int64_t>(m.old_keys.size());
+      figures_.move_overlap_worker_hours +=
+          static_cast<double>(m.new_keys.size()) * static_cast<double>(t - m.made_at) / 3600.0;
+      changed = true;
+    }
+    moves_.clear();
+    changed |= std::erase_if(emptying_, [&](const auto& entry) {
+                 return t - entry.second > kEmptyingHeldFor ||
+                        std::none_of(nodes_.begin(), nodes_.end(),
+                                     [&](const CaNode& n) { return n.node.name == entry.first; });
+               }) > 0;
+    if (changed) {
+      if (auto st = rebuild(); !st) return st;
+    }
+    // Room is wanted now: nothing is emptied.
+    if (!pending_.empty()) return Ok{};
+    // Plan: nodes whose every workload pod is a settled Dask worker.
+    std::map<std::string, int64_t> pool_size;
+    for (const CaNode& n : nodes_) ++pool_size[pool_name(n.node.name)];
+    for (const Upcoming& u : upcoming_) ++pool_size[u.pool];
+    for (const auto& [node, since] : emptying_) --pool_size[pool_name(node)];
+    std::map<std::string, std::vector<const CaPod*>> on_node;
+    std::set<std::string> kept;  // nodes something unmovable keeps
+    for (const CaPod& p : bound_) {
+      if (system_.contains(p.pod.key())) continue;
+      auto g = group_of_.find(p.pod.key());
+      const bool movable = g != group_of_.end() && !p.controller_kind.empty() &&
+                           t - last_change_[g->second] >= kSettledAfter;
+      if (movable) {
+        on_node[p.pod.node_name].push_back(&p);
+      } else {
+        kept.insert(p.pod.node_name);
+      }
+    }
+    std::vector<MoveCandidate> candidates;
+    std::vector<std::vector<const CaPod*>> movers;  // aligned with candidates
+    for (const auto& [node, pods] : on_node) {
+      if (kept.contains(node) || emptying_.contains(node)) continue;
+      const std::string& pn = pool_name(node);
+      const pools::NodePool* pool_of = pool(pn);
+      if (!pool_of || pool_size[pn] <= pool_of->min_size) continue;
+      const NodeIndex n = cluster_->find(node);
+      if (n >= cluster_->size()) continue;
+      int64_t cpu = 0;
+      for (const CaPod* p : pods) {
+        const ResourceList requests = pod_requests(p->pod, false);
+        const int64_t* c = find_resource(requests, "cpu");
+        cpu += c ? *c : 0;
+      }
+      if (4 * cpu > 3 * cluster_->alloc_cpu()[n]) continue;  // at most three quarters used
+      MoveCandidate c{n, {}};
+      for (const CaPod* p : pods) c.movable.push_back(&p->pod);
+      candidates.push_back(std::move(c));
+      movers.push_back(pods);
+    }
+    std::vector<size_t> order(candidates.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return candidates[a].movable.size() < candidates[b].movable.size();
+    });
+    std::vector<MoveCandidate> ordered;
+    std::vector<std::vector<const CaPod*>> ordered_movers;
+    std::set<std::string> moving;  // one move per workload at a time
+    for (size_t i : order) {
+      bool clash = false;
+      std::set<std::string> groups;
+      for (const CaPod* p : movers[i]) groups.insert(group_of_[p->pod.key()]);
+      for (const std::string& g : groups) clash = clash || moving.contains(g);
+      if (clash) continue;
+      moving.insert(groups.begin(), groups.end());
+      ordered.push_back(candidates[i]);
+      ordered_movers.push_back(movers[i]);
+    }
+    auto planned = plan_moves(*cluster_, profile_, ordered, kMovesPerTick);
+    if (!planned) return planned.error();
+    if (planned->empty()) return Ok{};
+    // Make: each worker's replacement, a new replica of its workload, bound
+    // where the plan said. The pointers into bound_ are read before it grows.
+    std::vector<std::pair<CaPod, std::string>> made;  // replacement, its group
+    for (const PlannedMove& pm : *planned) {
+      const size_t i = static_cast<size_t>(
+          std::find_if(ordered.begin(), ordered.end(),
+                       [&](const MoveCandidate& c) { return c.node == pm.node; }) -
+          ordered.begin());
+      Move m{"", cluster_->name(pm.node), {}, {}, t};
+      for (size_t k = 0; k < ordered_movers[i].size(); ++k) {
+        const CaPod& old = *ordered_movers[i][k];
+        m.group = group_of_[old.pod.key()];
+        m.old_keys.push_back(old.pod.key());
+        CaPod p = old;
+        p.pod.name = free_replica_name(m.group, made);
+        p.pod.node_name = cluster_->name(pm.targets[k]);
+        m.new_keys.push_back(p.pod.key());
+        made.emplace_back(std::move(p), m.group);
+      }
+      emptying_[m.node] = t;
+      moves_.push_back(std::move(m));
+      ++figures_.nodes_emptied;
+    }
+    for (auto& [p, group] : made) {
+      group_of_[p.pod.key()] = group;
+      groups_[group].push_back(p.pod.key());
+      assign_address(p.pod.key(), p.pod.node_name);
+      bound_.push_back(std::move(p));
+    }
+    return rebuild();
+  }
+
+  // The smallest <group>-<i> neither a replica of the group nor one about to
+  // be made has.
+  std::string free_replica_name(const std::string& group,
+                                const std::vector<std::pair<CaPod, std::string>>& made) {
+    const std::vector<std::string>& keys = groups_[group];
+    for (size_t i = 0;; ++i) {
+      CaPod probe;
+      probe.pod.ns = templates_of_[group].pod.ns;
+      probe.pod.name = group + "-" + std::to_string(i);
+      const std::string key = probe.pod.key();
+      const bool taken = std::find(keys.begin(), keys.end(), key) != keys.end() ||
+                         std::any_of(made.begin(), made.end(),
+                                     [&](const auto& m) { return m.first.pod.key() == key; });
+      if (!taken) return probe.pod.name;
+    }
   }
 
   // ------------------------------------------------------------ retirement
@@ -632,7 +824,10 @@ class Simulation {
   std::map<std::string, std::set<int>> used_ips_;
   std::map<std::string, int> last_ip_;
   std::map<std::string, std::string>
-      address_;  // pod key → "tcp://<pod IP>:", a Dask worker's address
+      address_;              // pod key → "tcp://<pod IP>:", a Dask worker's address
+  std::vector<Move> moves_;  // made, not yet broken
+  std::map<std::string, int64_t> emptying_;     // node → since when
+  std::map<std::string, int64_t> last_change_;  // workload → its last start or scale
   int64_t last_scale_up_ = -kScaleDownDelayAfterAdd;
   int64_t added_ = 0;
   ProfileFigures figures_;
@@ -649,6 +844,7 @@ Result<PackReport> run_pack_report(const PackScenario& s) {
   PackReport r;
   r.end = s.end;
   r.retire = s.retire;
+  r.consolidate = s.consolidate;
   for (size_t i = 0; i < s.profiles.size(); ++i) {
     Simulation sim(s, s.profiles[i], s.profile_names[i]);
     auto f = sim.run();
@@ -688,9 +884,18 @@ json::value encode_pack_report(const PackReport& r) {
                                     {"nodesRemoved", f.nodes_removed},
                                     {"podsEvicted", f.pods_evicted},
                                     {"pools", std::move(pools)}});
+    if (r.consolidate == Consolidate::kMove) {
+      json::object& o = profiles.back().as_object();
+      o["nodesEmptied"] = f.nodes_emptied;
+      o["workersMoved"] = f.workers_moved;
+      o["movesAbandoned"] = f.moves_abandoned;
+      o["moveOverlapWorkerHours"] = hours(f.move_overlap_worker_hours);
+    }
   }
-  return json::object{
+  json::object out{
       {"end", r.end}, {"retire", retire_name(r.retire)}, {"profiles", std::move(profiles)}};
+  if (r.consolidate == Consolidate::kMove) out["consolidate"] = consolidate_name(r.consolidate);
+  return out;
 }
 
 std::string pack_report_text(std::string_view scenario_json) {

@@ -107,13 +107,32 @@ Result<Retire> parse_retire(std::string_view name) {
   return Error{"", "retire " + quote_value(name) + " is not one of newest, upstream, node-aware"};
 }
 
+std::string_view consolidate_name(Consolidate c) {
+  return c == Consolidate::kMove ? "move" : "none";
+}
+
+Result<Consolidate> parse_consolidate(std::string_view name) {
+  for (Consolidate c : {Consolidate::kNone, Consolidate::kMove}) {
+    if (consolidate_name(c) == name) return c;
+  }
+  return Error{"", "consolidate " + quote_value(name) + " is not one of none, move"};
+}
+
 Result<PackScenario> decode_pack_scenario(const json::value& doc) {
   PackScenario s;
   auto run = [&]() -> Fail {
     const json::object* o = nullptr;
     JsonPath root;
     TP_TRY(as_object(doc, root, o));
-    TP_TRY(only_keys(*o, root, {"cluster", "pools", "profiles", "events", "end", "retire"}));
+    TP_TRY(only_keys(*o, root,
+                     {"cluster", "pools", "profiles", "events", "end", "retire", "consolidate"}));
+    if (member(*o, "consolidate")) {
+      std::string name;
+      TP_TRY(read_string(*o, "consolidate", root, name));
+      auto c = parse_consolidate(name);
+      if (!c) return value_error(root.field("consolidate"), c.error().message);
+      s.consolidate = *c;
+    }
     std::optional<Retire> retire;
     TP_TRY(read_retire(*o, root, retire));
     s.retire = retire.value_or(Retire::kNewest);
@@ -128,6 +147,11 @@ Result<PackScenario> decode_pack_scenario(const json::value& doc) {
       auto p = pools::decode_pools_config(*pv, root.field("pools"));
       if (!p) return p.error();
       s.pools = std::move(*p);
+    }
+    if (s.consolidate == Consolidate::kMove && !s.pools) {
+      return value_error(root.field("consolidate"),
+                         "moves need the scenario's pools: cluster-autoscaler removes the nodes "
+                         "they empty");
     }
     if (member(*o, "profiles")) {
       s.profile_names.clear();

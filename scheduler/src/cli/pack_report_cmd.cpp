@@ -87,6 +87,14 @@ void print_table(const packing::PackReport& r, std::ostream& out) {
   }
   out << "\nA shrink retires: " << packing::retire_name(r.retire)
       << " (the scenario's \"retire\")\n";
+  if (r.consolidate != packing::Consolidate::kMove) return;
+  out << "\nMoves (the scenario's \"consolidate\": move): nodes emptied, workers moved, "
+         "moves abandoned, replacements' overlap\n";
+  for (const auto& f : r.profiles) {
+    out << "  " << f.profile << ": " << f.nodes_emptied << " nodes, " << f.workers_moved
+        << " workers, " << f.moves_abandoned << " abandoned, "
+        << fixed2(f.move_overlap_worker_hours) << " worker-hours\n";
+  }
 }
 
 // Workloads of one shape, counted.

@@ -46,6 +46,29 @@ enum class Retire : uint8_t {
 std::string_view retire_name(Retire r);
 Result<Retire> parse_retire(std::string_view name);
 
+// What empties half-used nodes besides cluster-autoscaler's own evictions.
+enum class Consolidate : uint8_t {
+  kNone,
+  // Once a model minute, nodes whose every workload pod is a Dask worker
+  // (a pod with a controller, of a workload started or scaled at least 5
+  // minutes ago: adapt() grows a cluster when work arrives, and a mover
+  // waits for idle workers) in a pool above its min size, at most three
+  // quarters used (cpu), fewest workers first: their workers are moved
+  // (moves.hpp), at most four nodes a minute and one move per workload at
+  // a time. The
+  // replacements start on the planned nodes at once; the old workers
+  // retire a minute later (the replacements have joined); the node takes
+  // no pod meanwhile and until cluster-autoscaler removes it (20 minutes at
+  // most), unless a pod waits for room once the move is done: a move must
+  // never make a user wait for a new node, and nothing is planned while a
+  // pod waits. A start, scale or stop of the workload before the retirement
+  // abandons the move: its replacements go, the old workers stay.
+  kMove,
+};
+
+std::string_view consolidate_name(Consolidate c);
+Result<Consolidate> parse_consolidate(std::string_view name);
+
 struct Event {
   int64_t at = 0;  // seconds from the start
   enum class Kind : uint8_t { kStart, kStop, kScale } kind = Kind::kStart;
@@ -70,6 +93,7 @@ struct PackScenario {
   // provisioning time) and nodes unneeded for scaleDownUnneededTime go.
   std::optional<pools::PoolsConfig> pools;
   Retire retire = Retire::kNewest;  // for every shrink without its own
+  Consolidate consolidate = Consolidate::kNone;
 };
 
 inline constexpr int64_t kMaxEvents = 100000;
@@ -108,6 +132,10 @@ struct ProfileFigures {
   // Pods cluster-autoscaler evicted to remove their nodes (their controllers
   // made them again): for a Dask worker, its memory and running tasks lost.
   int64_t pods_evicted = 0;
+  // Consolidate::kMove: nodes emptied by moves, the workers moved, moves
+  // abandoned, and the replacements' overlap with the workers they replaced.
+  int64_t nodes_emptied = 0, workers_moved = 0, moves_abandoned = 0;
+  double move_overlap_worker_hours = 0;
   std::vector<PoolFigures> pools;
 };
 
@@ -115,6 +143,7 @@ struct PackReport {
   std::vector<ProfileFigures> profiles;
   int64_t end = 0;
   Retire retire = Retire::kNewest;  // the scenario's rule, named with every figure
+  Consolidate consolidate = Consolidate::kNone;
 };
 
 Result<PackReport> run_pack_report(const PackScenario& s);

@@ -1,0 +1,237 @@
+// Move, don't evict: the planner on a cluster of its own, and the pack
+// report's `consolidate: move` on a short day of protected Dask workers,
+// which cluster-autoscaler cannot evict and so never removes a node of.
+#include "tightpack/packing/moves.hpp"
+
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+#include <map>
+
+#include "test_util.hpp"
+#include "tightpack/built_in_profiles.hpp"
+#include "tightpack/packing/pack_report.hpp"
+
+namespace tightpack::packing {
+namespace {
+
+namespace json = boost::json;
+using testing::bound_pod;
+using testing::build_cluster;
+using testing::json_of;
+using testing::kGi;
+using testing::make_node;
+using testing::resources;
+
+// n1 holds 2 one-cpu pods, n2 5, n3 7, of 8 cpus each.
+struct ThreeNodes {
+  std::vector<Pod> pods;
+  Cluster cluster;
+  ThreeNodes() : cluster(make()) {}
+  Cluster make() {
+    const std::pair<const char*, int> held[] = {{"n1", 2}, {"n2", 5}, {"n3", 7}};
+    for (const auto& [node, count] : held) {
+      for (int i = 0; i < count; ++i) {
+        pods.push_back(bound_pod(std::string(node) + "-w" + std::to_string(i), node,
+                                 resources({{"cpu", 1000}, {"memory", kGi}})));
+      }
+    }
+    return build_cluster({make_node("n1", 8000, 32 * kGi), make_node("n2", 8000, 32 * kGi),
+                          make_node("n3", 8000, 32 * kGi)},
+                         pods);
+  }
+  // Each target of `move` within the room its node had: none overfilled.
+  void expect_room_for(const PlannedMove& move) const {
+    std::map<std::string, int64_t> taken;
+    for (NodeIndex target : move.targets) {
+      EXPECT_NE(target, move.node) << "a replacement on the node being emptied";
+      taken[cluster.name(target)] += 1000;
+    }
+    for (const auto& [node, cpu] : taken) {
+      const NodeIndex n = cluster.find(node);
+      EXPECT_LE(cpu, cluster.alloc_cpu()[n] - cluster.req_cpu()[n]) << node;
+    }
+  }
+  MoveCandidate candidate(const std::string& node) const {
+    MoveCandidate c{cluster.find(node), {}};
+    for (const Pod& p : pods) {
+      if (p.node_name == node) c.movable.push_back(&p);
+    }
+    return c;
+  }
+};
+
+TEST(Moves, ReplacementsGoElsewhereWithoutOverfillingAndNoReceiverIsEmptied) {
+  ThreeNodes t;
+  auto profile = built_in_profile("tightpack");
+  ASSERT_TRUE(profile) << profile.error().what();
+  auto planned =
+      plan_moves(t.cluster, *profile, {t.candidate("n1"), t.candidate("n2"), t.candidate("n3")}, 5);
+  ASSERT_TRUE(planned) << planned.error().what();
+  // n1's two go to n2 and n3, which then receive and so are not emptied.
+  ASSERT_EQ(planned->size(), 1u);
+  EXPECT_EQ(t.cluster.name((*planned)[0].node), "n1");
+  ASSERT_EQ((*planned)[0].targets.size(), 2u);
+  t.expect_room_for((*planned)[0]);
+  // The cluster given is not changed.
+  EXPECT_EQ(t.cluster.req_cpu()[t.cluster.find("n1")], 2000);
+  // n3's seven fit in the nine cpus n1 and n2 have free. A candidate whose
+  // pods do not all fit elsewhere is skipped whole: n1 with nine to place
+  // (its two and n3's seven) finds four.
+  auto alone = plan_moves(t.cluster, *profile, {t.candidate("n3")}, 5);
+  ASSERT_TRUE(alone);
+  EXPECT_EQ(alone->size(), 1u);
+  ThreeNodes u;
+  MoveCandidate both = u.candidate("n1");
+  for (const Pod* p : u.candidate("n3").movable) both.movable.push_back(p);
+  auto none = plan_moves(u.cluster, *profile, {both}, 5);
+  ASSERT_TRUE(none);
+  EXPECT_TRUE(none->empty());
+  // At most max_moves.
+  auto capped = plan_moves(t.cluster, *profile, {t.candidate("n1")}, 0);
+  ASSERT_TRUE(capped);
+  EXPECT_TRUE(capped->empty());
+}
+
+TEST(Moves, APlanNeverTargetsANodeItEmpties) {
+  // n2 first: its five fit n1 and n3 (six and one free), so n2 empties and
+  // n1, a receiver, does not.
+  ThreeNodes t;
+  auto profile = built_in_profile("tightpack");
+  ASSERT_TRUE(profile);
+  auto planned = plan_moves(t.cluster, *profile, {t.candidate("n2"), t.candidate("n1")}, 5);
+  ASSERT_TRUE(planned) << planned.error().what();
+  ASSERT_EQ(planned->size(), 1u);
+  EXPECT_EQ(t.cluster.name((*planned)[0].node), "n2");
+  EXPECT_EQ((*planned)[0].targets.size(), 5u);
+  t.expect_room_for((*planned)[0]);
+}
+
+json::object worker(const char* cpu) {
+  return json::object{
+      {"metadata",
+       json::object{{"name", "worker"},
+                    {"namespace", "jhub"},
+                    {"labels", json::object{{"dask.org/component", "worker"}}},
+                    {"annotations",
+                     json::object{{"cluster-autoscaler.kubernetes.io/safe-to-evict", "false"}}},
+                    {"ownerReferences", json::array{json::object{{"apiVersion", "apps/v1"},
+                                                                 {"kind", "ReplicaSet"},
+                                                                 {"name", "w"},
+                                                                 {"controller", true}}}}}},
+      {"spec",
+       json::object{
+           {"containers",
+            json::array{json::object{
+                {"name", "worker"},
+                {"resources",
+                 json::object{{"requests", json::object{{"cpu", cpu}, {"memory", "4Gi"}}}}}}}},
+           {"tolerations", json::array{json::object{{"key", "dask"},
+                                                    {"operator", "Equal"},
+                                                    {"value", "worker"},
+                                                    {"effect", "NoSchedule"}}}},
+           {"nodeSelector", json::object{{"cloud.google.com/gke-nodepool", "dask-workers"}}}}}};
+}
+
+// Three clusters of eight 0.9-cpu protected workers fill three new nodes;
+// at 30 minutes two shrink to two workers each and stay so until 2 hours.
+json::object day(const char* consolidate, bool change_mid_move = false, bool late_arrival = false) {
+  json::value doc = json_of(R"({
+    "cluster": {"nodes": [{"metadata": {"name": "core-0", "labels": {
+        "cloud.google.com/gke-nodepool": "core"}},
+      "status": {"allocatable": {"cpu": "3920m", "memory": "12Gi", "pods": "110"}}}], "pods": []},
+    "pools": {"apiVersion": "tightpack.io/v1alpha1", "kind": "NodePools", "inferPools": false,
+      "pools": [
+        {"name": "core", "minSize": 1, "maxSize": 1, "template": {
+          "labels": {"cloud.google.com/gke-nodepool": "core"},
+          "allocatable": {"cpu": "3920m", "memory": "12Gi", "pods": "110"}}},
+        {"name": "dask-workers", "minSize": 0, "maxSize": 10, "template": {
+          "labels": {"cloud.google.com/gke-nodepool": "dask-workers"},
+          "taints": [{"key": "dask", "value": "worker", "effect": "NoSchedule"}],
+          "allocatable": {"cpu": "7910m", "memory": "60Gi", "pods": "110"}}}]},
+    "events": [], "end": "3h", "profiles": ["tightpack"]})");
+  json::object& o = doc.as_object();
+  o["consolidate"] = consolidate;
+  json::array& events = o["events"].emplace_array();
+  for (const char* group : {"a", "b", "c"}) {
+    events.push_back(
+        json::object{{"at", "0s"}, {"start", group}, {"replicas", 8}, {"pod", worker("900m")}});
+    events.push_back(json::object{{"at", "2h"}, {"stop", group}});
+  }
+  for (const char* group : {"a", "b"}) {
+    events.push_back(json::object{{"at", "30m"}, {"scale", group}, {"replicas", 2}});
+    // The users ask again for the size they have while the first move is in flight.
+    if (change_mid_move)
+      events.push_back(json::object{{"at", "2130s"}, {"scale", group}, {"replicas", 2}});
+  }
+  // A fourth cluster arrives once the node is emptied, before
+  // cluster-autoscaler removes it.
+  if (late_arrival) {
+    events.push_back(
+        json::object{{"at", "38m"}, {"start", "d"}, {"replicas", 6}, {"pod", worker("900m")}});
+    events.push_back(json::object{{"at", "2h"}, {"stop", "d"}});
+  }
+  return o;
+}
+
+ProfileFigures tightpack_of(const json::object& doc) {
+  auto s = decode_pack_scenario(doc);
+  EXPECT_TRUE(s) << (s ? "" : s.error().what());
+  auto r = run_pack_report(*s);
+  EXPECT_TRUE(r) << (r ? "" : r.error().what());
+  return r->profiles.at(0);
+}
+
+TEST(Moves, AHalfUsedNodeOfProtectedWorkersIsEmptiedAndRemoved) {
+  const ProfileFigures none = tightpack_of(day("none"));
+  const ProfileFigures move = tightpack_of(day("move"));
+  EXPECT_EQ(none.pods_evicted, 0);
+  EXPECT_EQ(move.pods_evicted, 0);
+  EXPECT_EQ(none.pending_at_end, 0);
+  EXPECT_EQ(move.pending_at_end, 0);
+  EXPECT_EQ(none.nodes_emptied, 0);
+  // At 35 minutes (settled for five) a's two workers join b's on one node;
+  // the emptied node goes after cluster-autoscaler's ten unneeded minutes.
+  EXPECT_EQ(move.nodes_emptied, 1);
+  EXPECT_EQ(move.workers_moved, 2);
+  EXPECT_EQ(move.moves_abandoned, 0);
+  EXPECT_NEAR(move.move_overlap_worker_hours, 2.0 / 60.0, 1e-9);  // two replacements, a minute
+  EXPECT_LT(move.node_hours, none.node_hours - 1.0);              // about 70 minutes of a node
+}
+
+TEST(Moves, AChangeOfSizeMidMoveAbandonsItAndTheNextOneCompletes) {
+  const ProfileFigures move = tightpack_of(day("move", /*change_mid_move=*/true));
+  EXPECT_EQ(move.moves_abandoned, 1);
+  EXPECT_EQ(move.nodes_emptied, 2);  // made twice, broken once
+  EXPECT_EQ(move.workers_moved, 2);
+  EXPECT_EQ(move.pending_at_end, 0);
+  EXPECT_EQ(move.pods_evicted, 0);
+}
+
+TEST(Moves, APodThatWaitsTakesAnEmptiedNodeBack) {
+  // Without the move the fourth cluster needs a new node; with it, the node
+  // the move emptied takes it at once: no one waits for a node because of a
+  // move.
+  const ProfileFigures none = tightpack_of(day("none", false, /*late_arrival=*/true));
+  const ProfileFigures move = tightpack_of(day("move", false, /*late_arrival=*/true));
+  EXPECT_EQ(move.nodes_emptied, 1);
+  EXPECT_LE(move.nodes_added, none.nodes_added);
+  EXPECT_LE(move.pending_pod_hours, none.pending_pod_hours);
+  EXPECT_EQ(move.pending_at_end, 0);
+}
+
+TEST(Moves, TheScenarioNamesABadValueAndMovesNeedPools) {
+  json::object bad = day("yes");
+  auto s = decode_pack_scenario(bad);
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.error().what().find("$.consolidate"), std::string::npos) << s.error().what();
+  EXPECT_NE(s.error().what().find("not one of none, move"), std::string::npos);
+  json::object bare = day("move");
+  bare.erase("pools");
+  auto t = decode_pack_scenario(bare);
+  ASSERT_FALSE(t);
+  EXPECT_NE(t.error().what().find("moves need the scenario's pools"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tightpack::packing
