@@ -262,7 +262,8 @@ class Simulation {
   // ------------------------------------------------------------ moves
 
   struct Move {
-    std::string group, node;
+    std::set<std::string> groups;  // a node may hold workers of several workloads
+    std::string node;
     std::vector<std::string> old_keys, new_keys;
     int64_t made_at = 0;
   };
@@ -272,11 +273,11 @@ class Simulation {
   // longer emptied.
   Status abandon_move(const std::string& group) {
     auto m = std::find_if(moves_.begin(), moves_.end(),
-                          [&](const Move& mv) { return mv.group == group; });
+                          [&](const Move& mv) { return mv.groups.contains(group); });
     if (m == moves_.end()) return Ok{};
     for (const std::string& k : m->new_keys) {
       remove_pod(k);
-      std::erase(groups_[group], k);
+      std::erase(groups_[group_of_[k]], k);
     }
     emptying_.erase(m->node);
     moves_.erase(m);
@@ -290,7 +291,7 @@ class Simulation {
     for (const Move& m : moves_) {
       for (const std::string& k : m.old_keys) {
         remove_pod(k);
-        std::erase(groups_[m.group], k);
+        std::erase(groups_[group_of_[k]], k);
       }
       figures_.workers_moved += static_cast<int64_t>(m.old_keys.size());
       figures_.move_overlap_worker_hours +=
@@ -376,16 +377,17 @@ class Simulation {
           std::find_if(ordered.begin(), ordered.end(),
                        [&](const MoveCandidate& c) { return c.node == pm.node; }) -
           ordered.begin());
-      Move m{"", cluster_->name(pm.node), {}, {}, t};
+      Move m{{}, cluster_->name(pm.node), {}, {}, t};
       for (size_t k = 0; k < ordered_movers[i].size(); ++k) {
         const CaPod& old = *ordered_movers[i][k];
-        m.group = group_of_[old.pod.key()];
+        const std::string& group = group_of_[old.pod.key()];
+        m.groups.insert(group);
         m.old_keys.push_back(old.pod.key());
         CaPod p = old;
-        p.pod.name = free_replica_name(m.group, made);
+        p.pod.name = free_replica_name(group, made);
         p.pod.node_name = cluster_->name(pm.targets[k]);
         m.new_keys.push_back(p.pod.key());
-        made.emplace_back(std::move(p), m.group);
+        made.emplace_back(std::move(p), group);
       }
       emptying_[m.node] = t;
       moves_.push_back(std::move(m));
