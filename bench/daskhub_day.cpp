@@ -9,18 +9,22 @@
 //
 //   build/release/bench/tightpack_daskhub_day [--seed N] [--users N]
 //       [--retire newest|upstream|node-aware] [--protect-workers]
-//       [--consolidate none|move] [--output table|json] [--scenario FILE] [--check]
+//       [--consolidate none|move] [--unneeded-time DURATION] [--output table|json]
+//       [--scenario FILE] [--check]
 //
 // --retire says which workers leave when adapt() shrinks a cluster (the
 // scenario's "retire", docs/packing.md; default newest). --output json prints
 // {"seed", "users", "retire", "workers", "lowerBound": node-hours,
 //  "profiles": [{"profile", "nodeHours", "evicted", "busyNodeHours",
-//  "repackNodeHours", "pendingAtEnd", "pools": {pool: node-hours}}]}, and
+//  "repackNodeHours", "pendingAtEnd", "podHoursWaiting", "nodesAdded",
+//  "pools": {pool: node-hours}}]}, and
 // with --consolidate move (the scenario's "consolidate", docs/packing.md:
-// half-used nodes emptied by moving their workers, make before break)
+// nodes at most three quarters used emptied by moving their workers, make before break)
 // "consolidate": "move" and each profile's "nodesEmptied", "workersMoved",
-// "movesAbandoned" and "moveOverlapWorkerHours": the
-// interface outside checks run. Node-hours split as idle (nodes without a
+// "movesAbandoned", "emptiedTakenBack" and "moveOverlapWorkerHours": the
+// interface outside checks run. --unneeded-time sets cluster-autoscaler's
+// --scale-down-unneeded-time (a Go duration; the day's own is 10m) and adds
+// "unneededTime" to the JSON. Node-hours split as idle (nodes without a
 // workload pod: booting, unneeded, held by --scale-down-delay-after-add),
 // busy beyond a repack (where placement and retirement left pods), the
 // repack beyond the lower bound (the pods' shapes), and the lower bound.
@@ -39,6 +43,7 @@
 
 #include "tightpack/packing/levers.hpp"
 #include "tightpack/packing/pack_report.hpp"
+#include "tightpack/pools/pools.hpp"
 
 namespace json = boost::json;
 using namespace tightpack;
@@ -289,6 +294,7 @@ int main(int argc, char** argv) {
   uint64_t seed = 1;
   int users = 60;
   std::string output = "table", scenario_file, retire = "newest", consolidate = "none";
+  std::string unneeded_time;
   bool check = false, protect = false, tile = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -325,10 +331,17 @@ int main(int argc, char** argv) {
       protect = true;
     } else if (a == "--tile") {
       tile = true;
+    } else if (a == "--unneeded-time") {
+      unneeded_time = value();
+      if (auto d = pools::parse_duration(unneeded_time); !d || *d < 0) {
+        std::cerr << "--unneeded-time " << unneeded_time << ": not a Go duration such as 5m\n";
+        return 2;
+      }
     } else {
       std::cerr << "usage: tightpack_daskhub_day [--seed N] [--users N] [--retire "
                    "newest|upstream|node-aware]\n"
                    "       [--protect-workers] [--tile] [--consolidate none|move]\n"
+                   "       [--unneeded-time DURATION]\n"
                    "       [--output table|json] [--scenario FILE]\n"
                    "       [--check]\n";
       return 2;
@@ -357,6 +370,14 @@ int main(int argc, char** argv) {
     }
     scenario = std::move(*changed);
   }
+  if (!unneeded_time.empty()) {
+    auto changed = packing::with_unneeded_time(*scenario, *pools::parse_duration(unneeded_time));
+    if (!changed) {
+      std::cerr << changed.error().what() << "\n";
+      return 1;
+    }
+    scenario = std::move(*changed);
+  }
   auto report = packing::run_pack_report(*scenario);
   if (!report) {
     std::cerr << report.error().what() << "\n";
@@ -374,12 +395,15 @@ int main(int argc, char** argv) {
                                       {"repackNodeHours", round2(f.repack_node_hours)},
                                       {"lowerBoundNodeHours", round2(f.lower_bound_node_hours)},
                                       {"pendingAtEnd", f.pending_at_end},
+                                      {"podHoursWaiting", round2(f.pending_pod_hours)},
+                                      {"nodesAdded", f.nodes_added},
                                       {"pools", std::move(pools)}});
       if (moves) {
         json::object& o = profiles.back().as_object();
         o["nodesEmptied"] = f.nodes_emptied;
         o["workersMoved"] = f.workers_moved;
         o["movesAbandoned"] = f.moves_abandoned;
+        o["emptiedTakenBack"] = f.emptied_taken_back;
         o["moveOverlapWorkerHours"] = round2(f.move_overlap_worker_hours);
       }
     }
@@ -391,16 +415,18 @@ int main(int argc, char** argv) {
                      {"lowerBound", round2(report->profiles.front().lower_bound_node_hours)},
                      {"profiles", std::move(profiles)}};
     if (moves) out["consolidate"] = consolidate;
+    if (!unneeded_time.empty()) out["unneededTime"] = unneeded_time;
     std::cout << json::serialize(out) << "\n";
     return 0;
   }
   std::printf(
       "DaskHub day: seed %llu, %d users, %zu events, 24 h, Dask workers %s, a shrink retires "
-      "%s%s%s\n\n",
+      "%s%s%s%s%s\n\n",
       static_cast<unsigned long long>(seed), users, scenario->events.size(),
       protect ? "safe-to-evict \"false\"" : "evictable (the operator's default)", retire.c_str(),
       tile ? ", workloads at the shapes that tile their nodes" : "",
-      moves ? ", half-used nodes emptied by moving their workers" : "");
+      moves ? ", nodes emptied by moving their workers" : "",
+      unneeded_time.empty() ? "" : ", nodes unneeded for ", unneeded_time.c_str());
   std::printf("%-16s %10s %10s %10s %10s %8s %8s %8s %8s\n", "profile", "node-h", "busy-h", "core",
               "user", "dask", "gpu-t4", "waiting", "evicted");
   for (const auto& f : report->profiles) {
@@ -417,12 +443,13 @@ int main(int argc, char** argv) {
   }
   std::printf("%-16s %10.2f\n", "lower bound", report->profiles.front().lower_bound_node_hours);
   if (moves) {
-    std::printf("\n%-16s %10s %10s %10s %12s\n", "moves", "nodes", "workers", "abandoned",
-                "overlap w-h");
+    std::printf("\n%-16s %10s %10s %10s %10s %12s\n", "moves", "nodes", "workers", "abandoned",
+                "taken back", "overlap w-h");
     for (const auto& f : report->profiles) {
-      std::printf("%-16s %10lld %10lld %10lld %12.2f\n", f.profile.c_str(),
+      std::printf("%-16s %10lld %10lld %10lld %10lld %12.2f\n", f.profile.c_str(),
                   static_cast<long long>(f.nodes_emptied), static_cast<long long>(f.workers_moved),
-                  static_cast<long long>(f.moves_abandoned), f.move_overlap_worker_hours);
+                  static_cast<long long>(f.moves_abandoned),
+                  static_cast<long long>(f.emptied_taken_back), f.move_overlap_worker_hours);
     }
   }
   if (check) {

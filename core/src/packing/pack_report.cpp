@@ -144,23 +144,56 @@ class Simulation {
 
   // Schedules what waits, first come first served. Replicas of one workload
   // are alike: once one fits nowhere, the rest of it waits too. A pod that
-  // waits while a node emptied by a move stands idle takes that node back
-  // (as PyTorch's node-compactor lifts its taint for pending pods): a move
-  // must never make a user wait for a new node.
+  // fits nowhere else takes back the node emptied by a move that the
+  // scheduler would give it (as PyTorch's node-compactor lifts its taint for
+  // pending pods): a move must never make a user wait for a new node. One
+  // node at a time, and only one the pod would take: a GPU notebook that
+  // waits for its pool undoes no move of the Dask workers' pool.
   Status drain_queue() {
     if (auto st = place_pending(); !st) return st;
-    if (pending_.empty() || !release_emptied_nodes()) return Ok{};
-    if (auto st = rebuild(); !st) return st;
-    return place_pending();
+    while (!pending_.empty()) {
+      auto released = release_an_emptied_node();
+      if (!released) return released.error();
+      if (!*released) break;
+      if (auto st = rebuild(); !st) return st;
+      if (auto st = place_pending(); !st) return st;
+    }
+    return Ok{};
   }
 
-  // The nodes being emptied whose moves are done take pods again; whether
-  // there were any.
-  bool release_emptied_nodes() {
-    return std::erase_if(emptying_, [&](const auto& entry) {
-             return std::none_of(moves_.begin(), moves_.end(),
-                                 [&](const Move& m) { return m.node == entry.first; });
-           }) > 0;
+  // The emptied node (its move done) the first waiting pod that fits one
+  // would be bound to were the emptied nodes open; whether there was one.
+  Result<bool> release_an_emptied_node() {
+    std::vector<std::string> done;
+    for (const auto& entry : emptying_) {
+      if (std::none_of(moves_.begin(), moves_.end(),
+                       [&](const Move& m) { return m.node == entry.first; })) {
+        done.push_back(entry.first);
+      }
+    }
+    if (done.empty()) return false;
+    Cluster open = *cluster_;
+    for (const std::string& name : done) {
+      const NodeIndex n = open.find(name);
+      if (n >= open.size()) continue;
+      Node node = open.node(n);
+      node.unschedulable = false;
+      open.update_node(n, std::move(node));
+    }
+    std::set<std::string> tried;
+    for (const CaPod& p : pending_) {
+      if (!tried.insert(group_of_[p.pod.key()]).second) continue;
+      auto plan = PodPlan::make(open, profile_, p.pod);
+      if (!plan) return plan.error();
+      const Decision d = decide(*plan, open);
+      if (!d.chosen) continue;
+      const std::string& name = open.name(*d.chosen);
+      if (emptying_.erase(name) > 0) {
+        ++figures_.emptied_taken_back;
+        return true;
+      }
+    }
+    return false;
   }
 
   Status place_pending() {
@@ -891,6 +924,7 @@ json::value encode_pack_report(const PackReport& r) {
       o["nodesEmptied"] = f.nodes_emptied;
       o["workersMoved"] = f.workers_moved;
       o["movesAbandoned"] = f.moves_abandoned;
+      o["emptiedTakenBack"] = f.emptied_taken_back;
       o["moveOverlapWorkerHours"] = hours(f.move_overlap_worker_hours);
     }
   }

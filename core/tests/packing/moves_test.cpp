@@ -135,7 +135,8 @@ json::object worker(const char* cpu) {
 
 // Three clusters of eight 0.9-cpu protected workers fill three new nodes;
 // at 30 minutes two shrink to two workers each and stay so until 2 hours.
-json::object day(const char* consolidate, bool change_mid_move = false, bool late_arrival = false) {
+json::object day(const char* consolidate, bool change_mid_move = false, bool late_arrival = false,
+                 const char* late_cpu = "900m") {
   json::value doc = json_of(R"({
     "cluster": {"nodes": [{"metadata": {"name": "core-0", "labels": {
         "cloud.google.com/gke-nodepool": "core"}},
@@ -168,7 +169,7 @@ json::object day(const char* consolidate, bool change_mid_move = false, bool lat
   // cluster-autoscaler removes it.
   if (late_arrival) {
     events.push_back(
-        json::object{{"at", "38m"}, {"start", "d"}, {"replicas", 6}, {"pod", worker("900m")}});
+        json::object{{"at", "38m"}, {"start", "d"}, {"replicas", 6}, {"pod", worker(late_cpu)}});
     events.push_back(json::object{{"at", "2h"}, {"stop", "d"}});
   }
   return o;
@@ -215,9 +216,22 @@ TEST(Moves, APodThatWaitsTakesAnEmptiedNodeBack) {
   const ProfileFigures none = tightpack_of(day("none", false, /*late_arrival=*/true));
   const ProfileFigures move = tightpack_of(day("move", false, /*late_arrival=*/true));
   EXPECT_EQ(move.nodes_emptied, 1);
+  EXPECT_EQ(move.emptied_taken_back, 1);
   EXPECT_LE(move.nodes_added, none.nodes_added);
   EXPECT_LE(move.pending_pod_hours, none.pending_pod_hours);
   EXPECT_EQ(move.pending_at_end, 0);
+}
+
+TEST(Moves, APodTheEmptiedNodeCannotHoldLeavesItEmptied) {
+  // Workers of 7950m fit no node of 7910m allocatable: they wait until their
+  // cluster stops (no pool can hold them), and must not take back the node
+  // being emptied, which cluster-autoscaler then removes.
+  const ProfileFigures none = tightpack_of(day("none", false, true, "7950m"));
+  const ProfileFigures move = tightpack_of(day("move", false, true, "7950m"));
+  EXPECT_EQ(move.nodes_emptied, 1);
+  EXPECT_EQ(move.emptied_taken_back, 0);
+  EXPECT_NEAR(move.pending_pod_hours, none.pending_pod_hours, 1e-9);
+  EXPECT_LT(move.node_hours, none.node_hours - 1.0);
 }
 
 TEST(Moves, TheScenarioNamesABadValueAndMovesNeedPools) {

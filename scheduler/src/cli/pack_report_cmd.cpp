@@ -89,11 +89,11 @@ void print_table(const packing::PackReport& r, std::ostream& out) {
       << " (the scenario's \"retire\")\n";
   if (r.consolidate != packing::Consolidate::kMove) return;
   out << "\nMoves (the scenario's \"consolidate\": move): nodes emptied, workers moved, "
-         "moves abandoned, replacements' overlap\n";
+         "moves abandoned, emptied nodes taken back by waiting pods, replacements' overlap\n";
   for (const auto& f : r.profiles) {
     out << "  " << f.profile << ": " << f.nodes_emptied << " nodes, " << f.workers_moved
-        << " workers, " << f.moves_abandoned << " abandoned, "
-        << fixed2(f.move_overlap_worker_hours) << " worker-hours\n";
+        << " workers, " << f.moves_abandoned << " abandoned, " << f.emptied_taken_back
+        << " taken back, " << fixed2(f.move_overlap_worker_hours) << " worker-hours\n";
   }
 }
 

@@ -133,8 +133,10 @@ struct ProfileFigures {
   // made them again): for a Dask worker, its memory and running tasks lost.
   int64_t pods_evicted = 0;
   // Consolidate::kMove: nodes emptied by moves, the workers moved, moves
-  // abandoned, and the replacements' overlap with the workers they replaced.
-  int64_t nodes_emptied = 0, workers_moved = 0, moves_abandoned = 0;
+  // abandoned, and the replacements' overlap with the workers they replaced;
+  // emptied nodes a waiting pod took back before cluster-autoscaler removed
+  // them (moves that saved nothing).
+  int64_t nodes_emptied = 0, workers_moved = 0, moves_abandoned = 0, emptied_taken_back = 0;
   double move_overlap_worker_hours = 0;
   std::vector<PoolFigures> pools;
 };
