@@ -27,7 +27,7 @@ TEST(Cli, HelpForEveryCommand) {
     if (line.size() > 2 && line[2] != ' ') names.push_back(line.substr(2, line.find(' ', 2) - 2));
   }
   EXPECT_EQ(names, (std::vector<std::string>{"replay", "autoscale", "forecast", "predict", "advise",
-                                             "admit", "pack-report", "schedule"}));
+                                             "admit", "pack-report", "moves", "schedule"}));
   for (const std::string& name : names) {
     EXPECT_NE(overview.out.find("\n  tightpack " + name + " "), std::string::npos) << name;
     CliRun help = run_cli({"help", name});

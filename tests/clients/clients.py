@@ -85,12 +85,12 @@ def kubespawner_names(user: str, config, templates: list) -> list:
 # ----------------------------------------------------- dask-kubernetes operator (KubeCluster)
 def operator_cluster(name: str, namespace: str, n_workers: int, *,
                      resources: dict | None = None, worker_annotations: dict | None = None,
-                     worker_tolerations: list | None = None,
+                     worker_tolerations: list | None = None, cluster_labels: dict | None = None,
                      image: str = "ghcr.io/dask/dask:2026.3.0") -> dict:
     """The objects the operator makes for KubeCluster(name=..., n_workers=..., resources=...):
     {"daskcluster", "scheduler": Deployment, "service": Service, "workers": [Deployment]}.
-    worker_annotations and worker_tolerations edit the DaskCluster before it is created, as a
-    user does with KubeCluster(custom_cluster_spec=make_cluster_spec(...) edited)."""
+    worker_annotations, worker_tolerations and cluster_labels edit the DaskCluster before it is
+    created, as a user does with KubeCluster(custom_cluster_spec=make_cluster_spec(...) edited)."""
     from dask_kubernetes.operator.controller import controller
     from dask_kubernetes.operator.kubecluster.kubecluster import make_cluster_spec
 
@@ -99,6 +99,8 @@ def operator_cluster(name: str, namespace: str, n_workers: int, *,
     cluster = make_cluster_spec(name=name, image=image, n_workers=n_workers,
                                 resources=resources or {}, env={})
     cluster["metadata"].update(namespace=namespace, uid=_uid(namespace, "daskcluster", name))
+    if cluster_labels:
+        cluster["metadata"].setdefault("labels", {}).update(cluster_labels)
     if worker_annotations:
         cluster["spec"]["worker"].setdefault("metadata", {}).setdefault(
             "annotations", {}).update(worker_annotations)

@@ -44,8 +44,8 @@ def worker_pool() -> tuple[list, dict]:
     return nodes, group
 
 
-def operator_workers(name: str, n: int, **kw) -> tuple[list, list]:
-    made = clients.operator_cluster(name, NS, n, resources=ONE,
+def operator_workers(name: str, n: int, resources: dict = ONE, **kw) -> tuple[list, list]:
+    made = clients.operator_cluster(name, NS, n, resources=resources,
                                     worker_tolerations=[WORKER_TOLERATION], **kw)
     replicasets, pods = [], []
     for deployment in made["workers"]:

@@ -342,83 +342,37 @@ class Simulation {
     }
     // Room is wanted now: nothing is emptied.
     if (!pending_.empty()) return Ok{};
-    // Plan: nodes whose every workload pod is a settled Dask worker.
-    std::map<std::string, int64_t> pool_size;
-    for (const CaNode& n : nodes_) ++pool_size[pool_name(n.node.name)];
-    for (const Upcoming& u : upcoming_) ++pool_size[u.pool];
-    for (const auto& [node, since] : emptying_) --pool_size[pool_name(node)];
-    std::map<std::string, std::vector<const CaPod*>> on_node;
-    std::set<std::string> kept;  // nodes something unmovable keeps
-    for (const CaPod& p : bound_) {
-      if (system_.contains(p.pod.key())) continue;
+    // Plan, with the planner the daemon runs: nodes whose every workload pod
+    // is a settled worker, confirmed by cluster-autoscaler's scale-down.
+    MoveRules rules;
+    rules.max_moves = kMovesPerTick;
+    rules.workload_of = [this](const CaPod& p) { return group_of_[p.pod.key()]; };
+    for (const auto& entry : emptying_) rules.closed.insert(entry.first);
+    const auto movable = [&](const CaPod& p) {
       auto g = group_of_.find(p.pod.key());
-      const bool movable = g != group_of_.end() && !p.controller_kind.empty() &&
-                           t - last_change_[g->second] >= kSettledAfter;
-      if (movable) {
-        on_node[p.pod.node_name].push_back(&p);
-      } else {
-        kept.insert(p.pod.node_name);
-      }
-    }
-    std::vector<MoveCandidate> candidates;
-    std::vector<std::vector<const CaPod*>> movers;  // aligned with candidates
-    for (const auto& [node, pods] : on_node) {
-      if (kept.contains(node) || emptying_.contains(node)) continue;
-      const std::string& pn = pool_name(node);
-      const pools::NodePool* pool_of = pool(pn);
-      if (!pool_of || pool_size[pn] <= pool_of->min_size) continue;
-      const NodeIndex n = cluster_->find(node);
-      if (n >= cluster_->size()) continue;
-      int64_t cpu = 0;
-      for (const CaPod* p : pods) {
-        const ResourceList requests = pod_requests(p->pod, false);
-        const int64_t* c = find_resource(requests, "cpu");
-        cpu += c ? *c : 0;
-      }
-      if (4 * cpu > 3 * cluster_->alloc_cpu()[n]) continue;  // at most three quarters used
-      MoveCandidate c{n, {}};
-      for (const CaPod* p : pods) c.movable.push_back(&p->pod);
-      candidates.push_back(std::move(c));
-      movers.push_back(pods);
-    }
-    std::vector<size_t> order(candidates.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-      return candidates[a].movable.size() < candidates[b].movable.size();
-    });
-    std::vector<MoveCandidate> ordered;
-    std::vector<std::vector<const CaPod*>> ordered_movers;
-    std::set<std::string> moving;  // one move per workload at a time
-    for (size_t i : order) {
-      bool clash = false;
-      std::set<std::string> groups;
-      for (const CaPod* p : movers[i]) groups.insert(group_of_[p->pod.key()]);
-      for (const std::string& g : groups) clash = clash || moving.contains(g);
-      if (clash) continue;
-      moving.insert(groups.begin(), groups.end());
-      ordered.push_back(candidates[i]);
-      ordered_movers.push_back(movers[i]);
-    }
-    auto planned = plan_moves(*cluster_, profile_, ordered, kMovesPerTick);
+      return g != group_of_.end() && !p.controller_kind.empty() &&
+             t - last_change_[g->second] >= kSettledAfter;
+    };
+    auto planned = plan_scenario_moves(ca_scenario(), profile_, movable, rules);
     if (!planned) return planned.error();
     if (planned->empty()) return Ok{};
     // Make: each worker's replacement, a new replica of its workload, bound
-    // where the plan said. The pointers into bound_ are read before it grows.
+    // where the plan said.
     std::vector<std::pair<CaPod, std::string>> made;  // replacement, its group
-    for (const PlannedMove& pm : *planned) {
-      const size_t i = static_cast<size_t>(
-          std::find_if(ordered.begin(), ordered.end(),
-                       [&](const MoveCandidate& c) { return c.node == pm.node; }) -
-          ordered.begin());
-      Move m{{}, cluster_->name(pm.node), {}, {}, t};
-      for (size_t k = 0; k < ordered_movers[i].size(); ++k) {
-        const CaPod& old = *ordered_movers[i][k];
-        const std::string& group = group_of_[old.pod.key()];
+    for (const ScenarioMove& pm : *planned) {
+      Move m{{}, pm.node, {}, {}, t};
+      for (const auto& moved : pm.pods) {
+        const std::string& key = moved.first;
+        const std::string& target = moved.second;
+        auto old = std::find_if(bound_.begin(), bound_.end(),
+                                [&](const CaPod& b) { return b.pod.key() == key; });
+        if (old == bound_.end()) return Error{"", "a move names " + key + ", which is not bound"};
+        const std::string& group = group_of_[key];
         m.groups.insert(group);
-        m.old_keys.push_back(old.pod.key());
-        CaPod p = old;
+        m.old_keys.push_back(key);
+        CaPod p = *old;
         p.pod.name = free_replica_name(group, made);
-        p.pod.node_name = cluster_->name(pm.targets[k]);
+        p.pod.node_name = target;
         m.new_keys.push_back(p.pod.key());
         made.emplace_back(std::move(p), group);
       }

@@ -36,6 +36,9 @@ struct ThreeNodes {
                                  resources({{"cpu", 1000}, {"memory", kGi}})));
       }
     }
+    return make_from_pods();
+  }
+  Cluster make_from_pods() const {
     return build_cluster({make_node("n1", 8000, 32 * kGi), make_node("n2", 8000, 32 * kGi),
                           make_node("n3", 8000, 32 * kGi)},
                          pods);
@@ -105,6 +108,19 @@ TEST(Moves, APlanNeverTargetsANodeItEmpties) {
   EXPECT_EQ(t.cluster.name((*planned)[0].node), "n2");
   EXPECT_EQ((*planned)[0].targets.size(), 5u);
   t.expect_room_for((*planned)[0]);
+}
+
+TEST(Moves, APodThatToleratesEveryTaintIsNotSentToANodeBeingEmptied) {
+  // Such a pod passes NodeUnschedulable, and the default profile (least
+  // allocated) would send n1's own pods back to n1, the emptiest node.
+  ThreeNodes t;
+  for (Pod& p : t.pods) p.tolerations.push_back(Toleration{"", "Exists", "", "", std::nullopt});
+  t.cluster = t.make_from_pods();
+  auto profile = built_in_profile("default");
+  ASSERT_TRUE(profile);
+  auto planned = plan_moves(t.cluster, *profile, {t.candidate("n1"), t.candidate("n2")}, 5);
+  ASSERT_TRUE(planned) << planned.error().what();
+  for (const PlannedMove& m : *planned) t.expect_room_for(m);
 }
 
 json::object worker(const char* cpu) {

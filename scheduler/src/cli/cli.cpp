@@ -40,6 +40,8 @@ const Command kCommands[] = {
      "                        SCENARIO",
      "How many nodes workloads arriving and leaving keep busy, per profile.", kPackReportHelp,
      pack_report},
+    {"moves", "tightpack moves [--jsonl] [FILE|-]",
+     "Nodes to empty by moving their Dask workers first (make before break).", kMovesHelp, moves},
     {"schedule",
      "tightpack schedule --config FILE [--kubeconfig FILE] [--pools FILE]\n"
      "                     [--publish FILE] [--listen HOST:PORT]",

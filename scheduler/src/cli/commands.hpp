@@ -61,6 +61,12 @@ int pack_report(const std::vector<std::string>& argv, std::istream& in, std::ost
                 std::ostream& err);
 extern const char* const kPackReportHelp;
 
+// `tightpack moves`: which nodes to empty by moving their Dask workers first,
+// planned as the in-cluster scheduler plans them (the conformance interface).
+int moves(const std::vector<std::string>& argv, std::istream& in, std::ostream& out,
+          std::ostream& err);
+extern const char* const kMovesHelp;
+
 // `tightpack schedule`: the in-cluster scheduler (docs/scheduler.md).
 // Runs until SIGTERM or SIGINT (exit 0), or until leadership is lost (exit 1).
 int schedule(const std::vector<std::string>& argv, std::istream& in, std::ostream& out,
