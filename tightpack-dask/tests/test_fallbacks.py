@@ -11,7 +11,7 @@ import tightpack_dask.scheduler as preload
 from conftest import nodes_emptied, place, spread_against_upstream
 from distributed import Scheduler
 from distributed.utils_test import gen_cluster
-from tightpack_dask.hints import Hints, HintsError, parse_hints
+from tightpack_dask.hints import Hints, HintsError, NodeHints, parse_hints
 from tightpack_dask.scheduler import install
 from tornado import web
 from tornado.httpserver import HTTPServer
@@ -134,8 +134,9 @@ async def test_missing_hints_keep_upstream(s: Scheduler, *workers):
 
 def test_stale_hints_count_as_missing():
     hints = Hints("http://127.0.0.1:1/x", token_file=None, max_age=0.0)
-    hints._kept, hints._at = {"n"}, 0.0
+    hints._answer, hints._at = NodeHints(frozenset({"n"}), frozenset({"n"})), 0.0
     assert hints.kept_nodes() is None
+    assert hints.emptying_nodes() is None
 
 
 def test_bad_answers_name_what_is_wrong():
@@ -143,6 +144,7 @@ def test_bad_answers_name_what_is_wrong():
         (b"<html>", "the answer is not JSON"),
         (b"{}", 'the answer has no "nodes" list'),
         (b'{"nodes": [{"name": "a"}]}', 'nodes[0] is not {"name": string, "kept": boolean}'),
+        (b'{"nodes": [{"name": "a", "kept": false, "emptying": "yes"}]}', "nodes[0].emptying is not a boolean: yes"),
     ]:
         try:
             parse_hints(body)
@@ -150,7 +152,8 @@ def test_bad_answers_name_what_is_wrong():
             assert str(e).startswith(message), e
         else:
             raise AssertionError(f"{body!r} was accepted")
-    assert parse_hints(b'{"nodes": [{"name": "a", "kept": true}, {"name": "b", "kept": false}]}') == {"a"}
+    answer = parse_hints(b'{"nodes": [{"name": "a", "kept": true}, {"name": "b", "kept": false, "emptying": true}]}')
+    assert answer == NodeHints(kept=frozenset({"a"}), emptying=frozenset({"b"}))
 
 
 def test_disabled_by_config(caplog):

@@ -7,6 +7,10 @@ answer; an answer older than `tightpack.retire.hints-max-age` counts as missing.
 The endpoint answers `{"nodes": [{"name": ..., "kept": true|false}, ...]}` for the nodes
 where this Dask cluster's pods run: `kept` when something besides them (another user's
 pod, a pool at its minimum size) keeps the node. Nothing about other users' pods is sent.
+A node may also say `"emptying": true`: tightpack's scheduler is moving this cluster's
+workers off it (make before break, drain.py), their replacements already made. The next
+question then names the nodes whose workers have drained (`&drained=a,b`), so that the
+scheduler knows it may shrink the cluster back.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import logging
 import os
 import ssl
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -49,8 +54,14 @@ class HintsError(ValueError):
     pass
 
 
-def parse_hints(text: str | bytes) -> set[str]:
-    """The kept nodes of an answer; HintsError names what is wrong."""
+@dataclass(frozen=True)
+class NodeHints:
+    kept: frozenset[str]  # nodes something besides this cluster's workers keeps
+    emptying: frozenset[str]  # nodes tightpack's scheduler is emptying by a move
+
+
+def parse_hints(text: str | bytes) -> NodeHints:
+    """An answer's kept and emptying nodes; HintsError names what is wrong."""
     try:
         doc = json.loads(text)
     except ValueError as e:
@@ -58,13 +69,17 @@ def parse_hints(text: str | bytes) -> set[str]:
     nodes = doc.get("nodes") if isinstance(doc, dict) else None
     if not isinstance(nodes, list):
         raise HintsError('the answer has no "nodes" list')
-    kept = set()
+    kept, emptying = set(), set()
     for i, n in enumerate(nodes):
         if not isinstance(n, dict) or not isinstance(n.get("name"), str) or not isinstance(n.get("kept"), bool):
             raise HintsError(f'nodes[{i}] is not {{"name": string, "kept": boolean}}: {str(n)[:100]}')
+        if not isinstance(n.get("emptying", False), bool):
+            raise HintsError(f'nodes[{i}].emptying is not a boolean: {str(n["emptying"])[:100]}')
         if n["kept"]:
             kept.add(n["name"])
-    return kept
+        if n.get("emptying", False):
+            emptying.add(n["name"])
+    return NodeHints(frozenset(kept), frozenset(emptying))
 
 
 class Hints:
@@ -78,8 +93,9 @@ class Hints:
     ):
         self.url, self.token_file, self.ca_file = url, token_file, ca_file
         self.interval, self.max_age = interval, max_age
-        self._kept: set[str] | None = None
+        self._answer: NodeHints | None = None
         self._at = 0.0
+        self.drained: set[str] = set()  # named in the next question (drain.py sets it)
         self._callback: PeriodicCallback | None = None
 
     @classmethod
@@ -102,11 +118,28 @@ class Hints:
             max_age=parse_timedelta(dask.config.get("tightpack.retire.hints-max-age", default="60s")),
         )
 
+    def answer(self) -> NodeHints | None:
+        """The last answer, or None when it is missing or stale."""
+        if self._answer is None or time.monotonic() - self._at > self.max_age:
+            return None
+        return self._answer
+
     def kept_nodes(self) -> set[str] | None:
         """The nodes something else keeps, or None when the last answer is missing or stale."""
-        if self._kept is None or time.monotonic() - self._at > self.max_age:
-            return None
-        return set(self._kept)
+        answer = self.answer()
+        return None if answer is None else set(answer.kept)
+
+    def emptying_nodes(self) -> set[str] | None:
+        """The nodes being emptied by a move, or None when the last answer is missing or stale."""
+        answer = self.answer()
+        return None if answer is None else set(answer.emptying)
+
+    def question(self) -> str:
+        """The URL asked: with `drained=` only when a drain is done (a scheduler that sends no
+        `emptying` is never asked about drains)."""
+        if not self.drained:
+            return self.url
+        return self.url + ("&" if "?" in self.url else "?") + urlencode({"drained": ",".join(sorted(self.drained))})
 
     async def refresh(self) -> None:
         headers = {"Accept": "application/json"}
@@ -114,13 +147,13 @@ class Hints:
             # Read each time: a projected service account token rotates.
             headers["Authorization"] = "Bearer " + Path(self.token_file).read_text().strip()
         context = ssl.create_default_context(cafile=self.ca_file) if self.ca_file else None
-        request = HTTPRequest(self.url, headers=headers, request_timeout=10, ssl_options=context)
+        request = HTTPRequest(self.question(), headers=headers, request_timeout=10, ssl_options=context)
         try:
             response = await AsyncHTTPClient().fetch(request, raise_error=False)
             if response.code != 200:
                 body = (response.body or b"")[:200].decode(errors="replace").strip()
                 raise HintsError(f"HTTP {response.code}: {body or response.reason}")
-            self._kept = parse_hints(response.body)
+            self._answer = parse_hints(response.body)
             self._at = time.monotonic()
         except Exception as e:
             logger.warning("tightpack: cannot read the hints at %s: %s", self.url, e)

@@ -40,6 +40,7 @@ def node_aware(
     own_per_node: Mapping[str, int],
     kept_nodes: Iterable[str] = (),
     memory_bound: bool = False,
+    first_nodes: Iterable[str] = (),
 ) -> list[Candidate]:
     """As many workers as `upstream` chose, from the same tiers, node by node.
 
@@ -47,7 +48,8 @@ def node_aware(
     returned; own_per_node: node -> all of this Dask cluster's workers there (eligible or
     not); kept_nodes: nodes something else keeps (another user's pod, a pool at its
     minimum size); memory_bound: upstream counted by memory_ratio, not `n`, so the chosen
-    workers may not add up to more memory than upstream's.
+    workers may not add up to more memory than upstream's; first_nodes: nodes whose workers
+    go before any other's (a move's drained node, drain.py).
     """
     if not upstream:
         return []
@@ -64,9 +66,10 @@ def node_aware(
         if len(upstream) - busy_wanted != len(idle):
             raise NotChosen("upstream took busy workers before idle ones")
         going = Counter(w.node for w in idle)
-        chosen = idle + _by_node([w for w in eligible if not w.idle], busy_wanted, own_per_node, kept_nodes, going)
+        chosen = idle + _by_node([w for w in eligible if not w.idle], busy_wanted, own_per_node, kept_nodes,
+                                 first_nodes, going)
     else:
-        chosen = _by_node(idle, len(upstream), own_per_node, kept_nodes)
+        chosen = _by_node(idle, len(upstream), own_per_node, kept_nodes, first_nodes)
     if memory_bound and sum(w.memory_limit for w in chosen) > sum(w.memory_limit for w in upstream):
         raise NotChosen("the node-aware choice would leave less memory than memory_ratio asks")
     return chosen
@@ -77,6 +80,7 @@ def _by_node(
     count: int,
     own_per_node: Mapping[str, int],
     kept_nodes: Iterable[str],
+    first_nodes: Iterable[str] = (),
     going: Mapping[str, int] | None = None,
 ) -> list[Candidate]:
     """`count` of `tier`, node by node; `going`: node -> workers there already chosen."""
@@ -84,13 +88,13 @@ def _by_node(
     on_node: dict[str, list[Candidate]] = defaultdict(list)
     for w in upstream_order(tier):
         on_node[w.node].append(w)
-    kept = set(kept_nodes)
+    kept, first = set(kept_nodes), set(first_nodes)
 
     def rank(node: str) -> tuple:
         mine = on_node[node]
         # A node empties only if nothing else keeps it and every worker of ours there goes.
         stays = node in kept or own_per_node.get(node, len(mine)) - going.get(node, 0) > len(mine)
-        return (stays, len(mine), sum(w.nbytes for w in mine), node)
+        return (node not in first, stays, len(mine), sum(w.nbytes for w in mine), node)
 
     ordered = [w for node in sorted(on_node, key=rank) for w in on_node[node]]
     return ordered[:count]

@@ -29,9 +29,12 @@ from collections import Counter
 from typing import Any
 
 import dask.config
+from dask.utils import parse_timedelta
 from distributed.diagnostics.plugin import SchedulerPlugin
 from distributed.protocol.serialize import Serialized, deserialize
+from tornado.ioloop import PeriodicCallback
 
+from tightpack_dask.drain import Drain
 from tightpack_dask.hints import Hints
 from tightpack_dask.policy import Candidate, NotChosen, node_aware
 
@@ -53,6 +56,12 @@ class NodeAwareRetirement(SchedulerPlugin):
         self.upstream = scheduler.workers_to_close  # the bound method
         self._asking: set[str] = set()
         self.last_choice: dict[str, Any] = {}  # for the dashboard and tests
+        # Moves (drain.py) need tightpack's scheduler: only with hints.
+        self.drain = Drain(
+            scheduler, self.node_of, hints.emptying_nodes,
+            timeout=parse_timedelta(dask.config.get("tightpack.moves.drain-timeout", default="10m")),
+        ) if hints else None
+        self._draining: PeriodicCallback | None = None
 
     # ------------------------------------------------------------------ install
     def install(self) -> None:
@@ -65,10 +74,25 @@ class NodeAwareRetirement(SchedulerPlugin):
             self.add_worker(scheduler, address)
         if self.hints:
             await self.hints.start()
+        if self.drain:
+            interval = parse_timedelta(dask.config.get("tightpack.moves.check-interval", default="2s"))
+            self._draining = PeriodicCallback(self.check_drain, interval * 1000)
+            self._draining.start()
 
     async def close(self) -> None:
+        if self._draining:
+            self._draining.stop()
         if self.hints:
             await self.hints.close()
+
+    def check_drain(self) -> None:
+        """Pauses and resumes the workers of nodes being emptied (drain.py) and tells the
+        hints' next question which nodes have drained."""
+        try:
+            self.drain.sync()
+            self.hints.drained = self.drain.drained()
+        except Exception:
+            logger.exception("tightpack: the drain check failed")
 
     # ------------------------------------------------------------------ nodes
     def node_of(self, ws) -> str | None:
@@ -83,6 +107,8 @@ class NodeAwareRetirement(SchedulerPlugin):
 
     def remove_worker(self, scheduler, worker: str, **kwargs) -> None:
         self.nodes.pop(worker, None)
+        if self.drain:
+            self.drain.remove_worker(worker)
 
     async def _ask_node(self, worker: str) -> None:
         # The worker needs no code of ours: it runs os.getenv, pickled by reference.
@@ -144,7 +170,8 @@ class NodeAwareRetirement(SchedulerPlugin):
         kept = self.hints.kept_nodes() if self.hints else set()
         if kept is None:
             raise NotChosen("the hints from tightpack's scheduler are missing or stale")
-        picked = node_aware([records[a] for a in upstream], list(records.values()), own, kept, memory_bound)
+        first = self.drain.drained() if self.drain else set()
+        picked = node_aware([records[a] for a in upstream], list(records.values()), own, kept, memory_bound, first)
         self.last_choice = {"upstream": list(upstream), "chosen": [w.address for w in picked]}
         if set(self.last_choice["chosen"]) != set(upstream):
             logger.info(
