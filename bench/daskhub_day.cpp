@@ -20,7 +20,8 @@
 //  "pools": {pool: node-hours}}]}, and
 // with --consolidate move (the scenario's "consolidate", docs/packing.md:
 // nodes at most three quarters used emptied by moving their workers, make before break)
-// "consolidate": "move" and each profile's "nodesEmptied", "workersMoved",
+// "consolidate": "move" and each profile's "moves", "tasksInterrupted",
+// "nodesEmptied", "workersMoved",
 // "movesAbandoned", "emptiedTakenBack" and "moveOverlapWorkerHours": the
 // interface outside checks run. --unneeded-time sets cluster-autoscaler's
 // --scale-down-unneeded-time (a Go duration; the day's own is 10m) and adds
@@ -400,6 +401,8 @@ int main(int argc, char** argv) {
                                       {"pools", std::move(pools)}});
       if (moves) {
         json::object& o = profiles.back().as_object();
+        o["moves"] = f.moves;
+        o["tasksInterrupted"] = f.tasks_interrupted;
         o["nodesEmptied"] = f.nodes_emptied;
         o["workersMoved"] = f.workers_moved;
         o["movesAbandoned"] = f.moves_abandoned;

@@ -3,8 +3,8 @@
 workers and moves beside zero-to-jupyterhub's user-scheduler with the operator's evictable
 workers, and tightpack's placement share (busy node-hours beyond a first-fit-decreasing repack)
 with and without moves; then the second goal: moves with the sizes that tile the node and
-cluster-autoscaler's unneeded time at 5 minutes, against the lower bound. Prints two Markdown
-tables.
+cluster-autoscaler's unneeded time at 5 minutes, against the lower bound; and moves with the
+operator's evictable workers. Prints three Markdown tables.
 
     python3 bench/daskhub_moves.py [--day build/release/bench/tightpack_daskhub_day] [--seeds 1-8]
 """
@@ -37,8 +37,8 @@ def placement(p: dict) -> float:
 
 def first_goal(day: str, seeds: range) -> None:
     print("| seed | z2jh, evictable (node-h, evicted) | tightpack, protected (node-h) | tightpack, "
-          "protected, moves (node-h, evicted, nodes emptied, taken back, workers moved, "
-          "abandoned) | vs z2jh | idle without → with moves | placement without → with moves "
+          "protected, moves (node-h, evicted, moves, nodes emptied, taken back, workers moved, "
+          "abandoned, tasks interrupted) | vs z2jh | idle without → with moves | placement without → with moves "
           "| pod-h waiting without → with moves |")
     print("|---|---|---|---|---|---|---|---|")
     below5 = above = 0
@@ -50,8 +50,9 @@ def first_goal(day: str, seeds: range) -> None:
         below5 += delta <= -0.05
         above += delta > 0
         print(f"| {seed} | {z2jh['nodeHours']:.1f}, {z2jh['evicted']} | {still['nodeHours']:.1f} "
-              f"| {moved['nodeHours']:.1f}, {moved['evicted']}, {moved['nodesEmptied']}, "
-              f"{moved['emptiedTakenBack']}, {moved['workersMoved']}, {moved['movesAbandoned']} "
+              f"| {moved['nodeHours']:.1f}, {moved['evicted']}, {moved['moves']}, {moved['nodesEmptied']}, "
+              f"{moved['emptiedTakenBack']}, {moved['workersMoved']}, {moved['movesAbandoned']}, "
+              f"{moved['tasksInterrupted']} "
               f"| {100 * delta:+.1f} % | {idle(still):.1f} → {idle(moved):.1f} "
               f"| {placement(still):.1f} → {placement(moved):.1f} "
               f"| {still['podHoursWaiting']:.1f} → {moved['podHoursWaiting']:.1f} |")
@@ -75,6 +76,20 @@ def second_goal(day: str, seeds: range) -> None:
     print(f"\nwithin 1.2× the lower bound on {within} of {len(seeds)} seeds")
 
 
+def evictable(day: str, seeds: range) -> None:
+    print("| seed | z2jh, evictable (node-h, evicted) | tightpack, evictable (node-h, evicted) "
+          "| tightpack, evictable, moves (node-h, evicted, moves) | vs z2jh |")
+    print("|---|---|---|---|---|")
+    for seed in seeds:
+        z2jh = run(day, seed, "--retire", "upstream")["most-allocated"]
+        still = run(day, seed, "--retire", "node-aware")["tightpack"]
+        moved = run(day, seed, "--retire", "node-aware", "--consolidate", "move")["tightpack"]
+        delta = (moved["nodeHours"] - z2jh["nodeHours"]) / z2jh["nodeHours"]
+        print(f"| {seed} | {z2jh['nodeHours']:.1f}, {z2jh['evicted']} | {still['nodeHours']:.1f}, "
+              f"{still['evicted']} | {moved['nodeHours']:.1f}, {moved['evicted']}, {moved['moves']} "
+              f"| {100 * delta:+.1f} % |")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--day", default=str(ROOT / "build/release/bench/tightpack_daskhub_day"))
@@ -84,6 +99,8 @@ def main() -> int:
     seeds = range(int(lo), int(hi or lo) + 1)
     first_goal(args.day, seeds)
     second_goal(args.day, seeds)
+    print()
+    evictable(args.day, seeds)
     return 0
 
 

@@ -323,9 +323,11 @@ class Simulation {
     // Break: the replacements have joined; the old workers retire.
     for (const Move& m : moves_) {
       for (const std::string& k : m.old_keys) {
+        if (t - last_change_[group_of_[k]] < kSettledAfter) ++figures_.tasks_interrupted;
         remove_pod(k);
         std::erase(groups_[group_of_[k]], k);
       }
+      ++figures_.moves;
       figures_.workers_moved += static_cast<int64_t>(m.old_keys.size());
       figures_.move_overlap_worker_hours +=
           static_cast<double>(m.new_keys.size()) * static_cast<double>(t - m.made_at) / 3600.0;
@@ -665,6 +667,7 @@ class Simulation {
           keep.push_back(std::move(p));
         } else if (!system_.contains(p.pod.key())) {
           ++figures_.pods_evicted;
+          if (group_of_.contains(p.pod.key())) ++figures_.tasks_interrupted;
           address_.erase(p.pod.key());
           p.pod.node_name.clear();
           pending_.push_front(std::move(p));
@@ -875,6 +878,8 @@ json::value encode_pack_report(const PackReport& r) {
                                     {"pools", std::move(pools)}});
     if (r.consolidate == Consolidate::kMove) {
       json::object& o = profiles.back().as_object();
+      o["moves"] = f.moves;
+      o["tasksInterrupted"] = f.tasks_interrupted;
       o["nodesEmptied"] = f.nodes_emptied;
       o["workersMoved"] = f.workers_moved;
       o["movesAbandoned"] = f.moves_abandoned;

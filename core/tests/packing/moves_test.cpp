@@ -7,10 +7,13 @@
 
 #include <boost/json.hpp>
 #include <map>
+#include <random>
+#include <set>
 
 #include "test_util.hpp"
 #include "tightpack/built_in_profiles.hpp"
 #include "tightpack/packing/pack_report.hpp"
+#include "tightpack/pod_resources.hpp"
 
 namespace tightpack::packing {
 namespace {
@@ -123,6 +126,119 @@ TEST(Moves, APodThatToleratesEveryTaintIsNotSentToANodeBeingEmptied) {
   for (const PlannedMove& m : *planned) t.expect_room_for(m);
 }
 
+// A pool of 3 to 12 nodes of 8 cpus: protected workers of a few workloads
+// (movable), bare pods (not), DaemonSet pods on some nodes, cordoned nodes, a
+// random min size; the planner's promises checked on every plan.
+autoscaler::AutoscaleScenario random_pool(std::mt19937_64& rng) {
+  auto pick = [&](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  };
+  autoscaler::AutoscaleScenario s;
+  autoscaler::NodeGroupSpec g;
+  g.name = "workers";
+  const int64_t nodes = pick(3, 12);
+  for (int64_t i = 0; i < nodes; ++i) {
+    autoscaler::CaNode n{make_node("n" + std::to_string(i), 8000, 32 * kGi), true, false};
+    n.node.unschedulable = pick(0, 9) == 0;
+    n.scale_down_disabled = pick(0, 14) == 0;
+    g.nodes.push_back(n.node.name);
+    s.nodes.push_back(std::move(n));
+  }
+  g.min_size = pick(0, nodes);
+  g.max_size = 20;
+  s.groups.push_back(g);
+  std::vector<int64_t> free(static_cast<size_t>(nodes), 8000);
+  for (int64_t i = 0; i < pick(4, 40); ++i) {
+    const size_t n = static_cast<size_t>(pick(0, nodes - 1));
+    const int64_t cpu = 250 * pick(1, 12);
+    if (cpu > free[n]) continue;
+    free[n] -= cpu;
+    autoscaler::CaPod p;
+    p.pod = bound_pod("p" + std::to_string(i), s.nodes[n].node.name,
+                      resources({{"cpu", cpu}, {"memory", cpu * kGi / 1000}}));
+    p.pod.ns = "jhub";
+    const int64_t kind = pick(0, 9);
+    if (kind < 7) {  // a protected worker of one of four workloads
+      const std::string workload = "w" + std::to_string(pick(0, 3));
+      p.pod.labels = Labels{{"dask.org/component", "worker"}, {"workload", workload}};
+      p.pod.annotations = {{"cluster-autoscaler.kubernetes.io/safe-to-evict", "false"}};
+      p.controller_kind = "ReplicaSet";
+      p.controller_name = "rs-" + p.pod.name;
+      s.controllers.insert("ReplicaSet/jhub/" + p.controller_name);
+      if (pick(0, 4) == 0)
+        p.pod.tolerations.push_back(Toleration{"", "Exists", "", "", std::nullopt});
+    } else if (kind < 9) {
+      p.daemon_set = true;
+      p.controller_kind = "DaemonSet";
+      p.controller_name = "ds";
+    }  // else a bare pod: keeps its node
+    s.pods.push_back(std::move(p));
+  }
+  return s;
+}
+
+TEST(Moves, RandomPoolsKeepThePlannersPromises) {
+  auto profile = built_in_profile("tightpack");
+  ASSERT_TRUE(profile);
+  std::mt19937_64 rng(41);
+  int64_t planned = 0;
+  for (int round = 0; round < 300; ++round) {
+    const autoscaler::AutoscaleScenario s = random_pool(rng);
+    MoveRules rules;
+    rules.max_moves = 1 + round % 4;
+    rules.workload_of = [](const autoscaler::CaPod& p) {
+      const std::string* w = find_label(p.pod.labels, "workload");
+      return w ? *w : std::string();
+    };
+    auto moves = plan_scenario_moves(
+        s, *profile, [](const autoscaler::CaPod& p) { return movable_dask_worker(p, true); },
+        rules);
+    ASSERT_TRUE(moves) << moves.error().what();
+    SCOPED_TRACE("round " + std::to_string(round));
+    ASSERT_LE(moves->size(), rules.max_moves);
+    std::set<std::string> emptied, workloads;
+    std::map<std::string, const autoscaler::CaNode*> nodes;
+    for (const autoscaler::CaNode& n : s.nodes) nodes[n.node.name] = &n;
+    for (const ScenarioMove& m : *moves) {
+      EXPECT_TRUE(emptied.insert(m.node).second);
+      // A cordoned node may be emptied (its owner wants it gone), never filled.
+      EXPECT_FALSE(nodes.at(m.node)->scale_down_disabled);
+    }
+    // Every pod of an emptied node but DaemonSet pods moves, to a node that
+    // is neither emptied nor cordoned; one move per workload.
+    std::set<std::string> moved;
+    for (const ScenarioMove& m : *moves) {
+      std::set<std::string> mine;
+      for (const auto& [pod, to] : m.pods) {
+        moved.insert(pod);
+        EXPECT_FALSE(emptied.contains(to)) << pod << " to " << to;
+        EXPECT_FALSE(nodes.at(to)->node.unschedulable) << pod << " to " << to;
+      }
+      for (const autoscaler::CaPod& p : s.pods) {
+        if (p.pod.node_name != m.node || p.daemon_set) continue;
+        EXPECT_TRUE(moved.contains(p.pod.key())) << p.pod.key() << " stays on " << m.node;
+        const std::string* w = find_label(p.pod.labels, "workload");
+        ASSERT_TRUE(w);
+        mine.insert(*w);
+      }
+      for (const std::string& w : mine) EXPECT_TRUE(workloads.insert(w).second) << w;
+    }
+    // No node over its allocatable afterwards, and no group below its min.
+    const autoscaler::AutoscaleScenario after = after_moves(s, *moves);
+    std::map<std::string, int64_t> cpu;
+    for (const autoscaler::CaPod& p : after.pods) {
+      const ResourceList r = pod_requests(p.pod, false);
+      const int64_t* c = find_resource(r, "cpu");
+      cpu[p.pod.node_name] += c ? *c : 0;
+    }
+    for (const auto& [node, used] : cpu) EXPECT_LE(used, 8000) << node;
+    EXPECT_LE(static_cast<int64_t>(moves->size()),
+              static_cast<int64_t>(s.nodes.size()) - s.groups[0].min_size);
+    planned += static_cast<int64_t>(moves->size());
+  }
+  EXPECT_GT(planned, 150);  // the pools give the planner work
+}
+
 json::object worker(const char* cpu) {
   return json::object{
       {"metadata",
@@ -210,6 +326,8 @@ TEST(Moves, AHalfUsedNodeOfProtectedWorkersIsEmptiedAndRemoved) {
   // At 35 minutes (settled for five) a's two workers join b's on one node;
   // the emptied node goes after cluster-autoscaler's ten unneeded minutes.
   EXPECT_EQ(move.nodes_emptied, 1);
+  EXPECT_EQ(move.moves, 1);
+  EXPECT_EQ(move.tasks_interrupted, 0);
   EXPECT_EQ(move.workers_moved, 2);
   EXPECT_EQ(move.moves_abandoned, 0);
   EXPECT_NEAR(move.move_overlap_worker_hours, 2.0 / 60.0, 1e-9);  // two replacements, a minute
@@ -220,6 +338,8 @@ TEST(Moves, AChangeOfSizeMidMoveAbandonsItAndTheNextOneCompletes) {
   const ProfileFigures move = tightpack_of(day("move", /*change_mid_move=*/true));
   EXPECT_EQ(move.moves_abandoned, 1);
   EXPECT_EQ(move.nodes_emptied, 2);  // made twice, broken once
+  EXPECT_EQ(move.moves, 1);
+  EXPECT_EQ(move.tasks_interrupted, 0);
   EXPECT_EQ(move.workers_moved, 2);
   EXPECT_EQ(move.pending_at_end, 0);
   EXPECT_EQ(move.pods_evicted, 0);

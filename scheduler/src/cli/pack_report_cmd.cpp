@@ -88,12 +88,14 @@ void print_table(const packing::PackReport& r, std::ostream& out) {
   out << "\nA shrink retires: " << packing::retire_name(r.retire)
       << " (the scenario's \"retire\")\n";
   if (r.consolidate != packing::Consolidate::kMove) return;
-  out << "\nMoves (the scenario's \"consolidate\": move): nodes emptied, workers moved, "
-         "moves abandoned, emptied nodes taken back by waiting pods, replacements' overlap\n";
+  out << "\nMoves (the scenario's \"consolidate\": move): moves made and broken, nodes emptied, "
+         "workers moved, moves abandoned, emptied nodes taken back by waiting pods, tasks "
+         "interrupted, replacements' overlap\n";
   for (const auto& f : r.profiles) {
-    out << "  " << f.profile << ": " << f.nodes_emptied << " nodes, " << f.workers_moved
-        << " workers, " << f.moves_abandoned << " abandoned, " << f.emptied_taken_back
-        << " taken back, " << fixed2(f.move_overlap_worker_hours) << " worker-hours\n";
+    out << "  " << f.profile << ": " << f.moves << " moves, " << f.nodes_emptied << " nodes, "
+        << f.workers_moved << " workers, " << f.moves_abandoned << " abandoned, "
+        << f.emptied_taken_back << " taken back, " << f.tasks_interrupted << " tasks interrupted, "
+        << fixed2(f.move_overlap_worker_hours) << " worker-hours\n";
   }
 }
 

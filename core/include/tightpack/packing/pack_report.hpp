@@ -137,6 +137,12 @@ struct ProfileFigures {
   // emptied nodes a waiting pod took back before cluster-autoscaler removed
   // them (moves that saved nothing).
   int64_t nodes_emptied = 0, workers_moved = 0, moves_abandoned = 0, emptied_taken_back = 0;
+  int64_t moves = 0;  // made and broken (nodes_emptied less the abandoned)
+  // Workers stopped while they may have run tasks: every worker
+  // cluster-autoscaler evicted (the model has no tasks, so each counts), and
+  // every worker a move retired within 5 minutes of its workload's last start
+  // or scale (the model's busy rule); the goal is 0.
+  int64_t tasks_interrupted = 0;
   double move_overlap_worker_hours = 0;
   std::vector<PoolFigures> pools;
 };
