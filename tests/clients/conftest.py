@@ -18,6 +18,7 @@ import z2jh  # noqa: E402  (tests/clients, on the path above)
 
 TIGHTPACK = Path(os.environ.get("TIGHTPACK", ROOT / "build/release/scheduler/tightpack"))
 REFERENCE = Path(os.environ.get("REFERENCE", ROOT / "build/conformance/kube-scheduler-reference"))
+CA_REFERENCE = Path(os.environ.get("CA_REFERENCE", ROOT / "build/conformance/cluster-autoscaler-reference"))
 # zero-to-jupyterhub's released charts run their user-scheduler on v1.30.14.
 REFERENCE_V130 = Path(os.environ.get("REFERENCE_V130", ROOT / "build/conformance/kube-scheduler-reference-v1.30.14"))
 
@@ -41,3 +42,12 @@ def binaries():
         if not path.exists():
             pytest.fail(f"{what} is not built at {path}: {how}", pytrace=False)
     return TIGHTPACK, {"v1.37": REFERENCE, "v1.30": REFERENCE_V130}
+
+
+@pytest.fixture(scope="session")
+def ca_reference():
+    """cluster-autoscaler's own loop (tests/conformance/autoscaler-reference)."""
+    if not CA_REFERENCE.exists():
+        pytest.fail(f"cluster-autoscaler-reference is not built at {CA_REFERENCE}: "
+                    "tests/conformance/autoscaler-reference/build.sh", pytrace=False)
+    return CA_REFERENCE

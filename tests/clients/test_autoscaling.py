@@ -19,11 +19,9 @@ from pathlib import Path
 import autoscale_judge
 import clients
 import cluster
-import pytest
-from conftest import ROOT, TIGHTPACK
+from conftest import TIGHTPACK
 from test_scheduling import NS, gateway_pods
 
-REFERENCE = ROOT / "build/conformance/cluster-autoscaler-reference"
 WORKER_TOLERATION = {"key": "k8s.dask.org_dedicated", "operator": "Equal", "value": "worker",
                      "effect": "NoSchedule"}
 ONE = {"requests": {"cpu": "1", "memory": "4Gi"}, "limits": {"cpu": "1", "memory": "4Gi"}}
@@ -55,15 +53,7 @@ def operator_workers(name: str, n: int, resources: dict = ONE, **kw) -> tuple[li
     return pods, replicasets
 
 
-@pytest.fixture(scope="module")
-def reference():
-    if not REFERENCE.exists():
-        pytest.fail(f"cluster-autoscaler-reference is not built at {REFERENCE}: "
-                    "tests/conformance/autoscaler-reference/build.sh", pytrace=False)
-    return REFERENCE
-
-
-def test_which_dask_workers_block_scale_down(reference, tmp_path: Path):
+def test_which_dask_workers_block_scale_down(ca_reference, tmp_path: Path):
     nodes, group = worker_pool()
     alone, rs_alone = operator_workers("alice-dask", 1)
     busy, rs_busy = operator_workers("bob-dask", 6)
@@ -86,7 +76,7 @@ def test_which_dask_workers_block_scale_down(reference, tmp_path: Path):
         return json.loads(out.stdout.splitlines()[0])
 
     ours = run(TIGHTPACK, "autoscale", "--jsonl", path)
-    theirs = run(reference, "--jsonl", path)
+    theirs = run(ca_reference, "--jsonl", path)
     difference = autoscale_judge.first_difference(autoscale_judge.view(theirs),
                                                   autoscale_judge.view(ours))
     assert difference is None, f"{difference} (replay: tightpack autoscale --jsonl {path})"

@@ -22,9 +22,8 @@ from pathlib import Path
 
 import autoscale_judge
 import cluster
-import pytest
 from conftest import TIGHTPACK
-from test_autoscaling import REFERENCE, WORKER_TOLERATION, operator_workers, worker_pool  # noqa: F401
+from test_autoscaling import operator_workers, worker_pool
 from test_scheduling import gateway_pods
 
 OPT_IN = {"tightpack.io/move": "true"}
@@ -32,14 +31,6 @@ PROTECTED = {"cluster-autoscaler.kubernetes.io/safe-to-evict": "false"}
 SHAPES = ({"requests": {"cpu": "1", "memory": "4Gi"}, "limits": {"cpu": "1", "memory": "4Gi"}},
           {"requests": {"cpu": "2", "memory": "8Gi"}, "limits": {"cpu": "2", "memory": "8Gi"}})
 SEEDS = range(1, 13)
-
-
-@pytest.fixture(scope="module")
-def reference():
-    if not REFERENCE.exists():
-        pytest.fail(f"cluster-autoscaler-reference is not built at {REFERENCE}: "
-                    "tests/conformance/autoscaler-reference/build.sh", pytrace=False)
-    return REFERENCE
 
 
 def key(pod: dict) -> str:
@@ -122,7 +113,7 @@ def run(*cmd, stdin: str) -> dict:
     return json.loads(out.stdout.splitlines()[0])
 
 
-def test_every_node_a_plan_empties_is_one_cluster_autoscaler_would_remove(reference, tmp_path: Path):
+def test_every_node_a_plan_empties_is_one_cluster_autoscaler_would_remove(ca_reference, tmp_path: Path):
     emptied = 0
     for seed in SEEDS:
         scenario, kept = pool_after_a_day(seed)
@@ -141,12 +132,12 @@ def test_every_node_a_plan_empties_is_one_cluster_autoscaler_would_remove(refere
         moved = after(scenario, plan["moves"])
         path = tmp_path / f"moves-{seed}.json"
         path.write_text(json.dumps(moved))
-        theirs = run(reference, "-", stdin=json.dumps(moved))
+        theirs = run(ca_reference, "-", stdin=json.dumps(moved))
         down = theirs["scaleDown"]
         for node in planned:
             assert node in down["unneeded"], (
                 f"seed {seed}: cluster-autoscaler keeps {node} after the moves: "
-                f"{down['blocked'].get(node)} (replay: {reference} {path})")
+                f"{down['blocked'].get(node)} (replay: {ca_reference} {path})")
         for node, use in down["utilization"].items():
             assert max(use["cpu"], use["memory"]) <= 1.0, (seed, node, use)
         ours = run(TIGHTPACK, "autoscale", "-", stdin=json.dumps(moved))
@@ -157,7 +148,7 @@ def test_every_node_a_plan_empties_is_one_cluster_autoscaler_would_remove(refere
     assert emptied >= len(SEEDS) // 2, f"only {emptied} nodes emptied over {len(SEEDS)} pools"
 
 
-def test_a_pool_at_its_min_size_is_not_emptied(reference):
+def test_a_pool_at_its_min_size_is_not_emptied(ca_reference):
     """Two nodes each with one opted-in worker, a pool whose min size lets one go: the plan
     empties one (cluster-autoscaler's own rule, confirmed by the engine's scale-down)."""
     nodes, group = worker_pool()
@@ -176,7 +167,7 @@ def test_a_pool_at_its_min_size_is_not_emptied(reference):
                 "expander": "least-waste", "scaleDown": True, "replicaSets": replicasets}
     plan = run(TIGHTPACK, "moves", "-", stdin=json.dumps(scenario))
     assert len(plan["moves"]) == 1, plan
-    down = run(reference, "-", stdin=json.dumps(after(scenario, plan["moves"])))["scaleDown"]
+    down = run(ca_reference, "-", stdin=json.dumps(after(scenario, plan["moves"])))["scaleDown"]
     assert plan["moves"][0]["node"] in down["unneeded"], down
 
 

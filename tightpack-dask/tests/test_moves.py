@@ -46,9 +46,15 @@ class StandIn:
         pass
 
 
-def two_nodes(workers) -> dict[str, list[str]]:
+def on_two_nodes(s: Scheduler, workers) -> tuple[StandIn, object, dict[str, list[str]]]:
+    """The preload installed with a stand-in for the hints, and the four workers on two nodes
+    (node-a the two lowest addresses)."""
+    hints = StandIn()
+    plugin = install(s, hints=hints)
     a = sorted(w.address for w in workers)
-    return {"node-a": a[:2], "node-b": a[2:]}
+    layout = {"node-a": a[:2], "node-b": a[2:]}
+    place(plugin, layout)
+    return hints, plugin, layout
 
 
 def computed(s: Scheduler, key: str) -> int:
@@ -76,10 +82,7 @@ def wait_on(event: Event, x):
 
 @gen_cluster(client=True, nthreads=FOUR, **ROUTES)
 async def test_a_drained_node_goes_first_and_its_data_stays(c, s: Scheduler, *workers):
-    hints = StandIn()
-    plugin = install(s, hints=hints)
-    layout = two_nodes(workers)
-    place(plugin, layout)
+    hints, plugin, layout = on_two_nodes(s, workers)
     held = [c.submit(block, i, key=f"held-{i}", workers=[layout["node-a"][i % 2]]) for i in range(6)]
     await wait(held)
     # Upstream, and the node-aware choice without the drain, retire the workers holding
@@ -105,10 +108,7 @@ async def test_a_drained_node_goes_first_and_its_data_stays(c, s: Scheduler, *wo
 
 @gen_cluster(client=True, nthreads=FOUR, **ROUTES)
 async def test_a_busy_worker_is_not_retired_until_it_is_idle(c, s: Scheduler, *workers):
-    hints = StandIn()
-    plugin = install(s, hints=hints)
-    layout = two_nodes(workers)
-    place(plugin, layout)
+    hints, plugin, layout = on_two_nodes(s, workers)
     busy_worker = layout["node-a"][0]
     event = Event()
     running = c.submit(wait_on, event, 7, key="running", workers=[busy_worker])
@@ -130,11 +130,8 @@ async def test_a_busy_worker_is_not_retired_until_it_is_idle(c, s: Scheduler, *w
 
 @gen_cluster(client=True, nthreads=FOUR)
 async def test_a_drain_that_does_not_end_is_abandoned(c, s: Scheduler, *workers):
-    hints = StandIn()
     with dask.config.set({"tightpack.moves.drain-timeout": "0.2s"}):
-        plugin = install(s, hints=hints)
-    layout = two_nodes(workers)
-    place(plugin, layout)
+        hints, plugin, layout = on_two_nodes(s, workers)
     event = Event()
     running = c.submit(wait_on, event, 1, key="long", workers=[layout["node-a"][0]])
     while not s.workers[layout["node-a"][0]].processing:
