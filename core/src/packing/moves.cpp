@@ -59,9 +59,10 @@ Candidates candidates(const autoscaler::AutoscaleScenario& s, const Cluster& clu
     }
     const NodeIndex index = cluster.find(name);
     if (index >= cluster.size()) continue;
-    int64_t cpu = 0;
+    // Wide: requests are whatever users write (a pod may ask for 2^62).
+    __int128 cpu = 0;
     for (const autoscaler::CaPod* p : it->second) cpu += cpu_of(p->pod);
-    if (100 * cpu > rules.max_use_percent * cluster.alloc_cpu()[index]) continue;
+    if (100 * cpu > __int128{rules.max_use_percent} * cluster.alloc_cpu()[index]) continue;
     order.emplace_back(it->second.size(), name);
   }
   std::sort(order.begin(), order.end());
