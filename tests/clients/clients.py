@@ -138,9 +138,9 @@ def operator_cluster(name: str, namespace: str, n_workers: int, *,
             uuid=hashlib.sha256(f"{name}/{i}".encode()).hexdigest()[:10],
             pod_spec=worker_spec["spec"], annotations=w_ann, labels=w_lab)
         _adopt(deployment, group)
-        # kopf.label(data, labels=cluster.labels): the DaskCluster's labels on every level.
-        for target in (deployment["metadata"], deployment["spec"]["template"]["metadata"]):
-            target.setdefault("labels", {}).update(meta.get("labels") or {})
+        # kopf.label(data, labels=cluster.labels) labels the Deployment alone (nested=None);
+        # its pods have the DaskCluster's labels through the worker group's (w_lab).
+        deployment["metadata"].setdefault("labels", {}).update(meta.get("labels") or {})
         workers.append(deployment)
     for obj in [scheduler, service, *workers]:
         obj["metadata"]["namespace"] = namespace

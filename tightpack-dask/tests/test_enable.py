@@ -16,8 +16,11 @@ from distributed import Client
 from tightpack_dask.kubernetes import (
     GATEWAY_SCHEDULER_CMD,
     IDENTITY_ENV,
+    MOVE_LABEL,
     NODE_NAME_ENV,
+    PROTECTED,
     SCHEDULER_PRELOAD_ENV,
+    allow_moves,
     operator_env,
 )
 
@@ -45,6 +48,47 @@ def test_make_cluster_spec_carries_the_env():
         assert {"name": "A", "value": "1"} in c["env"]
     assert "--preload" not in scheduler["args"]  # so the configured preload applies
     assert GATEWAY_SCHEDULER_CMD[1:] == ["--preload", "tightpack_dask.scheduler"]
+
+
+class _Meta(dict):
+    """kopf.Meta as the operator's helpers read it."""
+
+    def __init__(self, meta: dict):
+        super().__init__(meta)
+        self.labels = dict(meta.get("labels") or {})
+        self.annotations = dict(meta.get("annotations") or {})
+
+
+def test_allow_moves_reaches_every_worker_pod_through_the_operator():
+    """The operator's own controller functions, called as its DaskCluster and DaskWorkerGroup
+    handlers call them: the label goes DaskCluster -> worker group -> worker pods, the
+    annotation worker spec -> worker pods; the scheduler pod gets the label but no annotation."""
+    from dask_kubernetes.operator.controller import controller
+
+    spec = allow_moves(
+        make_cluster_spec(name="alice", image="ghcr.io/dask/dask:2026.8.0", n_workers=2, env=operator_env())
+    )
+    labels = controller._get_labels(_Meta(spec["metadata"]))
+    annotations = controller._get_annotations(_Meta(spec["metadata"]))
+    group = controller.build_default_worker_group_spec("alice", spec["spec"]["worker"], annotations, labels)
+    worker_spec = group["spec"]["worker"]
+    w_labels = controller._get_labels(_Meta(group["metadata"]))
+    w_annotations = controller._get_annotations(_Meta(group["metadata"]))
+    w_annotations.update(worker_spec["metadata"]["annotations"])
+    deployment = controller.build_worker_deployment_spec(
+        worker_group_name=group["metadata"]["name"], namespace="jhub", cluster_name="alice",
+        uuid="0123456789", pod_spec=worker_spec["spec"], annotations=w_annotations, labels=w_labels)
+    pod = deployment["spec"]["template"]["metadata"]
+    assert pod["labels"][MOVE_LABEL] == "true" and pod["labels"]["dask.org/component"] == "worker"
+    assert PROTECTED.items() <= pod["annotations"].items()
+    scheduler = controller.build_scheduler_deployment_spec(
+        "alice", spec["spec"]["scheduler"]["spec"], annotations, labels)
+    assert scheduler["spec"]["template"]["metadata"]["labels"][MOVE_LABEL] == "true"
+    assert "cluster-autoscaler.kubernetes.io/safe-to-evict" not in (
+        scheduler["spec"]["template"]["metadata"].get("annotations") or {})
+    unprotected = allow_moves(make_cluster_spec(name="bob", image="ghcr.io/dask/dask:2026.8.0", env={}), protect=False)
+    assert "metadata" not in unprotected["spec"]["worker"] or not unprotected["spec"]["worker"]["metadata"].get(
+        "annotations")
 
 
 def test_the_operators_scheduler_command_installs_it(tmp_path):

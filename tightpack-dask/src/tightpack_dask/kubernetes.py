@@ -15,6 +15,11 @@ dask-gateway (the server's `dask_gateway_config.py`)::
 
 The scheduler's image needs tightpack-dask installed; the workers' does not (the scheduler
 asks them for K8S_NODE_NAME over `run`).
+
+To let tightpack's scheduler move the cluster's workers instead of cluster-autoscaler evicting
+them (make before break, drain.py)::
+
+    spec = allow_moves(make_cluster_spec(name="alice", image="...", env=operator_env()))
 """
 
 from __future__ import annotations
@@ -51,3 +56,21 @@ def operator_env(env: dict | list | None = None) -> list[dict]:
     ours = [SCHEDULER_PRELOAD_ENV, NODE_NAME_ENV, *IDENTITY_ENV]
     names = {e["name"] for e in ours}
     return [e for e in (env or []) if e.get("name") not in names] + ours
+
+
+# The label a user sets on a DaskCluster to let tightpack's scheduler move its workers (the
+# operator copies a DaskCluster's labels to its worker group and from there to every worker
+# pod); cluster-autoscaler's annotation that keeps it from evicting them instead.
+MOVE_LABEL = "tightpack.io/move"
+PROTECTED = {"cluster-autoscaler.kubernetes.io/safe-to-evict": "false"}
+
+
+def allow_moves(spec: dict, protect: bool = True) -> dict:
+    """A DaskCluster spec (make_cluster_spec's) opted in to moves: labelled MOVE_LABEL=true, and
+    with `protect` its workers annotated so that cluster-autoscaler does not evict them (a move
+    empties their node without losing work; an eviction loses it). Changes and returns `spec`."""
+    spec.setdefault("metadata", {}).setdefault("labels", {})[MOVE_LABEL] = "true"
+    if protect:
+        worker = spec["spec"]["worker"]
+        worker.setdefault("metadata", {}).setdefault("annotations", {}).update(PROTECTED)
+    return spec
