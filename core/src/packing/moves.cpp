@@ -134,12 +134,17 @@ autoscaler::AutoscaleScenario after_moves(const autoscaler::AutoscaleScenario& s
     for (const auto& [pod, target] : m.pods) to[pod] = target;
   }
   autoscaler::AutoscaleScenario after = s;
+  std::set<std::string> taken;  // a replacement's name is no other pod's
+  for (const autoscaler::CaPod& p : s.pods) taken.insert(p.pod.key());
   std::vector<autoscaler::CaPod> replacements;
   std::erase_if(after.pods, [&](const autoscaler::CaPod& p) {
     auto it = to.find(p.pod.key());
     if (it == to.end()) return false;
     autoscaler::CaPod r = p;
-    r.pod.name += "-moved";
+    const std::string base = p.pod.name + "-moved";
+    r.pod.name = base;
+    for (int i = 2; taken.contains(r.pod.key()); ++i) r.pod.name = base + "-" + std::to_string(i);
+    taken.insert(r.pod.key());
     r.pod.node_name = it->second;
     replacements.push_back(std::move(r));
     return true;

@@ -239,6 +239,21 @@ TEST(Moves, RandomPoolsKeepThePlannersPromises) {
   EXPECT_GT(planned, 150);  // the pools give the planner work
 }
 
+TEST(Moves, AReplacementTakesANameNoPodHas) {
+  autoscaler::AutoscaleScenario s;
+  for (const char* name : {"w", "w-moved", "w-moved-2"}) {
+    autoscaler::CaPod p;
+    p.pod = bound_pod(name, "n1", resources({{"cpu", 100}}));
+    p.pod.ns = "jhub";
+    s.pods.push_back(std::move(p));
+  }
+  const autoscaler::AutoscaleScenario after =
+      after_moves(s, {ScenarioMove{"n1", {{"jhub/w", "n2"}}}});
+  ASSERT_EQ(after.pods.size(), 3u);
+  EXPECT_EQ(after.pods.back().pod.name, "w-moved-3");
+  EXPECT_EQ(after.pods.back().pod.node_name, "n2");
+}
+
 json::object worker(const char* cpu) {
   return json::object{
       {"metadata",

@@ -104,7 +104,8 @@ bool movable_dask_worker(const autoscaler::CaPod& p, bool all);
 std::string moves_text(std::string_view text);
 
 // `s` once `moves` are made and broken: each moved pod gone, its replacement
-// (the same spec, named <name>-moved) bound where the move said.
+// (the same spec, named <name>-moved, or -moved-2… when a pod has that name)
+// bound where the move said.
 autoscaler::AutoscaleScenario after_moves(const autoscaler::AutoscaleScenario& s,
                                           const std::vector<ScenarioMove>& moves);
 
