@@ -26,6 +26,26 @@ int64_t cpu_of(const Pod& pod) {
   return cpu ? *cpu : 0;
 }
 
+// Whether a node other than `candidate` and the closed ones has the cpu and
+// memory `pod` asks for free in `c`. Without one NodeResourcesFit refuses the
+// pod everywhere, so the candidate is skipped before its trial copies the
+// cluster (a pool of 5,000 nodes with a 4-cpu worker each took 12 s).
+bool room_somewhere(const Cluster& c, const Pod& pod, const std::vector<uint8_t>& closed,
+                    NodeIndex candidate) {
+  const ResourceList requests = pod_requests(pod, false);
+  const int64_t* cpu = find_resource(requests, "cpu");
+  const int64_t* memory = find_resource(requests, "memory");
+  const int64_t want_cpu = cpu ? *cpu : 0, want_memory = memory ? *memory : 0;
+  for (NodeIndex n = 0; n < c.size(); ++n) {
+    if (n == candidate || closed[n]) continue;
+    if (want_cpu <= c.alloc_cpu()[n] - c.req_cpu()[n] &&
+        want_memory <= c.alloc_memory()[n] - c.req_memory()[n]) {
+      return true;
+    }
+  }
+  return false;
+}
+
 struct Candidates {
   std::vector<MoveCandidate> moves;
   std::vector<std::vector<const autoscaler::CaPod*>> pods;  // aligned with moves
@@ -99,9 +119,16 @@ Result<std::vector<PlannedMove>> plan_moves(const Cluster& cluster, const Profil
   std::vector<uint8_t> closed(cluster.size(), 0);
   for (NodeIndex n = 0; n < cluster.size(); ++n) closed[n] = cluster.node(n).unschedulable;
   Cluster after = cluster;  // with the planned moves made
+  const bool checks_fit = profile.filter_enabled(Plugin::NodeResourcesFit);
   for (const MoveCandidate& candidate : candidates) {
     if (planned.size() >= max_moves) break;
     if (candidate.node >= cluster.size() || receives[candidate.node] || candidate.movable.empty()) {
+      continue;
+    }
+    if (checks_fit &&
+        std::any_of(candidate.movable.begin(), candidate.movable.end(), [&](const Pod* p) {
+          return !room_somewhere(after, *p, closed, candidate.node);
+        })) {
       continue;
     }
     Cluster trial = after;
