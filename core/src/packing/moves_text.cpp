@@ -2,6 +2,7 @@
 // the interface the conformance test asks beside cluster-autoscaler's own
 // loop.
 #include <boost/json.hpp>
+#include <optional>
 #include <string>
 
 #include "tightpack/advice/intent.hpp"
@@ -71,21 +72,22 @@ bool movable_dask_worker(const autoscaler::CaPod& p, bool all) {
 std::string moves_text(std::string_view text) {
   auto doc = parse_json(text);
   if (!doc) return json::serialize(error_document(doc.error()));
-  const json::value* question = nullptr;
-  json::value scenario_doc = *doc;
-  if (json::object* o = scenario_doc.if_object()) {
+  // The question leaves the document, which the scenario decoder then reads
+  // (it refuses keys it does not know), without a copy of the whole.
+  std::optional<json::value> question;
+  if (json::object* o = doc->if_object()) {
     if (auto it = o->find("moves"); it != o->end()) {
-      question = &doc->as_object().at("moves");
-      o->erase("moves");
+      question = std::move(it->value());
+      o->erase(it);
     }
   }
-  auto q = decode_question(question);
+  auto q = decode_question(question ? &*question : nullptr);
   if (!q) return json::serialize(error_document(q.error()));
   const JsonPath root;
   const JsonPath moves_path = root.field("moves");
   auto profile = built_in_profile(q->profile, moves_path.field("profile"));
   if (!profile) return json::serialize(error_document(profile.error()));
-  auto scenario = autoscaler::decode_autoscale_scenario(scenario_doc);
+  auto scenario = autoscaler::decode_autoscale_scenario(*doc);
   if (!scenario) return json::serialize(error_document(scenario.error()));
   const bool all = q->all_workers;
   auto moves = plan_scenario_moves(
