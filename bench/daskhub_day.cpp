@@ -399,16 +399,7 @@ int main(int argc, char** argv) {
                                       {"podHoursWaiting", round2(f.pending_pod_hours)},
                                       {"nodesAdded", f.nodes_added},
                                       {"pools", std::move(pools)}});
-      if (moves) {
-        json::object& o = profiles.back().as_object();
-        o["moves"] = f.moves;
-        o["tasksInterrupted"] = f.tasks_interrupted;
-        o["nodesEmptied"] = f.nodes_emptied;
-        o["workersMoved"] = f.workers_moved;
-        o["movesAbandoned"] = f.moves_abandoned;
-        o["emptiedTakenBack"] = f.emptied_taken_back;
-        o["moveOverlapWorkerHours"] = round2(f.move_overlap_worker_hours);
-      }
+      if (moves) packing::encode_move_figures(f, profiles.back().as_object());
     }
     json::object out{{"seed", seed},
                      {"users", users},

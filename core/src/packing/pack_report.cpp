@@ -846,6 +846,16 @@ Result<PackReport> run_pack_report(const PackScenario& s) {
   return r;
 }
 
+void encode_move_figures(const ProfileFigures& f, json::object& o) {
+  o["moves"] = f.moves;
+  o["tasksInterrupted"] = f.tasks_interrupted;
+  o["nodesEmptied"] = f.nodes_emptied;
+  o["workersMoved"] = f.workers_moved;
+  o["movesAbandoned"] = f.moves_abandoned;
+  o["emptiedTakenBack"] = f.emptied_taken_back;
+  o["moveOverlapWorkerHours"] = hours(f.move_overlap_worker_hours);
+}
+
 json::value encode_pack_report(const PackReport& r) {
   json::array profiles;
   for (const ProfileFigures& f : r.profiles) {
@@ -876,16 +886,7 @@ json::value encode_pack_report(const PackReport& r) {
                                     {"nodesRemoved", f.nodes_removed},
                                     {"podsEvicted", f.pods_evicted},
                                     {"pools", std::move(pools)}});
-    if (r.consolidate == Consolidate::kMove) {
-      json::object& o = profiles.back().as_object();
-      o["moves"] = f.moves;
-      o["tasksInterrupted"] = f.tasks_interrupted;
-      o["nodesEmptied"] = f.nodes_emptied;
-      o["workersMoved"] = f.workers_moved;
-      o["movesAbandoned"] = f.moves_abandoned;
-      o["emptiedTakenBack"] = f.emptied_taken_back;
-      o["moveOverlapWorkerHours"] = hours(f.move_overlap_worker_hours);
-    }
+    if (r.consolidate == Consolidate::kMove) encode_move_figures(f, profiles.back().as_object());
   }
   json::object out{
       {"end", r.end}, {"retire", retire_name(r.retire)}, {"profiles", std::move(profiles)}};

@@ -52,17 +52,17 @@ enum class Consolidate : uint8_t {
   // Once a model minute, nodes whose every workload pod is a Dask worker
   // (a pod with a controller, of a workload started or scaled at least 5
   // minutes ago: adapt() grows a cluster when work arrives, and a mover
-  // waits for idle workers) in a pool above its min size, at most three
-  // quarters used (cpu), fewest workers first: their workers are moved
-  // (moves.hpp), at most four nodes a minute and one move per workload at
-  // a time. The
-  // replacements start on the planned nodes at once; the old workers
-  // retire a minute later (the replacements have joined); the node takes
-  // no pod meanwhile and until cluster-autoscaler removes it (20 minutes at
-  // most), unless a pod waits for room once the move is done: a move must
-  // never make a user wait for a new node, and nothing is planned while a
-  // pod waits. A start, scale or stop of the workload before the retirement
-  // abandons the move: its replacements go, the old workers stay.
+  // waits for idle workers) are emptied by plan_scenario_moves (moves.hpp:
+  // at most three quarters used, confirmed by cluster-autoscaler's rules
+  // and min sizes), at most four nodes a minute and one move per workload
+  // at a time. The replacements start on the planned nodes at once; the old
+  // workers retire a minute later (the replacements have joined); the node
+  // takes no pod meanwhile and until cluster-autoscaler removes it (20
+  // minutes at most), unless a pod that fits nowhere else would be given
+  // it once the move is done: a move must never make a user wait for a new
+  // node, and nothing is planned while a pod waits. A start, scale or stop
+  // of the workload before the retirement abandons the move: its
+  // replacements go, the old workers stay.
   kMove,
 };
 
@@ -157,6 +157,10 @@ struct PackReport {
 Result<PackReport> run_pack_report(const PackScenario& s);
 
 boost::json::value encode_pack_report(const PackReport& r);
+// A profile's Consolidate::kMove figures ("moves", "tasksInterrupted",
+// "nodesEmptied", …) added to its JSON entry: the report's and the DaskHub
+// day's.
+void encode_move_figures(const ProfileFigures& f, boost::json::object& entry);
 
 // Text in, one JSON document out ({"error": "…"} when it cannot be decoded).
 std::string pack_report_text(std::string_view scenario_json);
