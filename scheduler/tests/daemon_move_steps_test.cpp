@@ -1,0 +1,94 @@
+// A move's steps: every path from what the mover observes to what it does.
+#include <gtest/gtest.h>
+
+#include "daemon/move_steps.hpp"
+
+namespace tightpack::daemon {
+namespace {
+
+MoveState making() {
+  return MoveState{"alice-default", "node-3", 4, 6, MovePhase::Making, 1000, "tightpack-0_ab12"};
+}
+
+MoveObserved seen(int64_t replicas, int64_t running_elsewhere, int64_t on_node) {
+  MoveObserved o;
+  o.replicas = replicas;
+  o.running_elsewhere = running_elsewhere;
+  o.on_node = on_node;
+  return o;
+}
+
+TEST(MoveSteps, StateRoundTripsAndBadStatesNameTheField) {
+  for (MovePhase phase : {MovePhase::Making, MovePhase::Draining, MovePhase::Breaking}) {
+    MoveState s = making();
+    s.phase = phase;
+    auto back = decode_move_state(encode_move_state(s));
+    ASSERT_TRUE(back) << back.error().what();
+    EXPECT_EQ(*back, s);
+  }
+  auto error_of = [](const std::string& text) {
+    auto s = decode_move_state(text);
+    return s ? std::string("ok") : std::string(s.error().what());
+  };
+  EXPECT_NE(error_of("[1]").find("is not a JSON object"), std::string::npos);
+  EXPECT_NE(error_of("{").find("tightpack.io/move-state"), std::string::npos);
+  std::string good = encode_move_state(making());
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string t = good;
+    t.replace(t.find(from), from.size(), to);
+    return error_of(t);
+  };
+  EXPECT_NE(with("\"phase\":\"making\"", "\"phase\":\"moving\"").find(".phase: \"moving\""),
+            std::string::npos);
+  EXPECT_NE(with("\"to\":6", "\"to\":4").find(".to: 4 is not above from (4)"), std::string::npos);
+  EXPECT_NE(with("\"from\":4", "\"from\":-1").find(".from"), std::string::npos);
+  EXPECT_NE(with("\"node\":\"node-3\"", "\"node\":\"\"").find(".node"), std::string::npos);
+}
+
+TEST(MoveSteps, MakeDrainBreakDone) {
+  MoveState s = making();
+  EXPECT_EQ(next_move_step(s, seen(6, 3, 2), 1010, {}).action, MoveAction::Wait);
+  // The 2 workers of 4 on node-3 are replaced: 4 run elsewhere.
+  EXPECT_EQ(next_move_step(s, seen(6, 4, 2), 1010, {}).action, MoveAction::Drain);
+  s.phase = MovePhase::Draining;
+  EXPECT_EQ(next_move_step(s, seen(6, 4, 2), 1020, {}).action, MoveAction::Wait);
+  MoveObserved drained = seen(6, 4, 2);
+  drained.drained = true;
+  EXPECT_EQ(next_move_step(s, drained, 1020, {}).action, MoveAction::Lower);
+  s.phase = MovePhase::Breaking;
+  EXPECT_EQ(next_move_step(s, seen(4, 4, 2), 1030, {}).action, MoveAction::Wait);
+  EXPECT_EQ(next_move_step(s, seen(4, 4, 0), 1040, {}).action, MoveAction::Done);
+}
+
+TEST(MoveSteps, TheUsersSizeStandsAndTimeoutsUndoTheRaise) {
+  MoveState s = making();
+  // The user (or the operator's autoscaler) set a size: the move ends, the size kept.
+  EXPECT_EQ(next_move_step(s, seen(9, 3, 2), 1010, {}).action, MoveAction::Abandon);
+  EXPECT_EQ(next_move_step(s, seen(4, 3, 2), 1010, {}).action, MoveAction::Abandon);
+  EXPECT_EQ(next_move_step(s, MoveObserved{}, 1010, {}).action, MoveAction::Abandon);
+  // Replacements that never run: the raise is undone.
+  const MoveStep late = next_move_step(s, seen(6, 3, 2), 1000 + 301, {});
+  EXPECT_EQ(late.action, MoveAction::AbandonLower);
+  EXPECT_EQ(late.why, "its replacements did not run within 300 s");
+  // A pod waits for room: the node is given back.
+  MoveObserved wanted = seen(6, 3, 2);
+  wanted.room_wanted = true;
+  EXPECT_EQ(next_move_step(s, wanted, 1010, {}).action, MoveAction::AbandonLower);
+  s.phase = MovePhase::Draining;
+  EXPECT_EQ(next_move_step(s, wanted, 1010, {}).action, MoveAction::AbandonLower);
+  // A busy worker is not moved: no drain within the limit, no break.
+  EXPECT_EQ(next_move_step(s, seen(6, 4, 2), 1000 + 721, {}).action, MoveAction::AbandonLower);
+  EXPECT_EQ(next_move_step(s, seen(7, 4, 2), 1010, {}).action, MoveAction::Abandon);
+  // Lowered: a size set since is the user's; workers the operator did not
+  // retire there (another worker chosen) end the move after the limit.
+  s.phase = MovePhase::Breaking;
+  EXPECT_EQ(next_move_step(s, seen(8, 4, 2), 1010, {}).action, MoveAction::Abandon);
+  EXPECT_EQ(next_move_step(s, seen(4, 4, 1), 1000 + 301, {}).action, MoveAction::Abandon);
+  // A pod waiting once the group is lowered changes nothing: the node empties.
+  wanted = seen(4, 4, 1);
+  wanted.room_wanted = true;
+  EXPECT_EQ(next_move_step(s, wanted, 1010, {}).action, MoveAction::Wait);
+}
+
+}  // namespace
+}  // namespace tightpack::daemon
