@@ -160,7 +160,16 @@ TEST(ClusterCache, IncrementalClusterEqualsARebuildAfterRandomEvents) {
         break;
       case 6:
         if (rng() % 3 == 0) {  // a node goes, comes or changes, all in place
-          const int change = static_cast<int>(rng() % 5);
+          const int change = static_cast<int>(rng() % 6);
+          if (change == 5) {  // a move closes nodes, or ends and opens them
+            std::set<std::string> closed;
+            for (int i = 0; i < 7; ++i) {
+              if (rng() % 4 == 0) closed.insert("node-" + std::to_string(i));
+            }
+            cache.set_closed(std::move(closed));
+            node_changed = true;
+            break;
+          }
           auto it = cache.nodes().find(target);
           autoscaler::CaNode changed = it == cache.nodes().end() ? node(target, 8) : it->second;
           if (change == 0) {
@@ -209,7 +218,10 @@ TEST(ClusterCache, IncrementalClusterEqualsARebuildAfterRandomEvents) {
     ASSERT_EQ(incremental, expected) << "step " << step;
     // Decisions on the kept cluster are those on one built from the objects.
     std::vector<Node> now;
-    for (const auto& [n, v] : cache.nodes()) now.push_back(v.node);
+    for (const auto& [n, v] : cache.nodes()) {
+      now.push_back(v.node);
+      if (cache.closed().contains(n)) now.back().unschedulable = true;
+    }
     std::vector<Pod> held;
     for (const auto& [k, r] : cache.pods()) {
       if (r.holds().empty()) continue;
@@ -227,6 +239,35 @@ TEST(ClusterCache, IncrementalClusterEqualsARebuildAfterRandomEvents) {
   EXPECT_GT(cache.node_adds(), 0);
   EXPECT_GT(cache.node_removes(), 0);
   EXPECT_EQ(cache.rebuilds(), 1);  // the first cluster() only
+}
+
+TEST(ClusterCache, AClosedNodeTakesNoPodUntilItOpensAndTheNodeIsNotWritten) {
+  ClusterCache cache;
+  cache.replace_nodes({node("a", 8), node("b", 8)});
+  cache.upsert_pod(pod("notebook", 1000, "a"));  // MostAllocated would choose a
+  const Profile profile = default_profile();
+  auto choice = [&] {
+    const Pod probe = pod("worker", 1000).pod;
+    auto plan = PodPlan::make(cache.cluster(), profile, probe);
+    EXPECT_TRUE(plan) << plan.error().what();
+    const Decision d = decide(*plan, cache.cluster());
+    return d.chosen ? cache.cluster().name(*d.chosen) : std::string("none");
+  };
+  ASSERT_EQ(cache.cluster().req_cpu()[cache.cluster().find("a")], 1000);
+  const std::string open_choice = choice();
+  const std::string other = open_choice == "a" ? "b" : "a";
+  EXPECT_TRUE(cache.set_closed({open_choice}));
+  EXPECT_FALSE(cache.set_closed({open_choice}));
+  EXPECT_EQ(choice(), other);
+  EXPECT_FALSE(cache.nodes().at(open_choice).node.unschedulable);  // the Node as watched
+  // A watch event of the closed node keeps it closed.
+  cache.upsert_node(node(open_choice, 16));
+  EXPECT_EQ(choice(), other);
+  cache.set_closed({open_choice, other});
+  EXPECT_EQ(choice(), "none");
+  cache.set_closed({});
+  EXPECT_NE(choice(), "none");
+  EXPECT_EQ(cache.rebuilds(), 1);  // closed and opened in place
 }
 
 TEST(ClusterCache, ARelistKeepsAssumptionsOfPodsStillPending) {

@@ -1,6 +1,7 @@
 #include "daemon/cache.hpp"
 
 #include <algorithm>
+#include <iterator>
 
 #include "daemon/pod_budget.hpp"
 #include "daemon/published_pod.hpp"
@@ -178,7 +179,7 @@ bool ClusterCache::upsert_node(autoscaler::CaNode node) {
   if (it == nodes_.end()) {
     std::string name = node.node.name;
     it = nodes_.emplace(std::move(name), std::move(node)).first;
-    if (!dirty_ && cluster_ && cluster_->add_node(it->second.node)) {
+    if (!dirty_ && cluster_ && cluster_->add_node(as_scheduled(it->second))) {
       ++node_adds_;
       place_waiting(it->first);
     } else {
@@ -191,13 +192,39 @@ bool ClusterCache::upsert_node(autoscaler::CaNode node) {
   if (changed && !dirty_ && cluster_) {
     // Relabelled, tainted, cordoned, resized: in place, not a rebuild.
     const NodeIndex n = cluster_->find(it->first);
-    if (n < cluster_->size() && cluster_->update_node(n, it->second.node)) {
+    if (n < cluster_->size() && cluster_->update_node(n, as_scheduled(it->second))) {
       ++node_updates_;
       return true;
     }
   }
   if (changed) dirty_ = true;
   return changed;
+}
+
+Node ClusterCache::as_scheduled(const autoscaler::CaNode& node) const {
+  Node n = node.node;
+  if (closed_.contains(n.name)) n.unschedulable = true;
+  return n;
+}
+
+bool ClusterCache::set_closed(std::set<std::string> nodes) {
+  if (nodes == closed_) return false;
+  std::set<std::string> changed;
+  std::set_symmetric_difference(nodes.begin(), nodes.end(), closed_.begin(), closed_.end(),
+                                std::inserter(changed, changed.end()));
+  closed_ = std::move(nodes);
+  if (dirty_ || !cluster_) return true;
+  for (const std::string& name : changed) {
+    auto it = nodes_.find(name);
+    if (it == nodes_.end()) continue;
+    const NodeIndex n = cluster_->find(name);
+    if (n >= cluster_->size() || !cluster_->update_node(n, as_scheduled(it->second))) {
+      dirty_ = true;
+      return true;
+    }
+    ++node_updates_;
+  }
+  return true;
 }
 
 bool ClusterCache::remove_node(const std::string& name) {
@@ -425,7 +452,7 @@ Cluster& ClusterCache::cluster() {
   }
   std::vector<Node> nodes;
   nodes.reserve(nodes_.size());
-  for (const auto& [name, n] : nodes_) nodes.push_back(n.node);
+  for (const auto& [name, n] : nodes_) nodes.push_back(as_scheduled(n));
   std::vector<const Pod*> pods;
   std::vector<Pod> assumed;  // copies with the assumed node as nodeName
   assumed.reserve(pods_.size());

@@ -79,6 +79,12 @@ class ClusterCache {
   bool upsert_node(autoscaler::CaNode node);
   bool remove_node(const std::string& name);
   const std::map<std::string, autoscaler::CaNode>& nodes() const { return nodes_; }
+  // Nodes a move is emptying (move_steps.hpp): the engine's cluster sees them
+  // cordoned, so no pod this scheduler places goes there, without a write to
+  // the Node (a cordon would outlive a daemon that dies mid-move). Returns
+  // whether the set changed.
+  bool set_closed(std::set<std::string> nodes);
+  const std::set<std::string>& closed() const { return closed_; }
 
   // Pods, by namespace/name.
   // Which pending pods this daemon places (its profiles); unset: all of them.
@@ -158,7 +164,11 @@ class ClusterCache {
   void place_waiting(const std::string& node);
   void unwait(const std::string& key);
 
+  // A node as the engine's cluster holds it: closed ones cordoned.
+  Node as_scheduled(const autoscaler::CaNode& node) const;
+
   std::map<std::string, autoscaler::CaNode> nodes_;
+  std::set<std::string> closed_;
 
   std::unordered_map<std::string, PodRecord> pods_;
   PodInterner interner_;
