@@ -116,5 +116,29 @@ TEST(MovesCli, BadValuesAreNamed) {
   EXPECT_NE(r.out.find("$.nodes"), std::string::npos) << r.out;
 }
 
+// The daemon's moves: their options are checked before anything starts.
+TEST(MovesCli, ScheduleChecksTheMoveOptionsBeforeStarting) {
+  const std::string root = TIGHTPACK_SOURCE_DIR;
+  const std::string config = root + "/config/tightpack.yaml";
+  const std::string pools = root + "/examples/forecast/pools.yaml";
+  CliRun r = run_cli({"schedule", "--config", config, "--move-dask-workers"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--move-dask-workers needs --pools"), std::string::npos) << r.err;
+  r = run_cli({"schedule", "--config", config, "--move-interval", "1m"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--move-interval needs --move-dask-workers"), std::string::npos) << r.err;
+  r = run_cli({"schedule", "--config", config, "--pools", pools, "--move-dask-workers",
+               "--move-drain-timeout", "soon"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--move-drain-timeout \"soon\" is not a duration"), std::string::npos)
+      << r.err;
+  r = run_cli({"schedule", "--config", config, "--pools", pools, "--move-dask-workers",
+               "--move-interval", "500ms"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--move-interval \"500ms\" is not a duration of at least 1s"),
+            std::string::npos)
+      << r.err;
+}
+
 }  // namespace
 }  // namespace tightpack::cli

@@ -75,9 +75,14 @@ def test_dask_nodes_tells_a_dask_scheduler_what_keeps_its_nodes(cluster, schedul
         (f"namespace={ns}&cluster=alice&pods=all", 'query: unknown parameter "pods"'),
         (f"namespace={ns}&namespace=x&cluster=alice", 'query: parameter "namespace" given twice'),
         (f"namespace={ns}&cluster=al%zzice", "query: bad percent-encoding"),
+        (f"namespace={ns}&cluster=alice&drained=dn-a,Not_A_Node", 'query: drained: "Not_A_Node" is not a node'),
+        (f"namespace={ns}&cluster=alice&drained=" + ",".join(f"n{i}" for i in range(65)),
+         "query: drained: names more than 64 nodes"),
     ]:
         status, body = tp.get(f"/dask/v1/nodes?{query}", token="not-a-token-" + os.urandom(3).hex())
         assert status == 400 and json.loads(body)["error"].startswith(message), (query, status, body)
 
+    # A preload that drained nodes says so; nothing is emptying here, so nothing changes.
+    assert tp.get(path + "&drained=dn-a", token=scheduler_token)[1] == json.dumps(expected, separators=(",", ":"))
     # A cluster with no workers, percent-encoded.
     assert tp.get(f"/dask/v1/nodes?namespace={ns}&cluster=car%6Fl", token=scheduler_token) == (200, '{"nodes":[]}')

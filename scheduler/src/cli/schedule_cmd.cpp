@@ -54,6 +54,13 @@ until SIGTERM (docs/scheduler.md).
   --probe-listen HOST:PORT
                          /healthz, /readyz and /livez alone, on a port of their own, so
                          that no load on --listen delays the kubelet's probes (default: none)
+  --move-dask-workers    move, don't evict: the leader empties nodes by moving the
+                         workers of Dask operator clusters labelled tightpack.io/move=true
+                         (make before break, through the operator and tightpack-dask;
+                         docs/packing.md); needs --pools
+  --move-interval D      between two plans of moves (Go duration, default 1m)
+  --move-make-timeout D  for a move's replacements to run (default 5m)
+  --move-drain-timeout D for the cluster's tightpack-dask to drain the workers (default 12m)
   --identity NAME        leader-election identity (default: host name and a random suffix)
   --bind-workers N       concurrent binding calls, 1 to 256 (default 16)
 
@@ -104,6 +111,47 @@ bool read_published(const std::string& file, std::istream& in, daemon::Published
   return true;
 }
 
+// --move-dask-workers and its durations; false (and a message) when they are wrong.
+bool read_moves(Args& a, bool has_pools, std::optional<daemon::MoverOptions>& into,
+                std::ostream& err) {
+  const std::vector<const char*> durations{"--move-interval", "--move-make-timeout",
+                                           "--move-drain-timeout"};
+  if (!has_flag(a, "--move-dask-workers")) {
+    for (const char* flag : durations) {
+      if (a.options.count(flag)) {
+        err << "tightpack schedule: " << flag << " needs --move-dask-workers\n";
+        return false;
+      }
+    }
+    return true;
+  }
+  if (!has_pools) {
+    err << "tightpack schedule: --move-dask-workers needs --pools: a move empties a node only "
+           "where cluster-autoscaler removes it (node groups, min sizes)\n";
+    return false;
+  }
+  daemon::MoverOptions mover;
+  for (const char* flag : durations) {
+    if (!a.options.count(flag)) continue;
+    auto d = daemon::parse_go_duration(a.options[flag]);
+    if (!d || d->count() < 1000) {
+      err << "tightpack schedule: " << flag << " " << quote_value(a.options[flag])
+          << " is not a duration of at least 1s (such as 30s or 5m)\n";
+      return false;
+    }
+    const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(*d);
+    if (std::string_view(flag) == "--move-interval") {
+      mover.interval = *d;
+    } else if (std::string_view(flag) == "--move-make-timeout") {
+      mover.timeouts.make = seconds;
+    } else {
+      mover.timeouts.drain = seconds;
+    }
+  }
+  into = mover;
+  return true;
+}
+
 }  // namespace
 
 int schedule(const std::vector<std::string>& argv, std::istream& in, std::ostream& out,
@@ -113,8 +161,9 @@ int schedule(const std::vector<std::string>& argv, std::istream& in, std::ostrea
   if (!parse_args(argv,
                   {"--config", "--kubeconfig", "--pools", "--publish", "--listen", "--probe-listen",
                    "--identity", "--bind-workers", "--tls-cert-file", "--tls-private-key-file",
-                   "--snapshot-token-file", "--hub-api-url", "--hub-namespace"},
-                  {"--help"}, a, error) ||
+                   "--snapshot-token-file", "--hub-api-url", "--hub-namespace", "--move-interval",
+                   "--move-make-timeout", "--move-drain-timeout"},
+                  {"--help", "--move-dask-workers"}, a, error) ||
       !a.positional.empty()) {
     err << "tightpack schedule: "
         << (error.empty() ? "unexpected argument " + quote_value(a.positional[0]) : error) << "\n"
@@ -189,6 +238,7 @@ int schedule(const std::vector<std::string>& argv, std::istream& in, std::ostrea
       !read_published(a.options["--publish"], in, options.published, err)) {
     return kInputError;
   }
+  if (!read_moves(a, options.pools_config.has_value(), run.moves, err)) return kUsage;
   const std::string kubeconfig =
       a.options.count("--kubeconfig") ? a.options["--kubeconfig"] : options.daemon.kubeconfig;
   auto client = kubeconfig.empty() ? kube::in_cluster_config() : kube::load_kubeconfig(kubeconfig);

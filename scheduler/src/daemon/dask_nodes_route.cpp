@@ -2,6 +2,7 @@
 
 #include <boost/json.hpp>
 #include <cctype>
+#include <set>
 
 #include "log.hpp"
 
@@ -38,11 +39,46 @@ bool valid_name(const std::string& s, bool label_value) {
   return true;
 }
 
+// A node's name: an RFC 1123 subdomain.
+bool valid_node_name(std::string_view s) {
+  if (s.empty() || s.size() > 253) return false;
+  auto alnum = [](char c) {
+    return std::isdigit(static_cast<unsigned char>(c)) ||
+           std::islower(static_cast<unsigned char>(c));
+  };
+  if (!alnum(s.front()) || !alnum(s.back())) return false;
+  for (char c : s) {
+    if (!alnum(c) && c != '-' && c != '.') return false;
+  }
+  return true;
+}
+
+// drained=a,b: the nodes the cluster's preload has drained for a move.
+Result<std::set<std::string>> parse_drained(const std::string& text) {
+  constexpr size_t kMostNodes = 64;  // a cluster drains the few nodes moves name
+  std::set<std::string> out;
+  size_t start = 0;
+  while (start <= text.size() && !text.empty()) {
+    const size_t end = std::min(text.find(',', start), text.size());
+    const std::string name = text.substr(start, end - start);
+    start = end + 1;
+    if (!valid_node_name(name)) {
+      return Error{"query: drained",
+                   quote_value(name) + " is not a node's name (RFC 1123 subdomain)"};
+    }
+    out.insert(name);
+    if (out.size() > kMostNodes) {
+      return Error{"query: drained", "names more than " + std::to_string(kMostNodes) + " nodes"};
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 HttpAnswer dask_nodes_answer(const HttpRequest& request, DelegatedAuth& auth,
                              Scheduler& scheduler) {
-  auto params = parse_query(request.query, {"namespace", "cluster"});
+  auto params = parse_query(request.query, {"namespace", "cluster", "drained"});
   if (!params) return error_answer(400, params.error().what());
   const std::string ns = (*params)["namespace"], cluster = (*params)["cluster"];
   if (!valid_name(ns, false)) {
@@ -54,6 +90,8 @@ HttpAnswer dask_nodes_answer(const HttpRequest& request, DelegatedAuth& auth,
         400, "query: cluster " + quote_value(cluster) +
                  " is not a Dask cluster's name (a label value: 1-63 of [A-Za-z0-9._-])");
   }
+  auto drained = parse_drained((*params)["drained"]);
+  if (!drained) return error_answer(400, drained.error().what());
   const AuthDecision decision = auth.check_resource(request.authorization, ns, "list", "pods");
   if (decision.status != 200) {
     if (decision.status == 503)
@@ -61,7 +99,7 @@ HttpAnswer dask_nodes_answer(const HttpRequest& request, DelegatedAuth& auth,
     return error_answer(decision.status, decision.reason);
   }
   if (!scheduler.synced()) return error_answer(503, "the watch cache has not synced yet");
-  return json_answer(200, scheduler.dask_nodes(ns, cluster));
+  return json_answer(200, scheduler.dask_nodes(ns, cluster, std::move(*drained)));
 }
 
 }  // namespace tightpack::daemon

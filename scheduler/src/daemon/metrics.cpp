@@ -85,6 +85,21 @@ void Metrics::unreadable(size_t pods, size_t nodes, size_t reduced_pods) {
   reduced_pods_ = reduced_pods;
 }
 
+void Metrics::move_started() {
+  std::lock_guard lock(m_);
+  ++moves_started_;
+}
+
+void Metrics::move_ended(bool done) {
+  std::lock_guard lock(m_);
+  ++(done ? moves_done_ : moves_abandoned_);
+}
+
+void Metrics::moves_in_flight(size_t n) {
+  std::lock_guard lock(m_);
+  moves_in_flight_ = n;
+}
+
 void Metrics::snapshot_built(double seconds) {
   std::lock_guard lock(m_);
   snapshot_builds_.observe(seconds);
@@ -166,6 +181,17 @@ std::string Metrics::text(const std::string& lease_name) const {
   family(out, "tightpack_snapshot_build_duration_seconds", "histogram",
          "Time to redact and serialise /snapshot, once per build.");
   write_histogram(out, "tightpack_snapshot_build_duration_seconds", "", snapshot_builds_);
+  family(out, "tightpack_moves_started_total", "counter",
+         "Moves of Dask workers off a node begun: a worker group raised (--move-dask-workers).");
+  out += "tightpack_moves_started_total " + std::to_string(moves_started_) + "\n";
+  family(out, "tightpack_moves_ended_total", "counter",
+         "Moves ended: done (the node has none of the group's workers) or abandoned (the user's "
+         "size kept, or the raise undone).");
+  out += "tightpack_moves_ended_total{result=\"done\"} " + std::to_string(moves_done_) + "\n";
+  out += "tightpack_moves_ended_total{result=\"abandoned\"} " + std::to_string(moves_abandoned_) +
+         "\n";
+  family(out, "tightpack_moves_in_flight", "gauge", "Moves begun and not ended.");
+  out += "tightpack_moves_in_flight " + std::to_string(moves_in_flight_) + "\n";
   return out;
 }
 

@@ -28,6 +28,11 @@ class Metrics {
   // tightpack_unreadable_objects{kind} and tightpack_reduced_pods
   void unreadable(size_t pods, size_t nodes, size_t reduced_pods);
 
+  // tightpack_moves_started_total, tightpack_moves_ended_total{result}, tightpack_moves_in_flight
+  void move_started();
+  void move_ended(bool done);
+  void moves_in_flight(size_t n);
+
   std::string text(const std::string& lease_name) const;
 
  private:
@@ -56,6 +61,8 @@ class Metrics {
   uint64_t events_dropped_ = 0;
   Histogram snapshot_builds_;
   size_t unreadable_pods_ = 0, unreadable_nodes_ = 0, reduced_pods_ = 0;
+  uint64_t moves_started_ = 0, moves_done_ = 0, moves_abandoned_ = 0;
+  size_t moves_in_flight_ = 0;
 };
 
 }  // namespace tightpack::daemon

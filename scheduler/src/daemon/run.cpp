@@ -56,9 +56,17 @@ Result<Ending> run(RunOptions options) {
   }
   Scheduler scheduler(std::move(options.scheduler), client_config, metrics);
   if (elector) scheduler.set_write_fence([e = elector.get()] { return e->valid_until(); });
+  std::unique_ptr<Mover> mover;
+  if (options.moves) {
+    options.moves->identity = options.identity;
+    mover = std::make_unique<Mover>(*options.moves, scheduler, client_config,
+                                    std::make_shared<kube::RateLimiter>(qps, burst), metrics);
+    if (elector) mover->set_write_fence([e = elector.get()] { return e->valid_until(); });
+  }
 
   // The watches first: the HTTP thread asks the scheduler whether they synced.
   scheduler.start();
+  if (mover) mover->start();
   DelegatedAuth auth(client_config, std::make_shared<kube::RateLimiter>(qps, burst),
                      options.snapshot_token_file);
   std::optional<HubAuth> hub;
@@ -93,15 +101,18 @@ Result<Ending> run(RunOptions options) {
         [&] {
           metrics.leader(true);
           scheduler.set_active(true);
+          if (mover) mover->set_active(true);
         },
         [&] {
           metrics.leader(false);
+          if (mover) mover->set_active(false);
           scheduler.set_active(false);
           lost = true;
         });
   } else {
     metrics.leader(true);
     scheduler.set_active(true);
+    if (mover) mover->set_active(true);
   }
 
   int signal_number = 0;
@@ -116,6 +127,8 @@ Result<Ending> run(RunOptions options) {
   log_info(lost ? "shutting down: leadership lost"
                 : std::string("shutting down on ") +
                       (signal_number == SIGTERM ? "SIGTERM" : "SIGINT"));
+  // A move in flight is left as it is: the next leader undoes it (mover.hpp).
+  if (mover) mover->stop();
   // A deposed leader drops what it has not sent: the next leader decides
   // those pods again, and the fence stops anything late.
   const size_t abandoned =

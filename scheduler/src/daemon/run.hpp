@@ -9,6 +9,7 @@
 #include <string>
 
 #include "daemon/hub_auth.hpp"
+#include "daemon/mover.hpp"
 #include "daemon/scheduler.hpp"
 #include "daemon/serving_cert.hpp"
 #include "kube/client_config.hpp"
@@ -19,13 +20,14 @@ namespace tightpack::daemon {
 struct RunOptions {
   SchedulerOptions scheduler;
   kube::ClientConfig client;
-  std::string identity;             // leader election's
-  std::string listen;               // HOST:PORT of the secure port
-  ServingCertificate certificate;   // its certificate
-  std::string probe_listen;         // HOST:PORT of the probes' own port; empty: none
-  std::string snapshot_token_file;  // a token that may read /snapshot besides TokenReview's
-  std::optional<HubEndpoint> hub;   // serves /home
-  std::string hub_namespace;        // /home's claims are there (empty: every namespace)
+  std::string identity;               // leader election's
+  std::string listen;                 // HOST:PORT of the secure port
+  ServingCertificate certificate;     // its certificate
+  std::string probe_listen;           // HOST:PORT of the probes' own port; empty: none
+  std::string snapshot_token_file;    // a token that may read /snapshot besides TokenReview's
+  std::optional<HubEndpoint> hub;     // serves /home
+  std::string hub_namespace;          // /home's claims are there (empty: every namespace)
+  std::optional<MoverOptions> moves;  // --move-dask-workers
 };
 
 enum class Ending { Signalled, LeadershipLost };

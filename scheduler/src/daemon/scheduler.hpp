@@ -13,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -21,6 +22,7 @@
 #include "daemon/cache.hpp"
 #include "daemon/daemon_config.hpp"
 #include "daemon/metrics.hpp"
+#include "daemon/move_board.hpp"
 #include "daemon/queue.hpp"
 #include "daemon/snapshot.hpp"
 #include "daemon/unreadable.hpp"
@@ -83,7 +85,29 @@ class Scheduler {
   // /dask/v1/nodes's answer: per node with a worker of the Dask cluster
   // `name` in `ns`, its workers and whether anything else keeps it
   // (tightpack/dask_nodes.hpp), for tightpack-dask's preload.
-  std::string dask_nodes(const std::string& ns, const std::string& name);
+  // `drained`: the nodes its preload has drained for a move (move_board.hpp);
+  // nodes a move is emptying are answered `"emptying": true`.
+  std::string dask_nodes(const std::string& ns, const std::string& name,
+                         std::set<std::string> drained = {});
+
+  // For the mover (mover.hpp).
+  MoveBoard& move_board() { return board_; }
+  const SchedulerConfiguration& profiles() const { return options_.profiles; }
+  // Nodes being emptied: no pod this scheduler places goes there.
+  void set_closed(std::set<std::string> nodes);
+  // The cluster as cluster-autoscaler sees it, one node group per pool of
+  // --pools (their min sizes), pending pods of every scheduler included;
+  // nullopt without --pools. Copied under the lock, planned on without it.
+  std::optional<autoscaler::AutoscaleScenario> autoscale_scenario();
+  // Pods of ours that no node takes now.
+  size_t unschedulable_pods();
+  // A Dask operator worker group's workers (not terminating) in `ns`: those
+  // running (phase Running) on nodes other than `node`, and those on it.
+  struct GroupWorkers {
+    int64_t running_elsewhere = 0, on_node = 0, all = 0;
+  };
+  GroupWorkers group_workers(const std::string& ns, const std::string& worker_group,
+                             const std::string& node);
   static constexpr std::chrono::milliseconds kSnapshotInterval{3000};
 
  private:
@@ -157,6 +181,7 @@ class Scheduler {
   std::condition_variable cv_;
   ClusterCache cache_;
   SchedulingQueue queue_;
+  MoveBoard board_;
   // The Unschedulable message last written to each pod's condition: the same
   // message is not patched again.
   std::unordered_map<std::string, std::string> condition_written_;

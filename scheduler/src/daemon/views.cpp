@@ -21,7 +21,11 @@ std::string Scheduler::home(const std::string& user, const std::string& hub_name
   return json::serialize(answer);
 }
 
-std::string Scheduler::dask_nodes(const std::string& ns, const std::string& name) {
+std::string Scheduler::dask_nodes(const std::string& ns, const std::string& name,
+                                  std::set<std::string> drained) {
+  const std::string cluster = ns + "/" + name;
+  board_.asked(cluster, std::move(drained), MoveBoard::Clock::now());
+  const std::set<std::string> emptying = board_.emptying(cluster);
   std::vector<pools::DaskNodeHint> hints;
   {
     auto lock = lock_for_update();
@@ -43,7 +47,9 @@ std::string Scheduler::dask_nodes(const std::string& ns, const std::string& name
   }
   json::array out;
   for (const pools::DaskNodeHint& h : hints) {
-    out.push_back(json::object{{"name", h.node}, {"workers", h.workers}, {"kept", h.kept}});
+    json::object node{{"name", h.node}, {"workers", h.workers}, {"kept", h.kept}};
+    if (emptying.contains(h.node)) node["emptying"] = true;
+    out.push_back(std::move(node));
   }
   return json::serialize(json::object{{"nodes", std::move(out)}});
 }

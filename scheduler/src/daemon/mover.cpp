@@ -1,0 +1,389 @@
+#include "daemon/mover.hpp"
+
+#include <boost/json.hpp>
+#include <set>
+
+#include "daemon/json_fields.hpp"
+#include "log.hpp"
+
+namespace tightpack::daemon {
+namespace json = boost::json;
+
+namespace {
+
+constexpr std::string_view kDaskApi = "/apis/kubernetes.dask.org/v1";
+constexpr const char* kGroupLabel = "dask.org/workergroup-name";
+constexpr const char* kClusterLabel = "dask.org/cluster-name";
+
+int64_t unix_now() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string path_of(std::string_view kind, const std::string& ns, const std::string& name) {
+  return std::string(kDaskApi) + "/namespaces/" + ns + "/" + std::string(kind) + "/" + name;
+}
+
+std::string label(const autoscaler::CaPod& p, const char* key) {
+  const std::string* v = find_label(p.pod.labels, key);
+  return v ? *v : std::string();
+}
+
+}  // namespace
+
+Mover::Mover(MoverOptions options, Scheduler& scheduler,
+             std::shared_ptr<const kube::ClientConfig> client,
+             std::shared_ptr<kube::RateLimiter> limiter, Metrics& metrics)
+    : options_(std::move(options)),
+      scheduler_(scheduler),
+      metrics_(metrics),
+      api_(std::move(client), std::move(limiter)) {}
+
+Mover::~Mover() {
+  stop();
+}
+
+void Mover::set_write_fence(std::function<Clock::time_point()> valid_until) {
+  valid_until_ = std::move(valid_until);
+}
+
+void Mover::start() {
+  thread_ = std::thread([this] { loop(); });
+}
+
+void Mover::set_active(bool active) {
+  {
+    std::lock_guard lock(m_);
+    active_ = active;
+  }
+  cv_.notify_all();
+}
+
+void Mover::stop() {
+  {
+    std::lock_guard lock(m_);
+    if (stopping_) return;
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  api_.cancel();
+  if (thread_.joinable()) thread_.join();
+}
+
+void Mover::loop() {
+  std::unique_lock lock(m_);
+  while (!stopping_) {
+    cv_.wait_for(lock, options_.tick, [&] { return stopping_; });
+    if (stopping_ || !active_ || !scheduler_.synced()) continue;
+    lock.unlock();
+    if (!recovered_) {
+      recover();
+      recovered_ = true;
+    }
+    for (auto it = moves_.begin(); it != moves_.end();) {
+      Move& move = it->second;
+      ++it;  // advance() may end the move
+      advance(move);
+    }
+    if (Clock::now() >= next_plan_) {
+      next_plan_ = Clock::now() + options_.interval;
+      plan();
+    }
+    metrics_.moves_in_flight(moves_.size());
+    lock.lock();
+  }
+}
+
+std::optional<std::chrono::milliseconds> Mover::budget() const {
+  constexpr std::chrono::milliseconds kLongest = std::chrono::seconds(10);
+  if (!valid_until_) return kLongest;
+  const auto left =
+      std::chrono::duration_cast<std::chrono::milliseconds>(valid_until_() - Clock::now());
+  if (left <= std::chrono::milliseconds(0)) return std::nullopt;
+  return std::min(left, kLongest);
+}
+
+std::optional<Mover::Group> Mover::get_group(const std::string& ns, const std::string& name,
+                                             bool& gone) {
+  gone = false;
+  auto r = api_.request("GET", path_of("daskworkergroups", ns, name));
+  if (!r) {
+    log_warning("move: cannot read DaskWorkerGroup " + ns + "/" + name + ": " + r.error().what());
+    return std::nullopt;
+  }
+  if (r->status == 404) {
+    gone = true;
+    return std::nullopt;
+  }
+  if (!r->ok()) {
+    log_warning("move: cannot read DaskWorkerGroup " + ns + "/" + name + ": " +
+                kube::api_error_text(*r));
+    return std::nullopt;
+  }
+  boost::system::error_code ec;
+  const json::value v = json::parse(r->body, ec);
+  const json::object* spec = ec ? nullptr : object_at(v, "spec");
+  const json::value* worker_value = spec ? spec->if_contains("worker") : nullptr;
+  const json::object* worker = worker_value ? worker_value->if_object() : nullptr;
+  const json::value* replicas = worker ? worker->if_contains("replicas") : nullptr;
+  if (!replicas || !replicas->is_int64()) {
+    log_warning("move: DaskWorkerGroup " + ns + "/" + name + " has no spec.worker.replicas");
+    return std::nullopt;
+  }
+  Group g;
+  g.replicas = replicas->get_int64();
+  g.resource_version = string_at(object_at(v, "metadata"), "resourceVersion");
+  return g;
+}
+
+bool Mover::set_replicas(const std::string& ns, const std::string& group, const Group& seen,
+                         int64_t replicas) {
+  const auto b = budget();
+  if (!b) return false;
+  // The resourceVersion makes the write conditional: a size set since is the user's.
+  const json::object patch{
+      {"metadata", json::object{{"resourceVersion", seen.resource_version}}},
+      {"spec", json::object{{"worker", json::object{{"replicas", replicas}}}}}};
+  auto r = api_.request("PATCH", path_of("daskworkergroups", ns, group), json::serialize(patch),
+                        "application/merge-patch+json", *b);
+  if (r && r->ok()) return true;
+  log_warning("move: DaskWorkerGroup " + ns + "/" + group + " not set to " +
+              std::to_string(replicas) +
+              " replicas: " + (r ? kube::api_error_text(*r) : std::string(r.error().what())));
+  if (!r || r->status != 409) metrics_.api_error();
+  return false;
+}
+
+bool Mover::write_state(const Move& move, bool remove) {
+  const auto b = budget();
+  if (!b) return false;
+  json::value value = nullptr;
+  if (!remove) value = json::string(encode_move_state(move.state));
+  const json::object patch{
+      {"metadata",
+       json::object{{"annotations", json::object{{std::string(kMoveStateAnnotation), value}}}}}};
+  auto r = api_.request("PATCH", path_of("daskclusters", move.ns, move.cluster),
+                        json::serialize(patch), "application/merge-patch+json", *b);
+  if (r && (r->ok() || (remove && r->status == 404))) return true;
+  log_warning("move: the state on DaskCluster " + move.key() +
+              " not written: " + (r ? kube::api_error_text(*r) : std::string(r.error().what())));
+  metrics_.api_error();
+  return false;
+}
+
+bool Mover::exists(const std::string& path) {
+  auto r = api_.request("GET", path);
+  return r && r->ok();
+}
+
+void Mover::close_nodes() {
+  std::set<std::string> nodes;
+  for (const auto& [key, move] : moves_) nodes.insert(move.state.node);
+  scheduler_.set_closed(std::move(nodes));
+}
+
+void Mover::recover() {
+  // Moves a former leader began: undone, as after any failure. The user's
+  // size is restored only where the group is still at the move's.
+  auto r = api_.request("GET", std::string(kDaskApi) + "/daskclusters");
+  if (!r || !r->ok()) {
+    if (r && r->status != 404) {
+      log_warning("move: cannot list DaskClusters to undo moves a former leader began: " +
+                  kube::api_error_text(*r));
+    }
+    return;
+  }
+  boost::system::error_code ec;
+  const json::value v = json::parse(r->body, ec);
+  const json::value* items = ec || !v.is_object() ? nullptr : v.get_object().if_contains("items");
+  if (!items || !items->is_array()) return;
+  for (const json::value& item : items->get_array()) {
+    const json::object* meta = object_at(item, "metadata");
+    const json::value* annotations_value = meta ? meta->if_contains("annotations") : nullptr;
+    const json::object* annotations = annotations_value ? annotations_value->if_object() : nullptr;
+    const std::string text = string_at(annotations, kMoveStateAnnotation);
+    if (text.empty()) continue;
+    Move move{string_at(meta, "namespace"), string_at(meta, "name"), {}};
+    auto state = decode_move_state(text);
+    if (!state) {
+      log_warning("move: DaskCluster " + move.key() + ": " + state.error().what() +
+                  "; the annotation is removed");
+      write_state(move, true);
+      continue;
+    }
+    move.state = *state;
+    bool gone = false;
+    auto group = get_group(move.ns, move.state.worker_group, gone);
+    if (group && move.state.phase != MovePhase::Breaking && group->replicas == move.state.to) {
+      set_replicas(move.ns, move.state.worker_group, *group, move.state.from);
+    }
+    log_info("move: undone, begun by " + move.state.by + " (" +
+             std::string(phase_name(move.state.phase)) + "): " + move.key() + " off " +
+             move.state.node);
+    end(move, false, "begun by a former leader");
+  }
+}
+
+void Mover::end(const Move& move, bool done, const std::string& why) {
+  write_state(move, true);
+  scheduler_.move_board().set_emptying(move.key(), {});
+  rested_until_[move.key()] = Clock::now() + options_.cooldown;
+  const std::string key = move.key();
+  const bool held = moves_.erase(key) > 0;
+  if (held) close_nodes();
+  metrics_.move_ended(done);
+  if (done) {
+    log_info("move: " + key + " moved off " + move.state.node + ": " + why);
+  } else {
+    log_info("move: " + key + " off " + move.state.node + " abandoned: " + why);
+  }
+}
+
+void Mover::advance(Move& move) {
+  bool gone = false;
+  auto group = get_group(move.ns, move.state.worker_group, gone);
+  if (!group && !gone) return;  // not readable now: next tick
+  const auto workers = scheduler_.group_workers(move.ns, move.state.worker_group, move.state.node);
+  MoveObserved seen;
+  if (group) seen.replicas = group->replicas;
+  seen.running_elsewhere = workers.running_elsewhere;
+  seen.on_node = workers.on_node;
+  seen.drained = scheduler_.move_board().drained(move.key(), move.state.node);
+  seen.room_wanted = scheduler_.unschedulable_pods() > 0;
+  const MoveStep step = next_move_step(move.state, seen, unix_now(), options_.timeouts);
+  switch (step.action) {
+    case MoveAction::Wait:
+      return;
+    case MoveAction::Drain:
+      move.state.phase = MovePhase::Draining;
+      move.state.since = unix_now();
+      write_state(move, false);
+      scheduler_.move_board().set_emptying(move.key(), {move.state.node});
+      log_info("move: " + move.key() + ": " + step.why + "; draining its workers on " +
+               move.state.node);
+      return;
+    case MoveAction::Lower:
+      if (!set_replicas(move.ns, move.state.worker_group, *group, move.state.from)) return;
+      move.state.phase = MovePhase::Breaking;
+      move.state.since = unix_now();
+      write_state(move, false);
+      log_info("move: " + move.key() + ": " + step.why + "; " + move.state.worker_group +
+               " back to " + std::to_string(move.state.from));
+      return;
+    case MoveAction::Done:
+      end(move, true, step.why);
+      return;
+    case MoveAction::AbandonLower: {
+      // The emptying node is withdrawn first: the operator's retirement then
+      // chooses among all the workers by Dask's own rules.
+      scheduler_.move_board().set_emptying(move.key(), {});
+      set_replicas(move.ns, move.state.worker_group, *group, move.state.from);
+      const Move copy = move;
+      end(copy, false, step.why);
+      return;
+    }
+    case MoveAction::Abandon: {
+      const Move copy = move;
+      end(copy, false, step.why);
+      return;
+    }
+  }
+}
+
+void Mover::plan() {
+  if (moves_.size() >= options_.max_moves) return;
+  auto scenario = scheduler_.autoscale_scenario();
+  if (!scenario) return;
+  const auto now = Clock::now();
+  auto eligible = [&](const std::string& cluster_key) {
+    if (moves_.contains(cluster_key)) return false;
+    auto rest = rested_until_.find(cluster_key);
+    if (rest != rested_until_.end() && now < rest->second) return false;
+    auto asked = scheduler_.move_board().last_asked(cluster_key);
+    return asked && now - *asked <= options_.asked_within;
+  };
+  // Nodes with workers of two groups: a move raises one group.
+  std::map<std::string, std::set<std::string>> groups_on;
+  for (const autoscaler::CaPod& p : scenario->pods) {
+    if (packing::movable_dask_worker(p, false) && !label(p, kGroupLabel).empty()) {
+      groups_on[p.pod.node_name].insert(p.pod.ns + "/" + label(p, kGroupLabel));
+    }
+  }
+  std::set<std::string> closed;
+  for (const auto& [key, move] : moves_) closed.insert(move.state.node);
+  for (const Profile& profile : scheduler_.profiles().profiles) {
+    if (moves_.size() >= options_.max_moves) break;
+    auto movable = [&](const autoscaler::CaPod& p) {
+      const std::string& name =
+          p.pod.scheduler_name.empty() ? std::string("default-scheduler") : p.pod.scheduler_name;
+      return name == profile.scheduler_name && packing::movable_dask_worker(p, false) &&
+             !label(p, kGroupLabel).empty() && !label(p, kClusterLabel).empty() &&
+             groups_on[p.pod.node_name].size() == 1 &&
+             eligible(p.pod.ns + "/" + label(p, kClusterLabel));
+    };
+    packing::MoveRules rules;
+    rules.max_moves = options_.max_moves - moves_.size();
+    rules.max_use_percent = options_.max_use_percent;
+    rules.workload_of = [](const autoscaler::CaPod& p) {
+      return p.pod.ns + "/" + label(p, kClusterLabel);
+    };
+    rules.closed = closed;
+    auto planned = packing::plan_scenario_moves(*scenario, profile, movable, rules);
+    if (!planned) {
+      log_warning("move: planning failed: " + std::string(planned.error().what()));
+      return;
+    }
+    for (const packing::ScenarioMove& m : *planned) {
+      begin(m, *scenario);
+      closed.insert(m.node);
+    }
+  }
+}
+
+void Mover::begin(const packing::ScenarioMove& planned, const autoscaler::AutoscaleScenario& s) {
+  if (planned.pods.empty()) return;
+  // The pods' labels name the cluster and group; all of one group (plan()).
+  const std::string& first = planned.pods.front().first;
+  const std::string ns = first.substr(0, first.find('/'));
+  std::string cluster, group;
+  for (const autoscaler::CaPod& p : s.pods) {
+    if (p.pod.key() == first) {
+      cluster = label(p, kClusterLabel);
+      group = label(p, kGroupLabel);
+      break;
+    }
+  }
+  if (cluster.empty() || group.empty()) return;
+  Move move{ns, cluster, {}};
+  // An adaptive cluster's own autoscaler would undo the raise within seconds.
+  if (exists(path_of("daskautoscalers", ns, cluster))) {
+    rested_until_[move.key()] = Clock::now() + options_.cooldown;
+    return;
+  }
+  bool gone = false;
+  auto seen = get_group(ns, group, gone);
+  if (!seen) return;
+  // A group still growing or shrinking is left alone.
+  const auto workers = scheduler_.group_workers(ns, group, planned.node);
+  if (workers.all != seen->replicas) return;
+  const auto k = static_cast<int64_t>(planned.pods.size());
+  move.state =
+      MoveState{group,      planned.node,     seen->replicas, seen->replicas + k, MovePhase::Making,
+                unix_now(), options_.identity};
+  if (!write_state(move, false)) return;
+  if (!set_replicas(ns, group, *seen, move.state.to)) {
+    write_state(move, true);
+    return;
+  }
+  moves_[move.key()] = move;
+  close_nodes();
+  metrics_.move_started();
+  std::string targets;
+  for (const auto& [pod, to] : planned.pods) targets += (targets.empty() ? "" : ", ") + to;
+  log_info("move: " + move.key() + " off " + planned.node + ": " + ns + "/" + group + " raised " +
+           std::to_string(move.state.from) + " -> " + std::to_string(move.state.to) +
+           ", replacements planned on " + targets);
+}
+
+}  // namespace tightpack::daemon
