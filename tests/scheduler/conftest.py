@@ -70,9 +70,9 @@ class Schedulers:
     def provisioner(self, name: str, topology_key: str, **kw) -> ZonalProvisioner:
         return self._track(ZonalProvisioner(self.cp, self.workdir, name, topology_key, **kw).start())
 
-    def dask_operator(self):
+    def dask_operator(self, addresses=None):
         from dask_operator import DaskOperator
-        return self._track(DaskOperator(self.cp, self.workdir).start())
+        return self._track(DaskOperator(self.cp, self.workdir, addresses).start())
 
     def jupyterhub(self, namespace: str, scheduler_name: str, **kw):
         """A real JupyterHub with KubeSpawner spawning into `namespace` (jupyterhub.py), started."""

@@ -70,11 +70,32 @@ def daskcluster(name: str, n_workers: int, resources: dict, pod_spec_extra: dict
                                                  "extra": pod_spec_extra})))
 
 
+# The operator reaches a Dask scheduler through its Service's cluster DNS name, which nothing
+# resolves here: with `addresses`, the operator runs with get_scheduler_address answered from
+# that file ({"namespace/service": {"http-dashboard": URL, "tcp-comm": ADDRESS}}), written by
+# the test's own Dask scheduler (dask_side.py). A test double of cluster networking only: every
+# handler, and what it sends, is the operator's.
+ADDRESSES_DOUBLE = """
+import importlib, json, sys
+import kopf.cli
+addresses = sys.argv.pop(1)
+controller = importlib.import_module("dask_kubernetes.operator.controller.controller")
+async def get_scheduler_address(service_name, namespace, port_name="tcp-comm", **_):
+    with open(addresses) as f:
+        return json.load(f)[f"{namespace}/{service_name}"][port_name]
+controller.get_scheduler_address = get_scheduler_address
+sys.argv[0] = "kopf"
+kopf.cli.main()
+"""
+
+
 class DaskOperator(SchedulerProcess):
-    def __init__(self, cp: ControlPlane, workdir: Path):
+    def __init__(self, cp: ControlPlane, workdir: Path, addresses: Path | None = None):
         workdir.mkdir(parents=True, exist_ok=True)
         tag = f"dask-operator-{os.urandom(2).hex()}"
-        argv = [CLIENTS_PYTHON, "-m", "kopf", "run", "-m", "dask_kubernetes.operator.controller",
+        start = [CLIENTS_PYTHON, "-m", "kopf"] if addresses is None else \
+            [CLIENTS_PYTHON, "-c", ADDRESSES_DOUBLE, str(addresses)]
+        argv = [*start, "run", "-m", "dask_kubernetes.operator.controller",
                 "--all-namespaces", "--standalone", "--verbose"]
         super().__init__(argv, workdir / f"{tag}.log", "", "dask-kubernetes operator (kopf)")
         self.env = {**os.environ, "KUBECONFIG": cp.kubeconfig}  # kopf and kr8s read it

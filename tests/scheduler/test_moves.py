@@ -5,23 +5,29 @@ carries it out through the operator. alice's two workers sit alone on one node, 
 half of the other: the mover raises alice's worker group from 2 to 4, places the two new workers
 beside bob's (never on the node being emptied), names that node `emptying` to alice's Dask
 scheduler once they run, and lowers the group back to 2 once the scheduler says the node's
-workers drained. Every failure path leaves the size alice asked for.
+workers drained; the operator retires the two the scheduler names and deletes their
+Deployments. Every failure path leaves the size alice asked for.
 
-No kubelet runs here, and no Dask scheduler: the test plays both, and says where. A pod is made
-Running by a status write, as a kubelet would; alice's tightpack-dask preload is played by asking
-/dask/v1/nodes with her scheduler's service account token, as the preload does (drained= once the
-answer names the node emptying). The operator's retirement then calls a Dask scheduler that does
-not exist here, so the break's last step (the Deployments on the emptied node deleted) is
-tightpack-dask's, tested with real distributed in tightpack-dask/tests/test_moves.py."""
+No kubelet runs here, so no container either; the test says where it stands in. A pod is made
+Running by a status write, as a kubelet would. In the first test alice's Dask side is
+distributed's real Scheduler with tightpack-dask's preload and real Workers named as the
+operator names them, on their pods' nodes, in a process of their own (dask_side.py), and the
+operator reaches that scheduler through a double of cluster DNS (dask_operator.py). In the
+failure tests alice's preload is played by asking /dask/v1/nodes with her scheduler's service
+account token, as the preload does."""
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import threading
 
 import pytest
-from dask_operator import daskcluster, delete_all, install_crds
-from harness import create_pod, node_of, pod_manifest, wait_for
+from dask_operator import CLIENTS_PYTHON, daskcluster, delete_all, install_crds
+from harness import ROOT, create_pod, node_of, pod_manifest, pod_summary, wait_for
 from test_dask_nodes import allow_listing_pods
+from test_jupyterhub import _serving_certificate
 from test_secure_port import service_account_token
 
 POOL = "cloud.google.com/gke-nodepool"
@@ -80,7 +86,7 @@ def hold(cluster, name: str, node: str, cpu: str):
     create_pod(cluster.api, cluster.ns, m)
 
 
-def setup(cluster, schedulers, tmp_path, extra=()):
+def setup(cluster, schedulers, tmp_path, extra=(), tls=(), addresses=None):
     """alice's 2 workers alone on mv-b, bob's 2 on mv-a (half of it); tightpack with moves."""
     api, ns = cluster.api, cluster.ns
     install_crds(api)
@@ -90,9 +96,9 @@ def setup(cluster, schedulers, tmp_path, extra=()):
     pools = tmp_path / "pools.yaml"
     pools.write_text(POOLS)
     schedulers.controller_manager()
-    operator = schedulers.dask_operator()
+    operator = schedulers.dask_operator(addresses)
     tp = schedulers.tightpack(identity="mover", extra_args=[
-        "--pools", str(pools), "--move-dask-workers", "--move-interval", "2s", *extra])
+        "--pools", str(pools), "--move-dask-workers", "--move-interval", "2s", *tls, *extra])
     tp.wait_ready()
     hold(cluster, "hold-b", "mv-b", "3500m")
     user_cluster(cluster, "bob", movable=False)
@@ -113,6 +119,65 @@ def setup(cluster, schedulers, tmp_path, extra=()):
     return tp, operator, token
 
 
+def worker_name(pod: dict) -> str:
+    """The name the operator gives the worker (its Deployment's, DASK_WORKER_NAME)."""
+    env = pod["spec"]["containers"][0].get("env") or []
+    return next(e["value"] for e in env if e["name"] == "DASK_WORKER_NAME")
+
+
+class DaskSide:
+    """alice's Dask scheduler and workers (dask_side.py), kept in step with her running pods."""
+
+    def __init__(self, cluster, directory, tp, token: str, ca):
+        self.cluster, self.dir = cluster, directory
+        directory.mkdir()
+        (directory / "token").write_text(token)
+        (directory / "config.json").write_text(json.dumps({
+            "namespace": cluster.ns, "cluster": "alice", "caFile": str(ca), "tokenFile": str(directory / "token"),
+            "hintsUrl": f"{tp.base}/dask/v1/nodes?namespace={cluster.ns}&cluster=alice"}))
+        self.log = open(directory / "dask-side.log", "w")
+        self.proc = subprocess.Popen([str(CLIENTS_PYTHON), str(ROOT / "tests" / "scheduler" / "dask_side.py"),
+                                      str(directory)], stdout=self.log, stderr=subprocess.STDOUT,
+                                     env={**os.environ, "PYTHONPATH": str(ROOT / "tightpack-dask" / "src")})
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self._sync, daemon=True)
+        self.thread.start()
+
+    def _sync(self):
+        while not self.stopping.wait(0.5):
+            try:
+                running = {worker_name(p): node_of(p) for p in workers_of(self.cluster, "alice")
+                           if node_of(p) and p.get("status", {}).get("phase") == "Running"}
+            except Exception:  # noqa: BLE001 - the API restarting; the next round reads again
+                continue
+            tmp = self.dir / "workers.tmp"
+            tmp.write_text(json.dumps(running))
+            tmp.replace(self.dir / "workers.json")
+
+    def state(self) -> dict:
+        try:
+            return json.loads((self.dir / "state.json").read_text())
+        except (OSError, ValueError):
+            return {}
+
+    def compute(self, placement: dict):
+        (self.dir / "compute.json").write_text(json.dumps(placement))
+
+    def log_tail(self, n: int = 40) -> str:
+        self.log.flush()
+        return "\n".join((self.dir / "dask-side.log").read_text().splitlines()[-n:])
+
+    def stop(self):
+        self.stopping.set()
+        self.thread.join(5)
+        self.proc.terminate()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+        self.log.close()
+
+
 def ask(tp, ns: str, token: str, drained: str = "") -> dict:
     """alice's preload's question (tightpack_dask.hints)."""
     path = f"/dask/v1/nodes?namespace={ns}&cluster=alice" + (f"&drained={drained}" if drained else "")
@@ -123,52 +188,57 @@ def ask(tp, ns: str, token: str, drained: str = "") -> dict:
 
 def test_a_move_raises_places_drains_and_lowers_alices_workers(cluster, schedulers, dask_objects, tmp_path):
     api, ns = cluster.api, cluster.ns
-    tp, operator, token = setup(cluster, schedulers, tmp_path)
-    ask(tp, ns, token)
-    # Nothing moves while mv-a is kept full by hold-a; once it goes, mv-b can empty.
-    cluster.delete_pod("hold-a")
+    ca, crt, key = _serving_certificate(tmp_path)
+    addresses = tmp_path / "dask" / "addresses.json"
+    tp, operator, token = setup(cluster, schedulers, tmp_path, addresses=addresses,
+                                tls=["--tls-cert-file", str(crt), "--tls-private-key-file", str(key)])
+    side = DaskSide(cluster, tmp_path / "dask", tp, token, ca)
     try:
-        wait_for(lambda: replicas(cluster, "alice-default") == 4, 30,
-                 "the mover to raise alice-default from 2 to 4")
-        state = json.loads(api.get(f"{DASK}/namespaces/{ns}/daskclusters/alice")["metadata"]["annotations"]
-                           ["tightpack.io/move-state"])
+        old = {worker_name(p): p["metadata"]["name"] for p in workers_of(cluster, "alice")}
+        wait_for(lambda: set(side.state().get("workers", {})) == set(old), 60, "alice's 2 workers to join")
+        # A megabyte computed on each: the data a move must not lose.
+        side.compute({f"data-{i}": name for i, name in enumerate(sorted(old))})
+        wait_for(lambda: side.state().get("states") == {"data-0": "memory", "data-1": "memory"}, 30,
+                 "the data held on mv-b's workers")
+        # Nothing moves while mv-a is kept full by hold-a; once it goes, mv-b can empty.
+        cluster.delete_pod("hold-a")
+        wait_for(lambda: replicas(cluster, "alice-default") == 4, 30, "the mover to raise alice-default to 4")
+        state = json.loads(move_state(cluster))
         assert (state["node"], state["from"], state["to"], state["phase"]) == ("mv-b", 2, 4, "making"), state
         new = wait_for(lambda: (lambda w: w if len(w) == 4 and all(node_of(p) for p in w) else None)(
             workers_of(cluster, "alice")), 90, "the operator's 2 new workers bound")
+        assert sorted(node_of(p) for p in new) == ["mv-a", "mv-a", "mv-b", "mv-b"]  # beside bob's
+        assert "emptying" not in ask(tp, ns, token)["mv-b"]  # not until they run
+        run_as_kubelet(cluster, new)
+        # They join; mv-b is named emptying; the preload drains its idle workers and says so;
+        # the group goes back to 2; the operator asks the scheduler to retire 2, and
+        # tightpack-dask names the drained ones; their Deployments are deleted.
+        wait_for(lambda: move_state(cluster) is None, 90, "the move to end")
+        assert "moved off mv-b: the node has none of its workers" in tp.log_text(), tp.log_tail(20)
     except BaseException:
-        print(tp.log_tail(40), operator.describe(40))
+        print(tp.log_tail(40), operator.describe(60), side.log_tail(60), sep="\n")
         raise
-    where = sorted(node_of(p) for p in new)
-    assert where == ["mv-a", "mv-a", "mv-b", "mv-b"], where  # the replacements beside bob's
-    assert replicas(cluster, "bob-default") == 2
-    # Not emptying until the replacements run.
-    assert "emptying" not in ask(tp, ns, token)["mv-b"]
-    run_as_kubelet(cluster, new)
-    wait_for(lambda: ask(tp, ns, token)["mv-b"].get("emptying") is True, 20,
-             "mv-b answered as emptying to alice's scheduler")
-    assert "emptying" not in ask(tp, ns, token)["mv-a"]
-    # bob's scheduler is told nothing of alice's move.
-    # alice's preload drained mv-b's workers: the group goes back to the size she asked for.
-    ask(tp, ns, token, drained="mv-b")
-    wait_for(lambda: replicas(cluster, "alice-default") == 2, 20, "alice-default lowered back to 2")
-    state = json.loads(api.get(f"{DASK}/namespaces/{ns}/daskclusters/alice")["metadata"]["annotations"]
-                       ["tightpack.io/move-state"])
-    assert state["phase"] == "breaking", state
+    finally:
+        side.stop()
+    assert replicas(cluster, "alice-default") == 2
+    deployments = {d["metadata"]["name"] for d in api.list(f"/apis/apps/v1/namespaces/{ns}/deployments")
+                   if d["metadata"]["labels"].get("dask.org/cluster-name") == "alice"
+                   and d["metadata"]["labels"].get("dask.org/component") == "worker"}
+    assert not deployments & set(old), f"the Deployments of mv-b's workers are left: {deployments}"
+    assert len(deployments) == 2
+    remaining = workers_of(cluster, "alice")
+    assert sorted(node_of(p) for p in remaining) == ["mv-a", "mv-a"], [pod_summary(p) for p in remaining]
+    # The data moved to the new workers, computed once.
+    final = side.state()
+    assert final["states"] == {"data-0": "memory", "data-1": "memory"}, final
+    assert all(set(holders) <= {worker_name(p) for p in remaining} for holders in final["keys"].values()), final
+    assert final["computed"] == {"data-0": 1, "data-1": 1}, final
     metrics = tp.metrics()
-    assert metrics.value("tightpack_moves_started_total") == 1
-    assert metrics.value("tightpack_moves_in_flight") == 1
-    # While mv-b empties, no pod this scheduler places goes there: mv-a is full (bob's 2 workers
-    # and alice's 2 new ones), so a late pod waits, told why as a cordon would tell it.
-    m = pod_manifest("late", cpu="100m", memory="64Mi", scheduler_name="tightpack")
-    m["spec"]["nodeSelector"] = {POOL: "workers"}
-    create_pod(api, ns, m)
-
-    def refused():
-        conditions = cluster.get_pod("late").get("status", {}).get("conditions") or []
-        return next((c["message"] for c in conditions if c.get("reason") == "Unschedulable"), None)
-    message = wait_for(refused, 20, "late to be refused")
-    assert "1 node(s) were unschedulable" in message and "1 Insufficient cpu" in message, message
-    assert not node_of(cluster.get_pod("late"))
+    assert metrics.value("tightpack_moves_ended_total", result="done") == 1
+    assert metrics.value("tightpack_moves_in_flight") == 0
+    assert replicas(cluster, "bob-default") == 2
+    # mv-b is open again, and empty: cluster-autoscaler's to remove.
+    assert not [p for p in cluster.pods() if node_of(p) == "mv-b" and not p["metadata"].get("deletionTimestamp")]
 
 
 def raised(cluster, tp, ns, token):
@@ -219,3 +289,26 @@ def test_a_new_leader_undoes_a_move_the_old_one_began(cluster, schedulers, dask_
     wait_for(lambda: replicas(cluster, "alice-default") == 2 and move_state(cluster) is None, 40,
              "the new leader to undo the raise")
     assert "undone, begun by mover (making)" in tp2.log_text()
+
+
+def test_a_pod_that_waits_for_room_undoes_the_raise(cluster, schedulers, dask_objects, tmp_path):
+    api, ns = cluster.api, cluster.ns
+    tp, _, token = setup(cluster, schedulers, tmp_path)
+    raised(cluster, tp, ns, token)
+    wait_for(lambda: len([p for p in workers_of(cluster, "alice") if node_of(p)]) == 4, 60,
+             "the 2 new workers bound")
+    # mv-a is full (bob's 2, alice's 2 new) and mv-b closed to placements: a late pod is refused,
+    # told why as a cordon would tell it ...
+    m = pod_manifest("late", cpu="100m", memory="64Mi", scheduler_name="tightpack")
+    m["spec"]["nodeSelector"] = {POOL: "workers"}
+    create_pod(api, ns, m)
+
+    def refused():
+        conditions = cluster.get_pod("late").get("status", {}).get("conditions") or []
+        return next((c["message"] for c in conditions if c.get("reason") == "Unschedulable"), None)
+    message = wait_for(refused, 20, "late to be refused")
+    assert "1 node(s) were unschedulable" in message and "1 Insufficient cpu" in message, message
+    # ... and the move gives the node back: the raise undone, the pod placed there.
+    wait_for(lambda: replicas(cluster, "alice-default") == 2, 20, "the raise undone")
+    assert "a pod waits for room that the node could give" in tp.log_text()
+    assert wait_for(lambda: node_of(cluster.get_pod("late")), 30, "late to be bound") == "mv-b"
