@@ -111,6 +111,22 @@ def lint_and_template(helm: str, out: Path) -> dict:
     monitors = [d for d in yaml.safe_load_all(r.stdout) if d and d["kind"] == "ServiceMonitor"]
     check(r.returncode == 0 and len(monitors) == 1, "helm template --set serviceMonitor.enabled=true renders a ServiceMonitor")
     rendered["servicemonitor"] = monitors
+    # Moves: off by default (no flag, no right on the operator's objects); on, both.
+    default_text = (out / "tightpack.yaml").read_text()
+    check("--move-dask-workers" not in default_text and "kubernetes.dask.org" not in default_text,
+          "the defaults neither move workers nor may touch Dask operator objects")
+    r = run([helm, "template", "tightpack", CHART, "--namespace", "tightpack", "--set", "moves.enabled=true",
+             "--set", "moves.interval=30s", "--set-json", 'pools={"apiVersion": "tightpack.io/v1alpha1", '
+             '"kind": "NodePools", "pools": [{"name": "workers", "minSize": 0}]}'])
+    docs = [d for d in yaml.safe_load_all(r.stdout) if d] if r.returncode == 0 else []
+    args = next((d["spec"]["template"]["spec"]["containers"][0]["args"] for d in docs if d["kind"] == "Deployment"), [])
+    rules = next((d["rules"] for d in docs if d["kind"] == "ClusterRole"), [])
+    dask_rules = {(res, tuple(r2["verbs"])) for r2 in rules if "kubernetes.dask.org" in r2["apiGroups"]
+                  for res in r2["resources"]}
+    check(r.returncode == 0 and "--move-dask-workers" in args and "--move-interval=30s" in args
+          and dask_rules == {("daskworkergroups", ("get", "patch")), ("daskclusters", ("get", "list", "patch")),
+                             ("daskautoscalers", ("get",))},
+          f"moves.enabled=true renders the flags and the rights on Dask operator objects ({args}, {dask_rules})")
 
     # Values the schema refuses (values.schema.json), and templates that refuse.
     for args, what in [
@@ -126,6 +142,8 @@ def lint_and_template(helm: str, out: Path) -> dict:
         (["--set-json", "networkPolicy.podLabels=[{}]"], "a networkPolicy.podLabels entry without labels "
                                                           "(it would admit every pod)"),
         (["--set", "networkPolicy.namespaces[0]=Not_A_Namespace"], "a networkPolicy namespace that is no name"),
+        (["--set", "moves.enabled=true"], "moves without pools"),
+        (["--set", "moves.interval=soon"], "moves.interval that is no duration"),
     ]:
         r = run([helm, "template", "x", CHART, *args])
         check(r.returncode != 0, f"helm template refuses {what}" + (f": {r.stderr.strip().splitlines()[-1][:160]}"
