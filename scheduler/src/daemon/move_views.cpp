@@ -1,6 +1,6 @@
 // What the mover (mover.hpp) reads from the cache and changes in it.
+#include "daemon/cache_scenario.hpp"
 #include "daemon/scheduler.hpp"
-#include "tightpack/pools/pools.hpp"
 
 namespace tightpack::daemon {
 
@@ -19,30 +19,9 @@ std::optional<autoscaler::AutoscaleScenario> Scheduler::autoscale_scenario() {
   pools::ClusterSnapshot snapshot;
   {
     auto lock = lock_for_update();
-    snapshot.nodes.reserve(cache_.nodes().size());
-    for (const auto& [name, node] : cache_.nodes()) snapshot.nodes.push_back(node);
-    snapshot.pods.reserve(cache_.pods().size());
-    for (const auto& [key, rec] : cache_.pods()) {
-      if (rec.pod.pod.terminated()) continue;
-      if (!rec.holds().empty()) {
-        snapshot.pods.push_back(rec.pod);
-        snapshot.pods.back().pod.node_name = rec.holds();  // an assumed pod holds its node
-      } else {
-        snapshot.pending.push_back(rec.pod);
-      }
-    }
-    for (const auto& [key, pdb] : cache_.pdbs()) snapshot.pdbs.push_back(pdb);
-    snapshot.objects = cache_.objects().objects();
+    snapshot = cache_snapshot(cache_);
   }
-  std::vector<Node> plain;
-  plain.reserve(snapshot.nodes.size());
-  for (const autoscaler::CaNode& n : snapshot.nodes) plain.push_back(n.node);
-  const pools::ResolvedPools resolved = pools::resolve_pools(*options_.pools_config, plain);
-  autoscaler::AutoscaleScenario s =
-      pools::autoscale_scenario_without_pods(snapshot, resolved, *options_.pools_config);
-  s.pods = std::move(snapshot.pods);
-  s.pending = std::move(snapshot.pending);
-  return s;
+  return cache_scenario(std::move(snapshot), *options_.pools_config);
 }
 
 size_t Scheduler::unschedulable_pods() {
