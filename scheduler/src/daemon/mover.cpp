@@ -225,7 +225,7 @@ void Mover::recover() {
   }
 }
 
-void Mover::end(const Move& move, bool done, const std::string& why) {
+void Mover::end(Move move, bool done, const std::string& why) {
   write_state(move, true);
   scheduler_.move_board().set_emptying(move.key(), {});
   rested_until_[move.key()] = Clock::now() + options_.cooldown;
@@ -274,20 +274,16 @@ void Mover::advance(Move& move) {
     case MoveAction::Done:
       end(move, true, step.why);
       return;
-    case MoveAction::AbandonLower: {
+    case MoveAction::AbandonLower:
       // The emptying node is withdrawn first: the operator's retirement then
       // chooses among all the workers by Dask's own rules.
       scheduler_.move_board().set_emptying(move.key(), {});
       set_replicas(move.ns, move.state.worker_group, *group, move.state.from);
-      const Move copy = move;
-      end(copy, false, step.why);
+      end(move, false, step.why);
       return;
-    }
-    case MoveAction::Abandon: {
-      const Move copy = move;
-      end(copy, false, step.why);
+    case MoveAction::Abandon:
+      end(move, false, step.why);
       return;
-    }
   }
 }
 

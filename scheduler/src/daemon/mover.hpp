@@ -68,7 +68,8 @@ class Mover {
   void begin(const packing::ScenarioMove& planned, const autoscaler::AutoscaleScenario& s);
   void advance(Move& move);
   // Ends a move: its annotation removed, the node opened, the metric counted.
-  void end(const Move& move, bool done, const std::string& why);
+  // By value: `move` may be the entry of moves_ it erases.
+  void end(Move move, bool done, const std::string& why);
 
   // API calls, each bounded by the write fence.
   std::optional<std::chrono::milliseconds> budget() const;
