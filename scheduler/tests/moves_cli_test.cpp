@@ -78,6 +78,23 @@ TEST(MovesCli, AnOptedInWorkerJoinsTheOthersAndItsNodeEmpties) {
             R"({"moves":[{"node":"n1","pods":[{"pod":"jhub/a","to":"n2"}]}],"pending":0})");
 }
 
+// A move onto a node cluster-autoscaler removes anyway saves nothing: n3,
+// empty, is no target; n2's workers are.
+TEST(MovesCli, NoWorkerGoesToANodeClusterAutoscalerRemovesAnyway) {
+  json::object doc = scenario(true);
+  doc["nodes"].as_array().push_back(node("n3"));
+  doc["nodeGroups"].as_array()[0].as_object()["nodes"].as_array().push_back("n3");
+  EXPECT_EQ(json::serialize(moves_of(doc)),
+            R"({"moves":[{"node":"n1","pods":[{"pod":"jhub/a","to":"n2"}]}],"pending":0})");
+  // Alone with an empty node, the worker stays: either node would go, not both.
+  json::object alone = doc;
+  json::array pods{doc["pods"].as_array()[0]};
+  alone["pods"] = pods;
+  alone["nodes"] = json::array{node("n1"), node("n3")};
+  alone["nodeGroups"].as_array()[0].as_object()["nodes"] = json::array{"n1", "n3"};
+  EXPECT_EQ(moves_of(alone).at("moves").as_array().size(), 0u) << json::serialize(moves_of(alone));
+}
+
 TEST(MovesCli, OnlyOptedInWorkersMoveUnlessAllAreAllowed) {
   EXPECT_EQ(moves_of(scenario(false)).at("moves").as_array().size(), 0u);
   json::object all = scenario(false);

@@ -200,6 +200,7 @@ Result<std::vector<ScenarioMove>> plan_scenario_moves(
   // Plan, confirm, and plan again without the nodes cluster-autoscaler would
   // keep: each round refuses at least one node or ends.
   std::set<std::string> refused;
+  bool removed_anyway_closed = false;
   for (;;) {
     const Candidates c = candidates(s, *cluster, movable, rules, refused);
     auto planned = plan_moves(*cluster, profile, c.moves, rules.max_moves);
@@ -217,6 +218,23 @@ Result<std::vector<ScenarioMove>> plan_scenario_moves(
       moves.push_back(std::move(m));
     }
     if (moves.empty()) return moves;
+    // A node cluster-autoscaler removes without any move (empty, or its pods
+    // placed elsewhere by its own simulation) takes no replacement: a move
+    // onto it saves no node, it only trades which node goes and starts the
+    // unneeded time anew. Asked once, when there is a plan to check.
+    if (!removed_anyway_closed) {
+      removed_anyway_closed = true;
+      auto before = autoscaler::run_scale_down(s, autoscaler::ca_profile(), sizes);
+      if (!before) return before.error();
+      bool closed_any = false;
+      for (const std::string& name : before->unneeded) {
+        const NodeIndex n = cluster->find(name);
+        if (n < cluster->size() && !cluster->node(n).unschedulable) {
+          closed_any = close_node(*cluster, n) || closed_any;
+        }
+      }
+      if (closed_any) continue;
+    }
     autoscaler::AutoscaleScenario after = after_moves(s, moves);
     after.scale_down = true;
     auto down = autoscaler::run_scale_down(after, autoscaler::ca_profile(), sizes);

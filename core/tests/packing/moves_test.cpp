@@ -11,6 +11,7 @@
 #include <set>
 
 #include "test_util.hpp"
+#include "tightpack/autoscaler/autoscaler.hpp"
 #include "tightpack/built_in_profiles.hpp"
 #include "tightpack/packing/pack_report.hpp"
 #include "tightpack/pod_resources.hpp"
@@ -205,7 +206,17 @@ TEST(Moves, RandomPoolsKeepThePlannersPromises) {
       EXPECT_FALSE(nodes.at(m.node)->scale_down_disabled);
     }
     // Every pod of an emptied node but DaemonSet pods moves, to a node that
-    // is neither emptied nor cordoned; one move per workload.
+    // is neither emptied nor cordoned nor one cluster-autoscaler removes
+    // without the moves; one move per workload.
+    autoscaler::AutoscaleScenario asked = s;
+    asked.scale_down = true;
+    const boost::json::value ca = autoscaler::run_autoscale(asked);
+    std::set<std::string> removed_anyway;
+    if (const auto* down = ca.as_object().if_contains("scaleDown")) {
+      for (const auto& n : down->at("unneeded").as_array()) {
+        removed_anyway.insert(std::string(n.as_string()));
+      }
+    }
     std::set<std::string> moved;
     for (const ScenarioMove& m : *moves) {
       std::set<std::string> mine;
@@ -213,6 +224,7 @@ TEST(Moves, RandomPoolsKeepThePlannersPromises) {
         moved.insert(pod);
         EXPECT_FALSE(emptied.contains(to)) << pod << " to " << to;
         EXPECT_FALSE(nodes.at(to)->node.unschedulable) << pod << " to " << to;
+        EXPECT_FALSE(removed_anyway.contains(to)) << pod << " to " << to;
       }
       for (const autoscaler::CaPod& p : s.pods) {
         if (p.pod.node_name != m.node || p.daemon_set) continue;
