@@ -212,8 +212,8 @@ int main(int argc, char** argv) {
   };
   t = std::chrono::steady_clock::now();
   auto planned = packing::plan_scenario_moves(
-      scenario, *profile, [](const autoscaler::CaPod& p) { return packing::movable_dask_worker(p, true); },
-      rules);
+      scenario, *profile,
+      [](const autoscaler::CaPod& p) { return packing::movable_dask_worker(p, true); }, rules);
   const double plan_ms = ms_since(t);
   if (!planned) {
     std::fprintf(stderr, "plan: %s\n", std::string(planned.error().what()).c_str());

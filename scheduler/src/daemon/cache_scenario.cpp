@@ -27,7 +27,8 @@ autoscaler::AutoscaleScenario cache_scenario(pools::ClusterSnapshot snapshot,
   plain.reserve(snapshot.nodes.size());
   for (const autoscaler::CaNode& n : snapshot.nodes) plain.push_back(n.node);
   const pools::ResolvedPools resolved = pools::resolve_pools(config, plain);
-  autoscaler::AutoscaleScenario s = pools::autoscale_scenario_without_pods(snapshot, resolved, config);
+  autoscaler::AutoscaleScenario s =
+      pools::autoscale_scenario_without_pods(snapshot, resolved, config);
   s.pods = std::move(snapshot.pods);
   s.pending = std::move(snapshot.pending);
   return s;

@@ -77,12 +77,14 @@ struct MoveRules {
 // cluster-autoscaler's own loop. Candidates: nodes of a node group where every
 // pod that is neither a DaemonSet nor a mirror pod is `movable`, at least one
 // is, and they ask for at most `rules.max_use_percent` of its cpu, not
-// closed; fewest pods first, then by name; one per workload. Nothing is planned while a pod of `s`
-// is pending: room is wanted then. No replacement goes to a node cluster-autoscaler would remove
-// without any move (a move onto it saves no node). The plan is plan_moves' with `profile`, then confirmed by the
-// engine's cluster-autoscaler scale-down on the cluster after the moves (after_moves): a move whose
-// node it would not find unneeded (its group at min size, the scale-down-disabled annotation, a pod
-// its drain rules keep) is dropped.
+// closed; fewest pods first, then by name; one per workload. Nothing is
+// planned while a pod of `s` is pending: room is wanted then. No replacement
+// goes to a node cluster-autoscaler would remove without any move (a move
+// onto it saves no node). The plan is plan_moves' with `profile`, then
+// confirmed by the engine's cluster-autoscaler scale-down on the cluster
+// after the moves (after_moves): a move whose node it would not find unneeded
+// (its group at min size, the scale-down-disabled annotation, a pod its drain
+// rules keep) is dropped.
 Result<std::vector<ScenarioMove>> plan_scenario_moves(
     const autoscaler::AutoscaleScenario& s, const Profile& profile,
     const std::function<bool(const autoscaler::CaPod&)>& movable, const MoveRules& rules);
