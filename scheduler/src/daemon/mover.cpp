@@ -4,6 +4,7 @@
 #include <set>
 
 #include "daemon/json_fields.hpp"
+#include "daemon/write_fence.hpp"
 #include "log.hpp"
 
 namespace tightpack::daemon {
@@ -96,12 +97,7 @@ void Mover::loop() {
 }
 
 std::optional<std::chrono::milliseconds> Mover::budget() const {
-  constexpr std::chrono::milliseconds kLongest = std::chrono::seconds(10);
-  if (!valid_until_) return kLongest;
-  const auto left =
-      std::chrono::duration_cast<std::chrono::milliseconds>(valid_until_() - Clock::now());
-  if (left <= std::chrono::milliseconds(0)) return std::nullopt;
-  return std::min(left, kLongest);
+  return write_budget(valid_until_, std::chrono::seconds(10));
 }
 
 std::optional<Mover::Group> Mover::get_group(const std::string& ns, const std::string& name,

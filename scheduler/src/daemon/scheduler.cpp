@@ -6,6 +6,8 @@
 
 #include <algorithm>
 
+#include "daemon/write_fence.hpp"
+
 namespace tightpack::daemon {
 
 double Scheduler::seconds_since(Clock::time_point t) {
@@ -86,12 +88,7 @@ void Scheduler::set_write_fence(std::function<Clock::time_point()> valid_until) 
 }
 
 std::optional<std::chrono::milliseconds> Scheduler::write_budget() const {
-  constexpr std::chrono::milliseconds kLongest = std::chrono::seconds(30);
-  if (!write_fence_) return kLongest;
-  const auto left =
-      std::chrono::duration_cast<std::chrono::milliseconds>(write_fence_() - Clock::now());
-  if (left <= std::chrono::milliseconds(0)) return std::nullopt;
-  return std::min(left, kLongest);
+  return daemon::write_budget(write_fence_, std::chrono::seconds(30));
 }
 
 size_t Scheduler::stop(std::chrono::milliseconds grace) {

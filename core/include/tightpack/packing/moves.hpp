@@ -5,8 +5,8 @@
 // a node for a protected one. A move instead starts a replacement for each
 // worker on another node, waits for it to join the Dask scheduler, then
 // retires the old worker (its data moves to the others) so the node
-// empties. The pack report plans with this once a model minute; the daemon
-// will plan with the same function.
+// empties. The pack report plans with this once a model minute, the daemon
+// (scheduler/src/daemon/mover.hpp) once a minute on its watch cache.
 #pragma once
 
 #include <cstddef>
