@@ -78,8 +78,8 @@ TEST(MovesCli, AnOptedInWorkerJoinsTheOthersAndItsNodeEmpties) {
             R"({"moves":[{"node":"n1","pods":[{"pod":"jhub/a","to":"n2"}]}],"pending":0})");
 }
 
-// A move onto a node cluster-autoscaler removes anyway saves nothing: n3,
-// empty, is no target; n2's workers are.
+// A move onto an empty node cluster-autoscaler removes anyway saves nothing:
+// n3, empty, is no target; n2's workers are.
 TEST(MovesCli, NoWorkerGoesToANodeClusterAutoscalerRemovesAnyway) {
   json::object doc = scenario(true);
   doc["nodes"].as_array().push_back(node("n3"));
@@ -93,6 +93,29 @@ TEST(MovesCli, NoWorkerGoesToANodeClusterAutoscalerRemovesAnyway) {
   alone["nodes"] = json::array{node("n1"), node("n3")};
   alone["nodeGroups"].as_array()[0].as_object()["nodes"] = json::array{"n1", "n3"};
   EXPECT_EQ(moves_of(alone).at("moves").as_array().size(), 0u) << json::serialize(moves_of(alone));
+}
+
+// A node cluster-autoscaler would drain by evicting its workers is a target:
+// filling it empties another node and spares them. n2's worker is
+// evictable (no safe-to-evict annotation), n1's protected and opted in; both
+// half used, so cluster-autoscaler would evict n2's onto n1.
+TEST(MovesCli, ANodeClusterAutoscalerWouldDrainByEvictionTakesReplacements) {
+  json::object doc = scenario(true);
+  json::array pods;
+  for (const char* name : {"a", "b"}) {
+    json::object w = worker(name, name[0] == 'a' ? "n1" : "n2", name[0] == 'a');
+    if (name[0] == 'b') w["metadata"].as_object()["annotations"].as_object().clear();
+    w["spec"].as_object()["containers"].as_array()[0].as_object()["resources"] =
+        json::object{{"requests", json::object{{"cpu", "4"}, {"memory", "4Gi"}}}};
+    pods.push_back(std::move(w));
+  }
+  doc["pods"] = pods;
+  doc["replicaSets"] = json::array{
+      json::object{{"metadata", json::object{{"name", "rs-a"}, {"namespace", "jhub"}}}},
+      json::object{{"metadata", json::object{{"name", "rs-b"}, {"namespace", "jhub"}}}}};
+  doc["moves"] = json::object{{"maxUsePercent", 50}};
+  EXPECT_EQ(json::serialize(moves_of(doc)),
+            R"({"moves":[{"node":"n1","pods":[{"pod":"jhub/a","to":"n2"}]}],"pending":0})");
 }
 
 TEST(MovesCli, OnlyOptedInWorkersMoveUnlessAllAreAllowed) {

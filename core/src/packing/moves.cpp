@@ -218,16 +218,22 @@ Result<std::vector<ScenarioMove>> plan_scenario_moves(
       moves.push_back(std::move(m));
     }
     if (moves.empty()) return moves;
-    // A node cluster-autoscaler removes without any move (empty, or its pods
-    // placed elsewhere by its own simulation) takes no replacement: a move
-    // onto it saves no node, it only trades which node goes and starts the
-    // unneeded time anew. Asked once, when there is a plan to check.
+    // An empty node cluster-autoscaler removes without any move takes no
+    // replacement: a move onto it saves no node, it only trades which node
+    // goes and starts the unneeded time anew. (A node it would remove by
+    // evicting pods may take one: filling it spares them.) Asked once, when
+    // there is a plan to check.
     if (!removed_anyway_closed) {
       removed_anyway_closed = true;
       auto before = autoscaler::run_scale_down(s, autoscaler::ca_profile(), sizes);
       if (!before) return before.error();
+      std::set<std::string> occupied;
+      for (const autoscaler::CaPod& p : s.pods) {
+        if (!p.daemon_set && !p.mirror) occupied.insert(p.pod.node_name);
+      }
       bool closed_any = false;
       for (const std::string& name : before->unneeded) {
+        if (occupied.contains(name)) continue;
         const NodeIndex n = cluster->find(name);
         if (n < cluster->size() && !cluster->node(n).unschedulable) {
           closed_any = close_node(*cluster, n) || closed_any;

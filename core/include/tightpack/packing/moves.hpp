@@ -79,8 +79,8 @@ struct MoveRules {
 // is, and they ask for at most `rules.max_use_percent` of its cpu, not
 // closed; fewest pods first, then by name; one per workload. Nothing is
 // planned while a pod of `s` is pending: room is wanted then. No replacement
-// goes to a node cluster-autoscaler would remove without any move (a move
-// onto it saves no node). The plan is plan_moves' with `profile`, then
+// goes to an empty node cluster-autoscaler would remove without any move (a
+// move onto it saves no node). The plan is plan_moves' with `profile`, then
 // confirmed by the engine's cluster-autoscaler scale-down on the cluster
 // after the moves (after_moves): a move whose node it would not find unneeded
 // (its group at min size, the scale-down-disabled annotation, a pod its drain
