@@ -82,10 +82,20 @@ void Mover::loop() {
       recover();
       recovered_ = true;
     }
+    // A pod waiting for room gives an emptying node back, once it has waited
+    // a whole tick: a pod between two attempts while the cluster changes
+    // (a binding in flight, a node just added) does not undo a move.
+    const auto now = Clock::now();
+    if (moves_.empty() || scheduler_.unschedulable_pods() == 0) {
+      room_wanted_since_.reset();
+    } else if (!room_wanted_since_) {
+      room_wanted_since_ = now;
+    }
+    const bool room_wanted = room_wanted_since_ && now - *room_wanted_since_ >= options_.tick;
     for (auto it = moves_.begin(); it != moves_.end();) {
       Move& move = it->second;
       ++it;  // advance() may end the move
-      advance(move);
+      advance(move, room_wanted);
     }
     if (Clock::now() >= next_plan_) {
       next_plan_ = Clock::now() + options_.interval;
@@ -236,7 +246,7 @@ void Mover::end(Move move, bool done, const std::string& why) {
   }
 }
 
-void Mover::advance(Move& move) {
+void Mover::advance(Move& move, bool room_wanted) {
   bool gone = false;
   auto group = get_group(move.ns, move.state.worker_group, gone);
   if (!group && !gone) return;  // not readable now: next tick
@@ -246,7 +256,7 @@ void Mover::advance(Move& move) {
   seen.running_elsewhere = workers.running_elsewhere;
   seen.on_node = workers.on_node;
   seen.drained = scheduler_.move_board().drained(move.key(), move.state.node);
-  seen.room_wanted = scheduler_.unschedulable_pods() > 0;
+  seen.room_wanted = room_wanted;
   const MoveStep step = next_move_step(move.state, seen, unix_now(), options_.timeouts);
   switch (step.action) {
     case MoveAction::Wait:

@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -66,7 +67,7 @@ class Mover {
   void recover();
   void plan();
   void begin(const packing::ScenarioMove& planned, const autoscaler::AutoscaleScenario& s);
-  void advance(Move& move);
+  void advance(Move& move, bool room_wanted);
   // Ends a move: its annotation removed, the node opened, the metric counted.
   // By value: `move` may be the entry of moves_ it erases.
   void end(Move move, bool done, const std::string& why);
@@ -93,6 +94,7 @@ class Mover {
   std::map<std::string, Move> moves_;                      // by namespace/cluster
   std::map<std::string, Clock::time_point> rested_until_;  // by namespace/cluster
   Clock::time_point next_plan_{};
+  std::optional<Clock::time_point> room_wanted_since_;  // since a pod of ours waits for room
 
   std::mutex m_;
   std::condition_variable cv_;
