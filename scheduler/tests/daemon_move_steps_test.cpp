@@ -1,6 +1,8 @@
-// A move's steps: every path from what the mover observes to what it does.
+// A move's steps: every path from what the mover observes to what it does;
+// and what the move board keeps.
 #include <gtest/gtest.h>
 
+#include "daemon/move_board.hpp"
 #include "daemon/move_steps.hpp"
 
 namespace tightpack::daemon {
@@ -88,6 +90,22 @@ TEST(MoveSteps, TheUsersSizeStandsAndTimeoutsUndoTheRaise) {
   wanted = seen(4, 4, 1);
   wanted.room_wanted = true;
   EXPECT_EQ(next_move_step(s, wanted, 1010, {}).action, MoveAction::Wait);
+}
+
+// Any caller may ask about any cluster name in a namespace it can read: what
+// the board keeps of clusters that stopped asking is forgotten.
+TEST(MoveBoard, ForgetsClustersThatStoppedAsking) {
+  MoveBoard board;
+  const auto t0 = MoveBoard::Clock::now();
+  board.asked("jhub/alice", {"node-3"}, t0);
+  board.asked("jhub/bob", {}, t0 + std::chrono::minutes(5));
+  EXPECT_TRUE(board.drained("jhub/alice", "node-3"));
+  EXPECT_EQ(board.asked_since(t0 + std::chrono::minutes(1)), std::vector<std::string>{"jhub/bob"});
+  board.asked("jhub/carol", {}, t0 + std::chrono::minutes(11));
+  EXPECT_FALSE(board.last_asked("jhub/alice"));
+  EXPECT_FALSE(board.drained("jhub/alice", "node-3"));
+  EXPECT_TRUE(board.last_asked("jhub/bob"));
+  EXPECT_EQ(board.asked_since(t0).size(), 2u);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "daemon/mover.hpp"
 
+#include <algorithm>
 #include <boost/json.hpp>
 #include <set>
 
@@ -295,16 +296,20 @@ void Mover::advance(Move& move, bool room_wanted) {
 
 void Mover::plan() {
   if (moves_.size() >= options_.max_moves) return;
-  auto scenario = scheduler_.autoscale_scenario();
-  if (!scenario) return;
   const auto now = Clock::now();
+  std::erase_if(rested_until_, [&](const auto& rest) { return rest.second <= now; });
   auto eligible = [&](const std::string& cluster_key) {
-    if (moves_.contains(cluster_key)) return false;
-    auto rest = rested_until_.find(cluster_key);
-    if (rest != rested_until_.end() && now < rest->second) return false;
+    if (moves_.contains(cluster_key) || rested_until_.contains(cluster_key)) return false;
     auto asked = scheduler_.move_board().last_asked(cluster_key);
     return asked && now - *asked <= options_.asked_within;
   };
+  // The copy of the cache holds the decisions' lock: not taken while no
+  // cluster could move.
+  const std::vector<std::string> asked =
+      scheduler_.move_board().asked_since(now - options_.asked_within);
+  if (std::none_of(asked.begin(), asked.end(), eligible)) return;
+  auto scenario = scheduler_.autoscale_scenario();
+  if (!scenario) return;
   // Nodes with workers of two groups: a move raises one group.
   std::map<std::string, std::set<std::string>> groups_on;
   for (const autoscaler::CaPod& p : scenario->pods) {

@@ -23,9 +23,6 @@ std::string Scheduler::home(const std::string& user, const std::string& hub_name
 
 std::string Scheduler::dask_nodes(const std::string& ns, const std::string& name,
                                   std::set<std::string> drained) {
-  const std::string cluster = ns + "/" + name;
-  board_.asked(cluster, std::move(drained), MoveBoard::Clock::now());
-  const std::set<std::string> emptying = board_.emptying(cluster);
   std::vector<pools::DaskNodeHint> hints;
   {
     auto lock = lock_for_update();
@@ -45,6 +42,10 @@ std::string Scheduler::dask_nodes(const std::string& ns, const std::string& name
     }
     hints = pools::dask_node_hints(nodes, pods, resolved, pools::DaskCluster{ns, name});
   }
+  // A cluster without workers has nothing to move or drain.
+  const std::string cluster = ns + "/" + name;
+  if (!hints.empty()) board_.asked(cluster, std::move(drained), MoveBoard::Clock::now());
+  const std::set<std::string> emptying = board_.emptying(cluster);
   json::array out;
   for (const pools::DaskNodeHint& h : hints) {
     json::object node{{"name", h.node}, {"workers", h.workers}, {"kept", h.kept}};
