@@ -104,7 +104,8 @@ class DaskOperator(SchedulerProcess):
 def delete_all(api, namespace: str):
     """What the operator and the controllers made in `namespace`, so that no controller of a
     later test makes pods from it again."""
-    for path in (f"/apis/kubernetes.dask.org/v1/namespaces/{namespace}/daskclusters",
+    for path in (f"/apis/kubernetes.dask.org/v1/namespaces/{namespace}/daskautoscalers",
+                 f"/apis/kubernetes.dask.org/v1/namespaces/{namespace}/daskclusters",
                  f"/apis/kubernetes.dask.org/v1/namespaces/{namespace}/daskworkergroups",
                  f"/apis/apps/v1/namespaces/{namespace}/deployments",
                  f"/apis/apps/v1/namespaces/{namespace}/replicasets"):

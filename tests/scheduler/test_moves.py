@@ -312,3 +312,19 @@ def test_a_pod_that_waits_for_room_undoes_the_raise(cluster, schedulers, dask_ob
     wait_for(lambda: replicas(cluster, "alice-default") == 2, 20, "the raise undone")
     assert "a pod waits for room that the node could give" in tp.log_text()
     assert wait_for(lambda: node_of(cluster.get_pod("late")), 30, "late to be bound") == "mv-b"
+
+
+def test_an_adaptive_cluster_is_not_moved(cluster, schedulers, dask_objects, tmp_path):
+    tp, _, token = setup(cluster, schedulers, tmp_path)
+    # What alice's KubeCluster.adapt(minimum=2, maximum=4) creates (dask-kubernetes' _adapt):
+    # the operator's autoscaler would set the group's size within seconds of a raise.
+    cluster.api.post(f"{DASK}/namespaces/{cluster.ns}/daskautoscalers", {
+        "apiVersion": "kubernetes.dask.org/v1", "kind": "DaskAutoscaler",
+        "metadata": {"name": "alice"}, "spec": {"cluster": "alice", "minimum": 2, "maximum": 4}})
+    ask(tp, cluster.ns, token)
+    cluster.delete_pod("hold-a")
+    wait_for(lambda: "alice not moved off mv-b: it has a DaskAutoscaler" in tp.log_text(), 30,
+             "the mover to refuse the adaptive cluster")
+    assert replicas(cluster, "alice-default") == 2
+    assert move_state(cluster) is None
+    assert tp.metrics().value("tightpack_moves_started_total") == 0

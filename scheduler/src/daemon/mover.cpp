@@ -179,9 +179,15 @@ bool Mover::write_state(const Move& move, bool remove) {
   return false;
 }
 
-bool Mover::exists(const std::string& path) {
+std::optional<bool> Mover::exists(const std::string& path) {
   auto r = api_.request("GET", path);
-  return r && r->ok();
+  if (r && r->ok()) return true;
+  if (r && r->status == 404) return false;
+  // A 403 (no right to read it) or a timeout says nothing either way.
+  log_warning("move: cannot tell whether " + path +
+              " exists: " + (r ? kube::api_error_text(*r) : std::string(r.error().what())));
+  if (!r || r->status != 403) metrics_.api_error();
+  return std::nullopt;
 }
 
 void Mover::close_nodes() {
@@ -363,9 +369,14 @@ void Mover::begin(const packing::ScenarioMove& planned, const autoscaler::Autosc
   }
   if (cluster.empty() || group.empty()) return;
   Move move{ns, cluster, {}};
-  // An adaptive cluster's own autoscaler would undo the raise within seconds.
-  if (exists(path_of("daskautoscalers", ns, cluster))) {
+  // An adaptive cluster's own autoscaler would undo the raise within seconds;
+  // a cluster that may be adaptive is not moved either.
+  const std::optional<bool> adaptive = exists(path_of("daskautoscalers", ns, cluster));
+  if (adaptive != false) {
     rested_until_[move.key()] = Clock::now() + options_.cooldown;
+    log_info("move: " + move.key() + " not moved off " + planned.node + ": " +
+             (adaptive ? "it has a DaskAutoscaler, which would undo the raise"
+                       : "whether it has a DaskAutoscaler is not known"));
     return;
   }
   bool gone = false;

@@ -83,7 +83,8 @@ class Mover {
   bool set_replicas(const std::string& ns, const std::string& group, const Group& seen,
                     int64_t replicas);
   bool write_state(const Move& move, bool remove);
-  bool exists(const std::string& path);
+  // nullopt: the API did not say (no right to read it, an error).
+  std::optional<bool> exists(const std::string& path);
   void close_nodes();
 
   MoverOptions options_;
