@@ -11,6 +11,12 @@ A node may also say `"emptying": true`: tightpack's scheduler is moving this clu
 workers off it (make before break, drain.py), their replacements already made. The next
 question then names the nodes whose workers have drained (`&drained=a,b`), so that the
 scheduler knows it may shrink the cluster back.
+
+On a dask-gateway cluster, whose worker count lives in this Dask scheduler, a node may also say
+`"replace": k`: make k replacements for this cluster's workers there (gateway.py raises the
+count by k while the node says so). The question then says what this scheduler did:
+`&raised=node` while it holds such a raise, `&refused=node` when it would not make one, and
+`&adaptive=true` while `cluster.adapt()` sets its count.
 """
 
 from __future__ import annotations
@@ -58,6 +64,7 @@ class HintsError(ValueError):
 class NodeHints:
     kept: frozenset[str]  # nodes something besides this cluster's workers keeps
     emptying: frozenset[str]  # nodes tightpack's scheduler is emptying by a move
+    replace: tuple[tuple[str, int], ...] = ()  # (node, workers to replace there): a move's make
 
 
 def parse_hints(text: str | bytes) -> NodeHints:
@@ -69,17 +76,22 @@ def parse_hints(text: str | bytes) -> NodeHints:
     nodes = doc.get("nodes") if isinstance(doc, dict) else None
     if not isinstance(nodes, list):
         raise HintsError('the answer has no "nodes" list')
-    kept, emptying = set(), set()
+    kept, emptying, replace = set(), set(), []
     for i, n in enumerate(nodes):
         if not isinstance(n, dict) or not isinstance(n.get("name"), str) or not isinstance(n.get("kept"), bool):
             raise HintsError(f'nodes[{i}] is not {{"name": string, "kept": boolean}}: {str(n)[:100]}')
         if not isinstance(n.get("emptying", False), bool):
             raise HintsError(f'nodes[{i}].emptying is not a boolean: {str(n["emptying"])[:100]}')
+        count = n.get("replace", 0)
+        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            raise HintsError(f'nodes[{i}].replace is not a whole number: {str(count)[:100]}')
         if n["kept"]:
             kept.add(n["name"])
         if n.get("emptying", False):
             emptying.add(n["name"])
-    return NodeHints(frozenset(kept), frozenset(emptying))
+        if count:
+            replace.append((n["name"], count))
+    return NodeHints(frozenset(kept), frozenset(emptying), tuple(sorted(replace)))
 
 
 class Hints:
@@ -96,6 +108,9 @@ class Hints:
         self._answer: NodeHints | None = None
         self._at = 0.0
         self.drained: set[str] = set()  # named in the next question (drain.py sets it)
+        self.raised: set[str] = set()  # and these three by gateway.py
+        self.refused: set[str] = set()
+        self.adaptive = False
         self._callback: PeriodicCallback | None = None
 
     @classmethod
@@ -134,12 +149,22 @@ class Hints:
         answer = self.answer()
         return None if answer is None else set(answer.emptying)
 
+    def replacing_nodes(self) -> dict[str, int] | None:
+        """node -> workers to replace there, or None when the last answer is missing or stale."""
+        answer = self.answer()
+        return None if answer is None else dict(answer.replace)
+
     def question(self) -> str:
-        """The URL asked: with `drained=` only when a drain is done (a scheduler that sends no
-        `emptying` is never asked about drains)."""
-        if not self.drained:
+        """The URL asked: with `drained=`, `raised=`, `refused=` and `adaptive=` only when
+        there is something to say (a scheduler that sends no `emptying` and no `replace` is
+        never asked about moves)."""
+        said = {name: ",".join(sorted(nodes)) for name, nodes in
+                (("drained", self.drained), ("raised", self.raised), ("refused", self.refused)) if nodes}
+        if self.adaptive:
+            said["adaptive"] = "true"
+        if not said:
             return self.url
-        return self.url + ("&" if "?" in self.url else "?") + urlencode({"drained": ",".join(sorted(self.drained))})
+        return self.url + ("&" if "?" in self.url else "?") + urlencode(said)
 
     async def refresh(self) -> None:
         headers = {"Accept": "application/json"}

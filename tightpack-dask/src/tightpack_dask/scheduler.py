@@ -35,6 +35,7 @@ from distributed.protocol.serialize import Serialized, deserialize
 from tornado.ioloop import PeriodicCallback
 
 from tightpack_dask.drain import Drain
+from tightpack_dask.gateway import GatewayMoves
 from tightpack_dask.hints import Hints
 from tightpack_dask.policy import Candidate, NotChosen, node_aware
 
@@ -61,6 +62,7 @@ class NodeAwareRetirement(SchedulerPlugin):
             scheduler, self.node_of, hints.emptying_nodes,
             timeout=parse_timedelta(dask.config.get("tightpack.moves.drain-timeout", default="10m")),
         ) if hints else None
+        self.gateway = GatewayMoves(scheduler, hints) if hints else None  # a move's make there
         self._draining: PeriodicCallback | None = None
 
     # ------------------------------------------------------------------ install
@@ -76,7 +78,7 @@ class NodeAwareRetirement(SchedulerPlugin):
             await self.hints.start()
         if self.drain:
             interval = parse_timedelta(dask.config.get("tightpack.moves.check-interval", default="2s"))
-            self._draining = PeriodicCallback(self.check_drain, interval * 1000)
+            self._draining = PeriodicCallback(self.check_moves, interval * 1000)
             self._draining.start()
 
     async def close(self) -> None:
@@ -84,6 +86,14 @@ class NodeAwareRetirement(SchedulerPlugin):
             self._draining.stop()
         if self.hints:
             await self.hints.close()
+
+    async def check_moves(self) -> None:
+        """A dask-gateway cluster's raise or lowering for a move (gateway.py), then the drain."""
+        try:
+            await self.gateway.sync()
+        except Exception:
+            logger.exception("tightpack: the gateway's worker count could not follow the hints")
+        self.check_drain()
 
     def check_drain(self) -> None:
         """Pauses and resumes the workers of nodes being emptied (drain.py) and tells the
