@@ -97,7 +97,9 @@ TEST(MoveSteps, TheUsersSizeStandsAndTimeoutsUndoTheRaise) {
 TEST(MoveBoard, ForgetsClustersThatStoppedAsking) {
   MoveBoard board;
   const auto t0 = MoveBoard::Clock::now();
-  board.asked("jhub/alice", {"node-3"}, t0);
+  PreloadReport drained;
+  drained.drained = {"node-3"};
+  board.asked("jhub/alice", drained, t0);
   board.asked("jhub/bob", {}, t0 + std::chrono::minutes(5));
   EXPECT_TRUE(board.drained("jhub/alice", "node-3"));
   EXPECT_EQ(board.asked_since(t0 + std::chrono::minutes(1)), std::vector<std::string>{"jhub/bob"});
@@ -106,6 +108,27 @@ TEST(MoveBoard, ForgetsClustersThatStoppedAsking) {
   EXPECT_FALSE(board.drained("jhub/alice", "node-3"));
   EXPECT_TRUE(board.last_asked("jhub/bob"));
   EXPECT_EQ(board.asked_since(t0).size(), 2u);
+}
+
+// A dask-gateway move is answered `replace` until the mover ends its make,
+// and the preload's report is kept whole until its next question.
+TEST(MoveBoard, AnswersReplacementsAndKeepsThePreloadsReport) {
+  MoveBoard board;
+  const auto t0 = MoveBoard::Clock::now();
+  EXPECT_FALSE(board.replacing("jhub/abc"));
+  board.set_replacing("jhub/abc", "node-2", 3);
+  EXPECT_EQ(board.replacing("jhub/abc"), std::make_pair(std::string("node-2"), int64_t{3}));
+  PreloadReport report;
+  report.raised = {"node-2"};
+  report.adaptive = true;
+  board.asked("jhub/abc", report, t0);
+  EXPECT_EQ(board.report("jhub/abc").raised, std::set<std::string>{"node-2"});
+  EXPECT_TRUE(board.report("jhub/abc").adaptive);
+  board.asked("jhub/abc", {}, t0);
+  EXPECT_TRUE(board.report("jhub/abc").raised.empty());
+  EXPECT_FALSE(board.report("jhub/abc").adaptive);
+  board.set_replacing("jhub/abc", "node-2", 0);
+  EXPECT_FALSE(board.replacing("jhub/abc"));
 }
 
 }  // namespace

@@ -78,6 +78,9 @@ def test_dask_nodes_tells_a_dask_scheduler_what_keeps_its_nodes(cluster, schedul
         (f"namespace={ns}&cluster=alice&drained=dn-a,Not_A_Node", 'query: drained: "Not_A_Node" is not a node'),
         (f"namespace={ns}&cluster=alice&drained=" + ",".join(f"n{i}" for i in range(65)),
          "query: drained: names more than 64 nodes"),
+        (f"namespace={ns}&cluster=alice&raised=a%20b", 'query: raised: "a b" is not a node'),
+        (f"namespace={ns}&cluster=alice&refused=-x", 'query: refused: "-x" is not a node'),
+        (f"namespace={ns}&cluster=alice&adaptive=yes", 'query: adaptive "yes" is not true or false'),
     ]:
         status, body = tp.get(f"/dask/v1/nodes?{query}", token="not-a-token-" + os.urandom(3).hex())
         assert status == 400 and json.loads(body)["error"].startswith(message), (query, status, body)

@@ -53,8 +53,8 @@ bool valid_node_name(std::string_view s) {
   return true;
 }
 
-// drained=a,b: the nodes the cluster's preload has drained for a move.
-Result<std::set<std::string>> parse_drained(const std::string& text) {
+// drained=a,b (and raised=, refused=): nodes the cluster's preload names.
+Result<std::set<std::string>> parse_nodes(const std::string& field, const std::string& text) {
   constexpr size_t kMostNodes = 64;  // a cluster drains the few nodes moves name
   std::set<std::string> out;
   size_t start = 0;
@@ -63,12 +63,12 @@ Result<std::set<std::string>> parse_drained(const std::string& text) {
     const std::string name = text.substr(start, end - start);
     start = end + 1;
     if (!valid_node_name(name)) {
-      return Error{"query: drained",
+      return Error{"query: " + field,
                    quote_value(name) + " is not a node's name (RFC 1123 subdomain)"};
     }
     out.insert(name);
     if (out.size() > kMostNodes) {
-      return Error{"query: drained", "names more than " + std::to_string(kMostNodes) + " nodes"};
+      return Error{"query: " + field, "names more than " + std::to_string(kMostNodes) + " nodes"};
     }
   }
   return out;
@@ -78,7 +78,8 @@ Result<std::set<std::string>> parse_drained(const std::string& text) {
 
 HttpAnswer dask_nodes_answer(const HttpRequest& request, DelegatedAuth& auth,
                              Scheduler& scheduler) {
-  auto params = parse_query(request.query, {"namespace", "cluster", "drained"});
+  auto params = parse_query(request.query,
+                            {"namespace", "cluster", "drained", "raised", "refused", "adaptive"});
   if (!params) return error_answer(400, params.error().what());
   const std::string ns = (*params)["namespace"], cluster = (*params)["cluster"];
   if (!valid_name(ns, false)) {
@@ -90,8 +91,19 @@ HttpAnswer dask_nodes_answer(const HttpRequest& request, DelegatedAuth& auth,
         400, "query: cluster " + quote_value(cluster) +
                  " is not a Dask cluster's name (a label value: 1-63 of [A-Za-z0-9._-])");
   }
-  auto drained = parse_drained((*params)["drained"]);
-  if (!drained) return error_answer(400, drained.error().what());
+  PreloadReport report;
+  for (auto [field, into] :
+       {std::pair{"drained", &report.drained}, std::pair{"raised", &report.raised},
+        std::pair{"refused", &report.refused}}) {
+    auto nodes = parse_nodes(field, (*params)[field]);
+    if (!nodes) return error_answer(400, nodes.error().what());
+    *into = std::move(*nodes);
+  }
+  const std::string& adaptive = (*params)["adaptive"];
+  if (!adaptive.empty() && adaptive != "true" && adaptive != "false") {
+    return error_answer(400, "query: adaptive " + quote_value(adaptive) + " is not true or false");
+  }
+  report.adaptive = adaptive == "true";
   const AuthDecision decision = auth.check_resource(request.authorization, ns, "list", "pods");
   if (decision.status != 200) {
     if (decision.status == 503)
@@ -99,7 +111,7 @@ HttpAnswer dask_nodes_answer(const HttpRequest& request, DelegatedAuth& auth,
     return error_answer(decision.status, decision.reason);
   }
   if (!scheduler.synced()) return error_answer(503, "the watch cache has not synced yet");
-  return json_answer(200, scheduler.dask_nodes(ns, cluster, std::move(*drained)));
+  return json_answer(200, scheduler.dask_nodes(ns, cluster, std::move(report)));
 }
 
 }  // namespace tightpack::daemon

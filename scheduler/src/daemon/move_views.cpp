@@ -29,17 +29,20 @@ size_t Scheduler::unschedulable_pods() {
   return queue_.counts().unschedulable;
 }
 
-Scheduler::GroupWorkers Scheduler::group_workers(const std::string& ns,
-                                                 const std::string& worker_group,
-                                                 const std::string& node) {
+Scheduler::GroupWorkers Scheduler::group_workers(const std::string& ns, const std::string& name,
+                                                 const std::string& node, bool gateway) {
+  // The operator labels a worker with its group; dask-gateway with its cluster.
+  const char* name_label = gateway ? "gateway.dask.org/cluster" : "dask.org/workergroup-name";
+  const char* component_label = gateway ? "app.kubernetes.io/component" : "dask.org/component";
+  const std::string_view worker = gateway ? "dask-worker" : "worker";
   GroupWorkers out;
   auto lock = lock_for_update();
   for (const auto& [key, rec] : cache_.pods()) {
     const Pod& p = rec.pod.pod;
     if (p.ns != ns || p.terminated() || !p.deletion_timestamp.empty()) continue;
-    const std::string* group = find_label(p.labels, "dask.org/workergroup-name");
-    const std::string* component = find_label(p.labels, "dask.org/component");
-    if (!group || *group != worker_group || !component || *component != "worker") continue;
+    const std::string* group = find_label(p.labels, name_label);
+    const std::string* component = find_label(p.labels, component_label);
+    if (!group || *group != name || !component || *component != worker) continue;
     ++out.all;
     if (rec.holds() == node) {
       ++out.on_node;

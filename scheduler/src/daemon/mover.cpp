@@ -16,6 +16,7 @@ namespace {
 constexpr std::string_view kDaskApi = "/apis/kubernetes.dask.org/v1";
 constexpr const char* kGroupLabel = "dask.org/workergroup-name";
 constexpr const char* kClusterLabel = "dask.org/cluster-name";
+constexpr const char* kGatewayClusterLabel = "gateway.dask.org/cluster";
 
 int64_t unix_now() {
   return std::chrono::duration_cast<std::chrono::seconds>(
@@ -30,6 +31,22 @@ std::string path_of(std::string_view kind, const std::string& ns, const std::str
 std::string label(const autoscaler::CaPod& p, const char* key) {
   const std::string* v = find_label(p.pod.labels, key);
   return v ? *v : std::string();
+}
+
+// The Dask cluster a worker belongs to (the operator's or dask-gateway's),
+// empty for any other pod.
+std::string cluster_of(const autoscaler::CaPod& p) {
+  std::string name = label(p, kClusterLabel);
+  return name.empty() ? label(p, kGatewayClusterLabel) : name;
+}
+
+// The set of workers one move resizes: an operator worker group, or a whole
+// dask-gateway cluster.
+std::string worker_set_of(const autoscaler::CaPod& p) {
+  const std::string group = label(p, kGroupLabel);
+  if (!group.empty()) return p.pod.ns + "/" + group;
+  const std::string gateway = label(p, kGatewayClusterLabel);
+  return gateway.empty() ? std::string() : p.pod.ns + "/gateway:" + gateway;
 }
 
 }  // namespace
@@ -239,7 +256,11 @@ void Mover::recover() {
 }
 
 void Mover::end(Move move, bool done, const std::string& why) {
-  write_state(move, true);
+  if (move.gateway) {
+    scheduler_.move_board().set_replacing(move.key(), move.state.node, 0);
+  } else {
+    write_state(move, true);
+  }
   scheduler_.move_board().set_emptying(move.key(), {});
   rested_until_[move.key()] = Clock::now() + options_.cooldown;
   const std::string key = move.key();
@@ -254,6 +275,10 @@ void Mover::end(Move move, bool done, const std::string& why) {
 }
 
 void Mover::advance(Move& move, bool room_wanted) {
+  if (move.gateway) {
+    advance_gateway(move, room_wanted);
+    return;
+  }
   bool gone = false;
   auto group = get_group(move.ns, move.state.worker_group, gone);
   if (!group && !gone) return;  // not readable now: next tick
@@ -300,6 +325,62 @@ void Mover::advance(Move& move, bool room_wanted) {
   }
 }
 
+void Mover::advance_gateway(Move& move, bool room_wanted) {
+  const auto workers =
+      scheduler_.group_workers(move.ns, move.cluster, move.state.node, /*gateway=*/true);
+  const PreloadReport report = scheduler_.move_board().report(move.key());
+  const std::string& node = move.state.node;
+  MoveObserved seen;
+  seen.running_elsewhere = workers.running_elsewhere;
+  seen.on_node = workers.on_node;
+  seen.drained = report.drained.contains(node);
+  seen.room_wanted = room_wanted;
+  // The count is the preload's to hold: what it says stands for the size the
+  // operator path reads from the worker group.
+  seen.replicas = move.state.phase == MovePhase::Breaking ? move.state.from : move.state.to;
+  if (move.state.phase != MovePhase::Breaking) {
+    const bool raised = report.raised.contains(node);
+    if (raised) move.acknowledged = true;
+    if (move.acknowledged && !raised) {
+      end(move, false, "its worker count was set meanwhile (its user's scale or adapt)");
+      return;
+    }
+    if (report.refused.contains(node)) {
+      end(move, false, "its Dask scheduler made no replacements (its log says why)");
+      return;
+    }
+  }
+  const MoveStep step = next_move_step(move.state, seen, unix_now(), options_.timeouts);
+  switch (step.action) {
+    case MoveAction::Wait:
+      return;
+    case MoveAction::Drain:
+      move.state.phase = MovePhase::Draining;
+      move.state.since = unix_now();
+      scheduler_.move_board().set_emptying(move.key(), {node});
+      log_info("move: " + move.key() + ": " + step.why + "; draining its workers on " + node);
+      return;
+    case MoveAction::Lower:
+      // No longer answered `replace`: its preload lowers the count, and its
+      // heartbeat retires the drained workers first.
+      scheduler_.move_board().set_replacing(move.key(), node, 0);
+      move.state.phase = MovePhase::Breaking;
+      move.state.since = unix_now();
+      log_info("move: " + move.key() + ": " + step.why + "; its worker count back to " +
+               std::to_string(move.state.from) + " by its Dask scheduler");
+      return;
+    case MoveAction::Done:
+      end(move, true, step.why);
+      return;
+    case MoveAction::AbandonLower:
+    case MoveAction::Abandon:
+      // Withdrawn together: the preload lowers the count, and retirement
+      // chooses among all the workers by Dask's own rules.
+      end(move, false, step.why);
+      return;
+  }
+}
+
 void Mover::plan() {
   if (moves_.size() >= options_.max_moves) return;
   const auto now = Clock::now();
@@ -307,7 +388,9 @@ void Mover::plan() {
   auto eligible = [&](const std::string& cluster_key) {
     if (moves_.contains(cluster_key) || rested_until_.contains(cluster_key)) return false;
     auto asked = scheduler_.move_board().last_asked(cluster_key);
-    return asked && now - *asked <= options_.asked_within;
+    // A dask-gateway cluster that adapts would undo a raise within seconds.
+    return asked && now - *asked <= options_.asked_within &&
+           !scheduler_.move_board().report(cluster_key).adaptive;
   };
   // The copy of the cache holds the decisions' lock: not taken while no
   // cluster could move.
@@ -319,8 +402,8 @@ void Mover::plan() {
   // Nodes with workers of two groups: a move raises one group.
   std::map<std::string, std::set<std::string>> groups_on;
   for (const autoscaler::CaPod& p : scenario->pods) {
-    if (packing::movable_dask_worker(p, false) && !label(p, kGroupLabel).empty()) {
-      groups_on[p.pod.node_name].insert(p.pod.ns + "/" + label(p, kGroupLabel));
+    if (packing::movable_dask_worker(p, false) && !worker_set_of(p).empty()) {
+      groups_on[p.pod.node_name].insert(worker_set_of(p));
     }
   }
   std::set<std::string> closed;
@@ -331,16 +414,13 @@ void Mover::plan() {
       const std::string& name =
           p.pod.scheduler_name.empty() ? std::string("default-scheduler") : p.pod.scheduler_name;
       return name == profile.scheduler_name && packing::movable_dask_worker(p, false) &&
-             !label(p, kGroupLabel).empty() && !label(p, kClusterLabel).empty() &&
-             groups_on[p.pod.node_name].size() == 1 &&
-             eligible(p.pod.ns + "/" + label(p, kClusterLabel));
+             !worker_set_of(p).empty() && !cluster_of(p).empty() &&
+             groups_on[p.pod.node_name].size() == 1 && eligible(p.pod.ns + "/" + cluster_of(p));
     };
     packing::MoveRules rules;
     rules.max_moves = options_.max_moves - moves_.size();
     rules.max_use_percent = options_.max_use_percent;
-    rules.workload_of = [](const autoscaler::CaPod& p) {
-      return p.pod.ns + "/" + label(p, kClusterLabel);
-    };
+    rules.workload_of = [](const autoscaler::CaPod& p) { return p.pod.ns + "/" + cluster_of(p); };
     rules.closed = closed;
     auto planned = packing::plan_scenario_moves(*scenario, profile, movable, rules);
     if (!planned) {
@@ -360,15 +440,36 @@ void Mover::begin(const packing::ScenarioMove& planned, const autoscaler::Autosc
   const std::string& first = planned.pods.front().first;
   const std::string ns = first.substr(0, first.find('/'));
   std::string cluster, group;
+  bool gateway = false;
   for (const autoscaler::CaPod& p : s.pods) {
     if (p.pod.key() == first) {
-      cluster = label(p, kClusterLabel);
+      cluster = cluster_of(p);
       group = label(p, kGroupLabel);
+      gateway = group.empty();
       break;
     }
   }
-  if (cluster.empty() || group.empty()) return;
+  if (cluster.empty()) return;
   Move move{ns, cluster, {}};
+  const auto k = static_cast<int64_t>(planned.pods.size());
+  std::string targets;
+  for (const auto& [pod, to] : planned.pods) targets += (targets.empty() ? "" : ", ") + to;
+  if (gateway) {
+    // Its preload raises the count when it reads `replace`, and refuses
+    // (the cluster adapts or is still scaling) in its next question.
+    move.gateway = true;
+    const auto workers = scheduler_.group_workers(ns, cluster, planned.node, /*gateway=*/true);
+    move.state =
+        MoveState{"",         planned.node,     workers.all, workers.all + k, MovePhase::Making,
+                  unix_now(), options_.identity};
+    moves_[move.key()] = move;
+    scheduler_.move_board().set_replacing(move.key(), planned.node, k);
+    close_nodes();
+    metrics_.move_started();
+    log_info("move: " + move.key() + " off " + planned.node + ": its Dask scheduler asked for " +
+             std::to_string(k) + " more dask-gateway worker(s), planned on " + targets);
+    return;
+  }
   // An adaptive cluster's own autoscaler would undo the raise within seconds;
   // a cluster that may be adaptive is not moved either.
   const std::optional<bool> adaptive = exists(path_of("daskautoscalers", ns, cluster));
@@ -385,7 +486,6 @@ void Mover::begin(const packing::ScenarioMove& planned, const autoscaler::Autosc
   // A group still growing or shrinking is left alone.
   const auto workers = scheduler_.group_workers(ns, group, planned.node);
   if (workers.all != seen->replicas) return;
-  const auto k = static_cast<int64_t>(planned.pods.size());
   move.state =
       MoveState{group,      planned.node,     seen->replicas, seen->replicas + k, MovePhase::Making,
                 unix_now(), options_.identity};
@@ -397,8 +497,6 @@ void Mover::begin(const packing::ScenarioMove& planned, const autoscaler::Autosc
   moves_[move.key()] = move;
   close_nodes();
   metrics_.move_started();
-  std::string targets;
-  for (const auto& [pod, to] : planned.pods) targets += (targets.empty() ? "" : ", ") + to;
   log_info("move: " + move.key() + " off " + planned.node + ": " + ns + "/" + group + " raised " +
            std::to_string(move.state.from) + " -> " + std::to_string(move.state.to) +
            ", replacements planned on " + targets);

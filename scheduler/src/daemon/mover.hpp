@@ -7,7 +7,11 @@
 // preload has drained it. Every write is conditional on the object's
 // resourceVersion: a size the user set meanwhile is never overwritten. A
 // leader that takes over undoes what the last one began (the state is on the
-// DaskCluster). Off unless `tightpack schedule --move-dask-workers`.
+// DaskCluster). A dask-gateway cluster's count lives in its Dask scheduler:
+// there the cluster's preload raises and lowers it as the mover's answers
+// say (`replace` on /dask/v1/nodes, move_board.hpp), and a move lives only
+// in this leader and that preload, which lowers the count again when no
+// leader names the node. Off unless `tightpack schedule --move-dask-workers`.
 #pragma once
 
 #include <atomic>
@@ -60,6 +64,8 @@ class Mover {
   struct Move {
     std::string ns, cluster;
     MoveState state;
+    bool gateway = false;       // a dask-gateway cluster: its preload makes and breaks
+    bool acknowledged = false;  // (gateway) its preload said it raised the count
     std::string key() const { return ns + "/" + cluster; }
   };
 
@@ -68,6 +74,7 @@ class Mover {
   void plan();
   void begin(const packing::ScenarioMove& planned, const autoscaler::AutoscaleScenario& s);
   void advance(Move& move, bool room_wanted);
+  void advance_gateway(Move& move, bool room_wanted);
   // Ends a move: its annotation removed, the node opened, the metric counted.
   // By value: `move` may be the entry of moves_ it erases.
   void end(Move move, bool done, const std::string& why);

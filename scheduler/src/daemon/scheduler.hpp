@@ -85,10 +85,10 @@ class Scheduler {
   // /dask/v1/nodes's answer: per node with a worker of the Dask cluster
   // `name` in `ns`, its workers and whether anything else keeps it
   // (tightpack/dask_nodes.hpp), for tightpack-dask's preload.
-  // `drained`: the nodes its preload has drained for a move (move_board.hpp);
-  // nodes a move is emptying are answered `"emptying": true`.
-  std::string dask_nodes(const std::string& ns, const std::string& name,
-                         std::set<std::string> drained = {});
+  // `report`: what its preload said of moves (move_board.hpp); nodes a move
+  // is emptying are answered `"emptying": true`, and a dask-gateway move's
+  // node `"replace": k`.
+  std::string dask_nodes(const std::string& ns, const std::string& name, PreloadReport report = {});
 
   // For the mover (mover.hpp).
   MoveBoard& move_board() { return board_; }
@@ -101,13 +101,14 @@ class Scheduler {
   std::optional<autoscaler::AutoscaleScenario> autoscale_scenario();
   // Pods of ours that no node takes now.
   size_t unschedulable_pods();
-  // A Dask operator worker group's workers (not terminating) in `ns`: those
-  // running (phase Running) on nodes other than `node`, and those on it.
+  // The workers (not terminating) in `ns` of a Dask operator worker group,
+  // or with `gateway` of the dask-gateway cluster `name`: those running
+  // (phase Running) on nodes other than `node`, and those on it.
   struct GroupWorkers {
     int64_t running_elsewhere = 0, on_node = 0, all = 0;
   };
-  GroupWorkers group_workers(const std::string& ns, const std::string& worker_group,
-                             const std::string& node);
+  GroupWorkers group_workers(const std::string& ns, const std::string& name,
+                             const std::string& node, bool gateway = false);
   static constexpr std::chrono::milliseconds kSnapshotInterval{3000};
 
  private:

@@ -22,7 +22,7 @@ std::string Scheduler::home(const std::string& user, const std::string& hub_name
 }
 
 std::string Scheduler::dask_nodes(const std::string& ns, const std::string& name,
-                                  std::set<std::string> drained) {
+                                  PreloadReport report) {
   std::vector<pools::DaskNodeHint> hints;
   {
     auto lock = lock_for_update();
@@ -44,12 +44,14 @@ std::string Scheduler::dask_nodes(const std::string& ns, const std::string& name
   }
   // A cluster without workers has nothing to move or drain.
   const std::string cluster = ns + "/" + name;
-  if (!hints.empty()) board_.asked(cluster, std::move(drained), MoveBoard::Clock::now());
+  if (!hints.empty()) board_.asked(cluster, std::move(report), MoveBoard::Clock::now());
   const std::set<std::string> emptying = board_.emptying(cluster);
+  const auto replacing = board_.replacing(cluster);
   json::array out;
   for (const pools::DaskNodeHint& h : hints) {
     json::object node{{"name", h.node}, {"workers", h.workers}, {"kept", h.kept}};
     if (emptying.contains(h.node)) node["emptying"] = true;
+    if (replacing && replacing->first == h.node) node["replace"] = replacing->second;
     out.push_back(std::move(node));
   }
   return json::serialize(json::object{{"nodes", std::move(out)}});
