@@ -124,6 +124,7 @@ def lint_and_template(helm: str, out: Path) -> dict:
     dask_rules = {(res, tuple(r2["verbs"])) for r2 in rules if "kubernetes.dask.org" in r2["apiGroups"]
                   for res in r2["resources"]}
     check(r.returncode == 0 and "--move-dask-workers" in args and "--move-interval=30s" in args
+          and "--move-rest=10m" in args
           and dask_rules == {("daskworkergroups", ("get", "patch")), ("daskclusters", ("get", "list", "patch")),
                              ("daskautoscalers", ("get",))},
           f"moves.enabled=true renders the flags and the rights on Dask operator objects ({args}, {dask_rules})")

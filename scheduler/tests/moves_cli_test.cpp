@@ -172,6 +172,9 @@ TEST(MovesCli, ScheduleChecksTheMoveOptionsBeforeStarting) {
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("--move-drain-timeout \"soon\" is not a duration"), std::string::npos)
       << r.err;
+  r = run_cli({"schedule", "--config", config, "--move-rest", "1m"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--move-rest needs --move-dask-workers"), std::string::npos) << r.err;
   r = run_cli({"schedule", "--config", config, "--pools", pools, "--move-dask-workers",
                "--move-interval", "500ms"});
   EXPECT_EQ(r.code, 2);

@@ -55,12 +55,14 @@ until SIGTERM (docs/scheduler.md).
                          /healthz, /readyz and /livez alone, on a port of their own, so
                          that no load on --listen delays the kubelet's probes (default: none)
   --move-dask-workers    move, don't evict: the leader empties nodes by moving the
-                         workers of Dask operator clusters labelled tightpack.io/move=true
-                         (make before break, through the operator and tightpack-dask;
-                         docs/packing.md); needs --pools
+                         workers of Dask operator and dask-gateway clusters labelled
+                         tightpack.io/move=true (make before break, through the operator
+                         or the cluster's count, and tightpack-dask; docs/packing.md);
+                         needs --pools
   --move-interval D      between two plans of moves (Go duration, default 1m)
   --move-make-timeout D  for a move's replacements to run (default 5m)
   --move-drain-timeout D for the cluster's tightpack-dask to drain the workers (default 12m)
+  --move-rest D          a Dask cluster's rest after one of its moves ends (default 10m)
   --identity NAME        leader-election identity (default: host name and a random suffix)
   --bind-workers N       concurrent binding calls, 1 to 256 (default 16)
 
@@ -115,7 +117,7 @@ bool read_published(const std::string& file, std::istream& in, daemon::Published
 bool read_moves(Args& a, bool has_pools, std::optional<daemon::MoverOptions>& into,
                 std::ostream& err) {
   const std::vector<const char*> durations{"--move-interval", "--move-make-timeout",
-                                           "--move-drain-timeout"};
+                                           "--move-drain-timeout", "--move-rest"};
   if (!has_flag(a, "--move-dask-workers")) {
     for (const char* flag : durations) {
       if (a.options.count(flag)) {
@@ -144,8 +146,10 @@ bool read_moves(Args& a, bool has_pools, std::optional<daemon::MoverOptions>& in
       mover.interval = *d;
     } else if (std::string_view(flag) == "--move-make-timeout") {
       mover.timeouts.make = seconds;
-    } else {
+    } else if (std::string_view(flag) == "--move-drain-timeout") {
       mover.timeouts.drain = seconds;
+    } else {
+      mover.cooldown = seconds;
     }
   }
   into = mover;
@@ -162,7 +166,7 @@ int schedule(const std::vector<std::string>& argv, std::istream& in, std::ostrea
                   {"--config", "--kubeconfig", "--pools", "--publish", "--listen", "--probe-listen",
                    "--identity", "--bind-workers", "--tls-cert-file", "--tls-private-key-file",
                    "--snapshot-token-file", "--hub-api-url", "--hub-namespace", "--move-interval",
-                   "--move-make-timeout", "--move-drain-timeout"},
+                   "--move-make-timeout", "--move-drain-timeout", "--move-rest"},
                   {"--help", "--move-dask-workers"}, a, error) ||
       !a.positional.empty()) {
     err << "tightpack schedule: "
