@@ -23,6 +23,7 @@ from __future__ import annotations
 import copy
 import json
 import subprocess
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +31,7 @@ from pathlib import Path
 from autoscaler import BOOT_SECONDS, GROUP_LABEL, install_provider_config, registering_status
 from harness import TIGHTPACK, Api, Metrics, Watch, http_get, node_of
 from kwok import FAKE
+from moves import GATEWAY_CLUSTER, gateway_labels, is_dask_worker
 from scenarios import parse_duration
 
 REPLICA = "tightpack.io/replica"  # the label naming a replica: its Deployment or bare pod
@@ -153,7 +155,7 @@ class ForecastCheck:
 
 class LiveReplay:
     def __init__(self, api: Api, namespace: str, scenario: dict, timing: Timing, scheduler_name: str,
-                 snapshot=None, workdir: Path | None = None, config: Path | None = None):
+                 snapshot=None, workdir: Path | None = None, config: Path | None = None, moves: bool = False):
         rules = {scenario.get("retire", "newest")} | {e["retire"] for e in scenario["events"] if "retire" in e}
         if rules != {"newest"}:
             # Only the newest rule is the replay's own to apply: the others are a Dask
@@ -170,6 +172,12 @@ class LiveReplay:
         self.t0 = 0.0
         self._asked_at = None
         self.forecasts: list = []
+        # moves.py: Dask workers labelled as dask-gateway's, opted in to moves, their count
+        # changed by the Dask side (`dask_sides`, set by the run) as well as by the events.
+        self.moves = moves
+        self.dask_sides = None
+        self.counts: dict = {}  # group -> the worker count its user (or a move) set
+        self.lock = threading.RLock()
 
     # ------------------------------------------------------------------ setup
     def install(self, autoscaler_namespace: str):
@@ -197,6 +205,8 @@ class LiveReplay:
         name = f"{group}-{index}"
         meta = template.get("metadata", {})
         labels = {**meta.get("labels", {}), REPLICA: name}
+        if self.moves and is_dask_worker(template):
+            labels = gateway_labels(labels, group)
         spec = _image(copy.deepcopy(template["spec"]))
         spec["schedulerName"] = self.scheduler_name
         spec.setdefault("terminationGracePeriodSeconds", 30)
@@ -222,25 +232,71 @@ class LiveReplay:
 
     def _delete(self, group: str, keep: int):
         alive = [r for r in self.replicas.get(group, []) if r.deleted is None]
-        for r in reversed(alive[keep:]):  # the newest first, as pack-report's adapt()
+        self._delete_replicas(list(reversed(alive[keep:])))  # the newest first, as pack-report's adapt()
+
+    def _delete_replicas(self, replicas: list):
+        for r in replicas:
             path = (f"/apis/apps/v1/namespaces/{self.ns}/deployments/{r.name}" if r.deployment
                     else f"/api/v1/namespaces/{self.ns}/pods/{r.name}")
             self.api.delete(path, params={"propagationPolicy": "Background"})
             r.deleted = time.monotonic()
 
     def _apply(self, event: dict):
-        if "start" in event:
-            self.templates[event["start"]] = event["pod"]
-            self._create(event["start"], event["pod"], int(event.get("replicas", 1)))
-        elif "scale" in event:
-            group, n = event["scale"], int(event["replicas"])
-            alive = sum(1 for r in self.replicas.get(group, []) if r.deleted is None)
-            if n < alive:
-                self._delete(group, n)
-            elif n > alive:
-                self._create(group, self.templates[group], n)
-        elif "stop" in event:
-            self._delete(event["stop"], 0)
+        with self.lock:
+            if "start" in event:
+                self.templates[event["start"]] = event["pod"]
+                self.counts[event["start"]] = int(event.get("replicas", 1))
+                self._create(event["start"], event["pod"], int(event.get("replicas", 1)))
+            elif "scale" in event:
+                group, n = event["scale"], int(event["replicas"])
+                self.counts[group] = n
+                alive = sum(1 for r in self.replicas.get(group, []) if r.deleted is None)
+                if n < alive:
+                    self._delete(group, n)
+                elif n > alive:
+                    self._create(group, self.templates[group], n)
+            elif "stop" in event:
+                self.counts[event["stop"]] = 0
+                self._delete(event["stop"], 0)
+
+    # ------------------------------------------------------------------ a Dask cluster's side (moves.py)
+    def dask_groups(self) -> list:
+        with self.lock:
+            return [g for g, t in self.templates.items() if is_dask_worker(t) and self.alive(g)]
+
+    def alive(self, group: str) -> int:
+        return sum(1 for r in self.replicas.get(group, []) if r.deleted is None)
+
+    def _pods_of(self, group: str) -> list:
+        pods = self.api.list(f"/api/v1/namespaces/{self.ns}/pods", labelSelector=f"{GATEWAY_CLUSTER}={group}")
+        return [p for p in pods if not p["metadata"].get("deletionTimestamp")]
+
+    def nodes_of(self, group: str) -> set:
+        return {node_of(p) for p in self._pods_of(group) if node_of(p)}
+
+    def reached_count(self, group: str) -> bool:
+        """Every worker the count asks for runs (the preload's `len(active_workers) == count`)."""
+        alive = {r.name for r in self.replicas.get(group, []) if r.deleted is None}
+        running = {p["metadata"]["labels"].get(REPLICA) for p in self._pods_of(group)
+                   if node_of(p) and (p.get("status") or {}).get("phase") == "Running"}
+        return self.counts.get(group) == len(alive) and alive <= running
+
+    def raise_count(self, group: str, by: int):
+        self.counts[group] = self.counts.get(group, 0) + by
+        self._create(group, self.templates[group], self.counts[group])
+
+    def retire(self, group: str, by: int, on_node: str | None) -> int:
+        """The count lowered by `by`: the workers on `on_node` retired first, then the newest.
+        Returns how many of them were on `on_node`."""
+        self.counts[group] = self.counts.get(group, 0) - by
+        alive = [r for r in self.replicas.get(group, []) if r.deleted is None]
+        there = set()
+        if on_node:
+            there = {p["metadata"]["labels"].get(REPLICA) for p in self._pods_of(group) if node_of(p) == on_node}
+        first = [r for r in alive if r.name in there][:by]
+        rest = [r for r in reversed(alive) if r not in first][:by - len(first)]
+        self._delete_replicas(first + rest)
+        return len(first)
 
     # ------------------------------------------------------------------ the run
     def run(self, nodes: Watch, pods: Watch, tail: float) -> None:
@@ -249,6 +305,8 @@ class LiveReplay:
         self.templates: dict = {}
         events = sorted(self.scenario["events"], key=lambda e: parse_duration(e["at"]))
         self.t0 = time.monotonic()
+        if self.dask_sides is not None:
+            self.dask_sides.start()
         for k, event in enumerate(events):
             at = parse_duration(event["at"])
             wait = self.t0 + self.timing.live(at) - time.monotonic()
@@ -273,6 +331,8 @@ class LiveReplay:
                 draining(nodes) and time.monotonic() < deadline + 120)):
             time.sleep(0.2)
         self.end = time.monotonic()
+        if self.dask_sides is not None:
+            self.dask_sides.stop()
         self._close_forecast(nodes)
 
     def _close_forecast(self, nodes: Watch):

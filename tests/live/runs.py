@@ -3,7 +3,7 @@ under each scheduler on the same live cluster, one after another, and the same s
 through `tightpack pack-report`, the model, beside it.
 
     build/venv/bin/python tests/live/runs.py [--scenario seed|day] [--day-seed N] [--users N]
-        [--scheduler tightpack|z2jh|default|all] [--factor F] [--out DIR]
+        [--scheduler tightpack|z2jh|default|all] [--factor F] [--moves] [--out DIR]
 
 For each scheduler: a fresh namespace and no nodes but the scenario's; kwok; the real
 cluster-autoscaler with pack-report's timings condensed by F; the scheduler, its queue's
@@ -12,7 +12,11 @@ condensed clock); and a tightpack daemon for the sidebar's /snapshot (the schedu
 when it is tightpack; otherwise an observer no pod names). Before each `start` that finds the
 cluster settled, the sidebar's question (`tightpack predict --pools`, the profile of the
 scheduler under test) is asked on /snapshot and held against what cluster-autoscaler and the
-scheduler then did. Writes DIR/results.json and prints the table bench/RESULTS.md holds."""
+scheduler then did. Writes DIR/results.json and prints the table bench/RESULTS.md holds.
+
+With --moves (a day: its protected workers), tightpack runs with --move-dask-workers and the
+model with `consolidate: move`; each Dask cluster's side is played by moves.py, and every node
+a move emptied is held against what cluster-autoscaler then did."""
 
 from __future__ import annotations
 
@@ -32,15 +36,29 @@ from autoscaler import ClusterAutoscaler  # noqa: E402
 from harness import FLAVOURS, TIGHTPACK, Cluster, KubeScheduler, TightpackScheduler, Watch, wait_for  # noqa: E402
 from kwok import Kwok  # noqa: E402
 from live_cluster import start_control_plane  # noqa: E402
+from moves import DaskSides  # noqa: E402
 from replay import LiveReplay, Timing, autoscaler_args, ca_metrics, figures  # noqa: E402
+from test_dask_nodes import allow_listing_pods  # noqa: E402
+from test_secure_port import service_account_token  # noqa: E402
 
 SCHEDULERS = {"default": "kube-default", "z2jh": "kube-z2jh", "tightpack": "tightpack"}
 PROFILE_OF = {"default": "default", "z2jh": "most-allocated", "tightpack": "tightpack"}  # pack-report's
 BACKOFF = {"podInitialBackoffSeconds": 1, "podMaxBackoffSeconds": 1}
 
 
-def run_one(cp, scenario: dict, which: str, timing: Timing, workdir: Path) -> dict:
+def move_args(scenario: dict, timing: Timing, workdir: Path) -> list:
+    """tightpack's moves on the condensed clock: the model's minute between plans, the daemon's
+    timeouts and a cluster's rest in model time."""
+    pools = workdir / "pools.json"
+    pools.write_text(json.dumps(scenario["pools"]))
+    return ["--pools", str(pools), "--move-dask-workers", f"--move-interval={timing.flag(60)}",
+            f"--move-make-timeout={timing.flag(300)}", f"--move-drain-timeout={timing.flag(720)}",
+            f"--move-rest={timing.flag(600)}"]
+
+
+def run_one(cp, scenario: dict, which: str, timing: Timing, workdir: Path, moves: bool = False) -> dict:
     flavour = FLAVOURS[SCHEDULERS[which]]
+    moves = moves and flavour["kind"] == "tightpack"
     cluster = Cluster(cp, f"live-{which}")
     cluster.setup()
     api, ns = cluster.api, cluster.ns
@@ -55,14 +73,21 @@ def run_one(cp, scenario: dict, which: str, timing: Timing, workdir: Path) -> di
         replay_dir.mkdir(parents=True, exist_ok=True)
         if flavour["kind"] == "tightpack":
             sched = start(TightpackScheduler(cp, replay_dir, config=flavour["config"], qps=500, burst=1000,
-                                             config_extra=BACKOFF))
+                                             config_extra=BACKOFF,
+                                             extra_args=move_args(scenario, timing, replay_dir) if moves else ()))
             observer = sched
         else:
             start(KubeScheduler(cp, replay_dir, config=flavour["config"], scheduler_name=flavour["scheduler_name"],
                                 qps=500, burst=1000, config_extra=BACKOFF))
             observer = start(TightpackScheduler(cp, replay_dir, qps=100, burst=200))
         replay = LiveReplay(api, ns, scenario, timing, flavour["scheduler_name"], snapshot=observer.snapshot,
-                            workdir=replay_dir, config=flavour["config"])
+                            workdir=replay_dir, config=flavour["config"], moves=moves)
+        if moves:
+            token = service_account_token(api, ns, "dask-side")
+            allow_listing_pods(api, ns, "dask-side")
+            # a question every 15 model seconds, as the preload's, but at most 4 a live second
+            replay.dask_sides = DaskSides(replay, lambda path, t: sched.get(path, token=t), token,
+                                          interval=max(0.25, timing.live(15)))
         replay.install(ns)
         start(Kwok(cp, replay_dir))
         ca = start(ClusterAutoscaler(cp, replay_dir, ns, extra_args=autoscaler_args(
@@ -78,6 +103,15 @@ def run_one(cp, scenario: dict, which: str, timing: Timing, workdir: Path) -> di
         result["liveSeconds"] = round(time.monotonic() - began, 1)
         result["predictions"] = [vars(w) | {"agrees": w.agrees} for w in replay.predictions]
         result["forecasts"] = [vars(f) | {"agrees": f.agrees} for f in replay.forecasts]
+        if moves:
+            m = sched.metrics()
+            sides = replay.dask_sides
+            result["moves"] = {
+                "started": int(m.value("tightpack_moves_started_total") or 0),
+                "done": int(m.value("tightpack_moves_ended_total", result="done") or 0),
+                "abandoned": int(m.value("tightpack_moves_ended_total", result="abandoned") or 0),
+                "raises": sides.raises, "loweredBack": sides.lowered_back, "refusals": sides.refusals,
+                "daskSideErrors": sides.errors, **sides.judge(nodes, pods)}
         for proc in started:
             if not proc.alive():
                 raise RuntimeError(f"{proc.label} exited during the run:{proc.describe(40)}")
@@ -135,12 +169,19 @@ def main(argv=None) -> int:
     ap.add_argument("--users", type=int, default=0, help="users (default: the seed's 100, a day's 60)")
     ap.add_argument("--scheduler", choices=("default", "z2jh", "tightpack", "all"), default="all")
     ap.add_argument("--factor", type=float, default=60.0, help="model seconds per live second (default 60)")
+    ap.add_argument("--moves", action="store_true",
+                    help="a day with protected workers, tightpack moving them (and the model, consolidate: move)")
     ap.add_argument("--out", type=Path, default=HERE.parents[1] / "build" / "live-runs")
     args = ap.parse_args(argv)
 
+    if args.moves and args.scenario != "day":
+        ap.error("--moves replays a day")
     scenario = (scenarios.seed(args.users or scenarios.USERS) if args.scenario == "seed"
-                else scenarios.day(args.day_seed, args.users or 60))
-    out = args.out / (args.scenario if args.scenario == "seed" else f"day-{args.day_seed}")
+                else scenarios.day(args.day_seed, args.users or 60, protect=args.moves))
+    if args.moves:
+        scenario["consolidate"] = "move"
+    out = args.out / (args.scenario if args.scenario == "seed" else
+                      f"day-{args.day_seed}" + ("-moves" if args.moves else ""))
     if args.users:
         out = out.with_name(f"{out.name}-{args.users}-users")
     out.mkdir(parents=True, exist_ok=True)
@@ -151,7 +192,7 @@ def main(argv=None) -> int:
     with start_control_plane(out / "cluster") as cp:
         for w in which:
             t = time.monotonic()
-            results[w] = run_one(cp, scenario, w, timing, out / "runs")
+            results[w] = run_one(cp, scenario, w, timing, out / "runs", moves=args.moves)
             print(f"== {w}: {time.monotonic() - t:.0f} s live, {results[w]['nodeHours']} node-h", flush=True)
             doc = {"scenario": args.scenario, "daySeed": args.day_seed, "users": args.users,
                    "factor": args.factor, "results": results, "model": model}

@@ -29,13 +29,15 @@ USERS, WORKERS, KEEP = 100, 10, 8
 WAVE_EVERY, LEAVE_AFTER = 360, 300  # seconds: a wave's scale-up (a loop, a 3-min boot) is done before anyone leaves
 
 
-def day(seed: int = 1, users: int = 60) -> dict:
-    """bench/daskhub_day.cpp's day for `seed`: the one `tightpack_daskhub_day --seed` prints."""
+def day(seed: int = 1, users: int = 60, protect: bool = False) -> dict:
+    """bench/daskhub_day.cpp's day for `seed`: the one `tightpack_daskhub_day --seed` prints
+    (with `protect`, its --protect-workers: workers annotated safe-to-evict "false")."""
     if not DAY_BENCH.exists():
         raise FileNotFoundError(f"{DAY_BENCH} is not built: cmake --build --preset release --target tightpack_daskhub_day")
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "day.json"
-        subprocess.run([str(DAY_BENCH), "--seed", str(seed), "--users", str(users), "--scenario", str(out)],
+        subprocess.run([str(DAY_BENCH), "--seed", str(seed), "--users", str(users), "--scenario", str(out),
+                        *(["--protect-workers"] if protect else [])],
                        check=True, capture_output=True, timeout=120)
         doc = json.loads(out.read_text())
     for pool in doc["pools"]["pools"]:
@@ -87,6 +89,26 @@ def seed(users: int = USERS) -> dict:
         events.append({"at": f"{t}s", "start": user, "replicas": WORKERS, "pod": worker_template(user)})
         t += WAVE_EVERY
     return {"cluster": base["cluster"], "pools": base["pools"], "events": events, "end": f"{t + 3600}s"}
+
+
+def move_case() -> dict:
+    """Two users' protected workers on the day's pools, so that one move empties a node: alice's
+    4 workers fill half a dask-workers node, bob's 6 then fill the rest of it and half another;
+    alice leaves; bob's workers on two half-empty nodes keep both (protected, unreplicated to
+    cluster-autoscaler's drain) until one move puts them on one. bob leaves at 60 minutes."""
+    base = day(protect=True)
+
+    def protected(user: str) -> dict:
+        t = worker_template(user)
+        t["metadata"]["annotations"] = {"cluster-autoscaler.kubernetes.io/safe-to-evict": "false"}
+        return t
+
+    events = [{"at": "0s", "start": "alice", "replicas": 4, "pod": protected("alice")},
+              {"at": "600s", "start": "bob", "replicas": 6, "pod": protected("bob")},
+              {"at": "1200s", "stop": "alice"},
+              {"at": "3600s", "stop": "bob"}]
+    return {"cluster": base["cluster"], "pools": base["pools"], "events": events, "end": "5400s",
+            "consolidate": "move"}
 
 
 def parse_duration(text: str) -> float:
