@@ -163,6 +163,21 @@ async def test_the_count_the_user_sets_mid_move_stands(c, s: Scheduler, *workers
 
 
 @gen_cluster(client=True, nthreads=FOUR)
+async def test_adapt_turned_on_mid_move_is_left_on(c, s: Scheduler, *workers):
+    hints, plugin, layout, service, gateway = await gateway_cluster(s, workers)
+    try:
+        hints.replace = {"node-b": 2}
+        await plugin.check_moves()
+        await service.adapt(minimum=6, maximum=6)  # its target is the raised count itself
+        hints.replace = {}
+        await plugin.check_moves()
+        assert service.adapt_task is not None, "lowering the raise turned the user's adapt() off"
+        assert hints.raised == set() and hints.adaptive
+    finally:
+        service.stop()
+
+
+@gen_cluster(client=True, nthreads=FOUR)
 async def test_no_raise_while_the_cluster_adapts_or_is_scaling(c, s: Scheduler, *workers):
     hints, plugin, layout, service, gateway = await gateway_cluster(s, workers)
     try:

@@ -61,9 +61,11 @@ class GatewayMoves:
         self.refused &= set(wanted)
         held = self.held
         if held is not None:
-            if service.count != held.count:
-                logger.info("tightpack: the worker count was set to %d while %d replaced %s's workers; "
-                            "it stands", service.count, held.count, held.node)
+            if service.count != held.count or service.adapt_task is not None:
+                # scale() again would also turn the user's adapt() off
+                logger.info("tightpack: the worker count was set to %d%s while %d replaced %s's workers; "
+                            "it stands", service.count, " (adaptive)" if service.adapt_task else "",
+                            held.count, held.node)
                 self.held = None
                 self.refused.add(held.node)
             elif held.node not in wanted:
