@@ -21,6 +21,7 @@ from tightpack_dask.kubernetes import (
     PROTECTED,
     SCHEDULER_PRELOAD_ENV,
     allow_moves,
+    gateway_allow_moves,
     operator_env,
 )
 
@@ -89,6 +90,38 @@ def test_allow_moves_reaches_every_worker_pod_through_the_operator():
     unprotected = allow_moves(make_cluster_spec(name="bob", image="ghcr.io/dask/dask:2026.8.0", env={}), protect=False)
     assert "metadata" not in unprotected["spec"]["worker"] or not unprotected["spec"]["worker"]["metadata"].get(
         "annotations")
+
+
+def test_a_gateway_cluster_option_opts_its_workers_in_to_moves():
+    """The gateway's own Options (as a DaskHub's values declare cluster options), its Kubernetes
+    cluster configuration and controller: a user who ticks the option gets the label on every
+    worker pod, not on the scheduler's; one who does not, none."""
+    from dask_gateway_server.backends.kubernetes.backend import KubeClusterConfig
+    from dask_gateway_server.backends.kubernetes.controller import KubeController
+    from dask_gateway_server.models import User
+    from dask_gateway_server.options import Bool, Integer, Options
+    from dask_gateway_server.utils import FrozenAttrDict
+    from traitlets.config import Config
+
+    def options_handler(options):  # as the README shows it
+        return gateway_allow_moves({"worker_cores": options.worker_cores}, options.allow_moves)
+
+    options = Options(Integer("worker_cores", 1, min=1, max=16, label="Worker Cores"),
+                      Bool("allow_moves", default=False, label="Let tightpack move my workers"),
+                      handler=options_handler)
+    c = Config()
+    c.KubeClusterConfig.namespace = "jhub"
+    c.KubeBackend.gateway_instance = c.KubeController.gateway_instance = "dask-gateway"
+    controller = KubeController(config=c)
+    alice = User(name="alice", groups=[], admin=False)
+    for allow in (True, False):
+        overrides = options.get_configuration(options.parse_options({"allow_moves": allow}), alice)
+        config = FrozenAttrDict(KubeClusterConfig(config=c, **overrides).to_dict())
+        worker = controller.make_pod("jhub", "abc", config, is_worker=True)
+        scheduler = controller.make_pod("jhub", "abc", config)
+        assert (worker["metadata"]["labels"].get(MOVE_LABEL) == "true") == allow
+        assert MOVE_LABEL not in scheduler["metadata"]["labels"]
+        assert "annotations" not in worker["metadata"] or PROTECTED.keys().isdisjoint(worker["metadata"]["annotations"])
 
 
 def test_the_operators_scheduler_command_installs_it(tmp_path):

@@ -20,6 +20,11 @@ To let tightpack's scheduler move the cluster's workers instead of cluster-autos
 them (make before break, drain.py)::
 
     spec = allow_moves(make_cluster_spec(name="alice", image="...", env=operator_env()))
+
+and on dask-gateway, a cluster option in the gateway's options handler (gateway.py)::
+
+    def options_handler(options):
+        return gateway_allow_moves({"worker_cores": options.worker_cores}, options.allow_moves)
 """
 
 from __future__ import annotations
@@ -74,3 +79,15 @@ def allow_moves(spec: dict, protect: bool = True) -> dict:
         worker = spec["spec"]["worker"]
         worker.setdefault("metadata", {}).setdefault("annotations", {}).update(PROTECTED)
     return spec
+
+
+def gateway_allow_moves(overrides: dict, allow: bool = True) -> dict:
+    """A dask-gateway options handler's cluster configuration with its workers opted in to moves
+    when `allow`: labelled MOVE_LABEL=true through KubeClusterConfig.worker_extra_pod_labels.
+    No safe-to-evict annotation: gateway workers have no controller owner, so cluster-autoscaler
+    never evicts them. Changes and returns `overrides`."""
+    if allow:
+        labels = dict(overrides.get("worker_extra_pod_labels") or {})
+        labels[MOVE_LABEL] = "true"
+        overrides["worker_extra_pod_labels"] = labels
+    return overrides
