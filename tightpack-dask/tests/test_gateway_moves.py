@@ -220,3 +220,57 @@ def test_replace_is_read_and_the_question_says_what_was_done():
     asked = parse_qs(urlparse(hints.question()).query)
     assert asked == {"namespace": ["jhub"], "cluster": ["abc"], "raised": ["n1"], "refused": ["n2,n3"],
                      "adaptive": ["true"]}
+
+
+def test_a_move_with_nannies_keeps_the_data_of_the_workers_it_retires():
+    """The same move with worker processes (Nannies, each with its node in K8S_NODE_NAME, learnt
+    over `run`): the old workers' processes end, their data lives on, computed once."""
+    asyncio.run(move_with_nannies())
+
+
+async def move_with_nannies():
+    from distributed import Client, Nanny
+    from test_nodes import wait_for_nodes
+
+    async with Scheduler(host="127.0.0.1", dashboard_address=":0") as s:
+        hints = StandIn()
+        plugin = install(s, hints=hints)
+
+        def nanny(node: str, name: str) -> Nanny:
+            return Nanny(s.address, nthreads=1, env={"K8S_NODE_NAME": node}, name=name)
+
+        nannies = [nanny(node, f"w{i}") for i, node in enumerate(["node-a", "node-a", "node-b", "node-b"])]
+        await asyncio.gather(*nannies)
+        new: list = []
+        gateway = Gateway()
+        service = GatewaySchedulerService(s, gateway=gateway, heartbeat_period=1)
+        try:
+            nodes = await wait_for_nodes(plugin, s, 4)
+            for address in list(s.workers):
+                service.worker_added(address)
+            service.count = 4
+            service.listen(("127.0.0.1", 0))
+            s.services["gateway"] = service
+            on_b = sorted(a for a, n in nodes.items() if n == "node-b")
+            async with Client(s.address, asynchronous=True) as c:
+                held = [c.submit(block, i, key=f"held-{i}", workers=[on_b[i % 2]]) for i in range(4)]
+                await wait(held)
+                hints.replace = {"node-b": 2}
+                await plugin.check_moves()
+                assert service.count == 6
+                new = [nanny("node-a", f"w{4 + i}") for i in range(2)]
+                await asyncio.gather(*new)
+                await wait_for_nodes(plugin, s, 6)
+                hints.emptying = {"node-b"}
+                await plugin.check_moves()
+                assert hints.drained == {"node-b"}
+                hints.replace = {}
+                await plugin.check_moves()
+                await until(lambda: not set(on_b) & set(s.workers), "node-b's workers retired", timeout=30)
+                assert {plugin.node_of(ws) for ws in s.workers.values()} == {"node-a"}
+                assert len(s.workers) == 4
+                assert await c.gather(held) == [block(i) for i in range(4)]
+                assert all(computed(s, f.key) == 1 for f in held), [s.story(f.key) for f in held]
+        finally:
+            service.stop()
+            await asyncio.gather(*(n.close() for n in nannies + new), return_exceptions=True)
