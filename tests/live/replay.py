@@ -210,13 +210,15 @@ class LiveReplay:
         spec = _image(copy.deepcopy(template["spec"]))
         spec["schedulerName"] = self.scheduler_name
         spec.setdefault("terminationGracePeriodSeconds", 30)
+        # the template's annotations too: cluster-autoscaler reads safe-to-evict from the pod
+        pod_meta = {"labels": labels, **({"annotations": dict(meta["annotations"])} if meta.get("annotations") else {})}
         owned = any(o.get("kind") == "ReplicaSet" for o in meta.get("ownerReferences", []))
         if owned:
             return name, True, {"apiVersion": "apps/v1", "kind": "Deployment",
                                 "metadata": {"name": name, "labels": labels},
                                 "spec": {"replicas": 1, "selector": {"matchLabels": {REPLICA: name}},
-                                         "template": {"metadata": {"labels": labels}, "spec": spec}}}
-        return name, False, {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "labels": labels},
+                                         "template": {"metadata": pod_meta, "spec": spec}}}
+        return name, False, {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, **pod_meta},
                              "spec": spec}
 
     def _create(self, group: str, template: dict, count: int):

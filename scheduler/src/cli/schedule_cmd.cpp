@@ -1,5 +1,6 @@
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/json.hpp>
 #include <iostream>
 #include <random>
@@ -59,7 +60,9 @@ until SIGTERM (docs/scheduler.md).
                          tightpack.io/move=true (make before break, through the operator
                          or the cluster's count, and tightpack-dask; docs/packing.md);
                          needs --pools
-  --move-interval D      between two plans of moves (Go duration, default 1m)
+  --move-interval D      between two plans of moves (Go duration, default 1m); the
+                         moves in flight are looked at four times as often, at most
+                         every 2s
   --move-make-timeout D  for a move's replacements to run (default 5m)
   --move-drain-timeout D for the cluster's tightpack-dask to drain the workers (default 12m)
   --move-rest D          a Dask cluster's rest after one of its moves ends (default 10m)
@@ -144,6 +147,9 @@ bool read_moves(Args& a, bool has_pools, std::optional<daemon::MoverOptions>& in
     const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(*d);
     if (std::string_view(flag) == "--move-interval") {
       mover.interval = *d;
+      // A move's steps are looked at four times a plan, at most every 2 s: a
+      // replay on a condensed clock keeps the steps' pace to the plans'.
+      mover.tick = std::min(mover.tick, *d / 4);
     } else if (std::string_view(flag) == "--move-make-timeout") {
       mover.timeouts.make = seconds;
     } else if (std::string_view(flag) == "--move-drain-timeout") {
