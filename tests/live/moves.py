@@ -73,6 +73,7 @@ class DaskSides:
         self.sides: dict[str, Side] = {}
         self.breaks: list[Break] = []
         self.raises = self.lowered_back = self.refusals = self.errors = 0
+        self.longest_round = 0.0  # live seconds for one question of every cluster
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, daemon=True, name="dask-sides")
 
@@ -85,12 +86,14 @@ class DaskSides:
 
     def _loop(self):
         while not self._stop.wait(self.interval):
+            began = time.monotonic()
             for group in self.replay.dask_groups():
                 try:
                     self._tick(group)
                 except Exception as e:  # noqa: BLE001 - the API between two answers; counted
                     self.errors += 1
                     print(f"dask side of {group}: {e}", flush=True)
+            self.longest_round = max(self.longest_round, time.monotonic() - began)
 
     def _tick(self, group: str):
         replay = self.replay
@@ -141,7 +144,7 @@ class DaskSides:
                     replay.raise_count(group, by)
                     self.raises += 1
                     break
-            side.drained = emptying & replay.nodes_of(group)
+            side.drained = emptying & replay.nodes_of(group) if emptying else set()
 
     def judge(self, nodes_watch, pods_watch) -> dict:
         """Each node a move emptied: removed by cluster-autoscaler afterwards, or taken again

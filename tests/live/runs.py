@@ -111,7 +111,8 @@ def run_one(cp, scenario: dict, which: str, timing: Timing, workdir: Path, moves
                 "done": int(m.value("tightpack_moves_ended_total", result="done") or 0),
                 "abandoned": int(m.value("tightpack_moves_ended_total", result="abandoned") or 0),
                 "raises": sides.raises, "loweredBack": sides.lowered_back, "refusals": sides.refusals,
-                "daskSideErrors": sides.errors, **sides.judge(nodes, pods)}
+                "daskSideErrors": sides.errors, "daskSideLongestRound": round(sides.longest_round, 2),
+                **sides.judge(nodes, pods)}
         for proc in started:
             if not proc.alive():
                 raise RuntimeError(f"{proc.label} exited during the run:{proc.describe(40)}")
