@@ -26,18 +26,8 @@ import pytest
 from dask_operator import CLIENTS_PYTHON
 from harness import ROOT, create_pod, node_of, pod_manifest, wait_for
 from test_dask_nodes import allow_listing_pods
+from test_moves import POOL, POOLS
 from test_secure_port import service_account_token
-
-POOL = "cloud.google.com/gke-nodepool"
-POOLS = """apiVersion: tightpack.io/v1alpha1
-kind: NodePools
-pools:
-  - name: core
-    minSize: 1
-  - name: workers
-    minSize: 0
-    maxSize: 10
-"""
 
 # dask-gateway-server's own pods for alice's cluster (1 core, 1 GiB workers), with the worker
 # settings an administrator gives the gateway (gateway.backend.worker.extraPodConfig and
