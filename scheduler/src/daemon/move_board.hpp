@@ -73,6 +73,12 @@ class MoveBoard {
     auto it = asked_.find(cluster);
     return it == asked_.end() ? PreloadReport{} : it->second.report;
   }
+  // Whether its last question said it adapts (dask-gateway).
+  bool adaptive(const std::string& cluster) const {
+    std::lock_guard lock(m_);
+    auto it = asked_.find(cluster);
+    return it != asked_.end() && it->second.report.adaptive;
+  }
   // A dask-gateway move's make: `count` workers to replace on `node`; 0 ends it.
   void set_replacing(const std::string& cluster, const std::string& node, int64_t count) {
     std::lock_guard lock(m_);

@@ -136,80 +136,38 @@ void Mover::end(Move move, bool done, const std::string& why) {
 }
 
 void Mover::advance(Move& move, bool room_wanted) {
-  if (move.gateway) {
-    advance_gateway(move, room_wanted);
-    return;
-  }
-  bool gone = false;
-  auto group = get_group(move.ns, move.state.worker_group, gone);
-  if (!group && !gone) return;  // not readable now: next tick
-  const auto workers = scheduler_.group_workers(move.ns, move.state.worker_group, move.state.node);
-  MoveObserved seen;
-  if (group) seen.replicas = group->replicas;
-  seen.running_elsewhere = workers.running_elsewhere;
-  seen.on_node = workers.on_node;
-  seen.drained = scheduler_.move_board().drained(move.key(), move.state.node);
-  seen.room_wanted = room_wanted;
-  const MoveStep step = next_move_step(move.state, seen, unix_now(), options_.timeouts);
-  switch (step.action) {
-    case MoveAction::Wait:
-      return;
-    case MoveAction::Drain:
-      move.state.phase = MovePhase::Draining;
-      move.state.since = unix_now();
-      write_state(move, false);
-      scheduler_.move_board().set_emptying(move.key(), {move.state.node});
-      log_info("move: " + move.key() + ": " + step.why + "; draining its workers on " +
-               move.state.node);
-      return;
-    case MoveAction::Lower:
-      if (!set_replicas(move.ns, move.state.worker_group, *group, move.state.from)) return;
-      move.state.phase = MovePhase::Breaking;
-      move.state.since = unix_now();
-      write_state(move, false);
-      log_info("move: " + move.key() + ": " + step.why + "; " + move.state.worker_group +
-               " back to " + std::to_string(move.state.from));
-      return;
-    case MoveAction::Done:
-      end(move, true, step.why);
-      return;
-    case MoveAction::AbandonLower:
-      // The emptying node is withdrawn first: the operator's retirement then
-      // chooses among all the workers by Dask's own rules.
-      scheduler_.move_board().set_emptying(move.key(), {});
-      set_replicas(move.ns, move.state.worker_group, *group, move.state.from);
-      end(move, false, step.why);
-      return;
-    case MoveAction::Abandon:
-      end(move, false, step.why);
-      return;
-  }
-}
-
-void Mover::advance_gateway(Move& move, bool room_wanted) {
-  const auto workers =
-      scheduler_.group_workers(move.ns, move.cluster, move.state.node, /*gateway=*/true);
-  const PreloadReport report = scheduler_.move_board().report(move.key());
   const std::string& node = move.state.node;
+  const auto workers = scheduler_.group_workers(
+      move.ns, move.gateway ? move.cluster : move.state.worker_group, node, move.gateway);
   MoveObserved seen;
   seen.running_elsewhere = workers.running_elsewhere;
   seen.on_node = workers.on_node;
-  seen.drained = report.drained.contains(node);
   seen.room_wanted = room_wanted;
-  // The count is the preload's to hold: what it says stands for the size the
-  // operator path reads from the worker group.
-  seen.replicas = move.state.phase == MovePhase::Breaking ? move.state.from : move.state.to;
-  if (move.state.phase != MovePhase::Breaking) {
-    const bool raised = report.raised.contains(node);
-    if (raised) move.acknowledged = true;
-    if (move.acknowledged && !raised) {
-      end(move, false, "its worker count was set meanwhile (its user's scale or adapt)");
-      return;
+  std::optional<Group> group;  // the operator's worker group, as read now
+  if (move.gateway) {
+    const PreloadReport report = scheduler_.move_board().report(move.key());
+    seen.drained = report.drained.contains(node);
+    // The count is the preload's to hold: what it says stands for the size the
+    // operator path reads from the worker group.
+    seen.replicas = move.state.phase == MovePhase::Breaking ? move.state.from : move.state.to;
+    if (move.state.phase != MovePhase::Breaking) {
+      const bool raised = report.raised.contains(node);
+      if (raised) move.acknowledged = true;
+      if (move.acknowledged && !raised) {
+        end(move, false, "its worker count was set meanwhile (its user's scale or adapt)");
+        return;
+      }
+      if (report.refused.contains(node)) {
+        end(move, false, "its Dask scheduler made no replacements (its log says why)");
+        return;
+      }
     }
-    if (report.refused.contains(node)) {
-      end(move, false, "its Dask scheduler made no replacements (its log says why)");
-      return;
-    }
+  } else {
+    bool gone = false;
+    group = get_group(move.ns, move.state.worker_group, gone);
+    if (!group && !gone) return;  // not readable now: next tick
+    if (group) seen.replicas = group->replicas;
+    seen.drained = scheduler_.move_board().drained(move.key(), node);
   }
   const MoveStep step = next_move_step(move.state, seen, unix_now(), options_.timeouts);
   switch (step.action) {
@@ -218,25 +176,43 @@ void Mover::advance_gateway(Move& move, bool room_wanted) {
     case MoveAction::Drain:
       move.state.phase = MovePhase::Draining;
       move.state.since = unix_now();
+      if (!move.gateway) write_state(move, false);
       scheduler_.move_board().set_emptying(move.key(), {node});
       log_info("move: " + move.key() + ": " + step.why + "; draining its workers on " + node);
       return;
     case MoveAction::Lower:
-      // No longer answered `replace`: its preload lowers the count, and its
-      // heartbeat retires the drained workers first.
-      scheduler_.move_board().set_replacing(move.key(), node, 0);
+      if (move.gateway) {
+        // No longer answered `replace`: its preload lowers the count, and its
+        // heartbeat retires the drained workers first.
+        scheduler_.move_board().set_replacing(move.key(), node, 0);
+      } else if (!set_replicas(move.ns, move.state.worker_group, *group, move.state.from)) {
+        return;
+      }
       move.state.phase = MovePhase::Breaking;
       move.state.since = unix_now();
-      log_info("move: " + move.key() + ": " + step.why + "; its worker count back to " +
-               std::to_string(move.state.from) + " by its Dask scheduler");
+      if (move.gateway) {
+        log_info("move: " + move.key() + ": " + step.why + "; its worker count back to " +
+                 std::to_string(move.state.from) + " by its Dask scheduler");
+      } else {
+        write_state(move, false);
+        log_info("move: " + move.key() + ": " + step.why + "; " + move.state.worker_group +
+                 " back to " + std::to_string(move.state.from));
+      }
       return;
     case MoveAction::Done:
       end(move, true, step.why);
       return;
     case MoveAction::AbandonLower:
+      // The emptying node is withdrawn first: the cluster's retirement then
+      // chooses among all the workers by Dask's own rules. A gateway
+      // cluster's preload lowers its count once end() withdraws `replace`.
+      if (!move.gateway) {
+        scheduler_.move_board().set_emptying(move.key(), {});
+        set_replicas(move.ns, move.state.worker_group, *group, move.state.from);
+      }
+      end(move, false, step.why);
+      return;
     case MoveAction::Abandon:
-      // Withdrawn together: the preload lowers the count, and retirement
-      // chooses among all the workers by Dask's own rules.
       end(move, false, step.why);
       return;
   }
@@ -251,7 +227,7 @@ void Mover::plan() {
     auto asked = scheduler_.move_board().last_asked(cluster_key);
     // A dask-gateway cluster that adapts would undo a raise within seconds.
     return asked && now - *asked <= options_.asked_within &&
-           !scheduler_.move_board().report(cluster_key).adaptive;
+           !scheduler_.move_board().adaptive(cluster_key);
   };
   // The copy of the cache holds the decisions' lock: not taken while no
   // cluster could move.

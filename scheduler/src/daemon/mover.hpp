@@ -74,7 +74,6 @@ class Mover {
   void plan();
   void begin(const packing::ScenarioMove& planned, const autoscaler::AutoscaleScenario& s);
   void advance(Move& move, bool room_wanted);
-  void advance_gateway(Move& move, bool room_wanted);
   // Ends a move: its annotation removed, the node opened, the metric counted.
   // By value: `move` may be the entry of moves_ it erases.
   void end(Move move, bool done, const std::string& why);
