@@ -313,8 +313,27 @@ export interface Placement {
     pinned: boolean;
     nodeLabel: { key: string; value: string } | null;
   }[];
+  /**
+   * One pod's answer in words (replicas 1 only), as the hub's spawn page and the event on a
+   * waiting pod give it.
+   */
+  outlook?: Outlook;
   /** What admission changed in the pod before it was placed. */
   admission: AdmissionChange[];
+}
+
+export interface Outlook {
+  /** now: a node has room; new-node: cluster-autoscaler adds one that will; cannot: neither. */
+  kind: 'now' | 'new-node' | 'cannot';
+  /** "Ready now", "About 10 minutes", "Cannot start now". */
+  summary: string;
+  /** The summary and why, in one sentence. */
+  message: string;
+  /** new-node: the pools that grow for it and until their new nodes are ready. */
+  pools?: string[];
+  readyInSeconds?: number;
+  /** cannot: what stops it. */
+  reason?: string;
 }
 
 export interface LandedNode {

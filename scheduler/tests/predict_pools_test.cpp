@@ -79,6 +79,22 @@ TEST(PredictPools, GpuWorkersFillTheT4PoolThenTheA100PoolAtSizeZero) {
   EXPECT_TRUE(up.at("unplaced").as_array().empty());
 }
 
+TEST(PredictPools, OnePodsOutlookIsTheSpawnPagesWords) {
+  // One GPU worker: the T4 pool grows for it, ready in its provisioning time.
+  CliRun r = predict("gpu-worker.yaml", 1, example("pools.yaml"));
+  ASSERT_EQ(r.code, kOk) << r.err << r.out;
+  EXPECT_NE(r.out.find("\nOutlook: About 10 minutes: cluster-autoscaler adds a node to pool "
+                       "gpu-t4 for it.\n"),
+            std::string::npos)
+      << r.out;
+  r = predict("gpu-worker.yaml", 1, example("pools.yaml"), "json");
+  ASSERT_EQ(r.code, kOk) << r.err;
+  EXPECT_EQ(boost::json::parse(r.out).at("outlook").at("kind"), "new-node") << r.out;
+  // Many replicas have no one outlook.
+  r = predict("gpu-worker.yaml", 3, example("pools.yaml"));
+  EXPECT_EQ(r.out.find("Outlook:"), std::string::npos) << r.out;
+}
+
 TEST(PredictPools, ReplicasBeyondEveryMaxSizeExitWithThree) {
   CliRun r = predict("gpu-worker.yaml", 12, example("pools.yaml"));
   EXPECT_EQ(r.code, kUnschedulable) << r.err << r.out;

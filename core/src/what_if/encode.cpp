@@ -5,6 +5,7 @@
 #include "json_write.hpp"
 #include "tightpack/built_in_profiles.hpp"
 #include "tightpack/quantity.hpp"
+#include "tightpack/what_if/outlook.hpp"
 #include "tightpack/what_if/what_if.hpp"
 
 namespace tightpack {
@@ -142,6 +143,8 @@ json::object encode_placement(const Placement& p, const std::vector<AdmissionCha
         {"pool", t.pool}, {"taint", t.taint}, {"pinned", t.pinned}, {"nodeLabel", label}});
   }
   o["toleratedPoolTaints"] = std::move(tolerated);
+  // One pod's answer in words, as the spawn page and the waiting pod's event give it.
+  if (p.replicas == 1) o["outlook"] = encode_outlook(outlook_of(p));
   o["admission"] = encode_admission_changes(admitted);
   return o;
 }

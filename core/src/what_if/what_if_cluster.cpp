@@ -24,23 +24,28 @@ Result<WhatIfCluster> WhatIfCluster::load(const json::value& doc, const JsonPath
   // autoscaler snapshot's nodes and bound pods.
   auto snapshot = pools::decode_cluster_snapshot(doc, path);
   if (!snapshot) return snapshot.error();
-  if (snapshot->nodes.empty()) {
+  return from_snapshot(std::move(*snapshot), path);
+}
+
+Result<WhatIfCluster> WhatIfCluster::from_snapshot(pools::ClusterSnapshot snapshot,
+                                                   const JsonPath& path) {
+  if (snapshot.nodes.empty()) {
     return Error{path.str(),
                  "has no nodes: a what-if question needs the cluster's nodes, as "
                  "`kubectl get nodes,pods -A -o json` lists them"};
   }
   std::vector<Node> nodes;
-  nodes.reserve(snapshot->nodes.size());
-  for (const auto& n : snapshot->nodes) nodes.push_back(n.node);
+  nodes.reserve(snapshot.nodes.size());
+  for (const auto& n : snapshot.nodes) nodes.push_back(n.node);
   std::vector<const Pod*> pods;
-  pods.reserve(snapshot->pods.size());
-  for (const auto& p : snapshot->pods) pods.push_back(&p.pod);
+  pods.reserve(snapshot.pods.size());
+  for (const auto& p : snapshot.pods) pods.push_back(&p.pod);
   // A claim about to be created (a notebook's home, before its first spawn)
   // gets the default class as the API server will give it.
-  assign_default_storage_class(snapshot->objects);
-  auto cluster = Cluster::build_from(std::move(nodes), pods, snapshot->objects);
+  assign_default_storage_class(snapshot.objects);
+  auto cluster = Cluster::build_from(std::move(nodes), pods, snapshot.objects);
   if (!cluster) return cluster.error();
-  return WhatIfCluster(std::move(*snapshot), std::move(*cluster));
+  return WhatIfCluster(std::move(snapshot), std::move(*cluster));
 }
 
 void WhatIfCluster::use_pools(pools::PoolsConfig config) {

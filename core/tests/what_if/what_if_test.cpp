@@ -8,6 +8,8 @@
 
 #include "test_util.hpp"
 #include "tightpack/replay.hpp"
+#include "tightpack/what_if/outlook.hpp"
+#include "tightpack/what_if/spawn_question.hpp"
 
 namespace tightpack {
 namespace {
@@ -268,6 +270,125 @@ TEST(WhatIf, AClaimAboutToBeCreatedGetsTheNewestDefaultClass) {
   ASSERT_FALSE(answer.contains("error")) << answer;
   EXPECT_EQ(answer.at("scaleUp").at("pools").at(0).at("pool"), "gpu-b") << answer;
   EXPECT_TRUE(answer.at("scaleUp").at("unplaced").as_array().empty()) << answer;
+}
+
+// One pod's outlook, the words the spawn page and a waiting pod's event give:
+// a returning user's GPU notebook cannot start (her disk's zone has a GPU pool
+// at max size 0, the other zone's pool cannot reach her disk); a new user's
+// waits for pool gpu-b's node, ready in GKE's GPU provisioning time; a small
+// CPU pod fits the core node now.
+TEST(WhatIf, OnePodsOutlookInWords) {
+  auto returning = load_what_if_cluster(zonal_cluster(kBoundHome), kZonalPools, "");
+  ASSERT_TRUE(returning) << returning.error().what();
+  auto answer = json::parse(place_text(*returning, kNotebook)).as_object();
+  EXPECT_EQ(answer.at("outlook"), json::parse(R"js({"kind": "cannot", "summary": "Cannot start now",
+    "message": "Cannot start now: its disk is in another zone than the nodes pool gpu-b can add; pool gpu-a is at its maximum size (0 nodes).",
+    "reason": "its disk is in another zone than the nodes pool gpu-b can add; pool gpu-a is at its maximum size (0 nodes)"})js"))
+      << answer;
+
+  auto fresh = load_what_if_cluster(zonal_cluster(kNewHome), kZonalPools, "");
+  ASSERT_TRUE(fresh) << fresh.error().what();
+  answer = json::parse(place_text(*fresh, kNotebook)).as_object();
+  EXPECT_EQ(answer.at("outlook"), json::parse(R"({"kind": "new-node", "summary": "About 10 minutes",
+    "message": "About 10 minutes: cluster-autoscaler adds a node to pool gpu-b for it.",
+    "pools": ["gpu-b"], "readyInSeconds": 600})"))
+      << answer;
+
+  std::string small = kNotebook;
+  small.replace(small.find(R"({"limits": {"nvidia.com/gpu": "1"}})"),
+                std::string_view(R"({"limits": {"nvidia.com/gpu": "1"}})").size(),
+                R"({"requests": {"cpu": "1"}})");
+  answer = json::parse(place_text(*fresh, small)).as_object();
+  EXPECT_EQ(answer.at("outlook").at("kind"), "now") << answer;
+  EXPECT_EQ(answer.at("outlook").at("message"), "Ready now: a node has room for it.");
+
+  // Many copies have no one outlook.
+  std::string two = small;
+  two.replace(two.find(R"("replicas": 1)"), 13, R"("replicas": 2)");
+  EXPECT_FALSE(json::parse(place_text(*fresh, two)).as_object().contains("outlook"));
+}
+
+TEST(WhatIf, AWaitingPodsEventCountsDown) {
+  Outlook o{Outlook::Kind::kNewNode, {"gpu-t4"}, 600, ""};
+  EXPECT_EQ(outlook_event_note(o, 540),
+            "No node has room for this pod now; cluster-autoscaler adds a node to pool gpu-t4, "
+            "ready in about 9 minutes (tightpack's prediction).");
+  EXPECT_EQ(outlook_event_note(o, 20).find("under a minute") != std::string::npos, true);
+  EXPECT_EQ(outlook_event_note(o, -5).find("under a minute") != std::string::npos, true);
+  Outlook full{Outlook::Kind::kCannot, {}, 0, "pool gpu-t4 is at its maximum size (2 nodes)"};
+  EXPECT_EQ(outlook_event_note(full, 0),
+            "No node has room for this pod now, and cluster-autoscaler cannot add one: pool "
+            "gpu-t4 is at its maximum size (2 nodes).");
+  EXPECT_EQ(wait_text(89), "about 1 minute");
+  EXPECT_EQ(wait_text(90), "about 2 minutes");
+}
+
+}  // namespace
+}  // namespace tightpack
+
+namespace tightpack {
+namespace {
+
+// The hub's question for alice before her first spawn: her home claim as
+// KubeSpawner would make it (not yet in the cluster), a GPU profile and a
+// small one; a pod the engine cannot read spoils only its own answer.
+TEST(SpawnQuestion, EachProfilesPodIsAnsweredWithItsOutlookAlone) {
+  const std::string cluster_text =
+      zonal_cluster(R"({"kind": "Namespace", "metadata": {"name": "hub"}})");
+  auto snapshot = pools::decode_cluster_snapshot(json::parse(cluster_text), JsonPath());
+  ASSERT_TRUE(snapshot) << snapshot.error().what();
+  auto question = decode_spawn_question(json::parse(R"({"namespace": "hub", "user": "alice",
+    "claims": [{"metadata": {"name": "claim-alice"}, "spec": {"accessModes": ["ReadWriteOnce"],
+                "resources": {"requests": {"storage": "10Gi"}}}}],
+    "pods": [
+      {"id": "gpu", "pod": {"metadata": {"name": "jupyter-alice"}, "spec": {"containers": [{"name": "notebook",
+         "resources": {"limits": {"nvidia.com/gpu": "1"}}}],
+         "volumes": [{"name": "home", "persistentVolumeClaim": {"claimName": "claim-alice"}}]}}},
+      {"id": "small", "pod": {"metadata": {"name": "jupyter-alice"}, "spec": {"containers": [{"name": "notebook",
+         "resources": {"requests": {"cpu": "500m"}}}]}}},
+      {"id": "broken", "pod": {"spec": {"containers": [{"resources": {"requests": {"cpu": "lots"}}}]}}}]})"));
+  ASSERT_TRUE(question) << question.error().what();
+  ASSERT_TRUE(add_new_claims(*snapshot, *question));
+  ASSERT_EQ(snapshot->objects.claims.size(), 1u);
+  auto c = WhatIfCluster::from_snapshot(std::move(*snapshot), JsonPath());
+  ASSERT_TRUE(c) << c.error().what();
+  auto pools = pools::decode_pools_config(json::parse(kZonalPools), JsonPath());
+  ASSERT_TRUE(pools) << pools.error().what();
+  c->use_pools(std::move(*pools));
+  const json::object answer = answer_spawn_question(*c, *question);
+  const auto& answers = answer.at("answers").as_array();
+  ASSERT_EQ(answers.size(), 3u) << answer;
+  EXPECT_EQ(answers[0].at("id"), "gpu");
+  EXPECT_EQ(answers[0].at("outlook").at("kind"), "new-node") << answer;
+  EXPECT_EQ(answers[0].at("outlook").at("pools"), json::array{"gpu-b"}) << answer;
+  EXPECT_EQ(answers[1].at("outlook").at("kind"), "now") << answer;
+  const std::string error(answers[2].at("error").as_string());
+  EXPECT_NE(error.find("pods[2]."), std::string::npos) << error;
+  EXPECT_NE(error.find("lots"), std::string::npos) << error;
+  // Nothing of the cluster but the pool's name: no node, no other pod.
+  EXPECT_EQ(json::serialize(answer).find("core-0"), std::string::npos) << answer;
+}
+
+TEST(SpawnQuestion, BadQuestionsNameTheFieldAndValue) {
+  auto error = [](const char* text) {
+    auto q = decode_spawn_question(json::parse(text));
+    return q ? std::string("accepted") : q.error().what();
+  };
+  EXPECT_EQ(error(R"({"namespace": "hub", "pods": [{"id": "a", "pod": {}}], "extra": 1})"),
+            "$.extra: unknown field (namespace, user, claims, pods)");
+  EXPECT_EQ(error(R"({"pods": [{"id": "a", "pod": {}}]})"), "$.namespace: is required");
+  EXPECT_EQ(error(R"({"namespace": "hub", "pods": []})"), "$.pods: 0 pods; from 1 to 64");
+  EXPECT_EQ(
+      error(
+          R"({"namespace": "hub", "pods": [{"id": "a", "pod": {"metadata": {"namespace": "other"}}}]})"),
+      "$.pods[0].pod.metadata.namespace: \"other\" is not the question's namespace \"hub\"");
+  EXPECT_EQ(
+      error(R"({"namespace": "hub", "pods": [{"id": "a", "pod": {}}, {"id": "a", "pod": {}}]})"),
+      "$.pods[1].id: \"a\" twice");
+  EXPECT_EQ(
+      error(
+          R"({"namespace": "hub", "claims": [{"kind": "Pod"}], "pods": [{"id": "a", "pod": {}}]})"),
+      "$.claims[0].kind: is not PersistentVolumeClaim: \"Pod\"");
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "cli/scale_up_table.hpp"
 #include "cli/what_if_question.hpp"
 #include "tightpack/decode.hpp"
+#include "tightpack/what_if/outlook.hpp"
 #include "tightpack/what_if/what_if.hpp"
 
 namespace tightpack::cli {
@@ -139,6 +140,10 @@ int predict(const std::vector<std::string>& argv, std::istream& in, std::ostream
     print_admission(out, question->admitted);
     print_placement(out, placement);
     if (placement.scale_up) print_scale_up(out, *placement.scale_up);
+    // One pod, with pools: the words the hub's spawn page shows beside its profile.
+    if (placement.replicas == 1 && placement.scale_up) {
+      out << "\nOutlook: " << outlook_text(outlook_of(placement)) << "\n";
+    }
   }
   if (placement.scale_up)
     return placement.scale_up->prediction.every_replica_runs() ? kOk : kUnschedulable;

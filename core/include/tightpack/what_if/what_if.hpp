@@ -78,6 +78,9 @@ class WhatIfCluster {
   // about to be created is given as KubeSpawner sends it. Profiles:
   // kube-scheduler's default and the built-in ones.
   static Result<WhatIfCluster> load(const boost::json::value& snapshot, const JsonPath& path);
+  // The same from a snapshot already decoded (the daemon's watch cache);
+  // `path` names it in errors.
+  static Result<WhatIfCluster> from_snapshot(pools::ClusterSnapshot snapshot, const JsonPath& path);
 
   // Answers from now on include cluster-autoscaler's scale-up over these
   // pools (an empty document infers them from the nodes' pool labels).
