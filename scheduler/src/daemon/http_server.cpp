@@ -129,15 +129,19 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
 
   void read() {
     parser_.emplace();
+    body_parser_.reset();
     parser_->header_limit(static_cast<std::uint32_t>(server_.limits.max_header_bytes));
-    http::async_read(stream_, buffer_, *parser_,
-                     [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
-                       self->on_read(ec);
-                     });
+    http::async_read_header(stream_, buffer_, *parser_,
+                            [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
+                              self->on_header(ec);
+                            });
   }
 
  private:
-  void on_read(beast::error_code ec) {
+  // The header has arrived. A body is read only for a POST to a path that
+  // takes one, with its length declared and within the limit, from a caller
+  // that sent a credential; the whole request stays within the read deadline.
+  void on_header(beast::error_code ec) {
     // A timeout, a reset, a malformed or oversized request: the connection
     // goes, without an answer that could keep it.
     if (ec) return;
@@ -147,12 +151,52 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
     version_ = req.version();
     head_ = req.method() == http::verb::head;
     keep_alive_ = req.keep_alive() && ++answered_ < server_.limits.max_requests_per_connection;
-    if (req.method() != http::verb::get && !head_) {
-      keep_alive_ = false;  // the request may have a body nobody read
-      write(text_answer(405, "only GET\n"));
+    const std::string target(req.target());
+    const std::string path = target.substr(0, target.find('?'));
+    const auto& body_paths = server_.limits.body_paths;
+    const bool takes_body =
+        std::find(body_paths.begin(), body_paths.end(), path) != body_paths.end();
+    if (req.method() == http::verb::post && takes_body) {
+      keep_alive_ = false;  // one question per connection: a body is never left half-read
+      const auto length = parser_->content_length();
+      if (!length) {
+        write(text_answer(411, path + " needs a Content-Length\n"));
+        return;
+      }
+      if (*length > server_.limits.max_body_bytes) {
+        write(text_answer(413, path + " takes at most " +
+                                   std::to_string(server_.limits.max_body_bytes) + " bytes, not " +
+                                   std::to_string(*length) + "\n"));
+        return;
+      }
+      if (authorization_token(std::string(req[http::field::authorization]), {"bearer", "token"})
+              .empty()) {
+        write(text_answer(
+            401, "Unauthorized: " + path + " needs a bearer token (Authorization: Bearer …)\n"));
+        return;
+      }
+      body_parser_.emplace(std::move(*parser_));
+      body_parser_->body_limit(server_.limits.max_body_bytes);
+      http::async_read(stream_, buffer_, *body_parser_,
+                       [self = this->shared_from_this()](beast::error_code read_ec, std::size_t) {
+                         if (read_ec) return;
+                         self->on_read(self->body_parser_->get().base(),
+                                       std::move(self->body_parser_->get().body()));
+                       });
       return;
     }
+    if ((req.method() != http::verb::get && !head_) || !parser_->is_done()) {
+      keep_alive_ = false;  // the request may have a body nobody read
+      write(text_answer(405, takes_body ? "only GET, or POST with a JSON body\n" : "only GET\n"));
+      return;
+    }
+    on_read(req.base(), {});
+  }
+
+  void on_read(const http::request_header<>& req, std::string body) {
     HttpRequest request;
+    request.method = std::string(req.method_string());
+    request.body = std::move(body);
     std::string target(req.target());
     request.path = target.substr(0, target.find('?'));
     if (const auto q = target.find('?'); q != std::string::npos)
@@ -278,6 +322,7 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
   net::steady_timer turn_;  // a paced request's wait for its turn
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::empty_body>> parser_;
+  std::optional<http::request_parser<http::string_body>> body_parser_;  // a POST's, from parser_
   std::optional<http::response<http::span_body<const char>>> res_;
   std::shared_ptr<const std::string> body_;
   unsigned version_ = 11;

@@ -30,10 +30,12 @@
 namespace tightpack::daemon {
 
 struct HttpRequest {
+  std::string method;         // GET, HEAD, or POST on HttpLimits::body_paths
   std::string path;           // the target without its query
   std::string query;          // what follows the '?', or empty
   std::string if_none_match;  // the header, as sent
   std::string authorization;  // the header, as sent
+  std::string body;           // a POST's
 };
 
 struct HttpAnswer {
@@ -82,6 +84,11 @@ struct HttpLimits {
   // reloaded certificate.
   unsigned max_requests_per_connection = 1000;
   std::size_t max_header_bytes = std::size_t{8} * 1024;
+  // Paths that take a POST with a body (declared by Content-Length, at most
+  // max_body_bytes, read within read_timeout with the header), from a caller
+  // with a credential; every other path answers GET and HEAD only.
+  std::vector<std::string> body_paths;
+  std::size_t max_body_bytes = std::size_t{1} << 20;
   // How often a connection looks whether the certificate's files changed.
   std::chrono::milliseconds certificate_check{std::chrono::seconds(5)};
   // Threads that run handlers; requests beyond them wait in line.

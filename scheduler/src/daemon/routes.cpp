@@ -3,13 +3,15 @@
 #include <boost/json.hpp>
 
 #include "daemon/dask_nodes_route.hpp"
+#include "daemon/spawn_route.hpp"
 #include "log.hpp"
 
 namespace tightpack::daemon {
 namespace json = boost::json;
 
 // Who may ask: anyone (probes), whom the API server vouches for, or whoever
-// the route itself checks (/home asks the hub, /dask/v1/nodes per cluster).
+// the route itself checks (/home asks the hub, /dask/v1/nodes per cluster,
+// /spawn/v1/profiles per namespace).
 enum class Caller { Anyone, Vouched, CheckedByRoute };
 
 struct Routes::Route {
@@ -17,6 +19,7 @@ struct Routes::Route {
   Caller caller;
   bool paced;  // waits its turn under load (HttpLimits::paced_paths)
   HttpAnswer (Routes::*answer)(const HttpRequest&);
+  bool body = false;  // takes a POST with a JSON body (HttpLimits::body_paths)
 };
 
 // In the order the not-found answers list them.
@@ -28,6 +31,7 @@ const Routes::Route Routes::kRoutes[] = {
     {"/snapshot", Caller::Vouched, true, &Routes::snapshot},
     {"/home", Caller::CheckedByRoute, true, &Routes::home},
     {"/dask/v1/nodes", Caller::CheckedByRoute, true, &Routes::dask_nodes},
+    {"/spawn/v1/profiles", Caller::CheckedByRoute, true, &Routes::spawn, true},
 };
 
 namespace {
@@ -83,6 +87,7 @@ HttpLimits Routes::secure_limits() {
       static_cast<unsigned>(DelegatedAuth::kConcurrentReviews + HubAuth::kConcurrentAsks + 1);
   for (const Route& r : kRoutes) {
     if (r.paced) limits.paced_paths.emplace_back(r.path);
+    if (r.body) limits.body_paths.emplace_back(r.path);
   }
   limits.shared_credential = [this](const std::string& token) {
     return auth_.is_shared_token(token);
@@ -165,6 +170,10 @@ HttpAnswer Routes::home(const HttpRequest& request) {
 
 HttpAnswer Routes::dask_nodes(const HttpRequest& request) {
   return dask_nodes_answer(request, auth_, scheduler_);
+}
+
+HttpAnswer Routes::spawn(const HttpRequest& request) {
+  return spawn_answer(request, auth_, scheduler_);
 }
 
 HttpAnswer Routes::metrics(const HttpRequest&) {

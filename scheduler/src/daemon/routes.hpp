@@ -1,7 +1,8 @@
 // What the daemon serves, path by path, in one table (routes.cpp): the probes,
 // without authentication and also alone on --probe-listen; /metrics and
 // /snapshot to callers the API server vouches for (delegated authentication);
-// /home to a JupyterHub token; /dask/v1/nodes, which authorizes per cluster.
+// /home to a JupyterHub token; /dask/v1/nodes, which authorizes per cluster;
+// /spawn/v1/profiles (a POST), which authorizes per namespace.
 #pragma once
 
 #include <optional>
@@ -45,6 +46,7 @@ class Routes {
   HttpAnswer ready_verbose(const HttpRequest& request);  // the secure port's /readyz?…
   HttpAnswer home(const HttpRequest& request);
   HttpAnswer dask_nodes(const HttpRequest& request);
+  HttpAnswer spawn(const HttpRequest& request);
   HttpAnswer metrics(const HttpRequest& request);
   HttpAnswer snapshot(const HttpRequest& request);
 

@@ -11,6 +11,7 @@
 #include "daemon/leader_election.hpp"
 #include "daemon/metrics.hpp"
 #include "daemon/routes.hpp"
+#include "daemon/wait_outlooks.hpp"
 #include "log.hpp"
 
 namespace tightpack::daemon {
@@ -64,9 +65,17 @@ Result<Ending> run(RunOptions options) {
     if (elector) mover->set_write_fence([e = elector.get()] { return e->valid_until(); });
   }
 
+  // With the pools cluster-autoscaler manages, a pod that waits for a node
+  // hears what it will do (wait_outlooks.hpp).
+  std::unique_ptr<WaitOutlooks> outlooks;
+  if (scheduler.pools_config()) {
+    outlooks = std::make_unique<WaitOutlooks>(scheduler, *scheduler.pools_config());
+  }
+
   // The watches first: the HTTP thread asks the scheduler whether they synced.
   scheduler.start();
   if (mover) mover->start();
+  if (outlooks) outlooks->start();
   DelegatedAuth auth(client_config, std::make_shared<kube::RateLimiter>(qps, burst),
                      options.snapshot_token_file);
   std::optional<HubAuth> hub;
@@ -129,6 +138,7 @@ Result<Ending> run(RunOptions options) {
                       (signal_number == SIGTERM ? "SIGTERM" : "SIGINT"));
   // A move in flight is left as it is: the next leader undoes it (mover.hpp).
   if (mover) mover->stop();
+  if (outlooks) outlooks->stop();
   // A deposed leader drops what it has not sent: the next leader decides
   // those pods again, and the fence stops anything late.
   const size_t abandoned =

@@ -101,6 +101,22 @@ class Scheduler {
   std::optional<autoscaler::AutoscaleScenario> autoscale_scenario();
   // Pods of ours that no node takes now.
   size_t unschedulable_pods();
+
+  // For the spawn page and the events on waiting pods (wait_outlooks.hpp).
+  // The watch cache as cluster-autoscaler sees it, copied under the lock.
+  pools::ClusterSnapshot cluster_snapshot();
+  // --pools, decoded; nullopt without it.
+  const std::optional<pools::PoolsConfig>& pools_config() const { return options_.pools_config; }
+  // Pods of ours that wait for room: their last attempt found no node and
+  // nominated none. Empty while not active.
+  struct WaitingPod {
+    std::string key, profile;
+    autoscaler::CaPod pod;
+  };
+  std::vector<WaitingPod> waiting_pods();
+  // Posts an event on a pod of ours, as the profile's scheduler, when active.
+  void report(const WaitingPod& pod, const std::string& type, const std::string& reason,
+              const std::string& note);
   // The workers (not terminating) in `ns` of a Dask operator worker group,
   // or with `gateway` of the dask-gateway cluster `name`: those running
   // (phase Running) on nodes other than `node`, and those on it.
