@@ -376,6 +376,52 @@ TEST(HttpServer, OnlyGetAndHead) {
   EXPECT_EQ(c.read_all(1000ms).rfind("HTTP/1.1 405", 0), 0u);
 }
 
+// A path that takes a body gets it whole; the body is read only with a
+// declared length within the limit, from a caller with a credential.
+TEST(HttpServer, APostBodyOnlyWhereOneIsTakenAndWithinItsLimit) {
+  HttpLimits limits;
+  limits.body_paths = {"/ask"};
+  limits.max_body_bytes = 64;
+  Server s(limits, [](const HttpRequest& req) {
+    return text_answer(200, req.method + " " + req.path + " [" + req.body + "]\n");
+  });
+  auto post = [&](const std::string& path, const std::string& headers, const std::string& body) {
+    Client c(s.port());
+    EXPECT_TRUE(c.send("POST " + path + " HTTP/1.1\r\nHost: x\r\n" + headers + "\r\n" + body));
+    return c.read_all(2000ms);
+  };
+  const std::string token = "Authorization: Bearer t\r\n";
+  std::string got = post("/ask", token + "Content-Length: 9\r\n", R"({"a": 1})" "\n");
+  EXPECT_EQ(got.rfind("HTTP/1.1 200", 0), 0u) << got;
+  EXPECT_NE(got.find("POST /ask [{\"a\": 1}\n]"), std::string::npos) << got;
+  EXPECT_NE(got.find("Connection: close"), std::string::npos) << got;
+  got = post("/ask", token + "Content-Length: 65\r\n", std::string(65, 'x'));
+  EXPECT_EQ(got.rfind("HTTP/1.1 413", 0), 0u) << got;
+  got = post("/ask", token + "Transfer-Encoding: chunked\r\n", "2\r\nab\r\n0\r\n\r\n");
+  EXPECT_EQ(got.rfind("HTTP/1.1 411", 0), 0u) << got;
+  got = post("/ask", "Content-Length: 2\r\n", "{}");
+  EXPECT_EQ(got.rfind("HTTP/1.1 401", 0), 0u) << got;
+  got = post("/other", token + "Content-Length: 2\r\n", "{}");
+  EXPECT_EQ(got.rfind("HTTP/1.1 405", 0), 0u) << got;
+  // A body slower than the read deadline is dropped like a slow header.
+  limits.read_timeout = 300ms;
+  Server slow(limits, [](const HttpRequest&) { return text_answer(200, "ok\n"); });
+  Client c(slow.port());
+  ASSERT_TRUE(c.send("POST /ask HTTP/1.1\r\nHost: x\r\n" + token + "Content-Length: 10\r\n\r\n{"));
+  EXPECT_TRUE(c.closed_within(2000ms));
+  // GET still answers there.
+  EXPECT_TRUE(ok(get(s.port(), "/ask")));
+  // Beyond Beast's own default limit (1 MiB) the answer is still a 413.
+  HttpLimits wide;
+  wide.body_paths = {"/ask"};
+  wide.max_body_bytes = std::size_t{4} << 20;
+  Server big(wide);
+  Client b(big.port());
+  ASSERT_TRUE(b.send("POST /ask HTTP/1.1\r\nHost: x\r\n" + token + "Content-Length: " +
+                     std::to_string((std::size_t{4} << 20) + 1) + "\r\n\r\n"));
+  EXPECT_EQ(b.read_all(2000ms).rfind("HTTP/1.1 413", 0), 0u);
+}
+
 TEST(HttpServer, OversizedHeadersCloseTheConnection) {
   Server s;
   Client c(s.port());

@@ -131,6 +131,9 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
     parser_.emplace();
     body_parser_.reset();
     parser_->header_limit(static_cast<std::uint32_t>(server_.limits.max_header_bytes));
+    // The declared length is judged once the header is in (on_header), so that
+    // a body too large gets its 413 instead of a dropped connection.
+    parser_->body_limit(boost::none);
     http::async_read_header(stream_, buffer_, *parser_,
                             [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
                               self->on_header(ec);
