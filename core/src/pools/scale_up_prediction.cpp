@@ -417,8 +417,11 @@ Result<ScaleUpPrediction> predict_scale_up(const ClusterSnapshot& snapshot,
       u.pools_at_max = facts.pools_at_max;
       u.unoffered = facts.unoffered;
       for (size_t g = 0; g < s.groups.size(); ++g) {
-        if (verdicts[g].fails_only_on_volumes() && run->target_sizes[g] < s.groups[g].max_size) {
-          u.blocked_by_volumes.push_back(s.groups[g].name);
+        if (verdicts[g].fails_only_on_volumes()) {
+          u.only_volumes_fail.push_back(s.groups[g].name);
+          if (run->target_sizes[g] < s.groups[g].max_size) {
+            u.blocked_by_volumes.push_back(s.groups[g].name);
+          }
         }
         PoolDetail d{s.groups[g].name, {}, verdicts[g].reasons};
         if (record) {

@@ -20,13 +20,15 @@ std::string nodes_text(int64_t n) {
 }
 
 // What stops one pod, from cluster-autoscaler's own verdicts as the
-// prediction keeps them as data: a disk in another zone, a pool at its
-// maximum, a resource no pool offers; else the prediction's sentence.
+// prediction keeps them as data: a disk in another zone than a pool that
+// would otherwise take it (whatever its size: a larger max would not help), a
+// pool at its maximum, a resource no pool offers; else the prediction's
+// sentence.
 std::string cannot_reason(const pools::Unplaced& u) {
   std::vector<std::string> parts;
-  if (!u.blocked_by_volumes.empty()) {
+  if (!u.only_volumes_fail.empty()) {
     parts.push_back("its disk is in another zone than the nodes " +
-                    pool_names(u.blocked_by_volumes) + " can add");
+                    pool_names(u.only_volumes_fail) + " can add");
   }
   for (const auto& [pool, max_size] : u.pools_at_max) {
     parts.push_back("pool " + pool + " is at its maximum size (" + nodes_text(max_size) + ")");

@@ -308,6 +308,22 @@ TEST(WhatIf, OnePodsOutlookInWords) {
   EXPECT_FALSE(json::parse(place_text(*fresh, two)).as_object().contains("outlook"));
 }
 
+// A pool in the other zone is named for the disk even at its max size: a
+// larger max would not help her.
+TEST(WhatIf, ADiskElsewhereIsSaidEvenOfAPoolAtItsMax) {
+  std::string pools = kZonalPools;
+  pools.replace(pools.find(R"("maxSize": 2)"), 12, R"("maxSize": 0)");
+  auto c = load_what_if_cluster(zonal_cluster(kBoundHome), pools, "");
+  ASSERT_TRUE(c) << c.error().what();
+  const auto answer = json::parse(place_text(*c, kNotebook)).as_object();
+  EXPECT_EQ(answer.at("outlook").at("reason"),
+            "its disk is in another zone than the nodes pool gpu-b can add; pool gpu-a is at its "
+            "maximum size (0 nodes)")
+      << answer;
+  EXPECT_EQ(answer.at("scaleUp").at("unplaced").at(0).at("blockedByVolumes"), json::array{})
+      << "gpu-b cannot grow: it is not where she could run if her disk moved";
+}
+
 TEST(WhatIf, AWaitingPodsEventCountsDown) {
   Outlook o{Outlook::Kind::kNewNode, {"gpu-t4"}, 600, ""};
   EXPECT_EQ(outlook_event_note(o, 540),

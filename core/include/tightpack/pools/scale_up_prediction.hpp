@@ -93,6 +93,10 @@ struct Unplaced {
   // its volumes (VolumeBinding, VolumeZone: a disk in another zone): where
   // it could run if the volume were elsewhere.
   std::vector<std::string> blocked_by_volumes;
+  // The same at any size: pools whose new node fails the replica on its
+  // volumes alone. A pool at its max size is named here too, since raising
+  // the max would not help a replica whose disk is elsewhere.
+  std::vector<std::string> only_volumes_fail;
 };
 
 struct ScaleUpPrediction {
