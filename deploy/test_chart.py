@@ -185,6 +185,15 @@ def lint_and_template(helm: str, out: Path) -> dict:
               "BEGIN CERTIFICATE" in d["data"]["ca.crt"] for d in config_maps),
           f"values-daskhub-gke.yaml publishes the CA ConfigMap {ca_name} that daskhub-values.yaml mounts "
           f"for TIGHTPACK_SNAPSHOT_CA_FILE, in the hub's namespace")
+    # The spawn page's question goes to the same Service, verified with the same CA, mounted in the hub.
+    spawn = hub["jupyterhub"]["hub"]
+    hub_ca = {v["name"]: v["configMap"]["name"] for v in spawn["extraVolumes"] if "configMap" in v}
+    hub_ca_dir = next(m["mountPath"] for m in spawn["extraVolumeMounts"] if m["name"] in hub_ca)
+    spawn_config = spawn["extraConfig"]["tightpack-spawn"]
+    check(url.removesuffix("/snapshot") in spawn_config and f'ca_file="{hub_ca_dir}/ca.crt"' in spawn_config
+          and set(hub_ca.values()) == {ca_name}
+          and spawn["extraFiles"]["tightpack-spawn"]["mountPath"].rsplit("/", 1)[0] in spawn_config,
+          "daskhub-values.yaml's spawn page asks the chart's Service with its CA, from the mounted file")
     # Who the policies admit is judged by cyclonus, for the real clients' pods
     # (tests/clients/test_network_policy.py); here: the probe port has no rule at all.
     policy = next((d for d in rendered["tightpack"] if d["kind"] == "NetworkPolicy"), None)

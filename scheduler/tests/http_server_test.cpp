@@ -391,7 +391,8 @@ TEST(HttpServer, APostBodyOnlyWhereOneIsTakenAndWithinItsLimit) {
     return c.read_all(2000ms);
   };
   const std::string token = "Authorization: Bearer t\r\n";
-  std::string got = post("/ask", token + "Content-Length: 9\r\n", R"({"a": 1})" "\n");
+  std::string got =
+      post("/ask", token + "Content-Length: 9\r\n", std::string(R"({"a": 1})") + "\n");
   EXPECT_EQ(got.rfind("HTTP/1.1 200", 0), 0u) << got;
   EXPECT_NE(got.find("POST /ask [{\"a\": 1}\n]"), std::string::npos) << got;
   EXPECT_NE(got.find("Connection: close"), std::string::npos) << got;
@@ -417,8 +418,8 @@ TEST(HttpServer, APostBodyOnlyWhereOneIsTakenAndWithinItsLimit) {
   wide.max_body_bytes = std::size_t{4} << 20;
   Server big(wide);
   Client b(big.port());
-  ASSERT_TRUE(b.send("POST /ask HTTP/1.1\r\nHost: x\r\n" + token + "Content-Length: " +
-                     std::to_string((std::size_t{4} << 20) + 1) + "\r\n\r\n"));
+  ASSERT_TRUE(b.send("POST /ask HTTP/1.1\r\nHost: x\r\n" + token +
+                     "Content-Length: " + std::to_string((std::size_t{4} << 20) + 1) + "\r\n\r\n"));
   EXPECT_EQ(b.read_all(2000ms).rfind("HTTP/1.1 413", 0), 0u);
 }
 

@@ -160,15 +160,17 @@ def z2jh_policies(values: dict) -> list:
 
 # ----------------------------------------------------------------------------- the tests
 def test_secure_port_admits_the_hubs_pods_in_its_namespace_only():
-    """values-daskhub-gke.yaml: notebook servers and Dask schedulers of the hub's namespace
-    reach /snapshot, /home and /dask/v1/nodes; Dask workers, other pods there, and the same
-    labels in another namespace (any user can set a label on her own pod) do not."""
+    """values-daskhub-gke.yaml: notebook servers, the hub and Dask schedulers of the hub's
+    namespace reach /snapshot, /home, /spawn/v1/profiles and /dask/v1/nodes; Dask workers, other
+    pods there, and the same labels in another namespace (any user can set a label on her own
+    pod) do not."""
     docs = render("-f", str(EXAMPLES / "values-daskhub-gke.yaml"))
     tp = scheduler_pod(docs)
     https = port(tp, "https")
     op_scheduler, op_worker = operator_pods()
     gw_scheduler, gw_worker = gateway_pods()
-    admitted = {"notebook": notebook(), "operator scheduler": op_scheduler, "gateway scheduler": gw_scheduler}
+    admitted = {"notebook": notebook(), "hub": hub_pod(), "operator scheduler": op_scheduler,
+                "gateway scheduler": gw_scheduler}
     refused = {"operator worker": op_worker, "gateway worker": gw_worker,
                "unlabelled pod in the hub's namespace": plain_pod(HUB_NAMESPACE, {"run": "x"}),
                "notebook in another namespace": notebook("elsewhere"),
@@ -219,16 +221,18 @@ def test_default_values_admit_the_labels_in_any_namespace_and_extra_peers():
 def test_daskhub_example_lets_the_sidebar_and_home_through_zero_to_jupyterhubs_policies():
     """With zero-to-jupyterhub's own policies in place, daskhub-values.yaml's additions are what
     lets a notebook reach the scheduler (its egress) and the scheduler reach the hub for /home
-    (the hub's ingress); without them both are refused."""
+    (the hub's ingress); without them both are refused. The hub reaches the scheduler for the
+    spawn page either way."""
     docs = render("-f", str(EXAMPLES / "values-daskhub-gke.yaml"))
     tp = scheduler_pod(docs)
     hub = hub_pod()
     daskhub = yaml.safe_load((EXAMPLES / "daskhub-values.yaml").read_text())
-    traffic = [(notebook(), tp, port(tp, "https")), (tp, hub, port(hub, "http"))]
+    traffic = [(notebook(), tp, port(tp, "https")), (tp, hub, port(hub, "http")), (hub, tp, port(tp, "https"))]
     with_example = judge(policies_of(docs) + z2jh_policies(daskhub), traffic)
-    assert [v["allowed"] for v in with_example] == [True, True]
+    assert [v["allowed"] for v in with_example] == [True, True, True]
+    # The hub's question for the spawn page needs nothing added: z2jh's hub may reach private addresses.
     without = judge(policies_of(docs) + z2jh_policies({}), traffic)
-    assert [(v["egress"], v["ingress"]) for v in without] == [(False, True), (True, False)]
+    assert [(v["egress"], v["ingress"]) for v in without] == [(False, True), (True, False), (True, True)]
 
 
 class _UniqueKeyLoader(yaml.SafeLoader):

@@ -11,7 +11,11 @@ tests/clients/venv.sh: jupyterhub is KubeSpawner's dependency there).
   of admin:users, admin:servers, tokens and read:users; the sqlite database and the cookie
   secret in the work dir; a kubeconfig copy with a current-context (KubeSpawner's
   kubernetes_asyncio reads KUBECONFIG and needs one).
-- Helpers over the hub's REST API: create_user, user_token, spawn, server, stop_server, whoami.
+- Helpers over the hub's REST API: create_user, user_token, spawn, server, stop_server, whoami;
+  page() for a page as a user logged in through the form sees it, progress() for a spawn's
+  event stream.
+- `extra_config`: lines appended to the configuration, as zero-to-jupyterhub's hub.extraConfig
+  appends them.
 
 No kubelet runs here: KubeSpawner's pods are bound but never Running, so a spawn never
 finishes. KubeSpawner.start_timeout bounds it (the hub then stops the spawn and KubeSpawner
@@ -119,7 +123,8 @@ class JupyterHub(SchedulerProcess):
 
     def __init__(self, cp: ControlPlane, workdir: Path, namespace: str, scheduler_name: str,
                  storage_class: Optional[str] = None, profile_list: Optional[list] = None,
-                 start_timeout: int = 30, http_timeout: int = 10, debug: bool = False):
+                 start_timeout: int = 30, http_timeout: int = 10, debug: bool = False,
+                 extra_config: str = ""):
         tag = f"jupyterhub-{os.urandom(2).hex()}"
         self.dir = Path(workdir) / tag
         self.dir.mkdir(parents=True, exist_ok=True)
@@ -148,7 +153,8 @@ class JupyterHub(SchedulerProcess):
         }
         self.config_path = self.dir / "jupyterhub_config.py"
         self.config_path.write_text(CONFIG_TEMPLATE.format(
-            clients_dir=str(ROOT / "tests" / "clients"), args=json.dumps(args)))
+            clients_dir=str(ROOT / "tests" / "clients"), args=json.dumps(args))
+            + ("\n# The test's own lines, as hub.extraConfig adds them last.\n" + extra_config if extra_config else ""))
         argv = [JUPYTERHUB, "-f", self.config_path]
         super().__init__(argv, self.dir / "jupyterhub.log", scheduler_name, f"jupyterhub ({tag})")
         env = {k: v for k, v in os.environ.items()
@@ -231,3 +237,44 @@ class JupyterHub(SchedulerProcess):
     def whoami(self, token: str) -> dict:
         """GET /hub/api/user with the token: the model of its owner."""
         return self.request("GET", "/user", token=token)
+
+    def page(self, path: str, user: str, timeout: float = 30) -> str:
+        """The HTML of hub page `path` ("/hub/spawn") as `user` is served it in her browser: logged
+        in through the login form (DummyAuthenticator takes any password) with its XSRF token."""
+        import http.cookiejar
+        import re
+        import urllib.parse
+        jar = http.cookiejar.CookieJar()
+        opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+        base = f"http://127.0.0.1:{self.port}"
+        try:
+            with opener.open(base + "/hub/login", timeout=timeout) as resp:
+                form = resp.read().decode()
+            xsrf = re.search(r'name="_xsrf" value="([^"]+)"', form).group(1)
+            body = urllib.parse.urlencode({"username": user, "password": "any", "_xsrf": xsrf}).encode()
+            with opener.open(base + "/hub/login?next=" + urllib.parse.quote(path), data=body, timeout=timeout) as resp:
+                return resp.read().decode()
+        except urllib.error.HTTPError as e:
+            raise HubError("GET", base + path, e.code, e.read().decode(errors="replace")) from None
+
+    def progress(self, name: str, until, timeout: float = 60) -> list:
+        """The spawn's progress events (/hub/api/users/NAME/server/progress, an event stream, as
+        the spawn page reads it), decoded, up to the first for which `until(event)` is true;
+        AssertionError with those seen when none is within `timeout`."""
+        import time
+        url = f"{self.api_url}/users/{name}/server/progress"
+        req = urllib.request.Request(url, headers={"Authorization": f"token {self.admin_token}",
+                                                   "Accept": "text/event-stream"})
+        seen, deadline = [], time.monotonic() + timeout
+        with urllib.request.urlopen(req, timeout=timeout) as resp:
+            while time.monotonic() < deadline:
+                line = resp.readline()
+                if not line:
+                    break
+                if not line.startswith(b"data:"):
+                    continue
+                event = json.loads(line[5:])
+                seen.append(event)
+                if until(event):
+                    return seen
+        raise AssertionError(f"no such progress event for {name} in {timeout} s; seen: {seen}")
