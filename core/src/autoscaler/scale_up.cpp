@@ -21,7 +21,11 @@ constexpr const char* kMaxSizeReached = "max node group size reached";
 struct Snapshot {
   Cluster cluster;
   size_t real_nodes = 0;
-  std::vector<Pod> pods;  // the bound pods it was built from
+  // The bound pods it was built from: the scenario's by pointer (the scenario
+  // outlives every snapshot of it; copying 10,000 pods each loop was most of
+  // a prediction's time), and the upcoming nodes' pods, which it owns.
+  std::vector<const Pod*> pods;
+  std::vector<Pod> upcoming_pods;
   // The pending pods filter-out-schedulable packed onto it, with their nodes.
   std::vector<std::pair<const Pod*, NodeIndex>> packed;
 
@@ -30,7 +34,8 @@ struct Snapshot {
     SnapshotContents out;
     out.nodes.reserve(cluster.size());
     for (NodeIndex n = 0; n < cluster.size(); ++n) out.nodes.push_back(cluster.node(n));
-    out.pods = pods;
+    out.pods.reserve(pods.size() + packed.size());
+    for (const Pod* p : pods) out.pods.push_back(*p);
     for (const auto& [p, n] : packed) {
       out.pods.push_back(*p);
       out.pods.back().node_name = cluster.name(n);
@@ -51,11 +56,8 @@ bool needs_contents(const Snapshot& snap, const std::vector<const Pod*>& pods) {
 Result<Snapshot> snapshot(const AutoscaleScenario& s, const std::vector<NodeTemplate>& templates,
                           const std::vector<int64_t>& targets) {
   std::vector<Node> nodes;
-  std::vector<Pod> pods;
+  std::vector<Pod> upcoming_pods;
   for (const CaNode& n : s.nodes) nodes.push_back(n.node);
-  for (const CaPod& p : s.pods) {
-    if (!expendable(p.pod, s.options)) pods.push_back(p.pod);
-  }
   const size_t real = nodes.size();
   for (size_t g = 0; g < s.groups.size(); ++g) {
     const int64_t upcoming = targets[g] - static_cast<int64_t>(s.groups[g].nodes.size());
@@ -65,14 +67,23 @@ Result<Snapshot> snapshot(const AutoscaleScenario& s, const std::vector<NodeTemp
       for (const Pod& p : templates[g].pods) {
         Pod copy = p;
         copy.node_name = n.name;
-        pods.push_back(std::move(copy));
+        upcoming_pods.push_back(std::move(copy));
       }
       nodes.push_back(std::move(n));
     }
   }
-  auto c = Cluster::build(std::move(nodes), pods, s.objects);
+  // The same order as before: the scenario's bound pods, then the upcoming
+  // nodes' pods group by group (a node's pods are listed in this order).
+  std::vector<const Pod*> pods;
+  pods.reserve(s.pods.size() + upcoming_pods.size());
+  for (const CaPod& p : s.pods) {
+    if (!expendable(p.pod, s.options)) pods.push_back(&p.pod);
+  }
+  for (const Pod& p : upcoming_pods) pods.push_back(&p);
+  auto c = Cluster::build_from(std::move(nodes), pods, s.objects);
   if (!c) return c.error();
-  return Snapshot{std::move(*c), real, std::move(pods), {}};
+  // Moving the vector keeps its elements where they are: the pointers hold.
+  return Snapshot{std::move(*c), real, std::move(pods), std::move(upcoming_pods), {}};
 }
 
 // Pending pods in the order CA packs them: priority, highest first, by Go's
