@@ -128,6 +128,11 @@ class WavePrediction:
     actual_pools: dict = field(default_factory=dict)
     actual_existing: dict = field(default_factory=dict)
     complete: bool = False  # every replica bound before the next event
+    # pool -> when its new nodes would be ready, in model seconds after the question: what the
+    # spawn page and the waiting pod's event say ("about N minutes"); and when the last node the
+    # pool added for the wave was Ready, on the watch (None: not before the next event)
+    predicted_ready: dict = field(default_factory=dict)
+    actual_ready: dict = field(default_factory=dict)
 
     @property
     def agrees(self) -> bool:
@@ -412,9 +417,11 @@ class LiveReplay:
             if p["node"]:
                 existing[p["node"]] = existing.get(p["node"], 0) + 1
                 ties += p.get("tiedNodes", 0) > 1
-        pools = {g["pool"]: g["nodesAdded"] for g in answer.get("scaleUp", {}).get("pools", []) if g["nodesAdded"]}
+        grown = [g for g in answer.get("scaleUp", {}).get("pools", []) if g["nodesAdded"]]
+        pools = {g["pool"]: g["nodesAdded"] for g in grown}
         self.predictions.append(WavePrediction(at, event["start"], int(event.get("replicas", 1)), True, pools,
-                                               existing, ties))
+                                               existing, ties,
+                                               predicted_ready={g["pool"]: g["readyInSeconds"] for g in grown}))
         self._asked_nodes = {n["metadata"]["name"] for n in _live_objects(nodes)}
         self._asked_at = time.monotonic()
 
@@ -432,10 +439,19 @@ class LiveReplay:
                 break
             time.sleep(0.1)
         w.complete = len(bound) >= w.replicas
+        ready_at: dict = {}  # new node -> (pool, when the watch first saw it Ready)
         for t, kind, n in nodes.snapshot():
-            if kind == "ADDED" and t >= self._asked_at and n["metadata"]["name"] not in self._asked_nodes:
+            name = n["metadata"]["name"]
+            if kind == "ADDED" and t >= self._asked_at and name not in self._asked_nodes:
                 pool = n["metadata"].get("labels", {}).get(GROUP_LABEL, "")
                 w.actual_pools[pool] = w.actual_pools.get(pool, 0) + 1
+                ready_at[name] = (pool, None)
+            if name in ready_at and ready_at[name][1] is None and _ready(n):
+                ready_at[name] = (ready_at[name][0], t)
+        for pool in w.predicted_ready:
+            times = [t for p, t in ready_at.values() if p == pool]
+            w.actual_ready[pool] = (round((max(times) - self._asked_at) * self.timing.factor)
+                                    if times and None not in times else None)
         for p in bound:
             if node_of(p) in self._asked_nodes:
                 w.actual_existing[node_of(p)] = w.actual_existing.get(node_of(p), 0) + 1
@@ -443,6 +459,11 @@ class LiveReplay:
         if w.complete and not w.agrees:  # its question's inputs, to find out why
             for name in ("cluster.json", "pools.json", "pod.json"):
                 (self.workdir / f"disagreement-{int(w.at)}-{name}").write_bytes((self.workdir / name).read_bytes())
+
+
+def _ready(node: dict) -> bool:
+    return any(c.get("type") == "Ready" and c.get("status") == "True"
+               for c in node.get("status", {}).get("conditions", []))
 
 
 def _live_objects(watch: Watch) -> list:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import subprocess
 import sys
 import time
@@ -33,7 +34,7 @@ sys.path.insert(0, str(HERE))
 
 import scenarios  # noqa: E402
 from autoscaler import ClusterAutoscaler  # noqa: E402
-from harness import FLAVOURS, TIGHTPACK, Cluster, KubeScheduler, TightpackScheduler, Watch, wait_for  # noqa: E402
+from harness import FLAVOURS, TIGHTPACK, Cluster, KubeScheduler, TightpackScheduler, Watch, node_of, wait_for  # noqa: E402
 from kwok import Kwok  # noqa: E402
 from live_cluster import start_control_plane  # noqa: E402
 from moves import DaskSides  # noqa: E402
@@ -46,14 +47,55 @@ PROFILE_OF = {"default": "default", "z2jh": "most-allocated", "tightpack": "tigh
 BACKOFF = {"podInitialBackoffSeconds": 1, "podMaxBackoffSeconds": 1}
 
 
-def move_args(scenario: dict, timing: Timing, workdir: Path) -> list:
-    """tightpack's moves on the condensed clock: the model's minute between plans, the daemon's
-    timeouts and a cluster's rest in model time."""
+def pools_args(scenario: dict, workdir: Path) -> list:
+    """The scenario's pools for tightpack, in model time: a pod waiting for a node hears
+    "ready in about N minutes" as the model counts them (wait_events)."""
     pools = workdir / "pools.json"
     pools.write_text(json.dumps(scenario["pools"]))
-    return ["--pools", str(pools), "--move-dask-workers", f"--move-interval={timing.flag(60)}",
+    return ["--pools", str(pools)]
+
+
+def move_args(timing: Timing) -> list:
+    """tightpack's moves on the condensed clock: the model's minute between plans, the daemon's
+    timeouts and a cluster's rest in model time."""
+    return ["--move-dask-workers", f"--move-interval={timing.flag(60)}",
             f"--move-make-timeout={timing.flag(300)}", f"--move-drain-timeout={timing.flag(720)}",
             f"--move-rest={timing.flag(600)}"]
+
+
+WAIT_NOTE = re.compile(r"ready in (?:about (\d+) minutes?|(under a minute))")
+
+
+def wait_events(api, ns: str, pods, factor: float) -> list:
+    """What tightpack told each pod that waited for a node (the first ScaleUpPredicted or
+    NoScaleUpPredicted event on it, as KubeSpawner streams it to a spawn's progress bar), beside
+    how long the pod then waited from its creation to its binding, in model minutes (None: never
+    bound while it lived)."""
+    first: dict = {}
+    for e in api.list(f"/apis/events.k8s.io/v1/namespaces/{ns}/events"):
+        if e.get("reason") not in ("ScaleUpPredicted", "NoScaleUpPredicted"):
+            continue
+        uid = e["regarding"].get("uid", "")
+        if uid not in first or e["eventTime"] < first[uid]["eventTime"]:
+            first[uid] = e
+    created: dict = {}
+    bound: dict = {}
+    for t, _, p in pods.snapshot():
+        uid = p["metadata"]["uid"]
+        created.setdefault(uid, (t, p))
+        if node_of(p):
+            bound.setdefault(uid, t)
+    out = []
+    for uid, e in first.items():
+        if uid not in created:
+            continue
+        t0, p = created[uid]
+        m = WAIT_NOTE.search(e["note"])
+        said = (float(m.group(1)) if m.group(1) else 0.5) if m else None
+        waited = round((bound[uid] - t0) * factor / 60, 1) if uid in bound else None
+        out.append({"pod": p["metadata"]["name"], "reason": e["reason"], "note": e["note"],
+                    "saidMinutes": said, "waitedMinutes": waited})
+    return sorted(out, key=lambda w: w["pod"])
 
 
 def run_one(cp, scenario: dict, which: str, timing: Timing, workdir: Path, moves: bool = False) -> dict:
@@ -74,7 +116,8 @@ def run_one(cp, scenario: dict, which: str, timing: Timing, workdir: Path, moves
         if flavour["kind"] == "tightpack":
             sched = start(TightpackScheduler(cp, replay_dir, config=flavour["config"], qps=500, burst=1000,
                                              config_extra=BACKOFF,
-                                             extra_args=move_args(scenario, timing, replay_dir) if moves else ()))
+                                             extra_args=[*pools_args(scenario, replay_dir),
+                                                         *(move_args(timing) if moves else ())]))
             observer = sched
         else:
             start(KubeScheduler(cp, replay_dir, config=flavour["config"], scheduler_name=flavour["scheduler_name"],
@@ -103,6 +146,7 @@ def run_one(cp, scenario: dict, which: str, timing: Timing, workdir: Path, moves
         result["liveSeconds"] = round(time.monotonic() - began, 1)
         result["predictions"] = [vars(w) | {"agrees": w.agrees} for w in replay.predictions]
         result["forecasts"] = [vars(f) | {"agrees": f.agrees} for f in replay.forecasts]
+        result["waitEvents"] = wait_events(api, ns, pods, timing.factor)
         if moves:
             m = sched.metrics()
             sides = replay.dask_sides
@@ -144,11 +188,40 @@ def agreement(predictions: list) -> str:
     return f"{agree}/{len(judged)}"
 
 
+def ready_times(predictions: list) -> list:
+    """(pool, predicted, live) in model minutes, for each pool a judged wave grew whose new nodes
+    were all Ready before the next event: "about N minutes" beside when they were."""
+    return [(pool, seconds / 60, w["actual_ready"][pool] / 60)
+            for w in predictions if w["complete"]
+            for pool, seconds in w["predicted_ready"].items()
+            if w["actual_ready"].get(pool) is not None]
+
+
+def error_summary(errors: list) -> str:
+    if not errors:
+        return "-"
+    errors = sorted(errors)
+    return f"{len(errors)}: median {errors[len(errors) // 2]:+.1f}, range {errors[0]:+.1f} to {errors[-1]:+.1f} min"
+
+
+def ready_summary(predictions: list) -> str:
+    return error_summary([live - predicted for _, predicted, live in ready_times(predictions)])
+
+
+def wait_summary(waits: list) -> str:
+    """The waiting pods' events: "about N minutes" against the wait, and "cannot" pods that ran."""
+    said = [w["waitedMinutes"] - w["saidMinutes"] for w in waits
+            if w["reason"] == "ScaleUpPredicted" and w["waitedMinutes"] is not None and w["saidMinutes"] is not None]
+    cannot = [w for w in waits if w["reason"] == "NoScaleUpPredicted"]
+    ran = sum(1 for w in cannot if w["waitedMinutes"] is not None)
+    return error_summary(said) + (f"; cannot {len(cannot)}, of which ran {ran}" if cannot else "")
+
+
 def table(results: dict, model: dict) -> str:
     pools = sorted({p for r in results.values() for p in r["pools"]})
     head = ("| scheduler | node-h live | node-h model | " + " | ".join(f"{p} live/model" for p in pools)
             + " | peak live/model | added/removed live | evicted live/model | waited (max min) | predictions agree"
-            + " | forecasts agree |")
+            + " | ready live − predicted | waited − event said | forecasts agree |")
     lines = [head, "|" + "---|" * (head.count("|") - 1)]
     for which, r in results.items():
         m = model[PROFILE_OF[which]]
@@ -157,7 +230,8 @@ def table(results: dict, model: dict) -> str:
         cells += [f"{r['pools'].get(p, 0):.1f} / {mp.get(p, 0):.1f}" for p in pools]
         cells += [f"{r['peakNodes']} / {m['peakBusyNodes']}", f"{r['nodesAdded']}/{r['nodesRemoved']}",
                   f"{r['podsEvicted']} / {m['podsEvicted']}", f"{r['podsWaited']} ({r['maxWaitMinutes']})",
-                  agreement(r["predictions"]),
+                  agreement(r["predictions"]), ready_summary(r["predictions"]),
+                  wait_summary(r.get("waitEvents", [])),
                   f"{sum(1 for f in r['forecasts'] if f['agrees'])}/{len(r['forecasts'])}"]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
