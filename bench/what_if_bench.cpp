@@ -5,7 +5,10 @@
 #include <map>
 #include <optional>
 
+#include <boost/json.hpp>
+
 #include "tightpack/advice/advice.hpp"
+#include "tightpack/what_if/spawn_question.hpp"
 #include "tightpack/what_if/what_if.hpp"
 #include "what_if_inputs.hpp"
 
@@ -80,6 +83,66 @@ BENCHMARK(BM_WhatIfAdvise)
     ->ArgsProduct({{1000}, {200, 20000}})
     ->ArgNames({"nodes", "replicas"})
     ->Unit(benchmark::kMillisecond);
+
+// The hub's spawn page, as the daemon answers POST /spawn/v1/profiles: the
+// watch cache copied (here a decoded snapshot), the user's new home claim
+// added, the cluster built, and six notebook pods of hub shapes placed alone
+// with cluster-autoscaler's scale-up over the inferred pools: a small and a
+// 4-core one and a GPU one that fit now, a 15.5-core one that needs a new
+// node, a 64-core one no pool can take, a GPU one with the new claim.
+void BM_SpawnPageAnswer(benchmark::State& state) {
+  const auto decoded = pools::decode_cluster_snapshot(
+      boost::json::parse(snapshot(static_cast<size_t>(state.range(0)))), JsonPath());
+  if (!decoded) {
+    state.SkipWithError(decoded.error().what().c_str());
+    return;
+  }
+  auto notebook = [](const std::string& id, const std::string& requests, bool gpu, bool home) {
+    return R"({"id": ")" + id + R"(", "pod": {"metadata": {"name": "jupyter-alice"}, "spec": {)" +
+           (gpu ? R"("tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],)"
+                : "") +
+           (home ? R"("volumes": [{"name": "home", "persistentVolumeClaim": {"claimName": "claim-alice"}}],)"
+                 : "") +
+           R"("containers": [{"name": "notebook", "image": "pangeo/pangeo-notebook:2024.01.01",
+             "resources": {"requests": )" +
+           requests + R"(}}]}}})";
+  };
+  const std::string text = R"({"namespace": "daskhub", "user": "alice",
+    "claims": [{"metadata": {"name": "claim-alice"}, "spec": {"accessModes": ["ReadWriteOnce"],
+      "resources": {"requests": {"storage": "10Gi"}}}}],
+    "pods": [)" + notebook("small", R"({"cpu": "500m", "memory": "2Gi"})", false, false) + "," +
+                           notebook("medium", R"({"cpu": "4", "memory": "16Gi"})", false, false) + "," +
+                           notebook("gpu", R"({"cpu": "4", "memory": "16Gi", "nvidia.com/gpu": "1"})", true, false) + "," +
+                           notebook("large", R"({"cpu": "15500m", "memory": "64Gi"})", false, false) + "," +
+                           notebook("huge", R"({"cpu": "64", "memory": "64Gi"})", false, false) + "," +
+                           notebook("gpu-home", R"({"cpu": "4", "memory": "16Gi", "nvidia.com/gpu": "1"})", true, true) +
+                           "]}";
+  const auto question = decode_spawn_question(boost::json::parse(text));
+  if (!question) {
+    state.SkipWithError(question.error().what().c_str());
+    return;
+  }
+  std::map<std::string, int> kinds;
+  for (auto _ : state) {
+    pools::ClusterSnapshot copy = *decoded;
+    if (!add_new_claims(copy, *question)) state.SkipWithError("claims");
+    auto cluster = WhatIfCluster::from_snapshot(std::move(copy), JsonPath());
+    if (!cluster) {
+      state.SkipWithError(cluster.error().what().c_str());
+      break;
+    }
+    cluster->use_pools(pools::PoolsConfig{});
+    const boost::json::object answer = answer_spawn_question(*cluster, *question);
+    kinds.clear();
+    for (const auto& a : answer.at("answers").as_array()) {
+      const auto* outlook = a.as_object().if_contains("outlook");
+      ++kinds[outlook ? std::string(outlook->at("kind").as_string()) : "error"];
+    }
+    benchmark::DoNotOptimize(answer);
+  }
+  for (const auto& [kind, n] : kinds) state.counters[kind] = n;
+}
+BENCHMARK(BM_SpawnPageAnswer)->Arg(1000)->ArgName("nodes")->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace tightpack::bench
