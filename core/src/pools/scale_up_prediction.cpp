@@ -395,6 +395,7 @@ Result<ScaleUpPrediction> predict_scale_up(const ClusterSnapshot& snapshot,
     const std::string key = replica(replicas.pod, i, "").key();
     auto l = landing_of.find(key);
     std::string reason;
+    std::string fits_node;
     Actionable facts;
     const autoscaler::NoScaleUpRecord* record = nullptr;
     if (auto r = record_of.find(key); r != record_of.end()) record = r->second;
@@ -403,6 +404,7 @@ Result<ScaleUpPrediction> predict_scale_up(const ClusterSnapshot& snapshot,
                " is below cluster-autoscaler's expendable-pods cutoff " +
                std::to_string(s.options.expendable_pods_priority_cutoff) + ": no pool grows for it";
     } else if (l != landing_of.end()) {
+      fits_node = l->second->node;
       reason = "cluster-autoscaler's filters let it fit node " + l->second->node +
                ", so no pool grows for it; the scheduling profile's filters reject it there";
     } else {
@@ -416,6 +418,7 @@ Result<ScaleUpPrediction> predict_scale_up(const ClusterSnapshot& snapshot,
       u.reason = reason;
       u.pools_at_max = facts.pools_at_max;
       u.unoffered = facts.unoffered;
+      u.fits_node = fits_node;
       for (size_t g = 0; g < s.groups.size(); ++g) {
         if (verdicts[g].fails_only_on_volumes()) {
           u.only_volumes_fail.push_back(s.groups[g].name);

@@ -324,6 +324,25 @@ TEST(WhatIf, ADiskElsewhereIsSaidEvenOfAPoolAtItsMax) {
       << "gpu-b cannot grow: it is not where she could run if her disk moved";
 }
 
+// A pod the scheduler found no room for, which cluster-autoscaler's filters
+// fit on an existing node: while it waits (room freed since its attempt) it
+// is told nothing; on the spawn page, where the profile has just rejected it
+// there, it cannot start.
+TEST(WhatIf, APodAnExistingNodeTakesByTheAutoscalersFiltersIsNotToldCannot) {
+  pools::ScaleUpPrediction p;
+  p.replicas_pending = 1;
+  pools::Unplaced u;
+  u.replicas = {"hub/jupyter-alice-0"};
+  u.reason = "cluster-autoscaler's filters let it fit node user-a, so no pool grows for it";
+  u.fits_node = "user-a";
+  p.unplaced.push_back(u);
+  EXPECT_FALSE(waiting_outlook(p));
+  EXPECT_EQ(outlook_of(p).kind, Outlook::Kind::kCannot);  // the spawn page's: the profile said no
+  p.unplaced.front().fits_node.clear();
+  ASSERT_TRUE(waiting_outlook(p));
+  EXPECT_EQ(waiting_outlook(p)->kind, Outlook::Kind::kCannot);
+}
+
 TEST(WhatIf, AWaitingPodsEventCountsDown) {
   Outlook o{Outlook::Kind::kNewNode, {"gpu-t4"}, 600, ""};
   EXPECT_EQ(outlook_event_note(o, 540),

@@ -65,7 +65,20 @@ void WaitOutlooks::round(Clock::time_point now) {
   for (const auto& n : snapshot.nodes) nodes.push_back(n.node);
   const pools::ResolvedPools resolved = pools::resolve_pools(pools_, nodes);
   const Profile profile = default_profile();  // cluster-autoscaler's filters
+  // The replicas of one ReplicaSet (a Dask cluster's workers waiting for
+  // their nodes) are alike: one prediction serves them all in a round.
+  std::map<std::string, Outlook> by_owner;
+  auto owner_of = [](const autoscaler::CaPod& p) {
+    return p.controller_kind == "ReplicaSet" || p.controller_kind == "ReplicationController"
+               ? p.pod.ns + "/" + p.controller_kind + "/" + p.controller_name
+               : std::string();
+  };
   for (const Scheduler::WaitingPod& w : waiting) {
+    const std::string owner = owner_of(w.pod);
+    if (auto known = by_owner.find(owner); !owner.empty() && known != by_owner.end()) {
+      tell(w, known->second, now);
+      continue;
+    }
     // The pod is the one replica asked about; every other pending pod
     // competes for the same scale-up, as cluster-autoscaler sees them.
     auto& pending = snapshot.pending;
@@ -84,25 +97,29 @@ void WaitOutlooks::round(Clock::time_point now) {
       told_[w.key] = Told{w.pod.pod.uid, {}, now, now, ""};
       continue;
     }
-    const Outlook outlook = outlook_of(*prediction);
-    if (outlook.kind == Outlook::Kind::kNow) continue;  // room appeared: the queue will see it
-    Told& told = told_[w.key];
-    // The same wait is counted down, however its figures move meanwhile.
-    const bool same = told.uid == w.pod.pod.uid && told.outlook.kind == outlook.kind &&
-                      told.outlook.pools == outlook.pools && told.outlook.reason == outlook.reason;
-    if (!same) {
-      told = Told{w.pod.pod.uid, outlook, now, Clock::time_point::min(), ""};
-    }
-    const auto waited = std::chrono::duration_cast<std::chrono::seconds>(now - told.since).count();
-    const std::string note =
-        outlook_event_note(told.outlook, told.outlook.ready_in_seconds - waited);
-    told.posted = now;
-    if (note == told.note) continue;
-    told.note = note;
-    const bool helped = outlook.kind == Outlook::Kind::kNewNode;
-    scheduler_.report(w, helped ? "Normal" : "Warning",
-                      helped ? "ScaleUpPredicted" : "NoScaleUpPredicted", note);
+    const std::optional<Outlook> outlook = waiting_outlook(*prediction);
+    if (!outlook) continue;  // an existing node has room: the queue's next attempt
+    if (!owner.empty()) by_owner.emplace(owner, *outlook);
+    tell(w, *outlook, now);
   }
+}
+
+void WaitOutlooks::tell(const Scheduler::WaitingPod& w, const Outlook& outlook,
+                        Clock::time_point now) {
+  if (outlook.kind == Outlook::Kind::kNow) return;  // room appeared: the queue will see it
+  Told& told = told_[w.key];
+  // The same wait is counted down, however its figures move meanwhile.
+  const bool same = told.uid == w.pod.pod.uid && told.outlook.kind == outlook.kind &&
+                    told.outlook.pools == outlook.pools && told.outlook.reason == outlook.reason;
+  if (!same) told = Told{w.pod.pod.uid, outlook, now, Clock::time_point::min(), ""};
+  const auto waited = std::chrono::duration_cast<std::chrono::seconds>(now - told.since).count();
+  const std::string note = outlook_event_note(told.outlook, told.outlook.ready_in_seconds - waited);
+  told.posted = now;
+  if (note == told.note) return;
+  told.note = note;
+  const bool helped = outlook.kind == Outlook::Kind::kNewNode;
+  scheduler_.report(w, helped ? "Normal" : "Warning",
+                    helped ? "ScaleUpPredicted" : "NoScaleUpPredicted", note);
 }
 
 }  // namespace tightpack::daemon

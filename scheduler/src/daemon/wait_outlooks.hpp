@@ -44,7 +44,8 @@ class WaitOutlooks {
   // A pod's event is posted again no sooner than this (its countdown).
   static constexpr std::chrono::seconds kRepeat{60};
   // Pods predicted per look; the rest wait for the next (each prediction runs
-  // cluster-autoscaler's loop on the whole cluster).
+  // cluster-autoscaler's loop on the whole cluster; a ReplicaSet's replicas
+  // share one).
   static constexpr size_t kPerRound = 16;
 
  private:
@@ -57,6 +58,8 @@ class WaitOutlooks {
   };
   void loop();
   void round(Clock::time_point now);
+  // Posts `outlook` on `w` when its words changed since it was last told.
+  void tell(const Scheduler::WaitingPod& w, const Outlook& outlook, Clock::time_point now);
 
   Scheduler& scheduler_;
   pools::PoolsConfig pools_;

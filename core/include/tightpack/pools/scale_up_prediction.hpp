@@ -97,6 +97,10 @@ struct Unplaced {
   // volumes alone. A pool at its max size is named here too, since raising
   // the max would not help a replica whose disk is elsewhere.
   std::vector<std::string> only_volumes_fail;
+  // cluster-autoscaler's filters let the replica fit this existing node, so
+  // no pool grows for it (the scheduling profile rejected it there, or the
+  // node had room only once the scheduler last tried).
+  std::string fits_node;
 };
 
 struct ScaleUpPrediction {

@@ -8,6 +8,7 @@
 
 #include <boost/json/object.hpp>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,6 +42,11 @@ Outlook outlook_of(const Placement& placement);
 // The outlook of one pod that fits on no node today, from the scale-up
 // predicted for it alone (Replicas with one copy).
 Outlook outlook_of(const pools::ScaleUpPrediction& prediction);
+
+// What a pod that waits for room is told, from the same prediction: nothing
+// when cluster-autoscaler's filters fit it on an existing node (the room
+// appeared after the scheduler's attempt, whose next one takes it).
+std::optional<Outlook> waiting_outlook(const pools::ScaleUpPrediction& prediction);
 
 // "now", "new-node", "cannot".
 std::string_view outlook_kind_name(Outlook::Kind kind);
