@@ -2,6 +2,7 @@
 
 #include <boost/json.hpp>
 #include <chrono>
+#include <mutex>
 
 #include "log.hpp"
 #include "tightpack/decode.hpp"
@@ -42,6 +43,17 @@ HttpAnswer spawn_answer(const HttpRequest& request, DelegatedAuth& auth, Schedul
     return error_answer(who.status, who.reason);
   }
   if (!scheduler.synced()) return error_answer(503, "the watch cache has not synced yet");
+  // One question at a time: each pod that fits no node costs cluster-
+  // autoscaler's model on the whole cluster (bench/RESULTS.md), and whoever
+  // may create pods in some namespace may ask. A question that waits longer
+  // than kSpawnQueueWait is told to ask again; the hub draws the page without.
+  static std::timed_mutex answering;
+  std::unique_lock turn(answering, std::defer_lock);
+  if (!turn.try_lock_for(kSpawnQueueWait)) {
+    HttpAnswer busy = error_answer(429, "another spawn-page question is being answered: ask again");
+    busy.retry_after = std::chrono::seconds(1);
+    return busy;
+  }
 
   pools::ClusterSnapshot snapshot = scheduler.cluster_snapshot();
   if (auto added = add_new_claims(snapshot, *question); !added) {

@@ -13,11 +13,17 @@
 // this answers without the pod. A user's browser never reaches the daemon.
 #pragma once
 
+#include <chrono>
+
 #include "daemon/delegated_auth.hpp"
 #include "daemon/http_server.hpp"
 #include "daemon/scheduler.hpp"
 
 namespace tightpack::daemon {
+
+// Questions are answered one at a time; one that waits longer than this for
+// its turn gets 429 (the hub's page is drawn without the answers).
+inline constexpr std::chrono::seconds kSpawnQueueWait{2};
 
 HttpAnswer spawn_answer(const HttpRequest& request, DelegatedAuth& auth, Scheduler& scheduler);
 
