@@ -60,7 +60,9 @@ def spawn_form(url: str, *, ca_file: Optional[str] = None, token_file: str = SER
     profile and choice answered. `fetch(body: bytes) -> dict` replaces the HTTPS request."""
 
     async def form(spawner) -> str:
-        profiles = spawner.profile_list
+        # As KubeSpawner's load_user_options reads it: a dict's values in key order, or a
+        # callable's (sync or async) list.
+        profiles = spawner._sorted_dict_values(spawner.profile_list)
         if callable(profiles):
             profiles = profiles(spawner)
             if asyncio.iscoroutine(profiles) or isinstance(profiles, asyncio.Future):
