@@ -2,10 +2,9 @@
 // beside which bench/RESULTS.md puts the WebAssembly build's.
 #include <benchmark/benchmark.h>
 
+#include <boost/json.hpp>
 #include <map>
 #include <optional>
-
-#include <boost/json.hpp>
 
 #include "tightpack/advice/advice.hpp"
 #include "tightpack/what_if/spawn_question.hpp"
@@ -101,22 +100,25 @@ void BM_SpawnPageAnswer(benchmark::State& state) {
     return R"({"id": ")" + id + R"(", "pod": {"metadata": {"name": "jupyter-alice"}, "spec": {)" +
            (gpu ? R"("tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],)"
                 : "") +
-           (home ? R"("volumes": [{"name": "home", "persistentVolumeClaim": {"claimName": "claim-alice"}}],)"
-                 : "") +
+           (home
+                ? R"("volumes": [{"name": "home", "persistentVolumeClaim": {"claimName": "claim-alice"}}],)"
+                : "") +
            R"("containers": [{"name": "notebook", "image": "pangeo/pangeo-notebook:2024.01.01",
              "resources": {"requests": )" +
            requests + R"(}}]}}})";
   };
-  const std::string text = R"({"namespace": "daskhub", "user": "alice",
+  const std::string text =
+      R"({"namespace": "daskhub", "user": "alice",
     "claims": [{"metadata": {"name": "claim-alice"}, "spec": {"accessModes": ["ReadWriteOnce"],
       "resources": {"requests": {"storage": "10Gi"}}}}],
-    "pods": [)" + notebook("small", R"({"cpu": "500m", "memory": "2Gi"})", false, false) + "," +
-                           notebook("medium", R"({"cpu": "4", "memory": "16Gi"})", false, false) + "," +
-                           notebook("gpu", R"({"cpu": "4", "memory": "16Gi", "nvidia.com/gpu": "1"})", true, false) + "," +
-                           notebook("large", R"({"cpu": "15500m", "memory": "64Gi"})", false, false) + "," +
-                           notebook("huge", R"({"cpu": "64", "memory": "64Gi"})", false, false) + "," +
-                           notebook("gpu-home", R"({"cpu": "4", "memory": "16Gi", "nvidia.com/gpu": "1"})", true, true) +
-                           "]}";
+    "pods": [)" +
+      notebook("small", R"({"cpu": "500m", "memory": "2Gi"})", false, false) + "," +
+      notebook("medium", R"({"cpu": "4", "memory": "16Gi"})", false, false) + "," +
+      notebook("gpu", R"({"cpu": "4", "memory": "16Gi", "nvidia.com/gpu": "1"})", true, false) +
+      "," + notebook("large", R"({"cpu": "15500m", "memory": "64Gi"})", false, false) + "," +
+      notebook("huge", R"({"cpu": "64", "memory": "64Gi"})", false, false) + "," +
+      notebook("gpu-home", R"({"cpu": "4", "memory": "16Gi", "nvidia.com/gpu": "1"})", true, true) +
+      "]}";
   const auto question = decode_spawn_question(boost::json::parse(text));
   if (!question) {
     state.SkipWithError(question.error().what().c_str());
