@@ -202,9 +202,11 @@ def test_operator_workers_are_spread_by_the_system_defaults(cluster, schedulers)
     assert placed == {"kube-default": "w-b0", "tightpack-default": "w-b0"}, placed
 
 
-def two_zones_of_user_nodes(cluster, storage):
+def two_zones_of_user_nodes(cluster, storage, labels=None):
+    """user-a in zone a and user-b in zone b (4 cores, 16 GiB, CSINodes of the zonal driver, with
+    `labels` or z2jh's user node purpose) and the WaitForFirstConsumer class CLASS."""
     api = cluster.api
-    user = {"hub.jupyter.org/node-purpose": "user"}
+    user = labels or {"hub.jupyter.org/node-purpose": "user"}
     for name, zone in (("user-a", "a"), ("user-b", "b")):
         cluster.node(name, cpu="4", memory="16Gi", labels={**user, **zone_labels(zone)})
         csinode(api, name, zone, 16)

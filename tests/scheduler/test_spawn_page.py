@@ -19,7 +19,7 @@ import subprocess
 import pytest
 from dask_operator import CLIENTS_PYTHON
 from harness import ROOT, TIGHTPACK, wait_for
-from test_claims import CLASS, DRIVER, csinode, storage, zone_labels  # noqa: F401
+from test_claims import CLASS, DRIVER, storage, two_zones_of_user_nodes  # noqa: F401
 from test_jupyterhub import _serving_certificate
 from test_secure_port import service_account_token
 
@@ -71,18 +71,6 @@ sys.path.insert(0, {hub_dir!r})
 import tightpack_spawn
 tightpack_spawn.configure(c, {url!r}, ca_file={ca!r}, token_file={token_file!r}, timeout=10)
 """
-
-
-def user_nodes(cluster, storage):  # noqa: F811 - the fixture
-    api = cluster.api
-    for name, zone in (("user-a", "a"), ("user-b", "b")):
-        cluster.node(name, cpu="4", memory="16Gi", labels={POOL: "user", **zone_labels(zone)})
-        csinode(api, name, zone, 16)
-        storage.append(f"/apis/storage.k8s.io/v1/csinodes/{name}")
-    api.post("/apis/storage.k8s.io/v1/storageclasses", {
-        "apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": CLASS},
-        "provisioner": DRIVER, "volumeBindingMode": "WaitForFirstConsumer"})
-    storage.append(f"/apis/storage.k8s.io/v1/storageclasses/{CLASS}")
 
 
 def alices_disk_in_zone_a(cluster, storage):  # noqa: F811 - the fixture
@@ -140,7 +128,7 @@ def outlooks(html: str) -> dict:
 
 @pytest.fixture
 def hub_with_answers(cluster, schedulers, storage, tmp_path):  # noqa: F811 - the fixture
-    user_nodes(cluster, storage)
+    two_zones_of_user_nodes(cluster, storage, labels={POOL: "user"})
     schedulers.controller_manager()
     alices_disk_in_zone_a(cluster, storage)
     ca, cert, key = _serving_certificate(tmp_path)

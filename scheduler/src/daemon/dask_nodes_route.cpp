@@ -4,6 +4,7 @@
 #include <cctype>
 #include <set>
 
+#include "daemon/json_answers.hpp"
 #include "log.hpp"
 
 namespace tightpack::daemon {
@@ -11,16 +12,6 @@ namespace tightpack::daemon {
 namespace json = boost::json;
 
 namespace {
-
-HttpAnswer json_answer(unsigned status, std::string body) {
-  HttpAnswer a = text_answer(status, std::move(body));
-  a.content_type = "application/json";
-  return a;
-}
-
-HttpAnswer error_answer(unsigned status, const std::string& message) {
-  return json_answer(status, json::serialize(json::object{{"error", message}}));
-}
 
 // RFC 1123 label (a namespace's name), or a label value (a Dask cluster's
 // name as the operator and dask-gateway label its pods): at most 63 characters,

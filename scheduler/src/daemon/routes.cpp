@@ -3,6 +3,7 @@
 #include <boost/json.hpp>
 
 #include "daemon/dask_nodes_route.hpp"
+#include "daemon/json_answers.hpp"
 #include "daemon/spawn_route.hpp"
 #include "log.hpp"
 
@@ -58,12 +59,6 @@ std::string path_list(Keep keep) {
 
 bool is_probe(const Routes::Route& r) {
   return r.caller == Caller::Anyone;
-}
-
-HttpAnswer json_answer(unsigned status, std::string body) {
-  HttpAnswer a = text_answer(status, std::move(body));
-  a.content_type = "application/json";
-  return a;
 }
 
 }  // namespace
@@ -162,7 +157,7 @@ HttpAnswer Routes::home(const HttpRequest& request) {
   const HubDecision who = hub_->check(request.authorization);
   if (who.status != 200) {
     if (who.status == 503) log_warning(who.reason);
-    return json_answer(who.status, json::serialize(json::object{{"error", who.reason}}));
+    return error_answer(who.status, who.reason);
   }
   if (!scheduler_.synced()) return text_answer(503, "the watch cache has not synced yet\n");
   return json_answer(200, scheduler_.home(who.user, hub_namespace_));

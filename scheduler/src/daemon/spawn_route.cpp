@@ -4,6 +4,7 @@
 #include <chrono>
 #include <mutex>
 
+#include "daemon/json_answers.hpp"
 #include "log.hpp"
 #include "tightpack/decode.hpp"
 #include "tightpack/what_if/spawn_question.hpp"
@@ -12,20 +13,6 @@
 namespace tightpack::daemon {
 
 namespace json = boost::json;
-
-namespace {
-
-HttpAnswer json_answer(unsigned status, std::string body) {
-  HttpAnswer a = text_answer(status, std::move(body));
-  a.content_type = "application/json";
-  return a;
-}
-
-HttpAnswer error_answer(unsigned status, const std::string& message) {
-  return json_answer(status, json::serialize(json::object{{"error", message}}));
-}
-
-}  // namespace
 
 HttpAnswer spawn_answer(const HttpRequest& request, DelegatedAuth& auth, Scheduler& scheduler) {
   if (request.method != "POST") {
