@@ -16,12 +16,7 @@ void Scheduler::set_closed(std::set<std::string> nodes) {
 
 std::optional<autoscaler::AutoscaleScenario> Scheduler::autoscale_scenario() {
   if (!options_.pools_config) return std::nullopt;
-  pools::ClusterSnapshot snapshot;
-  {
-    auto lock = lock_for_update();
-    snapshot = cache_snapshot(cache_);
-  }
-  return cache_scenario(std::move(snapshot), *options_.pools_config);
+  return cache_scenario(cluster_snapshot(), *options_.pools_config);
 }
 
 size_t Scheduler::unschedulable_pods() {
