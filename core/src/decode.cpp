@@ -1,6 +1,7 @@
 #include "tightpack/decode.hpp"
 
 #include <algorithm>
+#include <iterator>
 
 #include "decode_detail.hpp"
 #include "json_read.hpp"
@@ -174,29 +175,36 @@ Fail read_containers(const json::object& o, std::string_view key, const JsonPath
   return std::nullopt;
 }
 
-// A resources object's requests as ParseQuantity gives them, defaulted from
-// its limits as the API server does. Only called after read_resources has
-// read the same object, so every amount parses.
+// Appends the amounts of a resource list as ParseQuantity gives them, but for
+// resources `out` already names. Only called after read_resources has read
+// the same list, so every amount parses.
+void add_go_quantities(const json::value* list, QuantityList& out) {
+  if (!list || !list->is_object()) return;
+  for (const auto& kv : list->get_object()) {
+    const bool have =
+        std::any_of(out.begin(), out.end(), [&](const auto& e) { return e.first == kv.key(); });
+    if (have) continue;  // a request wins over its limit
+    if (auto q = resource_quantity(kv.value())) out.emplace_back(std::string(kv.key()), *q);
+  }
+}
+
+void sort_by_name(QuantityList& list) {
+  std::sort(list.begin(), list.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+}
+
+// A resources object's requests, defaulted from its limits as the API server
+// does.
 QuantityList go_requests_of(const json::object* resources) {
   QuantityList out;
   if (!resources) return out;
-  for (const char* key : {"requests", "limits"}) {
-    const json::value* list = member(*resources, key);
-    if (!list || !list->is_object()) continue;
-    for (const auto& kv : list->get_object()) {
-      const bool have =
-          std::any_of(out.begin(), out.end(), [&](const auto& e) { return e.first == kv.key(); });
-      if (have) continue;  // a request wins over its limit
-      if (auto q = resource_quantity(kv.value())) out.emplace_back(std::string(kv.key()), *q);
-    }
-  }
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const char* key : {"requests", "limits"}) add_go_quantities(member(*resources, key), out);
+  sort_by_name(out);
   return out;
 }
 
-const json::object* resources_of(const json::value& holder) {
-  if (!holder.is_object()) return nullptr;
-  const json::value* r = member(holder.get_object(), "resources");
+const json::object* resources_of(const json::object& holder) {
+  const json::value* r = member(holder, "resources");
   return r && r->is_object() ? &r->get_object() : nullptr;
 }
 
@@ -204,7 +212,8 @@ std::vector<QuantityList> go_container_requests(const json::object& spec, std::s
   std::vector<QuantityList> out;
   const json::value* v = member(spec, key);
   if (!v || !v->is_array()) return out;
-  for (const json::value& c : v->get_array()) out.push_back(go_requests_of(resources_of(c)));
+  for (const json::value& c : v->get_array())
+    out.push_back(go_requests_of(c.is_object() ? resources_of(c.get_object()) : nullptr));
   return out;
 }
 
@@ -212,10 +221,8 @@ GoRequestsRef go_requests(const json::object& spec) {
   auto r = std::make_shared<GoRequests>();
   r->containers = go_container_requests(spec, "containers");
   r->init_containers = go_container_requests(spec, "initContainers");
-  if (const json::value* o = member(spec, "overhead"); o && o->is_object()) {
-    json::object wrapped{{"requests", *o}};
-    r->overhead = go_requests_of(&wrapped);
-  }
+  add_go_quantities(member(spec, "overhead"), r->overhead);
+  sort_by_name(r->overhead);
   r->pod_requests = go_requests_of(resources_of(spec));
   return GoRequestsRef{std::move(r)};
 }
@@ -578,7 +585,19 @@ Status decode_pod_into(const json::value& v, const JsonPath& path, Pod& pod) {
       Labels labels;
       TP_TRY(read_string_map(*m, "labels", mp, labels));
       pod.labels = std::move(labels);
-      TP_TRY(read_string_map(*m, "annotations", mp, pod.annotations));
+      if (const json::value* av = member(*m, "annotations")) {
+        const JsonPath ap = mp.field("annotations");
+        const json::object* a = nullptr;
+        TP_TRY(as_object(*av, ap, a));
+        static_assert(
+            std::is_sorted(std::begin(kPodAnnotationsRead), std::end(kPodAnnotationsRead)));
+        for (std::string_view key : kPodAnnotationsRead) {
+          const json::value* value = member(*a, key);
+          if (!value) continue;
+          if (!value->is_string()) return type_error(ap.field(key), "a string", *value);
+          pod.annotations.emplace_back(key, value->get_string());
+        }
+      }
       TP_TRY(read_controller_ref(*m, mp, pod.controller));
     }
     if (const json::value* sv = member(*o, "spec")) {

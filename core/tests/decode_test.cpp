@@ -182,7 +182,8 @@ TEST(DecodePod, ReadsWhatSchedulingNeeds) {
   auto p = decode_pod(json_of(R"({
     "apiVersion": "v1", "kind": "Pod",
     "metadata": {"name": "web-0", "namespace": "shop", "uid": "u-1", "labels": {"app": "web"},
-                 "annotations": {"a": "b"}, "creationTimestamp": "2024-01-01T00:00:00Z"},
+                 "annotations": {"a": "b", "cluster-autoscaler.kubernetes.io/safe-to-evict": "false"},
+                 "creationTimestamp": "2024-01-01T00:00:00Z"},
     "spec": {
       "nodeName": "n1", "schedulerName": "my-scheduler", "priority": 1000,
       "preemptionPolicy": "Never",
@@ -207,7 +208,9 @@ TEST(DecodePod, ReadsWhatSchedulingNeeds) {
   EXPECT_EQ(p->key(), "shop/web-0");
   EXPECT_EQ(p->uid, "u-1");
   EXPECT_EQ(p->labels, labels({{"app", "web"}}));
-  EXPECT_EQ(p->annotations.size(), 1u);
+  // Only the annotations the engine reads are kept.
+  ASSERT_EQ(p->annotations.size(), 1u);
+  EXPECT_EQ(p->annotations[0].first, "cluster-autoscaler.kubernetes.io/safe-to-evict");
   EXPECT_EQ(p->creation_timestamp, "2024-01-01T00:00:00Z");
   EXPECT_EQ(p->node_name, "n1");
   EXPECT_EQ(p->scheduler_name, "my-scheduler");

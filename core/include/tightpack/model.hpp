@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -201,6 +202,16 @@ struct GoRequestsRef {
   }
 };
 
+// The only annotations of a pod the engine reads, and so the only ones its
+// decoder keeps: cluster-autoscaler's drain rules and its test for mirror
+// pods. kubectl's last-applied copy of a pod alone can be kilobytes.
+inline constexpr std::string_view kPodAnnotationsRead[] = {
+    "cluster-autoscaler.kubernetes.io/daemonset-pod",
+    "cluster-autoscaler.kubernetes.io/safe-to-evict",
+    "cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes",
+    "kubernetes.io/config.mirror",
+};
+
 struct Pod {
   std::string ns = "default";
   std::string name;
@@ -235,7 +246,7 @@ struct Pod {
   std::string creation_timestamp;
   std::string deletion_timestamp;  // set while a deleted pod terminates: it still holds its node
   std::string start_time;          // status.startTime
-  std::vector<std::pair<std::string, std::string>> annotations;
+  std::vector<std::pair<std::string, std::string>> annotations;  // of kPodAnnotationsRead, sorted
 
   std::string key() const { return ns + "/" + name; }
   bool terminated() const { return phase == "Succeeded" || phase == "Failed"; }

@@ -314,10 +314,10 @@ Result<DaemonSetSpec> decode_daemon_set(const json::value& v, const JsonPath& p)
   DaemonSetSpec ds;
   if (auto fail = read_object_name(v, p, ds.ns, ds.name)) return *fail;
   const json::object* spec = child(v.get_object(), "spec");
-  const json::object* tmpl = spec ? child(*spec, "template") : nullptr;
-  if (tmpl) {
+  const json::value* tmpl = spec ? member(*spec, "template") : nullptr;
+  if (tmpl && tmpl->is_object()) {
     JsonPath specp = p.field("spec");
-    auto pod = decode_pod(json::value(*tmpl), specp.field("template"));
+    auto pod = decode_pod(*tmpl, specp.field("template"));
     if (!pod) return pod.error();
     ds.pod_template = std::move(*pod);
   }

@@ -33,6 +33,8 @@ struct CaPod {
   std::optional<int64_t> grace_period;     // spec.terminationGracePeriodSeconds
 
   const std::string* annotation(std::string_view key) const;
+
+  bool operator==(const CaPod&) const = default;
 };
 
 struct CaNode {
