@@ -1,13 +1,16 @@
 // JSON text through the Kubernetes object decoder: parse_json, then
 // decode_objects (Lists, NodeLists, PodLists, single objects, {nodes, pods})
 // and decode_pod / decode_node on the same document. Refusals are fine; what
-// is decoded must hold the invariants the rest of the engine relies on.
+// is decoded must hold the invariants the rest of the engine relies on, and a
+// pod cut to the fields the decoders read must decode alike.
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>
 
+#include "tightpack/autoscaler/scenario.hpp"
 #include "tightpack/decode.hpp"
+#include "tightpack/scheduling_fields.hpp"
 
 namespace {
 
@@ -74,6 +77,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } else {
     check_error(pod.error());
   }
+  // Cut to what the decoders read (scheduling_fields.hpp), a pod decodes
+  // alike, or fails alike: what the sidebar server and `tightpack strip` rely on.
+  const auto full = tightpack::autoscaler::decode_ca_pod(*doc, root);
+  const auto cut =
+      tightpack::autoscaler::decode_ca_pod(tightpack::fields_read("Pod")->keep(*doc), root);
+  check(full.ok() == cut.ok());
+  check(full.ok() ? *full == *cut : full.error().what() == cut.error().what());
   if (auto node = tightpack::decode_node(*doc, root); node.ok()) {
     check_node(*node);
   } else {

@@ -6,6 +6,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tightpack/error.hpp"
@@ -52,8 +53,17 @@ inline Error value_error(const JsonPath& path, std::string message) {
   return Error{path.str(), std::move(message)};
 }
 
+// The members the decoders look up on this thread while one is installed:
+// how scheduling_fields.cpp learns from the decoders themselves what they
+// read of a pod. Every decoder reads through member(), so a lookup is logged
+// whether or not the object has the member.
+using LookupLog = std::vector<std::pair<const json::object*, std::string>>;
+inline thread_local LookupLog* lookup_log = nullptr;
+
 // A field that is absent or null reads as "not there", as Go's decoder does.
 inline const json::value* member(const json::object& o, std::string_view key) {
+  if (lookup_log != nullptr) [[unlikely]]
+    lookup_log->emplace_back(&o, key);
   auto it = o.find(key);
   if (it == o.end() || it->value().is_null()) return nullptr;
   return &it->value();
