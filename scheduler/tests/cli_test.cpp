@@ -26,8 +26,9 @@ TEST(Cli, HelpForEveryCommand) {
   for (std::string line; std::getline(listed, line) && !line.empty();) {
     if (line.size() > 2 && line[2] != ' ') names.push_back(line.substr(2, line.find(' ', 2) - 2));
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"replay", "autoscale", "forecast", "predict", "advise",
-                                             "admit", "pack-report", "moves", "schedule"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"replay", "autoscale", "forecast", "predict", "advise",
+                                      "admit", "strip", "pack-report", "moves", "schedule"}));
   for (const std::string& name : names) {
     EXPECT_NE(overview.out.find("\n  tightpack " + name + " "), std::string::npos) << name;
     CliRun help = run_cli({"help", name});
@@ -102,6 +103,35 @@ TEST(Admit, DefaultsAdmitsAndNamesWhatItCannotRead) {
             "tightpack admit: -: $.spec.containers[0].resources.limits: expected an object, got a "
             "string\n");
   EXPECT_EQ(run_cli({"admit", "a", "b"}).code, kUsage);
+}
+
+TEST(Strip, CutsPodsOfAListAndPrintsTheFields) {
+  auto cut = run_cli({"strip"}, R"(apiVersion: v1
+kind: List
+items:
+- kind: Pod
+  metadata: {name: w, annotations: {kubectl.kubernetes.io/last-applied-configuration: "{}"}}
+  spec:
+    containers: [{name: w, env: [{name: TOKEN, value: s3cret}]}]
+  status: {startTime: "2026-12-07T00:00:00Z", podIP: 10.0.0.1}
+- kind: Service
+  metadata: {name: s}
+)");
+  EXPECT_EQ(cut.code, kOk) << cut.err;
+  EXPECT_EQ(
+      cut.out,
+      R"({"apiVersion":"v1","kind":"List","items":[{"kind":"Pod","metadata":{"annotations":{},)"
+      R"("name":"w"},"spec":{"containers":[{"name":"w"}]},"status":{"startTime":)"
+      R"("2026-12-07T00:00:00Z"}},{"kind":"Service","metadata":{"name":"s"}}]})"
+      "\n");
+  auto fields = run_cli({"strip", "--fields"});
+  EXPECT_EQ(fields.code, kOk) << fields.err;
+  EXPECT_NE(fields.out.find(R"("deletionTimestamp":true)"), std::string::npos) << fields.out;
+  auto bad = run_cli({"strip"}, "{");
+  EXPECT_EQ(bad.code, kInputError);
+  EXPECT_EQ(bad.err.rfind("tightpack strip: ", 0), 0u) << bad.err;
+  EXPECT_EQ(run_cli({"strip", "--fields", "pods.json"}).code, kUsage);
+  EXPECT_EQ(run_cli({"strip", "a", "b"}).code, kUsage);
 }
 
 TEST(Predict, AdmitsThePodFirst) {

@@ -35,6 +35,8 @@ const Command kCommands[] = {
      "Worker sizes that tile the nodes, and fixes the engine has proven.", kAdviseHelp, advise},
     {"admit", "tightpack admit [--extended-resource-toleration] [FILE|-]",
      "A pod as the API server stores it: defaulting and admission.", kAdmitHelp, admit},
+    {"strip", "tightpack strip [FILE|-] | --fields",
+     "A Kubernetes document with its pods cut to what scheduling reads.", kStripHelp, strip},
     {"pack-report",
      "tightpack pack-report [--tile] [--unneeded-times LIST] [--output table|json]\n"
      "                        SCENARIO",

@@ -55,6 +55,12 @@ int admit(const std::vector<std::string>& argv, std::istream& in, std::ostream& 
           std::ostream& err);
 extern const char* const kAdmitHelp;
 
+// `tightpack strip`: a Kubernetes document with its pods cut to what
+// scheduling reads (scheduling_fields.hpp).
+int strip(const std::vector<std::string>& argv, std::istream& in, std::ostream& out,
+          std::ostream& err);
+extern const char* const kStripHelp;
+
 // `tightpack pack-report`: how many nodes a sequence of workloads leaves busy
 // under each scheduler profile, next to the lower bound.
 int pack_report(const std::vector<std::string>& argv, std::istream& in, std::ostream& out,
