@@ -202,6 +202,17 @@ TEST(SchedulingFields, StripObjectsCutsPodsAndDaemonSetsOfAList) {
             R"({"kind":"Node","metadata":{"name":"n","managedFields":[]}}]})");
 }
 
+TEST(SchedulingFields, TheSidebarServerShipsTheseFields) {
+  const fs::path file = fs::path(TIGHTPACK_SOURCE_DIR) /
+                        "labextension/jupyterlab_tightpack/sources/scheduling_fields.json";
+  boost::system::error_code ec;
+  const json::value shipped = json::parse(read_text(file), ec);
+  ASSERT_FALSE(ec) << file << ": " << ec.message();
+  EXPECT_EQ(shipped, fields_read_json())
+      << file << " is not what the decoders read; write it again:\n"
+      << "  tightpack strip --fields | python3 -m json.tool --indent 1 --sort-keys > " << file;
+}
+
 TEST(SchedulingFields, StripObjectsCutsTheKindlessItemsOfAPodList) {
   const json::value list = json::parse(R"({"kind": "PodList", "items": [
       {"metadata": {"name": "p", "resourceVersion": "7"}, "spec": {"dnsPolicy": "None"}}]})");

@@ -8,7 +8,9 @@ cluster stays a few tens of megabytes.
 
 from __future__ import annotations
 
+import json
 import os
+from pathlib import Path
 from typing import Any, Optional
 from urllib.parse import urlencode
 
@@ -21,13 +23,11 @@ LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 # Running and Pending pods (and Unknown): finished pods hold no resources.
 UNFINISHED = "status.phase!=Succeeded,status.phase!=Failed"
 
-POD_METADATA = ("name", "namespace", "uid", "labels", "annotations", "ownerReferences",
-                "creationTimestamp")
-POD_SPEC = ("nodeName", "schedulerName", "priority", "preemptionPolicy", "overhead",
-            "nodeSelector", "affinity", "tolerations", "topologySpreadConstraints",
-            "resources")  # resources: pod-level resources (PodLevelResources)
-CONTAINER = ("name", "image", "resources", "ports", "restartPolicy")  # restartPolicy: sidecars
-VOLUME_SOURCES = ("emptyDir", "hostPath", "persistentVolumeClaim", "ephemeral")
+# What the engine's decoders read of a Pod and of a DaemonSet, as `tightpack strip --fields`
+# prints it (core/include/tightpack/scheduling_fields.hpp): a field that is true is kept
+# whole, one that is an object keeps those of its members (of each element of an array).
+# The engine's tests hold the file to its decoders.
+FIELDS = json.loads((Path(__file__).parent / "scheduling_fields.json").read_text("utf-8"))
 
 
 def api_base(host: str) -> str:
@@ -47,49 +47,26 @@ def read_token(path: str) -> Optional[str]:
     return token or None
 
 
-def _metadata(meta: Any, keys: tuple) -> dict:
-    if not isinstance(meta, dict):
-        return {}
-    out = {k: meta[k] for k in keys if k in meta}
-    annotations = out.get("annotations")
-    if isinstance(annotations, dict) and LAST_APPLIED in annotations:
-        out["annotations"] = {k: v for k, v in annotations.items() if k != LAST_APPLIED}
-    return out
-
-
-def strip_pod_spec(spec: Any) -> dict:
-    if not isinstance(spec, dict):
-        return {}
-    out = {k: spec[k] for k in POD_SPEC if k in spec}
-    for key in ("containers", "initContainers"):
-        containers = spec.get(key)
-        if isinstance(containers, list):
-            out[key] = [
-                {k: c[k] for k in CONTAINER if k in c} for c in containers if isinstance(c, dict)
-            ]
-    volumes = spec.get("volumes")
-    if isinstance(volumes, list):
-        kept = []
-        for volume in volumes:
-            if not isinstance(volume, dict):
-                continue
-            source = next((k for k in VOLUME_SOURCES if k in volume), None)
-            if source is not None:
-                kept.append({"name": volume.get("name"), source: volume[source]})
-        if kept:
-            out["volumes"] = kept
-    return out
+def keep(value: Any, fields: Any) -> Any:
+    """``value`` with only ``fields``; a value of another shape than they expect is kept as
+    it is, so that the engine finds the same error in it."""
+    if fields is True:
+        return value
+    if isinstance(value, list):
+        return [keep(item, fields) for item in value]
+    if not isinstance(value, dict):
+        return value
+    return {key: keep(value[key], sub) for key, sub in fields.items() if key in value}
 
 
 def strip_pod(pod: dict) -> dict:
     """A Pod with only what scheduling and cluster-autoscaler read."""
-    out: dict = {"apiVersion": "v1", "kind": "Pod",
-                 "metadata": _metadata(pod.get("metadata"), POD_METADATA),
-                 "spec": strip_pod_spec(pod.get("spec"))}
-    status = pod.get("status")
-    if isinstance(status, dict):
-        out["status"] = {k: status[k] for k in ("phase", "nominatedNodeName") if k in status}
-    return out
+    return keep({**pod, "apiVersion": "v1", "kind": "Pod"}, FIELDS["Pod"])
+
+
+def strip_daemonset(ds: dict) -> dict:
+    """A DaemonSet with only what the pods it starts on a new node are made of."""
+    return keep({**ds, "apiVersion": "apps/v1", "kind": "DaemonSet"}, FIELDS["DaemonSet"])
 
 
 def strip_node(node: dict) -> dict:
@@ -106,22 +83,13 @@ def strip_node(node: dict) -> dict:
     return out
 
 
-def strip_daemonset(ds: dict) -> dict:
-    spec = ds.get("spec") if isinstance(ds.get("spec"), dict) else {}
-    template = spec.get("template") if isinstance(spec.get("template"), dict) else {}
-    out_spec: dict = {"template": {
-        "metadata": _metadata(template.get("metadata"), ("labels", "annotations")),
-        "spec": strip_pod_spec(template.get("spec")),
-    }}
-    if "selector" in spec:
-        out_spec["selector"] = spec["selector"]
-    return {"apiVersion": "apps/v1", "kind": "DaemonSet",
-            "metadata": _metadata(ds.get("metadata"), POD_METADATA), "spec": out_spec}
+# The drain rules read the spec and the status; the metadata names the budget.
+PDB_METADATA = {"name": True, "namespace": True, "uid": True, "labels": True}
 
 
 def strip_pdb(pdb: dict) -> dict:
     out = {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
-           "metadata": _metadata(pdb.get("metadata"), ("name", "namespace", "uid", "labels"))}
+           "metadata": keep(pdb.get("metadata"), PDB_METADATA)}
     for key in ("spec", "status"):
         if isinstance(pdb.get(key), dict):
             out[key] = pdb[key]

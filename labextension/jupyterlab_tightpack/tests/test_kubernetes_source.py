@@ -136,6 +136,8 @@ async def test_kubernetes_source(fake_api, get):
 
 
 async def test_pods_are_stripped_to_what_scheduling_reads(fake_api, get):
+    """What is kept is what the engine reads (test_scheduling_fields.py); here, that the
+    source cuts what it lists, and what goes."""
     _, body = await get("snapshot")
     pod = next(i for i in body["cluster"]["items"] if i["kind"] == "Pod")
     assert pod["metadata"] == {
@@ -155,7 +157,10 @@ async def test_pods_are_stripped_to_what_scheduling_reads(fake_api, get):
     assert spec["initContainers"][0] == {"name": "sidecar", "image": "proxy",
                                          "restartPolicy": "Always",
                                          "resources": {"requests": {"cpu": "100m"}}}
-    assert [v["name"] for v in spec["volumes"]] == ["scratch", "host", "home"]
+    # sources no scheduling plugin reads go, the volume's name stays
+    assert spec["volumes"][2:] == [
+        {"name": "home", "persistentVolumeClaim": {"claimName": "home"}},
+        {"name": "config"}, {"name": "token"}]
     assert pod["status"] == {"phase": "Running", "nominatedNodeName": ""}
     ds = next(i for i in body["cluster"]["items"] if i["kind"] == "DaemonSet")
     assert "env" not in ds["spec"]["template"]["spec"]["containers"][0]
