@@ -59,11 +59,13 @@ inline Error value_error(const JsonPath& path, std::string message) {
 // whether or not the object has the member.
 using LookupLog = std::vector<std::pair<const json::object*, std::string>>;
 inline thread_local LookupLog* lookup_log = nullptr;
+// Out of line, so that member() stays small enough to inline everywhere.
+[[gnu::cold, gnu::noinline]] void log_lookup(const json::object& o, std::string_view key);
 
 // A field that is absent or null reads as "not there", as Go's decoder does.
 inline const json::value* member(const json::object& o, std::string_view key) {
   if (lookup_log != nullptr) [[unlikely]]
-    lookup_log->emplace_back(&o, key);
+    log_lookup(o, key);
   auto it = o.find(key);
   if (it == o.end() || it->value().is_null()) return nullptr;
   return &it->value();

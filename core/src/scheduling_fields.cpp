@@ -13,6 +13,10 @@ namespace tightpack {
 
 namespace json = boost::json;
 
+void json_read::log_lookup(const json::object& o, std::string_view key) {
+  lookup_log->emplace_back(&o, key);
+}
+
 namespace {
 
 // Every object the decoders descend into, with one element of each array
