@@ -184,6 +184,27 @@ Result<Cluster> Cluster::build_impl(std::vector<Node> nodes, const PodList& pods
   return c;
 }
 
+// Each line reads what one part of the BoundPod above is made of; a part
+// build() comes to read belongs here too (the property test in
+// cluster_bound_pod_test.cpp changes every field of a pod and compares).
+bool same_bound_pod(const Pod& a, const Pod& b) {
+  auto same_usage = [](const std::vector<Container>& x, const std::vector<Container>& y) {
+    return std::equal(x.begin(), x.end(), y.begin(), y.end(), [](const auto& c, const auto& d) {
+      return c.requests == d.requests && c.ports == d.ports && c.restart_always == d.restart_always;
+    });
+  };
+  return a.ns == b.ns && a.name == b.name &&        // key
+         a.priority == b.priority &&                // priority
+         same_usage(a.containers, b.containers) &&  // usage
+         same_usage(a.init_containers, b.init_containers) && a.overhead == b.overhead &&
+         a.pod_requests == b.pod_requests && a.go_requests == b.go_requests &&
+         a.labels == b.labels &&                                          // cohort, meta
+         a.start_time == b.start_time &&                                  // start
+         a.deletion_timestamp.empty() == b.deletion_timestamp.empty() &&  // meta
+         a.volumes == b.volumes &&                                        // storage
+         a.pod_affinity_terms == b.pod_affinity_terms;                    // affinity
+}
+
 std::vector<StrId> Cluster::set_node_columns(NodeIndex n, const Node& node) {
   alloc_cpu_[n] = amount(node.allocatable, "cpu");
   alloc_mem_[n] = amount(node.allocatable, "memory");

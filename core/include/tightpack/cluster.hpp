@@ -46,6 +46,8 @@ struct PodUsage {
   std::vector<std::pair<uint32_t, int64_t>> scalars;             // (cluster scalar index, amount)
   std::vector<std::pair<std::string, int64_t>> unknown_scalars;  // no node offers these
   std::vector<HostPort> host_ports;
+
+  bool operator==(const PodUsage&) const = default;
 };
 
 // What taking some pods off a node gives back: the victims of a preemption
@@ -96,6 +98,11 @@ class InstanceId {
   static uint64_t next();
   uint64_t id_;
 };
+
+// Whether build() makes the same BoundPod of `a` and of `b`, bound to one
+// node: what a watch cache asks of a pod that changed while it holds its
+// node, to place it again only when what others' decisions read of it did.
+bool same_bound_pod(const Pod& a, const Pod& b);
 
 class Cluster {
  public:

@@ -27,29 +27,6 @@ bool same_for_scheduling(const Node& a, const Node& b) {
          a.allocatable == b.allocatable && same_images(a.images, b.images);
 }
 
-// What the cluster's BoundPod of a pod is made of (Cluster::build): a pod
-// whose labels, requests or terms change while it holds a node (an in-place
-// resize, a relabelled pod, the spec a watch shows after an assumption)
-// must be placed again, not left as it was first placed.
-bool same_placement(const Pod& a, const Pod& b) {
-  auto same_containers = [](const std::vector<Container>& x, const std::vector<Container>& y) {
-    if (x.size() != y.size()) return false;
-    for (size_t i = 0; i < x.size(); ++i) {
-      if (x[i].requests != y[i].requests || x[i].limits != y[i].limits ||
-          x[i].ports != y[i].ports || x[i].restart_always != y[i].restart_always) {
-        return false;
-      }
-    }
-    return true;
-  };
-  return a.labels == b.labels && a.priority == b.priority && a.start_time == b.start_time &&
-         a.deletion_timestamp.empty() == b.deletion_timestamp.empty() && a.overhead == b.overhead &&
-         a.pod_requests == b.pod_requests && a.go_requests == b.go_requests &&
-         a.pod_affinity_terms == b.pod_affinity_terms && a.controller == b.controller &&
-         same_containers(a.containers, b.containers) &&
-         same_containers(a.init_containers, b.init_containers);
-}
-
 }  // namespace
 
 void slim(autoscaler::CaPod& p, bool placed_here) {
@@ -309,7 +286,10 @@ std::optional<PodRecord> ClusterCache::upsert_pod(autoscaler::CaPod pod) {
     if (before->pod.pod.uid != pod.pod.uid) it->second.assumed_node.clear();
     it->second.pod = std::move(pod);
     if (!it->second.pod.pod.node_name.empty()) it->second.assumed_node.clear();
-    if (!same_placement(before->pod.pod, it->second.pod.pod)) unplace(key);
+    // A pod whose labels, requests or terms change while it holds a node (an
+    // in-place resize, a relabelled pod, the spec a watch shows after an
+    // assumption) is placed again, not left as it was first placed.
+    if (!same_bound_pod(before->pod.pod, it->second.pod.pod)) unplace(key);
   }
   sync(key);
   return before;

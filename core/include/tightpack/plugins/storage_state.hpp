@@ -55,6 +55,8 @@ struct PodStorage {
     return claim_keys.empty() && attached.empty() && disks.empty() && delayed_claims.empty() &&
            !in_tree;
   }
+
+  bool operator==(const PodStorage&) const = default;
 };
 
 // Adds to a node's attached volumes those `storage` attaches that it does not
