@@ -1,10 +1,8 @@
 // What scheduling reads of a pod, as the decoders themselves say it
-// (scheduling_fields.hpp), held as a property over real pods: the corpora's,
-// the repository's examples and fuzzing seeds, the pods the real clients make
-// (data/client_pods.json, recorded from KubeSpawner, the dask-kubernetes
-// operator and dask-gateway by tests/clients/record_pods.py), and variants of
-// the probe. For each, the decoders look up nothing outside the tree, and a
-// pod cut to the tree decodes to the same CaPod, or fails with the same error.
+// (scheduling_fields.hpp), held as a property over pods from outside the
+// engine (pod_samples.hpp): for each, the decoders look up nothing outside
+// the tree, and a pod cut to the tree decodes to the same CaPod, or fails
+// with the same error.
 #include "tightpack/scheduling_fields.hpp"
 
 #include <gtest/gtest.h>
@@ -17,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "pod_samples.hpp"
 #include "tightpack/autoscaler/scenario.hpp"
 #include "tightpack/decode.hpp"
 
@@ -25,91 +24,8 @@ namespace {
 
 namespace json = boost::json;
 namespace fs = std::filesystem;
-
-struct Sample {
-  std::string where;
-  std::string kind;  // "Pod" or "DaemonSet"
-  json::value object;
-};
-
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// Every pod-like object in a document: one with spec.containers (a pod or a
-// pod template), and every DaemonSet (one with spec.template).
-void collect(const json::value& v, const std::string& where, std::vector<Sample>& out) {
-  if (v.is_array()) {
-    for (size_t i = 0; i < v.get_array().size(); ++i)
-      collect(v.get_array()[i], where + "[" + std::to_string(i) + "]", out);
-    return;
-  }
-  if (!v.is_object()) return;
-  const json::object& o = v.get_object();
-  if (const json::value* spec = o.if_contains("spec"); spec && spec->is_object()) {
-    if (spec->get_object().contains("containers")) out.push_back({where, "Pod", v});
-    if (const json::value* t = spec->get_object().if_contains("template");
-        t && t->is_object() && t->get_object().contains("spec")) {
-      out.push_back({where, "DaemonSet", v});
-    }
-  }
-  for (const auto& kv : o) collect(kv.value(), where + "." + std::string(kv.key()), out);
-}
-
-void collect_file(const fs::path& p, std::vector<Sample>& out) {
-  const std::string text = read_text(p);
-  if (p.extension() == ".jsonl") {
-    std::istringstream lines(text);
-    std::string line;
-    for (int n = 1; std::getline(lines, line); ++n) {
-      if (line.empty()) continue;
-      boost::system::error_code ec;
-      json::value v = json::parse(line, ec);
-      if (!ec) collect(v, p.filename().string() + ":" + std::to_string(n), out);
-    }
-    return;
-  }
-  boost::system::error_code ec;
-  json::value v = json::parse(text, ec);
-  if (!ec) collect(v, p.filename().string(), out);
-}
-
-std::vector<Sample> repository_samples() {
-  const fs::path root = TIGHTPACK_SOURCE_DIR;
-  std::vector<Sample> out;
-  collect_file(root / "core/tests/data/client_pods.json", out);
-  EXPECT_EQ(out.size(), 9u) << "the real clients' pods";
-  for (const char* dir : {"examples", "fuzz/corpus/decode", "fuzz/corpus/replay"}) {
-    for (const auto& e : fs::recursive_directory_iterator(root / dir)) {
-      if (e.is_regular_file() && e.path().extension() == ".json") collect_file(e.path(), out);
-    }
-  }
-  return out;
-}
-
-// The probe with members left out at random, and values of other types put
-// in: the shapes real pods take between none and all of the fields.
-json::value variant(const json::value& v, std::mt19937& rng) {
-  std::uniform_int_distribution<int> die(0, 9);
-  if (v.is_array()) {
-    json::array out;
-    for (const json::value& e : v.get_array()) {
-      if (die(rng) > 0) out.push_back(variant(e, rng));
-    }
-    return out;
-  }
-  if (!v.is_object()) return die(rng) == 0 ? json::value("x") : v;
-  json::object out;
-  for (const auto& kv : v.get_object()) {
-    const int roll = die(rng);
-    if (roll < 3) continue;
-    out.emplace(kv.key(), roll == 3 ? json::value(nullptr) : variant(kv.value(), rng));
-  }
-  return out;
-}
+using testing::read_text;
+using testing::Sample;
 
 // Whether `full` and `stripped` decode alike; a message saying how not.
 ::testing::AssertionResult decodes_alike(const Sample& s, const json::value& stripped) {
@@ -221,30 +137,19 @@ TEST(SchedulingFields, StripObjectsCutsTheKindlessItemsOfAPodList) {
 }
 
 TEST(SchedulingFields, VariantsOfTheProbeDecodeAlikeCut) {
-  std::mt19937 rng(20261207);
-  std::vector<Sample> samples;
-  for (int i = 0; i < 400; ++i) {
-    for (const char* kind : {"Pod", "DaemonSet"}) {
-      samples.push_back({std::string(kind) + " variant " + std::to_string(i), kind,
-                         variant(probe_object(kind), rng)});
-    }
-  }
-  hold_property(samples);
+  hold_property(testing::probe_variants("Pod", 400, 20261207));
+  hold_property(testing::probe_variants("DaemonSet", 400, 20261208));
 }
 
 TEST(SchedulingFields, RepositoryPodsDecodeAlikeCut) {
-  const std::vector<Sample> samples = repository_samples();
+  const std::vector<Sample> samples = testing::repository_samples();
   ASSERT_GT(samples.size(), 50u);
   hold_property(samples);
 }
 
 TEST(SchedulingFields, CorpusPodsDecodeAlikeCut) {
-  const fs::path shared = fs::path(TIGHTPACK_SOURCE_DIR) / ".." / "shared";
-  if (!fs::exists(shared / "corpus")) GTEST_SKIP() << "no corpora at " << shared;
-  std::vector<Sample> samples;
-  for (const char* file : {"corpus/dev.jsonl", "corpus/edge.jsonl", "autoscaler/dev.jsonl"}) {
-    collect_file(shared / file, samples);
-  }
+  const std::vector<Sample> samples = testing::corpus_samples();
+  if (samples.empty()) GTEST_SKIP() << "no corpora beside the repository (../shared)";
   ASSERT_GT(samples.size(), 1000u);
   hold_property(samples);
 }

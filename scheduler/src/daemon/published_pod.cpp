@@ -1,6 +1,8 @@
 #include "daemon/published_pod.hpp"
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
 #include "daemon/json_text.hpp"
 
@@ -147,6 +149,68 @@ std::string published_template(const autoscaler::CaPod& ca) {
     put_string(status.key("phase"), p.phase.empty() ? "Running" : p.phase);
   }
   return out;
+}
+
+autoscaler::CaPod published_view(const autoscaler::CaPod& ca) {
+  autoscaler::CaPod v = ca;
+  Pod& p = v.pod;
+  // The snapshot puts in the pod's pseudonyms, its node and its owner's
+  // pseudonym; the template names none of them.
+  p.name.clear();
+  p.ns = "default";
+  p.uid.clear();
+  p.node_name.clear();
+  v.controller_name.clear();
+  if (v.controller_kind.empty()) {
+    p.controller.reset();  // a controller reference without a kind says nothing
+  } else {
+    p.controller = OwnerReference{"v1", v.controller_kind, "", ""};
+  }
+  // Nothing that names a user, an image or a label: other users' pods count
+  // for room, not for selectors (affinity, spread) or images.
+  p.labels = Labels{};
+  auto anonymous = [](const std::vector<Container>& list) {
+    std::vector<Container> out = list;
+    for (size_t i = 0; i < out.size(); ++i) {
+      out[i].name = "c" + std::to_string(i);
+      out[i].image.clear();
+      std::erase_if(out[i].ports, [](const ContainerPort& port) { return port.host_port == 0; });
+    }
+    return out;
+  };
+  p.containers = anonymous(p.containers);
+  p.init_containers = anonymous(p.init_containers);
+  p.image_volumes.clear();
+  p.scheduler_name.clear();
+  // What only the pod's own placement reads: it is placed already.
+  p.node_affinity = NodeAffinity{};
+  p.pod_affinity_terms.clear();
+  p.topology_spread.clear();
+  p.preempt_never = false;
+  p.nominated_node_name.clear();
+  p.scheduling_gated = false;
+  p.resource_claims = false;
+  // Its claims are its user's (a user's own come from /home); its local
+  // volumes only say that it has some (cluster-autoscaler's drain rule).
+  p.volumes.clear();
+  for (size_t i = 0; i < v.local_volumes.size(); ++i) v.local_volumes[i] = "v" + std::to_string(i);
+  // Times would follow a pod from one snapshot to the next, which the
+  // pseudonyms, drawn again for each, are there to prevent.
+  p.creation_timestamp.clear();
+  p.deletion_timestamp.clear();
+  p.start_time.clear();
+  v.created.reset();
+  v.grace_period.reset();
+  if (p.phase.empty()) p.phase = "Running";
+  // Cluster-autoscaler's annotations stay; a mirror pod's says only that it is one.
+  std::erase_if(p.annotations, [](const auto& kv) {
+    return kv.first.rfind("cluster-autoscaler.kubernetes.io/", 0) != 0 &&
+           kv.first != "kubernetes.io/config.mirror";
+  });
+  for (auto& [k, value] : p.annotations) {
+    if (k == "kubernetes.io/config.mirror") value = "mirror";
+  }
+  return v;
 }
 
 }  // namespace tightpack::daemon

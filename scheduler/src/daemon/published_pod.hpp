@@ -15,4 +15,10 @@ namespace tightpack::daemon {
 
 std::string published_template(const autoscaler::CaPod& pod);
 
+// What a sidebar that decodes the template reads of the pod: the pod with
+// every field the template withholds cleared, each for its reason. A field
+// the decoder comes to read is kept here until it is withheld by name, so
+// the test that holds the template to this view fails until someone decides.
+autoscaler::CaPod published_view(const autoscaler::CaPod& pod);
+
 }  // namespace tightpack::daemon
