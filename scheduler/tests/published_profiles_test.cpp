@@ -8,11 +8,15 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <boost/json.hpp>
 #include <random>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
+
+#include "tightpack/scheduling_fields.hpp"
 
 namespace tightpack::daemon {
 namespace {
@@ -60,6 +64,10 @@ const std::vector<std::string> kRead = {
     "kubespawner_override.extra_pod_config.volumes[].name",
     "kubespawner_override.extra_pod_config.volumes[].persistentVolumeClaim",
     "kubespawner_override.extra_pod_config.volumes[].ephemeral",
+    "kubespawner_override.extra_pod_config.volumes[].image",
+    "kubespawner_override.extra_pod_config.volumes[].emptyDir.medium",
+    "kubespawner_override.extra_pod_config.resources.requests",
+    "kubespawner_override.extra_pod_config.resourceClaims[].name",
     "kubespawner_override.volumes[].name",
     "kubespawner_override.volumes[].persistentVolumeClaim",
     "kubespawner_override.storage_pvc_ensure",
@@ -100,6 +108,9 @@ const std::vector<std::string> kHome = {
     "kubespawner_override.extra_pod_config.volumes[].nfs",
     "kubespawner_override.extra_pod_config.volumes[].secret",
     "kubespawner_override.extra_pod_config.volumes[].csi",
+    "kubespawner_override.extra_pod_config.volumes[].hostPath.path",
+    "kubespawner_override.extra_pod_config.volumes[].gcePersistentDisk",
+    "kubespawner_override.extra_pod_config.resourceClaims[].resourceClaimTemplateName",
     "kubespawner_override.extra_pod_config.hostAliases",
     "profile_options.gpu.unlisted_choice",
     "profile_options.gpu.choices.t4.kubespawner_override.environment",
@@ -323,6 +334,108 @@ TEST(PublishedKubespawnerDefaults, KeepWhatAnOverrideKeepsAndNothingElse) {
   ASSERT_GT(read.size(), 20u);
   ASSERT_GT(home.size(), 15u);
   check_settings(read, home, publishable_kubespawner_defaults, "$.kubespawnerDefaults", 20261204);
+}
+
+}  // namespace
+}  // namespace tightpack::daemon
+
+namespace tightpack::daemon {
+namespace {
+
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+// Each path of a document ("spec.volumes.image.reference"), lists looked
+// through as the fields tree looks through them.
+void put_paths(const json::value& v, const std::string& at, std::set<std::string>& out) {
+  if (v.is_array()) {
+    for (const json::value& e : v.get_array()) put_paths(e, at, out);
+    return;
+  }
+  if (!v.is_object() || v.get_object().empty()) {
+    out.insert(at);
+    return;
+  }
+  for (const auto& kv : v.get_object())
+    put_paths(kv.value(), at + "." + std::string(kv.key()), out);
+}
+
+// `fields` filled in: the value `like` has where it has one (a list stays a
+// list of one), a marker where it has none.
+json::value complete(const FieldTree& fields, const json::value& like) {
+  if (like.is_array()) {
+    return json::array{complete(
+        fields, like.get_array().empty() ? json::value(json::object{}) : like.get_array()[0])};
+  }
+  if (fields.whole())
+    return like.is_null() || like.is_object() && like.get_object().empty() ? json::value("marker")
+                                                                           : like;
+  json::object out;
+  for (const std::string& path : split_lines(fields.paths())) {
+    const std::string key = path.substr(0, path.find('.'));
+    if (out.contains(key)) continue;
+    const json::value* sub = like.is_object() ? like.get_object().if_contains(key) : nullptr;
+    out[key] = complete(*fields.find(key), sub ? *sub : json::value(nullptr));
+  }
+  return out;
+}
+
+// The decoders' reading of a pod's spec (scheduling_fields.hpp) against what
+// extra_pod_config and the containers of a profile may publish: a field the
+// decoders come to read is published or withheld here by name, never lost
+// without a word.
+TEST(PublishedProfiles, PublishWhatTheDecodersReadOfASpec) {
+  const FieldTree* spec_fields = fields_read("Pod")->find("spec");
+  ASSERT_TRUE(spec_fields);
+  // A spec with every field the decoders read: the probe's, and a marker
+  // where the probe has none; one volume for each source.
+  json::object spec = complete(*spec_fields, probe_object("Pod").at("spec")).as_object();
+  json::array volumes;
+  for (const std::string& path : split_lines(spec_fields->find("volumes")->paths())) {
+    const std::string source = path.substr(0, path.find('.'));
+    if (source == "name") continue;
+    json::object volume = complete(*spec_fields->find("volumes"), json::object{}).as_object();
+    for (auto it = volume.begin(); it != volume.end();) {
+      it = it->key() == "name" || it->key() == source ? std::next(it) : volume.erase(it);
+    }
+    volume["name"] = source;
+    if (volume[source].is_string()) volume[source] = json::object{{"path", "/marker"}};
+    volumes.push_back(std::move(volume));
+  }
+  spec["volumes"] = volumes;
+  json::value containers = spec["containers"];
+  json::value inits = spec["initContainers"];
+  json::object override{
+      {"extra_pod_config", spec}, {"extra_containers", containers}, {"init_containers", inits}};
+  auto published = publishable_profiles(
+      json::array{json::object{{"display_name", "p"}, {"kubespawner_override", override}}});
+  const json::object& kept = published.profiles.at(0).at("kubespawner_override").as_object();
+  std::set<std::string> out;
+  put_paths(kept.at("extra_pod_config"), "", out);
+  put_paths(kept.at("extra_containers"), ".containers", out);
+  put_paths(kept.at("init_containers"), ".initContainers", out);
+  std::set<std::string> lost;
+  for (const std::string& path : split_lines(spec_fields->paths())) {
+    const bool kept_here = std::any_of(out.begin(), out.end(), [&](const std::string& p) {
+      return p == "." + path || p.rfind("." + path + ".", 0) == 0 ||
+             ("." + path).rfind(p + ".", 0) == 0;
+    });
+    if (!kept_here) lost.insert(path);
+  }
+  const std::set<std::string> withheld = {
+      // Read only of a terminating pod (cluster-autoscaler's long-terminating
+      // rule); a profile's pod has yet to start.
+      "terminationGracePeriodSeconds",
+      // In-line disks name where the bytes are; a profile that mounts one is
+      // predicted as if it did not (VolumeRestrictions, NodeVolumeLimits).
+      "volumes.awsElasticBlockStore", "volumes.azureDisk", "volumes.azureFile", "volumes.cinder",
+      "volumes.gcePersistentDisk", "volumes.iscsi", "volumes.portworxVolume", "volumes.rbd",
+      "volumes.vsphereVolume"};
+  EXPECT_EQ(lost, withheld);
 }
 
 }  // namespace

@@ -123,11 +123,22 @@ json::value container_config(Withholder& w, const json::value& v, const std::str
   return w.keep(v, path, kRules, true);
 }
 
-// A volume: which claim it is, not where its bytes come from (an NFS server,
-// a secret's name, a CSI driver's attributes).
+json::value nothing(Withholder& w, const json::value& v, const std::string& path) {
+  return w.keep(v, path, {}, true);
+}
+
+json::value empty_dir(Withholder& w, const json::value& v, const std::string& path) {
+  static constexpr Rule kRules[] = {{"medium", verbatim}};
+  return w.keep(v, path, kRules, true);
+}
+
+// A volume: which claim or image it is, and that it is local (cluster-
+// autoscaler's drain rule), not where its bytes come from (an NFS server, a
+// host's path, a secret's name, a CSI driver's attributes, an in-line disk).
 json::value volume(Withholder& w, const json::value& v, const std::string& path) {
-  static constexpr Rule kRules[] = {
-      {"name", verbatim}, {"persistentVolumeClaim", verbatim}, {"ephemeral", verbatim}};
+  static constexpr Rule kRules[] = {{"name", verbatim},      {"persistentVolumeClaim", verbatim},
+                                    {"ephemeral", verbatim}, {"image", verbatim},
+                                    {"emptyDir", empty_dir}, {"hostPath", nothing}};
   return w.keep(v, path, kRules, true);
 }
 
@@ -135,9 +146,23 @@ json::value volumes(Withholder& w, const json::value& v, const std::string& path
   return w.each(v, path, volume);
 }
 
-// extra_pod_config, merged into the pod's spec: the fields kube-scheduler reads.
+// That the pod asks for devices (DynamicResources, which the engine refuses
+// by name), not which claims.
+json::value resource_claim(Withholder& w, const json::value& v, const std::string& path) {
+  static constexpr Rule kRules[] = {{"name", verbatim}};
+  return w.keep(v, path, kRules, true);
+}
+
+json::value resource_claims(Withholder& w, const json::value& v, const std::string& path) {
+  return w.each(v, path, resource_claim);
+}
+
+// extra_pod_config, merged into the pod's spec: the fields kube-scheduler
+// reads (the decoders' spec of scheduling_fields.hpp; published_profiles_test
+// holds the two together), and those the API server turns into them.
 json::value pod_config(Withholder& w, const json::value& v, const std::string& path) {
   static constexpr Rule kRules[] = {
+      {"resources", resources},        {"resourceClaims", resource_claims},
       {"nodeSelector", verbatim},      {"affinity", verbatim},
       {"tolerations", verbatim},       {"schedulerName", verbatim},
       {"priorityClassName", verbatim}, {"priority", verbatim},
