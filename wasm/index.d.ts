@@ -342,6 +342,12 @@ export interface LandedNode {
   replicas: number;
   cpu: Fill;
   memory: Fill;
+  /**
+   * What the node has requested once the copies land, in the scheduler's units as
+   * NodeSummary.requested (cpu in millicores, memory in bytes): every request of the
+   * pod counted, init containers, sidecars, overhead and pod-level resources included.
+   */
+  requestedAfter: { cpu: number; memory: number };
 }
 
 /** Quantities as kubectl prints them ("3920m", "13Gi"). */

@@ -16,7 +16,6 @@ import {
   warnings
 } from './advice.js';
 import { el, plural } from './dom.js';
-import { workerContainer } from './pod.js';
 import { PoolsView } from './pools.js';
 import { formatBytes, formatCores, formatWait } from './quantity.js';
 import { IPod, ITemplateClaim, IWorkerTemplate } from './types.js';
@@ -288,9 +287,8 @@ export class AnswerView {
   }
 
   private elements(a: IAnswer): HTMLElement[] {
-    const { summary, placement: p, pod } = a;
-    const requests = workerContainer(pod)?.resources?.requests ?? {};
-    const view = answerView(summary, p, requests);
+    const { summary, placement: p } = a;
+    const view = answerView(summary, p);
     const verdict = el('div', 'tp-verdict');
     verdict.append(...this.headline(a, view), this.advice);
     const children: HTMLElement[] = [verdict, this.warned];

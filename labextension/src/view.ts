@@ -2,7 +2,6 @@
 // pool with their fill before and after, each pool's scale-up, and the
 // workers that never run.
 import type { ClusterSummary, Placement } from '@tightpack/wasm';
-import { parseQuantity } from './quantity.js';
 
 export interface INodeView {
   name: string;
@@ -46,12 +45,9 @@ function share(requested: number, allocatable: number): number {
 
 export function answerView(
   summary: ClusterSummary,
-  placement: Placement,
-  request: Record<string, string>
+  placement: Placement
 ): IAnswerView {
-  const cpu = (parseQuantity(request.cpu ?? '0') ?? 0) * 1000;
-  const memory = parseQuantity(request.memory ?? '0') ?? 0;
-  const landed = new Map(placement.nodes.map(n => [n.node, n.replicas]));
+  const landed = new Map(placement.nodes.map(n => [n.node, n]));
   const pools = new Map<string, IPoolView>();
   const pool = (name: string): IPoolView => {
     let p = pools.get(name);
@@ -75,14 +71,18 @@ export function answerView(
   };
   for (const p of summary.pools ?? []) pool(p.name);
   for (const n of summary.nodes) {
-    const workers = landed.get(n.name) ?? 0;
+    const l = landed.get(n.name);
+    const workers = l?.replicas ?? 0;
     const a = n.allocatable;
     const r = n.requested;
     const before = Math.max(share(r.cpu, a.cpu), share(r.memory, a.memory));
-    const after = Math.max(
-      share(r.cpu + workers * cpu, a.cpu),
-      share(r.memory + workers * memory, a.memory)
-    );
+    // The engine's sum: every request of the pod, not the worker container's alone.
+    const after = l
+      ? Math.max(
+          share(l.requestedAfter.cpu, a.cpu),
+          share(l.requestedAfter.memory, a.memory)
+        )
+      : before;
     const p = pool(n.pool ?? NO_POOL);
     p.nodes.push({
       name: n.name,

@@ -119,6 +119,10 @@ json::object encode_placement(const Placement& p, const std::vector<AdmissionCha
         {"memory", json::object{{"allocatable", format_bytes(n.memory_allocatable)},
                                 {"requestedBefore", format_bytes(n.memory_before)},
                                 {"requestedAfter", format_bytes(n.memory_after)}}},
+        // In the scheduler's units, as the cluster summary's: what a front
+        // end draws the fill from, every request of the pod counted (init
+        // containers, sidecars, overhead, pod-level resources).
+        {"requestedAfter", json::object{{"cpu", n.cpu_after}, {"memory", n.memory_after}}},
     });
   }
   o["nodes"] = std::move(nodes);

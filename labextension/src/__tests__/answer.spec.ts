@@ -40,11 +40,7 @@ describe('the answer, drawn from the engine alone', () => {
       pod,
       source: 'dask-kubernetes'
     });
-    const pools = answerView(
-      d.summary,
-      placement,
-      pod.spec!.containers![0].resources!.requests!
-    ).pools;
+    const pools = answerView(d.summary, placement).pools;
     const headline = view.node.querySelector('.tp-headline')!;
     expect(headline.getAttribute('data-placed')).toBe(String(placement.placed));
     expect(headline.textContent).toMatch(
@@ -199,11 +195,7 @@ describe('the answer, drawn from the engine alone', () => {
 
   test("a pool's box says its figures; redraw() paints it at its width", () => {
     const { pod, placement } = place(d.cluster, settingsOf(template.pod, 60));
-    const pools = answerView(
-      d.summary,
-      placement,
-      pod.spec!.containers![0].resources!.requests!
-    ).pools;
+    const pools = answerView(d.summary, placement).pools;
     const grown = pools.find(p => p.adds > 0)!;
     const view = new PoolsView();
     const [box] = view.render([grown]);

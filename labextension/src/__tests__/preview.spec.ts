@@ -163,10 +163,7 @@ describe('the preview in a cell output', () => {
     );
     // The same figures the engine gives the sidebar for this pod.
     const placement = placeSpec(20);
-    const pools = answerView(loaded.summary, placement, {
-      cpu: '2',
-      memory: '8Gi'
-    }).pools;
+    const pools = answerView(loaded.summary, placement).pools;
     const boxes = [...r.node.querySelectorAll<HTMLElement>('.tp-pool')];
     expect(
       boxes.map(b => [b.dataset.pool, b.dataset.workers, b.dataset.adds])
