@@ -161,7 +161,6 @@ class PodPlan {
   int64_t balanced_score(const Cluster& c, NodeIndex n) const;
   bool balanced_skipped() const { return balanced_skip_; }
   int64_t cohort_score(const Cluster& c, NodeIndex n) const;
-  const std::string& cohort() const { return cohort_; }
 
   // NormalizeScore's inputs over a set of feasible nodes, for the plugins
   // that normalise by the highest raw score among them.
