@@ -94,10 +94,12 @@ export interface ExplainRequest {
   release?: Release;
   /**
    * What the API server runs besides defaulting and DefaultTolerationSeconds:
-   * extendedResourceToleration (on in GKE) makes a pod that requests an extended
-   * resource tolerate the taint of that name. The pod is admitted first.
+   * extendedResourceToleration makes a pod that requests an extended resource
+   * tolerate the taint of that name. The pod is admitted first. Left out or null,
+   * the engine infers it from the nodes: on where they carry GKE's node-pool label
+   * (GKE's API server runs it), off elsewhere.
    */
-  admission?: { extendedResourceToleration?: boolean };
+  admission?: { extendedResourceToleration?: boolean | null };
 }
 
 /**

@@ -18,11 +18,9 @@ from typing import Any, Optional
 
 from . import home
 from .config import TightpackConfig
-from .envelope import Snapshot, cluster_objects
+from .envelope import Snapshot
 from .errors import SourceError, SourceUnusable
 from .sources import demo, file, kubernetes, scheduler
-
-GKE_POOL_LABEL = "cloud.google.com/gke-nodepool"
 
 
 def refused_in_hub(user: str) -> str:
@@ -32,14 +30,6 @@ def refused_in_hub(user: str) -> str:
         "environment, JUPYTERHUB_API_TOKEN included. Point the sidebar at the tightpack "
         "scheduler's /snapshot (TIGHTPACK_SNAPSHOT_URL); an operator who accepts the risk for "
         "this server names the user in c.TightpackConfig.kubernetes_in_hub_users.")
-
-
-def looks_like_gke(cluster: dict) -> bool:
-    for node in cluster_objects(cluster, "Node"):
-        labels = (node.get("metadata") or {}).get("labels") or {}
-        if isinstance(labels, dict) and GKE_POOL_LABEL in labels:
-            return True
-    return False
 
 
 def now_rfc3339() -> str:
@@ -88,10 +78,9 @@ class SnapshotService:
         setting = self.config.extended_resource_toleration
         if isinstance(setting, bool):
             ert = setting
-        elif snapshot.extended_resource_toleration is not None:
-            ert = snapshot.extended_resource_toleration
         else:
-            ert = looks_like_gke(snapshot.cluster)
+            # None: the engine infers it from the nodes (GKE's API server runs it).
+            ert = snapshot.extended_resource_toleration
         return {"extendedResourceToleration": ert}
 
     def _envelope(self, source: dict, snapshot: Snapshot, notes: list) -> Result:

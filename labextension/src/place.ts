@@ -52,8 +52,9 @@ function request(
         profile: profile.name,
         ...(profile.release ? { release: profile.release } : {}),
         admission: {
+          // null: the engine infers it from the nodes (GKE's API server runs it)
           extendedResourceToleration:
-            loaded.envelope.admission?.extendedResourceToleration ?? false
+            loaded.envelope.admission?.extendedResourceToleration ?? null
         }
       }
     }

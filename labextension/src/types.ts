@@ -23,7 +23,8 @@ export interface ISnapshotEnvelope {
   daskGateway: {
     worker?: { extraPodConfig?: object; extraContainerConfig?: object };
   } | null;
-  admission: { extendedResourceToleration: boolean };
+  // null: neither the setting nor the source says; the engine infers it from the nodes.
+  admission: { extendedResourceToleration: boolean | null };
   // The user's own claims, from the tightpack scheduler's /home (or null): the claims and
   // volumes themselves are in `cluster`. Nothing of any other user is ever here.
   home: IHomeClaims | null;

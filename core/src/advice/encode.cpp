@@ -161,7 +161,7 @@ std::string advise_text(WhatIfCluster& cluster, std::string_view request_json) {
   auto doc = parse_json(request_json);
   if (!doc) return error_text(doc.error().what());
   const bool with_replicas = doc->is_object() && doc->as_object().contains("replicas");
-  auto request = decode_what_if_request(*doc, with_replicas);
+  auto request = decode_what_if_request(*doc, with_replicas, cluster.admission());
   if (!request) return error_text(request.error().what());
   auto profile = cluster.profile(request->profile, request->pod, request->release);
   if (!profile) return error_text(profile.error().what());

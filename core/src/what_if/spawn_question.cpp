@@ -136,7 +136,8 @@ json::object answer_spawn_question(WhatIfCluster& cluster, const SpawnQuestion& 
     auto fail = [&](const Error& e) {
       answers.push_back(json::object{{"id", choice.id}, {"error", where + e.what()}});
     };
-    auto request = decode_what_if_request(json::object{{"pod", choice.pod}}, false);
+    auto request =
+        decode_what_if_request(json::object{{"pod", choice.pod}}, false, cluster.admission());
     if (!request) {
       fail(request.error());
       continue;

@@ -24,7 +24,8 @@ std::string error_text(std::string_view message) {
   return json::serialize(json::object{{"error", message}});
 }
 
-Result<WhatIfRequest> decode_what_if_request(const json::value& doc, bool with_replicas) {
+Result<WhatIfRequest> decode_what_if_request(const json::value& doc, bool with_replicas,
+                                             const AdmissionOptions& defaults) {
   WhatIfRequest r;
   auto run = [&]() -> Fail {
     const JsonPath root;
@@ -39,7 +40,7 @@ Result<WhatIfRequest> decode_what_if_request(const json::value& doc, bool with_r
                                : "unknown field (pod, profile, release, admission)");
       }
     }
-    AdmissionOptions admission;
+    AdmissionOptions admission = defaults;
     if (const json::value* a = member(*o, "admission")) {
       const JsonPath ap = root.field("admission");
       const json::object* ao = nullptr;
@@ -116,7 +117,7 @@ std::string summary_text(const WhatIfCluster& cluster) {
 std::string place_text(WhatIfCluster& cluster, std::string_view request_json) {
   auto doc = parse_json(request_json);
   if (!doc) return error_text(doc.error().what());
-  auto request = decode_what_if_request(*doc, true);
+  auto request = decode_what_if_request(*doc, true, cluster.admission());
   if (!request) return error_text(request.error().what());
   auto profile = cluster.profile(request->profile, request->pod, request->release);
   if (!profile) return error_text(profile.error().what());
@@ -128,7 +129,7 @@ std::string place_text(WhatIfCluster& cluster, std::string_view request_json) {
 std::string explain_text(const WhatIfCluster& cluster, std::string_view request_json) {
   auto doc = parse_json(request_json);
   if (!doc) return error_text(doc.error().what());
-  auto request = decode_what_if_request(*doc, false);
+  auto request = decode_what_if_request(*doc, false, cluster.admission());
   if (!request) return error_text(request.error().what());
   auto profile = cluster.profile(request->profile, request->pod, request->release);
   if (!profile) return error_text(profile.error().what());

@@ -48,6 +48,18 @@ Result<WhatIfCluster> WhatIfCluster::from_snapshot(pools::ClusterSnapshot snapsh
   return WhatIfCluster(std::move(snapshot), std::move(*cluster));
 }
 
+bool WhatIfCluster::runs_extended_resource_toleration() const {
+  return std::any_of(snapshot_.nodes.begin(), snapshot_.nodes.end(), [](const auto& n) {
+    return find_label(n.node.labels, pools::kGkeNodePoolLabel) != nullptr;
+  });
+}
+
+AdmissionOptions WhatIfCluster::admission() const {
+  AdmissionOptions a;
+  a.extended_resource_toleration = runs_extended_resource_toleration();
+  return a;
+}
+
 void WhatIfCluster::use_pools(pools::PoolsConfig config) {
   std::vector<Node> nodes;
   nodes.reserve(snapshot_.nodes.size());

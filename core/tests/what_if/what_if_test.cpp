@@ -2,9 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <boost/json.hpp>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "test_util.hpp"
 #include "tightpack/replay.hpp"
@@ -424,6 +427,81 @@ TEST(SpawnQuestion, BadQuestionsNameTheFieldAndValue) {
       error(
           R"({"namespace": "hub", "claims": [{"kind": "Pod"}], "pods": [{"id": "a", "pod": {}}]})"),
       "$.claims[0].kind: is not PersistentVolumeClaim: \"Pod\"");
+}
+
+}  // namespace
+}  // namespace tightpack
+
+namespace tightpack {
+namespace {
+
+std::vector<std::string> admitted_by(WhatIfCluster& c, const std::string& admission) {
+  const std::string request =
+      R"({"pod": {"metadata": {"name": "gpu"}, "spec": {"containers": [{"name": "nb",
+      "resources": {"limits": {"nvidia.com/gpu": "1"}}}]}}, "replicas": 1)" +
+      admission + "}";
+  const json::value answer = json::parse(place_text(c, request));
+  std::vector<std::string> out;
+  if (!answer.as_object().contains("admission")) {
+    ADD_FAILURE() << json::serialize(answer);
+    return out;
+  }
+  for (const json::value& change : answer.at("admission").as_array())
+    out.emplace_back(change.at("by").as_string());
+  return out;
+}
+
+bool has(const std::vector<std::string>& list, const std::string& item) {
+  return std::find(list.begin(), list.end(), item) != list.end();
+}
+
+// GKE's API server runs ExtendedResourceToleration and its nodes say they
+// are GKE's; a question admits its pod so unless it says otherwise. The spawn
+// page's questions say nothing: a GPU profile on GKE tolerates its GPU pool.
+TEST(WhatIf, AGkeClusterAdmitsAsGkeUnlessTheQuestionSays) {
+  WhatIfCluster gke = demo();
+  ASSERT_TRUE(gke.runs_extended_resource_toleration());
+  EXPECT_TRUE(has(admitted_by(gke, ""), "ExtendedResourceToleration"));
+  EXPECT_TRUE(has(admitted_by(gke, R"(, "admission": {"extendedResourceToleration": null})"),
+                  "ExtendedResourceToleration"));
+  EXPECT_FALSE(has(admitted_by(gke, R"(, "admission": {"extendedResourceToleration": false})"),
+                   "ExtendedResourceToleration"));
+
+  auto eks = load_what_if_cluster(R"({"kind": "List", "items": [{"kind": "Node",
+      "metadata": {"name": "n", "labels": {"eks.amazonaws.com/nodegroup": "gpu"}},
+      "status": {"allocatable": {"cpu": "4", "memory": "16Gi", "pods": "110"}}}]})",
+                                  "", "");
+  ASSERT_TRUE(eks) << eks.error().what();
+  EXPECT_FALSE(eks->runs_extended_resource_toleration());
+  EXPECT_FALSE(has(admitted_by(*eks, ""), "ExtendedResourceToleration"));
+  EXPECT_TRUE(has(admitted_by(*eks, R"(, "admission": {"extendedResourceToleration": true})"),
+                  "ExtendedResourceToleration"));
+}
+
+}  // namespace
+}  // namespace tightpack
+
+namespace tightpack {
+namespace {
+
+// KubeSpawner adds no toleration for a GPU profile on GKE: GKE's API server
+// does (ExtendedResourceToleration). The spawn page's question says nothing
+// of admission, and the answer is GKE's.
+TEST(SpawnQuestion, AGpuProfileOnGkeToleratesItsPoolAsGkesApiServerMakesIt) {
+  auto snapshot = pools::decode_cluster_snapshot(json::parse(demo_cluster_text()), JsonPath());
+  ASSERT_TRUE(snapshot) << snapshot.error().what();
+  auto question = decode_spawn_question(json::parse(R"({"namespace": "daskhub", "user": "alice",
+    "pods": [{"id": "t4", "pod": {"metadata": {"name": "jupyter-alice"}, "spec": {
+      "tolerations": [{"key": "hub.jupyter.org/dedicated", "operator": "Equal", "value": "user",
+                       "effect": "NoSchedule"}],
+      "containers": [{"name": "notebook", "resources": {"limits": {"nvidia.com/gpu": "1"}}}]}}}]})"));
+  ASSERT_TRUE(question) << question.error().what();
+  auto c = WhatIfCluster::from_snapshot(std::move(*snapshot), JsonPath());
+  ASSERT_TRUE(c) << c.error().what();
+  const json::object answer = answer_spawn_question(*c, *question);
+  const json::value& outlook = answer.at("answers").at(0).at("outlook");
+  EXPECT_NE(outlook.at("kind"), "cannot") << answer;
+  EXPECT_EQ(json::serialize(answer).find("nvidia.com/gpu: present"), std::string::npos) << answer;
 }
 
 }  // namespace

@@ -128,7 +128,8 @@ async def test_kubernetes_source(fake_api, get):
     assert all("managedFields" not in i["metadata"] for i in items)
     assert items[0]["apiVersion"] == "v1" and items[0]["status"]["allocatable"]["cpu"] == "3920m"
     assert body["pools"] is None and body["profiles"] == [] and body["notes"] == []
-    assert body["admission"] == {"extendedResourceToleration": True}  # GKE node labels
+    # the source does not say: the engine infers it from the nodes (GKE's here)
+    assert body["admission"] == {"extendedResourceToleration": None}
     # pages of 2 followed; finished pods left out by a field selector
     pod_requests = [q for path, q in fake_api["requests"] if path == "/api/v1/pods"]
     assert len(pod_requests) == 2 and pod_requests[1]["continue"] == "2"
@@ -251,7 +252,7 @@ async def test_use_kubernetes_false_skips_it(fake_api, tightpack, get):
     assert fake_api["requests"] == []
 
 
-@pytest.mark.parametrize("setting,expected", [("auto", False), (True, True), ("false", False)])
+@pytest.mark.parametrize("setting,expected", [("auto", None), (True, True), ("false", False)])
 async def test_extended_resource_toleration_setting(fake_api, tightpack, get, setting, expected):
     for node in fake_api["items"]["/api/v1/nodes"]:  # not GKE: no gke-nodepool label
         node["metadata"]["labels"].pop("cloud.google.com/gke-nodepool")

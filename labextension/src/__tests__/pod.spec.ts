@@ -49,7 +49,16 @@ describe('the worker pod', () => {
       'sets request nvidia.com/gpu 1 from its limit in worker',
       'adds toleration nvidia.com/gpu:NoSchedule (ExtendedResourceToleration)'
     ]);
-    const without = ok(d.cluster.place({ pod: limitOnly, replicas: 1 }));
+    // The demo's nodes are GKE's: unsaid, the engine admits as GKE's API server.
+    const inferred = ok(d.cluster.place({ pod: limitOnly, replicas: 1 }));
+    expect(inferred.admission).toEqual(placed.admission);
+    const without = ok(
+      d.cluster.place({
+        pod: limitOnly,
+        replicas: 1,
+        admission: { extendedResourceToleration: false }
+      })
+    );
     expect(admissionNotes(without.admission)).toEqual([
       'sets request nvidia.com/gpu 1 from its limit in worker'
     ]);

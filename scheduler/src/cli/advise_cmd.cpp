@@ -43,9 +43,10 @@ best first.
   --config FILE          a KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1)
   --scheduler-name NAME  the profile to use (as `tightpack predict`)
   --release v1.37|v1.36|v1.30
-  --extended-resource-toleration
-                         the API server runs the ExtendedResourceToleration
-                         admission plugin (GKE does)
+  --extended-resource-toleration, --no-extended-resource-toleration
+                         whether the API server runs the ExtendedResourceToleration
+                         admission plugin; by default, when the nodes carry GKE's
+                         node-pool label
   --output table|json    (default: table)
 
 Exit status: 0 every copy runs (or no --replicas), 3 some copies can never run as
@@ -159,7 +160,9 @@ int advise(const std::vector<std::string>& argv, std::istream& in, std::ostream&
            std::ostream& err) {
   Args a;
   std::string error;
-  if (!parse_args(argv, kWhatIfOptions, {"--help", "--extended-resource-toleration"}, a, error) ||
+  if (!parse_args(argv, kWhatIfOptions,
+                  {"--help", "--extended-resource-toleration", "--no-extended-resource-toleration"},
+                  a, error) ||
       !a.positional.empty()) {
     err << "tightpack advise: "
         << (error.empty() ? "unexpected argument " + a.positional[0] : error) << "\n"

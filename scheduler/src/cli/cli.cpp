@@ -27,7 +27,7 @@ const Command kCommands[] = {
     {"predict",
      "tightpack predict --cluster FILE --pod FILE --replicas N [--config FILE]\n"
      "                    [--scheduler-name NAME] [--release R] [--pools FILE]\n"
-     "                    [--extended-resource-toleration] [--output table|json]",
+     "                    [--[no-]extended-resource-toleration] [--output table|json]",
      "Where would N copies of a pod go in a cluster?", kPredictHelp, predict},
     {"advise",
      "tightpack advise --cluster FILE --pod FILE [--replicas N] [--pools FILE]\n"

@@ -41,9 +41,10 @@ run (docs/pools.md).
   --pools FILE           a NodePools document (tightpack.io/v1alpha1), JSON or YAML;
                          pools it does not name are inferred from the nodes' pool
                          labels (GKE, EKS, AKS, Karpenter, instance type)
-  --extended-resource-toleration
-                         the API server runs the ExtendedResourceToleration
-                         admission plugin (GKE does): a GPU pod tolerates its taint
+  --extended-resource-toleration, --no-extended-resource-toleration
+                         whether the API server runs the ExtendedResourceToleration
+                         admission plugin (a GPU pod tolerates its taint); by
+                         default, when the nodes carry GKE's node-pool label
   --output table|json    (default: table)
 
 The pod is admitted first as the API server would (see `tightpack admit`).
@@ -110,7 +111,9 @@ int predict(const std::vector<std::string>& argv, std::istream& in, std::ostream
             std::ostream& err) {
   Args a;
   std::string error;
-  if (!parse_args(argv, kWhatIfOptions, {"--help", "--extended-resource-toleration"}, a, error) ||
+  if (!parse_args(argv, kWhatIfOptions,
+                  {"--help", "--extended-resource-toleration", "--no-extended-resource-toleration"},
+                  a, error) ||
       !a.positional.empty()) {
     err << "tightpack predict: "
         << (error.empty() ? "unexpected argument " + a.positional[0] : error) << "\n"

@@ -75,8 +75,11 @@ std::optional<WhatIfQuestion> read_what_if_question(Args& a, const char* command
     code = kInputError;
     return std::nullopt;
   }
-  AdmissionOptions admission;
-  admission.extended_resource_toleration = has_flag(a, "--extended-resource-toleration");
+  // As the sidebar's questions: inferred from the nodes unless a flag says.
+  AdmissionOptions admission = loaded->admission();
+  if (has_flag(a, "--extended-resource-toleration")) admission.extended_resource_toleration = true;
+  if (has_flag(a, "--no-extended-resource-toleration"))
+    admission.extended_resource_toleration = false;
   auto admitted = decode_admitted_pod(pod_doc.doc, admission, JsonPath());
   if (!admitted) {
     err << name << pod_doc.name << ": " << admitted.error().what() << "\n";

@@ -26,9 +26,12 @@
 
 namespace tightpack::pools {
 
+// GKE's node-pool label: a cluster whose nodes carry it is taken for GKE.
+inline constexpr std::string_view kGkeNodePoolLabel = "cloud.google.com/gke-nodepool";
+
 // The labels that name a node's pool, in the order they are looked for.
 inline constexpr std::string_view kPoolLabels[] = {
-    "cloud.google.com/gke-nodepool",   // GKE
+    kGkeNodePoolLabel,                 // GKE
     "eks.amazonaws.com/nodegroup",     // EKS managed node groups
     "kubernetes.azure.com/agentpool",  // AKS
     "karpenter.sh/nodepool",           // Karpenter (v1beta1 and later)

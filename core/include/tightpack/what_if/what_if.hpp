@@ -127,6 +127,12 @@ class WhatIfCluster {
 
   const Cluster& cluster() const { return cluster_; }
   const pools::ClusterSnapshot& snapshot() const { return snapshot_; }
+  // Whether the cluster's API server runs ExtendedResourceToleration, as far
+  // as its nodes tell: GKE's does, and GKE's nodes carry its node-pool label;
+  // elsewhere it runs only where an operator turned it on, which no node shows.
+  bool runs_extended_resource_toleration() const;
+  // The admission a question's pod gets unless the question says otherwise.
+  AdmissionOptions admission() const;
   const pools::ResolvedPools* resolved_pools() const {
     return pools_ ? &pools_->resolved : nullptr;
   }
@@ -169,7 +175,10 @@ struct WhatIfRequest {
   std::vector<AdmissionChange> admitted;
 };
 inline constexpr int64_t kMaxWhatIfReplicas = 1000000;
-Result<WhatIfRequest> decode_what_if_request(const boost::json::value& doc, bool with_replicas);
+// The pod is admitted under `admission` (WhatIfCluster::admission()), but for
+// what the question's own "admission" sets.
+Result<WhatIfRequest> decode_what_if_request(const boost::json::value& doc, bool with_replicas,
+                                             const AdmissionOptions& admission);
 
 // A document the what-if layer loads, with the name its errors carry: the file
 // a command read, or what the browser calls it ("snapshot", "pools",
