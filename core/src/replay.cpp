@@ -119,22 +119,7 @@ Result<Profile> resolve_scenario_profile(const json::value& spec, const JsonPath
 
 namespace {
 
-// The scenario's keys (../shared/corpus/README.md), with the kind of the
-// objects each list holds.
-constexpr std::pair<const char*, const char*> kObjectKeys[] = {
-    {"namespaces", "Namespace"},
-    {"services", "Service"},
-    {"replicaSets", "ReplicaSet"},
-    {"statefulSets", "StatefulSet"},
-    {"replicationControllers", "ReplicationController"},
-    {"persistentVolumeClaims", "PersistentVolumeClaim"},
-    {"persistentVolumes", "PersistentVolume"},
-    {"storageClasses", "StorageClass"},
-    {"csiNodes", "CSINode"},
-    {"csiDrivers", "CSIDriver"},
-    {"csiStorageCapacities", "CSIStorageCapacity"},
-    {"podDisruptionBudgets", "PodDisruptionBudget"},
-};
+// The scenario's keys (../shared/corpus/README.md).
 constexpr const char* kScenarioKeys[] = {"profile",
                                          "nodes",
                                          "pods",
@@ -194,17 +179,21 @@ Result<Scenario> decode_scenario(const json::value& doc) {
     }
     s.objects.storage_listed = true;  // a scenario lacks what it does not list
     s.objects.namespaces_listed = true;
-    for (const auto& [key, kind] : kObjectKeys) {
+    if (const json::value* v = member(*sc, "podDisruptionBudgets")) {
+      const JsonPath lp = sp->field("podDisruptionBudgets");
+      const json::array* a = nullptr;
+      TP_TRY(as_array(*v, lp, a));
+      if (!a->empty()) {
+        return value_error(
+            lp, "disruption budgets in a scheduling scenario are not supported by tightpack yet");
+      }
+    }
+    for (const auto& [key, kind] : kScenarioObjectKeys) {
       const json::value* v = member(*sc, key);
       if (!v) continue;
       const JsonPath lp = sp->field(key);
       const json::array* a = nullptr;
       TP_TRY(as_array(*v, lp, a));
-      if (a->empty()) continue;
-      if (kind == std::string_view("PodDisruptionBudget")) {
-        return value_error(
-            lp, "disruption budgets in a scheduling scenario are not supported by tightpack yet");
-      }
       for (size_t i = 0; i < a->size(); ++i) {
         const JsonPath ip = lp.index(static_cast<int64_t>(i));
         bool decoded = false;

@@ -17,6 +17,23 @@
 
 namespace tightpack {
 
+// The cluster objects beyond nodes and pods under their keys in a corpus
+// scenario, scheduling's and cluster-autoscaler's alike (../shared/corpus and
+// ../shared/autoscaler, README.md), with the kind of the objects each holds.
+inline constexpr std::pair<std::string_view, std::string_view> kScenarioObjectKeys[] = {
+    {"namespaces", "Namespace"},
+    {"services", "Service"},
+    {"replicaSets", "ReplicaSet"},
+    {"statefulSets", "StatefulSet"},
+    {"replicationControllers", "ReplicationController"},
+    {"persistentVolumeClaims", "PersistentVolumeClaim"},
+    {"persistentVolumes", "PersistentVolume"},
+    {"storageClasses", "StorageClass"},
+    {"csiNodes", "CSINode"},
+    {"csiDrivers", "CSIDriver"},
+    {"csiStorageCapacities", "CSIStorageCapacity"},
+};
+
 struct Namespace {
   std::string name;
   Labels labels;

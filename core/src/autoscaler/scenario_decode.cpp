@@ -17,23 +17,6 @@ namespace {
 constexpr size_t kMaxPending = 100000;
 constexpr int64_t kMaxGroupSize = 10000;
 
-// The cluster objects beyond nodes and pods, under the keys and decoded as a
-// scheduling scenario's (../shared/corpus/README.md): CA's framework handle
-// reads them through the same informers kube-scheduler does.
-constexpr std::pair<const char*, const char*> kObjectKeys[] = {
-    {"namespaces", "Namespace"},
-    {"services", "Service"},
-    {"replicaSets", "ReplicaSet"},
-    {"statefulSets", "StatefulSet"},
-    {"replicationControllers", "ReplicationController"},
-    {"persistentVolumeClaims", "PersistentVolumeClaim"},
-    {"persistentVolumes", "PersistentVolume"},
-    {"storageClasses", "StorageClass"},
-    {"csiNodes", "CSINode"},
-    {"csiDrivers", "CSIDriver"},
-    {"csiStorageCapacities", "CSIStorageCapacity"},
-};
-
 constexpr const char* kScenarioKeys[] = {"nodes",
                                          "pods",
                                          "nodeGroups",
@@ -471,8 +454,9 @@ Result<AutoscaleScenario> decode_autoscale_scenario(const json::value& doc) {
     // A scenario lacks what it does not list, as a scheduling scenario does.
     s.objects.storage_listed = true;
     s.objects.namespaces_listed = true;
-    for (const auto& [key, kind] : kObjectKeys) {
-      const char* k = kind;
+    // CA's framework handle reads them through the same informers kube-scheduler does.
+    for (const auto& [key, kind] : kScenarioObjectKeys) {
+      const std::string_view k = kind;
       TP_TRY(each(key, [&](const json::value& v, const JsonPath& p) -> Fail {
         bool decoded = false;
         if (auto st = decode_api_object(k, v, p, s.objects, decoded); !st) return st.error();
