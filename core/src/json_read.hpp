@@ -2,7 +2,9 @@
 // Private to core's decoders.
 #pragma once
 
+#include <algorithm>
 #include <boost/json.hpp>
+#include <initializer_list>
 #include <limits>
 #include <optional>
 #include <string>
@@ -69,6 +71,20 @@ inline const json::value* member(const json::object& o, std::string_view key) {
   auto it = o.find(key);
   if (it == o.end() || it->value().is_null()) return nullptr;
   return &it->value();
+}
+
+// Every format whose unknown keys are mistakes (configuration, questions,
+// scenarios) refuses one so: naming it, and the fields it could have meant.
+inline Fail only_known(const json::object& o, const JsonPath& path,
+                       std::initializer_list<std::string_view> known) {
+  for (const auto& kv : o) {
+    if (std::find(known.begin(), known.end(), kv.key()) != known.end()) continue;
+    std::string list;
+    for (std::string_view k : known) list += (list.empty() ? "" : ", ") + std::string(k);
+    return Error{path.field(kv.key()).str(),
+                 "unknown field " + quote_value(kv.key()) + " (known: " + list + ")"};
+  }
+  return std::nullopt;
 }
 
 inline Fail as_object(const json::value& v, const JsonPath& path, const json::object*& out) {

@@ -171,11 +171,7 @@ Fail read_plugin_set(const json::object& plugins, std::string_view key, const Js
   JsonPath p = path.field(key);
   const json::object* o = nullptr;
   TP_TRY(as_object(*v, p, o));
-  for (const auto& kv : *o) {
-    if (kv.key() != "enabled" && kv.key() != "disabled") {
-      return value_error(p.field(kv.key()), "unknown field");
-    }
-  }
+  TP_TRY(only_known(*o, p, {"enabled", "disabled"}));
   for (const char* list : {"enabled", "disabled"}) {
     const json::value* lv = member(*o, list);
     if (!lv) continue;
@@ -186,10 +182,7 @@ Fail read_plugin_set(const json::object& plugins, std::string_view key, const Js
       JsonPath ip = lp.index(static_cast<int64_t>(i));
       const json::object* po = nullptr;
       TP_TRY(as_object((*a)[i], ip, po));
-      for (const auto& kv : *po) {
-        if (kv.key() != "name" && kv.key() != "weight")
-          return value_error(ip.field(kv.key()), "unknown field");
-      }
+      TP_TRY(only_known(*po, ip, {"name", "weight"}));
       PluginRef ref;
       TP_TRY(read_string(*po, "name", ip, ref.name));
       if (ref.name.empty()) return value_error(ip.field("name"), "a plugin needs a name");
@@ -212,16 +205,6 @@ Fail read_plugin_set(const json::object& plugins, std::string_view key, const Js
   return std::nullopt;
 }
 
-Fail check_fields(const json::object& o, const JsonPath& path,
-                  std::initializer_list<std::string_view> known) {
-  for (const auto& kv : o) {
-    if (std::find(known.begin(), known.end(), kv.key()) == known.end()) {
-      return value_error(path.field(kv.key()), "unknown field");
-    }
-  }
-  return std::nullopt;
-}
-
 Fail read_resource_specs(const json::object& o, const JsonPath& path,
                          std::vector<ResourceSpec>& out, bool& present) {
   const json::value* v = member(o, "resources");
@@ -235,7 +218,7 @@ Fail read_resource_specs(const json::object& o, const JsonPath& path,
     JsonPath ip = p.index(static_cast<int64_t>(i));
     const json::object* ro = nullptr;
     TP_TRY(as_object((*a)[i], ip, ro));
-    TP_TRY(check_fields(*ro, ip, {"name", "weight"}));
+    TP_TRY(only_known(*ro, ip, {"name", "weight"}));
     ResourceSpec spec;
     spec.weight = 0;
     TP_TRY(read_string(*ro, "name", ip, spec.name));
@@ -266,7 +249,7 @@ Fail read_shape(const json::object& o, const JsonPath& path, std::vector<ShapePo
     JsonPath ip = p.index(static_cast<int64_t>(i));
     const json::object* so = nullptr;
     TP_TRY(as_object((*a)[i], ip, so));
-    TP_TRY(check_fields(*so, ip, {"utilization", "score"}));
+    TP_TRY(only_known(*so, ip, {"utilization", "score"}));
     ShapePoint point;
     TP_TRY(read_int(*so, "utilization", ip, point.utilization));
     TP_TRY(read_int(*so, "score", ip, point.score));
@@ -303,7 +286,7 @@ Fail read_inter_pod_affinity_args(const json::object& args, const JsonPath& path
 }
 
 Fail read_fit_args(const json::object& args, const JsonPath& path, FitArgs& fit) {
-  TP_TRY(check_fields(
+  TP_TRY(only_known(
       args, path,
       {"apiVersion", "kind", "ignoredResources", "ignoredResourceGroups", "scoringStrategy"}));
   TP_TRY(read_string_list(args, "ignoredResources", path, fit.ignored_resources));
@@ -313,7 +296,7 @@ Fail read_fit_args(const json::object& args, const JsonPath& path, FitArgs& fit)
   JsonPath sp = path.field("scoringStrategy");
   const json::object* s = nullptr;
   TP_TRY(as_object(*sv, sp, s));
-  TP_TRY(check_fields(*s, sp, {"type", "resources", "requestedToCapacityRatio"}));
+  TP_TRY(only_known(*s, sp, {"type", "resources", "requestedToCapacityRatio"}));
   std::string type = "LeastAllocated";
   TP_TRY(read_string(*s, "type", sp, type));
   if (type == "LeastAllocated") {
@@ -339,7 +322,7 @@ Fail read_fit_args(const json::object& args, const JsonPath& path, FitArgs& fit)
     JsonPath rp = sp.field("requestedToCapacityRatio");
     const json::object* r = nullptr;
     TP_TRY(as_object(*rv, rp, r));
-    TP_TRY(check_fields(*r, rp, {"shape"}));
+    TP_TRY(only_known(*r, rp, {"shape"}));
     TP_TRY(read_shape(*r, rp, fit.shape));
   }
   return std::nullopt;
@@ -353,7 +336,7 @@ Fail read_plugin_config(const json::array& configs, const JsonPath& path, Profil
     JsonPath ip = path.index(static_cast<int64_t>(i));
     const json::object* c = nullptr;
     TP_TRY(as_object(configs[i], ip, c));
-    TP_TRY(check_fields(*c, ip, {"name", "args"}));
+    TP_TRY(only_known(*c, ip, {"name", "args"}));
     std::string name;
     TP_TRY(read_string(*c, "name", ip, name));
     Plugin plugin;
@@ -371,32 +354,32 @@ Fail read_plugin_config(const json::array& configs, const JsonPath& path, Profil
         TP_TRY(read_fit_args(*args, ap, profile.fit));
         break;
       case Plugin::NodeResourcesBalancedAllocation: {
-        TP_TRY(check_fields(*args, ap, {"apiVersion", "kind", "resources"}));
+        TP_TRY(only_known(*args, ap, {"apiVersion", "kind", "resources"}));
         bool present = false;
         TP_TRY(read_resource_specs(*args, ap, profile.balanced_resources, present));
         if (!present) profile.balanced_resources = {{"cpu", 1}, {"memory", 1}};
         break;
       }
       case Plugin::NodeAffinity:
-        TP_TRY(check_fields(*args, ap, {"apiVersion", "kind", "addedAffinity"}));
+        TP_TRY(only_known(*args, ap, {"apiVersion", "kind", "addedAffinity"}));
         if (member(*args, "addedAffinity")) {
           return value_error(ap.field("addedAffinity"), "not supported yet by tightpack");
         }
         break;
       case Plugin::DefaultPreemption:
-        TP_TRY(check_fields(
+        TP_TRY(only_known(
             *args, ap,
             {"apiVersion", "kind", "minCandidateNodesPercentage", "minCandidateNodesAbsolute"}));
         break;
       case Plugin::InterPodAffinity:
-        TP_TRY(check_fields(
+        TP_TRY(only_known(
             *args, ap,
             {"apiVersion", "kind", "hardPodAffinityWeight", "ignorePreferredTermsOfExistingPods"}));
         TP_TRY(read_inter_pod_affinity_args(*args, ap, profile.inter_pod_affinity));
         break;
       case Plugin::PodTopologySpread: {
-        TP_TRY(check_fields(*args, ap,
-                            {"apiVersion", "kind", "defaultConstraints", "defaultingType"}));
+        TP_TRY(
+            only_known(*args, ap, {"apiVersion", "kind", "defaultConstraints", "defaultingType"}));
         std::string type = "System";
         TP_TRY(read_string(*args, "defaultingType", ap, type));
         if (type.empty()) type = "System";  // SetDefaults_PodTopologySpreadArgs
@@ -417,7 +400,7 @@ Fail read_plugin_config(const json::array& configs, const JsonPath& path, Profil
         break;
       }
       case Plugin::VolumeBinding: {
-        TP_TRY(check_fields(*args, ap, {"apiVersion", "kind", "bindTimeoutSeconds", "shape"}));
+        TP_TRY(only_known(*args, ap, {"apiVersion", "kind", "bindTimeoutSeconds", "shape"}));
         int64_t timeout = 600;
         TP_TRY(read_int(*args, "bindTimeoutSeconds", ap, timeout));
         if (timeout < 0) {
@@ -441,8 +424,8 @@ Result<Profile> decode_profile(const json::object& o, const JsonPath& path, int3
   Profile profile;
   profile.percentage_of_nodes_to_score = percentage;
   auto run = [&]() -> Fail {
-    TP_TRY(check_fields(o, path,
-                        {"schedulerName", "percentageOfNodesToScore", "plugins", "pluginConfig"}));
+    TP_TRY(only_known(o, path,
+                      {"schedulerName", "percentageOfNodesToScore", "plugins", "pluginConfig"}));
     TP_TRY(read_string(o, "schedulerName", path, profile.scheduler_name));
     if (profile.scheduler_name.empty()) profile.scheduler_name = "default-scheduler";
     TP_TRY(read_int(o, "percentageOfNodesToScore", path, profile.percentage_of_nodes_to_score));
@@ -454,10 +437,10 @@ Result<Profile> decode_profile(const json::object& o, const JsonPath& path, int3
       JsonPath pp = path.field("plugins");
       const json::object* plugins = nullptr;
       TP_TRY(as_object(*pv, pp, plugins));
-      TP_TRY(check_fields(
-          *plugins, pp,
-          {"preEnqueue", "queueSort", "preFilter", "filter", "postFilter", "preScore", "score",
-           "reserve", "permit", "preBind", "bind", "postBind", "multiPoint"}));
+      TP_TRY(
+          only_known(*plugins, pp,
+                     {"preEnqueue", "queueSort", "preFilter", "filter", "postFilter", "preScore",
+                      "score", "reserve", "permit", "preBind", "bind", "postBind", "multiPoint"}));
       for (const auto& kv : *plugins) {
         PluginSet ignored;
         TP_TRY(read_plugin_set(*plugins, kv.key(), pp, ignored));  // validates every point
@@ -568,7 +551,7 @@ Result<SchedulerConfiguration> decode_scheduler_configuration(const json::value&
       return value_error(path.field("kind"),
                          "expected KubeSchedulerConfiguration, got " + quote_value(kind));
     }
-    TP_TRY(check_fields(
+    TP_TRY(only_known(
         *o, path,
         {"apiVersion", "kind", "parallelism", "leaderElection", "clientConnection",
          "healthzBindAddress", "metricsBindAddress", "enableProfiling", "enableContentionProfiling",

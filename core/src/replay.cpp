@@ -27,12 +27,9 @@ Result<Profile> resolve_scenario_profile(const json::value& spec, const JsonPath
     }
     const json::object* o = nullptr;
     TP_TRY(as_object(spec, path, o));
-    for (const auto& kv : *o) {
-      if (kv.key() != "name" && kv.key() != "scoringStrategy" && kv.key() != "scoreWeights" &&
-          kv.key() != "disabledScore" && kv.key() != "schedulerConfig" && kv.key() != "release") {
-        return value_error(path.field(kv.key()), "unknown field");
-      }
-    }
+    TP_TRY(only_known(*o, path,
+                      {"name", "scoringStrategy", "scoreWeights", "disabledScore",
+                       "schedulerConfig", "release"}));
     name = "default";
     TP_TRY(read_string(*o, "name", path, name));
     if (const json::value* sc = member(*o, "schedulerConfig")) {

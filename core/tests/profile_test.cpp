@@ -210,7 +210,9 @@ TEST(ScenarioProfiles, Overrides) {
       resolve_scenario_profile(json_of(R"({"name": "default", "weights": {}})"), JsonPath(), name);
   ASSERT_FALSE(unknown);
   EXPECT_EQ(unknown.error().path, "$.weights");
-  EXPECT_EQ(unknown.error().message, "unknown field");
+  EXPECT_EQ(unknown.error().message,
+            "unknown field \"weights\" (known: name, scoringStrategy, scoreWeights, "
+            "disabledScore, schedulerConfig, release)");
 }
 
 TEST(MultiPoint, ScoreEntryOverridesTheMultiPointWeight) {
@@ -349,11 +351,14 @@ TEST(ConfigErrors, UnknownFields) {
       R"({"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
                              "profile": []})");
   EXPECT_EQ(e.path, "$.profile");
-  EXPECT_EQ(e.message, "unknown field");
+  EXPECT_EQ(e.message.rfind("unknown field \"profile\" (known: apiVersion, kind, ", 0), 0u)
+      << e.message;
 
   e = profile_error(R"({"schedulerName": "x", "plugin": {}})");
   EXPECT_EQ(e.path, "$.profiles[0].plugin");
-  EXPECT_EQ(e.message, "unknown field");
+  EXPECT_EQ(e.message,
+            "unknown field \"plugin\" (known: schedulerName, percentageOfNodesToScore, plugins, "
+            "pluginConfig)");
 
   e = profile_error(R"({"plugins": {"scores": {}}})");
   EXPECT_EQ(e.path, "$.profiles[0].plugins.scores");
@@ -367,7 +372,8 @@ TEST(ConfigErrors, UnknownFields) {
 
   e = profile_error(fit_args(R"({"type": "MostAllocated", "shape": []})"));
   EXPECT_EQ(e.path, "$.profiles[0].pluginConfig[0].args.scoringStrategy.shape");
-  EXPECT_EQ(e.message, "unknown field");
+  EXPECT_EQ(e.message,
+            "unknown field \"shape\" (known: type, resources, requestedToCapacityRatio)");
 
   e = profile_error(
       R"({"pluginConfig": [{"name": "NodeResourcesFit", "args": {"scoringStrategy": {},

@@ -252,7 +252,7 @@ describe('answers have the declared shapes', () => {
         admission: { extendedResourceTolerations: true }
       }).error
     ).toBe(
-      '$.admission.extendedResourceTolerations: unknown field (extendedResourceToleration)'
+      '$.admission.extendedResourceTolerations: unknown field "extendedResourceTolerations" (known: extendedResourceToleration)'
     );
   });
   test('Explanation', () =>

@@ -50,7 +50,8 @@ Result<MovesQuestion> decode_question(const json::value* v) {
       }
       q.all_workers = *w == "all";
     } else {
-      return Error{path, "unknown field; known: profile, maxMoves, maxUsePercent, workers"};
+      return Error{path, "unknown field " + quote_value(key) +
+                             " (known: profile, maxMoves, maxUsePercent, workers)"};
     }
   }
   return q;

@@ -12,16 +12,6 @@ using namespace json_read;
 
 namespace {
 
-Fail only_keys(const json::object& o, const JsonPath& path,
-               std::initializer_list<std::string_view> allowed) {
-  for (const auto& kv : o) {
-    bool known = false;
-    for (std::string_view k : allowed) known = known || kv.key() == k;
-    if (!known) return value_error(path.field(kv.key()), "unknown field " + quote_value(kv.key()));
-  }
-  return std::nullopt;
-}
-
 Fail read_seconds(const json::object& o, std::string_view key, const JsonPath& path, int64_t& out) {
   const json::value* v = member(o, key);
   if (!v) return std::nullopt;
@@ -45,7 +35,7 @@ Fail read_retire(const json::object& o, const JsonPath& path, std::optional<Reti
 Fail read_event(const json::value& v, const JsonPath& path, Event& e) {
   const json::object* o = nullptr;
   TP_TRY(as_object(v, path, o));
-  TP_TRY(only_keys(*o, path, {"at", "start", "stop", "scale", "pod", "replicas", "retire"}));
+  TP_TRY(only_known(*o, path, {"at", "start", "stop", "scale", "pod", "replicas", "retire"}));
   TP_TRY(read_seconds(*o, "at", path, e.at));
   int kinds = 0;
   for (auto [key, kind] :
@@ -124,8 +114,8 @@ Result<PackScenario> decode_pack_scenario(const json::value& doc) {
     const json::object* o = nullptr;
     JsonPath root;
     TP_TRY(as_object(doc, root, o));
-    TP_TRY(only_keys(*o, root,
-                     {"cluster", "pools", "profiles", "events", "end", "retire", "consolidate"}));
+    TP_TRY(only_known(*o, root,
+                      {"cluster", "pools", "profiles", "events", "end", "retire", "consolidate"}));
     if (member(*o, "consolidate")) {
       std::string name;
       TP_TRY(read_string(*o, "consolidate", root, name));

@@ -23,21 +23,6 @@ std::string number_text(double x) {
   return buf;
 }
 
-Fail only_keys(const json::object& o, const JsonPath& path,
-               std::initializer_list<std::string_view> allowed) {
-  for (const auto& kv : o) {
-    bool known = false;
-    for (std::string_view k : allowed) known = known || kv.key() == k;
-    if (!known) {
-      std::string list;
-      for (std::string_view k : allowed) list += (list.empty() ? "" : ", ") + std::string(k);
-      return value_error(path.field(kv.key()),
-                         "unknown field " + quote_value(kv.key()) + " (known: " + list + ")");
-    }
-  }
-  return std::nullopt;
-}
-
 Fail read_number(const json::object& o, std::string_view key, const JsonPath& path, double& out) {
   const json::value* v = member(o, key);
   if (!v) return std::nullopt;
@@ -79,7 +64,7 @@ Result<Node> read_template(const json::value& v, const JsonPath& path, const std
   const bool v1_node = o->contains("metadata") || o->contains("spec") || o->contains("status") ||
                        o->contains("kind") || o->contains("apiVersion");
   if (v1_node) return autoscaler::decode_template_node(v, path, pool);
-  if (auto fail = only_keys(*o, path, {"labels", "taints", "allocatable", "capacity"}))
+  if (auto fail = only_known(*o, path, {"labels", "taints", "allocatable", "capacity"}))
     return *fail;
   json::object node{
       {"metadata", json::object{}}, {"spec", json::object{}}, {"status", json::object{}}};
@@ -106,9 +91,9 @@ Result<Node> read_template(const json::value& v, const JsonPath& path, const std
 Fail read_pool(const json::value& v, const JsonPath& path, NodePool& p) {
   const json::object* o = nullptr;
   TP_TRY(as_object(v, path, o));
-  TP_TRY(only_keys(*o, path,
-                   {"name", "nodeLabels", "template", "templatePods", "minSize", "maxSize",
-                    "provisioningTime", "pricePerHour", "preemptible"}));
+  TP_TRY(only_known(*o, path,
+                    {"name", "nodeLabels", "template", "templatePods", "minSize", "maxSize",
+                     "provisioningTime", "pricePerHour", "preemptible"}));
   TP_TRY(read_string(*o, "name", path, p.name));
   if (p.name.empty()) return value_error(path.field("name"), "a pool needs a name");
   TP_TRY(read_string_map(*o, "nodeLabels", path, p.node_labels));
@@ -168,7 +153,7 @@ Fail read_pool(const json::value& v, const JsonPath& path, NodePool& p) {
 Fail read_autoscaler(const json::value& v, const JsonPath& path, PoolsConfig& c) {
   const json::object* o = nullptr;
   TP_TRY(as_object(v, path, o));
-  TP_TRY(only_keys(
+  TP_TRY(only_known(
       *o, path,
       {"scaleDownUtilizationThreshold", "scaleDownGpuUtilizationThreshold", "scaleDownUnneededTime",
        "skipNodesWithSystemPods", "skipNodesWithLocalStorage", "skipNodesWithCustomControllerPods",
@@ -278,9 +263,9 @@ Result<PoolsConfig> decode_pools_config(const json::value& doc, const JsonPath& 
   auto run = [&]() -> Fail {
     const json::object* o = nullptr;
     TP_TRY(as_object(doc, path, o));
-    TP_TRY(only_keys(*o, path,
-                     {"apiVersion", "kind", "inferPools", "expander", "expanderPriorities",
-                      "autoscaler", "pools"}));
+    TP_TRY(only_known(*o, path,
+                      {"apiVersion", "kind", "inferPools", "expander", "expanderPriorities",
+                       "autoscaler", "pools"}));
     std::string api, kind;
     TP_TRY(read_string(*o, "apiVersion", path, api));
     TP_TRY(read_string(*o, "kind", path, kind));

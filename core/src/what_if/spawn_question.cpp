@@ -43,12 +43,7 @@ Result<SpawnQuestion> decode_spawn_question(const json::value& doc) {
     const JsonPath root;
     const json::object* o = nullptr;
     TP_TRY(as_object(doc, root, o));
-    for (const auto& kv : *o) {
-      if (kv.key() != "namespace" && kv.key() != "user" && kv.key() != "claims" &&
-          kv.key() != "pods") {
-        return value_error(root.field(kv.key()), "unknown field (namespace, user, claims, pods)");
-      }
-    }
+    TP_TRY(only_known(*o, root, {"namespace", "user", "claims", "pods"}));
     TP_TRY(read_string(*o, "namespace", root, q.ns));
     if (q.ns.empty()) return value_error(root.field("namespace"), "is required");
     TP_TRY(read_string(*o, "user", root, q.user));
@@ -87,10 +82,7 @@ Result<SpawnQuestion> decode_spawn_question(const json::value& doc) {
       const JsonPath ip = pp.index(static_cast<int64_t>(i));
       const json::object* choice = nullptr;
       TP_TRY(as_object((*a)[i], ip, choice));
-      for (const auto& kv : *choice) {
-        if (kv.key() != "id" && kv.key() != "pod")
-          return value_error(ip.field(kv.key()), "unknown field (id, pod)");
-      }
+      TP_TRY(only_known(*choice, ip, {"id", "pod"}));
       SpawnQuestion::Choice c;
       TP_TRY(read_string(*choice, "id", ip, c.id));
       if (c.id.empty()) return value_error(ip.field("id"), "is required");

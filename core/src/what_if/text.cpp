@@ -31,25 +31,17 @@ Result<WhatIfRequest> decode_what_if_request(const json::value& doc, bool with_r
     const JsonPath root;
     const json::object* o = nullptr;
     TP_TRY(as_object(doc, root, o));
-    for (const auto& kv : *o) {
-      if (kv.key() != "pod" && kv.key() != "profile" && kv.key() != "release" &&
-          kv.key() != "admission" && !(with_replicas && kv.key() == "replicas")) {
-        return value_error(root.field(kv.key()),
-                           with_replicas
-                               ? "unknown field (pod, replicas, profile, release, admission)"
-                               : "unknown field (pod, profile, release, admission)");
-      }
+    if (with_replicas) {
+      TP_TRY(only_known(*o, root, {"pod", "replicas", "profile", "release", "admission"}));
+    } else {
+      TP_TRY(only_known(*o, root, {"pod", "profile", "release", "admission"}));
     }
     AdmissionOptions admission = defaults;
     if (const json::value* a = member(*o, "admission")) {
       const JsonPath ap = root.field("admission");
       const json::object* ao = nullptr;
       TP_TRY(as_object(*a, ap, ao));
-      for (const auto& kv : *ao) {
-        if (kv.key() != "extendedResourceToleration") {
-          return value_error(ap.field(kv.key()), "unknown field (extendedResourceToleration)");
-        }
-      }
+      TP_TRY(only_known(*ao, ap, {"extendedResourceToleration"}));
       TP_TRY(
           read_bool(*ao, "extendedResourceToleration", ap, admission.extended_resource_toleration));
     }
@@ -164,15 +156,8 @@ std::string forecast_text(const WhatIfCluster& cluster, std::string_view request
   const JsonPath root;
   const json::object* o = nullptr;
   if (auto fail = as_object(*doc, root, o)) return error_text(fail->what());
-  for (const auto& kv : *o) {
-    if (kv.key() != "remove" && kv.key() != "removePods" && kv.key() != "removeDeployments" &&
-        kv.key() != "now") {
-      return error_text(value_error(root.field(kv.key()),
-                                    "unknown field (remove, removePods, "
-                                    "removeDeployments, now)")
-                            .what());
-    }
-  }
+  if (auto fail = only_known(*o, root, {"remove", "removePods", "removeDeployments", "now"}))
+    return error_text(fail->what());
   pools::PodRemoval remove;
   std::string remove_text;
   if (auto fail = read_string(*o, "remove", root, remove_text)) return error_text(fail->what());

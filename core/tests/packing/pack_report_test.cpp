@@ -222,7 +222,10 @@ TEST(PackReport, BadScenariosNameTheField) {
             "$.events[0].replicas: replicas -1 is not in [0, 10000]");
   EXPECT_EQ(error_of(base + R"("profiles": ["spread"], "events": []})"),
             "$.profiles[0]: unknown profile \"spread\" (default, most-allocated, rtc, tightpack)");
-  EXPECT_EQ(error_of(base + R"("events": [], "colour": 1})"), "$.colour: unknown field \"colour\"");
+  EXPECT_EQ(
+      error_of(base + R"("events": [], "colour": 1})"),
+      "$.colour: unknown field \"colour\" (known: cluster, pools, profiles, events, end, retire, "
+      "consolidate)");
   EXPECT_EQ(error_of(base + R"("events": [{"at": "1h", "stop": "a"}], "end": "10m"})"),
             "$.end: end is before the last event");
   EXPECT_EQ(error_of(base + R"("events": [], "retire": "oldest"})"),

@@ -413,7 +413,7 @@ TEST(SpawnQuestion, BadQuestionsNameTheFieldAndValue) {
     return q ? std::string("accepted") : q.error().what();
   };
   EXPECT_EQ(error(R"({"namespace": "hub", "pods": [{"id": "a", "pod": {}}], "extra": 1})"),
-            "$.extra: unknown field (namespace, user, claims, pods)");
+            "$.extra: unknown field \"extra\" (known: namespace, user, claims, pods)");
   EXPECT_EQ(error(R"({"pods": [{"id": "a", "pod": {}}]})"), "$.namespace: is required");
   EXPECT_EQ(error(R"({"namespace": "hub", "pods": []})"), "$.pods: 0 pods; from 1 to 64");
   EXPECT_EQ(
