@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <boost/json.hpp>
 #include <cstdlib>
+#include <iterator>
 #include <unordered_map>
 
 #include "json_read.hpp"
@@ -111,20 +112,49 @@ void index_objects(const json::value& v, std::vector<std::string>& path,
   }
 }
 
-void decode_as(std::string_view kind, const json::value& object) {
-  const JsonPath root("$");
-  if (kind == "Pod") {
-    (void)autoscaler::decode_ca_pod(object, root);
-  } else {
-    (void)autoscaler::decode_daemon_set(object, root);
+// Each kind whose fields are learnt: its decoder and its probe.
+struct Learnt {
+  std::string_view kind;
+  void (*decode)(const json::value& object);
+  json::value (*probe)();
+};
+
+constexpr Learnt kLearnt[] = {
+    {"DaemonSet",
+     [](const json::value& o) { (void)autoscaler::decode_daemon_set(o, JsonPath("$")); },
+     probe_daemon_set},
+    {"Pod", [](const json::value& o) { (void)autoscaler::decode_ca_pod(o, JsonPath("$")); },
+     [] { return json::parse(kProbePod); }},
+};
+static_assert(std::size(kLearnt) == std::size(kKindsWithFields));
+
+const Learnt* learnt(std::string_view kind) {
+  for (const Learnt& l : kLearnt) {
+    if (l.kind == kind) return &l;
   }
+  return nullptr;
 }
 
-FieldTree learn(std::string_view kind) {
-  auto tree = fields_looked_up(kind, probe_object(kind));
-  // The probe is the decoders' own: a copy among their lookups is a bug here.
-  if (!tree) std::abort();
-  return std::move(*tree);
+// Each kind's probe and tree, made once.
+struct KindFields {
+  json::value probe;
+  FieldTree fields;
+};
+
+const KindFields* kind_fields(std::string_view kind) {
+  static const std::vector<KindFields> all = [] {
+    std::vector<KindFields> out;
+    for (const Learnt& l : kLearnt) {
+      json::value probe = l.probe();
+      auto tree = fields_looked_up(l.kind, probe);
+      // The probe is the decoders' own: a copy among their lookups is a bug here.
+      if (!tree) std::abort();
+      out.push_back({std::move(probe), std::move(*tree)});
+    }
+    return out;
+  }();
+  const Learnt* l = learnt(kind);
+  return l ? &all[static_cast<size_t>(l - kLearnt)] : nullptr;
 }
 
 }  // namespace
@@ -189,18 +219,20 @@ std::string FieldTree::paths() const {
 }
 
 const json::value& probe_object(std::string_view kind) {
-  static const json::value pod = json::parse(kProbePod);
-  static const json::value daemon_set = probe_daemon_set();
-  return kind == "Pod" ? pod : daemon_set;
+  static const json::value none;
+  const KindFields* k = kind_fields(kind);
+  return k ? k->probe : none;
 }
 
 Result<FieldTree> fields_looked_up(std::string_view kind, const json::value& object) {
   std::unordered_map<const json::object*, std::vector<std::string>> paths;
   std::vector<std::string> path;
   index_objects(object, path, paths);
+  const Learnt* decoder = learnt(kind);
+  if (!decoder) return Error{"$", "no fields are learnt of a " + std::string(kind)};
   json_read::LookupLog log;
   json_read::lookup_log = &log;
-  decode_as(kind, object);
+  decoder->decode(object);
   json_read::lookup_log = nullptr;
   FieldTree tree;
   tree.add("apiVersion");
@@ -219,11 +251,8 @@ Result<FieldTree> fields_looked_up(std::string_view kind, const json::value& obj
 }
 
 const FieldTree* fields_read(std::string_view kind) {
-  static const FieldTree pod = learn("Pod");
-  static const FieldTree daemon_set = learn("DaemonSet");
-  if (kind == "Pod") return &pod;
-  if (kind == "DaemonSet") return &daemon_set;
-  return nullptr;
+  const KindFields* k = kind_fields(kind);
+  return k ? &k->fields : nullptr;
 }
 
 json::value fields_read_json() {
@@ -244,12 +273,16 @@ json::value strip_objects(const json::value& doc) {
   const std::string_view list_kind = kind->get_string();
   const std::string_view listed = list_kind.substr(0, list_kind.size() - 4);
   const FieldTree* listed_fields = fields_read(listed);
-  json::object out = o;
-  json::array& kept = out["items"].emplace_array();
+  json::array kept;
+  kept.reserve(items->get_array().size());
   for (const json::value& item : items->get_array()) {
     const bool kindless = item.is_object() && !item.get_object().contains("kind");
     kept.push_back(kindless && listed_fields ? listed_fields->keep(item) : strip_objects(item));
   }
+  // The list's other members as they are; its items, the whole of it, not copied first.
+  json::object out;
+  for (const auto& kv : o) out.emplace(kv.key(), kv.key() == "items" ? json::value() : kv.value());
+  out["items"] = std::move(kept);
   return out;
 }
 
