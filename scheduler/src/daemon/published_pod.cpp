@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "daemon/json_text.hpp"
@@ -65,6 +66,17 @@ void put_tolerations(std::string& out, const std::vector<Toleration>& list) {
   }
 }
 
+// What cluster-autoscaler's drain rules read, nothing else.
+bool published_annotation(std::string_view key) {
+  return key.starts_with("cluster-autoscaler.kubernetes.io/") ||
+         key == "kubernetes.io/config.mirror";
+}
+
+// A mirror pod's annotation says only that it is one.
+std::string published_annotation_value(std::string_view key, const std::string& value) {
+  return key == "kubernetes.io/config.mirror" ? "mirror" : value;
+}
+
 void put_labels(std::string& out, const Labels& l) {
   Nest o(out, '{', '}');
   for (const auto& [k, v] : l) put_string(o.key(k), v);
@@ -79,17 +91,12 @@ std::string published_template(const autoscaler::CaPod& ca) {
     Nest pod(out, '{', '}');
     {
       Nest meta(pod.key("metadata"), '{', '}');
-      // What cluster-autoscaler's drain rules read, nothing else (the cache
-      // keeps annotations sorted by key, as the decoder reads them).
-      auto published = [](const std::string& k) {
-        return k.rfind("cluster-autoscaler.kubernetes.io/", 0) == 0 ||
-               k == "kubernetes.io/config.mirror";
-      };
+      // The cache keeps annotations sorted by key, as the decoder reads them.
       if (std::any_of(p.annotations.begin(), p.annotations.end(),
-                      [&](const auto& kv) { return published(kv.first); })) {
+                      [](const auto& kv) { return published_annotation(kv.first); })) {
         Nest a(meta.key("annotations"), '{', '}');
         for (const auto& [k, v] : p.annotations) {
-          if (published(k)) put_string(a.key(k), k == "kubernetes.io/config.mirror" ? "mirror" : v);
+          if (published_annotation(k)) put_string(a.key(k), published_annotation_value(k, v));
         }
       }
       if (!ca.controller_kind.empty()) {
@@ -202,14 +209,8 @@ autoscaler::CaPod published_view(const autoscaler::CaPod& ca) {
   v.created.reset();
   v.grace_period.reset();
   if (p.phase.empty()) p.phase = "Running";
-  // Cluster-autoscaler's annotations stay; a mirror pod's says only that it is one.
-  std::erase_if(p.annotations, [](const auto& kv) {
-    return kv.first.rfind("cluster-autoscaler.kubernetes.io/", 0) != 0 &&
-           kv.first != "kubernetes.io/config.mirror";
-  });
-  for (auto& [k, value] : p.annotations) {
-    if (k == "kubernetes.io/config.mirror") value = "mirror";
-  }
+  std::erase_if(p.annotations, [](const auto& kv) { return !published_annotation(kv.first); });
+  for (auto& [k, value] : p.annotations) value = published_annotation_value(k, value);
   return v;
 }
 
