@@ -22,14 +22,17 @@ def test_the_seeds_first_waves_live_agree_with_the_engine(control_plane, tmp_pat
     assert all(w["agrees"] for w in judged), [w for w in judged if not w["agrees"]]
     assert any(w["predicted_pools"] for w in judged), "no wave grew a pool: nothing was checked"
     # "about N minutes": each grown pool's new nodes were Ready no sooner than a model minute
-    # before the prediction and at most three after it. The prediction is the pool's
+    # before the prediction and at most four after it. The prediction is the pool's
     # provisioning time from when cluster-autoscaler acts; live, three steps of a model minute
     # each come first or on top (a live second is a model minute at 60x): the scheduler's
     # attempt and backoff, cluster-autoscaler's loop noticing the pods, kwok's stage making the
     # node Ready on a creation time of whole seconds. On a cloud they are seconds of a 3-10
-    # minute boot. bench/RESULTS.md records the errors of the seed and of a day.
+    # minute boot. Idle, they came to +1.5 to +2.5; in scripts/test.sh, beside the conformance
+    # runs, one wave of stop 53's CI came to +3.4 (one of its steps a live second late), hence
+    # the fourth minute, as the waiting pods' bound below has. bench/RESULTS.md records the
+    # errors of the seed and of a day.
     times = ready_times(live["predictions"])
-    assert times and all(-1.0 <= ready - predicted <= 3.0 for _, predicted, ready in times), times
+    assert times and all(-1.0 <= ready - predicted <= 4.0 for _, predicted, ready in times), times
     # The same said on each pod that waited for the new nodes, as the spawn's progress bar shows
     # it, against how long the pod waited from its creation (here also the ReplicaSet's
     # creation of the pod and the binding after the node is Ready: 1.5-2.7 model minutes over
