@@ -1,8 +1,6 @@
 #include "tightpack/simulate.hpp"
 
 #include <algorithm>
-#include <map>
-#include <numeric>
 #include <set>
 
 #include "spread_replica_index.hpp"
@@ -12,18 +10,10 @@ namespace {
 
 class ReplicaIndex {
  public:
-  ReplicaIndex(const PodPlan& plan, const Cluster& c) : plan_(plan), c_(c) {
+  ReplicaIndex(const PodPlan& plan, const Cluster& c) : plan_(plan), c_(c), ranks_(c) {
     const size_t n = c.size();
     weight_ = score_weights(plan.profile());
     pod_dependent_ = plan.has_pod_dependent_scores(weight_);
-    // Rank nodes by name once so that ties compare as integers.
-    std::vector<NodeIndex> by_name(n);
-    std::iota(by_name.begin(), by_name.end(), 0);
-    std::sort(by_name.begin(), by_name.end(),
-              [&](NodeIndex a, NodeIndex b) { return c.name(a) < c.name(b); });
-    rank_.resize(n);
-    for (size_t r = 0; r < n; ++r) rank_[by_name[r]] = static_cast<uint32_t>(r);
-    node_by_rank_ = std::move(by_name);
     feasible_.assign(n, 0);
     total_.assign(n, 0);
     for (NodeIndex i = 0; i < n; ++i) {
@@ -35,7 +25,7 @@ class ReplicaIndex {
 
   bool empty() const { return order_.empty(); }
   bool saw_invalid_score() const { return invalid_; }
-  NodeIndex best() const { return node_by_rank_[order_.begin()->second]; }
+  NodeIndex best() const { return ranks_.node[order_.begin()->second]; }
   size_t tied() const {
     size_t t = 0;
     for (auto it = order_.begin(); it != order_.end() && it->first == order_.begin()->first; ++it)
@@ -45,69 +35,53 @@ class ReplicaIndex {
 
   // The node just received a replica.
   void update(NodeIndex n) {
-    order_.erase({-total_[n], rank_[n]});
+    order_.erase({-total_[n], ranks_.rank[n]});
     if (!plan_.filter(c_, n).ok()) {
       feasible_[n] = 0;
       // The normalised scores move only when the maximum over feasible nodes does.
-      bool max_moved = forget(taint_hist_, plan_.taint_raw(c_, n)) != max_taint_ ||
-                       forget(affinity_hist_, plan_.affinity_raw(n)) != max_affinity_;
-      if (max_moved) rebuild();
+      if (by_max_.remove(plan_.raw_by_max(c_, n))) rebuild();
       return;
     }
     total_[n] = total_of(n);
-    order_.insert({-total_[n], rank_[n]});
+    order_.insert({-total_[n], ranks_.rank[n]});
   }
 
  private:
   // A score outside [0, 100] makes kube-scheduler fail the pod with an error;
   // decide() reports it, so the index only notes that it saw one.
   int64_t total_of(NodeIndex n) {
-    const PodPlan::PodDependentScores none;
+    const NodePodsScores none{};
     const ScoreVector normalised = plan_.normalised_scores(
-        c_, n, norm_, pod_dependent_ ? plan_.pod_dependent_scores(c_, n, weight_) : none);
+        c_, n, max_, pod_dependent_ ? plan_.pod_dependent_scores(c_, n, weight_) : none);
     ScoreRow row;
     if (weigh(normalised, weight_, row)) invalid_ = true;
     return row.total;
   }
 
-  // Removes one occurrence of `raw` and returns the new maximum (0 when empty).
-  static int64_t forget(std::map<int64_t, int64_t>& hist, int64_t raw) {
-    auto it = hist.find(raw);
-    if (it != hist.end() && --it->second == 0) hist.erase(it);
-    return hist.empty() ? 0 : hist.rbegin()->first;
-  }
-
   void rebuild() {
-    taint_hist_.clear();
-    affinity_hist_.clear();
+    by_max_.clear();
     for (NodeIndex i = 0; i < c_.size(); ++i) {
-      if (!feasible_[i]) continue;
-      ++taint_hist_[plan_.taint_raw(c_, i)];
-      ++affinity_hist_[plan_.affinity_raw(i)];
+      if (feasible_[i]) by_max_.add(plan_.raw_by_max(c_, i));
     }
-    max_taint_ = taint_hist_.empty() ? 0 : taint_hist_.rbegin()->first;
-    max_affinity_ = affinity_hist_.empty() ? 0 : affinity_hist_.rbegin()->first;
-    norm_ = plan_.normalizers(max_taint_, max_affinity_);
+    max_ = by_max_.max();
     order_.clear();
     for (NodeIndex i = 0; i < c_.size(); ++i) {
       if (!feasible_[i]) continue;
       total_[i] = total_of(i);
-      order_.insert({-total_[i], rank_[i]});
+      order_.insert({-total_[i], ranks_.rank[i]});
     }
   }
 
   const PodPlan& plan_;
   const Cluster& c_;
+  const NameRanks ranks_;
   ScoreVector weight_{};
   bool pod_dependent_ = false;
-  PodPlan::Normalizers norm_;
-  std::vector<uint32_t> rank_;
-  std::vector<NodeIndex> node_by_rank_;
   std::vector<uint8_t> feasible_;
   std::vector<int64_t> total_;
-  int64_t max_taint_ = 0, max_affinity_ = 0;
-  std::map<int64_t, int64_t> taint_hist_, affinity_hist_;  // raw score → feasible nodes
-  std::set<std::pair<int64_t, uint32_t>> order_;           // (-total, name rank)
+  FeasibleMaxHistogram by_max_;
+  FeasibleMax max_;
+  std::set<std::pair<int64_t, uint32_t>> order_;  // (-total, name rank)
   bool invalid_ = false;
 };
 

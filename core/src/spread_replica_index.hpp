@@ -2,14 +2,13 @@
 // (simulate.cpp): where a placement moves the counts of whole topology
 // domains, so that the plain index of (total, name) would have to rescore
 // every node of the domain, nodes are grouped by what their totals depend on
-// besides their own pods: their raw TaintToleration and NodeAffinity scores
-// (normalised by the maximum over the feasible nodes) and their spread
-// signature (SpreadCounts::signature). All nodes of a group share the spread
-// verdict and score, so within a group the best node is the one with the
-// highest sum of the other scores, kept in an ordered set; after a placement
-// only the chosen node (and the nodes of its hostname domain) move between
-// groups, and the next replica compares the groups' best nodes. The result
-// equals running decide() for each replica.
+// besides their own pods: their raw scores of the columns normalised by the
+// maximum over the feasible nodes (kByMaxSlots: TaintToleration's and
+// NodeAffinity's) and their spread signature (SpreadCounts::signature). All nodes of a group share
+// the spread verdict and score, so within a group the best node is the one with the highest sum of
+// the other scores, kept in an ordered set; after a placement only the chosen node (and the nodes
+// of its hostname domain) move between groups, and the next replica compares the groups' best
+// nodes. The result equals running decide() for each replica.
 #pragma once
 
 #include <cstdint>
@@ -40,14 +39,15 @@ class SpreadReplicaIndex {
 
  private:
   struct Group {
-    int64_t taint_raw = 0, affinity_raw = 0;
+    RawByMax raw{};
     std::vector<int64_t> signature;
     std::set<std::pair<int64_t, uint32_t>> members;  // (-partial total, name rank)
   };
-  using Key = std::vector<int64_t>;  // taint raw, affinity raw, spread signature
+  using Key = std::vector<int64_t>;  // the raw scores normalised by the maximum, spread signature
 
-  // The total of a node without its TaintToleration, NodeAffinity and
-  // PodTopologySpread scores; false when a score is out of range.
+  // The total of a node without the scores normalised over the feasible
+  // nodes (by their maximum, or at once over the domains); notes a score out
+  // of range.
   int64_t partial_total(NodeIndex n);
   void insert(NodeIndex n);
   void erase(NodeIndex n);
@@ -58,8 +58,7 @@ class SpreadReplicaIndex {
   plugins::SpreadCounts& spread_;
   ScoreVector weight_{};
   bool pod_dependent_ = false;
-  std::vector<uint32_t> rank_;
-  std::vector<NodeIndex> node_by_rank_;
+  const NameRanks ranks_;
   std::vector<uint8_t> fits_;  // the filters that read the node and its pods pass
   std::vector<int64_t> partial_;
   std::vector<Key> key_of_;  // per node in a group

@@ -1,14 +1,8 @@
 #include <algorithm>
 
 #include "tightpack/framework/framework.hpp"
-#include "tightpack/plugins/normalize.hpp"
 
 namespace tightpack {
-
-std::string invalid_score_error(Plugin plugin, int64_t score) {
-  return std::string("plugin \"") + plugin_name(plugin) + "\" returns an invalid score " +
-         std::to_string(score) + ", it should in the range of [0, 100] after normalizing";
-}
 
 Decision decide(const PodPlan& plan, const Cluster& c) {
   Decision d;
@@ -46,12 +40,8 @@ Decision decide(const PodPlan& plan, const Cluster& c) {
 
   if (!d.feasible.empty()) {
     const ScoreVector weight = score_weights(plan.profile());
-    int64_t max_taint = 0, max_affinity = 0;
-    for (NodeIndex i : d.feasible) {
-      max_taint = std::max(max_taint, plan.taint_raw(c, i));
-      max_affinity = std::max(max_affinity, plan.affinity_raw(i));
-    }
-    const PodPlan::Normalizers norm = plan.normalizers(max_taint, max_affinity);
+    FeasibleMax max;
+    for (NodeIndex i : d.feasible) max.add(plan.raw_by_max(c, i));
     PodPlan::Cache& cache = plan.cache_for(c);
     const bool pod_dependent = plan.has_pod_dependent_scores(weight);
     const PodPlan::DomainScores domain = plan.domain_scores(c, d.feasible, weight);
@@ -63,9 +53,9 @@ Decision decide(const PodPlan& plan, const Cluster& c) {
         cache.scores[i] = plan.pod_dependent_scores(c, i, weight);
         cache.score_generation[i] = c.generation(i);
       }
-      const PodPlan::PodDependentScores none;
+      const NodePodsScores none{};
       const ScoreVector normalised =
-          plan.normalised_scores(c, i, norm, pod_dependent ? cache.scores[i] : none, &domain, j);
+          plan.normalised_scores(c, i, max, pod_dependent ? cache.scores[i] : none, &domain, j);
       if (auto invalid = weigh(normalised, weight, d.scores[j])) {
         d.error = invalid_score_error(*invalid, normalised[score_slot(*invalid)]);
         d.feasible.clear();

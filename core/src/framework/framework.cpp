@@ -700,7 +700,7 @@ PodPlan::Cache& PodPlan::cache_for(const Cluster& c) const {
     cache_.generation.assign(c.size(), UINT32_MAX);
     cache_.verdict.assign(c.size(), Verdict{});
     cache_.score_generation.assign(c.size(), UINT32_MAX);
-    cache_.scores.assign(c.size(), PodDependentScores{});
+    cache_.scores.assign(c.size(), NodePodsScores{});
   }
   return cache_;
 }

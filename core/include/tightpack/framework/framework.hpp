@@ -17,6 +17,7 @@
 
 #include "tightpack/cluster.hpp"
 #include "tightpack/error.hpp"
+#include "tightpack/framework/score_pipeline.hpp"
 #include "tightpack/go_int.hpp"
 #include "tightpack/kube_release.hpp"
 #include "tightpack/model.hpp"
@@ -44,24 +45,6 @@ struct NodeStatus {
   uint8_t detail = 0;
   bool ok() const { return code == Code::Success; }
 };
-
-// One value per modelled score plugin, in registry order (kScorePlugins).
-using ScoreVector = std::array<int64_t, kScoreSlots>;
-
-struct ScoreRow {
-  ScoreVector weighted{};  // normalised score × weight
-  int64_t total = 0;
-};
-
-// The profile's weight of every modelled score plugin (0: not scoring).
-ScoreVector score_weights(const Profile& profile);
-
-// RunScorePlugins' sum for one node: each enabled plugin's normalised score,
-// checked against [0, 100], times its weight. Returns the first plugin whose
-// score is out of range (kube-scheduler then fails the pod with an error),
-// or nothing.
-std::optional<Plugin> weigh(const ScoreVector& normalised, const ScoreVector& weight,
-                            ScoreRow& row);
 
 struct Decision;
 
@@ -150,10 +133,7 @@ class PodPlan {
   // The reason of the nodes outside that set: "node(s) didn't satisfy plugin(s) [NodeAffinity]".
   const std::string& absent_reason() const { return absent_reason_; }
 
-  // Raw (pre-normalisation) scores.
-  int64_t taint_raw(const Cluster& c, NodeIndex n) const {
-    return taint_raw_by_set_[c.taint_set(n)];
-  }
+  // Raw (pre-normalisation) scores of the columns that read the node alone.
   int64_t affinity_raw(NodeIndex n) const { return affinity_raw_.empty() ? 0 : affinity_raw_[n]; }
   int64_t image_score(NodeIndex n) const { return image_score_.empty() ? 0 : image_score_[n]; }
   int64_t volume_score(NodeIndex n) const { return volume_score_.empty() ? 0 : volume_score_[n]; }
@@ -162,38 +142,34 @@ class PodPlan {
   bool balanced_skipped() const { return balanced_skip_; }
   int64_t cohort_score(const Cluster& c, NodeIndex n) const;
 
-  // NormalizeScore's inputs over a set of feasible nodes, for the plugins
-  // that normalise by the highest raw score among them.
-  struct Normalizers {
-    std::vector<int64_t> taint_by_set;  // normalised TaintToleration per taint set
-    int64_t max_affinity = 0;
-  };
-  Normalizers normalizers(int64_t max_taint, int64_t max_affinity) const;
-
-  // The raw scores that read the node's pods (score_reads kNodePods in the
-  // registry), for the plugins `weight` enables; the incremental paths
-  // recompute them when the node's pods change.
-  struct PodDependentScores {
-    int64_t fit = 0, balanced = 0, cohort = 0;
-  };
+  // The score pipeline's inputs (score_pipeline.hpp), column by column.
+  // The raw scores normalised by their maximum over the feasible nodes.
+  RawByMax raw_by_max(const Cluster& c, NodeIndex n) const {
+    RawByMax raw{};
+    for_each_index<kByMaxCount>(
+        [&](auto k) { raw[k] = node_score<kScorePlugins[kByMaxSlots[k]]>(c, n); });
+    return raw;
+  }
+  // The scores that read the node's pods, for the plugins `weight` enables;
+  // the incremental paths recompute them when the node's pods change.
   bool has_pod_dependent_scores(const ScoreVector& weight) const;
-  PodDependentScores pod_dependent_scores(const Cluster& c, NodeIndex n,
-                                          const ScoreVector& weight) const;
+  NodePodsScores pod_dependent_scores(const Cluster& c, NodeIndex n,
+                                      const ScoreVector& weight) const;
 
   // The normalised scores of the plugins that normalise over the decision's
-  // feasible nodes at once and read whole topology domains
-  // (PodTopologySpread, InterPodAffinity): per plugin, one score per feasible
-  // node, or none when the plugin does not score this pod.
+  // feasible nodes at once and read whole topology domains, in
+  // kOverDomainsSlots order: one score per feasible node, or none when the
+  // plugin does not score this pod.
   struct DomainScores {
-    std::vector<int64_t> spread, inter_pod;
+    std::array<std::vector<int64_t>, kOverDomainsCount> by_column;
   };
   DomainScores domain_scores(const Cluster& c, const std::vector<NodeIndex>& feasible,
                              const ScoreVector& weight) const;
 
   // Every modelled plugin's normalised score of node n, the j-th feasible
   // node of `domain`'s decision (none: those plugins give 0).
-  ScoreVector normalised_scores(const Cluster& c, NodeIndex n, const Normalizers& norm,
-                                const PodDependentScores& pod_dependent,
+  ScoreVector normalised_scores(const Cluster& c, NodeIndex n, const FeasibleMax& max,
+                                const NodePodsScores& pod_dependent,
                                 const DomainScores* domain = nullptr, size_t j = 0) const;
   // Whether a score plugin scores this pod at all (its PreScore does not
   // skip); results list only those.
@@ -222,6 +198,13 @@ class PodPlan {
              int64_t* allocatable, int64_t* allocated = nullptr) const;
 
   static constexpr uint8_t kNoStaticFailure = UINT8_MAX;
+
+  // The score of a column that reads the node alone (raw when it is
+  // normalised by its maximum), and of one that reads the node's pods.
+  template <Plugin P>
+  int64_t node_score(const Cluster& c, NodeIndex n) const;
+  template <Plugin P>
+  int64_t node_pods_score(const Cluster& c, NodeIndex n) const;
 
   // The first filter that ignores bound pods and rejects the node, with its
   // position in the profile's filter order (kNoStaticFailure when none does).
@@ -320,7 +303,7 @@ class PodPlan {
     std::vector<uint32_t> generation;  // UINT32_MAX: nothing cached
     std::vector<Verdict> verdict;
     std::vector<uint32_t> score_generation;
-    std::vector<PodDependentScores> scores;
+    std::vector<NodePodsScores> scores;
   };
   Cache& cache_for(const Cluster& c) const;
   mutable Cache cache_;
@@ -351,9 +334,6 @@ struct Decision {
   // absurd requests do that). Nothing is chosen then.
   std::string error;
 };
-
-// RunScorePlugins' check of a normalised score; the error text when out of range.
-std::string invalid_score_error(Plugin plugin, int64_t score);
 
 // Filters and scores every node (kube-scheduler samples only from 100 nodes
 // on; predictions and conformance look at all of them).
@@ -404,6 +384,32 @@ inline void PodPlan::pairs(const Cluster& c, NodeIndex n,
     }
     requested[i] = go_add(node, pod);
     if (allocated) allocated[i] = node;
+  }
+}
+
+template <Plugin P>
+int64_t PodPlan::node_score(const Cluster& c, NodeIndex n) const {
+  if constexpr (P == Plugin::TaintToleration) {
+    return taint_raw_by_set_[c.taint_set(n)];
+  } else if constexpr (P == Plugin::NodeAffinity) {
+    return affinity_raw(n);
+  } else if constexpr (P == Plugin::ImageLocality) {
+    return image_score(n);
+  } else {
+    static_assert(P == Plugin::VolumeBinding, "a score column that reads the node alone");
+    return volume_score(n);
+  }
+}
+
+template <Plugin P>
+int64_t PodPlan::node_pods_score(const Cluster& c, NodeIndex n) const {
+  if constexpr (P == Plugin::NodeResourcesFit) {
+    return fit_score(c, n);
+  } else if constexpr (P == Plugin::NodeResourcesBalancedAllocation) {
+    return balanced_score(c, n);
+  } else {
+    static_assert(P == Plugin::TightpackCohort, "a score column that reads the node's pods");
+    return cohort_score(c, n);
   }
 }
 

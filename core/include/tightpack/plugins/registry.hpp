@@ -149,6 +149,65 @@ inline constexpr std::array<Plugin, kScoreSlots> kScorePlugins = [] {
   return out;
 }();
 
+// The score columns by how the framework gets and normalises them, so that
+// decide() and the replica indexes run one pipeline and name no plugin:
+//   - normalised by the highest raw score among the feasible nodes
+//     (helper.DefaultNormalizeScore); the raw score reads the node alone;
+//   - reading the node's own pods, recomputed when they change;
+//   - normalised over the feasible nodes at once, reading whole topology
+//     domains (PodTopologySpread's and InterPodAffinity's own NormalizeScore).
+// Every other column reads the node alone and is in [0, 100] already.
+namespace registry_detail {
+constexpr bool normalised_by_max(const PluginInfo& p) {
+  return p.normalization == Normalization::kDefault ||
+         p.normalization == Normalization::kDefaultReverse;
+}
+constexpr bool reads_node_pods(const PluginInfo& p) {
+  return p.score_reads == Reads::kNodePods;
+}
+constexpr bool normalised_over_domains(const PluginInfo& p) {
+  return p.normalization == Normalization::kSpread || p.normalization == Normalization::kMinMax;
+}
+constexpr size_t count_slots(bool (*pred)(const PluginInfo&)) {
+  size_t n = 0;
+  for (Plugin p : kScorePlugins) n += pred(plugin_info(p)) ? 1 : 0;
+  return n;
+}
+template <size_t N>
+constexpr std::array<size_t, N> slots_where(bool (*pred)(const PluginInfo&)) {
+  std::array<size_t, N> out{};
+  size_t k = 0;
+  for (size_t slot = 0; slot < kScoreSlots; ++slot) {
+    if (pred(plugin_info(kScorePlugins[slot]))) out[k++] = slot;
+  }
+  return out;
+}
+constexpr bool all_read(bool (*pred)(const PluginInfo&), Reads reads) {
+  for (Plugin p : kScorePlugins) {
+    if (pred(plugin_info(p)) && plugin_info(p).score_reads != reads) return false;
+  }
+  return true;
+}
+}  // namespace registry_detail
+
+inline constexpr size_t kByMaxCount =
+    registry_detail::count_slots(registry_detail::normalised_by_max);
+inline constexpr std::array<size_t, kByMaxCount> kByMaxSlots =
+    registry_detail::slots_where<kByMaxCount>(registry_detail::normalised_by_max);
+inline constexpr size_t kNodePodsCount =
+    registry_detail::count_slots(registry_detail::reads_node_pods);
+inline constexpr std::array<size_t, kNodePodsCount> kNodePodsSlots =
+    registry_detail::slots_where<kNodePodsCount>(registry_detail::reads_node_pods);
+inline constexpr size_t kOverDomainsCount =
+    registry_detail::count_slots(registry_detail::normalised_over_domains);
+inline constexpr std::array<size_t, kOverDomainsCount> kOverDomainsSlots =
+    registry_detail::slots_where<kOverDomainsCount>(registry_detail::normalised_over_domains);
+// A maximum over the feasible nodes is of scores that stay put when other
+// nodes change; a domain normalisation is of scores that read domains.
+static_assert(registry_detail::all_read(registry_detail::normalised_by_max, Reads::kNode));
+static_assert(registry_detail::all_read(registry_detail::normalised_over_domains,
+                                        Reads::kDomainPods));
+
 // The column of a score plugin; kScoreSlots for a plugin the engine does
 // not score.
 constexpr size_t score_slot(Plugin p) {
