@@ -316,6 +316,16 @@ export interface Placement {
     nodeLabel: { key: string; value: string } | null;
   }[];
   /**
+   * What cluster-autoscaler's scale-down does with the pod on a node it would remove, by its
+   * drain rules on the pod as given (owner, annotations, local volumes; no budgets): evicted,
+   * or the rule (drainability's reason) that keeps the node. A pod without an owner is
+   * NotReplicated; a DaemonSet's goes with its node (neither).
+   */
+  scaleDown: {
+    evicted: boolean;
+    blockedBy: DrainBlock | null;
+  };
+  /**
    * One pod's answer in words (replicas 1 only), as the hub's spawn page and the event on a
    * waiting pod give it.
    */
@@ -323,6 +333,15 @@ export interface Placement {
   /** What admission changed in the pod before it was placed. */
   admission: AdmissionChange[];
 }
+
+/** cluster-autoscaler's drainability reasons for keeping a node. */
+export type DrainBlock =
+  | 'NotReplicated'
+  | 'ControllerNotFound'
+  | 'UnmovableKubeSystemPod'
+  | 'LocalStorageRequested'
+  | 'NotSafeToEvictAnnotation'
+  | 'NotEnoughPdb';
 
 export interface Outlook {
   /** now: a node has room; new-node: cluster-autoscaler adds one that will; cannot: neither. */

@@ -203,9 +203,12 @@ Result<AdmittedRequestPod> decode_admitted_pod(const json::value& pod,
                                                const JsonPath& path) {
   auto admitted = admit_pod(pod, options, path);
   if (!admitted) return admitted.error();
-  auto decoded = decode_pod(admitted->pod, path);
+  // Decoded as cluster-autoscaler reads it: its owner, local volumes and
+  // annotations decide what scale-down does with it.
+  auto decoded = autoscaler::decode_ca_pod(admitted->pod, path);
   if (!decoded) return decoded.error();
-  return AdmittedRequestPod{std::move(*decoded), std::move(admitted->changes)};
+  const autoscaler::PodDrain drain = autoscaler::drain_of(*decoded);
+  return AdmittedRequestPod{std::move(decoded->pod), std::move(admitted->changes), drain};
 }
 
 void assign_default_storage_class(ApiObjects& objects) {

@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "tightpack/autoscaler/drain.hpp"
 #include "tightpack/error.hpp"
 #include "tightpack/json_path.hpp"
 #include "tightpack/model.hpp"
@@ -64,6 +65,8 @@ Result<AdmittedPod> admit_pod(const boost::json::value& pod, const AdmissionOpti
 struct AdmittedRequestPod {
   Pod pod;
   std::vector<AdmissionChange> changes;
+  // What cluster-autoscaler's scale-down would do with it on a node it removes.
+  autoscaler::PodDrain drain;
 };
 Result<AdmittedRequestPod> decode_admitted_pod(const boost::json::value& pod,
                                                const AdmissionOptions& options,

@@ -126,6 +126,13 @@ void remove_pods(const AutoscaleScenario& s, const std::vector<const Pod*>& move
   }
 }
 
+PodDrain drain_of(const CaPod& pod, const Options& options) {
+  AutoscaleScenario s;
+  s.options = options;
+  const DrainResult r = pods_to_move({&pod}, s, nullptr, false);
+  return PodDrain{!r.to_move.empty(), r.block};
+}
+
 DrainResult pods_to_move(const std::vector<const CaPod*>& pods, const AutoscaleScenario& s,
                          const RemainingPdbs* remaining, bool listers) {
   DrainResult r;

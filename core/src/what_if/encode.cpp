@@ -147,6 +147,15 @@ json::object encode_placement(const Placement& p, const std::vector<AdmissionCha
         {"pool", t.pool}, {"taint", t.taint}, {"pinned", t.pinned}, {"nodeLabel", label}});
   }
   o["toleratedPoolTaints"] = std::move(tolerated);
+  // cluster-autoscaler's drain rules on the pod: evicted to remove its node,
+  // or the rule (drainability's status reason) that keeps the node.
+  if (p.drain) {
+    o["scaleDown"] = json::object{
+        {"evicted", p.drain->evicted},
+        {"blockedBy", p.drain->block == autoscaler::DrainBlock::kNone
+                          ? json::value(nullptr)
+                          : json::value(autoscaler::drain_block_name(p.drain->block))}};
+  }
   // One pod's answer in words, as the spawn page and the waiting pod's event give it.
   if (p.replicas == 1) o["outlook"] = encode_outlook(outlook_of(p));
   o["admission"] = encode_admission_changes(admitted);

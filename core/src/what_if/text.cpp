@@ -52,6 +52,7 @@ Result<WhatIfRequest> decode_what_if_request(const json::value& doc, bool with_r
     if (!admitted) return admitted.error();
     r.pod = std::move(admitted->pod);
     r.admitted = std::move(admitted->changes);
+    r.drain = admitted->drain;
     TP_TRY(read_string(*o, "profile", root, r.profile));
     TP_TRY(read_string(*o, "release", root, r.release));
     if (with_replicas) {
@@ -115,6 +116,7 @@ std::string place_text(WhatIfCluster& cluster, std::string_view request_json) {
   if (!profile) return error_text(profile.error().what());
   auto placement = cluster.place(request->pod, request->replicas, *profile);
   if (!placement) return error_text(placement.error().what());
+  placement->drain = request->drain;
   return json::serialize(encode_placement(*placement, request->admitted));
 }
 

@@ -98,6 +98,48 @@ TEST(WhatIf, WorkersBeyondTheClusterGetTheInferredPoolsScaleUp) {
   EXPECT_GT(answer.at("scaleUp").at("pools").as_array().size(), 0u);
 }
 
+// What cluster-autoscaler's scale-down does with the question's pod is its
+// drain rules' answer on the pod as the real clients make it
+// (data/client_pods.json): the operator's workers are ReplicaSet-owned, so
+// evicted unless annotated; dask-gateway's name their scheduler pod as owner
+// without controller: true, and KubeSpawner's notebooks have no owner, so
+// both keep their node; a worker with an emptyDir keeps it too.
+TEST(WhatIf, ScaleDownIsTheDrainRulesAnswerOnTheClientsPods) {
+  WhatIfCluster c = demo();
+  std::ifstream f(TIGHTPACK_SOURCE_DIR "/core/tests/data/client_pods.json");
+  std::stringstream text;
+  text << f.rdbuf();
+  const json::value pods = json::parse(text.str());
+  auto scale_down = [&](json::value pod) {
+    json::object request{{"pod", std::move(pod)}, {"replicas", 1}};
+    const json::object answer = json::parse(place_text(c, json::serialize(request))).as_object();
+    EXPECT_TRUE(answer.contains("scaleDown")) << answer;
+    return json::serialize(answer.at("scaleDown"));
+  };
+  auto named = [&](std::string_view prefix) {
+    for (const auto& p : pods.at("items").as_array()) {
+      if (p.at("metadata").at("name").as_string().starts_with(prefix)) return p;
+    }
+    ADD_FAILURE() << prefix;
+    return json::value();
+  };
+  constexpr const char* kKept = R"({"evicted":false,"blockedBy":"NotReplicated"})";
+  json::value notebook = named("jupyter-alice");
+  notebook.at("spec").as_object().erase("volumes");  // its home claim: the demo has no storage
+  EXPECT_EQ(scale_down(notebook), kKept);
+  EXPECT_EQ(scale_down(named("dask-worker-")), kKept);
+  json::value worker = named("alice-cluster-default-worker-");
+  EXPECT_EQ(scale_down(worker), R"({"evicted":false,"blockedBy":"NotSafeToEvictAnnotation"})");
+  worker.at("metadata").as_object().erase("annotations");
+  EXPECT_EQ(scale_down(worker), R"({"evicted":true,"blockedBy":null})");
+  worker.at("spec").as_object()["volumes"] =
+      json::parse(R"([{"name": "scratch", "emptyDir": {}}])");
+  EXPECT_EQ(scale_down(worker), R"({"evicted":false,"blockedBy":"LocalStorageRequested"})");
+  worker.at("metadata").as_object()["annotations"] =
+      json::parse(R"({"cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes": "scratch"})");
+  EXPECT_EQ(scale_down(worker), R"({"evicted":true,"blockedBy":null})");
+}
+
 // The copies that fit nowhere come with why, as data: the untolerated taints
 // with their nodes and pools, the short resources with the most any node
 // that passed the other filters has free, what no node offers.

@@ -136,6 +136,7 @@ int predict(const std::vector<std::string>& argv, std::istream& in, std::ostream
     err << "tightpack predict: " << result.error().what() << "\n";
     return kInputError;
   }
+  result->drain = question->drain;
   const Placement& placement = *result;
   if (output == "json") {
     out << json::serialize(encode_placement(placement, question->admitted)) << "\n";

@@ -94,11 +94,8 @@ std::optional<WhatIfQuestion> read_what_if_question(Args& a, const char* command
     code = kUsage;
     return std::nullopt;
   }
-  return WhatIfQuestion{std::move(*loaded),
-                        std::move(admitted->pod),
-                        std::move(admitted->changes),
-                        std::move(*profile),
-                        replicas,
+  return WhatIfQuestion{std::move(*loaded), std::move(admitted->pod), std::move(admitted->changes),
+                        admitted->drain,    std::move(*profile),      replicas,
                         std::move(output)};
 }
 

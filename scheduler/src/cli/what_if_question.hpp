@@ -19,6 +19,7 @@ struct WhatIfQuestion {
   WhatIfCluster cluster;
   Pod pod;
   std::vector<AdmissionChange> admitted;
+  autoscaler::PodDrain drain;
   Profile profile;
   std::optional<int64_t> replicas;  // --replicas, when given
   std::string output;               // table or json

@@ -28,6 +28,18 @@ const char* drain_block_name(DrainBlock b);
 // `now` (the scenario's clock) or a deletion timestamp, false.
 bool long_terminating(const CaPod& p, std::optional<int64_t> now);
 
+// Scale-down's drain rules on one pod by itself: whether removing its node
+// evicts it, or which rule keeps the node. No budget is counted and no
+// controller looked up: the pod of a what-if question is not created yet.
+// Neither evicted nor blocking: a DaemonSet's, mirror or long-terminating
+// pod, which goes with its node.
+struct PodDrain {
+  bool evicted = false;
+  DrainBlock block = DrainBlock::kNone;
+  bool operator==(const PodDrain&) const = default;
+};
+PodDrain drain_of(const CaPod& pod, const Options& options = {});
+
 struct DrainResult {
   std::vector<size_t> to_move;  // indices into the node's pods
   DrainBlock block = DrainBlock::kNone;

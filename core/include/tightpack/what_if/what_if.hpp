@@ -65,6 +65,9 @@ struct Placement {
   };
   std::vector<ToleratedPoolTaint> tolerated_pool_taints;
   std::optional<ScaleUpAnswer> scale_up;  // when pools are in use
+  // What cluster-autoscaler's scale-down does with the pod (its drain rules),
+  // when the question gave the pod as the API would hold it (decode_admitted_pod).
+  std::optional<autoscaler::PodDrain> drain;
 };
 
 class WhatIfCluster {
@@ -173,6 +176,7 @@ struct WhatIfRequest {
   std::string profile;
   std::string release;  // empty: v1.37
   std::vector<AdmissionChange> admitted;
+  autoscaler::PodDrain drain;
 };
 inline constexpr int64_t kMaxWhatIfReplicas = 1000000;
 // The pod is admitted under `admission` (WhatIfCluster::admission()), but for
