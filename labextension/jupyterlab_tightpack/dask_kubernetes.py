@@ -129,22 +129,38 @@ def worker_group(manifest: Any, where: str,
     return name, group, meta.get("namespace"), replicas, copy.deepcopy(pod_spec)
 
 
-def worker_pod(cluster: str, group: str, namespace: str, pod_spec: dict) -> dict:
-    """The pod of a worker group, with the labels the operator's controller gives it."""
-    return {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {
-            "name": f"{group}-worker",
-            "namespace": namespace,
-            "labels": {
-                "dask.org/cluster-name": cluster,
-                "dask.org/workergroup-name": group,
-                "dask.org/component": "worker",
-            },
+def worker_annotations(manifest: Any) -> dict:
+    """spec.worker.metadata.annotations of a DaskCluster or DaskWorkerGroup, which the
+    operator's controller puts on every worker (build_worker_deployment_spec)."""
+    spec = manifest.get("spec") if isinstance(manifest, dict) else None
+    worker = spec.get("worker") if isinstance(spec, dict) else None
+    meta = worker.get("metadata") if isinstance(worker, dict) else None
+    annotations = meta.get("annotations") if isinstance(meta, dict) else None
+    if not isinstance(annotations, dict):
+        return {}
+    return {str(k): str(v) for k, v in annotations.items()}
+
+
+def worker_pod(cluster: str, group: str, namespace: str, pod_spec: dict,
+               annotations: Optional[dict] = None) -> dict:
+    """The pod of a worker group, with the labels and annotations the operator's controller
+    gives it, owned as it will be: each worker is a one-replica Deployment, so its pod's
+    controller is a ReplicaSet (what cluster-autoscaler's drain rules read, in the engine)."""
+    metadata: dict = {
+        "name": f"{group}-worker",
+        "namespace": namespace,
+        "labels": {
+            "dask.org/cluster-name": cluster,
+            "dask.org/workergroup-name": group,
+            "dask.org/component": "worker",
         },
-        "spec": pod_spec,
+        "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet",
+                             "name": f"{group}-worker", "uid": "", "controller": True,
+                             "blockOwnerDeletion": True}],
     }
+    if annotations:
+        metadata["annotations"] = dict(annotations)
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": pod_spec}
 
 
 def manifest_template(manifest: Any, where: str, notebook_namespace: str) -> dict:
@@ -163,7 +179,7 @@ def manifest_template(manifest: Any, where: str, notebook_namespace: str) -> dic
         "name": f"KubeCluster worker group {group}",
         "source": "dask-kubernetes",
         "description": f"{manifest.get('kind')} in namespace {namespace}",
-        "pod": worker_pod(cluster, group, namespace, pod_spec),
+        "pod": worker_pod(cluster, group, namespace, pod_spec, worker_annotations(manifest)),
         "workers": replicas or 0,
         "start": {
             "kind": "kubecluster",
@@ -192,6 +208,7 @@ def template(cfg: DaskConfig, notebook_namespace: str) -> tuple:
     workers = workers if _is_count(workers) else 0
     custom = _setting(cfg, "custom-cluster-spec")
     custom_path = None
+    annotations: dict = {}
 
     if custom:
         manifest, custom_path, error = _load_custom_spec(custom)
@@ -206,6 +223,7 @@ def template(cfg: DaskConfig, notebook_namespace: str) -> tuple:
             return None, [str(exc)]
         name = cluster or name
         namespace = manifest_namespace or namespace
+        annotations = worker_annotations(manifest)
         if replicas is not None:
             workers = replicas
         notes.append(f"worker pod spec from {where}")
@@ -250,7 +268,7 @@ def template(cfg: DaskConfig, notebook_namespace: str) -> tuple:
         "name": display,
         "source": "dask-kubernetes",
         "description": description,
-        "pod": worker_pod(pod_name, f"{pod_name}-default", namespace, pod_spec),
+        "pod": worker_pod(pod_name, f"{pod_name}-default", namespace, pod_spec, annotations),
         "workers": workers,
         "start": {
             "kind": "kubecluster",

@@ -134,7 +134,12 @@ def build_pod(options: dict, namespace: str, server: Optional[dict] = None) -> d
         "kind": "Pod",
         "metadata": {"generateName": "dask-worker-", "namespace": namespace,
                      "labels": {"app.kubernetes.io/name": "dask-gateway",
-                                "app.kubernetes.io/component": "dask-worker"}},
+                                "app.kubernetes.io/component": "dask-worker"},
+                     # make_pod names the cluster's scheduler pod as owner, without
+                     # controller: true (what cluster-autoscaler's drain rules read, in
+                     # the engine)
+                     "ownerReferences": [{"apiVersion": "v1", "kind": "Pod",
+                                          "name": "dask-scheduler", "uid": ""}]},
         "spec": spec,
     }
 

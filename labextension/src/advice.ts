@@ -7,6 +7,7 @@
 import type {
   Advice,
   AdmissionChange,
+  DrainBlock,
   Fix,
   Outcome,
   Placement,
@@ -17,7 +18,7 @@ import type {
 } from '@tightpack/wasm';
 import { plural } from './dom.js';
 import { formatWait } from './quantity.js';
-import { IPod, ITemplateClaim, IWorkerTemplate } from './types.js';
+import { ITemplateClaim, IWorkerTemplate } from './types.js';
 
 /** "a", "a and b", "a, b and c". */
 export function list(items: string[]): string {
@@ -206,6 +207,23 @@ export function admissionNotes(changes: AdmissionChange[]): string[] {
   return out;
 }
 
+/** Why cluster-autoscaler keeps the workers' nodes: the engine's drain rule, in words. */
+function blockedWhy(
+  rule: DrainBlock,
+  source: IWorkerTemplate['source']
+): string {
+  switch (rule) {
+    case 'NotReplicated':
+      return source === 'dask-gateway'
+        ? 'dask-gateway starts workers without a controller (their owner is the scheduler pod), so cluster-autoscaler will not remove a node they run on unless they carry the annotation cluster-autoscaler.kubernetes.io/safe-to-evict: "true" (an evicted worker loses what it holds in memory).'
+        : 'The workers have no controller, so cluster-autoscaler will not remove a node they run on unless they carry the annotation cluster-autoscaler.kubernetes.io/safe-to-evict: "true" (an evicted worker loses what it holds in memory).';
+    case 'LocalStorageRequested':
+      return 'The workers mount emptyDir or hostPath volumes (local storage), so cluster-autoscaler will not remove a node they run on unless the annotation cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes names those volumes (their contents are lost with the worker).';
+    default:
+      return `cluster-autoscaler's drain rule ${rule} keeps the node while they run.`;
+  }
+}
+
 export interface IWarning {
   kind:
     | 'tolerates-not-selects'
@@ -227,7 +245,6 @@ export interface IWarning {
  */
 export function warnings(
   placement: Placement,
-  pod: IPod,
   source: IWorkerTemplate['source'] = 'dask-kubernetes',
   advice: Advice | null = null
 ): IWarning[] {
@@ -268,25 +285,27 @@ export function warnings(
       });
     }
   }
-  // What the clients make the workers to cluster-autoscaler: the operator's
-  // are one-replica Deployments (ReplicaSet-owned, evicted to remove a node);
-  // dask-gateway's name their scheduler pod as owner without controller:
-  // true, so they block their node like bare pods.
-  const evict = (pod.metadata?.annotations ?? {})[
-    'cluster-autoscaler.kubernetes.io/safe-to-evict'
-  ];
-  if (source === 'dask-kubernetes' && evict !== 'false') {
-    out.push({
-      kind: 'evictable',
-      text: 'cluster-autoscaler may evict workers to remove a node.',
-      more: 'The Dask operator makes each worker a one-replica Deployment, so cluster-autoscaler may evict workers to remove a node: an evicted worker loses what it holds in memory and its running tasks, which Dask then computes again. To keep them while they run, annotate the worker template cluster-autoscaler.kubernetes.io/safe-to-evict: "false" (their nodes then stay until the workers leave).'
-    });
-  } else if (source === 'dask-gateway' && evict !== 'true') {
-    out.push({
-      kind: 'blocks-scale-down',
-      text: 'Nodes these workers run on are not removed while they run.',
-      more: 'dask-gateway starts workers without a controller (their owner is the scheduler pod), so cluster-autoscaler will not remove a node they run on unless they carry the annotation cluster-autoscaler.kubernetes.io/safe-to-evict: "true" (an evicted worker loses what it holds in memory).'
-    });
+  // What cluster-autoscaler's scale-down does with the workers is the
+  // engine's answer (its drain rules on the pod as the client will own it):
+  // here it is only worded, for the Dask clients whose workers come and go.
+  const drain = placement.scaleDown;
+  if (source === 'dask-kubernetes' || source === 'dask-gateway') {
+    if (drain.evicted) {
+      out.push({
+        kind: 'evictable',
+        text: 'cluster-autoscaler may evict workers to remove a node.',
+        more: `${source === 'dask-kubernetes' ? 'The Dask operator makes each worker a one-replica Deployment, so cluster-autoscaler' : 'Your workers say safe-to-evict: "true", so cluster-autoscaler'} may evict workers to remove a node: an evicted worker loses what it holds in memory and its running tasks, which Dask then computes again. To keep them while they run, annotate the worker template cluster-autoscaler.kubernetes.io/safe-to-evict: "false" (their nodes then stay until the workers leave).`
+      });
+    } else if (
+      drain.blockedBy &&
+      drain.blockedBy !== 'NotSafeToEvictAnnotation'
+    ) {
+      out.push({
+        kind: 'blocks-scale-down',
+        text: 'Nodes these workers run on are not removed while they run.',
+        more: blockedWhy(drain.blockedBy, source)
+      });
+    }
   }
   const tied = placement.placements.filter(
     c => c.node !== null && c.tiedNodes > 1

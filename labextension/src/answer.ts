@@ -189,7 +189,7 @@ export class AnswerView {
   private showWarnings(advice: Advice | null): void {
     const a = this.current;
     if (!a) return;
-    const items = warnings(a.placement, a.pod, a.source, advice).map(w => {
+    const items = warnings(a.placement, a.source, advice).map(w => {
       const li = el('li', `tp-warning tp-warning-${w.kind}`);
       if (w.more) {
         const d = el('details');

@@ -78,6 +78,14 @@ export interface IPod {
     namespace?: string;
     labels?: Record<string, string>;
     annotations?: Record<string, string>;
+    /** As the client will own the pod (the engine reads them for scale-down's drain rules). */
+    ownerReferences?: {
+      apiVersion: string;
+      kind: string;
+      name: string;
+      uid?: string;
+      controller?: boolean;
+    }[];
   };
   spec?: {
     containers?: IContainer[];

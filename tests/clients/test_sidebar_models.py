@@ -59,6 +59,20 @@ def scheduling_view(pod: dict) -> dict:
     }
 
 
+def drain_view(pod: dict) -> dict:
+    """What cluster-autoscaler's drain rules read of a pod (the engine's drain_of): its owners
+    and which is the controller, its safe-to-evict annotations, its local volumes."""
+    meta, spec = pod["metadata"], pod["spec"]
+    return {
+        "owners": sorted((r["apiVersion"], r["kind"], bool(r.get("controller")))
+                         for r in meta.get("ownerReferences") or []),
+        "annotations": {k: v for k, v in (meta.get("annotations") or {}).items()
+                        if k.startswith("cluster-autoscaler.kubernetes.io/")},
+        "localVolumes": sorted(v["name"] for v in spec.get("volumes") or []
+                               if "emptyDir" in v or "hostPath" in v),
+    }
+
+
 @pytest.mark.parametrize("resources", [
     {},
     {"requests": {"cpu": "1", "memory": "4Gi"}, "limits": {"cpu": "1", "memory": "4Gi"}},
@@ -78,6 +92,19 @@ def test_operator_worker_from_the_dask_config(resources):
     for k, v in predicted["pod"]["metadata"]["labels"].items():
         assert pod["metadata"]["labels"][k] == v
     assert pod["metadata"]["ownerReferences"][0]["kind"] == "ReplicaSet"
+    assert drain_view(predicted["pod"]) == drain_view(pod)
+
+
+def test_operator_worker_from_a_custom_spec_with_worker_annotations():
+    """make_cluster_spec edited with spec.worker.metadata.annotations: the operator puts them on
+    every worker, and the sidebar's worker carries them (safe-to-evict: "false" keeps the
+    workers from eviction)."""
+    protected = {"cluster-autoscaler.kubernetes.io/safe-to-evict": "false"}
+    made = clients.operator_cluster("alice-dask", "jhub", 1, worker_annotations=protected)
+    predicted = sidebar_operator.manifest_template(made["daskcluster"], "test", "jhub")
+    _, pod = clients.replicaset_and_pod(made["workers"][0])
+    assert drain_view(predicted["pod"]) == drain_view(pod)
+    assert drain_view(pod)["annotations"] == protected
 
 
 @pytest.mark.parametrize("options", [
@@ -96,6 +123,7 @@ def test_gateway_worker_from_the_cluster_options(options):
     predicted = sidebar_gateway.build_pod(
         {k: handled[k] for k in ("worker_cores", "worker_memory")}, "jhub")
     assert scheduling_view(predicted) == scheduling_view(expected)
+    assert drain_view(predicted) == drain_view(expected)
 
 
 @pytest.mark.parametrize("server", [

@@ -16,7 +16,7 @@ import {
 import { adviseWorkers } from '../place.js';
 import { settingsOf, workerPod, IWorkerSettings } from '../pod.js';
 import { ILoadedCluster } from '../session.js';
-import { IPod, ITemplateClaim } from '../types.js';
+import { IPod, ITemplateClaim, IWorkerTemplate } from '../types.js';
 import { demo, loadDemo, ok, place, template, IDemo } from './demo.js';
 
 let d: IDemo;
@@ -156,7 +156,7 @@ describe('warnings', () => {
   test('a pool at its max size is a warning', () => {
     const s = { ...settingsOf(template.pod, 400), cores: '4', memory: '16Gi' };
     const { pod, placement } = place(d.cluster, s);
-    expect(warnings(placement, pod).map(w => w.kind)).toContain('pool-at-max');
+    expect(warnings(placement).map(w => w.kind)).toContain('pool-at-max');
   });
 
   test('workers that tolerate the worker pool but do not select it are warned when another pool grows, once the engine says that pool could take them', () => {
@@ -167,12 +167,12 @@ describe('warnings', () => {
       'core-pool'
     );
     const kinds = (advice: Advice | null) =>
-      warnings(placement, pod, 'dask-kubernetes', advice).map(w => w.kind);
+      warnings(placement, 'dask-kubernetes', advice).map(w => w.kind);
     expect(kinds(null)).not.toContain('tolerates-not-selects');
     const advice = ok(
       d.cluster.advise({ pod, replicas: 60, profile: 'tightpack' })
     );
-    const warned = warnings(placement, pod, 'dask-kubernetes', advice).find(
+    const warned = warnings(placement, 'dask-kubernetes', advice).find(
       w => w.kind === 'tolerates-not-selects'
     );
     expect(warned!.text).toBe(
@@ -192,35 +192,67 @@ describe('warnings', () => {
       })
     );
     expect(
-      warnings(placement, pod, 'dask-kubernetes', advice).map(w => w.kind)
+      warnings(placement, 'dask-kubernetes', advice).map(w => w.kind)
     ).not.toContain('tolerates-not-selects');
   });
 
-  test('operator workers are said to be evictable unless their template says safe-to-evict "false"', () => {
-    const { pod, placement } = place(d.cluster, settingsOf(template.pod, 2));
-    const kinds = () =>
-      warnings(placement, pod, 'dask-kubernetes').map(w => w.kind);
-    expect(kinds()).toContain('evictable');
-    expect(kinds()).not.toContain('blocks-scale-down');
+  // The engine's drain rules decide (core: ScaleDownIsTheDrainRulesAnswer…);
+  // the words follow its answer on the pod as the client owns it.
+  const withPod = (edit: (pod: IPod) => void, source: string): string[] => {
+    const pod = workerPod(template.pod, settingsOf(template.pod, 2));
+    edit(pod);
+    const placement = ok(
+      d.cluster.place({
+        pod,
+        replicas: 2,
+        profile: 'tightpack',
+        admission: { extendedResourceToleration: true }
+      })
+    );
+    return warnings(placement, source as IWorkerTemplate['source']).map(
+      w => w.kind
+    );
+  };
+  const annotate = (value: string) => (pod: IPod) => {
     pod.metadata!.annotations = {
-      'cluster-autoscaler.kubernetes.io/safe-to-evict': 'false'
+      'cluster-autoscaler.kubernetes.io/safe-to-evict': value
     };
-    expect(kinds()).not.toContain('evictable');
+  };
+  const gatewayOwned = (pod: IPod) => {
+    pod.metadata!.ownerReferences = [
+      { apiVersion: 'v1', kind: 'Pod', name: 'dask-scheduler', uid: '' }
+    ];
+  };
+
+  test('operator workers are said to be evictable unless their template says safe-to-evict "false"', () => {
+    const kinds = withPod(() => {}, 'dask-kubernetes');
+    expect(kinds).toContain('evictable');
+    expect(kinds).not.toContain('blocks-scale-down');
+    const annotated = withPod(annotate('false'), 'dask-kubernetes');
+    expect(annotated).not.toContain('evictable');
+    expect(annotated).not.toContain('blocks-scale-down');
+  });
+
+  test('operator workers with an emptyDir keep their node: cluster-autoscaler does not evict local storage', () => {
+    const scratch = (pod: IPod) => {
+      pod.spec!.volumes = [{ name: 'scratch', emptyDir: {} }];
+    };
+    const kinds = withPod(scratch, 'dask-kubernetes');
+    expect(kinds).toContain('blocks-scale-down');
+    expect(kinds).not.toContain('evictable');
   });
 
   test('dask-gateway workers block scale-down unless they say safe-to-evict "true"', () => {
-    const { pod, placement } = place(d.cluster, settingsOf(template.pod, 2));
-    const kinds = () =>
-      warnings(placement, pod, 'dask-gateway').map(w => w.kind);
-    expect(kinds()).toContain('blocks-scale-down');
-    pod.metadata!.annotations = {
-      'cluster-autoscaler.kubernetes.io/safe-to-evict': 'true'
-    };
-    expect(kinds()).not.toContain('blocks-scale-down');
-    // A notebook profile is neither.
-    expect(warnings(placement, pod, 'profile').map(w => w.kind)).not.toContain(
-      'evictable'
+    expect(withPod(gatewayOwned, 'dask-gateway')).toContain(
+      'blocks-scale-down'
     );
+    const annotated = withPod(pod => {
+      gatewayOwned(pod);
+      annotate('true')(pod);
+    }, 'dask-gateway');
+    expect(annotated).not.toContain('blocks-scale-down');
+    // A notebook profile is neither.
+    expect(withPod(() => {}, 'profile')).not.toContain('evictable');
   });
 
   test('ties are said to be random under the default profile', () => {
@@ -230,7 +262,7 @@ describe('warnings', () => {
       'default'
     );
     const tied = placement.placements.some(c => c.tiedNodes > 1);
-    expect(warnings(placement, pod).some(w => w.kind === 'ties')).toBe(tied);
+    expect(warnings(placement).some(w => w.kind === 'ties')).toBe(tied);
   });
 });
 
@@ -310,7 +342,7 @@ describe('a notebook with its home disk', () => {
       'Ask your operator to raise the max size of pool gpu-t4 from 1 to 2: it runs on 1 new node (ready in ~10 min).'
     ]);
     expect(
-      warnings(p, pod, 'profile').find(w => w.kind === 'pool-at-max')!.text
+      warnings(p, 'profile').find(w => w.kind === 'pool-at-max')!.text
     ).toMatch(/^1 notebook server stays Pending: /);
     cluster.dispose();
   });

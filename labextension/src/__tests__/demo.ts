@@ -47,7 +47,20 @@ export const template: IWorkerTemplate = {
     customClusterSpec: null
   },
   pod: {
-    metadata: { name: 'dask-worker', namespace: 'daskhub' },
+    // As the server extension gives an operator worker (dask_kubernetes.worker_pod).
+    metadata: {
+      name: 'dask-worker',
+      namespace: 'daskhub',
+      ownerReferences: [
+        {
+          apiVersion: 'apps/v1',
+          kind: 'ReplicaSet',
+          name: 'dask-worker',
+          uid: '',
+          controller: true
+        }
+      ]
+    },
     spec: {
       containers: [
         {
