@@ -12,6 +12,9 @@
 #include <tuple>
 
 #include "autoscaler/run.hpp"
+#include "dask_retirement.hpp"
+#include "pack_bounds.hpp"
+#include "pod_addresses.hpp"
 #include "tightpack/cluster.hpp"
 #include "tightpack/decode.hpp"
 #include "tightpack/framework/framework.hpp"
@@ -47,7 +50,7 @@ class Simulation {
     figures_.profile = std::move(profile_name);
     figures_.scheduler_name = profile.scheduler_name;
     nodes_ = s.cluster.nodes;
-    for (const CaNode& n : nodes_) join_network(n.node.name);
+    for (const CaNode& n : nodes_) addresses_.join(n.node.name);
     for (const CaPod& p : s.cluster.pods) {
       bound_.push_back(p);
       if (p.daemon_set || p.mirror) system_.insert(p.pod.key());
@@ -94,11 +97,12 @@ class Simulation {
       figures_.node_hours += static_cast<double>(nodes_.size() + upcoming_.size()) * hours;
       for (const CaNode& n : nodes_) pool_hours_[pool_name(n.node.name)] += hours;
       for (const Upcoming& u : upcoming_) pool_hours_[u.pool] += hours;
-      for (const auto& [p, lb] : lower_bounds()) {
+      const PoolDemand need = demand();
+      for (const auto& [p, lb] : lower_bounds(need, room())) {
         lower_hours_[p] += static_cast<double>(lb) * hours;
         figures_.lower_bound_node_hours += static_cast<double>(lb) * hours;
       }
-      for (const auto& [p, bins] : repack_bounds()) {
+      for (const auto& [p, bins] : repack_bounds(need, room())) {
         repack_hours_[p] += static_cast<double>(bins) * hours;
         figures_.repack_node_hours += static_cast<double>(bins) * hours;
       }
@@ -217,7 +221,7 @@ class Simulation {
       }
       cluster_->place(*d.chosen, (*plan)->bound(p.pod.key()));
       p.pod.node_name = cluster_->name(*d.chosen);
-      assign_address(p.pod.key(), p.pod.node_name);
+      addresses_.assign(p.pod.key(), p.pod.node_name);
       bound_.push_back(std::move(p));
     }
     pending_ = std::move(still);
@@ -238,7 +242,7 @@ class Simulation {
           }
         }
       }
-      release_address(key, it->pod.node_name);
+      addresses_.release(key, it->pod.node_name);
       bound_.erase(it);
       return;
     }
@@ -264,7 +268,7 @@ class Simulation {
         // scenario's, or asks for more of the workload's last template.
         if (static_cast<int64_t>(keys.size()) > e.replicas) {
           const size_t leave = keys.size() - static_cast<size_t>(e.replicas);
-          for (const std::string& k : retiring(e.group, leave, e.retire.value_or(s_.retire))) {
+          for (const std::string& k : retiring_of(e.group, leave, e.retire.value_or(s_.retire))) {
             remove_pod(k);
             std::erase(keys, k);
           }
@@ -385,7 +389,7 @@ class Simulation {
     for (auto& [p, group] : made) {
       group_of_[p.pod.key()] = group;
       groups_[group].push_back(p.pod.key());
-      assign_address(p.pod.key(), p.pod.node_name);
+      addresses_.assign(p.pod.key(), p.pod.node_name);
       bound_.push_back(std::move(p));
     }
     return rebuild();
@@ -410,96 +414,35 @@ class Simulation {
 
   // ------------------------------------------------------------ retirement
 
-  // A node's /24 in the order nodes join (the node IPAM controller's
-  // round-robin over the cluster's range, 10.4.0.0/14 as GKE's default).
-  void join_network(const std::string& node) {
-    const int64_t i = node_serial_++ % 1024;
-    subnet_[node] = "tcp://10." + std::to_string(4 + i / 256) + "." + std::to_string(i % 256) + ".";
-  }
-
-  // host-local IPAM: the next free address after the last one given, .2–.254.
-  void assign_address(const std::string& pod, const std::string& node) {
-    std::set<int>& used = used_ips_[node];
-    int& last = last_ip_[node];
-    for (int tries = 0; tries < 253; ++tries) {
-      last = last >= 254 || last < 2 ? 2 : last + 1;
-      if (used.insert(last).second) {
-        address_[pod] = subnet_[node] + std::to_string(last) + ":";
-        return;
+  // The replicas of `group` that leave when it shrinks by `leave`
+  // (dask_retirement.hpp). What node-aware retirement knows of a node:
+  // whether its pool is at its min size (cluster-autoscaler's target) or
+  // some other pod keeps it.
+  std::vector<std::string> retiring_of(const std::string& group, size_t leave, Retire rule) {
+    GroupWorkers workers{groups_[group], {}};
+    for (const CaPod& p : bound_) {
+      auto g = group_of_.find(p.pod.key());
+      if (g != group_of_.end() && g->second == group)
+        workers.running[p.pod.key()] = p.pod.node_name;
+    }
+    std::map<std::string, int64_t> pool_size;
+    std::set<std::string> others;  // nodes with a pod of another workload
+    if (rule == Retire::kNodeAware) {
+      for (const CaNode& n : nodes_) ++pool_size[pool_name(n.node.name)];
+      for (const Upcoming& u : upcoming_) ++pool_size[u.pool];
+      for (const CaPod& p : bound_) {
+        if (system_.contains(p.pod.key())) continue;
+        auto g = group_of_.find(p.pod.key());
+        if (g == group_of_.end() || g->second != group) others.insert(p.pod.node_name);
       }
     }
-  }
-
-  void release_address(const std::string& pod, const std::string& node) {
-    auto it = address_.find(pod);
-    if (it == address_.end()) return;
-    const std::string& a = it->second;
-    const size_t dot = a.rfind('.');
-    used_ips_[node].erase(std::stoi(a.substr(dot + 1)));
-    address_.erase(it);
-  }
-
-  // The replicas of `group` that leave when it shrinks by `leave`. Under
-  // upstream and node-aware rules the Dask scheduler chooses among the
-  // workers it knows, the running ones; the operator deletes the chosen
-  // workers' Deployments, and replicas still waiting for a node stay.
-  std::vector<std::string> retiring(const std::string& group, size_t leave, Retire rule) {
-    const std::vector<std::string>& keys = groups_[group];
-    if (rule == Retire::kNewest)
-      return {keys.end() - static_cast<std::ptrdiff_t>(leave), keys.end()};
-    std::map<std::string, std::string> running;  // key → node
-    for (const CaPod& p : bound_) {
-      auto g = group_of_.find(p.pod.key());
-      if (g != group_of_.end() && g->second == group) running[p.pod.key()] = p.pod.node_name;
-    }
-    // Upstream's order: the greatest address first.
-    std::vector<std::string> order;
-    for (const auto& [k, node] : running) order.push_back(k);
-    std::sort(order.begin(), order.end(), [&](const std::string& a, const std::string& b) {
-      return address_[a] > address_[b];
-    });
-    if (rule == Retire::kNodeAware) order = node_aware_order(group, order, running);
-    if (order.size() > leave) order.resize(leave);
-    // More to retire than run: the newest waiting replicas go too.
-    for (auto k = keys.rbegin(); k != keys.rend() && order.size() < leave; ++k) {
-      if (!running.contains(*k)) order.push_back(*k);
-    }
-    return order;
-  }
-
-  // `order` (upstream's) regrouped node by node: first the nodes that empty
-  // once the group's workers leave and whose pool is above its min size,
-  // then the others; fewest of the group's workers first; then the node's
-  // name. What the preload knows: each worker's node, and from tightpack's
-  // scheduler whether anything else keeps the node.
-  std::vector<std::string> node_aware_order(const std::string& group,
-                                            const std::vector<std::string>& order,
-                                            const std::map<std::string, std::string>& node_of) {
-    std::map<std::string, std::vector<std::string>> on_node;
-    for (const std::string& k : order) on_node[node_of.at(k)].push_back(k);
-    std::map<std::string, bool> kept;          // node → something else keeps it
-    std::map<std::string, int64_t> pool_size;  // cluster-autoscaler's target size
-    for (const CaNode& n : nodes_) ++pool_size[pool_name(n.node.name)];
-    for (const Upcoming& u : upcoming_) ++pool_size[u.pool];
-    for (const auto& [node, ks] : on_node) {
+    auto kept = [&](const std::string& node) {
       const std::string& pn = pool_name(node);
       const pools::NodePool* p = pool(pn);
-      kept[node] = !p || pool_size[pn] <= p->min_size;
-    }
-    for (const CaPod& p : bound_) {
-      auto k = kept.find(p.pod.node_name);
-      if (k == kept.end() || system_.contains(p.pod.key())) continue;
-      auto g = group_of_.find(p.pod.key());
-      if (g == group_of_.end() || g->second != group) k->second = true;
-    }
-    std::vector<std::string> nodes;
-    for (const auto& [node, ks] : on_node) nodes.push_back(node);
-    std::sort(nodes.begin(), nodes.end(), [&](const std::string& a, const std::string& b) {
-      return std::tuple(kept[a], on_node[a].size(), a) < std::tuple(kept[b], on_node[b].size(), b);
-    });
-    std::vector<std::string> out;
-    for (const std::string& n : nodes) out.insert(out.end(), on_node[n].begin(), on_node[n].end());
-    return out;
+      return !p || pool_size[pn] <= p->min_size || others.contains(node);
+    };
+    auto address = [&](const std::string& pod) -> const std::string& { return addresses_.of(pod); };
+    return retiring(workers, leave, rule, address, kept);
   }
 
   int64_t busy_nodes(std::map<std::string, int64_t>* per_pool) const {
@@ -596,7 +539,7 @@ class Simulation {
         }
         nodes_.push_back(std::move(n));
         pool_of_[it->name] = it->pool;
-        join_network(it->name);
+        addresses_.join(it->name);
       }
       it = upcoming_.erase(it);
       changed = true;
@@ -668,15 +611,14 @@ class Simulation {
         } else if (!system_.contains(p.pod.key())) {
           ++figures_.pods_evicted;
           if (group_of_.contains(p.pod.key())) ++figures_.tasks_interrupted;
-          address_.erase(p.pod.key());
+          addresses_.forget(p.pod.key());
           p.pod.node_name.clear();
           pending_.push_front(std::move(p));
         }
       }
       bound_ = std::move(keep);
       std::erase_if(nodes_, [&](const CaNode& n) { return n.node.name == name; });
-      used_ips_.erase(name);
-      last_ip_.erase(name);
+      addresses_.leave(name);
     }
     if (auto st = rebuild(); !st) return st;
     return drain_queue();
@@ -684,11 +626,18 @@ class Simulation {
 
   // ------------------------------------------------------------ figures
 
-  // ⌈Σ requests / one node's room⌉ over cpu, memory and every extended
-  // resource, per pool, for the workload pods in it; a node's room is its
-  // allocatable less what its DaemonSet and mirror pods take, from the first
-  // node of the pool seen.
-  std::map<std::string, int64_t> lower_bounds() {
+  // The workload pods' requests per pool, and one node's room per pool (from
+  // the first node of the pool seen): pack_bounds.hpp.
+  PoolDemand demand() const {
+    PoolDemand out;
+    for (const CaPod& pod : bound_) {
+      if (system_.contains(pod.pod.key())) continue;
+      out[pool_name(pod.pod.node_name)].push_back(pod_requests(pod.pod, false));
+    }
+    return out;
+  }
+
+  const PoolRoom& room() {
     for (const CaNode& n : nodes_) {
       const std::string& p = pool_name(n.node.name);
       if (room_.contains(p)) continue;
@@ -702,76 +651,14 @@ class Simulation {
       }
       room_[p] = std::move(r);
     }
-    std::map<std::string, ResourceList> demand;
-    for (const CaPod& pod : bound_) {
-      if (system_.contains(pod.pod.key())) continue;
-      add_resources(demand[pool_name(pod.pod.node_name)], pod_requests(pod.pod, false));
-    }
-    std::map<std::string, int64_t> out;
-    for (const auto& [p, need_list] : demand) {
-      int64_t& bound = out[p];
-      for (const auto& [name, need] : need_list) {
-        if (name == "pods" || need <= 0) continue;
-        const int64_t* have = find_resource(room_[p], name);
-        if (!have || *have <= 0) continue;
-        bound = std::max(bound, (need + *have - 1) / *have);
-      }
-    }
-    return out;
-  }
-
-  // First-fit decreasing of each pool's workload pods into empty nodes of the
-  // pool's room (as lower_bounds measures it): what repacking every pod from
-  // scratch at this instant would need. Not a lower bound (first-fit
-  // decreasing is within 11/9 of the best packing) but one a scheduler that
-  // could move every pod at no cost would reach; between it and the lower
-  // bound lie the pods' shapes.
-  std::map<std::string, int64_t> repack_bounds() {
-    std::map<std::string, std::vector<ResourceList>> demand;
-    for (const CaPod& pod : bound_) {
-      if (system_.contains(pod.pod.key())) continue;
-      demand[pool_name(pod.pod.node_name)].push_back(pod_requests(pod.pod, false));
-    }
-    std::map<std::string, int64_t> out;
-    for (auto& [p, pods] : demand) {
-      const ResourceList& room = room_[p];
-      auto share = [&](const ResourceList& need) {
-        double s = 0;
-        for (const auto& [name, v] : need) {
-          const int64_t* have = find_resource(room, name);
-          if (name != "pods" && have && *have > 0)
-            s = std::max(s, static_cast<double>(v) / static_cast<double>(*have));
-        }
-        return s;
-      };
-      std::stable_sort(pods.begin(), pods.end(), [&](const ResourceList& a, const ResourceList& b) {
-        return share(a) > share(b);
-      });
-      std::vector<ResourceList> bins;  // what each node has left
-      for (const ResourceList& need : pods) {
-        auto fits = [&](const ResourceList& left) {
-          for (const auto& [name, v] : need) {
-            const int64_t* have = find_resource(left, name);
-            if (name != "pods" && have && v > *have) return false;
-          }
-          return true;
-        };
-        auto bin = std::find_if(bins.begin(), bins.end(), fits);
-        if (bin == bins.end()) bin = bins.insert(bins.end(), room);
-        for (const auto& [name, v] : need) {
-          if (const int64_t* have = find_resource(*bin, name)) set_resource(*bin, name, *have - v);
-        }
-      }
-      out[p] = static_cast<int64_t>(bins.size());
-    }
-    return out;
+    return room_;
   }
 
   void finish() {
     std::map<std::string, int64_t> busy;
     figures_.busy_at_end = busy_nodes(&busy);
     figures_.pending_at_end = static_cast<int64_t>(pending_.size());
-    std::map<std::string, int64_t> lower = lower_bounds();
+    std::map<std::string, int64_t> lower = lower_bounds(demand(), room());
     std::map<std::string, int64_t> nodes;
     for (const CaNode& n : nodes_) ++nodes[pool_name(n.node.name)];
     std::set<std::string> names;
@@ -810,25 +697,15 @@ class Simulation {
   std::vector<Upcoming> upcoming_;
   std::map<std::string, int64_t> unneeded_since_;
   std::map<std::string, double> pool_hours_, lower_hours_, repack_hours_, busy_hours_;
-  std::map<std::string, ResourceList> room_;  // pool → one node's room for workloads
-  int64_t node_serial_ = 0;
-  std::map<std::string, std::string> subnet_;  // node → "tcp://10.a.b."
-  std::map<std::string, std::set<int>> used_ips_;
-  std::map<std::string, int> last_ip_;
-  std::map<std::string, std::string>
-      address_;              // pod key → "tcp://<pod IP>:", a Dask worker's address
-  std::vector<Move> moves_;  // made, not yet broken
+  PoolRoom room_;  // pool → one node's room for workloads
+  PodAddresses addresses_;
+  std::vector<Move> moves_;                     // made, not yet broken
   std::map<std::string, int64_t> emptying_;     // node → since when
   std::map<std::string, int64_t> last_change_;  // workload → its last start or scale
   int64_t last_scale_up_ = -kScaleDownDelayAfterAdd;
   int64_t added_ = 0;
   ProfileFigures figures_;
 };
-
-json::value hours(double h) {
-  // Two decimals, as printed: the same bytes from both builds.
-  return json::value(std::round(h * 100.0) / 100.0);
-}
 
 }  // namespace
 
@@ -844,64 +721,6 @@ Result<PackReport> run_pack_report(const PackScenario& s) {
     r.profiles.push_back(std::move(*f));
   }
   return r;
-}
-
-void encode_move_figures(const ProfileFigures& f, json::object& o) {
-  o["moves"] = f.moves;
-  o["tasksInterrupted"] = f.tasks_interrupted;
-  o["nodesEmptied"] = f.nodes_emptied;
-  o["workersMoved"] = f.workers_moved;
-  o["movesAbandoned"] = f.moves_abandoned;
-  o["emptiedTakenBack"] = f.emptied_taken_back;
-  o["moveOverlapWorkerHours"] = hours(f.move_overlap_worker_hours);
-}
-
-json::value encode_pack_report(const PackReport& r) {
-  json::array profiles;
-  for (const ProfileFigures& f : r.profiles) {
-    json::array pools;
-    for (const PoolFigures& p : f.pools) {
-      pools.push_back(json::object{{"pool", p.pool},
-                                   {"busyNodesAtEnd", p.busy_at_end},
-                                   {"nodesAtEnd", p.nodes_at_end},
-                                   {"nodeHours", hours(p.node_hours)},
-                                   {"busyNodeHours", hours(p.busy_node_hours)},
-                                   {"lowerBound", p.lower_bound},
-                                   {"lowerBoundNodeHours", hours(p.lower_bound_node_hours)},
-                                   {"repackNodeHours", hours(p.repack_node_hours)}});
-    }
-    profiles.push_back(json::object{{"profile", f.profile},
-                                    {"schedulerName", f.scheduler_name},
-                                    {"busyNodesAtEnd", f.busy_at_end},
-                                    {"peakBusyNodes", f.peak_busy},
-                                    {"busyNodeHours", hours(f.busy_node_hours)},
-                                    {"nodeHours", hours(f.node_hours)},
-                                    {"pendingAtEnd", f.pending_at_end},
-                                    {"podHoursWaiting", hours(f.pending_pod_hours)},
-                                    {"lowerBound", f.lower_bound},
-                                    {"lowerBoundNodeHours", hours(f.lower_bound_node_hours)},
-                                    {"repackNodeHours", hours(f.repack_node_hours)},
-                                    {"scaleUps", f.scale_ups},
-                                    {"nodesAdded", f.nodes_added},
-                                    {"nodesRemoved", f.nodes_removed},
-                                    {"podsEvicted", f.pods_evicted},
-                                    {"pools", std::move(pools)}});
-    if (r.consolidate == Consolidate::kMove) encode_move_figures(f, profiles.back().as_object());
-  }
-  json::object out{
-      {"end", r.end}, {"retire", retire_name(r.retire)}, {"profiles", std::move(profiles)}};
-  if (r.consolidate == Consolidate::kMove) out["consolidate"] = consolidate_name(r.consolidate);
-  return out;
-}
-
-std::string pack_report_text(std::string_view scenario_json) {
-  auto doc = parse_json(scenario_json);
-  if (!doc) return json::serialize(json::object{{"error", doc.error().what()}});
-  auto s = decode_pack_scenario(*doc);
-  if (!s) return json::serialize(json::object{{"error", s.error().what()}});
-  auto r = run_pack_report(*s);
-  if (!r) return json::serialize(json::object{{"error", r.error().what()}});
-  return json::serialize(encode_pack_report(*r));
 }
 
 }  // namespace tightpack::packing

@@ -14,9 +14,10 @@ TEST(ScorePipeline, ColumnsAreClassedByTheRegistry) {
   // node's pods, normalised over the domains, or read from the node as is.
   for (size_t slot = 0; slot < kScoreSlots; ++slot) {
     const PluginInfo& info = plugin_info(kScorePlugins[slot]);
-    const int classes = int{std::count(kByMaxSlots.begin(), kByMaxSlots.end(), slot)} +
-                        int{std::count(kNodePodsSlots.begin(), kNodePodsSlots.end(), slot)} +
-                        int{std::count(kOverDomainsSlots.begin(), kOverDomainsSlots.end(), slot)};
+    const int classes =
+        static_cast<int>(std::count(kByMaxSlots.begin(), kByMaxSlots.end(), slot)) +
+        static_cast<int>(std::count(kNodePodsSlots.begin(), kNodePodsSlots.end(), slot)) +
+        static_cast<int>(std::count(kOverDomainsSlots.begin(), kOverDomainsSlots.end(), slot));
     EXPECT_EQ(
         classes,
         info.score_reads == Reads::kNode && info.normalization == Normalization::kNone ? 0 : 1)
