@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <boost/json.hpp>
+#include <functional>
 #include <map>
 #include <random>
 #include <set>
@@ -13,6 +14,7 @@
 #include "daemon/pod_budget.hpp"
 #include "daemon/snapshot.hpp"
 #include "decision_by_name.hpp"
+#include "tightpack/autoscaler/scenario.hpp"
 #include "tightpack/decode.hpp"
 #include "tightpack/framework/framework.hpp"
 #include "tightpack/profile.hpp"
@@ -239,6 +241,48 @@ TEST(ClusterCache, IncrementalClusterEqualsARebuildAfterRandomEvents) {
   EXPECT_GT(cache.node_adds(), 0);
   EXPECT_GT(cache.node_removes(), 0);
   EXPECT_EQ(cache.rebuilds(), 1);  // the first cluster() only
+}
+
+// A node's watch event changes the cluster when, and only when, a field the
+// node decoder reads changed: kubelets' status heartbeats are not decoded, so
+// they change nothing; every decoded field, one at a time, does.
+TEST(ClusterCache, ANodeChangesWhenADecodedFieldDoes) {
+  const json::value watched = json::parse(R"({
+    "metadata": {"name": "a", "labels": {"pool": "workers"}},
+    "spec": {"taints": [{"key": "dask", "value": "worker", "effect": "NoSchedule"}]},
+    "status": {"capacity": {"cpu": "8", "memory": "32Gi", "pods": "110"},
+               "allocatable": {"cpu": "7", "memory": "30Gi", "pods": "110"},
+               "images": [{"names": ["ghcr.io/dask/dask:1"], "sizeBytes": 1000}],
+               "conditions": [{"type": "Ready", "status": "True",
+                               "lastHeartbeatTime": "2026-12-07T08:00:00Z"}]}})");
+  auto decoded = [](const json::value& v) {
+    auto n = autoscaler::decode_ca_node(v, JsonPath());
+    EXPECT_TRUE(n) << n.error().what();
+    return *n;
+  };
+  auto changes = [&](const std::function<void(json::object&)>& edit) {
+    ClusterCache cache;
+    cache.replace_nodes({decoded(watched)});
+    json::value next = watched;
+    edit(next.as_object());
+    return cache.upsert_node(decoded(next));
+  };
+  EXPECT_FALSE(changes([](json::object&) {}));
+  EXPECT_FALSE(changes([](json::object& o) {
+    o["status"].as_object()["conditions"].as_array()[0].as_object()["lastHeartbeatTime"] =
+        "2026-12-07T08:00:10Z";
+  }));
+  EXPECT_TRUE(changes(
+      [](json::object& o) { o["metadata"].as_object()["labels"].as_object()["pool"] = "other"; }));
+  EXPECT_TRUE(changes([](json::object& o) { o["spec"].as_object().erase("taints"); }));
+  EXPECT_TRUE(changes([](json::object& o) { o["spec"].as_object()["unschedulable"] = true; }));
+  EXPECT_TRUE(changes(
+      [](json::object& o) { o["status"].as_object()["allocatable"].as_object()["cpu"] = "6"; }));
+  EXPECT_TRUE(changes(
+      [](json::object& o) { o["status"].as_object()["capacity"].as_object()["cpu"] = "16"; }));
+  EXPECT_TRUE(changes([](json::object& o) {
+    o["status"].as_object()["images"].as_array()[0].as_object()["sizeBytes"] = 2000;
+  }));
 }
 
 TEST(ClusterCache, AClosedNodeTakesNoPodUntilItOpensAndTheNodeIsNotWritten) {

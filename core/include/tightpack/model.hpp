@@ -269,6 +269,7 @@ struct PodMeta {
 struct ContainerImage {
   std::vector<std::string> names;
   int64_t size_bytes = 0;
+  bool operator==(const ContainerImage&) const = default;
 };
 
 struct Node {
@@ -279,6 +280,7 @@ struct Node {
   ResourceList allocatable;  // status.allocatable, defaulted from status.capacity
   ResourceList capacity;
   std::vector<ContainerImage> images;
+  bool operator==(const Node&) const = default;
 };
 
 }  // namespace tightpack

@@ -12,19 +12,11 @@
 namespace tightpack::daemon {
 namespace {
 
-bool same_images(const std::vector<ContainerImage>& a, const std::vector<ContainerImage>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (a[i].names != b[i].names || a[i].size_bytes != b[i].size_bytes) return false;
-  }
-  return true;
-}
-
-// Kubelets rewrite node status every few seconds; only these fields change
-// a decision.
+// Kubelets rewrite node status every few seconds (conditions, heartbeats);
+// the decoder reads none of that, only what scheduling and cluster-autoscaler
+// read of a node, so two decoded nodes that are equal decide alike.
 bool same_for_scheduling(const Node& a, const Node& b) {
-  return a.labels == b.labels && a.taints == b.taints && a.unschedulable == b.unschedulable &&
-         a.allocatable == b.allocatable && same_images(a.images, b.images);
+  return a == b;
 }
 
 }  // namespace
