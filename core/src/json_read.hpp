@@ -13,6 +13,7 @@
 
 #include "tightpack/error.hpp"
 #include "tightpack/json_path.hpp"
+#include "tightpack/known_fields.hpp"
 
 namespace tightpack::json_read {
 
@@ -73,18 +74,10 @@ inline const json::value* member(const json::object& o, std::string_view key) {
   return &it->value();
 }
 
-// Every format whose unknown keys are mistakes (configuration, questions,
-// scenarios) refuses one so: naming it, and the fields it could have meant.
+// Every format whose unknown keys are mistakes refuses one (known_fields.hpp).
 inline Fail only_known(const json::object& o, const JsonPath& path,
                        std::initializer_list<std::string_view> known) {
-  for (const auto& kv : o) {
-    if (std::find(known.begin(), known.end(), kv.key()) != known.end()) continue;
-    std::string list;
-    for (std::string_view k : known) list += (list.empty() ? "" : ", ") + std::string(k);
-    return Error{path.field(kv.key()).str(),
-                 "unknown field " + quote_value(kv.key()) + " (known: " + list + ")"};
-  }
-  return std::nullopt;
+  return unknown_field(o, path, known);
 }
 
 inline Fail as_object(const json::value& v, const JsonPath& path, const json::object*& out) {

@@ -62,7 +62,7 @@ TEST(DaemonConfig, ErrorsNameTheFieldAndValue) {
       {R"({"leaderElection":{"leaderElect":"yes"}})", "$.leaderElection.leaderElect",
        "true or false"},
       {R"({"leaderElection":{"leaseDurationSeconds":15}})", "$.leaderElection.leaseDurationSeconds",
-       "unknown field"},
+       R"(unknown field "leaseDurationSeconds" (known: leaderElect, leaseDuration,)"},
       {R"({"clientConnection":{"qps":"fast"}})", "$.clientConnection.qps", "fast"},
       {R"({"clientConnection":{"burst":-1}})", "$.clientConnection.burst", "whole number"},
       {R"({"podInitialBackoffSeconds":0})", "$.podInitialBackoffSeconds", "> 0"},

@@ -440,3 +440,19 @@ TEST(PublishedProfiles, PublishWhatTheDecodersReadOfASpec) {
 
 }  // namespace
 }  // namespace tightpack::daemon
+
+namespace tightpack::daemon {
+namespace {
+
+// The --publish document refuses a key it does not know as every strict
+// format does (known_fields.hpp): naming it and the keys it could have meant.
+TEST(PublishedDocument, AnUnknownKeyIsNamedWithTheKnownOnes) {
+  auto r = publishable(boost::json::parse(R"({"profiles": [], "kubeSpawnerDefaults": {}})"));
+  ASSERT_FALSE(r);
+  EXPECT_EQ(std::string(r.error().what()),
+            R"($.kubeSpawnerDefaults: unknown field "kubeSpawnerDefaults" (known: profiles, )"
+            R"(kubespawnerDefaults, daskGateway))");
+}
+
+}  // namespace
+}  // namespace tightpack::daemon

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <set>
 
+#include "tightpack/known_fields.hpp"
+
 namespace tightpack::daemon {
 namespace json = boost::json;
 
@@ -86,12 +88,13 @@ Result<std::chrono::milliseconds> parse_go_duration(const std::string& text) {
 
 namespace {
 
+// `where` is "$.<section>", a top-level section of the configuration.
 Status check_keys(const json::object& o, const std::string& where,
-                  const std::set<std::string>& known) {
-  for (const auto& kv : o) {
-    if (!known.count(std::string(kv.key())))
-      return Error{where + "." + std::string(kv.key()), "unknown field"};
-  }
+                  std::initializer_list<std::string_view> known) {
+  const JsonPath root;
+  const std::string key = where.substr(2);
+  const JsonPath section = root.field(key);
+  if (auto unknown = unknown_field(o, section, known)) return *unknown;
   return Ok{};
 }
 

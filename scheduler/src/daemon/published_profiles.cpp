@@ -5,6 +5,8 @@
 #include <span>
 #include <string_view>
 
+#include "tightpack/known_fields.hpp"
+
 namespace tightpack::daemon {
 namespace json = boost::json;
 
@@ -278,11 +280,9 @@ Result<PublishedDocument> publishable(const json::value& document) {
     return Error{"",
                  "expected an object with the keys profiles, kubespawnerDefaults and daskGateway"};
   const json::object& doc = document.get_object();
-  for (const auto& kv : doc) {
-    if (kv.key() != "profiles" && kv.key() != "daskGateway" && kv.key() != "kubespawnerDefaults") {
-      return Error{"$." + std::string(kv.key()),
-                   "unknown field (expected profiles, kubespawnerDefaults and daskGateway)"};
-    }
+  if (auto unknown =
+          unknown_field(doc, JsonPath(), {"profiles", "kubespawnerDefaults", "daskGateway"})) {
+    return *unknown;
   }
   PublishedDocument out;
   if (const json::value* p = doc.if_contains("profiles")) {
