@@ -1,7 +1,6 @@
 // The plan's scores, column by column, for the score pipeline
 // (score_pipeline.hpp) that decide() and the replica indexes run.
 #include "tightpack/framework/framework.hpp"
-#include "tightpack/plugins/normalize.hpp"
 
 namespace tightpack {
 

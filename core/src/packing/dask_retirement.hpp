@@ -15,7 +15,7 @@
 namespace tightpack::packing {
 
 struct GroupWorkers {
-  std::vector<std::string> replicas;           // pod keys, by replica (newest last)
+  const std::vector<std::string>& replicas;    // pod keys, by replica (newest last)
   std::map<std::string, std::string> running;  // pod key → node, for those bound
 };
 

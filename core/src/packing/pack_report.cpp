@@ -98,11 +98,12 @@ class Simulation {
       for (const CaNode& n : nodes_) pool_hours_[pool_name(n.node.name)] += hours;
       for (const Upcoming& u : upcoming_) pool_hours_[u.pool] += hours;
       const PoolDemand need = demand();
-      for (const auto& [p, lb] : lower_bounds(need, room())) {
+      const PoolRoom& pool_room = room();
+      for (const auto& [p, lb] : lower_bounds(need, pool_room)) {
         lower_hours_[p] += static_cast<double>(lb) * hours;
         figures_.lower_bound_node_hours += static_cast<double>(lb) * hours;
       }
-      for (const auto& [p, bins] : repack_bounds(need, room())) {
+      for (const auto& [p, bins] : repack_bounds(need, pool_room)) {
         repack_hours_[p] += static_cast<double>(bins) * hours;
         figures_.repack_node_hours += static_cast<double>(bins) * hours;
       }
@@ -420,6 +421,8 @@ class Simulation {
   // some other pod keeps it.
   std::vector<std::string> retiring_of(const std::string& group, size_t leave, Retire rule) {
     GroupWorkers workers{groups_[group], {}};
+    // The newest replicas go whatever runs where.
+    if (rule == Retire::kNewest) return retiring(workers, leave, rule, {}, {});
     for (const CaPod& p : bound_) {
       auto g = group_of_.find(p.pod.key());
       if (g != group_of_.end() && g->second == group)
