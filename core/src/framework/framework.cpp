@@ -2,19 +2,15 @@
 
 #include <algorithm>
 #include <set>
-#include <unordered_map>
 
+#include "tightpack/framework/per_node.hpp"
 #include "tightpack/go_int.hpp"
 #include "tightpack/kube_release.hpp"
 #include "tightpack/plugins/balanced_allocation.hpp"
-#include "tightpack/plugins/image_locality.hpp"
 #include "tightpack/plugins/inter_pod_affinity.hpp"
 #include "tightpack/plugins/node_affinity.hpp"
-#include "tightpack/plugins/node_name.hpp"
 #include "tightpack/plugins/node_ports.hpp"
-#include "tightpack/plugins/node_unschedulable.hpp"
 #include "tightpack/plugins/node_volume_limits.hpp"
-#include "tightpack/plugins/taint_toleration.hpp"
 #include "tightpack/plugins/volume_binding.hpp"
 #include "tightpack/plugins/volume_restrictions.hpp"
 #include "tightpack/plugins/volume_zone.hpp"
@@ -36,32 +32,6 @@ PodPlan::ResourceColumns columns_for(const Cluster& c, const std::string& name) 
   uint32_t s = c.scalar_index(name);
   if (is_scalar_resource(name) && s != UINT32_MAX) return {RC::kScalar, s};
   return {};
-}
-
-// Calls compute(n) once per distinct combination of the values of `keys`
-// (nodes of a pool share them) and fills the result for every node; when the
-// verdict also depends on the node's name, or on many keys, once per node.
-template <class Compute>
-std::vector<int64_t> per_node_by_labels(const Cluster& c, std::vector<std::string> keys,
-                                        bool uses_name, Compute&& compute) {
-  std::sort(keys.begin(), keys.end());
-  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
-  std::vector<int64_t> out(c.size());
-  if (uses_name || keys.size() > 2) {
-    for (NodeIndex i = 0; i < c.size(); ++i) out[i] = compute(i);
-    return out;
-  }
-  const std::vector<StrId>* first = keys.size() > 0 ? c.label_column(keys[0]) : nullptr;
-  const std::vector<StrId>* second = keys.size() > 1 ? c.label_column(keys[1]) : nullptr;
-  std::unordered_map<uint64_t, int64_t> memo;
-  for (NodeIndex i = 0; i < c.size(); ++i) {
-    uint64_t key =
-        (first ? (*first)[i] : kNoStr) | (uint64_t{second ? (*second)[i] : kNoStr} << 32);
-    auto [it, fresh] = memo.try_emplace(key, 0);
-    if (fresh) it->second = compute(i);
-    out[i] = it->second;
-  }
-  return out;
 }
 
 std::string unsupported(const std::string& pod, const std::string& what) {
@@ -99,30 +69,36 @@ Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Po
   plan.fit_request_ = plugins::fit_request(c, plan.usage_, profile.fit);
 
   const size_t n = c.size();
+  plugins::RequiredNodeAffinity required(pod);
+  required.bind(c);
+  const PlanContext ctx{c, profile, pod, use == Use::kFirstFit, required};
+  if (auto failed = plan.prepare_plugins(ctx)) return *failed;
+
   // The PreFilters that restrict nodes, merged as RunPreFilterPlugins merges
-  // their results, in v1.37's order (NodeName before NodeAffinity).
+  // their results.
   std::optional<std::set<std::string>> names;
   std::set<std::string> restricting;  // sorted, as sets.List prints them
-  if (kube_release::node_name_prefilter(profile.kube_minor) &&
-      profile.filter_enabled(Plugin::NodeName) && !pod.node_name.empty()) {
-    names = std::set<std::string>{pod.node_name};
-    restricting.insert("NodeName");
-  }
-  if (profile.filter_enabled(Plugin::NodeAffinity)) {
-    auto restriction = plugins::node_name_restriction(pod);
-    plan.prefilter_conflict_ = restriction.conflict;
-    if (restriction.names && !restriction.conflict) {
-      restricting.insert("NodeAffinity");
+  CycleState::for_each([&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (requires(const typename T::State& st) { T::prefilter_nodes(st, 0); }) {
+      PreFilterNodes r =
+          T::prefilter_nodes(plan.states_.template get<T::kId>(), profile.kube_minor);
+      if (r.conflict) {
+        plan.prefilter_conflict_ = true;
+        return;
+      }
+      if (!r.names) return;
+      restricting.insert(plugin_name(T::kId));
       if (names) {
         std::set<std::string> both;
-        std::set_intersection(names->begin(), names->end(), restriction.names->begin(),
-                              restriction.names->end(), std::inserter(both, both.begin()));
+        std::set_intersection(names->begin(), names->end(), r.names->begin(), r.names->end(),
+                              std::inserter(both, both.begin()));
         names = std::move(both);
       } else {
-        names = std::move(restriction.names);
+        names = std::move(r.names);
       }
     }
-  }
+  });
   if (names && !plan.prefilter_conflict_) {
     // The texts only a restriction needs (most pods have none).
     std::string listed;
@@ -143,12 +119,6 @@ Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Po
   }
 
   // Verdicts of the filters that ignore bound pods, first failure in profile order.
-  const bool tolerates_unschedulable = plugins::tolerates_unschedulable(pod.tolerations);
-  plan.taint_by_set_.assign(c.taint_set_count(), -2);
-  plan.node_name_ = pod.node_name;
-  plan.tolerations_ = pod.tolerations;
-  plugins::RequiredNodeAffinity required(pod);
-  required.bind(c);
   plan.meta_ = std::make_shared<const PodMeta>(PodMeta{pod.ns, pod.labels, false});
   if (uses(Plugin::InterPodAffinity)) {
     plan.inter_pod_.emplace(c, pod, plan.affinity_terms_, profile.inter_pod_affinity,
@@ -195,32 +165,20 @@ Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Po
     }
   }
   // Only the static filters that can reject some node for this pod, in order.
-  // A first-fit plan does not look for cordoned nodes first: NodeUnschedulable
-  // rejects none when there is none.
-  bool any_cordoned = use == Use::kFirstFit;
-  for (NodeIndex i = 0; i < n && !any_cordoned; ++i) any_cordoned = c.node(i).unschedulable;
   for (size_t pos = 0; pos < profile.filters.size(); ++pos) {
     Plugin p = profile.filters[pos];
-    bool can_reject =
-        (p == Plugin::NodeUnschedulable && any_cordoned && !tolerates_unschedulable) ||
-        (p == Plugin::NodeName && !pod.node_name.empty()) || p == Plugin::TaintToleration ||
-        (p == Plugin::NodeAffinity && !required.trivial()) ||
-        (p == Plugin::VolumeBinding && plan.binding_filters_) ||
-        (p == Plugin::VolumeZone && !plan.zone_topologies_.empty());
+    bool can_reject = (p == Plugin::VolumeBinding && plan.binding_filters_) ||
+                      (p == Plugin::VolumeZone && !plan.zone_topologies_.empty());
+    CycleState::visit(p, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if constexpr (requires(const typename T::State& st) { T::can_reject(st); }) {
+        can_reject = T::can_reject(plan.states_.template get<T::kId>());
+      }
+    });
     if (can_reject) plan.static_filters_.emplace_back(static_cast<uint8_t>(pos), p);
   }
   plan.first_fit_ = use == Use::kFirstFit;
-  if (plan.first_fit_) {
-    if (!required.trivial()) plan.required_ = std::move(required);
-  } else {
-    std::vector<int64_t> affinity_match;
-    if (!required.trivial()) {
-      std::vector<std::string> keys;
-      required.collect_keys(keys);
-      affinity_match = per_node_by_labels(c, keys, required.uses_fields(), [&](NodeIndex i) {
-        return int64_t{required.matches(c, i)};
-      });
-    }
+  if (!plan.first_fit_) {
     if (plan.binding_filters_) {
       // FindPodVolumes once per node, for VolumeBinding's verdict (judge)
       // and its score.
@@ -249,47 +207,9 @@ Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Po
         if (plan.volume_scores_) plan.volume_score_[i] = found[i] >> 8;
       }
     }
-    plan.static_position_.resize(n);
-    plan.static_status_.resize(n);
-    for (NodeIndex i = 0; i < n; ++i) {
-      const StaticVerdict v = plan.judge(c, i, affinity_match.empty() || affinity_match[i]);
-      plan.static_position_[i] = v.position;
-      plan.static_status_[i] = v.status;
-    }
+    plan.judge_all(c);
   }
 
-  // Scores that ignore bound pods.
-  auto prefer = plugins::prefer_no_schedule_tolerations(pod.tolerations);
-  plan.taint_raw_by_set_.resize(c.taint_set_count());
-  for (uint32_t s = 0; s < c.taint_set_count(); ++s) {
-    plan.taint_raw_by_set_[s] = plugins::intolerable_prefer_no_schedule(c.taints_of_set(s), prefer);
-  }
-  plugins::PreferredNodeAffinity preferred(pod);
-  if (preferred.first_invalid_term() >= 0 && profile.score_weight(Plugin::NodeAffinity) > 0) {
-    return Error{"spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[" +
-                     std::to_string(preferred.first_invalid_term()) + "]",
-                 "pod " + plan.key_ +
-                     ": the preferred node affinity term does not parse, so kube-scheduler "
-                     "fails to schedule the pod (NodeAffinity PreScore)"};
-  }
-  if (!plan.first_fit_ && !preferred.empty() && profile.score_weight(Plugin::NodeAffinity) > 0) {
-    preferred.bind(c);
-    std::vector<std::string> keys;
-    preferred.collect_keys(keys);
-    plan.affinity_raw_ = per_node_by_labels(c, keys, preferred.uses_fields(),
-                                            [&](NodeIndex i) { return preferred.score(c, i); });
-  }
-  if (!plan.first_fit_ && profile.score_weight(Plugin::ImageLocality) > 0) {
-    auto images = plugins::pod_images(c, pod);
-    const size_t threshold_images = plugins::threshold_image_count(pod, profile.kube_minor);
-    std::vector<int64_t> by_set(c.image_set_count(), -1);
-    plan.image_score_.resize(n);
-    for (NodeIndex i = 0; i < n; ++i) {
-      int64_t& score = by_set[c.image_set(i)];
-      if (score < 0) score = plugins::image_locality_score(c, i, images, threshold_images);
-      plan.image_score_[i] = score;
-    }
-  }
   plan.cohort_ = plugins::cohort_of(pod);
   if (plan.first_fit_) return plan;  // what follows serves the scores
   ResourceList non_zero = pod_requests(pod, true);
@@ -308,59 +228,91 @@ Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Po
   return plan;
 }
 
-PodPlan::StaticVerdict PodPlan::judge(const Cluster& c, NodeIndex i, bool affinity_ok) const {
+std::optional<Error> PodPlan::prepare_plugins(const PlanContext& ctx) {
+  std::optional<Error> failed;
+  CycleState::for_each([&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if (failed) return;
+    auto state = T::prepare(ctx);
+    if constexpr (std::is_same_v<decltype(state), typename T::State>) {
+      states_.template set<T::kId>(std::move(state));
+    } else {
+      if (!state) {
+        failed = state.error();
+        return;
+      }
+      states_.template set<T::kId>(std::move(*state));
+    }
+  });
+  return failed;
+}
+
+NodeStatus PodPlan::static_filter(const Cluster& c, NodeIndex i, Plugin plugin) const {
+  NodeStatus s;
+  const bool typed = CycleState::visit(plugin, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (requires(const typename T::State& st) { T::filter(st, c, i); })
+      s = T::filter(states_.template get<T::kId>(), c, i);
+  });
+  if (typed) return s;
+  if (plugin == Plugin::VolumeBinding) {
+    const uint8_t conflicts =
+        binding_conflicts_.empty()
+            ? plugins::find_pod_volumes(c.storage(), claims(c), c.node(i)).conflicts
+            : binding_conflicts_[i];
+    if (conflicts) {
+      s = NodeStatus{Code::UnschedulableAndUnresolvable, plugin};
+      s.detail = conflicts;
+    }
+  } else if (plugin == Plugin::VolumeZone) {
+    if (!plugins::volume_zone_admits(zone_topologies_, c.node(i).labels))
+      s = NodeStatus{Code::UnschedulableAndUnresolvable, plugin};
+  }
+  return s;
+}
+
+PodPlan::StaticVerdict PodPlan::judge(const Cluster& c, NodeIndex i) const {
   for (const auto& [pos, plugin] : static_filters_) {
-    NodeStatus s;
-    switch (plugin) {
-      case Plugin::NodeUnschedulable:
-        // Listed only for pods that do not tolerate cordoned nodes.
-        if (!plugins::unschedulable_admits(c.node(i), false))
-          s.code = Code::UnschedulableAndUnresolvable;
-        break;
-      case Plugin::NodeName:
-        if (!plugins::node_name_admits(node_name_, c.name(i)))
-          s.code = Code::UnschedulableAndUnresolvable;
-        break;
-      case Plugin::TaintToleration: {
-        int& t = taint_by_set_[c.taint_set(i)];
-        if (t == -2)
-          t = plugins::first_untolerated_taint(c.taints_of_set(c.taint_set(i)), tolerations_);
-        if (t >= 0) {
-          s.code = Code::UnschedulableAndUnresolvable;
-          s.taint = static_cast<int16_t>(t);
-        }
-        break;
-      }
-      case Plugin::VolumeBinding: {
-        const uint8_t conflicts =
-            binding_conflicts_.empty()
-                ? plugins::find_pod_volumes(c.storage(), claims(c), c.node(i)).conflicts
-                : binding_conflicts_[i];
-        if (conflicts) {
-          s.code = Code::UnschedulableAndUnresolvable;
-          s.detail = conflicts;
-        }
-        break;
-      }
-      case Plugin::VolumeZone:
-        if (!plugins::volume_zone_admits(zone_topologies_, c.node(i).labels))
-          s.code = Code::UnschedulableAndUnresolvable;
-        break;
-      default:  // NodeAffinity
-        if (!affinity_ok) s.code = Code::UnschedulableAndUnresolvable;
-        break;
-    }
-    if (!s.ok()) {
-      s.plugin = plugin;
-      return StaticVerdict{pos, s};
-    }
+    const NodeStatus s = static_filter(c, i, plugin);
+    if (!s.ok()) return StaticVerdict{pos, s};
   }
   return StaticVerdict{};
 }
 
+void PodPlan::judge_all(const Cluster& c) {
+  const size_t n = c.size();
+  static_position_.assign(n, kNoStaticFailure);
+  static_status_.assign(n, NodeStatus{});
+  // Filter by filter, so that a typed plugin's filter runs in a loop of its
+  // own rather than behind a dispatch per node; each node keeps the first
+  // failure in the profile's order, as judge() finds it.
+  for (const auto& filter : static_filters_) {
+    // Named copies: a lambda may not capture a structured binding in C++20.
+    const uint8_t pos = filter.first;
+    const Plugin plugin = filter.second;
+    const auto over_nodes = [&](auto&& verdict) {
+      for (NodeIndex i = 0; i < n; ++i) {
+        if (static_position_[i] != kNoStaticFailure) continue;
+        const NodeStatus s = verdict(i);
+        if (s.ok()) continue;
+        static_position_[i] = pos;
+        static_status_[i] = s;
+      }
+    };
+    const bool typed = CycleState::visit(plugin, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if constexpr (requires(const typename T::State& st) { T::filter(st, c, NodeIndex{}); }) {
+        const auto& state = states_.template get<T::kId>();
+        over_nodes([&](NodeIndex i) { return T::filter(state, c, i); });
+      }
+    });
+    if (!typed) over_nodes([&](NodeIndex i) { return static_filter(c, i, plugin); });
+  }
+}
+
 PodPlan::Verdict PodPlan::node_verdict(const Cluster& c, NodeIndex n, const Relief* relief) const {
-  const StaticVerdict verdict = first_fit_ ? judge(c, n, !required_ || required_->matches(c, n))
-                                           : StaticVerdict{static_position_[n], static_status_[n]};
+  const StaticVerdict verdict =
+      first_fit_ ? judge(c, n) : StaticVerdict{static_position_[n], static_status_[n]};
   const uint8_t static_position = verdict.position;
   for (const auto& [position, plugin] : dynamic_filters_) {
     if (position > static_position) break;
@@ -644,18 +596,16 @@ std::optional<std::string> PodPlan::plan_volumes(const Cluster& c, const Profile
 
 std::vector<std::string> PodPlan::reasons(const Cluster& c, NodeIndex n, const NodeStatus& s,
                                           const Relief* relief) const {
+  std::vector<std::string> out;
+  const ReasonContext context{profile_->kube_minor, prefilter_conflict_, relief};
+  const bool typed = CycleState::visit(s.plugin, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (requires(const typename T::State& st) { T::reasons(st, c, n, s, context); }) {
+      out = T::reasons(states_.template get<T::kId>(), c, n, s, context);
+    }
+  });
+  if (typed) return out;
   switch (s.plugin) {
-    case Plugin::NodeUnschedulable:
-      return {plugins::kUnschedulableReason};
-    case Plugin::NodeName:
-      return {plugins::kNodeNameReason};
-    case Plugin::TaintToleration:
-      if (kube_release::taint_reason_is_generic(profile_->kube_minor))
-        return {plugins::kUntoleratedTaintReason};
-      return {plugins::untolerated_taint_reason(c.taints_of_set(c.taint_set(n))[s.taint])};
-    case Plugin::NodeAffinity:
-      return {prefilter_conflict_ ? plugins::kNodeAffinityConflictReason
-                                  : plugins::kNodeAffinityReason};
     case Plugin::kCount:
       if (merged_conflict_) return {*merged_conflict_};
       return {};

@@ -66,4 +66,20 @@ int64_t image_locality_score(const Cluster& cluster, NodeIndex n, const std::vec
   return kMaxNodeScore * (sum - kMinThreshold) / (max_threshold - kMinThreshold);
 }
 
+ImageLocalityPlugin::State ImageLocalityPlugin::prepare(const PlanContext& ctx) {
+  State s;
+  if (ctx.first_fit || ctx.profile.score_weight(kId) <= 0) return s;
+  const Cluster& c = ctx.cluster;
+  const std::vector<StrId> images = pod_images(c, ctx.pod);
+  const size_t threshold_images = threshold_image_count(ctx.pod, ctx.profile.kube_minor);
+  std::vector<int64_t> by_set(c.image_set_count(), -1);
+  s.score.resize(c.size());
+  for (NodeIndex i = 0; i < c.size(); ++i) {
+    int64_t& score = by_set[c.image_set(i)];
+    if (score < 0) score = image_locality_score(c, i, images, threshold_images);
+    s.score[i] = score;
+  }
+  return s;
+}
+
 }  // namespace tightpack::plugins

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 
+#include "tightpack/framework/per_node.hpp"
+
 namespace tightpack::plugins {
 namespace {
 
@@ -265,6 +267,41 @@ NodeNameRestriction node_name_restriction(const Pod& pod) {
   }
   out.names = std::move(names);
   return out;
+}
+
+Result<NodeAffinityPlugin::State> NodeAffinityPlugin::prepare(const PlanContext& ctx) {
+  const Cluster& c = ctx.cluster;
+  State s;
+  if (ctx.profile.filter_enabled(kId)) {
+    s.restriction = node_name_restriction(ctx.pod);
+    const RequiredNodeAffinity& required = ctx.required;
+    if (!required.trivial() && ctx.first_fit) {
+      s.required = required;
+    } else if (!required.trivial()) {
+      std::vector<std::string> keys;
+      required.collect_keys(keys);
+      const std::vector<int64_t> match =
+          per_node_by_labels(c, keys, required.uses_fields(),
+                             [&](NodeIndex i) { return int64_t{required.matches(c, i)}; });
+      s.match.assign(match.begin(), match.end());
+    }
+  }
+  if (ctx.profile.score_weight(kId) <= 0) return s;
+  PreferredNodeAffinity preferred(ctx.pod);
+  if (preferred.first_invalid_term() >= 0) {
+    return Error{"spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[" +
+                     std::to_string(preferred.first_invalid_term()) + "]",
+                 "pod " + ctx.pod.key() +
+                     ": the preferred node affinity term does not parse, so kube-scheduler "
+                     "fails to schedule the pod (NodeAffinity PreScore)"};
+  }
+  if (ctx.first_fit || preferred.empty()) return s;
+  preferred.bind(c);
+  std::vector<std::string> keys;
+  preferred.collect_keys(keys);
+  s.preferred = per_node_by_labels(c, keys, preferred.uses_fields(),
+                                   [&](NodeIndex i) { return preferred.score(c, i); });
+  return s;
 }
 
 }  // namespace tightpack::plugins

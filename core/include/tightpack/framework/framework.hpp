@@ -17,6 +17,8 @@
 
 #include "tightpack/cluster.hpp"
 #include "tightpack/error.hpp"
+#include "tightpack/framework/node_status.hpp"
+#include "tightpack/framework/plugin_types.hpp"
 #include "tightpack/framework/score_pipeline.hpp"
 #include "tightpack/go_int.hpp"
 #include "tightpack/kube_release.hpp"
@@ -24,7 +26,6 @@
 #include "tightpack/plugins/balanced_allocation.hpp"
 #include "tightpack/plugins/cohort.hpp"
 #include "tightpack/plugins/inter_pod_affinity.hpp"
-#include "tightpack/plugins/node_affinity.hpp"
 #include "tightpack/plugins/node_resources_fit.hpp"
 #include "tightpack/plugins/pod_topology_spread.hpp"
 #include "tightpack/plugins/volume_binding.hpp"
@@ -32,19 +33,6 @@
 #include "tightpack/profile.hpp"
 
 namespace tightpack {
-
-enum class Code : uint8_t { Success, Unschedulable, UnschedulableAndUnresolvable };
-
-struct NodeStatus {
-  Code code = Code::Success;
-  Plugin plugin = Plugin::kCount;
-  int16_t taint = -1;  // TaintToleration: index of the untolerated taint
-  // Which of the plugin's reasons: PodTopologySpread's, VolumeBinding's set
-  // of conflicts, VolumeRestrictions' and NodeVolumeLimits' (a driver's
-  // index).
-  uint8_t detail = 0;
-  bool ok() const { return code == Code::Success; }
-};
 
 struct Decision;
 
@@ -134,8 +122,6 @@ class PodPlan {
   const std::string& absent_reason() const { return absent_reason_; }
 
   // Raw (pre-normalisation) scores of the columns that read the node alone.
-  int64_t affinity_raw(NodeIndex n) const { return affinity_raw_.empty() ? 0 : affinity_raw_[n]; }
-  int64_t image_score(NodeIndex n) const { return image_score_.empty() ? 0 : image_score_[n]; }
   int64_t volume_score(NodeIndex n) const { return volume_score_.empty() ? 0 : volume_score_[n]; }
   int64_t fit_score(const Cluster& c, NodeIndex n) const;
   int64_t balanced_score(const Cluster& c, NodeIndex n) const;
@@ -212,7 +198,14 @@ class PodPlan {
     uint8_t position = kNoStaticFailure;
     NodeStatus status;
   };
-  StaticVerdict judge(const Cluster& c, NodeIndex n, bool affinity_ok) const;
+  StaticVerdict judge(const Cluster& c, NodeIndex n) const;
+  // Every node's StaticVerdict, into the kDecide plan's columns.
+  void judge_all(const Cluster& c);
+  // One of those filters' verdict on a node.
+  NodeStatus static_filter(const Cluster& c, NodeIndex n, Plugin plugin) const;
+  // The plugins' own PreFilters and PreScores (plugin_types.hpp); an error
+  // when one fails the pod.
+  std::optional<Error> prepare_plugins(const PlanContext& ctx);
   // One of the filters that read whole topology domains; nothing when it
   // admits the node.
   std::optional<NodeStatus> domain_filter(const Cluster& c, NodeIndex n, Plugin plugin,
@@ -243,18 +236,13 @@ class PodPlan {
   // The filters that ignore bound pods and can reject some node for this pod,
   // with their position in the profile's filter order, and what they read.
   std::vector<std::pair<uint8_t, Plugin>> static_filters_;
-  std::string node_name_;
-  std::vector<Toleration> tolerations_;
-  mutable std::vector<int> taint_by_set_;  // first untolerated taint per taint set; -2 not yet
+  // The CycleState of the plugins that are types (plugin_types.hpp).
+  CycleState states_;
   // kDecide plans: every node's StaticVerdict, as two columns. kFirstFit
   // plans judge a node when asked, each node being asked once per plan.
   bool first_fit_ = false;
-  std::optional<plugins::RequiredNodeAffinity> required_;  // kFirstFit, when not trivial
   std::vector<uint8_t> static_position_;
   std::vector<NodeStatus> static_status_;
-  std::vector<int64_t> taint_raw_by_set_;  // per taint set
-  std::vector<int64_t> affinity_raw_;      // per node, empty when the pod has no preferences
-  std::vector<int64_t> image_score_;       // per node, empty when ImageLocality is off
   std::vector<ResourceColumns> fit_columns_, balanced_columns_;
   std::vector<int64_t> fit_pod_request_;       // per profile.fit.resources entry
   std::vector<int64_t> balanced_pod_request_;  // per profile.balanced_resources entry
@@ -389,12 +377,8 @@ inline void PodPlan::pairs(const Cluster& c, NodeIndex n,
 
 template <Plugin P>
 int64_t PodPlan::node_score(const Cluster& c, NodeIndex n) const {
-  if constexpr (P == Plugin::TaintToleration) {
-    return taint_raw_by_set_[c.taint_set(n)];
-  } else if constexpr (P == Plugin::NodeAffinity) {
-    return affinity_raw(n);
-  } else if constexpr (P == Plugin::ImageLocality) {
-    return image_score(n);
+  if constexpr (CycleState::contains<P>()) {
+    return CycleState::PluginOf<P>::score(states_.get<P>(), c, n);
   } else {
     static_assert(P == Plugin::VolumeBinding, "a score column that reads the node alone");
     return volume_score(n);

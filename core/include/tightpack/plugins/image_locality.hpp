@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tightpack/cluster.hpp"
+#include "tightpack/framework/plugin.hpp"
 
 namespace tightpack::plugins {
 
@@ -25,5 +26,18 @@ int64_t image_locality_score(const Cluster& cluster, NodeIndex n, const std::vec
 
 // The number of images the threshold counts for `pod` under `kube_minor`.
 size_t threshold_image_count(const Pod& pod, int kube_minor);
+
+struct ImageLocalityPlugin {
+  static constexpr Plugin kId = Plugin::ImageLocality;
+  struct State {
+    // Per node (computed once per image set); empty in a first-fit plan or
+    // when the profile does not score with the plugin.
+    std::vector<int64_t> score;
+  };
+  static State prepare(const PlanContext& ctx);
+  static int64_t score(const State& s, const Cluster&, NodeIndex n) {
+    return s.score.empty() ? 0 : s.score[n];
+  }
+};
 
 }  // namespace tightpack::plugins

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "tightpack/framework/plugin.hpp"
 #include "tightpack/model.hpp"
 
 namespace tightpack::plugins {
@@ -32,5 +33,28 @@ std::vector<Toleration> prefer_no_schedule_tolerations(const std::vector<Tolerat
 // countIntolerableTaintsPreferNoSchedule, given the tolerations above.
 int64_t intolerable_prefer_no_schedule(const std::vector<Taint>& taints,
                                        const std::vector<Toleration>& prefer_tolerations);
+
+struct TaintTolerationPlugin {
+  static constexpr Plugin kId = Plugin::TaintToleration;
+  // Per taint set of the cluster (nodes of a pool share one).
+  struct State {
+    std::vector<int> untolerated;  // first_untolerated_taint
+    std::vector<int64_t> raw;      // the raw score
+  };
+  static State prepare(const PlanContext& ctx);
+  static bool can_reject(const State&) { return true; }
+  static NodeStatus filter(const State& s, const Cluster& c, NodeIndex n) {
+    const int t = s.untolerated[c.taint_set(n)];
+    if (t < 0) return {};
+    NodeStatus status{Code::UnschedulableAndUnresolvable, kId};
+    status.taint = static_cast<int16_t>(t);
+    return status;
+  }
+  static int64_t score(const State& s, const Cluster& c, NodeIndex n) {
+    return s.raw[c.taint_set(n)];
+  }
+  static std::vector<std::string> reasons(const State&, const Cluster& c, NodeIndex n,
+                                          const NodeStatus& status, const ReasonContext& ctx);
+};
 
 }  // namespace tightpack::plugins

@@ -1,0 +1,138 @@
+// What a plugin is to the framework, and the framework's CycleState.
+//
+// A plugin is a type, as in kube-scheduler a plugin is a struct with the
+// extension points it implements:
+//
+//   struct plugins::TaintToleration {
+//     static constexpr Plugin kId = Plugin::TaintToleration;  // its registry line
+//     struct State { ... };                // its CycleState entry for one pod
+//     static State prepare(const PlanContext&);   // PreFilter and PreScore
+//     static PreFilterNodes prefilter_nodes(const State&, int kube_minor);  // optional
+//     static bool can_reject(const State&);       // whether Filter may fail some node
+//     static NodeStatus filter(const State&, const Cluster&, NodeIndex);
+//     static int64_t score(const State&, const Cluster&, NodeIndex);  // raw
+//     static std::vector<std::string> reasons(const State&, const Cluster&, NodeIndex,
+//                                             const NodeStatus&, const ReasonContext&);
+//   };
+//
+// prepare may return Result<State> when its PreScore can fail the pod; it
+// reads the profile for what the plugin runs as (a filter, a score, both,
+// neither). A State is written once, when the plan is made: what a plugin memoises (per
+// taint set, per label combination) it computes then, so a plan is
+// immutable. kube-scheduler keys CycleState by name and type-asserts each
+// read; here the framework holds one typed slot per plugin of its list,
+// found when compiling, and reaches a plugin named at run time (a profile's
+// filter order) by a fold the compiler turns into a jump.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <optional>
+#include <set>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "tightpack/cluster.hpp"
+#include "tightpack/framework/node_status.hpp"
+#include "tightpack/plugins/registry.hpp"
+#include "tightpack/profile.hpp"
+
+namespace tightpack {
+
+namespace plugins {
+class RequiredNodeAffinity;
+}
+
+// What a plugin's prepare reads: the pod, the cluster and profile the plan
+// is made for, and what the framework parsed once for several plugins.
+struct PlanContext {
+  const Cluster& cluster;
+  const Profile& profile;
+  const Pod& pod;
+  // PodPlan::Use::kFirstFit: only what Filter reads, judged when a node is
+  // asked, not for every node at once.
+  bool first_fit = false;
+  // The pod's nodeSelector and required node affinity, bound to the
+  // cluster: NodeAffinity filters by it, PodTopologySpread counts the
+  // nodes it admits.
+  const plugins::RequiredNodeAffinity& required;
+};
+
+// A PreFilter that restricts the nodes to some names (NodeName, and
+// NodeAffinity's matchFields on metadata.name), or finds its own terms in
+// conflict; nothing restricts when `names` is empty.
+struct PreFilterNodes {
+  bool conflict = false;
+  std::optional<std::set<std::string>> names;
+};
+
+// What a plugin's reasons read besides its state and the verdict.
+struct ReasonContext {
+  int kube_minor = 0;
+  // The PreFilters' merged verdict rejected every node (a conflict within
+  // NodeAffinity's terms, or restrictions with no node in common).
+  bool prefilter_conflict = false;
+  const Relief* relief = nullptr;  // pods a preemption what-if takes off
+};
+
+template <class... Ps>
+struct PluginList {};
+
+template <class T>
+struct PluginTag {
+  using type = T;
+};
+
+template <class List>
+class PluginStates;
+
+// One slot per plugin type of the list. Every plugin of the list is
+// prepared for every plan, as a typed slot is always there to read; a
+// plugin's prepare computes only what the profile runs it for.
+template <class... Ps>
+class PluginStates<PluginList<Ps...>> {
+ public:
+  static constexpr std::array<Plugin, sizeof...(Ps)> kIds{Ps::kId...};
+
+  template <Plugin P>
+  static constexpr size_t index() {
+    for (size_t i = 0; i < kIds.size(); ++i) {
+      if (kIds[i] == P) return i;
+    }
+    return kIds.size();
+  }
+  template <Plugin P>
+  static constexpr bool contains() {
+    return index<P>() < kIds.size();
+  }
+  template <Plugin P>
+  using PluginOf = std::tuple_element_t<index<P>(), std::tuple<Ps...>>;
+
+  template <Plugin P>
+  const typename PluginOf<P>::State& get() const {
+    return std::get<index<P>()>(states_);
+  }
+  template <Plugin P>
+  void set(typename PluginOf<P>::State state) {
+    std::get<index<P>()>(states_) = std::move(state);
+  }
+
+  // f(PluginTag<T>{}) for the plugin type of the list whose id is `p`;
+  // false when the list has none.
+  template <class F>
+  static bool visit(Plugin p, F&& f) {
+    return ((Ps::kId == p ? (f(PluginTag<Ps>{}), true) : false) || ...);
+  }
+  // f(PluginTag<T>{}) for every plugin type of the list, in list order.
+  template <class F>
+  static void for_each(F&& f) {
+    (f(PluginTag<Ps>{}), ...);
+  }
+
+ private:
+  std::tuple<typename Ps::State...> states_;
+};
+
+}  // namespace tightpack

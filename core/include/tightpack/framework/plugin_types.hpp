@@ -1,0 +1,23 @@
+// The plugins that are types (framework/plugin.hpp): their state is a slot
+// of the plan's CycleState and the framework reaches their extension points
+// through this list. A plugin added here needs no other line in the
+// framework. Issue 43 brings the other families over one by one; until
+// then framework.cpp runs them by name.
+#pragma once
+
+#include "tightpack/framework/plugin.hpp"
+#include "tightpack/plugins/image_locality.hpp"
+#include "tightpack/plugins/node_affinity.hpp"
+#include "tightpack/plugins/node_name.hpp"
+#include "tightpack/plugins/node_unschedulable.hpp"
+#include "tightpack/plugins/taint_toleration.hpp"
+
+namespace tightpack {
+
+// In PreFilter order: NodeName's restriction before NodeAffinity's.
+using PluginTypes = PluginList<plugins::NodeUnschedulablePlugin, plugins::NodeNamePlugin,
+                               plugins::TaintTolerationPlugin, plugins::NodeAffinityPlugin,
+                               plugins::ImageLocalityPlugin>;
+using CycleState = PluginStates<PluginTypes>;
+
+}  // namespace tightpack
