@@ -210,7 +210,6 @@ Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Po
     plan.judge_all(c);
   }
 
-  plan.cohort_ = plugins::cohort_of(pod);
   if (plan.first_fit_) return plan;  // what follows serves the scores
   ResourceList non_zero = pod_requests(pod, true);
   ResourceList real = pod_requests(pod, false);

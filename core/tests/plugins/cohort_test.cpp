@@ -12,6 +12,11 @@
 namespace tightpack {
 namespace {
 
+// The plugin's raw score of node n for `pod`, from the state its prepare keeps.
+int64_t cohort_score(const Cluster& c, const Pod& pod, NodeIndex n) {
+  return plugins::TightpackCohortPlugin::score({plugins::cohort_of(pod)}, c, n);
+}
+
 using namespace testing;
 
 Profile profile_of(const char* config) {
@@ -68,8 +73,8 @@ TEST(Cohort, TightpackKeepsACohortTogetherWhereZ2jhPicksTheFullestNode) {
   // b: MostAllocated 18 × 121 + cohort 12 (1 of 8 cpus) × 1210 = 16698;
   // both: TaintToleration 100 × 3.
   EXPECT_EQ(d.scores[0].total + d.scores[1].total, 4477 + 16698 + 2 * 300);
-  EXPECT_EQ(tplan->cohort_score(c, c.find("b")), 12);
-  EXPECT_EQ(tplan->cohort_score(c, c.find("a")), 0);
+  EXPECT_EQ(cohort_score(c, next, c.find("b")), 12);
+  EXPECT_EQ(cohort_score(c, next, c.find("a")), 0);
 
   // Without a cohort label the two profiles agree.
   next.labels.clear();
@@ -85,9 +90,10 @@ TEST(Cohort, PlacedReplicasJoinTheirCohort) {
   const Profile tp = built_in_profile("tightpack").value();
   auto plan = PodPlan::make(c, tp, w);
   ASSERT_TRUE(plan);
-  EXPECT_EQ(plan->cohort_score(c, 0), 0);
+  EXPECT_EQ(cohort_score(c, w, 0), 0);
+  // The placed copy carries the cohort (the plugin's Reserve).
   c.place(0, plan->bound("default/w-0"));
-  EXPECT_EQ(plan->cohort_score(c, 0), 25);
+  EXPECT_EQ(cohort_score(c, w, 0), 25);
 }
 
 }  // namespace

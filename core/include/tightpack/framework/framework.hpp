@@ -24,7 +24,6 @@
 #include "tightpack/kube_release.hpp"
 #include "tightpack/model.hpp"
 #include "tightpack/plugins/balanced_allocation.hpp"
-#include "tightpack/plugins/cohort.hpp"
 #include "tightpack/plugins/inter_pod_affinity.hpp"
 #include "tightpack/plugins/node_resources_fit.hpp"
 #include "tightpack/plugins/pod_topology_spread.hpp"
@@ -126,7 +125,6 @@ class PodPlan {
   int64_t fit_score(const Cluster& c, NodeIndex n) const;
   int64_t balanced_score(const Cluster& c, NodeIndex n) const;
   bool balanced_skipped() const { return balanced_skip_; }
-  int64_t cohort_score(const Cluster& c, NodeIndex n) const;
 
   // The score pipeline's inputs (score_pipeline.hpp), column by column.
   // The raw scores normalised by their maximum over the feasible nodes.
@@ -163,8 +161,14 @@ class PodPlan {
 
   // The placed copy of this pod.
   BoundPod bound(std::string key) const {
-    return BoundPod{std::move(key), priority_, usage_,         cohort_, 0,
-                    meta_,          storage_,  affinity_terms_};
+    BoundPod placed{std::move(key), priority_, usage_, {}, 0, meta_, storage_, affinity_terms_};
+    // Reserve: what the plugins write on the placed pod for later pods to read.
+    CycleState::for_each([&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if constexpr (requires(const typename T::State& st) { T::reserve(st, placed); })
+        T::reserve(states_.template get<T::kId>(), placed);
+    });
+    return placed;
   }
 
   // Where a scored resource's numbers come from
@@ -247,7 +251,6 @@ class PodPlan {
   std::vector<int64_t> fit_pod_request_;       // per profile.fit.resources entry
   std::vector<int64_t> balanced_pod_request_;  // per profile.balanced_resources entry
   bool balanced_skip_ = false;
-  std::string cohort_;
   std::shared_ptr<const PodMeta> meta_;
   // PodTopologySpread, when it filters or scores this pod: its position in
   // the filter order, and the counts, brought up to date before each use.
@@ -387,13 +390,14 @@ int64_t PodPlan::node_score(const Cluster& c, NodeIndex n) const {
 
 template <Plugin P>
 int64_t PodPlan::node_pods_score(const Cluster& c, NodeIndex n) const {
-  if constexpr (P == Plugin::NodeResourcesFit) {
+  if constexpr (CycleState::contains<P>()) {
+    return CycleState::PluginOf<P>::score(states_.get<P>(), c, n);
+  } else if constexpr (P == Plugin::NodeResourcesFit) {
     return fit_score(c, n);
-  } else if constexpr (P == Plugin::NodeResourcesBalancedAllocation) {
-    return balanced_score(c, n);
   } else {
-    static_assert(P == Plugin::TightpackCohort, "a score column that reads the node's pods");
-    return cohort_score(c, n);
+    static_assert(P == Plugin::NodeResourcesBalancedAllocation,
+                  "a score column that reads the node's pods");
+    return balanced_score(c, n);
   }
 }
 
@@ -402,17 +406,6 @@ inline int64_t PodPlan::fit_score(const Cluster& c, NodeIndex n) const {
   pairs(c, n, fit_columns_, fit_pod_request_, true, requested, allocatable);
   return plugins::resource_allocation_score(profile_->fit, requested, allocatable,
                                             fit_columns_.size());
-}
-
-inline int64_t PodPlan::cohort_score(const Cluster& c, NodeIndex n) const {
-  if (cohort_.empty()) return 0;
-  int64_t cpu = 0, memory = 0;
-  for (const BoundPod& p : c.pods_on(n)) {
-    if (p.cohort != cohort_) continue;
-    cpu = go_add(cpu, p.usage.cpu);
-    memory = go_add(memory, p.usage.memory);
-  }
-  return plugins::cohort_score(cpu, memory, c.alloc_cpu()[n], c.alloc_memory()[n]);
 }
 
 inline int64_t PodPlan::balanced_score(const Cluster& c, NodeIndex n) const {

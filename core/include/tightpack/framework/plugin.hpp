@@ -13,6 +13,7 @@
 //     static int64_t score(const State&, const Cluster&, NodeIndex);  // raw
 //     static std::vector<std::string> reasons(const State&, const Cluster&, NodeIndex,
 //                                             const NodeStatus&, const ReasonContext&);
+//     static void reserve(const State&, BoundPod&);  // what the placed pod carries
 //   };
 //
 // prepare may return Result<State> when its PreScore can fail the pod; it

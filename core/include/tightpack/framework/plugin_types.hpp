@@ -6,6 +6,7 @@
 #pragma once
 
 #include "tightpack/framework/plugin.hpp"
+#include "tightpack/plugins/cohort.hpp"
 #include "tightpack/plugins/image_locality.hpp"
 #include "tightpack/plugins/node_affinity.hpp"
 #include "tightpack/plugins/node_name.hpp"
@@ -17,7 +18,7 @@ namespace tightpack {
 // In PreFilter order: NodeName's restriction before NodeAffinity's.
 using PluginTypes = PluginList<plugins::NodeUnschedulablePlugin, plugins::NodeNamePlugin,
                                plugins::TaintTolerationPlugin, plugins::NodeAffinityPlugin,
-                               plugins::ImageLocalityPlugin>;
+                               plugins::ImageLocalityPlugin, plugins::TightpackCohortPlugin>;
 using CycleState = PluginStates<PluginTypes>;
 
 }  // namespace tightpack

@@ -14,6 +14,8 @@
 #include <string>
 #include <string_view>
 
+#include "tightpack/framework/plugin.hpp"
+#include "tightpack/go_int.hpp"
 #include "tightpack/model.hpp"
 
 namespace tightpack::plugins {
@@ -30,5 +32,27 @@ std::string cohort_of(const Pod& pod);
 // min(100, max(cpu%, memory%)) of allocatable requested by the cohort, in whole percent.
 int64_t cohort_score(int64_t cohort_cpu, int64_t cohort_memory, int64_t alloc_cpu,
                      int64_t alloc_memory);
+
+struct TightpackCohortPlugin {
+  static constexpr Plugin kId = Plugin::TightpackCohort;
+  struct State {
+    // The pod's cohort, whatever the profile: the placed pod carries it
+    // (BoundPod::cohort), and other pods' scores read it.
+    std::string cohort;
+  };
+  static State prepare(const PlanContext& ctx) { return State{cohort_of(ctx.pod)}; }
+  static void reserve(const State& s, BoundPod& placed) { placed.cohort = s.cohort; }
+  // Inline: it runs for every feasible node of every decision the profile scores with it.
+  static int64_t score(const State& s, const Cluster& c, NodeIndex n) {
+    if (s.cohort.empty()) return 0;
+    int64_t cpu = 0, memory = 0;
+    for (const BoundPod& p : c.pods_on(n)) {
+      if (p.cohort != s.cohort) continue;
+      cpu = go_add(cpu, p.usage.cpu);
+      memory = go_add(memory, p.usage.memory);
+    }
+    return cohort_score(cpu, memory, c.alloc_cpu()[n], c.alloc_memory()[n]);
+  }
+};
 
 }  // namespace tightpack::plugins
