@@ -46,16 +46,17 @@ def settled(api, names: list, hold: float = 2.0) -> None:
         nodes = [api.get(f"/api/v1/nodes/{n}") for n in names]
         return all(ready(n) and not taints(n) for n in nodes)
 
-    def held():
-        wait_for(clean, 30, f"{names} to be Ready without taints")
-        until = time.monotonic() + hold
-        while time.monotonic() < until:
-            if not clean():
-                return False
-            time.sleep(0.1)
-        return True
+    since = None  # when the nodes were last seen turning clean
 
-    wait_for(held, 60, f"{names} to stay Ready without taints for {hold} s")
+    def held():
+        nonlocal since
+        if not clean():
+            since = None
+            return False
+        since = since or time.monotonic()
+        return time.monotonic() - since >= hold
+
+    wait_for(held, 60, f"{names} to stay Ready without taints for {hold} s", interval=0.1)
 
 
 def placements(cluster, names: list) -> str:
@@ -73,7 +74,7 @@ def placements(cluster, names: list) -> str:
 def test_kwok_runs_the_nodes_and_pods_tightpack_places(cluster, parts):
     api, ns = cluster.api, cluster.ns
     parts.kwok()
-    parts.tightpack()  # config/tightpack.yaml: the profile "tightpack"
+    scheduler = parts.tightpack()  # config/tightpack.yaml: the profile "tightpack"
     make_node(api, "kwok-0", annotated=True)
     make_node(api, "kwok-1", annotated=True)
     make_node(api, "unmanaged", annotated=False)
@@ -88,7 +89,7 @@ def test_kwok_runs_the_nodes_and_pods_tightpack_places(cluster, parts):
     assert {node_of(p) for p in bound} <= {"kwok-0", "kwok-1"}
     # tightpack packs: all three on one node of the two.
     assert len({node_of(p) for p in bound}) == 1, (
-        f"{[node_of(p) for p in bound]}\n{placements(cluster, names)}{parts.started[-1].describe(20)}")
+        f"{[node_of(p) for p in bound]}\n{placements(cluster, names)}{scheduler.describe(20)}")
 
     def running():
         pods = {p["metadata"]["name"]: p for p in cluster.pods()}

@@ -39,14 +39,14 @@ int64_t intolerable_prefer_no_schedule(const std::vector<Taint>& taints,
 // taint sets (one per pool), so the filter and the score of a node are a lookup.
 TaintTolerationPlugin::State TaintTolerationPlugin::prepare(const PlanContext& ctx) {
   const Cluster& c = ctx.cluster;
+  const std::vector<Toleration> prefer = prefer_no_schedule_tolerations(ctx.pod.tolerations);
   State s;
   s.untolerated.resize(c.taint_set_count());
-  for (uint32_t set = 0; set < c.taint_set_count(); ++set)
-    s.untolerated[set] = first_untolerated_taint(c.taints_of_set(set), ctx.pod.tolerations);
-  const std::vector<Toleration> prefer = prefer_no_schedule_tolerations(ctx.pod.tolerations);
   s.raw.resize(c.taint_set_count());
-  for (uint32_t set = 0; set < c.taint_set_count(); ++set)
+  for (uint32_t set = 0; set < c.taint_set_count(); ++set) {
+    s.untolerated[set] = first_untolerated_taint(c.taints_of_set(set), ctx.pod.tolerations);
     s.raw[set] = intolerable_prefer_no_schedule(c.taints_of_set(set), prefer);
+  }
   return s;
 }
 

@@ -3,7 +3,7 @@
 // A plugin is a type, as in kube-scheduler a plugin is a struct with the
 // extension points it implements:
 //
-//   struct plugins::TaintToleration {
+//   struct plugins::TaintTolerationPlugin {
 //     static constexpr Plugin kId = Plugin::TaintToleration;  // its registry line
 //     struct State { ... };                // its CycleState entry for one pod
 //     static State prepare(const PlanContext&);   // PreFilter and PreScore
@@ -23,7 +23,7 @@
 // immutable. kube-scheduler keys CycleState by name and type-asserts each
 // read; here the framework holds one typed slot per plugin of its list,
 // found when compiling, and reaches a plugin named at run time (a profile's
-// filter order) by a fold the compiler turns into a jump.
+// filter order) by a fold over the list (visit).
 #pragma once
 
 #include <array>
