@@ -214,7 +214,7 @@ def test_a_move_raises_places_drains_and_lowers_alices_workers(cluster, schedule
         # the group goes back to 2; the operator asks the scheduler to retire 2, and
         # tightpack-dask names the drained ones; their Deployments are deleted.
         wait_for(lambda: move_state(cluster) is None, 90, "the move to end")
-        assert "moved off mv-b: the node has none of its workers" in tp.log_text(), tp.log_tail(20)
+        logged(tp, "moved off mv-b: the node has none of its workers")
     except BaseException:
         print(tp.log_tail(40), operator.describe(60), side.log_tail(60), sep="\n")
         raise
@@ -247,6 +247,12 @@ def raised(cluster, tp, ns, token):
     wait_for(lambda: replicas(cluster, "alice-default") == 4, 30, "the mover to raise alice-default to 4")
 
 
+def logged(tp, text, timeout=10):
+    """Waits for the daemon to log text: it logs a move's end after the API writes a test
+    waits for (the group's size, the state annotation), so the line may lag them."""
+    wait_for(lambda: text in tp.log_text(), timeout, f"the daemon to log {text!r}")
+
+
 def move_state(cluster):
     annotations = cluster.api.get(f"{DASK}/namespaces/{cluster.ns}/daskclusters/alice")["metadata"].get(
         "annotations") or {}
@@ -259,7 +265,7 @@ def test_replacements_that_never_run_are_undone(cluster, schedulers, dask_object
     # Bound, but never Running (no kubelet write this time): the raise is undone.
     wait_for(lambda: replicas(cluster, "alice-default") == 2, 30, "the raise undone after the make timeout")
     wait_for(lambda: move_state(cluster) is None, 10, "the move's state removed")
-    assert "replacements did not run within 6 s" in tp.log_text()
+    logged(tp, "replacements did not run within 6 s")
     assert tp.metrics().value("tightpack_moves_ended_total", result="abandoned") == 1
     assert "emptying" not in ask(tp, cluster.ns, token).get("mv-b", {})
 
@@ -288,7 +294,7 @@ def test_a_new_leader_undoes_a_move_the_old_one_began(cluster, schedulers, dask_
     tp2.wait_ready()
     wait_for(lambda: replicas(cluster, "alice-default") == 2 and move_state(cluster) is None, 40,
              "the new leader to undo the raise")
-    assert "undone, begun by mover (making)" in tp2.log_text()
+    logged(tp2, "undone, begun by mover (making)")
 
 
 def test_a_pod_that_waits_for_room_undoes_the_raise(cluster, schedulers, dask_objects, tmp_path):
@@ -310,7 +316,7 @@ def test_a_pod_that_waits_for_room_undoes_the_raise(cluster, schedulers, dask_ob
     assert "1 node(s) were unschedulable" in message and "1 Insufficient cpu" in message, message
     # ... and the move gives the node back: the raise undone, the pod placed there.
     wait_for(lambda: replicas(cluster, "alice-default") == 2, 20, "the raise undone")
-    assert "a pod waits for room that the node could give" in tp.log_text()
+    logged(tp, "a pod waits for room that the node could give")
     assert wait_for(lambda: node_of(cluster.get_pod("late")), 30, "late to be bound") == "mv-b"
 
 
