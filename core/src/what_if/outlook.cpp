@@ -68,7 +68,11 @@ std::optional<Outlook> waiting_outlook(const pools::ScaleUpPrediction& predictio
 }
 
 Outlook outlook_of(const Placement& placement) {
-  if (!placement.copies.empty() && placement.copies.front().node) return {Outlook::Kind::kNow};
+  if (!placement.copies.empty() && placement.copies.front().node) {
+    Outlook now;
+    now.kind = Outlook::Kind::kNow;
+    return now;
+  }
   if (placement.scale_up) return outlook_of(placement.scale_up->prediction);
   Outlook o;
   o.reason = placement.unschedulable_message;
