@@ -6,33 +6,15 @@
 #include "tightpack/framework/per_node.hpp"
 #include "tightpack/go_int.hpp"
 #include "tightpack/kube_release.hpp"
-#include "tightpack/plugins/balanced_allocation.hpp"
 #include "tightpack/plugins/inter_pod_affinity.hpp"
 #include "tightpack/plugins/node_affinity.hpp"
-#include "tightpack/plugins/node_ports.hpp"
 #include "tightpack/plugins/node_volume_limits.hpp"
 #include "tightpack/plugins/volume_binding.hpp"
 #include "tightpack/plugins/volume_restrictions.hpp"
 #include "tightpack/plugins/volume_zone.hpp"
-#include "tightpack/pod_resources.hpp"
 
 namespace tightpack {
 namespace {
-
-int64_t amount(const ResourceList& list, std::string_view name) {
-  const int64_t* v = find_resource(list, name);
-  return v ? *v : 0;
-}
-
-PodPlan::ResourceColumns columns_for(const Cluster& c, const std::string& name) {
-  using RC = PodPlan::ResourceColumns;
-  if (name == "cpu") return {RC::kCpu};
-  if (name == "memory") return {RC::kMemory};
-  if (name == "ephemeral-storage") return {RC::kEphemeral};
-  uint32_t s = c.scalar_index(name);
-  if (is_scalar_resource(name) && s != UINT32_MAX) return {RC::kScalar, s};
-  return {};
-}
 
 std::string unsupported(const std::string& pod, const std::string& what) {
   return "pod " + pod + ": " + what +
@@ -66,12 +48,11 @@ Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Po
   plan.priority_ = pod.priority;
   plan.preempt_never_ = pod.preempt_never;
   plan.usage_ = c.usage_of(pod);
-  plan.fit_request_ = plugins::fit_request(c, plan.usage_, profile.fit);
 
   const size_t n = c.size();
   plugins::RequiredNodeAffinity required(pod);
   required.bind(c);
-  const PlanContext ctx{c, profile, pod, use == Use::kFirstFit, required};
+  const PlanContext ctx{c, profile, pod, plan.usage_, use == Use::kFirstFit, required};
   if (auto failed = plan.prepare_plugins(ctx)) return *failed;
 
   // The PreFilters that restrict nodes, merged as RunPreFilterPlugins merges
@@ -150,32 +131,34 @@ Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Po
       }
     }
   }
+  // Only the filters that can reject some node for this pod, in order: those
+  // that read the node's pods, and those that read the node alone.
   for (size_t pos = 0; pos < profile.filters.size(); ++pos) {
-    Plugin p = profile.filters[pos];
+    const Plugin p = profile.filters[pos];
     const PluginInfo& info = plugin_info(p);
-    // Their PreFilters skip, or they have nothing to check for this pod.
-    const bool skipped = (p == Plugin::NodePorts && plan.usage_.host_ports.empty()) ||
-                         (p == Plugin::VolumeRestrictions && plan.disks_.empty()) ||
-                         (p == Plugin::NodeVolumeLimits && plan.attachable_.empty());
     if (p == Plugin::VolumeRestrictions && !plan.read_write_once_pod_.empty()) {
       plan.restrictions_position_ = static_cast<uint8_t>(pos);
     }
-    if (info.modelled && info.filter_reads == Reads::kNodePods && !skipped) {
-      plan.dynamic_filters_.emplace_back(static_cast<uint8_t>(pos), p);
-    }
-  }
-  // Only the static filters that can reject some node for this pod, in order.
-  for (size_t pos = 0; pos < profile.filters.size(); ++pos) {
-    Plugin p = profile.filters[pos];
-    bool can_reject = (p == Plugin::VolumeBinding && plan.binding_filters_) ||
-                      (p == Plugin::VolumeZone && !plan.zone_topologies_.empty());
+    // Their PreFilters skip, or they have nothing to check for this pod.
+    bool can_reject = info.filter_reads == Reads::kNodePods
+                          ? (p == Plugin::VolumeRestrictions && !plan.disks_.empty()) ||
+                                (p == Plugin::NodeVolumeLimits && !plan.attachable_.empty())
+                          : (p == Plugin::VolumeBinding && plan.binding_filters_) ||
+                                (p == Plugin::VolumeZone && !plan.zone_topologies_.empty());
     CycleState::visit(p, [&](auto tag) {
       using T = typename decltype(tag)::type;
       if constexpr (requires(const typename T::State& st) { T::can_reject(st); }) {
         can_reject = T::can_reject(plan.states_.template get<T::kId>());
+      } else if constexpr (
+          requires(const typename T::State& st) { T::filter(st, c, NodeIndex{}); } ||
+          requires(const typename T::State& st) { T::filter(st, c, NodeIndex{}, nullptr); }) {
+        can_reject = true;  // a filter without a PreFilter that skips
       }
     });
-    if (can_reject) plan.static_filters_.emplace_back(static_cast<uint8_t>(pos), p);
+    if (!info.modelled || !can_reject) continue;
+    auto& into =
+        info.filter_reads == Reads::kNodePods ? plan.dynamic_filters_ : plan.static_filters_;
+    into.emplace_back(static_cast<uint8_t>(pos), p);
   }
   plan.first_fit_ = use == Use::kFirstFit;
   if (!plan.first_fit_) {
@@ -210,20 +193,6 @@ Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Po
     plan.judge_all(c);
   }
 
-  if (plan.first_fit_) return plan;  // what follows serves the scores
-  ResourceList non_zero = pod_requests(pod, true);
-  ResourceList real = pod_requests(pod, false);
-  for (const auto& r : profile.fit.resources) {
-    plan.fit_columns_.push_back(columns_for(c, r.name));
-    plan.fit_pod_request_.push_back(amount(non_zero, r.name));
-  }
-  // Best-effort pods skip BalancedAllocation (PreScore returns Skip).
-  plan.balanced_skip_ = kube_release::balanced_skips_best_effort(profile.kube_minor);
-  for (const auto& r : profile.balanced_resources) {
-    plan.balanced_columns_.push_back(columns_for(c, r.name));
-    plan.balanced_pod_request_.push_back(amount(real, r.name));
-    if (plan.balanced_pod_request_.back() != 0) plan.balanced_skip_ = false;
-  }
   return plan;
 }
 
@@ -315,23 +284,14 @@ PodPlan::Verdict PodPlan::node_verdict(const Cluster& c, NodeIndex n, const Reli
   const uint8_t static_position = verdict.position;
   for (const auto& [position, plugin] : dynamic_filters_) {
     if (position > static_position) break;
-    if (plugin == Plugin::NodeResourcesFit) {
-      if (relief) {  // a preemption dry run asks only whether the pod fits
-        if (!plugins::fits(c, n, fit_request_, relief))
-          return {position, NodeStatus{Code::Unschedulable, plugin}};
-        continue;
-      }
-      switch (plugins::fit_verdict(c, n, fit_request_)) {
-        case plugins::FitVerdict::kFits:
-          continue;
-        case plugins::FitVerdict::kInsufficient:
-          return {position, NodeStatus{Code::Unschedulable, plugin}};
-        case plugins::FitVerdict::kUnresolvable:
-          return {position, NodeStatus{kube_release::fit_can_be_unresolvable(profile_->kube_minor)
-                                           ? Code::UnschedulableAndUnresolvable
-                                           : Code::Unschedulable,
-                                       plugin}};
-      }
+    NodeStatus typed_status;
+    const bool typed = CycleState::visit(plugin, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if constexpr (requires(const typename T::State& st) { T::filter(st, c, n, relief); })
+        typed_status = T::filter(states_.template get<T::kId>(), c, n, relief);
+    });
+    if (typed) {
+      if (!typed_status.ok()) return {position, typed_status};
       continue;
     }
     if (plugin == Plugin::VolumeRestrictions) {
@@ -347,29 +307,15 @@ PodPlan::Verdict PodPlan::node_verdict(const Cluster& c, NodeIndex n, const Reli
       }
       continue;
     }
-    if (plugin == Plugin::NodeVolumeLimits) {
-      const auto v = plugins::volume_limits(
-          attachable_, attachable_drivers_, c.csi_node(n), c.pods_on(n), relief,
-          kube_release::volume_limit_scaling(profile_->kube_minor), &c.attached_volumes(n));
-      if (v.kind == plugins::VolumeLimitsVerdict::kAdmits) continue;
-      NodeStatus s{Code::Unschedulable, plugin};
-      s.detail = v.kind == plugins::VolumeLimitsVerdict::kExceeded
-                     ? 0
-                     : static_cast<uint8_t>(1 + v.driver);
-      return {position, s};
-    }
-    bool conflict;
-    if (relief && !relief->ports.empty()) {
-      std::vector<HostPort> used = c.used_ports(n);
-      for (const auto& gone : relief->ports) {
-        auto it = std::find(used.begin(), used.end(), gone);
-        if (it != used.end()) used.erase(it);
-      }
-      conflict = plugins::ports_conflict(usage_.host_ports, used);
-    } else {
-      conflict = plugins::ports_conflict(usage_.host_ports, c.used_ports(n));
-    }
-    if (conflict) return {position, NodeStatus{Code::Unschedulable, plugin}};
+    // NodeVolumeLimits
+    const auto v = plugins::volume_limits(
+        attachable_, attachable_drivers_, c.csi_node(n), c.pods_on(n), relief,
+        kube_release::volume_limit_scaling(profile_->kube_minor), &c.attached_volumes(n));
+    if (v.kind == plugins::VolumeLimitsVerdict::kAdmits) continue;
+    NodeStatus s{Code::Unschedulable, plugin};
+    s.detail =
+        v.kind == plugins::VolumeLimitsVerdict::kExceeded ? 0 : static_cast<uint8_t>(1 + v.driver);
+    return {position, s};
   }
   return {verdict.position, verdict.status};
 }
@@ -608,10 +554,6 @@ std::vector<std::string> PodPlan::reasons(const Cluster& c, NodeIndex n, const N
     case Plugin::kCount:
       if (merged_conflict_) return {*merged_conflict_};
       return {};
-    case Plugin::NodePorts:
-      return {plugins::kNodePortsReason};
-    case Plugin::NodeResourcesFit:
-      return plugins::fit_reasons(c, n, fit_request_, relief);
     case Plugin::PodTopologySpread:
       return {s.detail == plugins::kSpreadMissingLabel ? plugins::kSpreadMissingLabelReason
                                                        : plugins::kSpreadReason};

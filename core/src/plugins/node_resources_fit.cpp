@@ -8,6 +8,18 @@
 
 namespace tightpack::plugins {
 
+NodeResourcesFitPlugin::State NodeResourcesFitPlugin::prepare(const PlanContext& ctx) {
+  State s;
+  s.request = fit_request(ctx.cluster, ctx.usage, ctx.profile.fit);
+  if (kube_release::fit_can_be_unresolvable(ctx.profile.kube_minor))
+    s.beyond_allocatable = Code::UnschedulableAndUnresolvable;
+  s.args = &ctx.profile.fit;
+  s.sidecars_summed = kube_release::nonzero_sums_sidecars(ctx.profile.kube_minor);
+  if (!ctx.first_fit)
+    s.scored = scored_resources(ctx.cluster, ctx.pod, ctx.profile.fit.resources, true);
+  return s;
+}
+
 bool FitRequest::requests_nothing() const {
   return cpu == 0 && memory == 0 && ephemeral == 0 && scalars.empty();
 }

@@ -133,11 +133,14 @@ TEST(Decide, NonZeroRequestsForScoringRealOnesForBalance) {
   // cpu only: Fit counts memory as 200Mi, BalancedAllocation counts it as 0.
   auto plan = PodPlan::make(c, profile, make_pod("p", {resources({{"cpu", 500}})}));
   ASSERT_TRUE(plan);
-  EXPECT_EQ(plan->fit_score(c, 0), (50 + 80) / 2);
+  EXPECT_EQ(plugins::NodeResourcesFitPlugin::score(plan->state<Plugin::NodeResourcesFit>(), c, 0),
+            (50 + 80) / 2);
   // Fractions 0.5 and 0 with the pod (balance 75), 0 and 0 without (100):
   // 50 + (50 + 75 − 100) / 2 = 62 (kubernetes#135573).
-  EXPECT_EQ(plan->balanced_score(c, 0), 62);
-  EXPECT_FALSE(plan->balanced_skipped());
+  EXPECT_EQ(plugins::BalancedAllocationPlugin::score(
+                plan->state<Plugin::NodeResourcesBalancedAllocation>(), c, 0),
+            62);
+  EXPECT_FALSE(plan->state<Plugin::NodeResourcesBalancedAllocation>().skip);
 }
 
 TEST(Decide, BestEffortPodSkipsBalancedAllocation) {
@@ -145,9 +148,12 @@ TEST(Decide, BestEffortPodSkipsBalancedAllocation) {
   Profile profile = default_profile();
   auto plan = PodPlan::make(c, profile, make_pod("p"));
   ASSERT_TRUE(plan);
-  EXPECT_TRUE(plan->balanced_skipped());
-  EXPECT_EQ(plan->balanced_score(c, 0), 0);
-  EXPECT_EQ(plan->fit_score(c, 0), (90 + 80) / 2);  // 100m / 200Mi of 1000m / 1000Mi
+  EXPECT_TRUE(plan->state<Plugin::NodeResourcesBalancedAllocation>().skip);
+  EXPECT_EQ(plugins::BalancedAllocationPlugin::score(
+                plan->state<Plugin::NodeResourcesBalancedAllocation>(), c, 0),
+            0);
+  EXPECT_EQ(plugins::NodeResourcesFitPlugin::score(plan->state<Plugin::NodeResourcesFit>(), c, 0),
+            (90 + 80) / 2);  // 100m / 200Mi of 1000m / 1000Mi
 }
 
 TEST(Decide, PreferredAffinityAndPreferNoScheduleAreNormalised) {

@@ -17,7 +17,7 @@ using testing::make_pod;
 using testing::resources;
 
 static_assert(CycleState::contains<Plugin::TaintToleration>());
-static_assert(!CycleState::contains<Plugin::NodeResourcesFit>());
+static_assert(!CycleState::contains<Plugin::PodTopologySpread>());
 static_assert(
     std::is_same_v<CycleState::PluginOf<Plugin::NodeAffinity>, plugins::NodeAffinityPlugin>);
 
@@ -33,6 +33,29 @@ constexpr bool ids_are_modelled_and_distinct() {
   return true;
 }
 static_assert(ids_are_modelled_and_distinct());
+
+// The framework runs a filter with the filters its registry line says it is
+// among: those that read the node alone, or the node's pods (with a
+// preemption what-if's relief).
+template <class T>
+constexpr bool filter_matches_registry() {
+  constexpr bool node_only = requires(const typename T::State& s, const Cluster& c) {
+    T::filter(s, c, NodeIndex{});
+  };
+  constexpr bool node_pods = requires(const typename T::State& s, const Cluster& c) {
+    T::filter(s, c, NodeIndex{}, static_cast<const Relief*>(nullptr));
+  };
+  constexpr Reads reads = plugin_info(T::kId).filter_reads;
+  if (node_only) return !node_pods && reads == Reads::kNode;
+  if (node_pods) return reads == Reads::kNodePods;
+  return true;
+}
+static_assert([] {
+  bool ok = true;
+  CycleState::for_each(
+      [&](auto tag) { ok = ok && filter_matches_registry<typename decltype(tag)::type>(); });
+  return ok;
+}());
 
 Cluster tainted_cluster() {
   std::vector<Node> nodes;
@@ -51,8 +74,8 @@ TEST(PluginTypes, TaintTolerationJudgesEachTaintSetOnce) {
   const Pod pod = make_pod("p", {resources({{"cpu", 100}})});
   const Profile profile = default_profile();
   const plugins::RequiredNodeAffinity required(pod);
-  const plugins::TaintTolerationPlugin::State s =
-      plugins::TaintTolerationPlugin::prepare(PlanContext{c, profile, pod, false, required});
+  const plugins::TaintTolerationPlugin::State s = plugins::TaintTolerationPlugin::prepare(
+      PlanContext{c, profile, pod, c.usage_of(pod), false, required});
   EXPECT_EQ(s.untolerated.size(), c.taint_set_count());
   EXPECT_TRUE(plugins::TaintTolerationPlugin::filter(s, c, 0).ok());
   const NodeStatus rejected = plugins::TaintTolerationPlugin::filter(s, c, 2);
@@ -75,14 +98,15 @@ TEST(PluginTypes, NodeAffinityFailsOnlyAProfileThatScoresWithIt) {
       PreferredSchedulingTerm{5, NodeSelectorTerm{{{"pool", "Gt", {"x"}}}, {}}});
   const plugins::RequiredNodeAffinity required(pod);
   Profile scoring = default_profile();
-  auto failed = plugins::NodeAffinityPlugin::prepare(PlanContext{c, scoring, pod, false, required});
+  auto failed = plugins::NodeAffinityPlugin::prepare(
+      PlanContext{c, scoring, pod, c.usage_of(pod), false, required});
   ASSERT_FALSE(failed);
   EXPECT_EQ(failed.error().path,
             "spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0]");
   Profile filtering = scoring;
   filtering.scores.clear();
-  auto state =
-      plugins::NodeAffinityPlugin::prepare(PlanContext{c, filtering, pod, false, required});
+  auto state = plugins::NodeAffinityPlugin::prepare(
+      PlanContext{c, filtering, pod, c.usage_of(pod), false, required});
   ASSERT_TRUE(state);
   EXPECT_TRUE(state->preferred.empty());
 }
@@ -98,8 +122,8 @@ TEST(PluginTypes, NodeAffinityScoresByPreferredTermsAndFiltersByRequired) {
   const Profile profile = default_profile();
   for (bool first_fit : {false, true}) {
     SCOPED_TRACE(first_fit ? "first fit" : "decide");
-    auto s =
-        plugins::NodeAffinityPlugin::prepare(PlanContext{c, profile, pod, first_fit, required});
+    auto s = plugins::NodeAffinityPlugin::prepare(
+        PlanContext{c, profile, pod, c.usage_of(pod), first_fit, required});
     ASSERT_TRUE(s);
     EXPECT_TRUE(plugins::NodeAffinityPlugin::can_reject(*s));
     EXPECT_FALSE(plugins::NodeAffinityPlugin::filter(*s, c, 0).ok());

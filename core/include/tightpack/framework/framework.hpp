@@ -23,9 +23,7 @@
 #include "tightpack/go_int.hpp"
 #include "tightpack/kube_release.hpp"
 #include "tightpack/model.hpp"
-#include "tightpack/plugins/balanced_allocation.hpp"
 #include "tightpack/plugins/inter_pod_affinity.hpp"
-#include "tightpack/plugins/node_resources_fit.hpp"
 #include "tightpack/plugins/pod_topology_spread.hpp"
 #include "tightpack/plugins/volume_binding.hpp"
 #include "tightpack/plugins/volume_zone.hpp"
@@ -122,9 +120,11 @@ class PodPlan {
 
   // Raw (pre-normalisation) scores of the columns that read the node alone.
   int64_t volume_score(NodeIndex n) const { return volume_score_.empty() ? 0 : volume_score_[n]; }
-  int64_t fit_score(const Cluster& c, NodeIndex n) const;
-  int64_t balanced_score(const Cluster& c, NodeIndex n) const;
-  bool balanced_skipped() const { return balanced_skip_; }
+  // A plugin's CycleState entry (plugin_types.hpp), as its extension points read it.
+  template <Plugin P>
+  const typename CycleState::PluginOf<P>::State& state() const {
+    return states_.get<P>();
+  }
 
   // The score pipeline's inputs (score_pipeline.hpp), column by column.
   // The raw scores normalised by their maximum over the feasible nodes.
@@ -171,21 +171,9 @@ class PodPlan {
     return placed;
   }
 
-  // Where a scored resource's numbers come from
-  // (calculateResourceAllocatableRequest), resolved once per pod.
-  struct ResourceColumns {
-    enum Kind : uint8_t { kCpu, kMemory, kEphemeral, kScalar, kNone } kind = kNone;
-    uint32_t scalar = 0;
-  };
-
  private:
   friend Decision decide(const PodPlan& plan, const Cluster& cluster);
   PodPlan() = default;
-  // Per scored resource: the node's requests with the pod, its allocatable,
-  // and, when `allocated` is given, its requests without the pod.
-  void pairs(const Cluster& c, NodeIndex n, const std::vector<ResourceColumns>& columns,
-             const std::vector<int64_t>& pod_request, bool non_zero, int64_t* requested,
-             int64_t* allocatable, int64_t* allocated = nullptr) const;
 
   static constexpr uint8_t kNoStaticFailure = UINT8_MAX;
 
@@ -227,15 +215,14 @@ class PodPlan {
   int32_t priority_ = 0;
   bool preempt_never_ = false;
   PodUsage usage_;
-  plugins::FitRequest fit_request_;
   bool prefilter_conflict_ = false;
   // PreFilters that restricted the nodes and left none in common ("didn't
   // satisfy plugin(s) [NodeAffinity NodeName] simultaneously").
   std::optional<std::string> merged_conflict_;
   std::vector<uint8_t> in_set_;
   std::string absent_reason_;
-  // Filters that depend on bound pods (NodePorts, NodeResourcesFit) with their
-  // position in the profile's filter order.
+  // Filters that read the node's pods (NodePorts, NodeResourcesFit and the
+  // volume limits) with their position in the profile's filter order.
   std::vector<std::pair<uint8_t, Plugin>> dynamic_filters_;
   // The filters that ignore bound pods and can reject some node for this pod,
   // with their position in the profile's filter order, and what they read.
@@ -247,10 +234,6 @@ class PodPlan {
   bool first_fit_ = false;
   std::vector<uint8_t> static_position_;
   std::vector<NodeStatus> static_status_;
-  std::vector<ResourceColumns> fit_columns_, balanced_columns_;
-  std::vector<int64_t> fit_pod_request_;       // per profile.fit.resources entry
-  std::vector<int64_t> balanced_pod_request_;  // per profile.balanced_resources entry
-  bool balanced_skip_ = false;
   std::shared_ptr<const PodMeta> meta_;
   // PodTopologySpread, when it filters or scores this pod: its position in
   // the filter order, and the counts, brought up to date before each use.
@@ -339,45 +322,6 @@ std::string fit_error_message(const PodPlan& plan, const Cluster& cluster, const
 // ------------------------------------------------------------------ impl
 // The pod-dependent scores run for every feasible node: inline.
 
-inline constexpr size_t kMaxScoredResources = 16;  // profile.cpp rejects more
-
-inline void PodPlan::pairs(const Cluster& c, NodeIndex n,
-                           const std::vector<ResourceColumns>& columns,
-                           const std::vector<int64_t>& pod_request, bool non_zero,
-                           int64_t* requested, int64_t* allocatable, int64_t* allocated) const {
-  const bool sidecars_summed = kube_release::nonzero_sums_sidecars(profile_->kube_minor);
-  for (size_t i = 0; i < columns.size(); ++i) {
-    int64_t node = 0;
-    requested[i] = allocatable[i] = 0;
-    const int64_t pod = pod_request[i];
-    switch (columns[i].kind) {
-      case ResourceColumns::kCpu:
-        allocatable[i] = c.alloc_cpu()[n];
-        node = non_zero ? (sidecars_summed ? c.nz_cpu()[n] : c.nz_cpu_v130()[n]) : c.req_cpu()[n];
-        break;
-      case ResourceColumns::kMemory:
-        allocatable[i] = c.alloc_memory()[n];
-        node = non_zero ? (sidecars_summed ? c.nz_memory()[n] : c.nz_memory_v130()[n])
-                        : c.req_memory()[n];
-        break;
-      case ResourceColumns::kEphemeral:
-        allocatable[i] = c.alloc_ephemeral()[n];
-        node = c.req_ephemeral()[n];
-        break;
-      case ResourceColumns::kScalar:
-        // A scalar resource the pod does not request is left out of the score.
-        if (pod == 0 || !c.has_scalar(columns[i].scalar, n)) break;
-        allocatable[i] = c.alloc_scalar(columns[i].scalar)[n];
-        node = c.req_scalar(columns[i].scalar)[n];
-        break;
-      case ResourceColumns::kNone:
-        break;
-    }
-    requested[i] = go_add(node, pod);
-    if (allocated) allocated[i] = node;
-  }
-}
-
 template <Plugin P>
 int64_t PodPlan::node_score(const Cluster& c, NodeIndex n) const {
   if constexpr (CycleState::contains<P>()) {
@@ -390,34 +334,8 @@ int64_t PodPlan::node_score(const Cluster& c, NodeIndex n) const {
 
 template <Plugin P>
 int64_t PodPlan::node_pods_score(const Cluster& c, NodeIndex n) const {
-  if constexpr (CycleState::contains<P>()) {
-    return CycleState::PluginOf<P>::score(states_.get<P>(), c, n);
-  } else if constexpr (P == Plugin::NodeResourcesFit) {
-    return fit_score(c, n);
-  } else {
-    static_assert(P == Plugin::NodeResourcesBalancedAllocation,
-                  "a score column that reads the node's pods");
-    return balanced_score(c, n);
-  }
-}
-
-inline int64_t PodPlan::fit_score(const Cluster& c, NodeIndex n) const {
-  int64_t requested[kMaxScoredResources], allocatable[kMaxScoredResources];
-  pairs(c, n, fit_columns_, fit_pod_request_, true, requested, allocatable);
-  return plugins::resource_allocation_score(profile_->fit, requested, allocatable,
-                                            fit_columns_.size());
-}
-
-inline int64_t PodPlan::balanced_score(const Cluster& c, NodeIndex n) const {
-  if (balanced_skip_) return 0;
-  int64_t requested[kMaxScoredResources], allocatable[kMaxScoredResources],
-      allocated[kMaxScoredResources];
-  pairs(c, n, balanced_columns_, balanced_pod_request_, false, requested, allocatable, allocated);
-  if (!kube_release::balanced_scores_the_change(profile_->kube_minor)) {
-    return plugins::balance_score(requested, allocatable, balanced_columns_.size());
-  }
-  return plugins::balanced_allocation_score(requested, allocated, allocatable,
-                                            balanced_columns_.size());
+  static_assert(CycleState::contains<P>(), "a score column that reads the node's pods");
+  return CycleState::PluginOf<P>::score(states_.get<P>(), c, n);
 }
 
 }  // namespace tightpack

@@ -10,6 +10,9 @@
 //     static PreFilterNodes prefilter_nodes(const State&, int kube_minor);  // optional
 //     static bool can_reject(const State&);       // whether Filter may fail some node
 //     static NodeStatus filter(const State&, const Cluster&, NodeIndex);
+//     // or, for a filter that reads the node's pods (the registry's
+//     // filter_reads is Reads::kNodePods), with a preemption what-if's relief:
+//     static NodeStatus filter(const State&, const Cluster&, NodeIndex, const Relief*);
 //     static int64_t score(const State&, const Cluster&, NodeIndex);  // raw
 //     static std::vector<std::string> reasons(const State&, const Cluster&, NodeIndex,
 //                                             const NodeStatus&, const ReasonContext&);
@@ -52,6 +55,8 @@ struct PlanContext {
   const Cluster& cluster;
   const Profile& profile;
   const Pod& pod;
+  // What the pod adds to a node, as the cluster counts it.
+  const PodUsage& usage;
   // PodPlan::Use::kFirstFit: only what Filter reads, judged when a node is
   // asked, not for every node at once.
   bool first_fit = false;
@@ -123,12 +128,12 @@ class PluginStates<PluginList<Ps...>> {
   // f(PluginTag<T>{}) for the plugin type of the list whose id is `p`;
   // false when the list has none.
   template <class F>
-  static bool visit(Plugin p, F&& f) {
+  static constexpr bool visit(Plugin p, F&& f) {
     return ((Ps::kId == p ? (f(PluginTag<Ps>{}), true) : false) || ...);
   }
   // f(PluginTag<T>{}) for every plugin type of the list, in list order.
   template <class F>
-  static void for_each(F&& f) {
+  static constexpr void for_each(F&& f) {
     (f(PluginTag<Ps>{}), ...);
   }
 

@@ -6,10 +6,13 @@
 #pragma once
 
 #include "tightpack/framework/plugin.hpp"
+#include "tightpack/plugins/balanced_allocation.hpp"
 #include "tightpack/plugins/cohort.hpp"
 #include "tightpack/plugins/image_locality.hpp"
 #include "tightpack/plugins/node_affinity.hpp"
 #include "tightpack/plugins/node_name.hpp"
+#include "tightpack/plugins/node_ports.hpp"
+#include "tightpack/plugins/node_resources_fit.hpp"
 #include "tightpack/plugins/node_unschedulable.hpp"
 #include "tightpack/plugins/taint_toleration.hpp"
 
@@ -18,7 +21,9 @@ namespace tightpack {
 // In PreFilter order: NodeName's restriction before NodeAffinity's.
 using PluginTypes = PluginList<plugins::NodeUnschedulablePlugin, plugins::NodeNamePlugin,
                                plugins::TaintTolerationPlugin, plugins::NodeAffinityPlugin,
-                               plugins::ImageLocalityPlugin, plugins::TightpackCohortPlugin>;
+                               plugins::ImageLocalityPlugin, plugins::NodePortsPlugin,
+                               plugins::NodeResourcesFitPlugin, plugins::BalancedAllocationPlugin,
+                               plugins::TightpackCohortPlugin>;
 using CycleState = PluginStates<PluginTypes>;
 
 }  // namespace tightpack

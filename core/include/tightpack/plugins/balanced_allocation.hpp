@@ -6,8 +6,10 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "tightpack/framework/plugin.hpp"
 #include "tightpack/go_int.hpp"
 #include "tightpack/plugins/normalize.hpp"
+#include "tightpack/plugins/resource_allocation.hpp"
 
 namespace tightpack::plugins {
 
@@ -55,5 +57,25 @@ inline int64_t balanced_allocation_score(const int64_t* requested, const int64_t
   return go_add(kMaxNodeScore / 2,
                 go_div(go_sub(go_add(kMaxNodeScore / 2, with_pod), without_pod), 2));
 }
+
+struct BalancedAllocationPlugin {
+  static constexpr Plugin kId = Plugin::NodeResourcesBalancedAllocation;
+  struct State {
+    ScoredResources scored;  // none in a first-fit plan
+    // PreScore skips a best-effort pod (v1.33 on): every node scores 0.
+    bool skip = false;
+    bool scores_the_change = true;  // kube_release::balanced_scores_the_change
+    bool sidecars_summed = true;    // kube_release::nonzero_sums_sidecars
+  };
+  static State prepare(const PlanContext& ctx);
+  static int64_t score(const State& s, const Cluster& c, NodeIndex n) {
+    if (s.skip) return 0;
+    int64_t requested[kMaxScoredResources], allocatable[kMaxScoredResources],
+        allocated[kMaxScoredResources];
+    resource_pairs(c, n, s.scored, false, s.sidecars_summed, requested, allocatable, allocated);
+    if (!s.scores_the_change) return balance_score(requested, allocatable, s.scored.size());
+    return balanced_allocation_score(requested, allocated, allocatable, s.scored.size());
+  }
+};
 
 }  // namespace tightpack::plugins

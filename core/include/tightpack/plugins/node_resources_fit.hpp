@@ -7,8 +7,11 @@
 #include <vector>
 
 #include "tightpack/cluster.hpp"
+#include "tightpack/framework/plugin.hpp"
 #include "tightpack/go_int.hpp"
+#include "tightpack/kube_release.hpp"
 #include "tightpack/plugins/normalize.hpp"
+#include "tightpack/plugins/resource_allocation.hpp"
 #include "tightpack/profile.hpp"
 
 namespace tightpack::plugins {
@@ -49,6 +52,51 @@ FitVerdict fit_verdict(const Cluster& c, NodeIndex n, const FitRequest& r,
 bool fits(const Cluster& c, NodeIndex n, const FitRequest& r, const Relief* relief = nullptr);
 std::vector<std::string> fit_reasons(const Cluster& c, NodeIndex n, const FitRequest& r,
                                      const Relief* relief = nullptr);
+
+// The node's score under `args` given per-resource (requested with the pod,
+// allocatable) pairs; defined below.
+inline int64_t resource_allocation_score(const FitArgs& args, const int64_t* requested,
+                                         const int64_t* allocatable, size_t count);
+
+struct NodeResourcesFitPlugin {
+  static constexpr Plugin kId = Plugin::NodeResourcesFit;
+  struct State {
+    FitRequest request;  // the filter's
+    // The code of a request beyond the node's allocatable (kubernetes#131345).
+    Code beyond_allocatable = Code::Unschedulable;
+    // The score's: the profile's strategy (the plan keeps the profile) and
+    // the scored resources, none in a first-fit plan.
+    const FitArgs* args = nullptr;
+    ScoredResources scored;
+    bool sidecars_summed = true;  // kube_release::nonzero_sums_sidecars
+  };
+  static State prepare(const PlanContext& ctx);
+  // Inline, as the score: they run for every node of every decision.
+  static NodeStatus filter(const State& s, const Cluster& c, NodeIndex n, const Relief* relief) {
+    if (relief) {  // a preemption dry run asks only whether the pod fits
+      if (fits(c, n, s.request, relief)) return {};
+      return NodeStatus{Code::Unschedulable, kId};
+    }
+    switch (fit_verdict(c, n, s.request)) {
+      case FitVerdict::kFits:
+        return {};
+      case FitVerdict::kInsufficient:
+        return NodeStatus{Code::Unschedulable, kId};
+      case FitVerdict::kUnresolvable:
+        return NodeStatus{s.beyond_allocatable, kId};
+    }
+    return {};
+  }
+  static int64_t score(const State& s, const Cluster& c, NodeIndex n) {
+    int64_t requested[kMaxScoredResources], allocatable[kMaxScoredResources];
+    resource_pairs(c, n, s.scored, true, s.sidecars_summed, requested, allocatable);
+    return resource_allocation_score(*s.args, requested, allocatable, s.scored.size());
+  }
+  static std::vector<std::string> reasons(const State& s, const Cluster& c, NodeIndex n,
+                                          const NodeStatus&, const ReasonContext& ctx) {
+    return fit_reasons(c, n, s.request, ctx.relief);
+  }
+};
 
 // ------------------------------------------------------------------ impl
 
