@@ -3,15 +3,10 @@
 #include <algorithm>
 #include <set>
 
-#include "tightpack/framework/per_node.hpp"
 #include "tightpack/go_int.hpp"
 #include "tightpack/kube_release.hpp"
 #include "tightpack/plugins/inter_pod_affinity.hpp"
 #include "tightpack/plugins/node_affinity.hpp"
-#include "tightpack/plugins/node_volume_limits.hpp"
-#include "tightpack/plugins/volume_binding.hpp"
-#include "tightpack/plugins/volume_restrictions.hpp"
-#include "tightpack/plugins/volume_zone.hpp"
 
 namespace tightpack {
 namespace {
@@ -42,8 +37,21 @@ Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Po
                         "an inter-pod affinity term's namespaceSelector on namespace labels when "
                         "the cluster's namespaces are not given (InterPodAffinity)")};
   }
-  if (auto refused = plan.plan_volumes(c, profile, pod))
-    return Error{"", unsupported(plan.key_, *refused)};
+  if (!pod.volumes.empty()) {
+    const bool claims = std::any_of(pod.volumes.begin(), pod.volumes.end(), [](const PodVolume& v) {
+      return v.source == PodVolume::Source::kClaim || v.source == PodVolume::Source::kEphemeral;
+    });
+    const bool reads_claims = profile.filter_enabled(Plugin::VolumeBinding) ||
+                              profile.filter_enabled(Plugin::VolumeZone) ||
+                              profile.filter_enabled(Plugin::VolumeRestrictions) ||
+                              profile.filter_enabled(Plugin::NodeVolumeLimits);
+    if (claims && reads_claims && !c.objects().storage_listed) {
+      return Error{"", unsupported(plan.key_,
+                                   "persistent volume claims when the cluster's claims, volumes "
+                                   "and classes are not given (VolumeBinding)")};
+    }
+    plan.storage_ = c.storage().storage_of(pod);
+  }
   if (profile.filters.size() >= kNoStaticFailure) return Error{"", "too many filter plugins"};
   plan.priority_ = pod.priority;
   plan.preempt_never_ = pod.preempt_never;
@@ -52,8 +60,24 @@ Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Po
   const size_t n = c.size();
   plugins::RequiredNodeAffinity required(pod);
   required.bind(c);
-  const PlanContext ctx{c, profile, pod, plan.usage_, use == Use::kFirstFit, required};
-  if (auto failed = plan.prepare_plugins(ctx)) return *failed;
+  const PlanContext ctx{
+      c, profile, pod, plan.usage_, use == Use::kFirstFit, required, plan.storage_.get()};
+  const std::optional<Error> failed = plan.prepare_plugins(ctx);
+  // RunPreFilterPlugins: the first PreFilter in the profile's order that
+  // fails the pod decides, before any PreScore's error.
+  for (const Plugin p : profile.filters) {
+    std::optional<PreFilterFailure> failure;
+    CycleState::visit(p, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if constexpr (requires(const typename T::State& st) { T::prefilter_failure(st); })
+        failure = T::prefilter_failure(plan.states_.template get<T::kId>());
+    });
+    if (!failure) continue;
+    if (failure->unmodelled) return Error{"", unsupported(plan.key_, failure->text)};
+    plan.rejection_ = Rejection{p, std::move(failure->text)};
+    break;
+  }
+  if (failed) return *failed;
 
   // The PreFilters that restrict nodes, merged as RunPreFilterPlugins merges
   // their results.
@@ -136,15 +160,12 @@ Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Po
   for (size_t pos = 0; pos < profile.filters.size(); ++pos) {
     const Plugin p = profile.filters[pos];
     const PluginInfo& info = plugin_info(p);
-    if (p == Plugin::VolumeRestrictions && !plan.read_write_once_pod_.empty()) {
+    if (p == Plugin::VolumeRestrictions &&
+        !plan.state<Plugin::VolumeRestrictions>().read_write_once_pod.empty()) {
       plan.restrictions_position_ = static_cast<uint8_t>(pos);
     }
     // Their PreFilters skip, or they have nothing to check for this pod.
-    bool can_reject = info.filter_reads == Reads::kNodePods
-                          ? (p == Plugin::VolumeRestrictions && !plan.disks_.empty()) ||
-                                (p == Plugin::NodeVolumeLimits && !plan.attachable_.empty())
-                          : (p == Plugin::VolumeBinding && plan.binding_filters_) ||
-                                (p == Plugin::VolumeZone && !plan.zone_topologies_.empty());
+    bool can_reject = false;
     CycleState::visit(p, [&](auto tag) {
       using T = typename decltype(tag)::type;
       if constexpr (requires(const typename T::State& st) { T::can_reject(st); }) {
@@ -161,55 +182,23 @@ Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Po
     into.emplace_back(static_cast<uint8_t>(pos), p);
   }
   plan.first_fit_ = use == Use::kFirstFit;
-  if (!plan.first_fit_) {
-    if (plan.binding_filters_) {
-      // FindPodVolumes once per node, for VolumeBinding's verdict (judge)
-      // and its score.
-      const plugins::PodClaims claims = plan.claims(c);
-      std::vector<std::pair<int64_t, int64_t>> shape;
-      if (plan.volume_scores_) {
-        for (const ShapePoint& point : profile.volume_shape
-                                           ? *profile.volume_shape
-                                           : std::vector<ShapePoint>{{0, 10}, {100, 0}}) {
-          shape.emplace_back(point.utilization, point.score * (plugins::kMaxNodeScore / 10));
-        }
-        plan.volume_score_.resize(n);
-      }
-      plan.binding_conflicts_.resize(n);
-      // The score (0-100) and the conflicts (a byte) in one value.
-      const plugins::VolumeNodeReads reads = plugins::find_pod_volumes_reads(c.storage(), claims);
-      const std::vector<int64_t> found =
-          per_node_by_labels(c, reads.keys, reads.name, [&](NodeIndex i) {
-            const plugins::NodeVolumes v =
-                plugins::find_pod_volumes(c.storage(), claims, c.node(i));
-            return (plan.volume_scores_ ? plugins::volume_binding_score(v, shape) << 8 : 0) |
-                   v.conflicts;
-          });
-      for (NodeIndex i = 0; i < n; ++i) {
-        plan.binding_conflicts_[i] = static_cast<uint8_t>(found[i] & 0xff);
-        if (plan.volume_scores_) plan.volume_score_[i] = found[i] >> 8;
-      }
-    }
-    plan.judge_all(c);
-  }
-
+  if (!plan.first_fit_) plan.judge_all(c);
   return plan;
 }
 
 std::optional<Error> PodPlan::prepare_plugins(const PlanContext& ctx) {
   std::optional<Error> failed;
+  // Every plugin is prepared, so that the PreFilters' verdicts can be read
+  // in the profile's order whichever PreScore fails.
   CycleState::for_each([&](auto tag) {
     using T = typename decltype(tag)::type;
-    if (failed) return;
     auto state = T::prepare(ctx);
     if constexpr (std::is_same_v<decltype(state), typename T::State>) {
       states_.template set<T::kId>(std::move(state));
-    } else {
-      if (!state) {
-        failed = state.error();
-        return;
-      }
+    } else if (state) {
       states_.template set<T::kId>(std::move(*state));
+    } else if (!failed) {
+      failed = state.error();
     }
   });
   return failed;
@@ -217,25 +206,11 @@ std::optional<Error> PodPlan::prepare_plugins(const PlanContext& ctx) {
 
 NodeStatus PodPlan::static_filter(const Cluster& c, NodeIndex i, Plugin plugin) const {
   NodeStatus s;
-  const bool typed = CycleState::visit(plugin, [&](auto tag) {
+  CycleState::visit(plugin, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (requires(const typename T::State& st) { T::filter(st, c, i); })
       s = T::filter(states_.template get<T::kId>(), c, i);
   });
-  if (typed) return s;
-  if (plugin == Plugin::VolumeBinding) {
-    const uint8_t conflicts =
-        binding_conflicts_.empty()
-            ? plugins::find_pod_volumes(c.storage(), claims(c), c.node(i)).conflicts
-            : binding_conflicts_[i];
-    if (conflicts) {
-      s = NodeStatus{Code::UnschedulableAndUnresolvable, plugin};
-      s.detail = conflicts;
-    }
-  } else if (plugin == Plugin::VolumeZone) {
-    if (!plugins::volume_zone_admits(zone_topologies_, c.node(i).labels))
-      s = NodeStatus{Code::UnschedulableAndUnresolvable, plugin};
-  }
   return s;
 }
 
@@ -267,14 +242,13 @@ void PodPlan::judge_all(const Cluster& c) {
         static_status_[i] = s;
       }
     };
-    const bool typed = CycleState::visit(plugin, [&](auto tag) {
+    CycleState::visit(plugin, [&](auto tag) {
       using T = typename decltype(tag)::type;
       if constexpr (requires(const typename T::State& st) { T::filter(st, c, NodeIndex{}); }) {
         const auto& state = states_.template get<T::kId>();
         over_nodes([&](NodeIndex i) { return T::filter(state, c, i); });
       }
     });
-    if (!typed) over_nodes([&](NodeIndex i) { return static_filter(c, i, plugin); });
   }
 }
 
@@ -284,38 +258,13 @@ PodPlan::Verdict PodPlan::node_verdict(const Cluster& c, NodeIndex n, const Reli
   const uint8_t static_position = verdict.position;
   for (const auto& [position, plugin] : dynamic_filters_) {
     if (position > static_position) break;
-    NodeStatus typed_status;
-    const bool typed = CycleState::visit(plugin, [&](auto tag) {
+    NodeStatus status;
+    CycleState::visit(plugin, [&](auto tag) {
       using T = typename decltype(tag)::type;
       if constexpr (requires(const typename T::State& st) { T::filter(st, c, n, relief); })
-        typed_status = T::filter(states_.template get<T::kId>(), c, n, relief);
+        status = T::filter(states_.template get<T::kId>(), c, n, relief);
     });
-    if (typed) {
-      if (!typed_status.ok()) return {position, typed_status};
-      continue;
-    }
-    if (plugin == Plugin::VolumeRestrictions) {
-      const auto& pods = c.pods_on(n);
-      for (size_t k = 0; k < pods.size(); ++k) {
-        if (!pods[k].storage ||
-            (relief && std::find(relief->positions.begin(), relief->positions.end(), k) !=
-                           relief->positions.end())) {
-          continue;
-        }
-        if (plugins::disks_conflict(disks_, *pods[k].storage))
-          return {position, NodeStatus{Code::Unschedulable, plugin}};
-      }
-      continue;
-    }
-    // NodeVolumeLimits
-    const auto v = plugins::volume_limits(
-        attachable_, attachable_drivers_, c.csi_node(n), c.pods_on(n), relief,
-        kube_release::volume_limit_scaling(profile_->kube_minor), &c.attached_volumes(n));
-    if (v.kind == plugins::VolumeLimitsVerdict::kAdmits) continue;
-    NodeStatus s{Code::Unschedulable, plugin};
-    s.detail =
-        v.kind == plugins::VolumeLimitsVerdict::kExceeded ? 0 : static_cast<uint8_t>(1 + v.driver);
-    return {position, s};
+    if (!status.ok()) return {position, status};
   }
   return {verdict.position, verdict.status};
 }
@@ -338,10 +287,8 @@ NodeStatus PodPlan::with_domain_filters(const Cluster& c, NodeIndex n, const Ver
 }
 
 int64_t PodPlan::read_write_once_pod_in_use(const Cluster& c) const {
-  int64_t in_use = 0;
-  for (const std::string& name : read_write_once_pod_)
-    in_use += c.claim_users(ns_ + "/" + name) > 0;
-  return in_use;
+  return plugins::VolumeRestrictionsPlugin::read_write_once_pod_in_use(
+      states_.get<Plugin::VolumeRestrictions>(), c);
 }
 
 PodPlan::DomainFilters PodPlan::active_domain_filters(const Cluster& c) const {
@@ -392,8 +339,10 @@ std::optional<NodeStatus> PodPlan::domain_filter(const Cluster& c, NodeIndex n, 
     if (relief && conflicting > 0) {
       const auto& pods = c.pods_on(n);
       for (size_t k : relief->positions) {
-        if (pods[k].storage)
-          conflicting -= plugins::read_write_once_pod_refs(read_write_once_pod_, *pods[k].storage);
+        if (pods[k].storage) {
+          conflicting -= plugins::read_write_once_pod_refs(
+              states_.get<Plugin::VolumeRestrictions>().read_write_once_pod, *pods[k].storage);
+        }
       }
     }
     if (conflicting == 0) return std::nullopt;
@@ -442,105 +391,10 @@ NodeStatus PodPlan::prefilter_status() const {
   return NodeStatus{Code::UnschedulableAndUnresolvable, rejection_->plugin};
 }
 
-plugins::PodClaims PodPlan::claims(const Cluster& c) const {
-  plugins::PodClaims out;
-  auto resolve = [&](const std::vector<std::string>& keys,
-                     std::vector<const PersistentVolumeClaim*>& into) {
-    for (const std::string& key : keys) {
-      const size_t slash = key.find('/');
-      if (const PersistentVolumeClaim* claim =
-              c.storage().claim(key.substr(0, slash), key.substr(slash + 1))) {
-        into.push_back(claim);
-      }
-    }
-  };
-  resolve(bound_claims_, out.bound);
-  resolve(delayed_claims_, out.delayed);
-  plugins::resolve_candidates(c.storage(), out);
-  return out;
-}
-
-std::optional<std::string> PodPlan::plan_volumes(const Cluster& c, const Profile& profile,
-                                                 const Pod& pod) {
-  if (pod.volumes.empty()) return std::nullopt;
-  const bool claims = std::any_of(pod.volumes.begin(), pod.volumes.end(), [](const PodVolume& v) {
-    return v.source == PodVolume::Source::kClaim || v.source == PodVolume::Source::kEphemeral;
-  });
-  const bool reads_claims = profile.filter_enabled(Plugin::VolumeBinding) ||
-                            profile.filter_enabled(Plugin::VolumeZone) ||
-                            profile.filter_enabled(Plugin::VolumeRestrictions) ||
-                            profile.filter_enabled(Plugin::NodeVolumeLimits);
-  if (claims && reads_claims && !c.objects().storage_listed) {
-    return std::string(
-        "persistent volume claims when the cluster's claims, volumes and classes are not given "
-        "(VolumeBinding)");
-  }
-  const plugins::StorageState& st = c.storage();
-  ns_ = pod.ns;
-  storage_ = st.storage_of(pod);
-  // The PreFilters in profile order: the first to reject decides for every node.
-  for (Plugin p : profile.filters) {
-    std::optional<std::string> rejection;
-    switch (p) {
-      case Plugin::VolumeRestrictions: {
-        auto pre = plugins::volume_restrictions_prefilter(st, pod);
-        rejection = std::move(pre.rejection);
-        disks_ = std::move(pre.disks);
-        read_write_once_pod_ = std::move(pre.read_write_once_pod);
-        break;
-      }
-      case Plugin::NodeVolumeLimits:
-        // NodeVolumeLimits translates in-tree volumes to CSI on every node
-        // with a CSINode; the engine does not.
-        if (!st.csi_nodes_empty() &&
-            ((storage_ && storage_->in_tree) || c.in_tree_volume_pods() > 0)) {
-          return std::string(
-              "in-tree volumes on nodes with a CSINode (NodeVolumeLimits translates them to CSI)");
-        }
-        attachable_ = st.attachable(pod);
-        for (const auto& [volume, driver] : attachable_)
-          attachable_drivers_.push_back(st.csi_driver(driver));
-        break;
-      case Plugin::VolumeBinding: {
-        auto pre = plugins::volume_binding_prefilter(st, pod);
-        if (!pre) break;
-        rejection = std::move(pre->rejection);
-        for (const PersistentVolumeClaim* claim : pre->claims.bound) {
-          const PersistentVolume* pv = st.volume(claim->volume_name);
-          if (pv && plugins::migrates_to_csi(pv->in_tree_plugin) &&
-              st.migrated(pv->in_tree_plugin)) {
-            return "volume " + pv->name + " of in-tree plugin " + pv->in_tree_plugin +
-                   " migrated to CSI (VolumeBinding translates its node affinity)";
-          }
-          bound_claims_.push_back(claim->key());
-        }
-        for (const PersistentVolumeClaim* claim : pre->claims.delayed)
-          delayed_claims_.push_back(claim->key());
-        binding_filters_ = true;
-        volume_scores_ = kube_release::volume_binding_scores(profile.kube_minor) &&
-                         profile.score_weight(Plugin::VolumeBinding) > 0;
-        break;
-      }
-      case Plugin::VolumeZone: {
-        auto pre = plugins::volume_zone_prefilter(st, pod);
-        if (!pre) break;
-        rejection = std::move(pre->rejection);
-        zone_topologies_ = std::move(pre->topologies);
-        break;
-      }
-      default:
-        break;
-    }
-    if (rejection) {
-      rejection_ = Rejection{p, std::move(*rejection)};
-      return std::nullopt;
-    }
-  }
-  return std::nullopt;
-}
-
 std::vector<std::string> PodPlan::reasons(const Cluster& c, NodeIndex n, const NodeStatus& s,
                                           const Relief* relief) const {
+  // A PreFilter's rejection of every node is worded by its text.
+  if (rejection_ && rejection_->plugin == s.plugin) return {rejection_->reason};
   std::vector<std::string> out;
   const ReasonContext context{profile_->kube_minor, prefilter_conflict_, relief};
   const bool typed = CycleState::visit(s.plugin, [&](auto tag) {
@@ -562,24 +416,6 @@ std::vector<std::string> PodPlan::reasons(const Cluster& c, NodeIndex n, const N
               : s.detail == plugins::kAntiAffinityNotMatched
                   ? plugins::kAntiAffinityReason
                   : plugins::kExistingAntiAffinityReason};
-    case Plugin::VolumeRestrictions:
-    case Plugin::NodeVolumeLimits:
-    case Plugin::VolumeBinding:
-    case Plugin::VolumeZone:
-      if (rejection_ && rejection_->plugin == s.plugin) return {rejection_->reason};
-      if (s.plugin == Plugin::VolumeBinding) {
-        return plugins::volume_binding_reasons(
-            s.detail, kube_release::volume_reasons_reworded(profile_->kube_minor));
-      }
-      if (s.plugin == Plugin::VolumeZone) return {plugins::kVolumeZoneReason};
-      if (s.plugin == Plugin::VolumeRestrictions) {
-        if (s.detail != 1) return {plugins::kDiskConflictReason};
-        return {kube_release::volume_reasons_reworded(profile_->kube_minor)
-                    ? plugins::kReadWriteOncePodReason
-                    : plugins::kReadWriteOncePodReasonV130};
-      }
-      if (s.detail == 0) return {plugins::kMaxVolumeCountReason};
-      return {plugins::driver_not_installed_reason(attachable_[s.detail - 1].second)};
     default:
       return {};
   }

@@ -65,10 +65,13 @@ bool PodPlan::scores_with(Plugin p) const {
     return spread_ && spread_->scores();  // PreScore skips otherwise
   // As of the last decision (PreScore skips when no term matched).
   if (p == Plugin::InterPodAffinity) return inter_pod_ && !inter_pod_->score_skipped();
-  // v1.37 scores every pod (0 without claims); results list it only for
-  // pods with claims, where it can be more.
-  if (p == Plugin::VolumeBinding) return volume_scores_;
-  return true;
+  bool scores = true;
+  CycleState::visit(p, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (requires(const typename T::State& st) { T::scores(st); })
+      scores = T::scores(states_.template get<T::kId>());
+  });
+  return scores;
 }
 
 }  // namespace tightpack

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "tightpack/kube_release.hpp"
+
 namespace tightpack::plugins {
 
 std::string driver_not_installed_reason(const std::string& driver) {
@@ -75,6 +77,34 @@ VolumeLimitsVerdict volume_limits(
     if (count + fresh > **limit) return {VolumeLimitsVerdict::kExceeded};
   }
   return {};
+}
+
+NodeVolumeLimitsPlugin::State NodeVolumeLimitsPlugin::prepare(const PlanContext& ctx) {
+  State s;
+  s.limit_scaling = kube_release::volume_limit_scaling(ctx.profile.kube_minor);
+  if (ctx.pod.volumes.empty() || !ctx.profile.filter_enabled(kId)) return s;
+  const StorageState& st = ctx.cluster.storage();
+  // NodeVolumeLimits translates in-tree volumes to CSI on every node with a
+  // CSINode; the engine does not.
+  if (!st.csi_nodes_empty() &&
+      ((ctx.storage && ctx.storage->in_tree) || ctx.cluster.in_tree_volume_pods() > 0)) {
+    s.failure = PreFilterFailure{
+        true, "in-tree volumes on nodes with a CSINode (NodeVolumeLimits translates them to CSI)"};
+    return s;
+  }
+  s.attachable = st.attachable(ctx.pod);
+  for (const auto& [volume, driver] : s.attachable) s.drivers.push_back(st.csi_driver(driver));
+  return s;
+}
+
+NodeStatus NodeVolumeLimitsPlugin::filter(const State& s, const Cluster& c, NodeIndex n,
+                                          const Relief* relief) {
+  const VolumeLimitsVerdict v = volume_limits(s.attachable, s.drivers, c.csi_node(n), c.pods_on(n),
+                                              relief, s.limit_scaling, &c.attached_volumes(n));
+  if (v.kind == VolumeLimitsVerdict::kAdmits) return {};
+  NodeStatus status{Code::Unschedulable, kId};
+  status.detail = v.kind == VolumeLimitsVerdict::kExceeded ? 0 : static_cast<uint8_t>(1 + v.driver);
+  return status;
 }
 
 }  // namespace tightpack::plugins

@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "tightpack/framework/per_node.hpp"
+#include "tightpack/kube_release.hpp"
 #include "tightpack/labels.hpp"
+#include "tightpack/plugins/normalize.hpp"
 
 namespace tightpack::plugins {
 namespace {
@@ -323,6 +326,92 @@ int64_t volume_binding_score(const NodeVolumes& v,
   }
   return static_cast<int64_t>(
       std::round(static_cast<double>(sum) / static_cast<double>(classes.size())));
+}
+
+VolumeBindingPlugin::State VolumeBindingPlugin::prepare(const PlanContext& ctx) {
+  State s;
+  if (ctx.pod.volumes.empty() || !ctx.profile.filter_enabled(kId)) return s;
+  const StorageState& st = ctx.cluster.storage();
+  auto pre = volume_binding_prefilter(st, ctx.pod);
+  if (!pre) return s;
+  if (pre->rejection) s.failure = PreFilterFailure{false, std::move(*pre->rejection)};
+  for (const PersistentVolumeClaim* claim : pre->claims.bound) {
+    const PersistentVolume* pv = st.volume(claim->volume_name);
+    if (pv && migrates_to_csi(pv->in_tree_plugin) && st.migrated(pv->in_tree_plugin)) {
+      s.failure =
+          PreFilterFailure{true, "volume " + pv->name + " of in-tree plugin " + pv->in_tree_plugin +
+                                     " migrated to CSI (VolumeBinding translates its "
+                                     "node affinity)"};
+      return s;
+    }
+    s.bound_claims.push_back(claim->key());
+  }
+  for (const PersistentVolumeClaim* claim : pre->claims.delayed)
+    s.delayed_claims.push_back(claim->key());
+  s.filters = true;
+  s.scores = kube_release::volume_binding_scores(ctx.profile.kube_minor) &&
+             ctx.profile.score_weight(kId) > 0;
+  if (ctx.first_fit) return s;
+  // FindPodVolumes once per node, for the filter's verdict and the score.
+  const Cluster& c = ctx.cluster;
+  const PodClaims claims = VolumeBindingPlugin::claims(s, c);
+  std::vector<std::pair<int64_t, int64_t>> shape;
+  if (s.scores) {
+    for (const ShapePoint& point : ctx.profile.volume_shape
+                                       ? *ctx.profile.volume_shape
+                                       : std::vector<ShapePoint>{{0, 10}, {100, 0}}) {
+      shape.emplace_back(point.utilization, point.score * (kMaxNodeScore / 10));
+    }
+    s.score.resize(c.size());
+  }
+  s.conflicts.resize(c.size());
+  // The score (0-100) and the conflicts (a byte) in one value.
+  const VolumeNodeReads reads = find_pod_volumes_reads(st, claims);
+  const std::vector<int64_t> found =
+      per_node_by_labels(c, reads.keys, reads.name, [&](NodeIndex i) {
+        const NodeVolumes v = find_pod_volumes(st, claims, c.node(i));
+        return (s.scores ? volume_binding_score(v, shape) << 8 : 0) | v.conflicts;
+      });
+  for (NodeIndex i = 0; i < c.size(); ++i) {
+    s.conflicts[i] = static_cast<uint8_t>(found[i] & 0xff);
+    if (s.scores) s.score[i] = found[i] >> 8;
+  }
+  return s;
+}
+
+NodeStatus VolumeBindingPlugin::filter(const State& s, const Cluster& c, NodeIndex n) {
+  const uint8_t conflicts = s.conflicts.empty()
+                                ? find_pod_volumes(c.storage(), claims(s, c), c.node(n)).conflicts
+                                : s.conflicts[n];
+  if (!conflicts) return {};
+  NodeStatus status{Code::UnschedulableAndUnresolvable, kId};
+  status.detail = conflicts;
+  return status;
+}
+
+std::vector<std::string> VolumeBindingPlugin::reasons(const State&, const Cluster&, NodeIndex,
+                                                      const NodeStatus& status,
+                                                      const ReasonContext& ctx) {
+  return volume_binding_reasons(status.detail,
+                                kube_release::volume_reasons_reworded(ctx.kube_minor));
+}
+
+PodClaims VolumeBindingPlugin::claims(const State& s, const Cluster& c) {
+  PodClaims out;
+  auto resolve = [&](const std::vector<std::string>& keys,
+                     std::vector<const PersistentVolumeClaim*>& into) {
+    for (const std::string& key : keys) {
+      const size_t slash = key.find('/');
+      if (const PersistentVolumeClaim* claim =
+              c.storage().claim(key.substr(0, slash), key.substr(slash + 1))) {
+        into.push_back(claim);
+      }
+    }
+  };
+  resolve(s.bound_claims, out.bound);
+  resolve(s.delayed_claims, out.delayed);
+  resolve_candidates(c.storage(), out);
+  return out;
 }
 
 }  // namespace tightpack::plugins

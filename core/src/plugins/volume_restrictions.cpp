@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "tightpack/kube_release.hpp"
+
 namespace tightpack::plugins {
 namespace {
 
@@ -74,6 +76,45 @@ int64_t read_write_once_pod_refs(const std::vector<std::string>& claims, const P
     n += std::find(claims.begin(), claims.end(), name) != claims.end();
   }
   return n;
+}
+
+VolumeRestrictionsPlugin::State VolumeRestrictionsPlugin::prepare(const PlanContext& ctx) {
+  State s;
+  if (ctx.pod.volumes.empty() || !ctx.profile.filter_enabled(kId)) return s;
+  auto pre = volume_restrictions_prefilter(ctx.cluster.storage(), ctx.pod);
+  if (pre.rejection) s.failure = PreFilterFailure{false, std::move(*pre.rejection)};
+  s.disks = std::move(pre.disks);
+  s.ns = ctx.pod.ns;
+  s.read_write_once_pod = std::move(pre.read_write_once_pod);
+  return s;
+}
+
+NodeStatus VolumeRestrictionsPlugin::filter(const State& s, const Cluster& c, NodeIndex n,
+                                            const Relief* relief) {
+  const auto& pods = c.pods_on(n);
+  for (size_t k = 0; k < pods.size(); ++k) {
+    if (!pods[k].storage || (relief && std::find(relief->positions.begin(), relief->positions.end(),
+                                                 k) != relief->positions.end())) {
+      continue;
+    }
+    if (disks_conflict(s.disks, *pods[k].storage)) return NodeStatus{Code::Unschedulable, kId};
+  }
+  return {};
+}
+
+int64_t VolumeRestrictionsPlugin::read_write_once_pod_in_use(const State& s, const Cluster& c) {
+  int64_t in_use = 0;
+  for (const std::string& name : s.read_write_once_pod)
+    in_use += c.claim_users(s.ns + "/" + name) > 0;
+  return in_use;
+}
+
+std::vector<std::string> VolumeRestrictionsPlugin::reasons(const State&, const Cluster&, NodeIndex,
+                                                           const NodeStatus& status,
+                                                           const ReasonContext& ctx) {
+  if (status.detail != 1) return {kDiskConflictReason};
+  return {kube_release::volume_reasons_reworded(ctx.kube_minor) ? kReadWriteOncePodReason
+                                                                : kReadWriteOncePodReasonV130};
 }
 
 }  // namespace tightpack::plugins

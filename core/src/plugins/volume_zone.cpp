@@ -94,4 +94,14 @@ bool volume_zone_admits(const std::vector<VolumeTopology>& topologies, const Lab
   return true;
 }
 
+VolumeZonePlugin::State VolumeZonePlugin::prepare(const PlanContext& ctx) {
+  State s;
+  if (ctx.pod.volumes.empty() || !ctx.profile.filter_enabled(kId)) return s;
+  auto pre = volume_zone_prefilter(ctx.cluster.storage(), ctx.pod);
+  if (!pre) return s;
+  if (pre->rejection) s.failure = PreFilterFailure{false, std::move(*pre->rejection)};
+  s.topologies = std::move(pre->topologies);
+  return s;
+}
+
 }  // namespace tightpack::plugins

@@ -21,6 +21,11 @@ using testing::labels;
 using testing::make_node;
 using testing::make_pod;
 
+// VolumeBinding's raw score of a node, from the plan's CycleState.
+int64_t binding_score(const PodPlan& plan, const Cluster& c, NodeIndex n) {
+  return plugins::VolumeBindingPlugin::score(plan.state<Plugin::VolumeBinding>(), c, n);
+}
+
 const Profile kDefault = default_profile();
 
 Node zoned(const char* name, const char* zone) {
@@ -228,15 +233,15 @@ TEST(VolumeBinding, StaticVolumesAreMatchedSmallestFirstAndAssumed) {
   // Every node fits (node-c provisions); the score prefers the roomier volume.
   auto plan = PodPlan::make(c, kDefault, notebook("alice", "claim-alice"));
   ASSERT_TRUE(plan) << plan.error().what();
-  EXPECT_EQ(plan->volume_score(c.find("node-a")), 50);
-  EXPECT_EQ(plan->volume_score(c.find("node-b")), 80);
-  EXPECT_EQ(plan->volume_score(c.find("node-c")), 0);
+  EXPECT_EQ(binding_score(*plan, c, c.find("node-a")), 50);
+  EXPECT_EQ(binding_score(*plan, c, c.find("node-b")), 80);
+  EXPECT_EQ(binding_score(*plan, c, c.find("node-c")), 0);
   // Placing alice on node-b assumes pv-b for her claim: bob no longer gets it.
   c.place(c.find("node-b"), plan->bound("jhub/alice"));
   auto bob = PodPlan::make(c, kDefault, notebook("bob", "claim-bob"));
   ASSERT_TRUE(bob);
-  EXPECT_EQ(bob->volume_score(c.find("node-a")), 50);
-  EXPECT_EQ(bob->volume_score(c.find("node-b")), 0);
+  EXPECT_EQ(binding_score(*bob, c, c.find("node-a")), 50);
+  EXPECT_EQ(binding_score(*bob, c, c.find("node-b")), 0);
 }
 
 TEST(VolumeBinding, ASharedDelayedClaimFollowsItsFirstPod) {

@@ -25,8 +25,6 @@
 #include "tightpack/model.hpp"
 #include "tightpack/plugins/inter_pod_affinity.hpp"
 #include "tightpack/plugins/pod_topology_spread.hpp"
-#include "tightpack/plugins/volume_binding.hpp"
-#include "tightpack/plugins/volume_zone.hpp"
 #include "tightpack/profile.hpp"
 
 namespace tightpack {
@@ -118,8 +116,6 @@ class PodPlan {
   // The reason of the nodes outside that set: "node(s) didn't satisfy plugin(s) [NodeAffinity]".
   const std::string& absent_reason() const { return absent_reason_; }
 
-  // Raw (pre-normalisation) scores of the columns that read the node alone.
-  int64_t volume_score(NodeIndex n) const { return volume_score_.empty() ? 0 : volume_score_[n]; }
   // A plugin's CycleState entry (plugin_types.hpp), as its extension points read it.
   template <Plugin P>
   const typename CycleState::PluginOf<P>::State& state() const {
@@ -204,11 +200,6 @@ class PodPlan {
                                           const Relief* relief) const;
   // How many of the pod's ReadWriteOncePod claims a bound pod uses already.
   int64_t read_write_once_pod_in_use(const Cluster& c) const;
-  // The volume plugins' PreFilters and what their filters read; an
-  // unmodelled case is returned as what the engine does not model.
-  std::optional<std::string> plan_volumes(const Cluster& c, const Profile& profile, const Pod& pod);
-  // VolumeBinding's claims, resolved against the cluster's storage.
-  plugins::PodClaims claims(const Cluster& c) const;
 
   const Profile* profile_ = nullptr;
   std::string key_;
@@ -244,29 +235,17 @@ class PodPlan {
   std::shared_ptr<const plugins::AffinityTerms> affinity_terms_;
   uint8_t inter_pod_position_ = UINT8_MAX;
   mutable std::optional<plugins::AffinityCounts> inter_pod_;
-  // The volume plugins. A PreFilter that rejects every node; VolumeBinding's
-  // claims (by key: judged against the cluster's storage when a node is) and
-  // score per node; VolumeZone's topologies; VolumeRestrictions' disks and
-  // ReadWriteOncePod claims (their users are counted over the whole cluster,
-  // like topology domains: with_domain_filters); NodeVolumeLimits' volumes.
+  // The PreFilter that rejected every node, first in the profile's order.
   struct Rejection {
     Plugin plugin;
     std::string reason;
   };
   std::optional<Rejection> rejection_;
-  std::vector<std::string> bound_claims_, delayed_claims_;
-  bool binding_filters_ = false;
-  std::vector<uint8_t>
-      binding_conflicts_;  // per node, kDecide plans (first-fit ones judge when asked)
-  std::vector<plugins::VolumeTopology> zone_topologies_;
-  std::vector<PodVolume> disks_;
-  std::string ns_;
-  std::vector<std::string> read_write_once_pod_;
+  // VolumeRestrictions' position when the pod has ReadWriteOncePod claims:
+  // their users are counted over the whole cluster, as topology domains are
+  // (with_domain_filters).
   uint8_t restrictions_position_ = UINT8_MAX;
-  std::vector<std::pair<std::string, std::string>> attachable_;
-  std::vector<const CsiDriver*> attachable_drivers_;  // their CSIDrivers, looked up once
-  bool volume_scores_ = false;
-  std::vector<int64_t> volume_score_;  // per node, when volume_scores_
+  // The pod's volumes as the placed pod carries them; null without volumes.
   std::shared_ptr<const plugins::PodStorage> storage_;
 
   // decide() remembers filter() and the pod-dependent scores per node until
@@ -324,12 +303,8 @@ std::string fit_error_message(const PodPlan& plan, const Cluster& cluster, const
 
 template <Plugin P>
 int64_t PodPlan::node_score(const Cluster& c, NodeIndex n) const {
-  if constexpr (CycleState::contains<P>()) {
-    return CycleState::PluginOf<P>::score(states_.get<P>(), c, n);
-  } else {
-    static_assert(P == Plugin::VolumeBinding, "a score column that reads the node alone");
-    return volume_score(n);
-  }
+  static_assert(CycleState::contains<P>(), "a score column that reads the node alone");
+  return CycleState::PluginOf<P>::score(states_.get<P>(), c, n);
 }
 
 template <Plugin P>

@@ -8,6 +8,8 @@
 //     struct State { ... };                // its CycleState entry for one pod
 //     static State prepare(const PlanContext&);   // PreFilter and PreScore
 //     static PreFilterNodes prefilter_nodes(const State&, int kube_minor);  // optional
+//     static const std::optional<PreFilterFailure>& prefilter_failure(const State&);  // optional
+//     static bool scores(const State&);  // optional: false when its PreScore skips the pod
 //     static bool can_reject(const State&);       // whether Filter may fail some node
 //     static NodeStatus filter(const State&, const Cluster&, NodeIndex);
 //     // or, for a filter that reads the node's pods (the registry's
@@ -47,7 +49,8 @@ namespace tightpack {
 
 namespace plugins {
 class RequiredNodeAffinity;
-}
+struct PodStorage;
+}  // namespace plugins
 
 // What a plugin's prepare reads: the pod, the cluster and profile the plan
 // is made for, and what the framework parsed once for several plugins.
@@ -64,6 +67,8 @@ struct PlanContext {
   // cluster: NodeAffinity filters by it, PodTopologySpread counts the
   // nodes it admits.
   const plugins::RequiredNodeAffinity& required;
+  // Its volumes as the storage state reads them; null when it has none.
+  const plugins::PodStorage* storage = nullptr;
 };
 
 // A PreFilter that restricts the nodes to some names (NodeName, and
@@ -72,6 +77,15 @@ struct PlanContext {
 struct PreFilterNodes {
   bool conflict = false;
   std::optional<std::set<std::string>> names;
+};
+
+// A PreFilter that fails the pod. RunPreFilterPlugins stops at the first, in
+// the profile's order: either it rejects every node
+// (UnschedulableAndUnresolvable, with `text` its reason), or it would read
+// what the engine does not model, and the plan is an error naming `text`.
+struct PreFilterFailure {
+  bool unmodelled = false;
+  std::string text;
 };
 
 // What a plugin's reasons read besides its state and the verdict.

@@ -14,16 +14,21 @@
 #include "tightpack/plugins/node_ports.hpp"
 #include "tightpack/plugins/node_resources_fit.hpp"
 #include "tightpack/plugins/node_unschedulable.hpp"
+#include "tightpack/plugins/node_volume_limits.hpp"
 #include "tightpack/plugins/taint_toleration.hpp"
+#include "tightpack/plugins/volume_binding.hpp"
+#include "tightpack/plugins/volume_restrictions.hpp"
+#include "tightpack/plugins/volume_zone.hpp"
 
 namespace tightpack {
 
 // In PreFilter order: NodeName's restriction before NodeAffinity's.
-using PluginTypes = PluginList<plugins::NodeUnschedulablePlugin, plugins::NodeNamePlugin,
-                               plugins::TaintTolerationPlugin, plugins::NodeAffinityPlugin,
-                               plugins::ImageLocalityPlugin, plugins::NodePortsPlugin,
-                               plugins::NodeResourcesFitPlugin, plugins::BalancedAllocationPlugin,
-                               plugins::TightpackCohortPlugin>;
+using PluginTypes = PluginList<
+    plugins::NodeUnschedulablePlugin, plugins::NodeNamePlugin, plugins::TaintTolerationPlugin,
+    plugins::NodeAffinityPlugin, plugins::ImageLocalityPlugin, plugins::NodePortsPlugin,
+    plugins::NodeResourcesFitPlugin, plugins::BalancedAllocationPlugin,
+    plugins::VolumeBindingPlugin, plugins::VolumeZonePlugin, plugins::VolumeRestrictionsPlugin,
+    plugins::NodeVolumeLimitsPlugin, plugins::TightpackCohortPlugin>;
 using CycleState = PluginStates<PluginTypes>;
 
 }  // namespace tightpack

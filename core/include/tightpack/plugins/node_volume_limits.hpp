@@ -4,11 +4,13 @@
 // the semantics of pkg/scheduler/framework/plugins/nodevolumelimits.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "tightpack/cluster.hpp"
+#include "tightpack/framework/plugin.hpp"
 #include "tightpack/plugins/storage_state.hpp"
 
 namespace tightpack::plugins {
@@ -31,5 +33,27 @@ VolumeLimitsVerdict volume_limits(
     const std::vector<const CsiDriver*>& drivers, const CsiNode* csi_node,
     const std::vector<BoundPod>& pods, const Relief* relief, bool limit_scaling,
     const std::vector<const std::pair<std::string, std::string>*>* attached = nullptr);
+
+struct NodeVolumeLimitsPlugin {
+  static constexpr Plugin kId = Plugin::NodeVolumeLimits;
+  struct State {
+    std::optional<PreFilterFailure> failure;
+    std::vector<std::pair<std::string, std::string>> attachable;  // StorageState::attachable
+    std::vector<const CsiDriver*> drivers;  // their CSIDrivers, looked up once
+    bool limit_scaling = true;              // kube_release::volume_limit_scaling
+  };
+  static State prepare(const PlanContext& ctx);
+  static const std::optional<PreFilterFailure>& prefilter_failure(const State& s) {
+    return s.failure;
+  }
+  static bool can_reject(const State& s) { return !s.attachable.empty(); }
+  // detail 0: the count exceeded; 1 + i: the driver of attachable[i] is missing.
+  static NodeStatus filter(const State& s, const Cluster& c, NodeIndex n, const Relief* relief);
+  static std::vector<std::string> reasons(const State& s, const Cluster&, NodeIndex,
+                                          const NodeStatus& status, const ReasonContext&) {
+    if (status.detail == 0) return {kMaxVolumeCountReason};
+    return {driver_not_installed_reason(s.attachable[status.detail - 1].second)};
+  }
+};
 
 }  // namespace tightpack::plugins

@@ -14,6 +14,8 @@
 #include <utility>
 #include <vector>
 
+#include "tightpack/cluster.hpp"
+#include "tightpack/framework/plugin.hpp"
 #include "tightpack/model.hpp"
 #include "tightpack/objects.hpp"
 #include "tightpack/plugins/storage_state.hpp"
@@ -101,5 +103,38 @@ const PersistentVolume* find_matching_volume(const PersistentVolumeClaim& claim,
 // `shape` is (utilization, score × 10) points; empty means no scorer.
 int64_t volume_binding_score(const NodeVolumes& v,
                              const std::vector<std::pair<int64_t, int64_t>>& shape);
+
+struct VolumeBindingPlugin {
+  static constexpr Plugin kId = Plugin::VolumeBinding;
+  struct State {
+    std::optional<PreFilterFailure> failure;
+    // The pod's claims by key: judged against the cluster's storage when a
+    // node is.
+    std::vector<std::string> bound_claims, delayed_claims;
+    bool filters = false;  // the pod has claims
+    bool scores = false;   // and the release and profile score them
+    // kDecide plans: FindPodVolumes' conflicts and the score, per node
+    // (first-fit ones judge a node when asked).
+    std::vector<uint8_t> conflicts;
+    std::vector<int64_t> score;
+  };
+  static State prepare(const PlanContext& ctx);
+  static const std::optional<PreFilterFailure>& prefilter_failure(const State& s) {
+    return s.failure;
+  }
+  static bool can_reject(const State& s) { return s.filters; }
+  // v1.37 scores every pod (0 without claims); results list it only for
+  // pods with claims, where it can be more.
+  static bool scores(const State& s) { return s.scores; }
+  static NodeStatus filter(const State& s, const Cluster& c, NodeIndex n);
+  static int64_t score(const State& s, const Cluster&, NodeIndex n) {
+    return s.score.empty() ? 0 : s.score[n];
+  }
+  // detail: the VolumeConflict set.
+  static std::vector<std::string> reasons(const State&, const Cluster&, NodeIndex,
+                                          const NodeStatus& status, const ReasonContext& ctx);
+  // The claims, resolved against the cluster's storage.
+  static PodClaims claims(const State& s, const Cluster& c);
+};
 
 }  // namespace tightpack::plugins

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "tightpack/cluster.hpp"
+#include "tightpack/framework/plugin.hpp"
 #include "tightpack/model.hpp"
 #include "tightpack/plugins/storage_state.hpp"
 
@@ -35,5 +37,29 @@ bool disks_conflict(const std::vector<PodVolume>& disks, const PodStorage& other
 // conflictingPVCRefCountForPod: the pod's claim volumes (by name, as
 // upstream counts them) that name one of the ReadWriteOncePod claims.
 int64_t read_write_once_pod_refs(const std::vector<std::string>& claims, const PodStorage& other);
+
+// Its Filter has two parts: the disks, which read the node's pods (here),
+// and the ReadWriteOncePod claims, whose users are counted over the whole
+// cluster as topology domains are (the framework's domain filters).
+struct VolumeRestrictionsPlugin {
+  static constexpr Plugin kId = Plugin::VolumeRestrictions;
+  struct State {
+    std::optional<PreFilterFailure> failure;
+    std::vector<PodVolume> disks;
+    std::string ns;                                // the pod's
+    std::vector<std::string> read_write_once_pod;  // claim names in `ns`
+  };
+  static State prepare(const PlanContext& ctx);
+  static const std::optional<PreFilterFailure>& prefilter_failure(const State& s) {
+    return s.failure;
+  }
+  static bool can_reject(const State& s) { return !s.disks.empty(); }
+  static NodeStatus filter(const State& s, const Cluster& c, NodeIndex n, const Relief* relief);
+  // How many of the pod's ReadWriteOncePod claims a bound pod uses already.
+  static int64_t read_write_once_pod_in_use(const State& s, const Cluster& c);
+  // detail 1: the ReadWriteOncePod part rejected the node.
+  static std::vector<std::string> reasons(const State&, const Cluster&, NodeIndex,
+                                          const NodeStatus& status, const ReasonContext& ctx);
+};
 
 }  // namespace tightpack::plugins

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "tightpack/cluster.hpp"
+#include "tightpack/framework/plugin.hpp"
 #include "tightpack/model.hpp"
 #include "tightpack/plugins/storage_state.hpp"
 
@@ -30,5 +32,26 @@ struct VolumeZonePreFilter {
 std::optional<VolumeZonePreFilter> volume_zone_prefilter(const StorageState& s, const Pod& pod);
 
 bool volume_zone_admits(const std::vector<VolumeTopology>& topologies, const Labels& node_labels);
+
+struct VolumeZonePlugin {
+  static constexpr Plugin kId = Plugin::VolumeZone;
+  struct State {
+    std::optional<PreFilterFailure> failure;
+    std::vector<VolumeTopology> topologies;
+  };
+  static State prepare(const PlanContext& ctx);
+  static const std::optional<PreFilterFailure>& prefilter_failure(const State& s) {
+    return s.failure;
+  }
+  static bool can_reject(const State& s) { return !s.topologies.empty(); }
+  static NodeStatus filter(const State& s, const Cluster& c, NodeIndex n) {
+    if (volume_zone_admits(s.topologies, c.node(n).labels)) return {};
+    return NodeStatus{Code::UnschedulableAndUnresolvable, kId};
+  }
+  static std::vector<std::string> reasons(const State&, const Cluster&, NodeIndex,
+                                          const NodeStatus&, const ReasonContext&) {
+    return {kVolumeZoneReason};
+  }
+};
 
 }  // namespace tightpack::plugins
