@@ -9,6 +9,7 @@
 
 #include "tightpack/go_int.hpp"
 #include "tightpack/plugins/cohort.hpp"
+#include "tightpack/plugins/volume_binding.hpp"
 #include "tightpack/pod_resources.hpp"
 #include "tightpack/timestamp.hpp"
 
@@ -31,7 +32,7 @@ struct PodMetaLess {
 // that what InterPodAffinity remembers per copy is remembered once.
 class AffinityTermsCache {
  public:
-  std::shared_ptr<const plugins::AffinityTerms> of(const Pod& pod) {
+  std::shared_ptr<const AffinityTerms> of(const Pod& pod) {
     if (pod.pod_affinity_terms.empty()) return nullptr;
     size_t h = std::hash<std::string>{}(pod.ns);
     for (const auto& t : pod.pod_affinity_terms) {
@@ -44,14 +45,13 @@ class AffinityTermsCache {
       if (other.ns == pod.ns && other.pod_affinity_terms == pod.pod_affinity_terms)
         return it->second.second;
     }
-    auto terms = plugins::affinity_terms(pod);
+    auto terms = affinity_terms(pod);
     seen_.emplace(h, std::make_pair(&pod, terms));
     return terms;
   }
 
  private:
-  std::unordered_multimap<size_t,
-                          std::pair<const Pod*, std::shared_ptr<const plugins::AffinityTerms>>>
+  std::unordered_multimap<size_t, std::pair<const Pod*, std::shared_ptr<const AffinityTerms>>>
       seen_;
 };
 
@@ -85,7 +85,7 @@ Result<Cluster> Cluster::build_impl(std::vector<Node> nodes, const PodList& pods
   Cluster c;
   c.objects_ = std::move(objects);
   c.owners_ = OwnerIndex(c.objects_);
-  c.storage_ = plugins::StorageState(c.objects_);
+  c.storage_ = StorageState(c.objects_);
   const size_t n = nodes.size();
   c.nodes_ = std::move(nodes);
   c.node_slot_.resize(n);
@@ -175,7 +175,7 @@ Result<Cluster> Cluster::build_impl(std::vector<Node> nodes, const PodList& pods
                    pod.volumes.empty() ? nullptr : c.storage_.storage_of(pod),
                    terms.of(pod)};
     if (bound.storage && !bound.storage->delayed_claims.empty()) {
-      auto copy = std::make_shared<plugins::PodStorage>(*bound.storage);
+      auto copy = std::make_shared<PodStorage>(*bound.storage);
       copy->delayed_claims.clear();
       bound.storage = std::move(copy);
     }
@@ -254,7 +254,7 @@ std::array<std::vector<int64_t>*, 12> Cluster::int64_columns() {
 void Cluster::forget_counts_of(const BoundPod& pod) {
   if (pod.affinity) {
     --affinity_pods_;
-    if (plugins::reads_namespace_labels(*pod.affinity)) --namespace_label_readers_;
+    if (reads_namespace_labels(*pod.affinity)) --namespace_label_readers_;
   }
   if (pod.storage) {
     for (const auto& key : pod.storage->claim_keys) --claim_users_[key];
@@ -606,7 +606,7 @@ void Cluster::place(NodeIndex n, BoundPod pod) {
   if (pod.affinity) {
     ++affinity_pods_;
     affinity_positions_[n].push_back(static_cast<uint32_t>(pods_[n].size()));
-    if (plugins::reads_namespace_labels(*pod.affinity)) ++namespace_label_readers_;
+    if (reads_namespace_labels(*pod.affinity)) ++namespace_label_readers_;
     ++affinity_epoch_;
     ++affinity_generation_[n];
   }
@@ -614,8 +614,9 @@ void Cluster::place(NodeIndex n, BoundPod pod) {
   if (pod.storage) {
     for (const auto& key : pod.storage->claim_keys) ++claim_users_[key];
     if (pod.storage->in_tree) ++in_tree_volume_pods_;
-    if (!pod.storage->delayed_claims.empty()) storage_.assume(*pod.storage, nodes_[n]);
-    plugins::add_attached_volumes(attached_[n], *pod.storage);
+    if (!pod.storage->delayed_claims.empty())
+      plugins::assume_pod_volumes(storage_, *pod.storage, nodes_[n]);
+    add_attached_volumes(attached_[n], *pod.storage);
   }
   pods_[n].push_back(std::move(pod));
 }
@@ -653,7 +654,7 @@ void Cluster::remove(NodeIndex n, const std::vector<size_t>& positions) {
   if (!attached_[n].empty()) {
     attached_[n].clear();
     for (const BoundPod& pod : pods_[n]) {
-      if (pod.storage) plugins::add_attached_volumes(attached_[n], *pod.storage);
+      if (pod.storage) add_attached_volumes(attached_[n], *pod.storage);
     }
   }
 }

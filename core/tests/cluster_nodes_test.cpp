@@ -11,9 +11,9 @@
 
 #include "decision_by_name.hpp"
 #include "test_util.hpp"
+#include "tightpack/affinity_terms.hpp"
 #include "tightpack/cluster.hpp"
 #include "tightpack/framework/framework.hpp"
-#include "tightpack/plugins/affinity_terms.hpp"
 #include "tightpack/plugins/cohort.hpp"
 #include "tightpack/profile.hpp"
 
@@ -136,7 +136,7 @@ class NodeChurn {
                     0,
                     std::make_shared<const PodMeta>(PodMeta{p.ns, p.labels, false}),
                     nullptr,
-                    plugins::affinity_terms(p)};
+                    affinity_terms(p)};
   }
 
   int uniform(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }

@@ -13,11 +13,11 @@
 #include <unordered_map>
 #include <vector>
 
+#include "tightpack/affinity_terms.hpp"
 #include "tightpack/error.hpp"
 #include "tightpack/model.hpp"
 #include "tightpack/objects.hpp"
-#include "tightpack/plugins/affinity_terms.hpp"
-#include "tightpack/plugins/storage_state.hpp"
+#include "tightpack/storage_state.hpp"
 #include "tightpack/string_pool.hpp"
 
 namespace tightpack {
@@ -71,10 +71,10 @@ struct BoundPod {
   std::shared_ptr<const PodMeta> meta;
   // What it holds of the storage (claims, attached volumes, disks); null
   // for none.
-  std::shared_ptr<const plugins::PodStorage> storage;
+  std::shared_ptr<const PodStorage> storage;
   // Its inter-pod (anti-)affinity terms, which filter and score other pods;
   // null for none.
-  std::shared_ptr<const plugins::AffinityTerms> affinity;
+  std::shared_ptr<const AffinityTerms> affinity;
 };
 
 struct ImageState {
@@ -119,7 +119,7 @@ class Cluster {
   const OwnerIndex& owners() const { return owners_; }
   // The storage objects as the volume plugins see them, with what
   // VolumeBinding assumed for the pods placed since the cluster was built.
-  const plugins::StorageState& storage() const { return storage_; }
+  const StorageState& storage() const { return storage_; }
   // How many bound pods use the claim namespace/name in a persistentVolumeClaim
   // volume (the snapshot's used-claim set).
   int64_t claim_users(const std::string& key) const;
@@ -325,7 +325,7 @@ class Cluster {
   InstanceId instance_;
   ApiObjects objects_;
   OwnerIndex owners_;
-  plugins::StorageState storage_;
+  StorageState storage_;
   std::unordered_map<std::string, int64_t> claim_users_;
   int64_t in_tree_volume_pods_ = 0;
   std::vector<std::vector<HostPort>> ports_;

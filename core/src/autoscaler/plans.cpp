@@ -30,7 +30,7 @@ std::vector<uint32_t> scheduling_classes(const std::vector<const Pod*>& pods) {
 
 BoundPod unreserved(BoundPod pod) {
   if (pod.storage && !pod.storage->delayed_claims.empty()) {
-    auto storage = std::make_shared<plugins::PodStorage>(*pod.storage);
+    auto storage = std::make_shared<PodStorage>(*pod.storage);
     storage->delayed_claims.clear();
     pod.storage = std::move(storage);
   }

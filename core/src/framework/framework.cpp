@@ -28,9 +28,9 @@ Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Po
   if (pod.resource_claims && profile.dra_post_filter) {  // DynamicResources is enabled
     return Error{"", unsupported(plan.key_, "resource claims (DynamicResources)")};
   }
-  plan.affinity_terms_ = plugins::affinity_terms(pod);
+  plan.affinity_terms_ = affinity_terms(pod);
   if (uses(Plugin::InterPodAffinity) && !c.objects().namespaces_listed &&
-      ((plan.affinity_terms_ && plugins::reads_namespace_labels(*plan.affinity_terms_)) ||
+      ((plan.affinity_terms_ && reads_namespace_labels(*plan.affinity_terms_)) ||
        c.namespace_label_readers() > 0)) {
     return Error{
         "", unsupported(plan.key_,

@@ -328,6 +328,44 @@ int64_t volume_binding_score(const NodeVolumes& v,
       std::round(static_cast<double>(sum) / static_cast<double>(classes.size())));
 }
 
+namespace {
+
+// The claims of a pod that still wait for their first consumer (unbound,
+// of a WaitForFirstConsumer class), as FindPodVolumes takes them.
+PodClaims unbound_delayed_claims(const StorageState& s, const PodStorage& pod) {
+  PodClaims claims;
+  for (const std::string& key : pod.delayed_claims) {
+    const PersistentVolumeClaim* c = s.claim_by_key(key);
+    if (c && c->volume_name.empty() && s.delay_binding(*c)) claims.delayed.push_back(c);
+  }
+  return claims;
+}
+
+}  // namespace
+
+BindingPlan binding_plan(const StorageState& s, const PodStorage& pod, const Node& node) {
+  BindingPlan plan;
+  if (pod.delayed_claims.empty()) return plan;
+  NodeVolumes found = find_pod_volumes(s, unbound_delayed_claims(s, pod), node);
+  plan.conflicts = found.conflicts != 0;
+  if (plan.conflicts) return plan;
+  for (const auto& [claim, pv] : found.static_bindings)
+    plan.static_bindings.emplace_back(claim->key(), pv->name);
+  for (const auto& [claim, capacity] : found.provisions) plan.provisions.push_back(claim->key());
+  return plan;
+}
+
+void assume_pod_volumes(StorageState& s, const PodStorage& pod, const Node& node) {
+  if (pod.delayed_claims.empty()) return;
+  // AssumePodVolumes: the claims FindPodVolumes matched with a volume bind
+  // it (its claimRef), the others are provisioned on this node.
+  const NodeVolumes found = find_pod_volumes(s, unbound_delayed_claims(s, pod), node);
+  if (found.conflicts)
+    return;  // placed where VolumeBinding did not decide (a what-if): nothing to assume
+  for (const auto& [claim, pv] : found.static_bindings) s.assume_bound(*pv, *claim);
+  for (const auto& [claim, capacity] : found.provisions) s.assume_provisioned(*claim, node.name);
+}
+
 VolumeBindingPlugin::State VolumeBindingPlugin::prepare(const PlanContext& ctx) {
   State s;
   if (ctx.pod.volumes.empty() || !ctx.profile.filter_enabled(kId)) return s;

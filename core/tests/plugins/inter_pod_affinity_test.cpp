@@ -322,7 +322,7 @@ TEST(InterPodAffinityCounts, TheLabelIndexCountEqualsTheNodeByNodeCount) {
                 affinity.c_str(), pick({"default", "other"}))));
     }
     const Pod in = testing::pod_from_json(incoming(labels().c_str(), terms().c_str()));
-    const auto own = plugins::affinity_terms(in);
+    const auto own = affinity_terms(in);
     if (!own) continue;
     auto full = Cluster::build(nodes, pods, ApiObjects{});
     auto empty = Cluster::build(nodes, std::vector<Pod>{}, ApiObjects{});

@@ -152,10 +152,10 @@ TEST(DecodeStorage, ClassesDefaultToImmediate) {
       "allowedTopologies": [{"matchLabelExpressions": [{"key": "topology.kubernetes.io/zone", "values": ["a", "b"]}]}]})");
   EXPECT_TRUE(sc.wait_for_first_consumer);
   ASSERT_EQ(sc.allowed_topologies.size(), 1u);
-  EXPECT_TRUE(plugins::topology_matches(sc.allowed_topologies,
-                                        labels({{"topology.kubernetes.io/zone", "b"}})));
-  EXPECT_FALSE(plugins::topology_matches(sc.allowed_topologies,
-                                         labels({{"topology.kubernetes.io/zone", "c"}})));
+  EXPECT_TRUE(
+      topology_matches(sc.allowed_topologies, labels({{"topology.kubernetes.io/zone", "b"}})));
+  EXPECT_FALSE(
+      topology_matches(sc.allowed_topologies, labels({{"topology.kubernetes.io/zone", "c"}})));
 }
 
 TEST(DecodeStorage, BadInputNamesTheObjectAndField) {

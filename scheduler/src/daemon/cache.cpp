@@ -349,7 +349,7 @@ void ClusterCache::place(const std::string& key, const PodRecord& rec, NodeIndex
         rfc3339_seconds(p.start_time).value_or(0),
         std::make_shared<const PodMeta>(PodMeta{p.ns, p.labels, !p.deletion_timestamp.empty()}),
         p.volumes.empty() ? nullptr : cluster_->storage().storage_of(p),
-        plugins::affinity_terms(p)};
+        affinity_terms(p)};
   }
   cluster_->place(n, std::move(*bound));
   placed_[key] = cluster_->name(n);

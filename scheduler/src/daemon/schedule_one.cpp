@@ -96,7 +96,8 @@ void Scheduler::schedule_one(const std::string& key) {
     const auto storage = cluster.storage().storage_of(pod);
     if (storage && !storage->delayed_claims.empty()) {
       const std::string node = cluster.name(*d.chosen);
-      BindingPlan claims = cluster.storage().binding_plan(*storage, cluster.node(*d.chosen));
+      BindingPlan claims =
+          plugins::binding_plan(cluster.storage(), *storage, cluster.node(*d.chosen));
       if (claims.conflicts) {
         // Filter accepted the node, so this is a defect: say so rather than guess.
         metrics_.attempt(profile_name, Metrics::Result::Error, seconds_since(started));

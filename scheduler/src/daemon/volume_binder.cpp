@@ -112,7 +112,7 @@ VolumeBindingWait::Check VolumeBindingWait::check(const ObjectStore& objects, co
     const PersistentVolumeClaim* pvc = objects.claim(claim_key);
     if (!pv) return failed("failed to check binding: PV " + volume + " not found");
     if (!pvc) return failed("failed to check binding: PVC " + claim_key + " not found");
-    if (!plugins::volume_node_affinity_matches(*pv, node->labels)) {
+    if (!volume_node_affinity_matches(*pv, node->labels)) {
       return failed("pv \"" + volume + "\" node affinity doesn't match node \"" + node_ + "\"");
     }
     // The watch behind our write: wait for it.
@@ -144,7 +144,7 @@ VolumeBindingWait::Check VolumeBindingWait::check(const ObjectStore& objects, co
         bound = false;  // the volume not seen yet
         continue;
       }
-      if (!plugins::volume_node_affinity_matches(*pv, node->labels)) {
+      if (!volume_node_affinity_matches(*pv, node->labels)) {
         return failed("pv \"" + pv->name + "\" node affinity doesn't match node \"" + node_ + "\"");
       }
     }

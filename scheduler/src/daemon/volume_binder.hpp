@@ -17,11 +17,11 @@
 #include "daemon/object_store.hpp"
 #include "kube/api_client.hpp"
 #include "tightpack/model.hpp"
-#include "tightpack/plugins/storage_state.hpp"
+#include "tightpack/plugins/volume_binding.hpp"
 
 namespace tightpack::daemon {
 
-using BindingPlan = plugins::StorageState::BindingPlan;
+using plugins::BindingPlan;
 
 // The API writes of a plan (bindAPIUpdate): each object read fresh and
 // written with its resourceVersion as a precondition, so that a volume

@@ -232,7 +232,7 @@ class PodPlan {
   mutable std::optional<plugins::SpreadCounts> spread_;
   // InterPodAffinity, when the profile runs it: the pod's terms, the
   // plugin's position in the filter order, and its counts.
-  std::shared_ptr<const plugins::AffinityTerms> affinity_terms_;
+  std::shared_ptr<const AffinityTerms> affinity_terms_;
   uint8_t inter_pod_position_ = UINT8_MAX;
   mutable std::optional<plugins::AffinityCounts> inter_pod_;
   // The PreFilter that rejected every node, first in the profile's order.
@@ -246,7 +246,7 @@ class PodPlan {
   // (with_domain_filters).
   uint8_t restrictions_position_ = UINT8_MAX;
   // The pod's volumes as the placed pod carries them; null without volumes.
-  std::shared_ptr<const plugins::PodStorage> storage_;
+  std::shared_ptr<const PodStorage> storage_;
 
   // decide() remembers filter() and the pod-dependent scores per node until
   // the node's generation changes, so that after a placement only that node

@@ -49,8 +49,8 @@ namespace tightpack {
 
 namespace plugins {
 class RequiredNodeAffinity;
+}
 struct PodStorage;
-}  // namespace plugins
 
 // What a plugin's prepare reads: the pod, the cluster and profile the plan
 // is made for, and what the framework parsed once for several plugins.
@@ -68,7 +68,7 @@ struct PlanContext {
   // nodes it admits.
   const plugins::RequiredNodeAffinity& required;
   // Its volumes as the storage state reads them; null when it has none.
-  const plugins::PodStorage* storage = nullptr;
+  const PodStorage* storage = nullptr;
 };
 
 // A PreFilter that restricts the nodes to some names (NodeName, and

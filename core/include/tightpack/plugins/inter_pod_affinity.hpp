@@ -24,11 +24,11 @@
 #include <unordered_map>
 #include <vector>
 
+#include "tightpack/affinity_terms.hpp"
 #include "tightpack/cluster.hpp"
 #include "tightpack/labels.hpp"
 #include "tightpack/model.hpp"
 #include "tightpack/objects.hpp"
-#include "tightpack/plugins/affinity_terms.hpp"
 #include "tightpack/pointer_memo.hpp"
 #include "tightpack/profile.hpp"
 

@@ -18,7 +18,7 @@
 #include "tightpack/framework/plugin.hpp"
 #include "tightpack/model.hpp"
 #include "tightpack/objects.hpp"
-#include "tightpack/plugins/storage_state.hpp"
+#include "tightpack/storage_state.hpp"
 
 namespace tightpack::plugins {
 
@@ -103,6 +103,22 @@ const PersistentVolume* find_matching_volume(const PersistentVolumeClaim& claim,
 // `shape` is (utilization, score × 10) points; empty means no scorer.
 int64_t volume_binding_score(const NodeVolumes& v,
                              const std::vector<std::pair<int64_t, int64_t>>& shape);
+
+// What VolumeBinding's PreBind writes for a pod placed on a node
+// (BindPodVolumes): each volume FindPodVolumes matched to a claim gets the
+// claim as its claimRef, each claim to provision the node as its
+// volume.kubernetes.io/selected-node. Empty for a pod without claims that
+// wait for their first consumer.
+struct BindingPlan {
+  std::vector<std::pair<std::string, std::string>> static_bindings;  // (namespace/claim, volume)
+  std::vector<std::string> provisions;                               // namespace/claim
+  bool conflicts = false;  // the node is not one VolumeBinding's Filter accepts
+  bool empty() const { return static_bindings.empty() && provisions.empty(); }
+};
+BindingPlan binding_plan(const StorageState& s, const PodStorage& pod, const Node& node);
+
+// VolumeBinding's Reserve (AssumePodVolumes) for a pod placed on a node.
+void assume_pod_volumes(StorageState& s, const PodStorage& pod, const Node& node);
 
 struct VolumeBindingPlugin {
   static constexpr Plugin kId = Plugin::VolumeBinding;

@@ -10,7 +10,7 @@
 #include "tightpack/cluster.hpp"
 #include "tightpack/framework/plugin.hpp"
 #include "tightpack/model.hpp"
-#include "tightpack/plugins/storage_state.hpp"
+#include "tightpack/storage_state.hpp"
 
 namespace tightpack::plugins {
 

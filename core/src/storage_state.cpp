@@ -1,11 +1,10 @@
-#include "tightpack/plugins/storage_state.hpp"
+#include "tightpack/storage_state.hpp"
 
 #include <algorithm>
 
 #include "tightpack/plugins/node_affinity.hpp"
-#include "tightpack/plugins/volume_binding.hpp"
 
-namespace tightpack::plugins {
+namespace tightpack {
 namespace {
 
 // csi-translation-lib's in-tree plugin names and the drivers they migrate to.
@@ -58,7 +57,7 @@ std::string claim_name(const Pod& pod, const PodVolume& v) {
 bool volume_node_affinity_matches(const PersistentVolume& pv, const Labels& node_labels) {
   if (!pv.node_affinity) return true;
   for (const NodeSelectorTerm& term : *pv.node_affinity) {
-    if (NodeSelectorTermMatcher(term).matches_labels(node_labels)) return true;
+    if (plugins::NodeSelectorTermMatcher(term).matches_labels(node_labels)) return true;
   }
   return false;
 }
@@ -217,48 +216,23 @@ std::shared_ptr<const PodStorage> StorageState::storage_of(const Pod& pod) const
   return std::make_shared<const PodStorage>(std::move(s));
 }
 
-PodClaims StorageState::unbound_delayed_claims(const PodStorage& pod) const {
-  PodClaims claims;
-  for (const std::string& key : pod.delayed_claims) {
-    const PersistentVolumeClaim* c = lookup(claims_, claim_by_key_, key);
-    if (c && c->volume_name.empty() && delay_binding(*c)) claims.delayed.push_back(c);
-  }
-  return claims;
+const PersistentVolumeClaim* StorageState::claim_by_key(std::string_view key) const {
+  return lookup(claims_, claim_by_key_, key);
 }
 
-StorageState::BindingPlan StorageState::binding_plan(const PodStorage& pod,
-                                                     const Node& node) const {
-  BindingPlan plan;
-  if (pod.delayed_claims.empty()) return plan;
-  NodeVolumes found = find_pod_volumes(*this, unbound_delayed_claims(pod), node);
-  plan.conflicts = found.conflicts != 0;
-  if (plan.conflicts) return plan;
-  for (const auto& [claim, pv] : found.static_bindings)
-    plan.static_bindings.emplace_back(claim->key(), pv->name);
-  for (const auto& [claim, capacity] : found.provisions) plan.provisions.push_back(claim->key());
-  return plan;
-}
-
-void StorageState::assume(const PodStorage& pod, const Node& node) {
-  if (pod.delayed_claims.empty()) return;
-  // AssumePodVolumes: the claims FindPodVolumes matched with a volume bind
-  // it (its claimRef), the others are provisioned on this node.
-  NodeVolumes found = find_pod_volumes(*this, unbound_delayed_claims(pod), node);
-  if (found.conflicts)
-    return;  // placed where VolumeBinding did not decide (a what-if): nothing to assume
-  for (const auto& [claim, pv] : found.static_bindings) {
-    PersistentVolume& v = volumes_[static_cast<size_t>(pv - volumes_.data())];
-    if (!v.claim_ref || v.claim_ref->ns != claim->ns || v.claim_ref->name != claim->name ||
-        v.claim_ref->uid != claim->uid) {
-      v.claim_ref = ClaimReference{claim->ns, claim->name, claim->uid};
-      ++epoch_;
-    }
-  }
-  for (const auto& [claim, capacity] : found.provisions) {
-    PersistentVolumeClaim& c = claims_[static_cast<size_t>(claim - claims_.data())];
-    c.selected_node = node.name;
+void StorageState::assume_bound(const PersistentVolume& volume,
+                                const PersistentVolumeClaim& claim) {
+  PersistentVolume& v = volumes_[static_cast<size_t>(&volume - volumes_.data())];
+  if (!v.claim_ref || v.claim_ref->ns != claim.ns || v.claim_ref->name != claim.name ||
+      v.claim_ref->uid != claim.uid) {
+    v.claim_ref = ClaimReference{claim.ns, claim.name, claim.uid};
     ++epoch_;
   }
 }
 
-}  // namespace tightpack::plugins
+void StorageState::assume_provisioned(const PersistentVolumeClaim& claim, const std::string& node) {
+  claims_[static_cast<size_t>(&claim - claims_.data())].selected_node = node;
+  ++epoch_;
+}
+
+}  // namespace tightpack

@@ -1,8 +1,8 @@
-#include "tightpack/plugins/affinity_terms.hpp"
+#include "tightpack/affinity_terms.hpp"
 
 #include <algorithm>
 
-namespace tightpack::plugins {
+namespace tightpack {
 namespace {
 
 constexpr const char* kMetadataNameLabel = "kubernetes.io/metadata.name";
@@ -65,4 +65,4 @@ bool reads_namespace_labels(const AffinityTerms& terms) {
   return false;
 }
 
-}  // namespace tightpack::plugins
+}  // namespace tightpack

@@ -18,7 +18,7 @@
 #include "tightpack/model.hpp"
 #include "tightpack/objects.hpp"
 
-namespace tightpack::plugins {
+namespace tightpack {
 
 // ephemeral.VolumeClaimName: the claim of a generic ephemeral volume.
 std::string claim_name(const Pod& pod, const PodVolume& v);
@@ -71,8 +71,6 @@ inline void add_attached_volumes(std::vector<const std::pair<std::string, std::s
   }
 }
 
-struct PodClaims;  // volume_binding.hpp
-
 class StorageState {
  public:
   StorageState() = default;
@@ -115,29 +113,17 @@ class StorageState {
   // What a pod about to be bound holds.
   std::shared_ptr<const PodStorage> storage_of(const Pod& pod) const;
 
-  // What VolumeBinding's PreBind writes for a pod placed on a node
-  // (BindPodVolumes): each volume FindPodVolumes matched to a claim gets the
-  // claim as its claimRef, each claim to provision the node as its
-  // volume.kubernetes.io/selected-node. Empty for a pod without claims that
-  // wait for their first consumer.
-  struct BindingPlan {
-    std::vector<std::pair<std::string, std::string>> static_bindings;  // (namespace/claim, volume)
-    std::vector<std::string> provisions;                               // namespace/claim
-    bool conflicts = false;  // the node is not one VolumeBinding's Filter accepts
-    bool empty() const { return static_bindings.empty() && provisions.empty(); }
-  };
-  BindingPlan binding_plan(const PodStorage& pod, const Node& node) const;
-
-  // VolumeBinding's Reserve (AssumePodVolumes) for a pod placed on a node.
-  void assume(const PodStorage& pod, const Node& node);
+  // A claim by its namespace/name key.
+  const PersistentVolumeClaim* claim_by_key(std::string_view key) const;
+  // VolumeBinding's assumptions (plugins/volume_binding.hpp), on objects of
+  // this state: a volume matched to a claim gets it as its claimRef, a claim
+  // to provision the chosen node's name.
+  void assume_bound(const PersistentVolume& volume, const PersistentVolumeClaim& claim);
+  void assume_provisioned(const PersistentVolumeClaim& claim, const std::string& node);
   // Changes with every assumption: plans that read unbound claims are stale.
   uint64_t epoch() const { return epoch_; }
 
  private:
-  // The claims of a pod that still wait for their first consumer (unbound,
-  // of a WaitForFirstConsumer class), as FindPodVolumes takes them.
-  PodClaims unbound_delayed_claims(const PodStorage& pod) const;
-
   std::vector<PersistentVolumeClaim> claims_;
   std::vector<PersistentVolume> volumes_;
   std::vector<StorageClass> classes_;
@@ -159,4 +145,4 @@ class StorageState {
   uint64_t epoch_ = 0;
 };
 
-}  // namespace tightpack::plugins
+}  // namespace tightpack

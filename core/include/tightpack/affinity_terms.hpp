@@ -13,7 +13,7 @@
 #include "tightpack/model.hpp"
 #include "tightpack/objects.hpp"
 
-namespace tightpack::plugins {
+namespace tightpack {
 
 // fwk.AffinityTerm: one term with its selectors built and its namespaces
 // resolved against the pod that holds it.
@@ -59,4 +59,4 @@ Labels namespace_labels(const ApiObjects& objects, const std::string& ns);
 // cannot be judged.
 bool reads_namespace_labels(const AffinityTerms& terms);
 
-}  // namespace tightpack::plugins
+}  // namespace tightpack
