@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "tightpack/plugins/node_affinity.hpp"
+#include "tightpack/node_affinity_terms.hpp"
 
 namespace tightpack {
 namespace {
@@ -57,7 +57,7 @@ std::string claim_name(const Pod& pod, const PodVolume& v) {
 bool volume_node_affinity_matches(const PersistentVolume& pv, const Labels& node_labels) {
   if (!pv.node_affinity) return true;
   for (const NodeSelectorTerm& term : *pv.node_affinity) {
-    if (plugins::NodeSelectorTermMatcher(term).matches_labels(node_labels)) return true;
+    if (NodeSelectorTermMatcher(term).matches_labels(node_labels)) return true;
   }
   return false;
 }

@@ -4,7 +4,7 @@
 #include <cctype>
 #include <set>
 
-#include "tightpack/plugins/node_affinity.hpp"
+#include "tightpack/node_affinity_terms.hpp"
 
 namespace tightpack::advice {
 namespace {
@@ -115,7 +115,7 @@ std::vector<PoolIntent> pool_intent(const Pod& pod,
   const PodKind kind = pod_kind(pod);
   const std::set<std::string> hub_pools =
       hub ? std::set<std::string>{} : pools_with_hub_pods(snapshot, pools);
-  const plugins::RequiredNodeAffinity required(pod);
+  const RequiredNodeAffinity required(pod);
   // A selector that picks some pools over others is the owner's own choice:
   // the pools it admits are meant, whatever they offer.
   const bool chosen = std::any_of(templates.begin(), templates.end(),

@@ -7,7 +7,7 @@
 #include <algorithm>
 
 #include "tightpack/autoscaler/scenario.hpp"
-#include "tightpack/plugins/node_affinity.hpp"
+#include "tightpack/node_affinity_terms.hpp"
 
 namespace tightpack::autoscaler {
 namespace {
@@ -103,7 +103,7 @@ Node renamed_copy(const Node& from, std::string name) {
 }
 
 bool daemon_set_runs_on(const Pod& pod, const Node& node) {
-  if (!plugins::RequiredNodeAffinity(pod).matches(node)) return false;
+  if (!RequiredNodeAffinity(pod).matches(node)) return false;
   const std::vector<Toleration> tolerations = daemon_tolerations(pod.tolerations);
   for (const Taint& t : node.taints) {
     if (t.effect != "NoSchedule" && t.effect != "NoExecute") continue;

@@ -5,8 +5,8 @@
 
 #include "tightpack/go_int.hpp"
 #include "tightpack/kube_release.hpp"
+#include "tightpack/node_affinity_terms.hpp"
 #include "tightpack/plugins/inter_pod_affinity.hpp"
-#include "tightpack/plugins/node_affinity.hpp"
 
 namespace tightpack {
 namespace {
@@ -58,7 +58,7 @@ Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Po
   plan.usage_ = c.usage_of(pod);
 
   const size_t n = c.size();
-  plugins::RequiredNodeAffinity required(pod);
+  RequiredNodeAffinity required(pod);
   required.bind(c);
   const PlanContext ctx{
       c, profile, pod, plan.usage_, use == Use::kFirstFit, required, plan.storage_.get()};

@@ -9,7 +9,7 @@
 #include "tightpack/decode.hpp"
 #include "tightpack/framework/framework.hpp"
 #include "tightpack/kube_release.hpp"
-#include "tightpack/plugins/node_affinity.hpp"
+#include "tightpack/node_affinity_terms.hpp"
 #include "tightpack/replay.hpp"
 #include "tightpack/what_if/what_if.hpp"
 
@@ -204,7 +204,7 @@ Result<Placement> WhatIfCluster::place(const Pod& pod, int64_t replicas, const P
 
 std::vector<Placement::ToleratedPoolTaint> WhatIfCluster::tolerated_pool_taints(
     const Pod& pod) const {
-  plugins::RequiredNodeAffinity required(pod);
+  RequiredNodeAffinity required(pod);
   required.bind(cluster_);
   // The pools the pod's required affinity admits a node of.
   std::set<std::string> admitted;

@@ -73,7 +73,7 @@ TEST(PluginTypes, TaintTolerationJudgesEachTaintSetOnce) {
   const Cluster c = tainted_cluster();
   const Pod pod = make_pod("p", {resources({{"cpu", 100}})});
   const Profile profile = default_profile();
-  const plugins::RequiredNodeAffinity required(pod);
+  const RequiredNodeAffinity required(pod);
   const plugins::TaintTolerationPlugin::State s = plugins::TaintTolerationPlugin::prepare(
       PlanContext{c, profile, pod, c.usage_of(pod), false, required});
   EXPECT_EQ(s.untolerated.size(), c.taint_set_count());
@@ -96,7 +96,7 @@ TEST(PluginTypes, NodeAffinityFailsOnlyAProfileThatScoresWithIt) {
   Pod pod = make_pod("p", {resources({{"cpu", 100}})});
   pod.node_affinity.preferred.push_back(
       PreferredSchedulingTerm{5, NodeSelectorTerm{{{"pool", "Gt", {"x"}}}, {}}});
-  const plugins::RequiredNodeAffinity required(pod);
+  const RequiredNodeAffinity required(pod);
   Profile scoring = default_profile();
   auto failed = plugins::NodeAffinityPlugin::prepare(
       PlanContext{c, scoring, pod, c.usage_of(pod), false, required});
@@ -117,7 +117,7 @@ TEST(PluginTypes, NodeAffinityScoresByPreferredTermsAndFiltersByRequired) {
   pod.node_selector = labels({{"pool", "workers"}});
   pod.node_affinity.preferred.push_back(
       PreferredSchedulingTerm{7, NodeSelectorTerm{{{"pool", "In", {"core"}}}, {}}});
-  plugins::RequiredNodeAffinity required(pod);
+  RequiredNodeAffinity required(pod);
   required.bind(c);
   const Profile profile = default_profile();
   for (bool first_fit : {false, true}) {

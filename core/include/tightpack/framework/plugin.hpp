@@ -47,9 +47,7 @@
 
 namespace tightpack {
 
-namespace plugins {
 class RequiredNodeAffinity;
-}
 struct PodStorage;
 
 // What a plugin's prepare reads: the pod, the cluster and profile the plan
@@ -66,7 +64,7 @@ struct PlanContext {
   // The pod's nodeSelector and required node affinity, bound to the
   // cluster: NodeAffinity filters by it, PodTopologySpread counts the
   // nodes it admits.
-  const plugins::RequiredNodeAffinity& required;
+  const RequiredNodeAffinity& required;
   // Its volumes as the storage state reads them; null when it has none.
   const PodStorage* storage = nullptr;
 };
