@@ -84,7 +84,8 @@ int main(int argc, char** argv) {
       std::cerr << pod.key() << ": " << plan.error().what() << "\n";
       return 1;
     }
-    Decision d = decide(*plan, *cluster);
+    PlanScratch scratch;
+    Decision d = decide(*plan, *cluster, scratch);
     const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                         std::chrono::steady_clock::now() - start)
                         .count();

@@ -45,7 +45,8 @@ void BM_Decision(benchmark::State& state) {
   size_t feasible = 0;
   for (auto _ : state) {
     auto plan = PodPlan::make(cluster, profile, pod);
-    Decision d = decide(*plan, cluster);
+    PlanScratch scratch;
+    Decision d = decide(*plan, cluster, scratch);
     feasible = d.feasible.size();
     benchmark::DoNotOptimize(d.chosen);
   }
@@ -65,6 +66,7 @@ void BM_DecisionSameTemplate(benchmark::State& state) {
   Profile profile = profile_named(static_cast<int>(state.range(1)));
   Pod pod = dask_worker();
   auto plan = PodPlan::make(cluster, profile, pod);
+  PlanScratch scratch;
   Pod other = dask_worker();
   other.containers.mut()[0].requests = {{"cpu", 10}, {"memory", 10 * 1024 * 1024}};
   BoundPod small{"daskhub/small", 0, cluster.usage_of(other)};
@@ -77,7 +79,7 @@ void BM_DecisionSameTemplate(benchmark::State& state) {
       cluster.place(next, small);
     }
     next = (next + 7) % static_cast<NodeIndex>(cluster.size());
-    Decision d = decide(*plan, cluster);
+    Decision d = decide(*plan, cluster, scratch);
     benchmark::DoNotOptimize(d.chosen);
   }
   state.SetLabel(profile_label(static_cast<int>(state.range(1))));

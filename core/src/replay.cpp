@@ -280,7 +280,7 @@ json::object encode_decision(const PodPlan& plan, const Cluster& c, const Decisi
     for (size_t j = 0; j < d.feasible.size(); ++j) {
       json::object row;
       for (size_t k = 0; k < kScorePlugins.size(); ++k) {
-        if (plan.scores_with(kScorePlugins[k])) {
+        if (d.scoring[k]) {
           row[plugin_name(kScorePlugins[k])] = d.scores[j].weighted[k];
         }
       }
@@ -317,7 +317,8 @@ json::value run_scenario(const Scenario& s) {
       results.push_back(json::object{{"pod", pod.key()}, {"error", plan.error().what()}});
       continue;
     }
-    Decision d = decide(*plan, *cluster);
+    PlanScratch scratch;
+    Decision d = decide(*plan, *cluster, scratch);
     results.push_back(encode_decision(*plan, *cluster, d));
     if (d.chosen) cluster->place(*d.chosen, plan->bound(pod.key()));
   }

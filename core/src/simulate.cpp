@@ -10,14 +10,15 @@ namespace {
 
 class ReplicaIndex {
  public:
-  ReplicaIndex(const PodPlan& plan, const Cluster& c) : plan_(plan), c_(c), ranks_(c) {
+  ReplicaIndex(const PodPlan& plan, PlanScratch& scratch, const Cluster& c)
+      : plan_(plan), scratch_(scratch), c_(c), ranks_(c) {
     const size_t n = c.size();
     weight_ = score_weights(plan.profile());
     pod_dependent_ = plan.has_pod_dependent_scores(weight_);
     feasible_.assign(n, 0);
     total_.assign(n, 0);
     for (NodeIndex i = 0; i < n; ++i) {
-      if (plan.in_prefilter_set(i) && !plan.prefilter_conflict() && plan.filter(c, i).ok())
+      if (plan.in_prefilter_set(i) && !plan.prefilter_conflict() && plan.filter(scratch, c, i).ok())
         feasible_[i] = 1;
     }
     rebuild();
@@ -36,7 +37,7 @@ class ReplicaIndex {
   // The node just received a replica.
   void update(NodeIndex n) {
     order_.erase({-total_[n], ranks_.rank[n]});
-    if (!plan_.filter(c_, n).ok()) {
+    if (!plan_.filter(scratch_, c_, n).ok()) {
       feasible_[n] = 0;
       // The normalised scores move only when the maximum over feasible nodes does.
       if (by_max_.remove(plan_.raw_by_max(c_, n))) rebuild();
@@ -73,6 +74,7 @@ class ReplicaIndex {
   }
 
   const PodPlan& plan_;
+  PlanScratch& scratch_;
   const Cluster& c_;
   const NameRanks ranks_;
   ScoreVector weight_{};
@@ -92,8 +94,8 @@ namespace {
 // Places the replicas with an index (ReplicaIndex or SpreadReplicaIndex):
 // each further replica is an update of the node that received the last one.
 template <class Index>
-SimulationResult place_with(Index& index, Cluster& cluster, const PodPlan& plan, const Pod& pod,
-                            int64_t replicas) {
+SimulationResult place_with(Index& index, Cluster& cluster, const PodPlan& plan,
+                            PlanScratch& scratch, const Pod& pod, int64_t replicas) {
   SimulationResult result;
   result.replicas.reserve(static_cast<size_t>(std::max<int64_t>(replicas, 0)));
   for (int64_t r = 0; r < replicas; ++r) {
@@ -102,7 +104,7 @@ SimulationResult place_with(Index& index, Cluster& cluster, const PodPlan& plan,
     if (index.empty() || index.saw_invalid_score()) {
       // Nothing changes once a replica fails, so the first failure speaks for all.
       if (result.unschedulable_message.empty()) {
-        Decision d = decide(plan, cluster);
+        Decision d = decide(plan, cluster, scratch);
         result.unschedulable_message = d.error.empty() ? d.message : d.error;
         result.preemption = d.preemption;
       }
@@ -125,14 +127,16 @@ Result<SimulationResult> simulate_replicas(Cluster& cluster, const Profile& prof
                                            int64_t replicas) {
   auto plan = PodPlan::make(cluster, profile, pod);
   if (!plan) return plan.error();
+  PlanScratch scratch;
   const ScoreVector weight = score_weights(profile);
-  if (plan->reads_domains(weight) && SpreadReplicaIndex::applies(*plan, weight)) {
-    SpreadReplicaIndex index(*plan, cluster);
-    return place_with(index, cluster, *plan, pod, replicas);
+  const bool reads_domains = plan->reads_domains(scratch, cluster, weight);
+  if (reads_domains && SpreadReplicaIndex::applies(*plan, scratch, cluster, weight)) {
+    SpreadReplicaIndex index(*plan, scratch, cluster);
+    return place_with(index, cluster, *plan, scratch, pod, replicas);
   }
-  if (plan->reads_domains(weight) || plan->assumes_volumes()) {
+  if (reads_domains || plan->assumes_volumes()) {
     // A placement moves the counts of every node in its topology domains, so
-    // each replica is decided afresh (the plan's per-node caches still spare
+    // each replica is decided afresh (the scratch's per-node memos still spare
     // the nodes whose pods did not change); one that makes VolumeBinding
     // assume a claim changes what the next replica's plan reads.
     SimulationResult result;
@@ -145,7 +149,7 @@ Result<SimulationResult> simulate_replicas(Cluster& cluster, const Profile& prof
           plan = PodPlan::make(cluster, profile, pod);
           if (!plan) return plan.error();
         }
-        Decision d = decide(*plan, cluster);
+        Decision d = decide(*plan, cluster, scratch);
         if (d.chosen) {
           placement.node = *d.chosen;
           placement.tied = d.top.size();
@@ -159,8 +163,8 @@ Result<SimulationResult> simulate_replicas(Cluster& cluster, const Profile& prof
     }
     return result;
   }
-  ReplicaIndex index(*plan, cluster);
-  return place_with(index, cluster, *plan, pod, replicas);
+  ReplicaIndex index(*plan, scratch, cluster);
+  return place_with(index, cluster, *plan, scratch, pod, replicas);
 }
 
 }  // namespace tightpack

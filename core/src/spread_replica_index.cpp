@@ -4,12 +4,19 @@
 #include <limits>
 
 namespace tightpack {
-bool SpreadReplicaIndex::applies(const PodPlan& plan, const ScoreVector& weight) {
-  return plan.spread_counts() && plan.only_spread_reads_domains(weight);
+bool SpreadReplicaIndex::applies(const PodPlan& plan, PlanScratch& scratch, const Cluster& c,
+                                 const ScoreVector& weight) {
+  const plugins::SpreadState& spread = plan.state<Plugin::PodTopologySpread>();
+  return (!spread.hard.empty() || !spread.soft.empty()) &&
+         plan.only_reads_domains_through(Plugin::PodTopologySpread, scratch, c, weight);
 }
 
-SpreadReplicaIndex::SpreadReplicaIndex(const PodPlan& plan, const Cluster& c)
-    : plan_(plan), c_(c), spread_(*plan.spread_counts()), ranks_(c) {
+SpreadReplicaIndex::SpreadReplicaIndex(const PodPlan& plan, PlanScratch& scratch, const Cluster& c)
+    : plan_(plan),
+      scratch_(scratch),
+      c_(c),
+      spread_(plan.counts<Plugin::PodTopologySpread>(scratch, c)),
+      ranks_(c) {
   const size_t n = c.size();
   weight_ = score_weights(plan.profile());
   pod_dependent_ = plan.has_pod_dependent_scores(weight_);
@@ -19,7 +26,7 @@ SpreadReplicaIndex::SpreadReplicaIndex(const PodPlan& plan, const Cluster& c)
   key_of_.resize(n);
   for (NodeIndex i = 0; i < n; ++i) {
     fits_[i] = plan.in_prefilter_set(i) && !plan.prefilter_conflict() &&
-               plan.filter_without_spread(c, i).ok();
+               plan.filter_without(scratch, c, i, Plugin::PodTopologySpread).ok();
     if (fits_[i]) partial_[i] = partial_total(i);
     insert(i);
   }
@@ -67,7 +74,7 @@ void SpreadReplicaIndex::update(NodeIndex n) {
   spread_.signature_dependents(n, moved);
   for (NodeIndex m : moved) erase(m);
   spread_.sync_node(c_, n);
-  fits_[n] = plan_.filter_without_spread(c_, n).ok();
+  fits_[n] = plan_.filter_without(scratch_, c_, n, Plugin::PodTopologySpread).ok();
   if (fits_[n]) partial_[n] = partial_total(n);
   for (NodeIndex m : moved) insert(m);
   choose();

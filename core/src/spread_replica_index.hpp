@@ -25,9 +25,10 @@ class SpreadReplicaIndex {
  public:
   // Whether the plan's replicas can be placed by this index: PodTopologySpread
   // is the only plugin reading topology domains for it.
-  static bool applies(const PodPlan& plan, const ScoreVector& weight);
+  static bool applies(const PodPlan& plan, PlanScratch& scratch, const Cluster& c,
+                      const ScoreVector& weight);
 
-  SpreadReplicaIndex(const PodPlan& plan, const Cluster& c);
+  SpreadReplicaIndex(const PodPlan& plan, PlanScratch& scratch, const Cluster& c);
 
   bool empty() const { return !best_; }
   bool saw_invalid_score() const { return invalid_; }
@@ -54,6 +55,7 @@ class SpreadReplicaIndex {
   void choose();
 
   const PodPlan& plan_;
+  PlanScratch& scratch_;
   const Cluster& c_;
   plugins::SpreadCounts& spread_;
   ScoreVector weight_{};

@@ -16,8 +16,9 @@ inline std::map<std::string, std::string> decision_by_name(const Cluster& c, con
   static const Profile profile = default_profile();
   std::map<std::string, std::string> out;
   auto plan = PodPlan::make(c, profile, pod);
+  PlanScratch scratch;
   if (!plan) return {{"error", plan.error().what()}};
-  const Decision d = decide(*plan, c);
+  const Decision d = decide(*plan, c, scratch);
   for (size_t i = 0; i < d.filtered.size(); ++i) {
     out[c.name(d.filtered[i])] = std::to_string(static_cast<int>(d.statuses[i].code)) + "/" +
                                  std::to_string(static_cast<int>(d.statuses[i].plugin));

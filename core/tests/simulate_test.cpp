@@ -290,11 +290,12 @@ Reference decide_one_by_one(Cluster& c, const Profile& profile, const Pod& tmpl,
   Reference ref;
   for (int64_t r = 0; r < replicas; ++r) {
     auto plan = PodPlan::make(c, profile, tmpl);
+    PlanScratch scratch;
     if (!plan) {
       ADD_FAILURE() << plan.error().what();
       return ref;
     }
-    Decision d = decide(*plan, c);
+    Decision d = decide(*plan, c, scratch);
     ref.nodes.push_back(d.chosen);
     ref.tied.push_back(d.chosen ? d.top.size() : 0);
     if (!d.chosen && ref.message.empty()) {

@@ -145,6 +145,7 @@ TEST(ClusterCache, IncrementalClusterEqualsARebuildAfterRandomEvents) {
           // As the daemon assumes: the plan's copy of the pod.
           static const Profile profile = default_profile();
           auto plan = PodPlan::make(cache.cluster(), profile, rec->pod.pod);
+          PlanScratch scratch;
           ASSERT_TRUE(plan) << plan.error().what();
           cache.assume(key, target, plan->bound(key));
         }
@@ -293,8 +294,9 @@ TEST(ClusterCache, AClosedNodeTakesNoPodUntilItOpensAndTheNodeIsNotWritten) {
   auto choice = [&] {
     const Pod probe = pod("worker", 1000).pod;
     auto plan = PodPlan::make(cache.cluster(), profile, probe);
+    PlanScratch scratch;
     EXPECT_TRUE(plan) << plan.error().what();
-    const Decision d = decide(*plan, cache.cluster());
+    const Decision d = decide(*plan, cache.cluster(), scratch);
     return d.chosen ? cache.cluster().name(*d.chosen) : std::string("none");
   };
   ASSERT_EQ(cache.cluster().req_cpu()[cache.cluster().find("a")], 1000);

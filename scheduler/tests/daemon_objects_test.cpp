@@ -52,8 +52,9 @@ Pod notebook(const std::string& claim) {
 std::string verdict(Cluster& c, const Pod& pod) {
   static const Profile profile = default_profile();
   auto plan = PodPlan::make(c, profile, pod);
+  PlanScratch scratch;
   if (!plan) return "error: " + plan.error().what();
-  const Decision d = decide(*plan, c);
+  const Decision d = decide(*plan, c, scratch);
   return d.chosen ? "bound to " + c.name(*d.chosen) : d.message;
 }
 

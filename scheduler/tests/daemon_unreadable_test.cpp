@@ -99,16 +99,17 @@ TEST(Unreadable, TheStandInFillsItsNodeAndIsNoVictim) {
   const Pod urgent = asking(100, 1000000000);
   const Profile profile = default_profile();
   auto plan = PodPlan::make(cache.cluster(), profile, urgent);
+  PlanScratch scratch;
   ASSERT_TRUE(plan);
-  const Decision decision = decide(*plan, cache.cluster());
+  const Decision decision = decide(*plan, cache.cluster(), scratch);
   EXPECT_TRUE(decision.feasible.empty());
   EXPECT_NE(decision.message.find("Insufficient cpu"), std::string::npos) << decision.message;
-  auto choice = select_preemption(*plan, cache.cluster(), decision, {});
+  auto choice = select_preemption(*plan, cache.cluster(), scratch, decision, {});
   EXPECT_FALSE(choice) << "the stand-in was chosen as a victim";
 
   // Deleted by key, the room comes back.
   cache.remove_pod("jhub/hog");
-  const Decision after = decide(*plan, cache.cluster());
+  const Decision after = decide(*plan, cache.cluster(), scratch);
   EXPECT_EQ(after.feasible.size(), 1u) << after.message;
 }
 

@@ -81,7 +81,8 @@ Result<std::string> binding_of(const pools::PoolTemplate& t, const ApiObjects& o
   }
   auto plan = PodPlan::make(*c, profile, pod);
   if (!plan) return plan.error();
-  const Decision d = decide(*plan, *c);
+  PlanScratch scratch;
+  const Decision d = decide(*plan, *c, scratch);
   if (d.prefilter_rejected || d.statuses.empty()) return std::string("PreFilter");
   return std::string(plugin_name(d.statuses.front().plugin));
 }
@@ -217,7 +218,8 @@ Result<std::optional<PoolTiling>> tile_pool(const pools::PoolTemplate& t, const 
   if (!c) return c.error();
   auto plan = PodPlan::make(*c, profile, pod);
   if (!plan) return plan.error();
-  const Decision first = decide(*plan, *c);
+  PlanScratch scratch;
+  const Decision first = decide(*plan, *c, scratch);
   if (!first.chosen) {
     // Only a node too small is worth sizing for.
     if (first.prefilter_rejected || first.statuses.empty() ||

@@ -124,13 +124,13 @@ Result<Estimate> pack(const NodeTemplate& t, const std::vector<const Pod*>& pods
     if (step == Step::kDone) continue;
     auto found = plans->get(pod, cls);
     if (!found) return found.error();
-    const PodPlan* plan = *found;
+    PlanWithScratch* planned = *found;
     const bool uses_hostname = std::any_of(pod.topology_spread.begin(), pod.topology_spread.end(),
                                            [](const TopologySpreadConstraint& t) {
                                              return t.topology_key == "kubernetes.io/hostname";
                                            });
     // Whether the k-th new node passes (PreFilter's node set included).
-    auto fits = [&](size_t k) { return rejections.fits(cls, *plan, c, at_new(k)); };
+    auto fits = [&](size_t k) { return rejections.fits(cls, *planned, c, at_new(k)); };
     // tryToScheduleOnNewNodes: a pod with a spread constraint on
     // kubernetes.io/hostname that the last new node rejects for the
     // constraints' skew (PodTopologySpread first to fail, with
@@ -138,10 +138,11 @@ Result<Estimate> pack(const NodeTemplate& t, const std::vector<const Pod*>& pods
     // fork, round-robin: real, upcoming and new alike. CA counts the node it
     // lands on among the new nodes with pods, a real one too.
     auto hostname_fallback = [&](size_t last) -> std::optional<NodeIndex> {
+      const PodPlan* plan = &planned->plan;
       if (!uses_hostname || plan->prefilter_conflict()) return std::nullopt;
       const NodeIndex ln = at_new(last);
       if (!plan->in_prefilter_set(ln)) return std::nullopt;
-      const NodeStatus st = plan->filter(c, ln);
+      const NodeStatus st = plan->filter(planned->scratch, c, ln);
       if (st.plugin != Plugin::PodTopologySpread || st.detail != plugins::kSpreadSkew)
         return std::nullopt;
       const size_t list = listed + opened;
@@ -153,7 +154,8 @@ Result<Estimate> pack(const NodeTemplate& t, const std::vector<const Pod*>& pods
         if (position < listed && base == 0) continue;
         const NodeIndex n =
             static_cast<NodeIndex>(position < listed ? position : base + (position - listed));
-        if (c.node(n).unschedulable || !plan->in_prefilter_set(n) || !plan->filter(c, n).ok())
+        if (c.node(n).unschedulable || !plan->in_prefilter_set(n) ||
+            !plan->filter(planned->scratch, c, n).ok())
           continue;
         rr.matched(position);
         return n;
@@ -162,7 +164,7 @@ Result<Estimate> pack(const NodeTemplate& t, const std::vector<const Pod*>& pods
     };
     std::optional<size_t> at;  // a new node
     if (step == Step::kExisting) {
-      if (!plan->prefilter_conflict() && opened > 0) {
+      if (!planned->plan.prefilter_conflict() && opened > 0) {
         const size_t list = listed + opened;
         const size_t from = rr.start(list);
         for (size_t i = 0; i < list && !at; ++i) {
@@ -198,7 +200,7 @@ Result<Estimate> pack(const NodeTemplate& t, const std::vector<const Pod*>& pods
           if (auto st = open_labelled(k); !st) return st.error();
           auto again = plans->get(pod, cls);  // the plan of the cluster built again
           if (!again) return again.error();
-          plan = *again;
+          planned = *again;
         }
         if (fits(k)) {
           at = k;
@@ -214,7 +216,7 @@ Result<Estimate> pack(const NodeTemplate& t, const std::vector<const Pod*>& pods
     };
     if (elsewhere) {
       keep(*elsewhere);
-      c.place(*elsewhere, unreserved(plan->bound(pod.key())));
+      c.place(*elsewhere, unreserved(planned->plan.bound(pod.key())));
       if (*elsewhere >= base) {
         has_pods[*elsewhere - base] = 1;
       } else {
@@ -225,7 +227,7 @@ Result<Estimate> pack(const NodeTemplate& t, const std::vector<const Pod*>& pods
     }
     if (!at) continue;
     keep(at_new(*at));
-    c.place(at_new(*at), unreserved(plan->bound(pod.key())));
+    c.place(at_new(*at), unreserved(planned->plan.bound(pod.key())));
     has_pods[*at] = 1;
     e.scheduled.push_back(idx);
   }

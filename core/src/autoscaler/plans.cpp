@@ -46,18 +46,18 @@ bool reads_other_nodes(const Pod& pod) {
   return false;
 }
 
-Result<const PodPlan*> Plans::get(const Pod& pod, uint32_t cls) {
+Result<PlanWithScratch*> Plans::get(const Pod& pod, uint32_t cls) {
   if (cls == kOwnClass) {
     auto plan = PodPlan::make(c_, profile_, pod);
     if (!plan) return plan.error();
-    own_.emplace(std::move(*plan));
+    own_.emplace(PlanWithScratch{std::move(*plan), {}});
     return &*own_;
   }
   auto it = by_class_.find(cls);
   if (it == by_class_.end()) {
     auto plan = PodPlan::make(c_, profile_, pod);
     if (!plan) return plan.error();
-    it = by_class_.emplace(cls, std::move(*plan)).first;
+    it = by_class_.emplace(cls, PlanWithScratch{std::move(*plan), {}}).first;
   }
   return &it->second;
 }

@@ -35,13 +35,13 @@ class Plans {
 
   // The plan for `pod` of class `cls`; for kOwnClass a fresh one, valid
   // until the next such call.
-  Result<const PodPlan*> get(const Pod& pod, uint32_t cls);
+  Result<PlanWithScratch*> get(const Pod& pod, uint32_t cls);
 
  private:
   const Cluster& c_;
   const Profile& profile_;
-  std::unordered_map<uint32_t, PodPlan> by_class_;
-  std::optional<PodPlan> own_;
+  std::unordered_map<uint32_t, PlanWithScratch> by_class_;
+  std::optional<PlanWithScratch> own_;
 };
 
 // CA's snapshot runs PreFilter and Filter for a pod it places, never Reserve
@@ -89,15 +89,16 @@ class SimilarPods {
 // affinity term can turn a no into a yes when other nodes gain pods.
 class ClassRejections {
  public:
-  // Whether `plan`, for a pod of class `cls`, passes node `n` of `c`.
-  bool fits(uint32_t cls, const PodPlan& plan, const Cluster& c, NodeIndex n) {
+  // Whether `p`, for a pod of class `cls`, passes node `n` of `c`.
+  bool fits(uint32_t cls, PlanWithScratch& p, const Cluster& c, NodeIndex n) {
+    const PodPlan& plan = p.plan;
     std::vector<uint8_t>* rejected = nullptr;
-    if (cls != kOwnClass && !plan.reads_domains(ScoreVector{})) {
+    if (cls != kOwnClass && !plan.reads_domains(p.scratch, c, ScoreVector{})) {
       rejected = &rejected_[cls];
       if (rejected->size() < c.size()) rejected->resize(c.size(), 0);
       if ((*rejected)[n]) return false;
     }
-    if (!plan.prefilter_conflict() && plan.in_prefilter_set(n) && plan.filter(c, n).ok())
+    if (!plan.prefilter_conflict() && plan.in_prefilter_set(n) && plan.filter(p.scratch, c, n).ok())
       return true;
     if (rejected) (*rejected)[n] = 1;
     return false;

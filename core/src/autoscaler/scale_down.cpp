@@ -151,7 +151,10 @@ Result<std::optional<size_t>> find_place(Cluster& c, NodeIndex candidate, const 
     auto plan = PodPlan::make(c, profile, moved, PodPlan::Use::kFirstFit);
     if (!plan) return plan.error();
     auto acceptable = [&](NodeIndex n) { return n != candidate && !list.removed(n); };
-    auto fits = [&](NodeIndex n) { return plan->in_prefilter_set(n) && plan->filter(c, n).ok(); };
+    PlanScratch scratch;
+    auto fits = [&](NodeIndex n) {
+      return plan->in_prefilter_set(n) && plan->filter(scratch, c, n).ok();
+    };
     std::optional<NodeIndex> at;
     if (!plan->prefilter_conflict()) {
       if (const std::optional<NodeIndex> hint = state.removal_hints.get(hint_keys[i])) {

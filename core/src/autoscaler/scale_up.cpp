@@ -143,10 +143,11 @@ Result<GroupVerdict> check_template(const NodeTemplate& t, const std::vector<con
   for (const Pod* p : pods) {
     auto found = plans.get(*p, class_of(classes, p));
     if (!found) return found.error();
-    const PodPlan* plan = *found;
+    PlanWithScratch& planned = **found;
+    const PodPlan* plan = &planned.plan;
     NodeStatus st = plan->prefilter_conflict() || !plan->in_prefilter_set(at)
                         ? NodeStatus{Code::UnschedulableAndUnresolvable, Plugin::NodeAffinity}
-                        : plan->filter(*c, at);
+                        : plan->filter(planned.scratch, *c, at);
     if (st.ok()) {
       v.passing.push_back(p);
     } else {
@@ -200,8 +201,9 @@ Result<std::vector<const Pod*>> fit_existing(
     const uint32_t cls = class_of(classes, p);
     auto found = plans.get(*p, cls);
     if (!found) return found.error();
-    const PodPlan* plan = *found;
-    auto fits = [&](NodeIndex n) { return rejections.fits(cls, *plan, c, n); };
+    PlanWithScratch& planned = **found;
+    const PodPlan* plan = &planned.plan;
+    auto fits = [&](NodeIndex n) { return rejections.fits(cls, planned, c, n); };
     std::optional<NodeIndex> at;
     if (!plan->prefilter_conflict()) {
       // CA names a group's template afresh every loop (template-node-for-

@@ -4,7 +4,7 @@
 
 namespace tightpack {
 
-Decision decide(const PodPlan& plan, const Cluster& c) {
+Decision decide(const PodPlan& plan, const Cluster& c, PlanScratch& scratch) {
   Decision d;
   d.pod = plan.key();
   d.num_all_nodes = c.size();
@@ -23,15 +23,15 @@ Decision decide(const PodPlan& plan, const Cluster& c) {
     d.filtered.reserve(n);
     d.statuses.reserve(n);
     d.feasible.reserve(n);
-    PodPlan::Cache& cache = plan.cache_for(c);
-    const PodPlan::DomainFilters active = plan.active_domain_filters(c);
+    PlanScratch::Nodes& memo = plan.node_memo(scratch, c);
+    const PodPlan::DomainFilters active = plan.active_domain_filters(scratch, c);
     for (NodeIndex i = 0; i < n; ++i) {
       if (!plan.in_prefilter_set(i)) continue;
-      if (cache.generation[i] != c.generation(i)) {
-        cache.verdict[i] = plan.node_verdict(c, i);
-        cache.generation[i] = c.generation(i);
+      if (memo.generation[i] != c.generation(i)) {
+        memo.verdict[i] = plan.node_verdict(c, i);
+        memo.generation[i] = c.generation(i);
       }
-      const NodeStatus s = plan.with_domain_filters(c, i, cache.verdict[i], active);
+      const NodeStatus s = plan.with_domain_filters(scratch, c, i, memo.verdict[i], active);
       d.filtered.push_back(i);
       d.statuses.push_back(s);
       if (s.ok()) d.feasible.push_back(i);
@@ -42,20 +42,21 @@ Decision decide(const PodPlan& plan, const Cluster& c) {
     const ScoreVector weight = score_weights(plan.profile());
     FeasibleMax max;
     for (NodeIndex i : d.feasible) max.add(plan.raw_by_max(c, i));
-    PodPlan::Cache& cache = plan.cache_for(c);
+    PlanScratch::Nodes& memo = plan.node_memo(scratch, c);
     const bool pod_dependent = plan.has_pod_dependent_scores(weight);
-    const PodPlan::DomainScores domain = plan.domain_scores(c, d.feasible, weight);
+    const PodPlan::DomainScores domain = plan.domain_scores(scratch, c, d.feasible, weight);
+    d.scoring = plan.scoring(weight, domain);
     d.scores.resize(d.feasible.size());
     int64_t best = INT64_MIN;
     for (size_t j = 0; j < d.feasible.size(); ++j) {
       const NodeIndex i = d.feasible[j];
-      if (pod_dependent && cache.score_generation[i] != c.generation(i)) {
-        cache.scores[i] = plan.pod_dependent_scores(c, i, weight);
-        cache.score_generation[i] = c.generation(i);
+      if (pod_dependent && memo.score_generation[i] != c.generation(i)) {
+        memo.scores[i] = plan.pod_dependent_scores(c, i, weight);
+        memo.score_generation[i] = c.generation(i);
       }
       const NodePodsScores none{};
       const ScoreVector normalised =
-          plan.normalised_scores(c, i, max, pod_dependent ? cache.scores[i] : none, &domain, j);
+          plan.normalised_scores(c, i, max, pod_dependent ? memo.scores[i] : none, &domain, j);
       if (auto invalid = weigh(normalised, weight, d.scores[j])) {
         d.error = invalid_score_error(*invalid, normalised[score_slot(*invalid)]);
         d.feasible.clear();
@@ -72,7 +73,7 @@ Decision decide(const PodPlan& plan, const Cluster& c) {
     d.chosen = d.top.front();
     return d;
   }
-  if (plan.profile().preemption) d.preemption = evaluate_preemption(plan, c, d);
+  if (plan.profile().preemption) d.preemption = evaluate_preemption(plan, c, scratch, d);
   d.message = fit_error_message(plan, c, d);
   return d;
 }

@@ -45,7 +45,8 @@ std::string preemption_success_message(const Cluster& c, const PreemptionChoice&
 // kubernetes#125197/#126022) are not tried and count as "Preemption is not
 // helpful for scheduling". When some node can be freed, the message names
 // DefaultPreemption's choice (kubernetes#140180, v1.37).
-Preemption evaluate_preemption(const PodPlan& plan, const Cluster& c, const Decision& d) {
+Preemption evaluate_preemption(const PodPlan& plan, const Cluster& c, PlanScratch& scratch,
+                               const Decision& d) {
   Preemption p;
   if (plan.preempt_never()) {
     p.message = "not eligible due to preemptionPolicy=Never.";
@@ -69,14 +70,14 @@ Preemption evaluate_preemption(const PodPlan& plan, const Cluster& c, const Deci
       continue;
     }
     Relief relief = c.relief_of(n, victims);
-    NodeStatus s = plan.filter(c, n, &relief);
+    NodeStatus s = plan.filter(scratch, c, n, &relief);
     if (s.ok()) {
       p.helps = true;
       // A node is freed: the message names the node DefaultPreemption picks
       // (without disruption budgets, which the cluster does not keep; the
       // in-cluster scheduler re-words it after its own choice, which has them).
       if (kube_release::preemption_names_its_choice(plan.profile().kube_minor)) {
-        if (auto choice = select_preemption(plan, c, d, PreemptionFacts{})) {
+        if (auto choice = select_preemption(plan, c, scratch, d, PreemptionFacts{})) {
           p.message = preemption_success_message(c, *choice);
         }
       }

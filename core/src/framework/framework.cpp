@@ -1,12 +1,12 @@
 #include "tightpack/framework/framework.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <set>
 
 #include "tightpack/go_int.hpp"
 #include "tightpack/kube_release.hpp"
 #include "tightpack/node_affinity_terms.hpp"
-#include "tightpack/plugins/inter_pod_affinity.hpp"
 
 namespace tightpack {
 namespace {
@@ -22,6 +22,8 @@ std::string unsupported(const std::string& pod, const std::string& what) {
 // NOLINTNEXTLINE(readability-function-size)
 Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Pod& pod, Use use) {
   PodPlan plan;
+  static std::atomic<uint64_t> last_id{0};
+  plan.id_ = ++last_id;
   plan.profile_ = &profile;
   plan.key_ = pod.key();
   auto uses = [&](Plugin p) { return profile.filter_enabled(p) || profile.score_weight(p) > 0; };
@@ -60,8 +62,14 @@ Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Po
   const size_t n = c.size();
   RequiredNodeAffinity required(pod);
   required.bind(c);
-  const PlanContext ctx{
-      c, profile, pod, plan.usage_, use == Use::kFirstFit, required, plan.storage_.get()};
+  const PlanContext ctx{c,
+                        profile,
+                        pod,
+                        plan.usage_,
+                        use == Use::kFirstFit,
+                        required,
+                        plan.storage_.get(),
+                        plan.affinity_terms_};
   const std::optional<Error> failed = plan.prepare_plugins(ctx);
   // RunPreFilterPlugins: the first PreFilter in the profile's order that
   // fails the pod decides, before any PreScore's error.
@@ -125,49 +133,19 @@ Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Po
 
   // Verdicts of the filters that ignore bound pods, first failure in profile order.
   plan.meta_ = std::make_shared<const PodMeta>(PodMeta{pod.ns, pod.labels, false});
-  if (uses(Plugin::InterPodAffinity)) {
-    plan.inter_pod_.emplace(c, pod, plan.affinity_terms_, profile.inter_pod_affinity,
-                            profile.filter_enabled(Plugin::InterPodAffinity),
-                            profile.score_weight(Plugin::InterPodAffinity) > 0, profile.kube_minor);
-    for (size_t pos = 0; pos < profile.filters.size(); ++pos) {
-      if (profile.filters[pos] == Plugin::InterPodAffinity)
-        plan.inter_pod_position_ = static_cast<uint8_t>(pos);
-    }
-  }
-  if (uses(Plugin::PodTopologySpread)) {
-    auto hard =
-        profile.filter_enabled(Plugin::PodTopologySpread)
-            ? plugins::spread_constraints(pod, profile.spread, c.objects(), c.owners(), true)
-            : std::vector<plugins::SpreadConstraint>{};
-    auto soft =
-        profile.score_weight(Plugin::PodTopologySpread) > 0
-            ? plugins::spread_constraints(pod, profile.spread, c.objects(), c.owners(), false)
-            : std::vector<plugins::SpreadConstraint>{};
-    if (!hard.empty() || !soft.empty()) {
-      // Only the system defaults score nodes without every topology key.
-      const bool require_all = !pod.topology_spread.empty() || !profile.spread.system_defaulting;
-      plan.spread_.emplace(c, pod, std::move(hard), std::move(soft), require_all,
-                           [&](NodeIndex i) { return required.matches(c, i); });
-      for (size_t pos = 0; pos < profile.filters.size(); ++pos) {
-        if (profile.filters[pos] == Plugin::PodTopologySpread && plan.spread_->filters()) {
-          plan.spread_position_ = static_cast<uint8_t>(pos);
-        }
-      }
-    }
-  }
   // Only the filters that can reject some node for this pod, in order: those
   // that read the node's pods, and those that read the node alone.
   for (size_t pos = 0; pos < profile.filters.size(); ++pos) {
     const Plugin p = profile.filters[pos];
     const PluginInfo& info = plugin_info(p);
-    if (p == Plugin::VolumeRestrictions &&
-        !plan.state<Plugin::VolumeRestrictions>().read_write_once_pod.empty()) {
-      plan.restrictions_position_ = static_cast<uint8_t>(pos);
-    }
     // Their PreFilters skip, or they have nothing to check for this pod.
     bool can_reject = false;
     CycleState::visit(p, [&](auto tag) {
       using T = typename decltype(tag)::type;
+      if constexpr (HasDomainFilter<T>) {
+        if (T::domain_filters(plan.states_.template get<T::kId>()))
+          plan.domain_filters_.emplace_back(static_cast<uint8_t>(pos), p);
+      }
       if constexpr (requires(const typename T::State& st) { T::can_reject(st); }) {
         can_reject = T::can_reject(plan.states_.template get<T::kId>());
       } else if constexpr (
@@ -269,117 +247,85 @@ PodPlan::Verdict PodPlan::node_verdict(const Cluster& c, NodeIndex n, const Reli
   return {verdict.position, verdict.status};
 }
 
-NodeStatus PodPlan::with_domain_filters(const Cluster& c, NodeIndex n, const Verdict& v,
-                                        const Relief* relief, Plugin skip) const {
+NodeStatus PodPlan::with_domain_filters(PlanScratch& scratch, const Cluster& c, NodeIndex n,
+                                        const Verdict& v, const Relief* relief, Plugin skip) const {
   // The domain filters in profile order, each only where no filter before
   // it rejected the node.
-  std::array<std::pair<uint8_t, Plugin>, 3> order{
-      {{restrictions_position_, Plugin::VolumeRestrictions},
-       {spread_position_, Plugin::PodTopologySpread},
-       {inter_pod_position_, Plugin::InterPodAffinity}}};
-  std::sort(order.begin(), order.end());
-  for (const auto& [position, plugin] : order) {
+  for (const auto& [position, plugin] : domain_filters_) {
     if (position >= v.position) break;
     if (plugin == skip) continue;
-    if (auto s = domain_filter(c, n, plugin, relief)) return *s;
+    if (auto s = domain_filter(scratch, c, n, plugin, relief)) return *s;
   }
   return v.status;
 }
 
-int64_t PodPlan::read_write_once_pod_in_use(const Cluster& c) const {
-  return plugins::VolumeRestrictionsPlugin::read_write_once_pod_in_use(
-      states_.get<Plugin::VolumeRestrictions>(), c);
-}
-
-PodPlan::DomainFilters PodPlan::active_domain_filters(const Cluster& c) const {
+PodPlan::DomainFilters PodPlan::active_domain_filters(PlanScratch& scratch,
+                                                      const Cluster& c) const {
   DomainFilters out;
-  auto add = [&](uint8_t position, Plugin plugin) { out.order[out.size++] = {position, plugin}; };
-  if (restrictions_position_ != UINT8_MAX) {
-    // Its verdict is the same on every node without victims: one question.
-    if (read_write_once_pod_in_use(c) > 0) add(restrictions_position_, Plugin::VolumeRestrictions);
+  for (const auto& [position, plugin] : domain_filters_) {
+    bool may_reject = false;
+    CycleState::visit(plugin, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if constexpr (HasDomainFilter<T> && HasCounts<T>) {
+        may_reject = T::domain_may_reject(states_.get<T::kId>(), counts<T::kId>(scratch, c), c);
+      } else if constexpr (HasDomainFilter<T>) {
+        may_reject = T::domain_may_reject(states_.get<T::kId>(), c);
+      }
+    });
+    if (may_reject) out.order[out.size++] = {position, plugin};
   }
-  if (spread_ && spread_position_ != UINT8_MAX) {
-    spread_->sync(c);
-    if (spread_->filters()) add(spread_position_, Plugin::PodTopologySpread);
-  }
-  if (inter_pod_ && inter_pod_position_ != UINT8_MAX) {
-    inter_pod_->sync(c);
-    if (inter_pod_->may_reject()) add(inter_pod_position_, Plugin::InterPodAffinity);
-  }
-  std::sort(out.order.begin(), out.order.begin() + out.size);
   return out;
 }
 
-NodeStatus PodPlan::with_domain_filters(const Cluster& c, NodeIndex n, const Verdict& v,
-                                        const DomainFilters& active) const {
+NodeStatus PodPlan::with_domain_filters(PlanScratch& scratch, const Cluster& c, NodeIndex n,
+                                        const Verdict& v, const DomainFilters& active) const {
   for (uint8_t k = 0; k < active.size; ++k) {
     const auto& [position, plugin] = active.order[k];
     if (position >= v.position) break;
-    if (auto s = domain_filter(c, n, plugin, nullptr)) return *s;
+    if (auto s = domain_filter(scratch, c, n, plugin, nullptr)) return *s;
   }
   return v.status;
 }
 
-std::optional<NodeStatus> PodPlan::domain_filter(const Cluster& c, NodeIndex n, Plugin plugin,
+std::optional<NodeStatus> PodPlan::domain_filter(PlanScratch& scratch, const Cluster& c,
+                                                 NodeIndex n, Plugin plugin,
                                                  const Relief* relief) const {
-  if (plugin == Plugin::InterPodAffinity) {
-    inter_pod_->sync(c);
-    uint8_t detail = 0;
-    if (inter_pod_->admits(c, n, relief, detail)) return std::nullopt;
-    NodeStatus s{detail == plugins::kAffinityNotMatched ? Code::UnschedulableAndUnresolvable
-                                                        : Code::Unschedulable,
-                 Plugin::InterPodAffinity};
-    s.detail = detail;
-    return s;
-  }
-  if (plugin == Plugin::VolumeRestrictions) {
-    // The ReadWriteOncePod check reads the whole cluster's claim users (less
-    // a preemption's victims).
-    int64_t conflicting = read_write_once_pod_in_use(c);
-    if (relief && conflicting > 0) {
-      const auto& pods = c.pods_on(n);
-      for (size_t k : relief->positions) {
-        if (pods[k].storage) {
-          conflicting -= plugins::read_write_once_pod_refs(
-              states_.get<Plugin::VolumeRestrictions>().read_write_once_pod, *pods[k].storage);
-        }
-      }
+  std::optional<NodeStatus> out;
+  CycleState::visit(plugin, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (HasDomainFilter<T> && HasCounts<T>) {
+      out = T::domain_filter(states_.get<T::kId>(), counts<T::kId>(scratch, c), c, n, relief);
+    } else if constexpr (HasDomainFilter<T>) {
+      out = T::domain_filter(states_.get<T::kId>(), c, n, relief);
     }
-    if (conflicting == 0) return std::nullopt;
-    NodeStatus s{Code::Unschedulable, Plugin::VolumeRestrictions};
-    s.detail = 1;
-    return s;
-  }
-  spread_->sync(c);  // PodTopologySpread
-  uint8_t detail = 0;
-  if (spread_->admits(c, n, relief, detail)) return std::nullopt;
-  NodeStatus s{detail == plugins::kSpreadMissingLabel ? Code::UnschedulableAndUnresolvable
-                                                      : Code::Unschedulable,
-               Plugin::PodTopologySpread};
-  s.detail = detail;
-  return s;
+  });
+  return out;
 }
 
-NodeStatus PodPlan::filter(const Cluster& c, NodeIndex n, const Relief* relief) const {
-  return with_domain_filters(c, n, node_verdict(c, n, relief), relief);
+NodeStatus PodPlan::filter(PlanScratch& scratch, const Cluster& c, NodeIndex n,
+                           const Relief* relief) const {
+  return with_domain_filters(scratch, c, n, node_verdict(c, n, relief), relief);
 }
 
-bool PodPlan::reads_domains(const ScoreVector& weight) const {
-  // InterPodAffinity's scores of a pod without terms do not move when its
-  // copies are placed, but they are normalised over the feasible nodes,
-  // which the replica index does not do.
-  return restrictions_position_ != UINT8_MAX ||
-         (spread_ && (spread_->filters() ||
-                      (spread_->scores() && weight[slot<Plugin::PodTopologySpread>()]))) ||
-         (inter_pod_ && (inter_pod_->reads_domains() || (weight[slot<Plugin::InterPodAffinity>()] &&
-                                                         !inter_pod_->score_skipped())));
+bool PodPlan::reads_domains(PlanScratch& scratch, const Cluster& c,
+                            const ScoreVector& weight) const {
+  bool reads = false;
+  CycleState::for_each([&](auto tag) {
+    using T = typename decltype(tag)::type;
+    reads = reads || plugin_reads_domains<T>(scratch, c, weight);
+  });
+  return reads;
 }
 
-bool PodPlan::only_spread_reads_domains(const ScoreVector& weight) const {
-  return restrictions_position_ == UINT8_MAX && !assumes_volumes() &&
-         (!inter_pod_ ||
-          (!inter_pod_->reads_domains() &&
-           (!weight[slot<Plugin::InterPodAffinity>()] || inter_pod_->score_skipped())));
+bool PodPlan::only_reads_domains_through(Plugin p, PlanScratch& scratch, const Cluster& c,
+                                         const ScoreVector& weight) const {
+  if (assumes_volumes()) return false;
+  bool others = false;
+  CycleState::for_each([&](auto tag) {
+    using T = typename decltype(tag)::type;
+    others = others || (T::kId != p && plugin_reads_domains<T>(scratch, c, weight));
+  });
+  return !others;
 }
 
 NodeStatus PodPlan::prefilter_status() const {
@@ -404,32 +350,22 @@ std::vector<std::string> PodPlan::reasons(const Cluster& c, NodeIndex n, const N
     }
   });
   if (typed) return out;
-  switch (s.plugin) {
-    case Plugin::kCount:
-      if (merged_conflict_) return {*merged_conflict_};
-      return {};
-    case Plugin::PodTopologySpread:
-      return {s.detail == plugins::kSpreadMissingLabel ? plugins::kSpreadMissingLabelReason
-                                                       : plugins::kSpreadReason};
-    case Plugin::InterPodAffinity:
-      return {s.detail == plugins::kAffinityNotMatched ? plugins::kAffinityReason
-              : s.detail == plugins::kAntiAffinityNotMatched
-                  ? plugins::kAntiAffinityReason
-                  : plugins::kExistingAntiAffinityReason};
-    default:
-      return {};
-  }
+  // RunPreFilterPlugins' own status for merged results names no plugin.
+  if (s.plugin == Plugin::kCount && merged_conflict_) return {*merged_conflict_};
+  return {};
 }
 
-PodPlan::Cache& PodPlan::cache_for(const Cluster& c) const {
-  if (cache_.instance != c.instance() || cache_.generation.size() != c.size()) {
-    cache_.instance = c.instance();
-    cache_.generation.assign(c.size(), UINT32_MAX);
-    cache_.verdict.assign(c.size(), Verdict{});
-    cache_.score_generation.assign(c.size(), UINT32_MAX);
-    cache_.scores.assign(c.size(), NodePodsScores{});
+PlanScratch::Nodes& PodPlan::node_memo(PlanScratch& scratch, const Cluster& c) const {
+  scratch.serve(id_);
+  PlanScratch::Nodes& m = scratch.nodes_;
+  if (m.instance != c.instance() || m.generation.size() != c.size()) {
+    m.instance = c.instance();
+    m.generation.assign(c.size(), UINT32_MAX);
+    m.verdict.assign(c.size(), Verdict{});
+    m.score_generation.assign(c.size(), UINT32_MAX);
+    m.scores.assign(c.size(), NodePodsScores{});
   }
-  return cache_;
+  return m;
 }
 
 }  // namespace tightpack

@@ -76,14 +76,14 @@ std::vector<uint8_t> budget_violations(const std::vector<Victim>& victims,
 
 // Whether the preemptor passes the filters once the victims flagged in
 // `evicted` are off node n.
-bool fits_without(const PodPlan& plan, const Cluster& c, NodeIndex n,
+bool fits_without(const PodPlan& plan, const Cluster& c, PlanScratch& scratch, NodeIndex n,
                   const std::vector<Victim>& victims, const std::vector<uint8_t>& evicted) {
   std::vector<size_t> positions;
   for (size_t i = 0; i < victims.size(); ++i) {
     if (evicted[i]) positions.push_back(victims[i].position);
   }
   const Relief relief = c.relief_of(n, positions);
-  return plan.filter(c, n, &relief).ok();
+  return plan.filter(scratch, c, n, &relief).ok();
 }
 
 struct NodeVictims {
@@ -97,12 +97,13 @@ struct NodeVictims {
 // both. std::nullopt when the node has no lower-priority pod or the preemptor
 // does not fit even without them all.
 std::optional<NodeVictims> select_victims_on_node(const PodPlan& plan, const Cluster& c,
-                                                  NodeIndex n, const PreemptionFacts& facts) {
+                                                  PlanScratch& scratch, NodeIndex n,
+                                                  const PreemptionFacts& facts) {
   const std::vector<BoundPod>& pods = c.pods_on(n);
   const std::vector<Victim> potential = potential_victims(pods, plan.priority(), facts);
   if (potential.empty()) return std::nullopt;
   std::vector<uint8_t> evicted(potential.size(), 1);
-  if (!fits_without(plan, c, n, potential, evicted)) return std::nullopt;
+  if (!fits_without(plan, c, scratch, n, potential, evicted)) return std::nullopt;
 
   const std::vector<uint8_t> violates = budget_violations(potential, pods, facts);
   NodeVictims out;
@@ -110,7 +111,7 @@ std::optional<NodeVictims> select_victims_on_node(const PodPlan& plan, const Clu
     for (size_t i = 0; i < potential.size(); ++i) {
       if (violates[i] != violating) continue;
       evicted[i] = 0;
-      if (fits_without(plan, c, n, potential, evicted)) continue;
+      if (fits_without(plan, c, scratch, n, potential, evicted)) continue;
       evicted[i] = 1;
       out.pdb_violations += violating;
     }
@@ -182,14 +183,15 @@ PreemptionChoice choice_of(NodeIndex n, const NodeVictims& v) {
 }  // namespace
 
 std::optional<PreemptionChoice> select_preemption(const PodPlan& plan, const Cluster& c,
-                                                  const Decision& d, const PreemptionFacts& facts) {
+                                                  PlanScratch& scratch, const Decision& d,
+                                                  const PreemptionFacts& facts) {
   if (plan.preempt_never()) return std::nullopt;
   const std::vector<uint8_t> candidate = candidate_nodes(c, d);
   std::optional<PreemptionChoice> best;
   Rank best_rank;
   for (NodeIndex n = 0; n < c.size(); ++n) {
     if (!candidate[n]) continue;
-    const std::optional<NodeVictims> v = select_victims_on_node(plan, c, n, facts);
+    const std::optional<NodeVictims> v = select_victims_on_node(plan, c, scratch, n, facts);
     if (!v) continue;
     // The preemptor fits as the node is (the PreFilter left the node out, or
     // pods left after the decision). Older pickOneNodeForPreemption took such

@@ -39,39 +39,45 @@ ScoreVector PodPlan::normalised_scores(const Cluster& c, NodeIndex n, const Feas
   return v;
 }
 
-PodPlan::DomainScores PodPlan::domain_scores(const Cluster& c,
+PodPlan::DomainScores PodPlan::domain_scores(PlanScratch& scratch, const Cluster& c,
                                              const std::vector<NodeIndex>& feasible,
                                              const ScoreVector& weight) const {
   DomainScores out;
   for (size_t k = 0; k < kOverDomainsCount; ++k) {
     const Plugin p = kScorePlugins[kOverDomainsSlots[k]];
-    if (!weight[kOverDomainsSlots[k]]) continue;
-    std::vector<int64_t>& scores = out.by_column[k];
-    if (p == Plugin::PodTopologySpread && spread_ && spread_->scores()) {
-      spread_->sync(c);
-      spread_->raw_scores(c, feasible, scores);
-      plugins::normalize_spread_scores(scores);
-    } else if (p == Plugin::InterPodAffinity && inter_pod_) {
-      inter_pod_->sync(c);
-      if (!inter_pod_->score_skipped()) inter_pod_->normalised_scores(feasible, scores);
-    }
+    if (!weight[kOverDomainsSlots[k]] || !prescore_keeps(p)) continue;
+    CycleState::visit(p, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if constexpr (HasCounts<T>) {
+        T::domain_scores(states_.get<T::kId>(), counts<T::kId>(scratch, c), c, feasible,
+                         out.by_column[k]);
+      }
+    });
   }
   return out;
 }
 
-bool PodPlan::scores_with(Plugin p) const {
-  if (profile_->score_weight(p) <= 0) return false;
-  if (p == Plugin::PodTopologySpread)
-    return spread_ && spread_->scores();  // PreScore skips otherwise
-  // As of the last decision (PreScore skips when no term matched).
-  if (p == Plugin::InterPodAffinity) return inter_pod_ && !inter_pod_->score_skipped();
-  bool scores = true;
+bool PodPlan::prescore_keeps(Plugin p) const {
+  bool keeps = true;
   CycleState::visit(p, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (requires(const typename T::State& st) { T::scores(st); })
-      scores = T::scores(states_.template get<T::kId>());
+      keeps = T::scores(states_.template get<T::kId>());
   });
-  return scores;
+  return keeps;
+}
+
+std::array<bool, kScoreSlots> PodPlan::scoring(const ScoreVector& weight,
+                                               const DomainScores& domain) const {
+  std::array<bool, kScoreSlots> out{};
+  for (size_t k = 0; k < kScoreSlots; ++k)
+    out[k] = profile_->score_weight(kScorePlugins[k]) > 0 && prescore_keeps(kScorePlugins[k]);
+  // Those that read topology domains may skip as their counts say.
+  for (size_t k = 0; k < kOverDomainsCount; ++k) {
+    const size_t slot = kOverDomainsSlots[k];
+    if (weight[slot]) out[slot] = out[slot] && !domain.by_column[k].empty();
+  }
+  return out;
 }
 
 }  // namespace tightpack

@@ -140,7 +140,8 @@ Result<std::vector<PlannedMove>> plan_moves(const Cluster& cluster, const Profil
       replacement.name += "-moved";
       auto plan = PodPlan::make(trial, profile, replacement);
       if (!plan) return plan.error();
-      const Decision d = decide(*plan, trial);
+      PlanScratch scratch;
+      const Decision d = decide(*plan, trial, scratch);
       if (!d.chosen || *d.chosen == candidate.node || closed[*d.chosen]) break;
       trial.place(*d.chosen, plan->bound(replacement.key()));
       move.targets.push_back(*d.chosen);

@@ -136,13 +136,13 @@ class Simulation {
     return Ok{};
   }
 
-  Result<const PodPlan*> plan_for(const CaPod& p) {
+  Result<PlanWithScratch*> plan_for(const CaPod& p) {
     const std::string& group = group_of_[p.pod.key()];
     auto it = plans_.find(group);
     if (it == plans_.end()) {
       auto plan = PodPlan::make(*cluster_, profile_, p.pod);
       if (!plan) return plan.error();
-      it = plans_.emplace(group, std::move(*plan)).first;
+      it = plans_.emplace(group, PlanWithScratch{std::move(*plan), {}}).first;
     }
     return &it->second;
   }
@@ -190,7 +190,8 @@ class Simulation {
       if (!tried.insert(group_of_[p.pod.key()]).second) continue;
       auto plan = PodPlan::make(open, profile_, p.pod);
       if (!plan) return plan.error();
-      const Decision d = decide(*plan, open);
+      PlanScratch scratch;
+      const Decision d = decide(*plan, open, scratch);
       if (!d.chosen) continue;
       const std::string& name = open.name(*d.chosen);
       if (emptying_.erase(name) > 0) {
@@ -214,13 +215,13 @@ class Simulation {
       }
       auto plan = plan_for(p);
       if (!plan) return plan.error();
-      Decision d = decide(**plan, *cluster_);
+      Decision d = decide((*plan)->plan, *cluster_, (*plan)->scratch);
       if (!d.chosen) {
         stuck.insert(group);
         still.push_back(std::move(p));
         continue;
       }
-      cluster_->place(*d.chosen, (*plan)->bound(p.pod.key()));
+      cluster_->place(*d.chosen, (*plan)->plan.bound(p.pod.key()));
       p.pod.node_name = cluster_->name(*d.chosen);
       addresses_.assign(p.pod.key(), p.pod.node_name);
       bound_.push_back(std::move(p));
@@ -693,7 +694,7 @@ class Simulation {
   std::deque<CaPod> pending_;
   std::set<std::string> system_;  // DaemonSet and mirror pods: never make a node busy
   std::optional<Cluster> cluster_;
-  std::map<std::string, PodPlan> plans_;                    // by workload
+  std::map<std::string, PlanWithScratch> plans_;            // by workload
   std::map<std::string, std::vector<std::string>> groups_;  // workload → pod keys, by replica
   std::map<std::string, std::string> group_of_;             // pod key → workload
   std::map<std::string, CaPod> templates_of_;               // workload → its last template

@@ -89,18 +89,15 @@ void AffinityCounts::Counts::grow() {
   }
 }
 
-AffinityCounts::AffinityCounts(const Cluster& c, const Pod& pod,
-                               std::shared_ptr<const AffinityTerms> own,
-                               const InterPodAffinityArgs& args, bool filters, bool scores,
-                               int kube_minor)
+AffinityCounts::AffinityCounts(const Cluster& c, const InterPodAffinityState& s)
     : cluster_(&c),
-      own_(std::move(own)),
-      args_(args),
-      filters_(filters),
-      scores_(scores),
-      legacy_namespace_selectors_(kube_release::legacy_namespace_selectors(kube_minor)) {
-  meta_ = std::make_shared<const PodMeta>(PodMeta{pod.ns, pod.labels, false});
-  namespace_labels_ = namespace_labels(c.objects(), pod.ns);
+      own_(s.own),
+      meta_(s.meta),
+      args_(s.args),
+      filters_(s.filters),
+      scores_(s.scores),
+      legacy_namespace_selectors_(kube_release::legacy_namespace_selectors(s.kube_minor)) {
+  namespace_labels_ = namespace_labels(c.objects(), meta_->ns);
   if (own_) {
     has_preferred_ = !own_->preferred_affinity.empty() || !own_->preferred_anti_affinity.empty();
     auto keys = [&](const std::vector<AffinityTerm>& terms, std::vector<uint32_t>& out) {
@@ -583,6 +580,34 @@ void AffinityCounts::normalised_scores(const std::vector<NodeIndex>& feasible,
           (static_cast<double>(s - min_count) / static_cast<double>(diff));
     s = static_cast<int64_t>(f);
   }
+}
+
+InterPodAffinityPlugin::State InterPodAffinityPlugin::prepare(const PlanContext& ctx) {
+  State s;
+  const Profile& profile = ctx.profile;
+  s.filters = profile.filter_enabled(kId);
+  const bool weighted = profile.score_weight(kId) > 0;
+  if (!s.filters && !weighted) return s;
+  s.own = ctx.affinity_terms;
+  s.meta = std::make_shared<const PodMeta>(PodMeta{ctx.pod.ns, ctx.pod.labels, false});
+  s.args = profile.inter_pod_affinity;
+  const bool has_preferred =
+      s.own && (!s.own->preferred_affinity.empty() || !s.own->preferred_anti_affinity.empty());
+  s.scores = weighted && (has_preferred || !s.args.ignore_preferred_terms_of_existing_pods);
+  s.kube_minor = profile.kube_minor;
+  return s;
+}
+
+std::optional<NodeStatus> InterPodAffinityPlugin::domain_filter(const State&, Counts& counts,
+                                                                const Cluster& c, NodeIndex n,
+                                                                const Relief* relief) {
+  uint8_t detail = 0;
+  if (counts.admits(c, n, relief, detail)) return std::nullopt;
+  NodeStatus s{
+      detail == kAffinityNotMatched ? Code::UnschedulableAndUnresolvable : Code::Unschedulable,
+      kId};
+  s.detail = detail;
+  return s;
 }
 
 }  // namespace tightpack::plugins

@@ -148,24 +148,25 @@ void normalize_spread_scores(std::vector<int64_t>& scores) {
   }
 }
 
-SpreadCounts::SpreadCounts(const Cluster& c, const Pod& pod, std::vector<SpreadConstraint> hard,
-                           std::vector<SpreadConstraint> soft, bool require_all_soft,
-                           const std::function<bool(NodeIndex)>& matches_required_affinity)
-    : ns_(pod.ns),
-      pod_labels_(pod.labels),
-      tolerations_(pod.tolerations),
-      require_all_soft_(require_all_soft) {
+SpreadCounts::SpreadCounts(const Cluster& c, const SpreadState& s)
+    : ns_(s.ns),
+      pod_labels_(s.labels),
+      tolerations_(s.tolerations),
+      require_all_soft_(s.require_all_soft) {
   const size_t n = c.size();
   // nodeLabelsMatchSpreadConstraints, for the soft constraints.
   has_all_soft_keys_.assign(n, 1);
-  for (const auto& sc : soft) {
+  for (const auto& sc : s.soft) {
     const std::vector<StrId>* column = c.label_column(sc.topology_key);
     for (NodeIndex i = 0; i < n; ++i) {
       if (!column || (*column)[i] == kNoStr) has_all_soft_keys_[i] = 0;
     }
   }
-  build(c, std::move(hard), true, true, matches_required_affinity, hard_);
-  build(c, std::move(soft), false, require_all_soft, matches_required_affinity, soft_);
+  // The state's copy was bound to the cluster the plan was made for.
+  RequiredNodeAffinity required = s.required ? *s.required : RequiredNodeAffinity(Pod{});
+  required.bind(c);
+  build(c, s.hard, true, true, required, hard_);
+  build(c, s.soft, false, s.require_all_soft, required, soft_);
   generation_.assign(n, UINT32_MAX);
   for (auto& m : matchers_) m.per_node.assign(n, 0);
   sync(c);
@@ -179,9 +180,8 @@ size_t SpreadCounts::matcher_for(const Selector& s) {
   return matchers_.size() - 1;
 }
 
-void SpreadCounts::build(const Cluster& c, std::vector<SpreadConstraint> list, bool hard,
-                         bool require_all,
-                         const std::function<bool(NodeIndex)>& matches_required_affinity,
+void SpreadCounts::build(const Cluster& c, const std::vector<SpreadConstraint>& list, bool hard,
+                         bool require_all, const RequiredNodeAffinity& required,
                          std::vector<Domains>& out) {
   const size_t n = c.size();
   // Nodes that have every topology key of the list (hard constraints count
@@ -193,7 +193,7 @@ void SpreadCounts::build(const Cluster& c, std::vector<SpreadConstraint> list, b
       if (!column || (*column)[i] == kNoStr) all_keys[i] = 0;
     }
   }
-  for (auto& sc : list) {
+  for (const auto& sc : list) {
     Domains d;
     d.selector = matcher_for(sc.selector);
     d.hostname = !hard && sc.topology_key == kHostnameKey;
@@ -206,7 +206,7 @@ void SpreadCounts::build(const Cluster& c, std::vector<SpreadConstraint> list, b
     for (NodeIndex i = 0; i < n; ++i) {
       if (require_all && !all_keys[i]) continue;
       // matchNodeInclusionPolicies.
-      if (sc.honor_node_affinity && !matches_required_affinity(i)) continue;
+      if (sc.honor_node_affinity && !required.matches(c, i)) continue;
       if (sc.honor_node_taints &&
           first_untolerated_taint(c.taints_of_set(c.taint_set(i)), tolerations_) >= 0) {
         continue;
@@ -218,7 +218,7 @@ void SpreadCounts::build(const Cluster& c, std::vector<SpreadConstraint> list, b
         ++d.listed_count;
       }
     }
-    d.constraint = std::move(sc);
+    d.constraint = sc;
     out.push_back(std::move(d));
   }
 }
@@ -485,6 +485,44 @@ void SpreadCounts::raw_scores(const Cluster& c, const std::vector<NodeIndex>& fe
     }
     out[j] = static_cast<int64_t>(go_round(score));
   }
+}
+
+PodTopologySpreadPlugin::State PodTopologySpreadPlugin::prepare(const PlanContext& ctx) {
+  State s;
+  const Profile& profile = ctx.profile;
+  const Cluster& c = ctx.cluster;
+  if (profile.filter_enabled(kId))
+    s.hard = spread_constraints(ctx.pod, profile.spread, c.objects(), c.owners(), true);
+  if (profile.score_weight(kId) > 0)
+    s.soft = spread_constraints(ctx.pod, profile.spread, c.objects(), c.owners(), false);
+  if (s.hard.empty() && s.soft.empty()) return s;
+  // Only the system defaults score nodes without every topology key.
+  s.require_all_soft = !ctx.pod.topology_spread.empty() || !profile.spread.system_defaulting;
+  s.ns = ctx.pod.ns;
+  s.labels = ctx.pod.labels;
+  s.tolerations = ctx.pod.tolerations;
+  s.required = ctx.required;
+  return s;
+}
+
+std::optional<NodeStatus> PodTopologySpreadPlugin::domain_filter(const State&, Counts& counts,
+                                                                 const Cluster& c, NodeIndex n,
+                                                                 const Relief* relief) {
+  uint8_t detail = 0;
+  if (counts.admits(c, n, relief, detail)) return std::nullopt;
+  NodeStatus s{
+      detail == kSpreadMissingLabel ? Code::UnschedulableAndUnresolvable : Code::Unschedulable,
+      kId};
+  s.detail = detail;
+  return s;
+}
+
+void PodTopologySpreadPlugin::domain_scores(const State& s, Counts& counts, const Cluster& c,
+                                            const std::vector<NodeIndex>& feasible,
+                                            std::vector<int64_t>& out) {
+  if (!scores(s)) return;
+  counts.raw_scores(c, feasible, out);
+  normalize_spread_scores(out);
 }
 
 }  // namespace tightpack::plugins

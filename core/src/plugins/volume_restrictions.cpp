@@ -109,6 +109,24 @@ int64_t VolumeRestrictionsPlugin::read_write_once_pod_in_use(const State& s, con
   return in_use;
 }
 
+std::optional<NodeStatus> VolumeRestrictionsPlugin::domain_filter(const State& s, const Cluster& c,
+                                                                  NodeIndex n,
+                                                                  const Relief* relief) {
+  // Less a preemption's victims.
+  int64_t conflicting = read_write_once_pod_in_use(s, c);
+  if (relief && conflicting > 0) {
+    const auto& pods = c.pods_on(n);
+    for (size_t k : relief->positions) {
+      if (pods[k].storage)
+        conflicting -= read_write_once_pod_refs(s.read_write_once_pod, *pods[k].storage);
+    }
+  }
+  if (conflicting == 0) return std::nullopt;
+  NodeStatus status{Code::Unschedulable, kId};
+  status.detail = 1;
+  return status;
+}
+
 std::vector<std::string> VolumeRestrictionsPlugin::reasons(const State&, const Cluster&, NodeIndex,
                                                            const NodeStatus& status,
                                                            const ReasonContext& ctx) {

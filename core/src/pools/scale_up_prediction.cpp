@@ -49,9 +49,10 @@ Result<Verdict> diagnose(const NodeTemplate& t, const Pod& pod, const Profile& p
     if (!plan) return plan.error();
     // As CA's CheckPredicates: a PreFilter rejection fails the node.
     const bool prefiltered = plan->prefilter_conflict() || !plan->in_prefilter_set(0);
+    PlanScratch scratch;
     const NodeStatus st = prefiltered
                               ? NodeStatus{Code::UnschedulableAndUnresolvable, Plugin::NodeAffinity}
-                              : plan->filter(*c, 0);
+                              : plan->filter(scratch, *c, 0);
     if (st.ok()) continue;
     for (const std::string& r : plan->reasons(*c, 0, st)) add_unique(v.reasons, r);
     if (st.plugin == Plugin::VolumeBinding || st.plugin == Plugin::VolumeZone) {

@@ -160,8 +160,9 @@ Result<Placement> WhatIfCluster::place(const Pod& pod, int64_t replicas, const P
     // the same decision again gives its verdicts as data.
     auto plan = PodPlan::make(cluster_, profile, pod);
     if (plan) {
-      p.unschedulable_facts = unschedulable_facts(*plan, cluster_, decide(*plan, cluster_), pod,
-                                                  [&](NodeIndex n) { return pool_of(n); });
+      PlanScratch scratch;
+      p.unschedulable_facts = unschedulable_facts(*plan, cluster_, decide(*plan, cluster_, scratch),
+                                                  pod, [&](NodeIndex n) { return pool_of(n); });
     }
   }
 
@@ -250,7 +251,8 @@ Result<pools::ScaleDownForecast> WhatIfCluster::forecast(const pools::PodRemoval
 Result<json::object> WhatIfCluster::explain(const Pod& pod, const Profile& profile) const {
   auto plan = PodPlan::make(cluster_, profile, pod);
   if (!plan) return plan.error();
-  return encode_decision(*plan, cluster_, decide(*plan, cluster_));
+  PlanScratch scratch;
+  return encode_decision(*plan, cluster_, decide(*plan, cluster_, scratch));
 }
 
 }  // namespace tightpack

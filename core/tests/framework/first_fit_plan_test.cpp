@@ -60,6 +60,7 @@ TEST(FirstFitPlan, JudgesEveryNodeAsTheFullPlanDoes) {
   for (const Pod& pod : varied_pods()) {
     auto full = PodPlan::make(c, profile, pod);
     auto lazy = PodPlan::make(c, profile, pod, PodPlan::Use::kFirstFit);
+    PlanScratch full_scratch, lazy_scratch;
     ASSERT_TRUE(full.ok() && lazy.ok()) << pod.name;
     EXPECT_EQ(full->prefilter_conflict(), lazy->prefilter_conflict());
     // Nodes in an order other than the index's, each asked twice: a lazy
@@ -67,7 +68,7 @@ TEST(FirstFitPlan, JudgesEveryNodeAsTheFullPlanDoes) {
     for (int round = 0; round < 2; ++round) {
       for (NodeIndex k = 0; k < c.size(); ++k) {
         const NodeIndex n = (k * 5 + 3) % static_cast<NodeIndex>(c.size());
-        NodeStatus a = full->filter(c, n), b = lazy->filter(c, n);
+        NodeStatus a = full->filter(full_scratch, c, n), b = lazy->filter(lazy_scratch, c, n);
         EXPECT_EQ(a.code, b.code) << pod.name << " on " << c.name(n);
         EXPECT_EQ(a.plugin, b.plugin) << pod.name << " on " << c.name(n);
         EXPECT_EQ(a.taint, b.taint) << pod.name << " on " << c.name(n);

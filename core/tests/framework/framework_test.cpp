@@ -52,11 +52,12 @@ struct Outcome {
 Outcome run(const Cluster& c, const Profile& profile, const Pod& pod) {
   Outcome o;
   auto plan = PodPlan::make(c, profile, pod);
+  PlanScratch scratch;
   if (!plan) {
     ADD_FAILURE() << plan.error().what();
     return o;
   }
-  o.d = decide(*plan, c);
+  o.d = decide(*plan, c, scratch);
   for (size_t j = 0; j < o.d.filtered.size(); ++j) {
     const NodeStatus& s = o.d.statuses[j];
     if (s.ok()) continue;

@@ -17,7 +17,9 @@ using testing::make_pod;
 using testing::resources;
 
 static_assert(CycleState::contains<Plugin::TaintToleration>());
-static_assert(!CycleState::contains<Plugin::PodTopologySpread>());
+static_assert(CycleState::contains<Plugin::PodTopologySpread>());
+static_assert(!CycleState::contains<Plugin::DynamicResources>());
+static_assert(kDomainFilterPlugins == 3);
 static_assert(
     std::is_same_v<CycleState::PluginOf<Plugin::NodeAffinity>, plugins::NodeAffinityPlugin>);
 

@@ -51,13 +51,14 @@ std::optional<PreemptionChoice> choose(const Cluster& c, const Pod& pod,
                                        const PreemptionFacts& facts = {},
                                        const Profile& profile = default_scheduler()) {
   auto plan = PodPlan::make(c, profile, pod);
+  PlanScratch scratch;
   if (!plan) {
     ADD_FAILURE() << plan.error().what();
     return std::nullopt;
   }
-  const Decision d = decide(*plan, c);
+  const Decision d = decide(*plan, c, scratch);
   EXPECT_TRUE(d.feasible.empty()) << pod.name << " fits without preempting";
-  return select_preemption(*plan, c, d, facts);
+  return select_preemption(*plan, c, scratch, d, facts);
 }
 
 // The victims' names, in the choice's order.
@@ -295,14 +296,15 @@ TEST(Preemption, UnresolvableNodesAreSkipped) {
                                 {bound_pod("a-low", "a", resources({{"cpu", 800}}), -10),
                                  bound_pod("b-low", "b", resources({{"cpu", 800}}), 0)});
   auto plan = PodPlan::make(plain, default_scheduler(), preemptor(500, 10));
+  PlanScratch scratch;
   ASSERT_TRUE(plan);
-  Decision d = decide(*plan, plain);
+  Decision d = decide(*plan, plain, scratch);
   ASSERT_EQ(d.statuses.size(), 2u);
-  auto tried = select_preemption(*plan, plain, d, {});
+  auto tried = select_preemption(*plan, plain, scratch, d, {});
   ASSERT_TRUE(tried.has_value());
   EXPECT_EQ(plain.name(tried->node), "a");  // the lower victim priority
   d.statuses[0].code = Code::UnschedulableAndUnresolvable;
-  auto skipped = select_preemption(*plan, plain, d, {});
+  auto skipped = select_preemption(*plan, plain, scratch, d, {});
   ASSERT_TRUE(skipped.has_value());
   EXPECT_EQ(plain.name(skipped->node), "b");
 }
@@ -320,11 +322,12 @@ TEST(Preemption, NodesThePreFilterLeftOutAreNoCandidates) {
   p.node_affinity.required =
       std::vector<NodeSelectorTerm>{NodeSelectorTerm{{}, {{"metadata.name", "In", {"a"}}}}};
   auto plan = PodPlan::make(c, default_scheduler(), p);
+  PlanScratch scratch;
   ASSERT_TRUE(plan);
-  const Decision d = decide(*plan, c);
+  const Decision d = decide(*plan, c, scratch);
   ASSERT_EQ(d.filtered.size(), 1u);
   EXPECT_TRUE(d.feasible.empty());
-  auto choice = select_preemption(*plan, c, d, {});
+  auto choice = select_preemption(*plan, c, scratch, d, {});
   ASSERT_TRUE(choice.has_value());
   EXPECT_EQ(c.name(choice->node), "a");
   EXPECT_EQ(victims(c, *choice), (std::vector<std::string>{"a-low"}));
@@ -334,8 +337,8 @@ TEST(Preemption, NodesThePreFilterLeftOutAreNoCandidates) {
   // The same with a decision made by hand that leaves b out.
   Decision outside_b;
   outside_b.filtered = {0};
-  outside_b.statuses = {plan->filter(c, 0)};
-  choice = select_preemption(*plan, c, outside_b, {});
+  outside_b.statuses = {plan->filter(scratch, c, 0)};
+  choice = select_preemption(*plan, c, scratch, outside_b, {});
   ASSERT_TRUE(choice.has_value());
   EXPECT_EQ(c.name(choice->node), "a");
 }
@@ -374,7 +377,8 @@ TEST(Preemption, TiesGoToTheSmallestNodeName) {
 bool fits_without(const PodPlan& plan, const Cluster& c, NodeIndex n,
                   const std::vector<size_t>& positions) {
   const Relief relief = c.relief_of(n, positions);
-  return plan.filter(c, n, &relief).ok();
+  PlanScratch scratch;
+  return plan.filter(scratch, c, n, &relief).ok();
 }
 
 // On random small clusters, a choice exists exactly when evaluate_preemption
@@ -412,13 +416,14 @@ TEST(Preemption, AgreesWithEvaluatePreemptionOnRandomClusters) {
     Pod p = preemptor(100 * pick(2, 30), priorities[pick(1, 4)]);
     p.preempt_never = pick(0, 9) == 0;
     auto plan = PodPlan::make(c, default_scheduler(), p);
+    PlanScratch scratch;
     ASSERT_TRUE(plan) << plan.error().what();
-    const Decision d = decide(*plan, c);
+    const Decision d = decide(*plan, c, scratch);
     if (!d.feasible.empty()) continue;
     ++decided;
     const PreemptionFacts facts = facts_of(start, {static_cast<int32_t>(pick(0, 1)), 0}, budgets);
-    const auto choice = select_preemption(*plan, c, d, facts);
-    const Preemption verdict = evaluate_preemption(*plan, c, d);
+    const auto choice = select_preemption(*plan, c, scratch, d, facts);
+    const Preemption verdict = evaluate_preemption(*plan, c, scratch, d);
     ASSERT_EQ(choice.has_value(), verdict.helps) << "round " << round << ": " << verdict.message;
     if (!choice) continue;
     ++chosen;

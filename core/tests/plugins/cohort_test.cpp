@@ -61,13 +61,14 @@ TEST(Cohort, TightpackKeepsACohortTogetherWhereZ2jhPicksTheFullestNode) {
 
   const Profile z2jh = profile_of(kZ2jhUserSchedulerConfig);
   auto zplan = PodPlan::make(c, z2jh, next);
+  PlanScratch scratch;
   ASSERT_TRUE(zplan);
-  EXPECT_EQ(c.name(*decide(*zplan, c).chosen), "a");
+  EXPECT_EQ(c.name(*decide(*zplan, c, scratch).chosen), "a");
 
   const Profile tp = built_in_profile("tightpack").value();
   auto tplan = PodPlan::make(c, tp, next);
   ASSERT_TRUE(tplan);
-  Decision d = decide(*tplan, c);
+  Decision d = decide(*tplan, c, scratch);
   EXPECT_EQ(c.name(*d.chosen), "b");
   // a: MostAllocated 37 (cpu 50 %, memory 25 %) × 121 = 4477;
   // b: MostAllocated 18 × 121 + cohort 12 (1 of 8 cpus) × 1210 = 16698;
@@ -80,7 +81,7 @@ TEST(Cohort, TightpackKeepsACohortTogetherWhereZ2jhPicksTheFullestNode) {
   next.labels.clear();
   auto plain = PodPlan::make(c, tp, next);
   ASSERT_TRUE(plain);
-  EXPECT_EQ(c.name(*decide(*plain, c).chosen), "a");
+  EXPECT_EQ(c.name(*decide(*plain, c, scratch).chosen), "a");
 }
 
 TEST(Cohort, PlacedReplicasJoinTheirCohort) {

@@ -327,8 +327,11 @@ TEST(InterPodAffinityCounts, TheLabelIndexCountEqualsTheNodeByNodeCount) {
     auto full = Cluster::build(nodes, pods, ApiObjects{});
     auto empty = Cluster::build(nodes, std::vector<Pod>{}, ApiObjects{});
     ASSERT_TRUE(full && empty);
-    plugins::AffinityCounts indexed(*full, in, own, profile.inter_pod_affinity, true, true);
-    plugins::AffinityCounts walked(*empty, in, own, profile.inter_pod_affinity, true, true);
+    const plugins::InterPodAffinityState state{
+        own, std::make_shared<const PodMeta>(PodMeta{in.ns, in.labels, false}),
+        profile.inter_pod_affinity, true, true};
+    plugins::AffinityCounts indexed(*full, state);
+    plugins::AffinityCounts walked(*empty, state);
     for (const Pod& p : pods) {
       auto plan = PodPlan::make(*empty, profile, p);
       ASSERT_TRUE(plan) << plan.error().what();

@@ -56,8 +56,9 @@ Cluster cluster(std::vector<Node> nodes, const std::vector<Pod>& pods, ApiObject
 std::map<std::string, int64_t> spread_scores(const Cluster& c, const Pod& pod,
                                              const Profile& profile) {
   auto plan = PodPlan::make(c, profile, pod);
+  PlanScratch scratch;
   EXPECT_TRUE(plan) << plan.error().what();
-  Decision d = decide(*plan, c);
+  Decision d = decide(*plan, c, scratch);
   std::map<std::string, int64_t> out;
   for (size_t j = 0; j < d.feasible.size(); ++j)
     out[c.name(d.feasible[j])] = d.scores[j].weighted[kSpread];
@@ -121,8 +122,11 @@ TEST(PodTopologySpread, SystemDefaultsScoreAReplicaSetsPods) {
   Pod lone = make_pod("lone");
   auto plan = PodPlan::make(c, kDefault, lone);
   ASSERT_TRUE(plan);
-  EXPECT_FALSE(plan->scores_with(Plugin::PodTopologySpread));
-  EXPECT_TRUE(plan->scores_with(Plugin::NodeAffinity));
+  PlanScratch scratch;
+  const Decision d = decide(*plan, c, scratch);
+  ASSERT_FALSE(d.feasible.empty());
+  EXPECT_FALSE(d.scoring[slot<Plugin::PodTopologySpread>()]);
+  EXPECT_TRUE(d.scoring[slot<Plugin::NodeAffinity>()]);
 }
 
 TEST(PodTopologySpread, ZonelessNodesAreScoredUnderTheSystemDefaults) {
@@ -147,8 +151,9 @@ TEST(PodTopologySpread, DoNotScheduleFiltersBySkewAndMissingLabels) {
                                                 LabelSelector{labels({{"app", "x"}}), {}}}};
   Cluster c = cluster(nodes(), bound);
   auto plan = PodPlan::make(c, kDefault, p);
+  PlanScratch scratch;
   ASSERT_TRUE(plan) << plan.error().what();
-  Decision d = decide(*plan, c);
+  Decision d = decide(*plan, c, scratch);
   // z1 holds 2, z2 holds 1: a and b would make z1 3 − 1 = 2 > 1; c makes 2 − 1 = 1.
   ASSERT_EQ(d.feasible.size(), 1u);
   EXPECT_EQ(c.name(d.feasible[0]), "c");
@@ -170,7 +175,7 @@ TEST(PodTopologySpread, DoNotScheduleFiltersBySkewAndMissingLabels) {
   p.topology_spread[0].min_domains = 3;
   auto strict = PodPlan::make(c, kDefault, p);
   ASSERT_TRUE(strict);
-  d = decide(*strict, c);
+  d = decide(*strict, c, scratch);
   EXPECT_TRUE(d.feasible.empty());
   EXPECT_EQ(
       d.message,
@@ -207,8 +212,9 @@ TEST(PodTopologySpread, TerminatingAndOtherNamespacePodsDoNotCount) {
                                                 LabelSelector{labels({{"app", "x"}}), {}}}};
   Cluster c = cluster({zoned("a", "z1"), zoned("b", "z1")}, bound);
   auto plan = PodPlan::make(c, kDefault, p);
+  PlanScratch scratch;
   ASSERT_TRUE(plan);
-  EXPECT_EQ(decide(*plan, c).feasible.size(), 2u);
+  EXPECT_EQ(decide(*plan, c, scratch).feasible.size(), 2u);
 }
 
 std::string scenario_error(std::string_view scenario) {
@@ -268,8 +274,9 @@ TEST(SpreadArgs, ListDefaultingFromTheConfiguration) {
   Cluster c = cluster({zoned("a", "z1"), zoned("b", "z2")}, {member("w1", "a", "w", "w-rs")},
                       replica_set("w-rs", "w"));
   auto plan = PodPlan::make(c, profile, member("w2", "", "w", "w-rs"));
+  PlanScratch scratch;
   ASSERT_TRUE(plan);
-  Decision d = decide(*plan, c);
+  Decision d = decide(*plan, c, scratch);
   ASSERT_EQ(d.feasible.size(), 1u);
   EXPECT_EQ(c.name(d.feasible[0]), "b");
 }

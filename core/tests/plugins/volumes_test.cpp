@@ -104,10 +104,11 @@ Cluster cluster(std::vector<Node> nodes, const std::vector<Pod>& pods, ApiObject
 std::map<std::string, std::string> verdicts(const Cluster& c, const Pod& pod,
                                             Decision* out = nullptr) {
   auto plan = PodPlan::make(c, kDefault, pod);
+  PlanScratch scratch;
   EXPECT_TRUE(plan) << plan.error().what();
   std::map<std::string, std::string> v;
   if (!plan) return v;
-  Decision d = decide(*plan, c);
+  Decision d = decide(*plan, c, scratch);
   for (size_t j = 0; j < d.filtered.size(); ++j) {
     std::string r;
     for (const auto& reason : plan->reasons(c, d.filtered[j], d.statuses[j]))

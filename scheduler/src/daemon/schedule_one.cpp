@@ -84,7 +84,8 @@ void Scheduler::schedule_one(const std::string& key) {
     fail(key, rec, profile_name, "SchedulerError", message, "");
     return;
   }
-  Decision d = decide(*plan, cluster);
+  PlanScratch scratch;
+  Decision d = decide(*plan, cluster, scratch);
   if (!d.error.empty()) {
     metrics_.attempt(profile_name, Metrics::Result::Error, seconds_since(started));
     fail(key, rec, profile_name, "SchedulerError", d.error, "");
@@ -128,7 +129,7 @@ void Scheduler::schedule_one(const std::string& key) {
   }
   std::string nominated;
   if (profile->preemption && d.preemption && d.preemption->helps)
-    nominated = preempt(key, rec, *plan, d);
+    nominated = preempt(key, rec, *plan, scratch, d);
   metrics_.attempt(profile_name, Metrics::Result::Unschedulable, seconds_since(started));
   fail(key, rec, profile_name, "Unschedulable", d.message, nominated);
 }
@@ -148,7 +149,7 @@ bool Scheduler::eligible_to_preempt(const Pod& pod) {
 }
 
 std::string Scheduler::preempt(const std::string& key, const PodRecord& rec, const PodPlan& plan,
-                               Decision& d) {
+                               PlanScratch& scratch, Decision& d) {
   const Pod& pod = rec.pod.pod;
   Cluster& c = cache_.cluster();
   if (!eligible_to_preempt(pod)) {
@@ -184,7 +185,7 @@ std::string Scheduler::preempt(const std::string& key, const PodRecord& rec, con
     const PodRecord* r = cache_.pod(bp.key);
     return r ? rfc3339_seconds(r->pod.pod.start_time).value_or(0) : 0;
   };
-  auto choice = select_preemption(plan, c, d, facts);
+  auto choice = select_preemption(plan, c, scratch, d, facts);
   if (!choice) return "";
   d.preemption->message = preemption_success_message(c, *choice);
   d.message = fit_error_message(plan, c, d);

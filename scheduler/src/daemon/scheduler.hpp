@@ -159,7 +159,7 @@ class Scheduler {
   // words d's message after this choice (disruption budgets and start times
   // known here can pick another node than decide() named).
   std::string preempt(const std::string& key, const PodRecord& rec, const PodPlan& plan,
-                      Decision& d);
+                      PlanScratch& scratch, Decision& d);
 
   // VolumeBinding's PreBind (volume_binder.hpp): the claims of a pod placed
   // on `node` are bound before the pod is; `claim_uids` for the volumes'

@@ -7,6 +7,12 @@
 // selectors and image locality do not change when pods are placed, so their
 // per-node verdicts are computed once and every later decision for the same
 // pod (or its replicas) only looks at what placements change.
+//
+// A plan is immutable once made, and may be shared by threads. What its
+// questions remember between calls against a cluster that changes (the
+// counts of the plugins that read whole topology domains, decide()'s
+// verdicts per node generation) is the asker's: a PlanScratch, one per
+// thread, passed in.
 #pragma once
 
 #include <array>
@@ -18,13 +24,12 @@
 #include "tightpack/cluster.hpp"
 #include "tightpack/error.hpp"
 #include "tightpack/framework/node_status.hpp"
+#include "tightpack/framework/plan_scratch.hpp"
 #include "tightpack/framework/plugin_types.hpp"
 #include "tightpack/framework/score_pipeline.hpp"
 #include "tightpack/go_int.hpp"
 #include "tightpack/kube_release.hpp"
 #include "tightpack/model.hpp"
-#include "tightpack/plugins/inter_pod_affinity.hpp"
-#include "tightpack/plugins/pod_topology_spread.hpp"
 #include "tightpack/profile.hpp"
 
 namespace tightpack {
@@ -56,7 +61,8 @@ class PodPlan {
 
   // Filter verdict of a node in the cluster's current state; `relief` takes
   // pods off the node first (preemption what-ifs).
-  NodeStatus filter(const Cluster& c, NodeIndex n, const Relief* relief = nullptr) const;
+  NodeStatus filter(PlanScratch& scratch, const Cluster& c, NodeIndex n,
+                    const Relief* relief = nullptr) const;
 
   // The same in two parts, for callers that remember verdicts per node
   // generation: the filters that read the node and its own pods, with the
@@ -64,39 +70,40 @@ class PodPlan {
   // filters that read whole topology domains, which may change when any node
   // does (PodTopologySpread, InterPodAffinity, VolumeRestrictions'
   // ReadWriteOncePod check), applied to that.
-  struct Verdict {
-    uint8_t position = UINT8_MAX;
-    NodeStatus status;
-  };
+  using Verdict = NodeVerdict;
   Verdict node_verdict(const Cluster& c, NodeIndex n, const Relief* relief = nullptr) const;
-  NodeStatus with_domain_filters(const Cluster& c, NodeIndex n, const Verdict& v,
-                                 const Relief* relief = nullptr,
+  NodeStatus with_domain_filters(PlanScratch& scratch, const Cluster& c, NodeIndex n,
+                                 const Verdict& v, const Relief* relief = nullptr,
                                  Plugin skip = Plugin::kCount) const;
   // The domain filters that can reject some node of `c` as it is (no victims
   // taken off), in profile order: a pod without terms, in a cluster where no
   // bound pod's anti-affinity selects it, has none, and decide then asks
   // nothing of them node by node.
   struct DomainFilters {
-    std::array<std::pair<uint8_t, Plugin>, 3> order{};
+    std::array<std::pair<uint8_t, Plugin>, kDomainFilterPlugins> order{};
     uint8_t size = 0;
   };
-  DomainFilters active_domain_filters(const Cluster& c) const;
-  NodeStatus with_domain_filters(const Cluster& c, NodeIndex n, const Verdict& v,
-                                 const DomainFilters& active) const;
-  // Every filter but PodTopologySpread, for the replica index that judges
-  // PodTopologySpread by groups of nodes (SpreadReplicaIndex).
-  NodeStatus filter_without_spread(const Cluster& c, NodeIndex n) const {
-    return with_domain_filters(c, n, node_verdict(c, n), nullptr, Plugin::PodTopologySpread);
+  DomainFilters active_domain_filters(PlanScratch& scratch, const Cluster& c) const;
+  NodeStatus with_domain_filters(PlanScratch& scratch, const Cluster& c, NodeIndex n,
+                                 const Verdict& v, const DomainFilters& active) const;
+  // Every filter but `skip`'s domain filter, for the replica index that
+  // judges PodTopologySpread by groups of nodes (SpreadReplicaIndex).
+  NodeStatus filter_without(PlanScratch& scratch, const Cluster& c, NodeIndex n,
+                            Plugin skip) const {
+    return with_domain_filters(scratch, c, n, node_verdict(c, n), nullptr, skip);
   }
-  // PodTopologySpread's counts, when the plugin filters or scores this pod.
-  plugins::SpreadCounts* spread_counts() const { return spread_ ? &*spread_ : nullptr; }
-  // Whether, of the plugins reading whole topology domains, only
-  // PodTopologySpread reads them for this pod: the others' verdicts and
-  // scores do not move when copies of it are placed.
-  bool only_spread_reads_domains(const ScoreVector& weight) const;
+  // A plugin's Counts, counted when first asked for and brought up to date
+  // with `c`.
+  template <Plugin P>
+  typename CycleState::PluginOf<P>::Counts& counts(PlanScratch& scratch, const Cluster& c) const;
   // Whether some filter or score reads topology domains for this pod: after
   // a placement, more nodes than the one that changed may move.
-  bool reads_domains(const ScoreVector& weight) const;
+  bool reads_domains(PlanScratch& scratch, const Cluster& c, const ScoreVector& weight) const;
+  // Whether, of the plugins reading whole topology domains, only `p` reads
+  // them for this pod, and placing it assumes no volume: the others'
+  // verdicts and scores do not move when copies of it are placed.
+  bool only_reads_domains_through(Plugin p, PlanScratch& scratch, const Cluster& c,
+                                  const ScoreVector& weight) const;
   // Whether placing the pod makes VolumeBinding assume something of its
   // claims (unbound WaitForFirstConsumer ones): a plan made before that
   // placement no longer sees the storage as the cluster does.
@@ -143,7 +150,8 @@ class PodPlan {
   struct DomainScores {
     std::array<std::vector<int64_t>, kOverDomainsCount> by_column;
   };
-  DomainScores domain_scores(const Cluster& c, const std::vector<NodeIndex>& feasible,
+  DomainScores domain_scores(PlanScratch& scratch, const Cluster& c,
+                             const std::vector<NodeIndex>& feasible,
                              const ScoreVector& weight) const;
 
   // Every modelled plugin's normalised score of node n, the j-th feasible
@@ -151,9 +159,15 @@ class PodPlan {
   ScoreVector normalised_scores(const Cluster& c, NodeIndex n, const FeasibleMax& max,
                                 const NodePodsScores& pod_dependent,
                                 const DomainScores* domain = nullptr, size_t j = 0) const;
-  // Whether a score plugin scores this pod at all (its PreScore does not
-  // skip); results list only those.
-  bool scores_with(Plugin p) const;
+  // The score columns that score this pod (`weight` enables them and their
+  // PreScore does not skip): results list only those. `domain`: this
+  // decision's scores of the columns that read topology domains, empty
+  // where their PreScore skipped.
+  std::array<bool, kScoreSlots> scoring(const ScoreVector& weight,
+                                        const DomainScores& domain) const;
+
+  // decide()'s verdicts and scores per node generation, sized for `c`.
+  PlanScratch::Nodes& node_memo(PlanScratch& scratch, const Cluster& c) const;
 
   // The placed copy of this pod.
   BoundPod bound(std::string key) const {
@@ -168,7 +182,6 @@ class PodPlan {
   }
 
  private:
-  friend Decision decide(const PodPlan& plan, const Cluster& cluster);
   PodPlan() = default;
 
   static constexpr uint8_t kNoStaticFailure = UINT8_MAX;
@@ -196,11 +209,17 @@ class PodPlan {
   std::optional<Error> prepare_plugins(const PlanContext& ctx);
   // One of the filters that read whole topology domains; nothing when it
   // admits the node.
-  std::optional<NodeStatus> domain_filter(const Cluster& c, NodeIndex n, Plugin plugin,
-                                          const Relief* relief) const;
-  // How many of the pod's ReadWriteOncePod claims a bound pod uses already.
-  int64_t read_write_once_pod_in_use(const Cluster& c) const;
+  std::optional<NodeStatus> domain_filter(PlanScratch& scratch, const Cluster& c, NodeIndex n,
+                                          Plugin plugin, const Relief* relief) const;
+  // A plugin's reads_domains (framework/plugin.hpp); false for the others.
+  template <class T>
+  bool plugin_reads_domains(PlanScratch& scratch, const Cluster& c,
+                            const ScoreVector& weight) const;
+  // Whether a score plugin's PreScore keeps the pod, as far as its state says.
+  bool prescore_keeps(Plugin p) const;
 
+  // Copies of a plan are the same plan: they share the id a scratch serves.
+  uint64_t id_ = 0;
   const Profile* profile_ = nullptr;
   std::string key_;
   int32_t priority_ = 0;
@@ -226,40 +245,25 @@ class PodPlan {
   std::vector<uint8_t> static_position_;
   std::vector<NodeStatus> static_status_;
   std::shared_ptr<const PodMeta> meta_;
-  // PodTopologySpread, when it filters or scores this pod: its position in
-  // the filter order, and the counts, brought up to date before each use.
-  uint8_t spread_position_ = UINT8_MAX;
-  mutable std::optional<plugins::SpreadCounts> spread_;
-  // InterPodAffinity, when the profile runs it: the pod's terms, the
-  // plugin's position in the filter order, and its counts.
+  // The pod's inter-pod affinity terms, as the placed pod carries them.
   std::shared_ptr<const AffinityTerms> affinity_terms_;
-  uint8_t inter_pod_position_ = UINT8_MAX;
-  mutable std::optional<plugins::AffinityCounts> inter_pod_;
+  // The filters that read whole topology domains for this pod, with their
+  // position in the profile's filter order, in that order.
+  std::vector<std::pair<uint8_t, Plugin>> domain_filters_;
   // The PreFilter that rejected every node, first in the profile's order.
   struct Rejection {
     Plugin plugin;
     std::string reason;
   };
   std::optional<Rejection> rejection_;
-  // VolumeRestrictions' position when the pod has ReadWriteOncePod claims:
-  // their users are counted over the whole cluster, as topology domains are
-  // (with_domain_filters).
-  uint8_t restrictions_position_ = UINT8_MAX;
   // The pod's volumes as the placed pod carries them; null without volumes.
   std::shared_ptr<const PodStorage> storage_;
+};
 
-  // decide() remembers filter() and the pod-dependent scores per node until
-  // the node's generation changes, so that after a placement only that node
-  // is recomputed. Not thread-safe: one PodPlan per thread.
-  struct Cache {
-    uint64_t instance = 0;
-    std::vector<uint32_t> generation;  // UINT32_MAX: nothing cached
-    std::vector<Verdict> verdict;
-    std::vector<uint32_t> score_generation;
-    std::vector<NodePodsScores> scores;
-  };
-  Cache& cache_for(const Cluster& c) const;
-  mutable Cache cache_;
+// A plan kept for many questions, with the scratch they fill in.
+struct PlanWithScratch {
+  PodPlan plan;
+  PlanScratch scratch;
 };
 
 struct Preemption {
@@ -277,7 +281,9 @@ struct Decision {
   std::vector<NodeIndex> filtered;   // nodes the filters ran on (all, or the PreFilter set)
   std::vector<NodeStatus> statuses;  // aligned with `filtered`
   std::vector<NodeIndex> feasible;
-  std::vector<ScoreRow> scores;     // aligned with `feasible`
+  std::vector<ScoreRow> scores;  // aligned with `feasible`
+  // The score columns that scored the pod (PodPlan::scoring).
+  std::array<bool, kScoreSlots> scoring{};
   std::vector<NodeIndex> top;       // highest total, sorted by node name
   std::optional<NodeIndex> chosen;  // the smallest name in `top`
   std::string message;              // the FailedScheduling text when nothing fits
@@ -290,10 +296,11 @@ struct Decision {
 
 // Filters and scores every node (kube-scheduler samples only from 100 nodes
 // on; predictions and conformance look at all of them).
-Decision decide(const PodPlan& plan, const Cluster& cluster);
+Decision decide(const PodPlan& plan, const Cluster& cluster, PlanScratch& scratch);
 
 // DefaultPreemption's PostFilter verdict for a decision where nothing fits.
-Preemption evaluate_preemption(const PodPlan& plan, const Cluster& cluster, const Decision& d);
+Preemption evaluate_preemption(const PodPlan& plan, const Cluster& cluster, PlanScratch& scratch,
+                               const Decision& d);
 
 // The "0/N nodes are available: …" message of a decision where nothing fits.
 std::string fit_error_message(const PodPlan& plan, const Cluster& cluster, const Decision& d);
@@ -305,6 +312,35 @@ template <Plugin P>
 int64_t PodPlan::node_score(const Cluster& c, NodeIndex n) const {
   static_assert(CycleState::contains<P>(), "a score column that reads the node alone");
   return CycleState::PluginOf<P>::score(states_.get<P>(), c, n);
+}
+
+template <Plugin P>
+typename CycleState::PluginOf<P>::Counts& PodPlan::counts(PlanScratch& scratch,
+                                                          const Cluster& c) const {
+  using T = typename CycleState::PluginOf<P>;
+  scratch.serve(id_);
+  auto& slot = scratch.counts_.get<P>();
+  if (slot) {
+    slot->sync(c);
+  } else {
+    slot.emplace(T::count(states_.get<P>(), c));
+  }
+  return *slot;
+}
+
+template <class T>
+bool PodPlan::plugin_reads_domains(PlanScratch& scratch, const Cluster& c,
+                                   const ScoreVector& weight) const {
+  const auto& st = states_.get<T::kId>();
+  bool weighted = false;
+  if constexpr ((plugin_info(T::kId).ext & ext::kScore) != 0) weighted = weight[slot<T::kId>()];
+  if constexpr (HasCounts<T>) {
+    return T::reads_domains(
+        st, weighted, [&]() -> auto& { return counts<T::kId>(scratch, c); });
+  } else if constexpr (requires { T::reads_domains(st, weighted); }) {
+    return T::reads_domains(st, weighted);
+  }
+  return false;
 }
 
 template <Plugin P>

@@ -21,6 +21,29 @@
 //     static void reserve(const State&, BoundPod&);  // what the placed pod carries
 //   };
 //
+// A plugin whose Filter or Score reads whole topology domains (the
+// registry's Reads::kDomainPods) counts pods over the cluster. Those counts
+// are brought up to date from the nodes whose pods changed, question after
+// question, so they are not the plan's but the caller's: they live in a
+// PlanScratch (framework.hpp), and such a plugin adds
+//
+//     using Counts = SpreadCounts;                          // its memo
+//     static Counts count(const State&, const Cluster&);   // the first count
+//     static bool domain_filters(const State&);   // its Filter reads domains for this pod
+//     static bool domain_may_reject(const State&, Counts&, const Cluster&);  // some node, no
+//     victims static std::optional<NodeStatus> domain_filter(const State&, Counts&, const Cluster&,
+//                                                    NodeIndex, const Relief*);  // none: admitted
+//     static void domain_scores(const State&, Counts&, const Cluster&,
+//                               const std::vector<NodeIndex>& feasible, std::vector<int64_t>& out);
+//     // Whether placing copies of the pod can move its verdicts or (when
+//     // `weighted`) its scores; `counts()` gives the Counts when needed.
+//     static bool reads_domains(const State&, bool weighted, auto&& counts);
+//
+// with every Counts reached through the scratch, synchronised with the
+// cluster asked about. A plugin may have a domain filter without Counts
+// (VolumeRestrictions' ReadWriteOncePod claims, whose users the cluster
+// counts): the same functions without the Counts argument.
+//
 // prepare may return Result<State> when its PreScore can fail the pod; it
 // reads the profile for what the plugin runs as (a filter, a score, both,
 // neither). A State is written once, when the plan is made: what a plugin memoises (per
@@ -33,12 +56,14 @@
 
 #include <array>
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include <variant>
 
 #include "tightpack/cluster.hpp"
 #include "tightpack/framework/node_status.hpp"
@@ -47,6 +72,7 @@
 
 namespace tightpack {
 
+struct AffinityTerms;
 class RequiredNodeAffinity;
 struct PodStorage;
 
@@ -67,6 +93,8 @@ struct PlanContext {
   const RequiredNodeAffinity& required;
   // Its volumes as the storage state reads them; null when it has none.
   const PodStorage* storage = nullptr;
+  // Its inter-pod affinity terms, as the placed pod carries them; null for none.
+  std::shared_ptr<const AffinityTerms> affinity_terms{};
 };
 
 // A PreFilter that restricts the nodes to some names (NodeName, and
@@ -151,6 +179,36 @@ class PluginStates<PluginList<Ps...>> {
 
  private:
   std::tuple<typename Ps::State...> states_;
+};
+
+// A plugin's slot in a scratch: its Counts, counted when first asked for.
+template <class T>
+struct CountsSlot {
+  using type = std::monostate;
+};
+template <class T>
+requires requires {
+  typename T::Counts;
+}
+struct CountsSlot<T> {
+  using type = std::optional<typename T::Counts>;
+};
+
+template <class List>
+class PluginCounts;
+
+// One slot per plugin type of the list; those without Counts hold nothing.
+template <class... Ps>
+class PluginCounts<PluginList<Ps...>> {
+ public:
+  template <Plugin P>
+  auto& get() {
+    return std::get<PluginStates<PluginList<Ps...>>::template index<P>()>(slots_);
+  }
+  void clear() { slots_ = {}; }
+
+ private:
+  std::tuple<typename CountsSlot<Ps>::type...> slots_;
 };
 
 }  // namespace tightpack

@@ -1,20 +1,21 @@
 // The plugins that are types (framework/plugin.hpp): their state is a slot
 // of the plan's CycleState and the framework reaches their extension points
 // through this list. A plugin added here needs no other line in the
-// framework. Issue 43 brings the other families over one by one; until
-// then framework.cpp runs them by name.
+// framework.
 #pragma once
 
 #include "tightpack/framework/plugin.hpp"
 #include "tightpack/plugins/balanced_allocation.hpp"
 #include "tightpack/plugins/cohort.hpp"
 #include "tightpack/plugins/image_locality.hpp"
+#include "tightpack/plugins/inter_pod_affinity.hpp"
 #include "tightpack/plugins/node_affinity.hpp"
 #include "tightpack/plugins/node_name.hpp"
 #include "tightpack/plugins/node_ports.hpp"
 #include "tightpack/plugins/node_resources_fit.hpp"
 #include "tightpack/plugins/node_unschedulable.hpp"
 #include "tightpack/plugins/node_volume_limits.hpp"
+#include "tightpack/plugins/pod_topology_spread.hpp"
 #include "tightpack/plugins/taint_toleration.hpp"
 #include "tightpack/plugins/volume_binding.hpp"
 #include "tightpack/plugins/volume_restrictions.hpp"
@@ -28,7 +29,9 @@ using PluginTypes = PluginList<
     plugins::NodeAffinityPlugin, plugins::ImageLocalityPlugin, plugins::NodePortsPlugin,
     plugins::NodeResourcesFitPlugin, plugins::BalancedAllocationPlugin,
     plugins::VolumeBindingPlugin, plugins::VolumeZonePlugin, plugins::VolumeRestrictionsPlugin,
-    plugins::NodeVolumeLimitsPlugin, plugins::TightpackCohortPlugin>;
+    plugins::NodeVolumeLimitsPlugin, plugins::PodTopologySpreadPlugin,
+    plugins::InterPodAffinityPlugin, plugins::TightpackCohortPlugin>;
 using CycleState = PluginStates<PluginTypes>;
+using ScratchCounts = PluginCounts<PluginTypes>;
 
 }  // namespace tightpack

@@ -54,7 +54,8 @@ struct PreemptionChoice {
 // that sampling is not modelled, so on clusters of more than 100 nodes kube-scheduler may settle
 // for a candidate this ranks lower.
 std::optional<PreemptionChoice> select_preemption(const PodPlan& plan, const Cluster& cluster,
-                                                  const Decision& d, const PreemptionFacts& facts);
+                                                  PlanScratch& scratch, const Decision& d,
+                                                  const PreemptionFacts& facts);
 
 // DefaultPreemption's message when it nominates a node (without "preemption: "):
 // "found a potential placement for pod on node N, preempting K victims".

@@ -26,6 +26,7 @@
 
 #include "tightpack/affinity_terms.hpp"
 #include "tightpack/cluster.hpp"
+#include "tightpack/framework/plugin.hpp"
 #include "tightpack/labels.hpp"
 #include "tightpack/model.hpp"
 #include "tightpack/objects.hpp"
@@ -43,13 +44,22 @@ inline constexpr uint8_t kAffinityNotMatched = 0;
 inline constexpr uint8_t kAntiAffinityNotMatched = 1;
 inline constexpr uint8_t kExistingAntiAffinityNotMatched = 2;
 
+// InterPodAffinity's CycleState entry: the pod as its PreFilter and
+// PreScore count the cluster for it. No `meta`: the profile runs neither.
+struct InterPodAffinityState {
+  std::shared_ptr<const AffinityTerms> own;  // the pod's terms; null for none
+  std::shared_ptr<const PodMeta> meta;       // its namespace and labels
+  InterPodAffinityArgs args;
+  // Whether the profile runs the plugin's Filter, and its Score (false too
+  // when PreScore always skips: the profile ignores the bound pods'
+  // preferred terms and the pod has none).
+  bool filters = false, scores = false;
+  int kube_minor = 37;  // the release whose matching to follow (see own_term_matches)
+};
+
 class AffinityCounts {
  public:
-  // `own`: the incoming pod's terms (null for none). `filters` and `scores`:
-  // whether the profile runs the plugin's Filter and Score. `kube_minor`:
-  // the release whose matching to follow (below 37, see own_term_matches).
-  AffinityCounts(const Cluster& c, const Pod& pod, std::shared_ptr<const AffinityTerms> own,
-                 const InterPodAffinityArgs& args, bool filters, bool scores, int kube_minor = 37);
+  AffinityCounts(const Cluster& c, const InterPodAffinityState& s);
 
   // Whether placing copies of this pod can move the plugin's verdicts or
   // scores: only when the pod has terms of its own.
@@ -209,6 +219,39 @@ class AffinityCounts {
   size_t affinity_nonzero_ = 0, anti_nonzero_ = 0, existing_nonzero_ = 0;
   int64_t score_hits_ = 0;
   uint64_t instance_ = 0, epoch_ = UINT64_MAX;
+};
+
+struct InterPodAffinityPlugin {
+  static constexpr Plugin kId = Plugin::InterPodAffinity;
+  using State = InterPodAffinityState;
+  using Counts = AffinityCounts;
+  static State prepare(const PlanContext& ctx);
+  static Counts count(const State& s, const Cluster& c) { return AffinityCounts(c, s); }
+  // False when its PreScore skips whatever the counts are (else they say).
+  static bool scores(const State& s) { return s.scores; }
+  static bool domain_filters(const State& s) { return s.filters; }
+  static bool domain_may_reject(const State&, Counts& counts, const Cluster&) {
+    return counts.may_reject();
+  }
+  static std::optional<NodeStatus> domain_filter(const State& s, Counts& counts, const Cluster& c,
+                                                 NodeIndex n, const Relief* relief);
+  static void domain_scores(const State&, Counts& counts, const Cluster&,
+                            const std::vector<NodeIndex>& feasible, std::vector<int64_t>& out) {
+    if (!counts.score_skipped()) counts.normalised_scores(feasible, out);
+  }
+  // Its scores of a pod without terms do not move when copies of the pod
+  // are placed, but they are normalised over the feasible nodes, which the
+  // replica index does not do.
+  static bool reads_domains(const State& s, bool weighted, auto&& counts) {
+    return (s.own && (s.filters || s.scores)) ||
+           (weighted && s.scores && !counts().score_skipped());
+  }
+  static std::vector<std::string> reasons(const State&, const Cluster&, NodeIndex,
+                                          const NodeStatus& status, const ReasonContext&) {
+    return {status.detail == kAffinityNotMatched       ? kAffinityReason
+            : status.detail == kAntiAffinityNotMatched ? kAntiAffinityReason
+                                                       : kExistingAntiAffinityReason};
+  }
 };
 
 }  // namespace tightpack::plugins

@@ -20,8 +20,10 @@
 #include <vector>
 
 #include "tightpack/cluster.hpp"
+#include "tightpack/framework/plugin.hpp"
 #include "tightpack/labels.hpp"
 #include "tightpack/model.hpp"
+#include "tightpack/node_affinity_terms.hpp"
 #include "tightpack/objects.hpp"
 #include "tightpack/pointer_memo.hpp"
 #include "tightpack/profile.hpp"
@@ -60,14 +62,26 @@ std::vector<SpreadConstraint> spread_constraints(const Pod& pod, const SpreadArg
                                                  const ApiObjects& objects,
                                                  const OwnerIndex& owners, bool hard);
 
+// PodTopologySpread's CycleState entry: what its PreFilter and PreScore keep
+// of the pod to count the cluster with. No constraint of either kind: the
+// plugin neither filters nor scores the pod.
+struct SpreadState {
+  std::vector<SpreadConstraint> hard;  // DoNotSchedule, when the profile filters
+  std::vector<SpreadConstraint> soft;  // ScheduleAnyway, when it scores
+  // Nodes without every soft constraint's topology key are not scored
+  // (false only for the system defaults).
+  bool require_all_soft = true;
+  // The pod's namespace, labels and tolerations, and its required node
+  // affinity (the node inclusion policies).
+  std::string ns;
+  Labels labels;
+  std::vector<Toleration> tolerations;
+  std::optional<RequiredNodeAffinity> required;
+};
+
 class SpreadCounts {
  public:
-  // `required` and `tolerations` are the incoming pod's (node inclusion
-  // policies); `require_all_soft`: nodes without every soft constraint's
-  // topology key are not scored (false only for the system defaults).
-  SpreadCounts(const Cluster& c, const Pod& pod, std::vector<SpreadConstraint> hard,
-               std::vector<SpreadConstraint> soft, bool require_all_soft,
-               const std::function<bool(NodeIndex)>& matches_required_affinity);
+  SpreadCounts(const Cluster& c, const SpreadState& s);
 
   bool filters() const { return !hard_.empty(); }
   bool scores() const { return !soft_.empty(); }
@@ -145,9 +159,8 @@ class SpreadCounts {
   mutable std::vector<std::vector<std::vector<NodeIndex>>> nodes_of_domain_;
   bool matches(const Matcher& m, const BoundPod& p) const;
   size_t matcher_for(const Selector& s);
-  void build(const Cluster& c, std::vector<SpreadConstraint> list, bool hard, bool require_all,
-             const std::function<bool(NodeIndex)>& matches_required_affinity,
-             std::vector<Domains>& out);
+  void build(const Cluster& c, const std::vector<SpreadConstraint>& list, bool hard,
+             bool require_all, const RequiredNodeAffinity& required, std::vector<Domains>& out);
 
   std::string ns_;
   Labels pod_labels_;
@@ -158,6 +171,30 @@ class SpreadCounts {
   std::vector<uint8_t> has_all_soft_keys_;  // per node
   std::vector<uint32_t> generation_;        // per node, as counted
   uint64_t instance_ = 0, epoch_ = UINT64_MAX;
+};
+
+struct PodTopologySpreadPlugin {
+  static constexpr Plugin kId = Plugin::PodTopologySpread;
+  using State = SpreadState;
+  using Counts = SpreadCounts;
+  static State prepare(const PlanContext& ctx);
+  static Counts count(const State& s, const Cluster& c) { return SpreadCounts(c, s); }
+  static bool scores(const State& s) { return !s.soft.empty(); }  // PreScore skips otherwise
+  static bool domain_filters(const State& s) { return !s.hard.empty(); }
+  static bool domain_may_reject(const State& s, Counts&, const Cluster&) {
+    return domain_filters(s);
+  }
+  static std::optional<NodeStatus> domain_filter(const State& s, Counts& counts, const Cluster& c,
+                                                 NodeIndex n, const Relief* relief);
+  static void domain_scores(const State& s, Counts& counts, const Cluster& c,
+                            const std::vector<NodeIndex>& feasible, std::vector<int64_t>& out);
+  static bool reads_domains(const State& s, bool weighted, auto&& /*counts*/) {
+    return !s.hard.empty() || (weighted && !s.soft.empty());
+  }
+  static std::vector<std::string> reasons(const State&, const Cluster&, NodeIndex,
+                                          const NodeStatus& status, const ReasonContext&) {
+    return {status.detail == kSpreadMissingLabel ? kSpreadMissingLabelReason : kSpreadReason};
+  }
 };
 
 // topologyNormalizingWeight and scoreForCount, in float64 as upstream.

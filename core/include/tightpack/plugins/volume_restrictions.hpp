@@ -38,9 +38,9 @@ bool disks_conflict(const std::vector<PodVolume>& disks, const PodStorage& other
 // upstream counts them) that name one of the ReadWriteOncePod claims.
 int64_t read_write_once_pod_refs(const std::vector<std::string>& claims, const PodStorage& other);
 
-// Its Filter has two parts: the disks, which read the node's pods (here),
-// and the ReadWriteOncePod claims, whose users are counted over the whole
-// cluster as topology domains are (the framework's domain filters).
+// Its Filter has two parts: the disks, which read the node's pods, and the
+// ReadWriteOncePod claims, whose users are counted over the whole cluster as
+// topology domains are (a domain filter, framework/plugin.hpp).
 struct VolumeRestrictionsPlugin {
   static constexpr Plugin kId = Plugin::VolumeRestrictions;
   struct State {
@@ -55,6 +55,15 @@ struct VolumeRestrictionsPlugin {
   }
   static bool can_reject(const State& s) { return !s.disks.empty(); }
   static NodeStatus filter(const State& s, const Cluster& c, NodeIndex n, const Relief* relief);
+  // The ReadWriteOncePod part: the same verdict on every node without
+  // victims, from the claims' users over the cluster.
+  static bool domain_filters(const State& s) { return !s.read_write_once_pod.empty(); }
+  static bool domain_may_reject(const State& s, const Cluster& c) {
+    return read_write_once_pod_in_use(s, c) > 0;
+  }
+  static std::optional<NodeStatus> domain_filter(const State& s, const Cluster& c, NodeIndex n,
+                                                 const Relief* relief);
+  static bool reads_domains(const State& s, bool /*weighted*/) { return domain_filters(s); }
   // How many of the pod's ReadWriteOncePod claims a bound pod uses already.
   static int64_t read_write_once_pod_in_use(const State& s, const Cluster& c);
   // detail 1: the ReadWriteOncePod part rejected the node.
