@@ -44,6 +44,17 @@ const T* lookup(const std::vector<T>& list, const Index& index, std::string_view
 
 }  // namespace
 
+std::optional<std::string> unlisted_claims(const ApiObjects& objects, const Pod& pod,
+                                           std::string_view plugin) {
+  if (objects.storage_listed) return std::nullopt;
+  const bool claims = std::any_of(pod.volumes.begin(), pod.volumes.end(), [](const PodVolume& v) {
+    return v.source == PodVolume::Source::kClaim || v.source == PodVolume::Source::kEphemeral;
+  });
+  if (!claims) return std::nullopt;
+  return "persistent volume claims when the cluster's claims, volumes and classes are not given (" +
+         std::string(plugin) + ")";
+}
+
 bool migrates_to_csi(std::string_view plugin) {
   return plugin == "kubernetes.io/aws-ebs" || plugin == "kubernetes.io/portworx-volume" ||
          plugin == "kubernetes.io/gce-pd" || plugin == "kubernetes.io/azure-disk" ||

@@ -27,6 +27,13 @@ std::string claim_name(const Pod& pod, const PodVolume& v);
 // isCSIMigrationOn, VolumeBinding's isCSIMigrationOnForPlugin: one list).
 bool migrates_to_csi(std::string_view in_tree_plugin);
 
+// Why a volume plugin cannot judge the pod: it mounts persistent volume
+// claims (or ephemeral ones) and the input does not give the cluster's
+// claims, volumes and classes; nothing when it can. `plugin` names the
+// plugin in the text.
+std::optional<std::string> unlisted_claims(const ApiObjects& objects, const Pod& pod,
+                                           std::string_view plugin);
+
 // volume.CheckNodeAffinity: the volume's required node affinity against a
 // node's labels (as a node without a name: matchFields never match).
 bool volume_node_affinity_matches(const PersistentVolume& pv, const Labels& node_labels);

@@ -18,42 +18,28 @@ std::string unsupported(const std::string& pod, const std::string& what) {
 
 }  // namespace
 
-// Longer than .clang-tidy allows: every plugin's per-pod state, in PreFilter's order.
-// NOLINTNEXTLINE(readability-function-size)
 Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Pod& pod, Use use) {
   PodPlan plan;
   static std::atomic<uint64_t> last_id{0};
   plan.id_ = ++last_id;
   plan.profile_ = &profile;
   plan.key_ = pod.key();
-  auto uses = [&](Plugin p) { return profile.filter_enabled(p) || profile.score_weight(p) > 0; };
   if (pod.resource_claims && profile.dra_post_filter) {  // DynamicResources is enabled
     return Error{"", unsupported(plan.key_, "resource claims (DynamicResources)")};
   }
   plan.affinity_terms_ = affinity_terms(pod);
-  if (uses(Plugin::InterPodAffinity) && !c.objects().namespaces_listed &&
-      ((plan.affinity_terms_ && reads_namespace_labels(*plan.affinity_terms_)) ||
-       c.namespace_label_readers() > 0)) {
-    return Error{
-        "", unsupported(plan.key_,
-                        "an inter-pod affinity term's namespaceSelector on namespace labels when "
-                        "the cluster's namespaces are not given (InterPodAffinity)")};
-  }
-  if (!pod.volumes.empty()) {
-    const bool claims = std::any_of(pod.volumes.begin(), pod.volumes.end(), [](const PodVolume& v) {
-      return v.source == PodVolume::Source::kClaim || v.source == PodVolume::Source::kEphemeral;
-    });
-    const bool reads_claims = profile.filter_enabled(Plugin::VolumeBinding) ||
-                              profile.filter_enabled(Plugin::VolumeZone) ||
-                              profile.filter_enabled(Plugin::VolumeRestrictions) ||
-                              profile.filter_enabled(Plugin::NodeVolumeLimits);
-    if (claims && reads_claims && !c.objects().storage_listed) {
-      return Error{"", unsupported(plan.key_,
-                                   "persistent volume claims when the cluster's claims, volumes "
-                                   "and classes are not given (VolumeBinding)")};
+  // What a plugin would read that the input does not give, first in the
+  // plugin list's order.
+  std::optional<std::string> unmodelled;
+  CycleState::for_each([&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (requires { T::unmodelled_input(c, profile, pod, nullptr); }) {
+      if (!unmodelled)
+        unmodelled = T::unmodelled_input(c, profile, pod, plan.affinity_terms_.get());
     }
-    plan.storage_ = c.storage().storage_of(pod);
-  }
+  });
+  if (unmodelled) return Error{"", unsupported(plan.key_, *unmodelled)};
+  if (!pod.volumes.empty()) plan.storage_ = c.storage().storage_of(pod);
   if (profile.filters.size() >= kNoStaticFailure) return Error{"", "too many filter plugins"};
   plan.priority_ = pod.priority;
   plan.preempt_never_ = pod.preempt_never;
@@ -97,6 +83,7 @@ Result<PodPlan> PodPlan::make(const Cluster& c, const Profile& profile, const Po
       PreFilterNodes r =
           T::prefilter_nodes(plan.states_.template get<T::kId>(), profile.kube_minor);
       if (r.conflict) {
+        if (!plan.prefilter_conflict_) plan.conflicting_ = T::kId;
         plan.prefilter_conflict_ = true;
         return;
       }
@@ -332,9 +319,9 @@ NodeStatus PodPlan::prefilter_status() const {
   // RunPreFilterPlugins' own status for merged results with no node in
   // common names no plugin.
   if (merged_conflict_) return NodeStatus{Code::UnschedulableAndUnresolvable, Plugin::kCount};
-  if (prefilter_conflict_ || !rejection_)
-    return NodeStatus{Code::UnschedulableAndUnresolvable, Plugin::NodeAffinity};
-  return NodeStatus{Code::UnschedulableAndUnresolvable, rejection_->plugin};
+  if (prefilter_conflict_) return NodeStatus{Code::UnschedulableAndUnresolvable, conflicting_};
+  return NodeStatus{Code::UnschedulableAndUnresolvable,
+                    rejection_ ? rejection_->plugin : Plugin::kCount};
 }
 
 std::vector<std::string> PodPlan::reasons(const Cluster& c, NodeIndex n, const NodeStatus& s,

@@ -582,6 +582,19 @@ void AffinityCounts::normalised_scores(const std::vector<NodeIndex>& feasible,
   }
 }
 
+std::optional<std::string> InterPodAffinityPlugin::unmodelled_input(const Cluster& c,
+                                                                    const Profile& profile,
+                                                                    const Pod&,
+                                                                    const AffinityTerms* terms) {
+  if (!profile.filter_enabled(kId) && profile.score_weight(kId) <= 0) return std::nullopt;
+  if (c.objects().namespaces_listed) return std::nullopt;
+  if ((terms && reads_namespace_labels(*terms)) || c.namespace_label_readers() > 0) {
+    return "an inter-pod affinity term's namespaceSelector on namespace labels when the "
+           "cluster's namespaces are not given (InterPodAffinity)";
+  }
+  return std::nullopt;
+}
+
 InterPodAffinityPlugin::State InterPodAffinityPlugin::prepare(const PlanContext& ctx) {
   State s;
   const Profile& profile = ctx.profile;

@@ -226,6 +226,8 @@ class PodPlan {
   bool preempt_never_ = false;
   PodUsage usage_;
   bool prefilter_conflict_ = false;
+  // The PreFilter whose own terms conflict (NodeAffinity's), when one does.
+  Plugin conflicting_ = Plugin::kCount;
   // PreFilters that restricted the nodes and left none in common ("didn't
   // satisfy plugin(s) [NodeAffinity NodeName] simultaneously").
   std::optional<std::string> merged_conflict_;

@@ -19,6 +19,10 @@
 //     static std::vector<std::string> reasons(const State&, const Cluster&, NodeIndex,
 //                                             const NodeStatus&, const ReasonContext&);
 //     static void reserve(const State&, BoundPod&);  // what the placed pod carries
+//     // optional: what it would read that the input does not give (the plan
+//     // is then an error naming it), asked before anything is prepared
+//     static std::optional<std::string> unmodelled_input(const Cluster&, const Profile&,
+//                                                        const Pod&, const AffinityTerms*);
 //   };
 //
 // A plugin whose Filter or Score reads whole topology domains (the

@@ -23,14 +23,17 @@
 
 namespace tightpack {
 
-// In PreFilter order: NodeName's restriction before NodeAffinity's.
+// In PreFilter order: NodeName's restriction before NodeAffinity's. A pod
+// that needs what the input lacks is refused for the first plugin in this
+// order that says so: InterPodAffinity's namespaces before the volume
+// plugins' claims.
 using PluginTypes = PluginList<
     plugins::NodeUnschedulablePlugin, plugins::NodeNamePlugin, plugins::TaintTolerationPlugin,
     plugins::NodeAffinityPlugin, plugins::ImageLocalityPlugin, plugins::NodePortsPlugin,
     plugins::NodeResourcesFitPlugin, plugins::BalancedAllocationPlugin,
-    plugins::VolumeBindingPlugin, plugins::VolumeZonePlugin, plugins::VolumeRestrictionsPlugin,
-    plugins::NodeVolumeLimitsPlugin, plugins::PodTopologySpreadPlugin,
-    plugins::InterPodAffinityPlugin, plugins::TightpackCohortPlugin>;
+    plugins::PodTopologySpreadPlugin, plugins::InterPodAffinityPlugin, plugins::VolumeBindingPlugin,
+    plugins::VolumeZonePlugin, plugins::VolumeRestrictionsPlugin, plugins::NodeVolumeLimitsPlugin,
+    plugins::TightpackCohortPlugin>;
 using CycleState = PluginStates<PluginTypes>;
 using ScratchCounts = PluginCounts<PluginTypes>;
 

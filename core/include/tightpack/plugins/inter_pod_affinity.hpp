@@ -225,6 +225,10 @@ struct InterPodAffinityPlugin {
   static constexpr Plugin kId = Plugin::InterPodAffinity;
   using State = InterPodAffinityState;
   using Counts = AffinityCounts;
+  // A term's namespaceSelector on namespace labels, the pod's or a bound
+  // pod's, when the input does not give the cluster's namespaces.
+  static std::optional<std::string> unmodelled_input(const Cluster& c, const Profile& profile,
+                                                     const Pod& pod, const AffinityTerms* terms);
   static State prepare(const PlanContext& ctx);
   static Counts count(const State& s, const Cluster& c) { return AffinityCounts(c, s); }
   // False when its PreScore skips whatever the counts are (else they say).

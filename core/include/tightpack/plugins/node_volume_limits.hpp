@@ -42,6 +42,12 @@ struct NodeVolumeLimitsPlugin {
     std::vector<const CsiDriver*> drivers;  // their CSIDrivers, looked up once
     bool limit_scaling = true;              // kube_release::volume_limit_scaling
   };
+  // The input lacks what it would read of the pod's claims.
+  static std::optional<std::string> unmodelled_input(const Cluster& c, const Profile& profile,
+                                                     const Pod& pod, const AffinityTerms*) {
+    if (!profile.filter_enabled(kId)) return std::nullopt;
+    return unlisted_claims(c.objects(), pod, plugin_name(kId));
+  }
   static State prepare(const PlanContext& ctx);
   static const std::optional<PreFilterFailure>& prefilter_failure(const State& s) {
     return s.failure;

@@ -49,6 +49,12 @@ struct VolumeRestrictionsPlugin {
     std::string ns;                                // the pod's
     std::vector<std::string> read_write_once_pod;  // claim names in `ns`
   };
+  // The input lacks what it would read of the pod's claims.
+  static std::optional<std::string> unmodelled_input(const Cluster& c, const Profile& profile,
+                                                     const Pod& pod, const AffinityTerms*) {
+    if (!profile.filter_enabled(kId)) return std::nullopt;
+    return unlisted_claims(c.objects(), pod, plugin_name(kId));
+  }
   static State prepare(const PlanContext& ctx);
   static const std::optional<PreFilterFailure>& prefilter_failure(const State& s) {
     return s.failure;

@@ -39,6 +39,12 @@ struct VolumeZonePlugin {
     std::optional<PreFilterFailure> failure;
     std::vector<VolumeTopology> topologies;
   };
+  // The input lacks what it would read of the pod's claims.
+  static std::optional<std::string> unmodelled_input(const Cluster& c, const Profile& profile,
+                                                     const Pod& pod, const AffinityTerms*) {
+    if (!profile.filter_enabled(kId)) return std::nullopt;
+    return unlisted_claims(c.objects(), pod, plugin_name(kId));
+  }
   static State prepare(const PlanContext& ctx);
   static const std::optional<PreFilterFailure>& prefilter_failure(const State& s) {
     return s.failure;
