@@ -34,6 +34,11 @@ export class Engine {
   autoscaleBytes(scenario: JsonInput): Uint8Array;
   autoscale(scenario: JsonInput): string;
   /**
+   * A quantity as the API server reads one (resource.ParseQuantity): its sign, or why
+   * the API server would refuse the text ("invalid quantity …").
+   */
+  quantity(text: string): Result<QuantityAnswer>;
+  /**
    * Decodes a cluster snapshot once: a v1 List as `kubectl get nodes,pods -A -o json`
    * prints it (DaemonSets, controllers, PodDisruptionBudgets, Services, Namespaces,
    * PersistentVolumeClaims, PersistentVolumes, StorageClasses and CSI objects may be
@@ -69,6 +74,10 @@ export class Cluster {
   summary(): Result<ClusterSummary>;
   /** Frees the cluster's WebAssembly memory; later calls return an error. */
   dispose(): void;
+}
+
+export interface QuantityAnswer {
+  sign: -1 | 0 | 1;
 }
 
 export interface Loaded {

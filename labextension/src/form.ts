@@ -10,6 +10,7 @@ import {
   tolerationText,
   IWorkerSettings
 } from './pod.js';
+import type { Engine } from '@tightpack/wasm';
 import { cpuError, memoryError } from './quantity.js';
 import { choiceFor, ISchedulerChoice } from './schedulers.js';
 import { IWorkerTemplate, Toleration } from './types.js';
@@ -268,8 +269,8 @@ export class WorkerForm {
     this.error.hidden = !text;
   }
 
-  /** The form's values, or the first thing wrong with them. */
-  read(): { settings: IWorkerSettings } | { error: string } {
+  /** The form's values, or the first thing wrong with them (quantities as `engine` reads them). */
+  read(engine: Engine): { settings: IWorkerSettings } | { error: string } {
     const workers = Number(this.workers.value);
     if (!Number.isInteger(workers) || workers < 1 || workers > 10000)
       return {
@@ -281,7 +282,8 @@ export class WorkerForm {
         error: `GPUs "${this.gpus.value}" must be a whole number, 0 or more`
       };
     const problem =
-      cpuError(this.cores.value) ?? memoryError(this.memory.value);
+      cpuError(this.cores.value, engine) ??
+      memoryError(this.memory.value, engine);
     if (problem) return { error: problem };
     const t = parseTolerations(this.tolerations.value);
     if (t.error) return { error: t.error };

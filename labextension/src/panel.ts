@@ -196,7 +196,7 @@ export class TightpackPanel extends Widget {
     const loaded = this.session.loaded;
     if (!loaded || !template) return;
     const start = performance.now();
-    const form = this.form.read();
+    const form = this.form.read(loaded.engine);
     if ('error' in form) {
       this.form.showError(form.error);
       this.answer.markStale();

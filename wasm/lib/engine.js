@@ -162,6 +162,12 @@ export class Engine {
     return decoder.decode(this.autoscaleBytes(scenario));
   }
 
+  quantity(text) {
+    if (typeof text !== 'string')
+      return failure(`quantity: expected a string, got ${typeof text}`);
+    return answer(this.#document('quantity', text));
+  }
+
   loadCluster(snapshot, options = {}) {
     const inputs = [];
     for (const [value, what, optional] of [

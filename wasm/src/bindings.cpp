@@ -61,6 +61,10 @@ Text autoscale(uintptr_t data, size_t size) {
   return guarded([&] { return tightpack::autoscaler::autoscale_text(bytes(data, size)); });
 }
 
+Text quantity(uintptr_t data, size_t size) {
+  return guarded([&] { return tightpack::quantity_text(bytes(data, size)); });
+}
+
 std::string version() {
   return TIGHTPACK_VERSION;
 }
@@ -122,6 +126,7 @@ EMSCRIPTEN_BINDINGS(tightpack) {
   class_<Text>("Text").function("data", &Text::data).function("size", &Text::size);
   function("replay", &replay);
   function("autoscale", &autoscale);
+  function("quantity", &quantity);
   function("version", &version);
   function("heapBytesInUse", &heap_bytes_in_use);
   class_<LoadedCluster>("LoadedCluster")

@@ -16,6 +16,8 @@ export async function example(snapshot: Uint8Array): Promise<string[]> {
     engine.replay('{}'),
     engine.autoscale(new Uint8Array())
   ];
+  const memory = engine.quantity('8Gi');
+  if (memory.ok && memory.value.sign > 0) lines.push('8Gi');
   const loaded: Result<Cluster> = engine.loadCluster(snapshot, {
     pools: null,
     schedulerConfig: { profiles: [] }

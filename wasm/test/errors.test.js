@@ -188,3 +188,25 @@ test('10,000 calls leave the heap as they found it', async () => {
   expect(grownInUse).toBeLessThanOrEqual(4096);
   cluster.dispose();
 });
+
+// The native engine's answers for the same texts (core's what_if_test reads
+// this file too): the sidebar's form asks these of the engine.
+test('quantities are read as the API server reads them, as natively', () => {
+  const cases = JSON.parse(
+    readFileSync(
+      path.join(repoDir, 'core', 'tests', 'data', 'quantity_answers.json'),
+      'utf8'
+    )
+  );
+  expect(cases.length).toBeGreaterThan(10);
+  for (const [text, expected] of cases) {
+    const got = engine.quantity(text);
+    expect(got).toEqual(
+      expected.error === undefined
+        ? { ok: true, value: expected }
+        : { ok: false, error: expected.error }
+    );
+  }
+  expectError(engine.quantity(8), 'quantity: expected a string, got number');
+  expectUsable();
+});

@@ -5,6 +5,7 @@
 #include "json_read.hpp"
 #include "tightpack/decode.hpp"
 #include "tightpack/labels.hpp"
+#include "tightpack/quantity.hpp"
 #include "tightpack/timestamp.hpp"
 #include "tightpack/what_if/what_if.hpp"
 
@@ -22,6 +23,13 @@ Error in_document(const char* document, const Error& e) {
 
 std::string error_text(std::string_view message) {
   return json::serialize(json::object{{"error", message}});
+}
+
+std::string quantity_text(std::string_view quantity) {
+  auto q = Quantity::parse(quantity);
+  if (!q) return error_text(q.error().what());
+  const int sign = q->is_zero() ? 0 : q->negative() ? -1 : 1;
+  return json::serialize(json::object{{"sign", sign}});
 }
 
 Result<WhatIfRequest> decode_what_if_request(const json::value& doc, bool with_replicas,

@@ -548,3 +548,23 @@ TEST(SpawnQuestion, AGpuProfileOnGkeToleratesItsPoolAsGkesApiServerMakesIt) {
 
 }  // namespace
 }  // namespace tightpack
+
+namespace tightpack {
+namespace {
+
+// The answers the WebAssembly module gives too (wasm/test/errors.test.js reads
+// the same file): the sidebar's form checks what users type with them.
+TEST(WhatIf, QuantitiesAreReadAsTheApiServerReadsThem) {
+  std::ifstream f(TIGHTPACK_SOURCE_DIR "/core/tests/data/quantity_answers.json");
+  std::stringstream text;
+  text << f.rdbuf();
+  const boost::json::value cases = boost::json::parse(text.str());
+  ASSERT_GT(cases.as_array().size(), 10u);
+  for (const auto& c : cases.as_array()) {
+    const std::string quantity(c.at(0).as_string());
+    EXPECT_EQ(quantity_text(quantity), boost::json::serialize(c.at(1))) << quantity;
+  }
+}
+
+}  // namespace
+}  // namespace tightpack

@@ -281,7 +281,9 @@ describe('the other parts', () => {
     form.choose('gpu');
     expect(changes).toBe(1);
     expect(form.template).toBe(gpu);
-    expect(form.read()).toEqual({ settings: settingsOf(template.pod, 3) });
+    expect(form.read(d.engine)).toEqual({
+      settings: settingsOf(template.pod, 3)
+    });
     expect(form.node.querySelector('.tp-template-notes')!.textContent).toBe(
       'a note'
     );
@@ -292,7 +294,7 @@ describe('the other parts', () => {
     memory.value = '8 GB';
     memory.dispatchEvent(new Event('input'));
     expect(changes).toBe(2);
-    expect(form.read()).toEqual({
+    expect(form.read(d.engine)).toEqual({
       error: 'Memory "8 GB" is not a Kubernetes quantity: write 8Gi'
     });
     // A fix goes into the form: tolerations and selector added, the worker's new size.
@@ -305,7 +307,7 @@ describe('the other parts', () => {
       replicas: 12
     });
     expect(changes).toBe(3);
-    expect(form.read()).toEqual({
+    expect(form.read(d.engine)).toEqual({
       settings: {
         ...settingsOf(template.pod, 12),
         cores: '3850m',

@@ -223,5 +223,9 @@ std::string explain_text(const WhatIfCluster& cluster, std::string_view request_
 // (what `tightpack forecast --output json` prints).
 std::string forecast_text(const WhatIfCluster& cluster, std::string_view request_json);
 std::string error_text(std::string_view message);
+// A quantity as the API server reads one (resource.ParseQuantity), for the
+// sidebar's form: {"sign": -1 | 0 | 1}, or {"error": "invalid quantity …"}
+// when the API server would refuse the text.
+std::string quantity_text(std::string_view quantity);
 
 }  // namespace tightpack
