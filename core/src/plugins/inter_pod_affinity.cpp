@@ -616,11 +616,10 @@ std::optional<NodeStatus> InterPodAffinityPlugin::domain_filter(const State&, Co
                                                                 const Relief* relief) {
   uint8_t detail = 0;
   if (counts.admits(c, n, relief, detail)) return std::nullopt;
-  NodeStatus s{
-      detail == kAffinityNotMatched ? Code::UnschedulableAndUnresolvable : Code::Unschedulable,
-      kId};
-  s.detail = detail;
-  return s;
+  // Evicting pods never brings a pod the affinity terms need.
+  const bool unmatched = detail == kAffinityNotMatched;
+  return NodeStatus{unmatched ? Code::UnschedulableAndUnresolvable : Code::Unschedulable, kId, -1,
+                    detail};
 }
 
 }  // namespace tightpack::plugins

@@ -510,11 +510,10 @@ std::optional<NodeStatus> PodTopologySpreadPlugin::domain_filter(const State&, C
                                                                  const Relief* relief) {
   uint8_t detail = 0;
   if (counts.admits(c, n, relief, detail)) return std::nullopt;
-  NodeStatus s{
-      detail == kSpreadMissingLabel ? Code::UnschedulableAndUnresolvable : Code::Unschedulable,
-      kId};
-  s.detail = detail;
-  return s;
+  // A node without the topology key does not get it by preemption.
+  const bool missing_label = detail == kSpreadMissingLabel;
+  return NodeStatus{missing_label ? Code::UnschedulableAndUnresolvable : Code::Unschedulable, kId,
+                    -1, detail};
 }
 
 void PodTopologySpreadPlugin::domain_scores(const State& s, Counts& counts, const Cluster& c,

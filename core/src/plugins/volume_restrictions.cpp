@@ -122,9 +122,7 @@ std::optional<NodeStatus> VolumeRestrictionsPlugin::domain_filter(const State& s
     }
   }
   if (conflicting == 0) return std::nullopt;
-  NodeStatus status{Code::Unschedulable, kId};
-  status.detail = 1;
-  return status;
+  return NodeStatus{Code::Unschedulable, kId, -1, 1};  // detail 1: the ReadWriteOncePod part
 }
 
 std::vector<std::string> VolumeRestrictionsPlugin::reasons(const State&, const Cluster&, NodeIndex,

@@ -629,41 +629,42 @@ TEST(PodPlanMake, RefusesNamespaceSelectorsOnLabelsTheInputDoesNotGive) {
   EXPECT_TRUE(PodPlan::make(c, without->profiles[0], p));
 }
 
+// The default profile with `disabled` (multiPoint plugin names) turned off.
+Profile default_without(const std::string& disabled) {
+  auto config =
+      decode_scheduler_configuration(json_of(R"({"apiVersion": "kubescheduler.config.k8s.io/v1",
+      "kind": "KubeSchedulerConfiguration", "profiles": [{"plugins": {"multiPoint": {
+      "disabled": [)" + disabled + "]}}}]}"),
+                                     JsonPath());
+  EXPECT_TRUE(config) << config.error().what();
+  return config ? config->profiles[0] : default_profile();
+}
+
 TEST(PodPlanMake, RefusesClaimsTheInputDoesNotGive) {
   Cluster c = build_cluster({make_node("a", 1000, kGi)});  // no claims, volumes nor classes
-  Profile profile = default_profile();
+  const Profile profile = default_profile();
   Pod p = make_pod("p");
   p.volumes.push_back(PodVolume{"home", PodVolume::Source::kClaim, "claim-p"});
   auto refused = [&](const Profile& with) {
     auto plan = PodPlan::make(c, with, p);
     return plan ? std::string() : plan.error().message;
   };
-  const std::string kTail = " is not supported by tightpack yet; kube-scheduler would consider it";
-  EXPECT_EQ(refused(profile),
-            "pod default/p: persistent volume claims when the cluster's claims, volumes and "
-            "classes are not given (VolumeBinding)" +
-                kTail);
+  auto refusal = [](const char* plugin) {
+    return std::string(
+               "pod default/p: persistent volume claims when the cluster's claims, "
+               "volumes and classes are not given (") +
+           plugin + ") is not supported by tightpack yet; kube-scheduler would consider it";
+  };
+  EXPECT_EQ(refused(profile), refusal("VolumeBinding"));
   // The first volume plugin the profile runs names it.
-  auto only_zone =
-      decode_scheduler_configuration(json_of(R"({"apiVersion": "kubescheduler.config.k8s.io/v1",
-      "kind": "KubeSchedulerConfiguration", "profiles": [{"plugins": {"multiPoint": {"disabled": [
-        {"name": "VolumeBinding"}, {"name": "VolumeRestrictions"}, {"name": "NodeVolumeLimits"}
-      ]}}}]})"),
-                                     JsonPath());
-  ASSERT_TRUE(only_zone) << only_zone.error().what();
-  EXPECT_EQ(refused(only_zone->profiles[0]),
-            "pod default/p: persistent volume claims when the cluster's claims, volumes and "
-            "classes are not given (VolumeZone)" +
-                kTail);
+  const Profile only_zone = default_without(
+      R"({"name": "VolumeBinding"}, {"name": "VolumeRestrictions"}, {"name": "NodeVolumeLimits"})");
+  EXPECT_EQ(refused(only_zone), refusal("VolumeZone"));
   // Without any volume plugin nothing reads the claims.
-  auto none =
-      decode_scheduler_configuration(json_of(R"({"apiVersion": "kubescheduler.config.k8s.io/v1",
-      "kind": "KubeSchedulerConfiguration", "profiles": [{"plugins": {"multiPoint": {"disabled": [
-        {"name": "VolumeBinding"}, {"name": "VolumeRestrictions"}, {"name": "NodeVolumeLimits"},
-        {"name": "VolumeZone"}]}}}]})"),
-                                     JsonPath());
-  ASSERT_TRUE(none) << none.error().what();
-  EXPECT_EQ(refused(none->profiles[0]), "");
+  const Profile none = default_without(
+      R"({"name": "VolumeBinding"}, {"name": "VolumeRestrictions"}, {"name": "NodeVolumeLimits"},
+      {"name": "VolumeZone"})");
+  EXPECT_EQ(refused(none), "");
   // Namespaces the input lacks are named before claims.
   PodAffinityTerm term;
   term.required = true;
