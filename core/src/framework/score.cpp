@@ -71,12 +71,10 @@ std::array<bool, kScoreSlots> PodPlan::scoring(const ScoreVector& weight,
                                                const DomainScores& domain) const {
   std::array<bool, kScoreSlots> out{};
   for (size_t k = 0; k < kScoreSlots; ++k)
-    out[k] = profile_->score_weight(kScorePlugins[k]) > 0 && prescore_keeps(kScorePlugins[k]);
+    out[k] = weight[k] > 0 && prescore_keeps(kScorePlugins[k]);
   // Those that read topology domains may skip as their counts say.
-  for (size_t k = 0; k < kOverDomainsCount; ++k) {
-    const size_t slot = kOverDomainsSlots[k];
-    if (weight[slot]) out[slot] = out[slot] && !domain.by_column[k].empty();
-  }
+  for (size_t k = 0; k < kOverDomainsCount; ++k)
+    out[kOverDomainsSlots[k]] = out[kOverDomainsSlots[k]] && !domain.by_column[k].empty();
   return out;
 }
 

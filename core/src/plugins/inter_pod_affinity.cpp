@@ -118,9 +118,8 @@ AffinityCounts::AffinityCounts(const Cluster& c, const InterPodAffinityState& s)
       }
     }
   }
-  // PreScore skips when the profile ignores the bound pods' preferred terms
-  // and the pod has none of its own.
-  if (args_.ignore_preferred_terms_of_existing_pods && !has_preferred_) scores_ = false;
+  // scores_ is false already where PreScore always skips (the state's
+  // prepare says when).
   sync(c);
 }
 

@@ -11,6 +11,7 @@
 
 #include "tightpack/cluster.hpp"
 #include "tightpack/framework/plugin.hpp"
+#include "tightpack/plugins/reads_pod_claims.hpp"
 #include "tightpack/storage_state.hpp"
 
 namespace tightpack::plugins {
@@ -34,7 +35,7 @@ VolumeLimitsVerdict volume_limits(
     const std::vector<BoundPod>& pods, const Relief* relief, bool limit_scaling,
     const std::vector<const std::pair<std::string, std::string>*>* attached = nullptr);
 
-struct NodeVolumeLimitsPlugin {
+struct NodeVolumeLimitsPlugin : ReadsPodClaims<Plugin::NodeVolumeLimits> {
   static constexpr Plugin kId = Plugin::NodeVolumeLimits;
   struct State {
     std::optional<PreFilterFailure> failure;
@@ -42,12 +43,6 @@ struct NodeVolumeLimitsPlugin {
     std::vector<const CsiDriver*> drivers;  // their CSIDrivers, looked up once
     bool limit_scaling = true;              // kube_release::volume_limit_scaling
   };
-  // The input lacks what it would read of the pod's claims.
-  static std::optional<std::string> unmodelled_input(const Cluster& c, const Profile& profile,
-                                                     const Pod& pod, const AffinityTerms*) {
-    if (!profile.filter_enabled(kId)) return std::nullopt;
-    return unlisted_claims(c.objects(), pod, plugin_name(kId));
-  }
   static State prepare(const PlanContext& ctx);
   static const std::optional<PreFilterFailure>& prefilter_failure(const State& s) {
     return s.failure;

@@ -18,6 +18,7 @@
 #include "tightpack/framework/plugin.hpp"
 #include "tightpack/model.hpp"
 #include "tightpack/objects.hpp"
+#include "tightpack/plugins/reads_pod_claims.hpp"
 #include "tightpack/storage_state.hpp"
 
 namespace tightpack::plugins {
@@ -120,7 +121,7 @@ BindingPlan binding_plan(const StorageState& s, const PodStorage& pod, const Nod
 // VolumeBinding's Reserve (AssumePodVolumes) for a pod placed on a node.
 void assume_pod_volumes(StorageState& s, const PodStorage& pod, const Node& node);
 
-struct VolumeBindingPlugin {
+struct VolumeBindingPlugin : ReadsPodClaims<Plugin::VolumeBinding> {
   static constexpr Plugin kId = Plugin::VolumeBinding;
   struct State {
     std::optional<PreFilterFailure> failure;
@@ -134,12 +135,6 @@ struct VolumeBindingPlugin {
     std::vector<uint8_t> conflicts;
     std::vector<int64_t> score;
   };
-  // The input lacks what it would read of the pod's claims.
-  static std::optional<std::string> unmodelled_input(const Cluster& c, const Profile& profile,
-                                                     const Pod& pod, const AffinityTerms*) {
-    if (!profile.filter_enabled(kId)) return std::nullopt;
-    return unlisted_claims(c.objects(), pod, plugin_name(kId));
-  }
   static State prepare(const PlanContext& ctx);
   static const std::optional<PreFilterFailure>& prefilter_failure(const State& s) {
     return s.failure;

@@ -11,6 +11,7 @@
 #include "tightpack/cluster.hpp"
 #include "tightpack/framework/plugin.hpp"
 #include "tightpack/model.hpp"
+#include "tightpack/plugins/reads_pod_claims.hpp"
 #include "tightpack/storage_state.hpp"
 
 namespace tightpack::plugins {
@@ -41,7 +42,7 @@ int64_t read_write_once_pod_refs(const std::vector<std::string>& claims, const P
 // Its Filter has two parts: the disks, which read the node's pods, and the
 // ReadWriteOncePod claims, whose users are counted over the whole cluster as
 // topology domains are (a domain filter, framework/plugin.hpp).
-struct VolumeRestrictionsPlugin {
+struct VolumeRestrictionsPlugin : ReadsPodClaims<Plugin::VolumeRestrictions> {
   static constexpr Plugin kId = Plugin::VolumeRestrictions;
   struct State {
     std::optional<PreFilterFailure> failure;
@@ -49,12 +50,6 @@ struct VolumeRestrictionsPlugin {
     std::string ns;                                // the pod's
     std::vector<std::string> read_write_once_pod;  // claim names in `ns`
   };
-  // The input lacks what it would read of the pod's claims.
-  static std::optional<std::string> unmodelled_input(const Cluster& c, const Profile& profile,
-                                                     const Pod& pod, const AffinityTerms*) {
-    if (!profile.filter_enabled(kId)) return std::nullopt;
-    return unlisted_claims(c.objects(), pod, plugin_name(kId));
-  }
   static State prepare(const PlanContext& ctx);
   static const std::optional<PreFilterFailure>& prefilter_failure(const State& s) {
     return s.failure;

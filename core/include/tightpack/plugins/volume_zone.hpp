@@ -10,6 +10,7 @@
 #include "tightpack/cluster.hpp"
 #include "tightpack/framework/plugin.hpp"
 #include "tightpack/model.hpp"
+#include "tightpack/plugins/reads_pod_claims.hpp"
 #include "tightpack/storage_state.hpp"
 
 namespace tightpack::plugins {
@@ -33,18 +34,12 @@ std::optional<VolumeZonePreFilter> volume_zone_prefilter(const StorageState& s, 
 
 bool volume_zone_admits(const std::vector<VolumeTopology>& topologies, const Labels& node_labels);
 
-struct VolumeZonePlugin {
+struct VolumeZonePlugin : ReadsPodClaims<Plugin::VolumeZone> {
   static constexpr Plugin kId = Plugin::VolumeZone;
   struct State {
     std::optional<PreFilterFailure> failure;
     std::vector<VolumeTopology> topologies;
   };
-  // The input lacks what it would read of the pod's claims.
-  static std::optional<std::string> unmodelled_input(const Cluster& c, const Profile& profile,
-                                                     const Pod& pod, const AffinityTerms*) {
-    if (!profile.filter_enabled(kId)) return std::nullopt;
-    return unlisted_claims(c.objects(), pod, plugin_name(kId));
-  }
   static State prepare(const PlanContext& ctx);
   static const std::optional<PreFilterFailure>& prefilter_failure(const State& s) {
     return s.failure;
