@@ -339,8 +339,38 @@ export interface Placement {
    * waiting pod give it.
    */
   outlook?: Outlook;
+  /** The claims the pod mounts, as the cluster has them. */
+  claims: MountedClaim[];
   /** What admission changed in the pod before it was placed. */
   admission: AdmissionChange[];
+}
+
+/**
+ * A persistentVolumeClaim volume of the pod, as the API server and kube-scheduler's volume
+ * plugins see its claim: words for "your home disk is in us-central1-b" come from these.
+ */
+export interface MountedClaim {
+  namespace: string;
+  name: string;
+  /** The cluster has the claim; without it the pod waits and nothing below is known. */
+  listed: boolean;
+  /** Its class; null for none. */
+  storageClass: string | null;
+  /** The class is the cluster's default one, given because the claim names none. */
+  defaultClass: boolean;
+  /** The class' volumeBindingMode; null without a class or when the cluster lacks it. */
+  bindingMode: 'WaitForFirstConsumer' | 'Immediate' | null;
+  /** spec.volumeName. */
+  volume: string | null;
+  /** The cluster has that volume: the claim's disk exists. */
+  bound: boolean;
+  /** The zones the volume's required node affinity allows; empty when it names none. */
+  zones: string[];
+  /**
+   * How many of the cluster's nodes that node affinity admits (a local volume's, one by
+   * hostname); null when the volume has none and any node may mount it.
+   */
+  mountableNodes: number | null;
 }
 
 /** cluster-autoscaler's drainability reasons for keeping a node. */

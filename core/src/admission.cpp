@@ -224,6 +224,7 @@ void assign_default_storage_class(ApiObjects& objects) {
     if (!claim.class_unset || !claim.volume_name.empty()) continue;
     claim.class_name = chosen->name;
     claim.class_unset = false;
+    claim.class_defaulted = true;
   }
 }
 

@@ -89,6 +89,9 @@ struct PersistentVolumeClaim {
   // ""): DefaultStorageClass admission, and the PV controller's retroactive
   // default class, give such a claim the default class.
   bool class_unset = false;
+  // What-if only: the class is the default one assign_default_storage_class
+  // gave (the claim is one about to be created, as a client sends it).
+  bool class_defaulted = false;
   std::string volume_name;                   // spec.volumeName
   bool bind_completed = false;               // pv.kubernetes.io/bind-completed
   std::optional<std::string> selected_node;  // volume.kubernetes.io/selected-node

@@ -158,6 +158,7 @@ json::object encode_placement(const Placement& p, const std::vector<AdmissionCha
   }
   // One pod's answer in words, as the spawn page and the waiting pod's event give it.
   if (p.replicas == 1) o["outlook"] = encode_outlook(outlook_of(p));
+  o["claims"] = encode_mounted_claims(p.claims);
   o["admission"] = encode_admission_changes(admitted);
   return o;
 }

@@ -251,7 +251,7 @@ namespace {
 std::string zonal_cluster(const std::string& home) {
   return R"({"apiVersion": "v1", "kind": "List", "items": [
     {"kind": "Node", "metadata": {"name": "core-0", "labels": {"cloud.google.com/gke-nodepool": "core",
-       "topology.kubernetes.io/zone": "z-a", "topology.gke.io/zone": "z-a"}},
+       "kubernetes.io/hostname": "core-0", "topology.kubernetes.io/zone": "z-a", "topology.gke.io/zone": "z-a"}},
      "status": {"allocatable": {"cpu": "4", "memory": "16Gi", "pods": "110"}}},
     {"kind": "StorageClass", "metadata": {"name": "old-default", "creationTimestamp": "2024-01-01T00:00:00Z",
        "annotations": {"storageclass.kubernetes.io/is-default-class": "true"}},
@@ -303,6 +303,10 @@ TEST(WhatIf, AHomeDiskInAZoneWhosePoolIsAtMaxNamesThePoolThatWouldTakeIt) {
   EXPECT_EQ(unplaced[0].at("blockedByVolumes"), json::array{"gpu-b"}) << unplaced[0];
   EXPECT_EQ(unplaced[0].at("poolsAtMax"), json::parse(R"([{"pool": "gpu-a", "maxSize": 0}])"))
       << unplaced[0];
+  // The disk and its zone, from the volume's node affinity on the CSI driver's key.
+  EXPECT_EQ(answer.at("claims"), json::parse(R"([{"namespace": "hub", "name": "claim-alice",
+    "listed": true, "storageClass": "standard-rwo", "defaultClass": false,
+    "bindingMode": "WaitForFirstConsumer", "volume": "pvc-1", "bound": true, "zones": ["z-a"], "mountableNodes": 1}])"));
 }
 
 TEST(WhatIf, AClaimAboutToBeCreatedGetsTheNewestDefaultClass) {
@@ -315,6 +319,50 @@ TEST(WhatIf, AClaimAboutToBeCreatedGetsTheNewestDefaultClass) {
   ASSERT_FALSE(answer.contains("error")) << answer;
   EXPECT_EQ(answer.at("scaleUp").at("pools").at(0).at("pool"), "gpu-b") << answer;
   EXPECT_TRUE(answer.at("scaleUp").at("unplaced").as_array().empty()) << answer;
+  EXPECT_EQ(answer.at("claims"), json::parse(R"([{"namespace": "hub", "name": "claim-alice",
+    "listed": true, "storageClass": "standard-rwo", "defaultClass": true,
+    "bindingMode": "WaitForFirstConsumer", "volume": null, "bound": false, "zones": [],
+    "mountableNodes": null}])"));
+}
+
+TEST(WhatIf, AClaimsClassAndDiskAreSaidOnlyWhenTheClusterListsThem) {
+  // The class annotation names a class the cluster lacks, the claim a volume
+  // it lacks; a local volume is pinned to a node by its hostname, not a zone;
+  // the last claim is not there at all.
+  auto c = load_what_if_cluster(zonal_cluster(R"({"kind": "PersistentVolumeClaim",
+    "metadata": {"name": "claim-alice", "namespace": "hub",
+                 "annotations": {"volume.beta.kubernetes.io/storage-class": "premium-rwo"}},
+    "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "10Gi"}},
+             "volumeName": "pvc-gone"}},
+    {"kind": "PersistentVolume", "metadata": {"name": "local-1"},
+     "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"], "local": {"path": "/mnt/a"},
+              "claimRef": {"namespace": "hub", "name": "scratch"},
+              "nodeAffinity": {"required": {"nodeSelectorTerms": [{"matchExpressions": [
+                {"key": "kubernetes.io/hostname", "operator": "In", "values": ["core-0"]}]}]}}}},
+    {"kind": "PersistentVolumeClaim", "metadata": {"name": "scratch", "namespace": "hub"},
+     "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}},
+              "storageClassName": "", "volumeName": "local-1"}})"),
+                                "", "");
+  ASSERT_TRUE(c) << c.error().what();
+  const auto answer = json::parse(place_text(*c, R"({"pod": {"metadata": {"namespace": "hub"},
+    "spec": {"containers": [{"name": "notebook"}], "volumes": [
+      {"name": "home", "persistentVolumeClaim": {"claimName": "claim-alice"}},
+      {"name": "tmp", "emptyDir": {}},
+      {"name": "scratch", "persistentVolumeClaim": {"claimName": "scratch"}},
+      {"name": "shared", "persistentVolumeClaim": {"claimName": "home-nfs", "readOnly": true}}]}},
+    "replicas": 1})"))
+                          .as_object();
+  ASSERT_FALSE(answer.contains("error")) << answer;
+  EXPECT_EQ(answer.at("claims"), json::parse(R"([
+    {"namespace": "hub", "name": "claim-alice", "listed": true, "storageClass": "premium-rwo",
+     "defaultClass": false, "bindingMode": null, "volume": "pvc-gone", "bound": false, "zones": [],
+     "mountableNodes": null},
+    {"namespace": "hub", "name": "scratch", "listed": true, "storageClass": null,
+     "defaultClass": false, "bindingMode": null, "volume": "local-1", "bound": true, "zones": [],
+     "mountableNodes": 1},
+    {"namespace": "hub", "name": "home-nfs", "listed": false, "storageClass": null,
+     "defaultClass": false, "bindingMode": null, "volume": null, "bound": false, "zones": [],
+     "mountableNodes": null}])"));
 }
 
 // One pod's outlook, the words the spawn page and a waiting pod's event give:

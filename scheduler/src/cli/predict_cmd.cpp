@@ -47,7 +47,10 @@ run (docs/pools.md).
                          default, when the nodes carry GKE's node-pool label
   --output table|json    (default: table)
 
-The pod is admitted first as the API server would (see `tightpack admit`).
+The pod is admitted first as the API server would (see `tightpack admit`). The
+claims it mounts are listed before the nodes: the volume each is bound to and the
+zones that volume allows, or the class it has (the default one when it names
+none) and when that class makes its disk.
 
 Exit status: 0 every copy placed (with --pools: today or on the nodes a scale-up
 adds), 3 some copies can never run, 1 bad input, 2 bad usage.
@@ -105,6 +108,42 @@ void print_admission(std::ostream& out, const std::vector<AdmissionChange>& chan
   if (any) out << "\n";
 }
 
+// What each claim the pod mounts holds it to: a disk's zone, or where and
+// when its disk is made.
+void print_claims(std::ostream& out, const std::vector<MountedClaim>& claims) {
+  for (const MountedClaim& c : claims) {
+    out << "Claim " << c.ns << "/" << c.name << ": ";
+    if (!c.listed) {
+      out << "not in the cluster\n";
+      continue;
+    }
+    if (c.bound) {
+      out << "bound to volume " << *c.volume;
+      if (c.zones.empty()) {
+        out << ", any zone\n";
+      } else {
+        out << " in zone ";
+        for (size_t i = 0; i < c.zones.size(); ++i) out << (i ? " or " : "") << c.zones[i];
+        out << "\n";
+      }
+      continue;
+    }
+    out << (c.volume ? "not bound yet (volume " + *c.volume + " is not in the cluster), "
+                     : std::string("not bound yet, "));
+    if (!c.storage_class) {
+      out << "no class\n";
+      continue;
+    }
+    out << "class " << *c.storage_class << (c.default_class ? " (the default)" : "");
+    if (!c.wait_for_first_consumer) {
+      out << ", not in the cluster\n";
+    } else {
+      out << (*c.wait_for_first_consumer ? ", WaitForFirstConsumer\n" : ", Immediate\n");
+    }
+  }
+  if (!claims.empty()) out << "\n";
+}
+
 }  // namespace
 
 int predict(const std::vector<std::string>& argv, std::istream& in, std::ostream& out,
@@ -142,6 +181,7 @@ int predict(const std::vector<std::string>& argv, std::istream& in, std::ostream
     out << json::serialize(encode_placement(placement, question->admitted)) << "\n";
   } else {
     print_admission(out, question->admitted);
+    print_claims(out, placement.claims);
     print_placement(out, placement);
     if (placement.scale_up) print_scale_up(out, *placement.scale_up);
     // One pod, with pools: the words the hub's spawn page shows beside its profile.

@@ -23,6 +23,7 @@
 #include "tightpack/pools/scale_up_prediction.hpp"
 #include "tightpack/profile.hpp"
 #include "tightpack/simulate.hpp"
+#include "tightpack/what_if/mounted_claims.hpp"
 #include "tightpack/what_if/unschedulable_facts.hpp"
 
 namespace tightpack {
@@ -68,6 +69,9 @@ struct Placement {
   // What cluster-autoscaler's scale-down does with the pod (its drain rules),
   // when the question gave the pod as the API would hold it (decode_admitted_pod).
   std::optional<autoscaler::PodDrain> drain;
+  // The claims the pod mounts, as the cluster has them (class, binding mode,
+  // volume and its zones).
+  std::vector<MountedClaim> claims;
 };
 
 class WhatIfCluster {
@@ -159,7 +163,7 @@ class WhatIfCluster {
 };
 
 // {"schedulerName", "replicas", "placed", "nodes": […], "placements": […],
-//  "unschedulable"?, "scaleUp"?, "admission"}: the output of `tightpack
+//  "unschedulable"?, "scaleUp"?, "claims", "admission"}: the output of `tightpack
 //  predict --output json`, with what admission changed in the pod.
 boost::json::object encode_placement(const Placement& placement,
                                      const std::vector<AdmissionChange>& admitted);
