@@ -39,8 +39,6 @@ from .fetch import get_json
 
 HOME_KINDS = ("PersistentVolumeClaim", "PersistentVolume")
 USERNAME_ANNOTATION = "hub.jupyter.org/username"
-DEFAULT_CLASS_ANNOTATIONS = ("storageclass.kubernetes.io/is-default-class",
-                             "storageclass.beta.kubernetes.io/is-default-class")
 WHAT = "tightpack scheduler (your home claims)"
 
 
@@ -184,19 +182,6 @@ def storage_classes(cluster: dict) -> list:
     return cluster_objects(cluster, "StorageClass")
 
 
-def default_class(cluster: dict) -> Optional[dict]:
-    """The default StorageClass as the API server picks it: the newest, then by name."""
-    defaults = [c for c in storage_classes(cluster)
-                if any(((c.get("metadata") or {}).get("annotations") or {}).get(a) == "true"
-                       for a in DEFAULT_CLASS_ANNOTATIONS)]
-    if not defaults:
-        return None
-    defaults.sort(key=lambda c: ((c.get("metadata") or {}).get("name") or ""))
-    defaults.sort(key=lambda c: (c.get("metadata") or {}).get("creationTimestamp") or "",
-                  reverse=True)
-    return defaults[0]
-
-
 def pvc_name(settings: dict, user: str, home: Optional[dict], namespace: str) -> str:
     """KubeSpawner's pvc_name: the user's remembered claim (the default server's claim
     /home lists, the one named as the template says when there are several), else
@@ -292,85 +277,21 @@ def first_spawn_claim(settings: Optional[dict], ctx: HomeContext) -> tuple:
                    f"({known}): in the cluster as KubeSpawner makes it")
 
 
-# ------------------------------------------------------------------ the notes' words
+# ------------------------------------------------------------- whose the claims are
 
-def volume_zones(pv: dict) -> list:
-    """The zones a PersistentVolume's node affinity allows (keys ending in "zone", In)."""
-    affinity = ((pv.get("spec") or {}).get("nodeAffinity") or {}).get("required") or {}
-    zones: list = []
-    for term in affinity.get("nodeSelectorTerms") or []:
-        for expr in (term or {}).get("matchExpressions") or []:
-            if str(expr.get("key", "")).endswith("zone") and expr.get("operator") == "In":
-                zones += [z for z in expr.get("values") or [] if z not in zones]
-    return zones
-
-
-def binding_mode(cluster: dict, class_name: Optional[str]) -> Optional[str]:
-    if not class_name:
-        return None
-    found = _find(cluster, "StorageClass", class_name)
-    if found is None:
-        return None
-    return found.get("volumeBindingMode") or "Immediate"
-
-
-def describe(claim: dict, ctx: HomeContext, own: bool, new: bool) -> dict:
-    """What the template says of a claim its pod mounts (the ``claims`` of a template)."""
+def describe(claim: dict, ctx: HomeContext, own: bool, first_spawn: bool) -> dict:
+    """Whose a claim the pod mounts is (the ``claims`` of a template). What the claim is (its
+    class as the API server defaults it, when its disk is made, the zones of its volume) is
+    the engine's answer, placement.claims, which the panel words with this."""
     meta = claim.get("metadata") or {}
-    spec = claim.get("spec") or {}
-    volume_name = spec.get("volumeName") or None
-    pv = _find(ctx.cluster, "PersistentVolume", volume_name) if volume_name else None
-    class_name = spec.get("storageClassName")
-    defaulted = False
-    if class_name is None and not volume_name:
-        found = default_class(ctx.cluster)
-        if found is not None:
-            class_name, defaulted = (found.get("metadata") or {}).get("name"), True
-    state = "new" if new else ("bound" if pv is not None else "pending")
-    return {
-        "name": meta.get("name"),
-        "namespace": meta.get("namespace") or ctx.namespace,
-        "own": own,
-        "state": state,
-        "volume": volume_name,
-        "zones": volume_zones(pv) if pv is not None else [],
-        "storageClass": class_name,
-        "defaultClass": defaulted,
-        "bindingMode": binding_mode(ctx.cluster, class_name),
-    }
-
-
-def _zones_text(zones: list) -> str:
-    return zones[0] if len(zones) == 1 else " or ".join(zones)
-
-
-def note(info: dict, home_known: bool = True) -> str:
-    who = f"your home claim {info['name']}" if info["own"] else f"claim {info['name']}"
-    if info["state"] == "bound":
-        if info["zones"]:
-            return (f"{who}, on a disk in {_zones_text(info['zones'])}: the notebook can run "
-                    "only on a node in that zone")
-        return f"{who}, on volume {info['volume']}, which any node can mount"
-    cls = info["storageClass"]
-    what = (f"the default class {cls}" if info["defaultClass"] else f"class {cls}") if cls \
-        else "no class"
-    if not cls:
-        where = "it is bound only to a volume made for it beforehand"
-    elif info["bindingMode"] == "WaitForFirstConsumer":
-        where = "its disk is made in the zone of the node the notebook lands on"
-    elif info["bindingMode"] == "Immediate":
-        where = "its disk is made at once, before the notebook is placed (Immediate binding)"
-    else:
-        where = "the snapshot does not list that class"
-    if info["state"] == "new":
-        known = "you have none yet" if home_known else "no claim of yours is known"
-        return f"{who} is the one your first spawn creates ({known}), with {what}: {where}"
-    return f"{who}, not bound to a disk yet, with {what}: {where}"
+    return {"name": meta.get("name"), "namespace": meta.get("namespace") or ctx.namespace,
+            "own": own, "firstSpawn": first_spawn, "homeKnown": ctx.home is not None}
 
 
 def claim_volumes(settings: dict, ctx: HomeContext) -> tuple:
     """(pod volumes, claims described, notes) for the claim volumes of ``settings`` (the
-    hub's settings under the profile's override)."""
+    hub's settings under the profile's override): the notes say which claims were left out
+    of the pod, and why."""
     volumes: list = []
     described: list = []
     notes: list = []
@@ -397,9 +318,7 @@ def claim_volumes(settings: dict, ctx: HomeContext) -> tuple:
         is_new = new_claim is not None and name == new_claim["metadata"]["name"]
         # A templated claim is the user's by construction; /home's are the user's.
         own = name in own_names or "{" in template
-        info = describe(claim, ctx, own, is_new)
-        described.append(info)
-        notes.append(note(info, ctx.home is not None))
+        described.append(describe(claim, ctx, own, is_new))
         volume: dict = {"name": volume_name, "persistentVolumeClaim": {"claimName": name}}
         if entry["persistentVolumeClaim"].get("readOnly") is True:
             volume["persistentVolumeClaim"]["readOnly"] = True

@@ -202,6 +202,6 @@ def template(profile: dict, index: int, namespace: str,
         "workers": 1,
         "start": {"kind": "profile", "slug": slug},
         "notes": notes,
-        # The claims the pod mounts, described (home.describe): the panel words from these.
+        # Whose the claims the pod mounts are (home.describe); the engine says what they are.
         "claims": claims,
     }, []

@@ -1,8 +1,8 @@
 // The engine's advice in words: its fixes (each one decided again by the
 // engine before it reaches here), how the workers tile a pool's new node,
 // what the API server changes in the pod, and the warnings. Every judgement
-// is the engine's, as data (Advice, Placement, Unplaced.blockedByVolumes) or
-// the server extension's description of a pod's claims (ITemplateClaim):
+// is the engine's, as data (Advice, Placement, Unplaced.blockedByVolumes,
+// the claims a pod mounts), with whose a claim is from the server extension:
 // this file words them. It matches no toleration, selector or size itself.
 import type {
   Advice,
@@ -16,9 +16,10 @@ import type {
   Toleration,
   Unplaced
 } from '@tightpack/wasm';
+import { IClaim, zonesText } from './claims.js';
 import { plural } from './dom.js';
 import { formatWait } from './quantity.js';
-import { ITemplateClaim, IWorkerTemplate } from './types.js';
+import { IWorkerTemplate } from './types.js';
 
 /** "a", "a and b", "a, b and c". */
 export function list(items: string[]): string {
@@ -171,12 +172,12 @@ export function tilingOf(advice: Advice): PoolTiling | null {
  * pool gpu-t4-c in another zone could take it if the disk were there. Ask
  * your operator to move the volume or raise the max size of gpu-t4 (1).").
  */
-export function volumeFix(u: Unplaced, claims: ITemplateClaim[] = []): string {
-  const zoned = claims.filter(c => c.state === 'bound' && c.zones.length > 0);
+export function volumeFix(u: Unplaced, claims: IClaim[] = []): string {
+  const zoned = claims.filter(c => c.bound && c.zones.length > 0);
   const disk = zoned.find(c => c.own) ?? zoned[0];
   const it = u.replicas.length === 1 ? 'it' : 'them';
   const subject = disk
-    ? `${disk.own ? `Your home disk (claim ${disk.name})` : `The disk of claim ${disk.name}`} is in ${disk.zones.join(' or ')}, where no pool can grow for ${it}`
+    ? `${disk.own ? `Your home disk (claim ${disk.name})` : `The disk of claim ${disk.name}`} is in ${zonesText(disk.zones)}, where no pool can grow for ${it}`
     : `Its volumes are in a zone where no pool can grow for ${it}`;
   const pools = u.blockedByVolumes;
   const could = `${pools.length === 1 ? 'pool' : 'pools'} ${list(pools)} in ${pools.length === 1 ? 'another zone' : 'other zones'} could take ${it} if the ${disk ? 'disk' : 'volumes'} were there`;

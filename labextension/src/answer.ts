@@ -15,6 +15,7 @@ import {
   volumeFix,
   warnings
 } from './advice.js';
+import { claimNote, claimsOf, IClaim } from './claims.js';
 import { el, plural } from './dom.js';
 import { PoolsView } from './pools.js';
 import { formatBytes, formatCores, formatWait } from './quantity.js';
@@ -30,7 +31,7 @@ export interface IAnswer {
   source?: IWorkerTemplate['source'];
   /** The template's name: a profile's, for its server's sentences. */
   name?: string;
-  /** The claims the pod mounts, as the server extension describes them. */
+  /** Whose the claims the pod mounts are, as the server extension knows it. */
   claims?: ITemplateClaim[];
 }
 
@@ -241,8 +242,12 @@ export class AnswerView {
     // A disk in the wrong zone is what keeps these: said first, in full.
     for (const u of p.scaleUp?.unplaced ?? [])
       if (u.blockedByVolumes?.length)
-        out.push(el('p', 'tp-volume', volumeFix(u, a.claims ?? [])));
+        out.push(el('p', 'tp-volume', volumeFix(u, this.claims(a))));
     return out;
+  }
+
+  private claims(a: IAnswer): IClaim[] {
+    return claimsOf(a.placement.claims, a.claims);
   }
 
   /** Why copies never run, folded: kube-scheduler's message, the pools' reasons, the facts. */
@@ -295,6 +300,12 @@ export class AnswerView {
     const never = p.scaleUp ? view.never : p.replicas - p.placed;
     const why = this.why(a, never);
     if (why) children.push(why);
+    const claims = this.claims(a);
+    if (claims.length) {
+      const ul = el('ul', 'tp-claims');
+      for (const c of claims) ul.append(el('li', '', claimNote(c, a.source)));
+      children.push(ul);
+    }
     const admitted = admissionNotes(p.admission);
     if (admitted.length)
       children.push(

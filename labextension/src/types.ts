@@ -43,21 +43,18 @@ export interface IHomeClaims {
 }
 
 /**
- * A claim a template's pod mounts, as the server extension describes it: the user's own
- * (from /home, or the one the first spawn creates: state 'new') or a shared one.
+ * Whose a claim a template's pod mounts is, as the server extension knows it: what the
+ * claim is (its class, disk, zones) is the engine's answer (Placement.claims).
  */
 export interface ITemplateClaim {
   name: string;
   namespace: string;
+  /** The user's own: listed by /home, or named after the user by a template. */
   own: boolean;
-  state: 'bound' | 'pending' | 'new';
-  volume: string | null;
-  /** The zones its volume's node affinity allows; empty when any node can mount it. */
-  zones: string[];
-  storageClass: string | null;
-  /** The class is the cluster's default one, given because the claim names none. */
-  defaultClass: boolean;
-  bindingMode: 'WaitForFirstConsumer' | 'Immediate' | null;
+  /** The claim the user's first spawn creates (the cluster has the server's copy of it). */
+  firstSpawn: boolean;
+  /** /home answered for the user: "you have none yet" rather than "no claim of yours is known". */
+  homeKnown: boolean;
 }
 
 export interface IContainer {

@@ -150,10 +150,10 @@ test("the GPU notebook waits for its home disk's zone; the pool in another zone 
     `the GPU profile among ${JSON.stringify(templates)}`
   );
   await chooseTemplate('profile:gpu-notebook-t4');
-  // The server extension says which home claim the pod mounts, from /home.
-  assert.match(
-    await panel.locator('.tp-template-notes').textContent(),
-    /your home claim claim-alice, on a disk in us-central1-b: the notebook can run only on a node in that zone/
+  // The pod mounts the home claim /home lists; the engine says where its disk is.
+  assert.equal(
+    await panel.locator('.tp-answer .tp-claims').textContent(),
+    'Your home claim claim-alice is on a disk in us-central1-b: the notebook can run only on a node in that zone.'
   );
   assert.match(
     await panel.locator('.tp-pod-json').textContent(),

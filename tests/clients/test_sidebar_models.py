@@ -13,12 +13,16 @@ one the first spawn creates, which must be get_pvc_manifest's) and KubeSpawner's
 from __future__ import annotations
 
 import copy
+import json
+import subprocess
+import tempfile
 from decimal import Decimal
 
 import clients
 import cluster as cluster_module
 import pytest
 import z2jh
+from conftest import TIGHTPACK
 from jupyterlab_tightpack import dask_kubernetes as sidebar_operator
 from jupyterlab_tightpack import gateway as sidebar_gateway
 from jupyterlab_tightpack import home as sidebar_home
@@ -255,6 +259,21 @@ def home_context(user, home_answer, items, namespace="jhub"):
 GPU_PROFILE = PROFILES[1]
 
 
+def engine_claims(cluster: dict, pod: dict) -> list:
+    """What the engine says of the claims ``pod`` mounts in ``cluster`` (a placement's
+    claims, from `tightpack predict`, on the DaskHub nodes): the panel words its notes from
+    these."""
+    nodes, csinodes = cluster_module.daskhub_nodes()
+    with tempfile.NamedTemporaryFile("w", suffix=".json") as f:
+        json.dump(dict(cluster, items=nodes + csinodes + list(cluster["items"])), f)
+        f.flush()
+        r = subprocess.run([str(TIGHTPACK), "predict", "--cluster", f.name, "--pod", "-",
+                            "--replicas", "1", "--output", "json"],
+                           input=json.dumps(pod), capture_output=True, text=True, timeout=60)
+    assert r.returncode in (0, 3), r.stderr  # 3: no node takes it
+    return json.loads(r.stdout)["claims"]
+
+
 @pytest.mark.parametrize("user", HOME_USERS)
 def test_kubespawner_names_are_kubespawners(user):
     """The claim, pod and volume names the sidebar gives a user's default server."""
@@ -288,7 +307,17 @@ def test_a_first_spawn_mounts_the_claim_kubespawner_creates(user, storage_class)
     assert [v["name"] for v in predicted["pod"]["spec"]["volumes"]] == [
         v["name"] for v in pod["spec"]["volumes"] if "persistentVolumeClaim" in v]
     assert claim_view(claim) == claim_view(made)
-    assert predicted["claims"][0]["state"] == "new"
+    assert predicted["claims"] == [{"name": made["metadata"]["name"], "namespace": "jhub",
+                                    "own": True, "firstSpawn": True, "homeKnown": True}]
+    # The engine reads KubeSpawner's claim as the API server would: without a class it gets
+    # the cluster's default one, which waits for the notebook's node; premium-rwo is not
+    # in this cluster. The sidebar's pod mounts the same.
+    (said,) = engine_claims(ctx.cluster, pod)
+    assert (said["name"], said["storageClass"], said["defaultClass"], said["bindingMode"],
+            said["bound"]) == (made["metadata"]["name"], storage_class or cluster_module.HOME_CLASS,
+                               storage_class is None,
+                               "WaitForFirstConsumer" if storage_class is None else None, False)
+    assert engine_claims(ctx.cluster, predicted["pod"]) == [said]
 
 
 @pytest.mark.parametrize("remembered", [None, "claim-alice-2023"])
@@ -313,10 +342,13 @@ def test_a_returning_user_mounts_her_claim(remembered):
     assert not errors
     assert scheduling_view(predicted["pod"]) == scheduling_view(pod)
     assert scheduling_view(pod)["claims"] == [remembered or "claim-alice"]
-    (info,) = predicted["claims"]
-    assert (info["state"], info["zones"], info["own"]) == ("bound", ["us-central1-b"], True)
-    assert f"your home claim {remembered or 'claim-alice'}, on a disk in us-central1-b: the " \
-        "notebook can run only on a node in that zone" in predicted["notes"]
+    assert predicted["claims"] == [{"name": remembered or "claim-alice", "namespace": "jhub",
+                                    "own": True, "firstSpawn": False, "homeKnown": True}]
+    # Her disk is in zone b: the engine says so of KubeSpawner's pod and of the sidebar's.
+    (said,) = engine_claims(ctx.cluster, pod)
+    assert (said["bound"], said["volume"], said["zones"]) == (
+        True, volume["metadata"]["name"], ["us-central1-b"])
+    assert engine_claims(ctx.cluster, predicted["pod"]) == [said]
 
 
 def test_a_static_shared_home_is_mounted_as_it_is():
@@ -334,3 +366,7 @@ def test_a_static_shared_home_is_mounted_as_it_is():
     pod, _ = clients.notebook("alice", config, profile="gpu")
     assert scheduling_view(predicted["pod"]) == scheduling_view(pod)
     assert predicted["claims"][0]["own"] is False
+    # An NFS volume has no node affinity: any node mounts it.
+    (said,) = engine_claims(ctx.cluster, pod)
+    assert (said["bound"], said["zones"], said["mountableNodes"]) == (True, [], None)
+    assert engine_claims(ctx.cluster, predicted["pod"]) == [said]

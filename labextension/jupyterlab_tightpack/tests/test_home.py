@@ -230,9 +230,9 @@ async def test_a_returning_users_pod_mounts_her_claim(in_a_hub, scheduler, get):
     assert gpu["pod"]["metadata"]["namespace"] == "daskhub"  # where her claim is
     assert gpu["pod"]["spec"]["volumes"] == [
         {"name": "volume-alice", "persistentVolumeClaim": {"claimName": "claim-alice"}}]
-    assert gpu["claims"][0]["state"] == "bound" and gpu["claims"][0]["zones"] == ["us-central1-b"]
-    assert "your home claim claim-alice, on a disk in us-central1-b: the notebook can run only " \
-        "on a node in that zone" in gpu["notes"]
+    # whose it is; what it is (its disk's zone) is the engine's answer, which the panel words
+    assert gpu["claims"] == [{"name": "claim-alice", "namespace": "daskhub", "own": True,
+                              "firstSpawn": False, "homeKnown": True}]
 
 
 @pytest.mark.parametrize("storage_class", [None, "premium-rwo"])
@@ -262,16 +262,8 @@ async def test_a_first_spawn_creates_the_claim_kubespawner_makes(
     gpu = profile(body)
     assert gpu["pod"]["metadata"]["namespace"] == "jhub"
     assert gpu["pod"]["spec"]["volumes"][0]["persistentVolumeClaim"] == {"claimName": "claim-alice"}
-    (info,) = gpu["claims"]
-    assert info["state"] == "new" and info["own"] is True
-    if storage_class is None:
-        assert info["storageClass"] == "standard-rwo" and info["defaultClass"] is True
-        assert "your home claim claim-alice is the one your first spawn creates (you have none " \
-            "yet), with the default class standard-rwo: its disk is made in the zone of the " \
-            "node the notebook lands on" in gpu["notes"]
-    else:
-        assert info["storageClass"] == "premium-rwo" and info["bindingMode"] is None
-        assert any("the snapshot does not list that class" in n for n in gpu["notes"])
+    assert gpu["claims"] == [{"name": "claim-alice", "namespace": "jhub", "own": True,
+                              "firstSpawn": True, "homeKnown": True}]
 
 
 async def test_without_storage_classes_the_new_claim_is_left_out(in_a_hub, scheduler, get):
@@ -298,6 +290,8 @@ async def test_when_home_fails_the_prediction_says_what_it_assumed(in_a_hub, sch
     _, body = await get("templates")
     assert any("your claims were not read from the tightpack scheduler's /home" in n
                for n in profile(body)["notes"])
+    assert profile(body)["claims"] == [{"name": "claim-alice", "namespace": "default", "own": True,
+                                        "firstSpawn": True, "homeKnown": False}]
 
 
 async def test_a_shared_claim_is_used_as_it_is(in_a_hub, scheduler, get):
@@ -323,8 +317,8 @@ async def test_a_shared_claim_is_used_as_it_is(in_a_hub, scheduler, get):
     gpu = profile(body)
     assert gpu["pod"]["spec"]["volumes"] == [
         {"name": "home", "persistentVolumeClaim": {"claimName": "home-nfs"}}]
-    assert gpu["claims"][0]["own"] is False and gpu["claims"][0]["zones"] == []
-    assert "claim home-nfs, on volume daskhub-home-nfs, which any node can mount" in gpu["notes"]
+    assert gpu["claims"] == [{"name": "home-nfs", "namespace": "daskhub", "own": False,
+                              "firstSpawn": False, "homeKnown": True}]
     assert "volume claim daskhub/scratch-shared left out of the prediction: the snapshot does " \
         "not have it" in gpu["notes"]
 

@@ -13,6 +13,7 @@ import {
   warnings,
   WORKERS
 } from '../advice.js';
+import { claimsOf, IClaim } from '../claims.js';
 import { adviseWorkers } from '../place.js';
 import { settingsOf, workerPod, IWorkerSettings } from '../pod.js';
 import { ILoadedCluster } from '../session.js';
@@ -297,16 +298,24 @@ describe('a notebook with its home disk', () => {
       volumes: [{ name: 'volume-alice', persistentVolumeClaim: { claimName } }]
     }
   });
-  const aliceClaim: ITemplateClaim = {
+  // Whose the claim is, as the server extension says; what it is, as the engine says.
+  const told: ITemplateClaim = {
     name: 'claim-alice',
     namespace: 'daskhub',
     own: true,
-    state: 'bound',
-    volume: home.claims[0].volume,
-    zones: ['us-central1-b'],
+    firstSpawn: false,
+    homeKnown: true
+  };
+  const aliceClaim: IClaim = {
+    ...told,
+    listed: true,
     storageClass: 'standard-rwo',
     defaultClass: false,
-    bindingMode: 'WaitForFirstConsumer'
+    bindingMode: 'WaitForFirstConsumer',
+    volume: home.claims[0].volume,
+    bound: true,
+    zones: ['us-central1-b'],
+    mountableNodes: 5 // the demo's five nodes are all in us-central1-b
   };
 
   test("waits: its disk is in the zone whose T4 pool is at its max size; the other zone's pool is named", () => {
@@ -328,7 +337,8 @@ describe('a notebook with its home disk', () => {
     expect(u.poolsAtMax).toEqual([{ pool: 'gpu-t4', maxSize: 1 }]);
     // Its disk's zone keeps it, and the T4 pool of that zone at its max size: the
     // engine's one fix is the operator's, and the disk is said first, in full.
-    expect(volumeFix(u, [aliceClaim])).toBe(
+    expect(claimsOf(p.claims, [told])).toEqual([aliceClaim]);
+    expect(volumeFix(u, claimsOf(p.claims, [told]))).toBe(
       'Your home disk (claim claim-alice) is in us-central1-b, where no pool can grow for it: pool gpu-t4-c in another zone could take it if the disk were there. Ask your operator to move the volume or raise the max size of gpu-t4 (1).'
     );
     const a = ok(
@@ -391,7 +401,7 @@ describe('a notebook with its home disk', () => {
     expect(volumeFix(u)).toBe(
       'Its volumes are in a zone where no pool can grow for them: pools x and y in other zones could take them if the volumes were there. Ask your operator to move the volume or add a pool in that zone.'
     );
-    const shared: ITemplateClaim = {
+    const shared: IClaim = {
       ...aliceClaim,
       name: 'data',
       own: false,
@@ -414,8 +424,16 @@ describe('a notebook with its home disk', () => {
       'The disk of claim data is in eu-west1-a or eu-west1-b, where no pool can grow for it: pool x in another zone could take it if the disk were there. Ask your operator to move the volume or raise the max size of p (3) and q (1).'
     );
     // a claim not bound yet pins no zone: not named
-    expect(volumeFix(u, [{ ...aliceClaim, state: 'new', zones: [] }])).toMatch(
-      /^Its volumes are in a zone/
-    );
+    expect(
+      volumeFix(u, [
+        {
+          ...aliceClaim,
+          firstSpawn: true,
+          bound: false,
+          volume: null,
+          zones: []
+        }
+      ])
+    ).toMatch(/^Its volumes are in a zone/);
   });
 });

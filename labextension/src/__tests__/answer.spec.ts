@@ -174,17 +174,17 @@ describe('the answer, drawn from the engine alone', () => {
           name: 'claim-alice',
           namespace: 'daskhub',
           own: true,
-          state: 'bound',
-          volume: home.claims[0].volume,
-          zones: ['us-central1-b'],
-          storageClass: 'standard-rwo',
-          defaultClass: false,
-          bindingMode: 'WaitForFirstConsumer'
+          firstSpawn: false,
+          homeKnown: true
         }
       ]
     });
     expect(view.node.querySelector('.tp-headline')!.textContent).toBe(
       'Your “GPU notebook (T4)” server fits on no node now: it waits, Pending.'
+    );
+    // What the claim is, from the engine; whose, from the server extension.
+    expect(view.node.querySelector('.tp-claims')!.textContent).toBe(
+      'Your home claim claim-alice is on a disk in us-central1-b: the notebook can run only on a node in that zone.'
     );
     // The disk's zone is what keeps it: said in the verdict, in full.
     expect(view.node.querySelector('.tp-verdict .tp-volume')!.textContent).toBe(
