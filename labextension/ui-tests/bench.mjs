@@ -229,5 +229,5 @@ try {
   );
 } finally {
   await context.close();
-  lab.stop();
+  await lab.stop();
 }

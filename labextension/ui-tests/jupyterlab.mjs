@@ -178,13 +178,33 @@ export async function startLab(env = {}) {
           token,
           home,
           log: () => log,
-          stop: () => child.kill('SIGTERM')
+          stop: () => stopLab(child)
         };
     } catch {}
     await new Promise(r => setTimeout(r, 100));
   }
   child.kill('SIGKILL');
   throw new Error(`jupyter lab did not start in 60 s:\n${log}`);
+}
+
+/**
+ * Stops a jupyter lab: SIGTERM, then SIGKILL if it has not exited within
+ * 10 s. jupyter_server's AnyIO worker threads are not daemon threads, and a
+ * server whose event loop stops while one is idle waits for it forever at
+ * exit (jupyterlab/jupyterlab#10442; one CI run, 2026-12-07): a test run must
+ * not wait with it.
+ */
+function stopLab(child) {
+  if (child.exitCode !== null || child.signalCode !== null)
+    return Promise.resolve();
+  return new Promise(resolve => {
+    const killer = setTimeout(() => child.kill('SIGKILL'), 10000);
+    child.once('exit', () => {
+      clearTimeout(killer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
 }
 
 /**

@@ -92,7 +92,7 @@ before(async () => {
 
 after(async () => {
   await context?.close();
-  lab?.stop();
+  await lab?.stop();
 });
 
 // The renderer's node is the output itself.

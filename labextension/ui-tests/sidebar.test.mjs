@@ -44,7 +44,7 @@ before(async () => {
 
 after(async () => {
   await context?.close();
-  lab?.stop();
+  await lab?.stop();
 });
 
 test('pip install is all a user does: both extensions are enabled', () => {
@@ -335,7 +335,7 @@ test("the DaskHub day's pools: 40 workers of 4 cpus tile a node at 3950m, on 20 
     );
   } finally {
     await tab.close();
-    day.stop();
+    await day.stop();
   }
 });
 
@@ -428,7 +428,7 @@ test('errors from the server are shown, not swallowed', async () => {
       await check(tab);
     } finally {
       await tab.close();
-      other.stop();
+      await other.stop();
     }
   }
 });
