@@ -3,9 +3,14 @@
 # corpus scenarios, main.go) into build/conformance/:
 #
 #   build.sh                     v1.37.2 (go.mod here), the release the engine follows
-#   build.sh --release v1.36.3   the release zero-to-jupyterhub ships, one minor behind
-#                                (v1.36.3/go.mod and go.sum; release_v136.go, tag kube136)
+#   build.sh --release v1.36.3   one minor behind (v1.36.3/go.mod and go.sum;
+#                                release_v136.go, tag kube136)
 #                                -> kube-scheduler-reference-v1.36.3
+#   build.sh --release v1.35.4   the minor zero-to-jupyterhub's next major pins (v1.35.7;
+#                                the module proxy serves v1.35.4: docs/conformance.md
+#                                says what lies between); v1.35.4/go.mod and go.sum,
+#                                release_v135.go, tag kube135
+#                                -> kube-scheduler-reference-v1.35.4
 #   build.sh --release v1.30.14  the release zero-to-jupyterhub's released charts (4.3.x,
 #                                4.4.0) run (v1.30.14/go.mod and go.sum; the older
 #                                framework API has files of its own, *_v130.go, tag kube130)
@@ -14,8 +19,8 @@
 # Go's build and module caches live outside the clone (~/.cache/go-build,
 # ~/go/pkg/mod); v1.37.2 shares them with tests/controlplane/build.sh (the
 # same module versions and flags), so after the control plane is built it
-# takes seconds. v1.36.3 and v1.30.14 are module sets of their own: ~5 and
-# ~3 min of CPU cold.
+# takes seconds. v1.36.3, v1.35.4 and v1.30.14 are module sets of their own:
+# ~5, ~5 and ~3 min of CPU cold.
 # Environment: GO_BUILD_FLAGS (e.g. "-p 1" on a busy machine).
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -32,8 +37,9 @@ if [[ -z $release ]]; then
 fi
 case $release in
   v1.36.*) tag=kube136 ;;
+  v1.35.*) tag=kube135 ;;
   v1.30.*) tag=kube130 ;;
-  *) echo "build.sh: no release $release (v1.36.3, v1.30.14)" >&2; exit 2 ;;
+  *) echo "build.sh: no release $release (v1.36.3, v1.35.4, v1.30.14)" >&2; exit 2 ;;
 esac
 [[ -f $release/go.mod ]] || { echo "build.sh: no $release/go.mod" >&2; exit 2; }
 # The same sources with that release's module set, built in a folder of its own

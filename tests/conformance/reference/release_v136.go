@@ -14,6 +14,7 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/features"
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultpreemption"
 	"k8s.io/kubernetes/pkg/scheduler/framework/preemption"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 )
@@ -27,7 +28,9 @@ func setDeviceTaintInformers(opts *resourceslicetracker.Options, factory informe
 	opts.ClassInformer = factory.Resource().V1().DeviceClasses()
 }
 
-func releaseFrameworkOptions(*swappableSnapshot) []frameworkruntime.Option { return nil }
+func releaseFrameworkOptions(*swappableSnapshot) []frameworkruntime.Option {
+	return []frameworkruntime.Option{frameworkruntime.WithPodsInPreBind(frameworkruntime.NewPodsInPreBindMap())}
+}
 
 func newSchedulerCache(ctx context.Context) internalcache.Cache {
 	return internalcache.New(ctx, nil, utilfeature.DefaultFeatureGate.Enabled(features.GenericWorkload))
@@ -36,4 +39,10 @@ func newSchedulerCache(ctx context.Context) internalcache.Cache {
 // draNoClaims: v1.36 words it (kubernetes#140222 dropped the text in v1.37).
 func draNoClaims() *fwk.Status {
 	return fwk.NewStatus(fwk.Unschedulable, "no new claims to deallocate")
+}
+
+func disableEviction(dp *defaultpreemption.DefaultPreemption) {
+	if dp.Executor != nil {
+		dp.Executor.PreemptPod = noEviction
+	}
 }

@@ -1,10 +1,11 @@
-//go:build !kube136 && !kube130
+//go:build !kube136 && !kube135 && !kube130
 
 package main
 
-// The few places where kube-scheduler's internal API changed between the two
-// pinned releases: this file for v1.37.2 (go.mod), release_v136.go for the
-// release zero-to-jupyterhub ships (build.sh --release v1.36.3, tag kube136).
+// The few places where kube-scheduler's internal API changed between the
+// pinned releases: this file for v1.37.2 (go.mod), release_v136.go for
+// v1.36.3 (build.sh --release v1.36.3, tag kube136), release_v135.go for
+// v1.35.4 (tag kube135).
 
 import (
 	"context"
@@ -16,6 +17,7 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/features"
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultpreemption"
 	"k8s.io/kubernetes/pkg/scheduler/framework/preemption"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 )
@@ -30,7 +32,10 @@ func setDeviceTaintInformers(opts *resourceslicetracker.Options, factory informe
 }
 
 func releaseFrameworkOptions(snap *swappableSnapshot) []frameworkruntime.Option {
-	return []frameworkruntime.Option{frameworkruntime.WithMutableSnapshotLister(snap)}
+	return []frameworkruntime.Option{
+		frameworkruntime.WithPodsInPreBind(frameworkruntime.NewPodsInPreBindMap()),
+		frameworkruntime.WithMutableSnapshotLister(snap),
+	}
 }
 
 func newSchedulerCache(ctx context.Context) internalcache.Cache {
@@ -41,3 +46,10 @@ func newSchedulerCache(ctx context.Context) internalcache.Cache {
 
 // draNoClaims: DynamicResources' PostFilter for a pod without claims.
 func draNoClaims() *fwk.Status { return fwk.NewStatus(fwk.Unschedulable) }
+
+// disableEviction: DefaultPreemption's executor evicts no victim.
+func disableEviction(dp *defaultpreemption.DefaultPreemption) {
+	if dp.Executor != nil {
+		dp.Executor.PreemptPod = noEviction
+	}
+}

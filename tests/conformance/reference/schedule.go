@@ -112,9 +112,7 @@ func registry(c *compatState) frameworkruntime.Registry {
 			return nil, err
 		}
 		if dp, ok := p.(*defaultpreemption.DefaultPreemption); ok {
-			if dp.Executor != nil {
-				dp.Executor.PreemptPod = noEviction
-			}
+			disableEviction(dp)
 			if dp.Evaluator != nil {
 				dp.Evaluator.Interface = &deterministicTies{DefaultPreemption: dp}
 			}
@@ -166,7 +164,6 @@ func (r *runner) framework(ctx context.Context, rp *resolvedProfile) (*cachedFra
 		frameworkruntime.WithSnapshotSharedLister(snap),
 		frameworkruntime.WithParallelism(r.parallelism),
 		frameworkruntime.WithWaitingPods(frameworkruntime.NewWaitingPodsMap()),
-		frameworkruntime.WithPodsInPreBind(frameworkruntime.NewPodsInPreBindMap()),
 		frameworkruntime.WithPodNominator(nopNominator{}),
 		frameworkruntime.WithPodActivator(nopActivator{}),
 		frameworkruntime.WithEventRecorder(&events.FakeRecorder{}),
