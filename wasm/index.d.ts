@@ -131,7 +131,7 @@ export interface Toleration {
 }
 
 /** The kube-scheduler releases the engine models. */
-export type Release = 'v1.37' | 'v1.36' | 'v1.30';
+export type Release = 'v1.37' | 'v1.36' | 'v1.35' | 'v1.30';
 
 export interface PlaceRequest extends ExplainRequest {
   /** 1 to 1000000. */

@@ -9,6 +9,8 @@ std::optional<Error> apply(Profile& profile, std::string_view release, std::stri
     profile.kube_minor = 37;
   } else if (release == "v1.36") {
     profile.kube_minor = 36;
+  } else if (release == "v1.35") {
+    profile.kube_minor = 35;
   } else if (release == "v1.30") {
     profile.kube_minor = 30;
   } else {

@@ -304,8 +304,9 @@ TEST(ReplayText, ReleaseV136WordsPostFilterAsV136) {
             "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 "
             "No preemption "
             "victims found for incoming pod.");
-  EXPECT_EQ(replay_error(R"({"profile": {"name": "default", "release": "v1.35"}})"),
-            "$.profile.release: unknown kube-scheduler release \"v1.35\" (v1.37, v1.36, v1.30)");
+  EXPECT_EQ(replay_error(R"({"profile": {"name": "default", "release": "v1.34"}})"),
+            "$.profile.release: unknown kube-scheduler release \"v1.34\" (v1.37, v1.36, v1.35, "
+            "v1.30)");
 }
 
 // "release": "v1.30" decides and words as kube-scheduler v1.30.14, which

@@ -4,16 +4,18 @@
 #
 #   tests/conformance/differential.sh [--count N] [--seed FIXED] [--rotating-seed S]
 #                                     [--chunk N] [--allow-known] [--out DIR]
-#                                     [--release v1.36.3|v1.30.14] [--no-volumes] [--no-affinity]
+#                                     [--release v1.36.3|v1.35.4|v1.30.14] [--no-volumes]
+#                                     [--no-affinity]
 #
 # The scenarios carry a DaskHub's storage (generate.py --volumes) and
 # inter-pod affinity (generate.py --affinity) unless --no-volumes or
 # --no-affinity is given.
 #
-# --release v1.36.3 or v1.30.14 judges against that release
-# (kube-scheduler-reference-v1.36.3, -v1.30.14, reference/build.sh --release):
-# the scenarios' profiles then say "release": "v1.36" or "v1.30", and the engine
-# decides and words its answers as that release does (docs/conformance.md).
+# --release v1.36.3, v1.35.4 or v1.30.14 judges against that release
+# (kube-scheduler-reference-v1.36.3, -v1.35.4, -v1.30.14, reference/build.sh
+# --release): the scenarios' profiles then say "release": "v1.36", "v1.35" or
+# "v1.30", and the engine decides and words its answers as that release does
+# (docs/conformance.md).
 # v1.30.14 is what zero-to-jupyterhub's released charts run; its API has no
 # pod-level resources and no image volumes (generate.py leaves them out), and
 # the two v1.37 defects below are not in it (no known differences to check).
@@ -50,7 +52,7 @@ while [[ $# -gt 0 ]]; do
     --no-volumes) volumes=; shift ;;
     --no-affinity) affinity=; shift ;;
     --release) release=$2; shift 2 ;;
-    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,38p' "$0"; exit 0 ;;
     *) echo "differential.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done

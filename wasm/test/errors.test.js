@@ -91,7 +91,7 @@ test('wrong types name the path and what was expected', () => {
   expectError(
     c.place({ ...worker, release: 'v1.26' }),
     'release',
-    'unknown kube-scheduler release "v1.26" (v1.37, v1.36, v1.30)'
+    'unknown kube-scheduler release "v1.26" (v1.37, v1.36, v1.35, v1.30)'
   );
   expectError(
     c.place({ ...worker, release: 130 }),

@@ -1,9 +1,10 @@
 // What changed between the kube-scheduler releases the engine decides and
 // words its answers as (Profile::kube_minor): v1.37 (v1.37.2, the default),
-// v1.36 (v1.36.3) and v1.30 (v1.30.14, the release zero-to-jupyterhub's
-// released charts run). Each predicate is one upstream change and says from
-// which minor release it holds; tests/conformance judges every one of them
-// against that release's own framework.
+// v1.36 (v1.36.3), v1.35 (v1.35.4; zero-to-jupyterhub's next major pins
+// v1.35.7, docs/conformance.md) and v1.30 (v1.30.14, the release
+// zero-to-jupyterhub's released charts run). Each predicate is one upstream
+// change and says from which minor release it holds; tests/conformance
+// judges every one of them against that release's own framework.
 #pragma once
 
 #include <optional>
@@ -19,10 +20,10 @@ namespace tightpack::kube_release {
 
 // The releases a profile can ask for, as a scenario's or a request's
 // "release" names them.
-inline constexpr const char* kNames = "v1.37, v1.36, v1.30";
+inline constexpr const char* kNames = "v1.37, v1.36, v1.35, v1.30";
 
 // Makes `profile` decide and word as kube-scheduler `release` ("v1.37",
-// "v1.36" or "v1.30"); an error names `field` and the value otherwise.
+// "v1.36", "v1.35" or "v1.30"); an error names `field` and the value otherwise.
 std::optional<Error> apply(Profile& profile, std::string_view release, std::string_view field);
 
 // TaintToleration's reason names no taint, "node(s) had untolerated
@@ -102,8 +103,15 @@ constexpr bool preemption_names_its_choice(int minor) {
   return minor >= 37;
 }
 
+// ImageLocality's sum counts the images of image volumes a node holds
+// (v1.36: sumImageScores loops over spec.volumes[].image); v1.35 sums the
+// containers' images only. Image volumes exist from v1.31 (alpha).
+constexpr bool image_volumes_in_sum(int minor) {
+  return minor >= 36;
+}
+
 // ImageLocality's threshold counts image volumes too (kubernetes#138951,
-// v1.37); image volumes themselves exist from v1.31 (alpha).
+// v1.37).
 constexpr bool image_volumes_in_threshold(int minor) {
   return minor >= 37;
 }

@@ -65,7 +65,8 @@ struct Profile {
   // DefaultPreemption while DynamicResourceAllocation is on, as by default).
   bool dra_post_filter = true;
   // The kube-scheduler minor release the engine decides and words its answers
-  // as: 37 (v1.37.2, the default), 36 (v1.36.3) or 30 (v1.30.14, the release
+  // as: 37 (v1.37.2, the default), 36 (v1.36.3), 35 (v1.35.4; the next
+  // zero-to-jupyterhub pins v1.35.7) or 30 (v1.30.14, the release
   // zero-to-jupyterhub's released charts run). What differs is in
   // kube_release.hpp, one predicate per upstream change.
   int kube_minor = 37;

@@ -23,19 +23,20 @@ std::string normalized_image_name(std::string_view image) {
   return has_tag ? std::string(image) : std::string(image) + ":latest";
 }
 
-// sumImageScores' sources, each counted in the sum and in the threshold: init
-// containers (sidecars among them), app containers, image volumes. The 1.26
-// corpus counted the app containers only; v1.37 counts all three (the change
-// is traced in docs/conformance.md).
-std::vector<StrId> pod_images(const Cluster& cluster, const Pod& pod) {
+// sumImageScores' sources: init containers (sidecars among them), app
+// containers, and from v1.36 image volumes. The 1.26 corpus counted the app
+// containers only (the change is traced in docs/conformance.md).
+std::vector<StrId> pod_images(const Cluster& cluster, const Pod& pod, int kube_minor) {
   std::vector<StrId> out;
   out.reserve(pod.init_containers.size() + pod.containers.size() + pod.image_volumes.size());
   for (const auto& c : pod.init_containers)
     out.push_back(cluster.strings().find(normalized_image_name(c.image)));
   for (const auto& c : pod.containers)
     out.push_back(cluster.strings().find(normalized_image_name(c.image)));
-  for (const auto& ref : pod.image_volumes)
-    out.push_back(cluster.strings().find(normalized_image_name(ref)));
+  if (kube_release::image_volumes_in_sum(kube_minor)) {
+    for (const auto& ref : pod.image_volumes)
+      out.push_back(cluster.strings().find(normalized_image_name(ref)));
+  }
   return out;
 }
 
@@ -70,7 +71,7 @@ ImageLocalityPlugin::State ImageLocalityPlugin::prepare(const PlanContext& ctx) 
   State s;
   if (ctx.first_fit || ctx.profile.score_weight(kId) <= 0) return s;
   const Cluster& c = ctx.cluster;
-  const std::vector<StrId> images = pod_images(c, ctx.pod);
+  const std::vector<StrId> images = pod_images(c, ctx.pod, ctx.profile.kube_minor);
   const size_t threshold_images = threshold_image_count(ctx.pod, ctx.profile.kube_minor);
   std::vector<int64_t> by_set(c.image_set_count(), -1);
   s.score.resize(c.size());

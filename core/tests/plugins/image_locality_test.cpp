@@ -11,7 +11,7 @@ using tightpack::testing::build_cluster;
 using tightpack::testing::make_node;
 using tightpack::testing::make_pod;
 
-constexpr int64_t kMB = 1024 * 1024;
+constexpr int64_t kMB = int64_t{1024} * 1024;
 
 Node node_with_images(std::string name, std::vector<ContainerImage> images) {
   Node n = make_node(std::move(name), 4000, 8LL << 30);
@@ -26,7 +26,8 @@ Pod pod_with_images(std::vector<std::string> images) {
 }
 
 int64_t score_on(const Cluster& c, NodeIndex n, const Pod& p, int kube_minor = 37) {
-  return image_locality_score(c, n, pod_images(c, p), threshold_image_count(p, kube_minor));
+  return image_locality_score(c, n, pod_images(c, p, kube_minor),
+                              threshold_image_count(p, kube_minor));
 }
 
 TEST(ImageLocality, NormalizedImageName) {
@@ -104,15 +105,16 @@ TEST(ImageLocality, SeveralNamesOfOneImage) {
 TEST(ImageLocality, UnknownImages) {
   Cluster c = build_cluster({node_with_images("a", {{{"app:v1"}, 500 * kMB}})});
   Pod p = pod_with_images({"nowhere:1"});
-  auto images = pod_images(c, p);
+  auto images = pod_images(c, p, 37);
   ASSERT_EQ(images.size(), 1u);
   EXPECT_EQ(images[0], kNoStr);
   EXPECT_EQ(image_locality_score(c, 0, images, 1), 0);
 }
 
-// An image volume adds to the sum in both releases; v1.37 also raises the
-// threshold by one image (kubernetes#138951), v1.36 does not.
-TEST(ImageLocality, ImageVolumesInTheThresholdSinceV137) {
+// An image volume adds to the sum from v1.36; v1.37 also raises the
+// threshold by one image (kubernetes#138951), v1.36 does not; v1.35 and
+// v1.30 ignore image volumes.
+TEST(ImageLocality, ImageVolumesInTheSumSinceV136AndTheThresholdSinceV137) {
   Cluster c =
       build_cluster({node_with_images("a", {{{"app:v1"}, 500 * kMB}, {{"data:v1"}, 500 * kMB}})});
   Pod p = pod_with_images({"app:v1"});
@@ -120,6 +122,9 @@ TEST(ImageLocality, ImageVolumesInTheThresholdSinceV137) {
   // sum 1000 MB (one node of one: no spread scaling); thresholds 23 MB..2000 or ..1000 MB.
   EXPECT_EQ(score_on(c, 0, p, 37), 100 * (1000 - 23) / (2000 - 23));
   EXPECT_EQ(score_on(c, 0, p, 36), 100);
+  // sum 500 MB of a 1000 MB threshold.
+  EXPECT_EQ(score_on(c, 0, p, 35), 100 * (500 - 23) / (1000 - 23));
+  EXPECT_EQ(score_on(c, 0, p, 30), 100 * (500 - 23) / (1000 - 23));
 }
 
 TEST(ImageLocality, InitContainerImagesAreCounted) {
@@ -130,7 +135,7 @@ TEST(ImageLocality, InitContainerImagesAreCounted) {
   Pod p = pod_with_images({"app:1"});
   p.init_containers.push_back(testing::make_container({}, "init"));
   p.init_containers.mut()[0].image = "init:1";
-  EXPECT_EQ(pod_images(c, p).size(), 2u);
+  EXPECT_EQ(pod_images(c, p, 37).size(), 2u);
   // 100 × (500 − 23) / (2 × 1000 − 23) = 24.1.
   EXPECT_EQ(score_on(c, 0, p), 24);
   // A sidecar (restartPolicy: Always) counts the same.
@@ -153,14 +158,14 @@ TEST(ImageLocality, ImageVolumesAreCounted) {
                      node_with_images("b", {})});
   Pod p = pod_with_images({"app:1"});
   p.image_volumes = {"data:1"};
-  EXPECT_EQ(pod_images(c, p).size(), 2u);
+  EXPECT_EQ(pod_images(c, p, 37).size(), 2u);
   // 500 MB on one node of two: 250; 100 × (250 − 23) / (2000 − 23) = 11.5.
   EXPECT_EQ(score_on(c, 0, p), 11);
   EXPECT_EQ(score_on(c, 1, p), 0);
   // Init container, app container and image volume: 100 × (500 − 23) / (3000 − 23) = 16.
   p.init_containers.push_back(testing::make_container({}, "init"));
   p.init_containers.mut()[0].image = "init:1";
-  EXPECT_EQ(pod_images(c, p).size(), 3u);
+  EXPECT_EQ(pod_images(c, p, 37).size(), 3u);
   EXPECT_EQ(score_on(c, 0, p), 16);
 
   // An untagged reference means :latest.

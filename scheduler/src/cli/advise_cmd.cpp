@@ -42,7 +42,7 @@ best first.
                          from the nodes' pool labels
   --config FILE          a KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1)
   --scheduler-name NAME  the profile to use (as `tightpack predict`)
-  --release v1.37|v1.36|v1.30
+  --release v1.37|v1.36|v1.35|v1.30
   --extended-resource-toleration, --no-extended-resource-toleration
                          whether the API server runs the ExtendedResourceToleration
                          admission plugin; by default, when the nodes carry GKE's

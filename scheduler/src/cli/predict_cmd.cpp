@@ -35,9 +35,10 @@ run (docs/pools.md).
                          default, most-allocated, rtc or tightpack (default: the pod's
                          spec.schedulerName when the configuration has it, else the
                          configuration's first profile, else kube-scheduler's default)
-  --release v1.37|v1.36|v1.30
+  --release v1.37|v1.36|v1.35|v1.30
                          decide and word as that kube-scheduler release does (default
-                         v1.37); zero-to-jupyterhub's released charts run v1.30.14
+                         v1.37); zero-to-jupyterhub's released charts run v1.30.14,
+                         its next major v1.35
   --pools FILE           a NodePools document (tightpack.io/v1alpha1), JSON or YAML;
                          pools it does not name are inferred from the nodes' pool
                          labels (GKE, EKS, AKS, Karpenter, instance type)

@@ -1338,7 +1338,7 @@ def main(argv):
                     help="with --big: a DaskHub's pods and objects (notebooks with home claims, operator workers, "
                          "node-placeholders, storage, CSINodes)")
     ap.add_argument("--release", help="the kube-scheduler release the scenarios are for (v1.37, v1.36, "
-                                      "v1.30): written into each profile, for the engine's wording and "
+                                      "v1.35, v1.30): written into each profile, for the engine's wording and "
                                       "the reference's check; v1.30 leaves out what its API lacks")
     ap.add_argument("--volumes", action="store_true",
                     help="add DaskHub storage (volumes(): claims, PVs, classes, CSI objects) to a share of the "

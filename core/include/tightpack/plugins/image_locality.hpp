@@ -14,9 +14,10 @@ namespace tightpack::plugins {
 // "busybox" → "busybox:latest"; names with a tag or digest stay.
 std::string normalized_image_name(std::string_view image);
 
-// The pod's container images, interned against
-// the cluster: kNoStr for an image no node holds.
-std::vector<StrId> pod_images(const Cluster& cluster, const Pod& pod);
+// The images ImageLocality sums for the pod under `kube_minor`, interned
+// against the cluster: kNoStr for an image no node holds. v1.35 and earlier
+// sum the containers' images only; v1.36 adds image volumes.
+std::vector<StrId> pod_images(const Cluster& cluster, const Pod& pod, int kube_minor);
 
 // `threshold_images`: how many images the maximum threshold counts. v1.37
 // counts every source (kubernetes#138951, fixing #138952); v1.36
