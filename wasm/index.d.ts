@@ -474,6 +474,11 @@ export interface PoolGrowth {
   readyInSeconds: number;
   templateFromConfiguration: boolean;
   preemptible: boolean;
+  /**
+   * Who adds the pool's nodes, as far as the input tells: the growth shown is always
+   * cluster-autoscaler's model (Karpenter is not modelled yet; the answer's notes say so).
+   */
+  managedBy: PoolManager;
   maxSizeReached: boolean;
   loops: number[];
   maxSize: number | null;
@@ -573,6 +578,9 @@ export interface NodeSummary {
   requested: ResourceAmounts;
 }
 
+/** karpenter: the pool's nodes carry karpenter.sh/nodepool, or its nodeLabels select it. */
+export type PoolManager = 'cluster-autoscaler' | 'karpenter';
+
 export interface PoolSummary {
   name: string;
   source: 'configured' | 'inferred';
@@ -581,6 +589,7 @@ export interface PoolSummary {
   maxSize: number | null;
   provisioningSeconds: number;
   preemptible: boolean;
+  managedBy: PoolManager;
   pricePerHour: number | null;
   canGrow: boolean;
 }

@@ -231,7 +231,8 @@ export interface IWarning {
     | 'pool-at-max'
     | 'blocks-scale-down'
     | 'evictable'
-    | 'ties';
+    | 'ties'
+    | 'karpenter';
   /** One line, always shown. */
   text: string;
   /** The rest, folded under it. */
@@ -278,6 +279,17 @@ export function warnings(
         text: `Pool ${g.pool} reaches its max size${g.maxSize !== null ? ` (${g.maxSize})` : ''}: ${noun.many} beyond it stay Pending.`
       });
   }
+  // The engine models cluster-autoscaler: on a pool Karpenter manages, the
+  // nodes it adds are that model's answer, not Karpenter's.
+  const karpenter = (placement.scaleUp?.pools ?? [])
+    .filter(g => g.managedBy === 'karpenter')
+    .map(g => g.pool);
+  if (karpenter.length)
+    out.push({
+      kind: 'karpenter',
+      text: `Karpenter manages ${karpenter.length === 1 ? 'pool' : 'pools'} ${list(karpenter)}: the nodes shown are what cluster-autoscaler would add, and Karpenter may add others.`,
+      more: 'tightpack does not model Karpenter yet. Karpenter picks an instance type for each batch of pending pods from its NodePool’s requirements, so its nodes may be of another size, and it consolidates nodes on its own schedule.'
+    });
   for (const u of placement.scaleUp?.unplaced ?? []) {
     if (u.poolsAtMax.length && !out.some(w => w.kind === 'pool-at-max')) {
       out.push({

@@ -46,7 +46,27 @@ bool spot(const Node& n) {
   return false;
 }
 
+bool karpenters(const Node& n) {
+  return find_label(n.labels, kKarpenterNodePoolLabel) != nullptr;
+}
+
+// A pool is Karpenter's when its nodeLabels select Karpenter's label or one
+// of its nodes carries it.
+PoolAutoscaler autoscaler_of(const NodePool& p, const std::vector<Node>& nodes,
+                             const std::vector<size_t>& members) {
+  const bool by_labels =
+      std::any_of(p.node_labels.begin(), p.node_labels.end(),
+                  [](const auto& kv) { return kv.first == kKarpenterNodePoolLabel; });
+  const bool by_nodes =
+      std::any_of(members.begin(), members.end(), [&](size_t i) { return karpenters(nodes[i]); });
+  return by_labels || by_nodes ? PoolAutoscaler::kKarpenter : PoolAutoscaler::kClusterAutoscaler;
+}
+
 }  // namespace
+
+std::string_view autoscaler_name(PoolAutoscaler a) {
+  return a == PoolAutoscaler::kKarpenter ? "karpenter" : "cluster-autoscaler";
+}
 
 std::optional<std::pair<std::string, std::string>> pool_label(const Node& node) {
   for (std::string_view key : kPoolLabels) {
@@ -74,15 +94,18 @@ ResolvedPools resolve_pools(const PoolsConfig& config, const std::vector<Node>& 
   std::vector<bool> taken(nodes.size(), false);
   for (NodePool& p : out.pools) {
     p.nodes.clear();
+    std::vector<size_t> members;
     for (size_t i = 0; i < nodes.size(); ++i) {
       if (!taken[i] && claims(p, nodes[i])) {
         taken[i] = true;
         p.nodes.push_back(nodes[i].name);
+        members.push_back(i);
         if (!p.provisioning_time_given && !p.template_node && offers_gpu(nodes[i])) {
           p.provisioning_seconds = kDefaultGpuProvisioningSeconds;
         }
       }
     }
+    p.autoscaler = autoscaler_of(p, nodes, members);
     if (p.nodes.empty() && !p.template_node) {
       out.notes.push_back("pool " + p.name +
                           " has no nodes and no template in the configuration: it cannot grow");
@@ -113,6 +136,7 @@ ResolvedPools resolve_pools(const PoolsConfig& config, const std::vector<Node>& 
             offers_gpu(nodes[i]) ? kDefaultGpuProvisioningSeconds : kDefaultProvisioningSeconds;
         p.preemptible = spot(nodes[i]);
       }
+      if (karpenters(nodes[i])) p.autoscaler = PoolAutoscaler::kKarpenter;
       p.nodes.push_back(nodes[i].name);
     }
     if (!inferred.empty()) {
@@ -135,6 +159,18 @@ ResolvedPools resolve_pools(const PoolsConfig& config, const std::vector<Node>& 
   }
   std::sort(out.pools.begin(), out.pools.end(),
             [](const NodePool& a, const NodePool& b) { return a.name < b.name; });
+  std::string karpenter;
+  for (const NodePool& p : out.pools) {
+    if (p.autoscaler == PoolAutoscaler::kKarpenter)
+      karpenter += (karpenter.empty() ? "" : ", ") + p.name;
+  }
+  if (!karpenter.empty()) {
+    out.notes.push_back("Karpenter manages " + karpenter +
+                        " (karpenter.sh/nodepool): tightpack does not model Karpenter yet, so "
+                        "the nodes added and removed here are cluster-autoscaler's answer, and "
+                        "Karpenter's may differ (it picks instance types per batch of pods and "
+                        "consolidates nodes)");
+  }
   return out;
 }
 

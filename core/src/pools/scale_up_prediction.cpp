@@ -299,6 +299,7 @@ std::vector<PoolGrowth> pool_growth(const autoscaler::RunRecord& run, const Auto
       g.added_price_per_hour = static_cast<double>(g.nodes_added) * *p->price_per_hour;
     }
     g.preemptible = p->preemptible;
+    g.autoscaler = p->autoscaler;
     std::sort(g.tied.begin(), g.tied.end());
   }
   return growth;

@@ -39,6 +39,7 @@ json::object encode_scale_up(const ScaleUpAnswer& a) {
         {"readyInSeconds", g.ready_in_seconds},
         {"templateFromConfiguration", g.template_from_configuration},
         {"preemptible", g.preemptible},
+        {"managedBy", pools::autoscaler_name(g.autoscaler)},
         {"maxSizeReached", g.max_size_reached}};
     json::array loops;
     for (int64_t l : g.loops) loops.emplace_back(l);
@@ -206,6 +207,7 @@ json::object WhatIfCluster::summary() const {
           {"maxSize", p.max_size ? json::value(*p.max_size) : json::value(nullptr)},
           {"provisioningSeconds", p.provisioning_seconds},
           {"preemptible", p.preemptible},
+          {"managedBy", pools::autoscaler_name(p.autoscaler)},
           {"pricePerHour",
            p.price_per_hour ? json::value(*p.price_per_hour) : json::value(nullptr)},
           {"canGrow", !p.nodes.empty() || p.template_node.has_value()}});

@@ -336,6 +336,30 @@ TEST(PoolsResolve, InferredPoolIsPreemptibleWhenItsNodesAreSpot) {
   EXPECT_TRUE(r.pools[2].preemptible);
 }
 
+TEST(PoolsResolve, KarpentersPoolsAreNamedAndTheAnswerSaysWhoseModelItIs) {
+  // A mixed cluster: an EKS managed node group, a Karpenter NodePool with a
+  // node, and a configured pool that selects another NodePool by its label.
+  auto c = decode(doc(R"("pools": [{"name": "gpu", "nodeLabels": {"karpenter.sh/nodepool": "gpu"},
+      "template": {"allocatable": {"cpu": "8", "nvidia.com/gpu": "1"}}}])"));
+  ASSERT_TRUE(c.ok()) << c.error().what();
+  ResolvedPools r =
+      resolve_pools(*c, {labelled("a", {{"eks.amazonaws.com/nodegroup", "core"}}),
+                         labelled("b", {{"karpenter.sh/nodepool", "default"},
+                                        {"node.kubernetes.io/instance-type", "m5.2xlarge"}})});
+  EXPECT_EQ(find_pool(r, "core")->autoscaler, PoolAutoscaler::kClusterAutoscaler);
+  EXPECT_EQ(find_pool(r, "default")->autoscaler, PoolAutoscaler::kKarpenter);
+  EXPECT_EQ(find_pool(r, "gpu")->autoscaler, PoolAutoscaler::kKarpenter);
+  ASSERT_FALSE(r.notes.empty());
+  EXPECT_EQ(r.notes.back(),
+            "Karpenter manages default, gpu (karpenter.sh/nodepool): tightpack does not model "
+            "Karpenter yet, so the nodes added and removed here are cluster-autoscaler's answer, "
+            "and Karpenter's may differ (it picks instance types per batch of pods and "
+            "consolidates nodes)");
+  // Without Karpenter's label nothing is said.
+  ResolvedPools gke = resolve_pools(PoolsConfig{}, cluster_nodes());
+  for (const std::string& note : gke.notes) EXPECT_EQ(note.find("Karpenter"), std::string::npos);
+}
+
 TEST(PoolsResolve, GpuDefaultProvisioningFromTheNodesOfAPoolWithoutTemplate) {
   auto c = decode(
       doc(R"("pools": [{"name": "gpu-t4"}, {"name": "core-pool", "provisioningTime": "5m"}])"));

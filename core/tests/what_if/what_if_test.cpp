@@ -365,6 +365,27 @@ TEST(WhatIf, AClaimsClassAndDiskAreSaidOnlyWhenTheClusterListsThem) {
      "mountableNodes": null}])"));
 }
 
+TEST(WhatIf, AKarpenterPoolsGrowthSaysItIsClusterAutoscalersModel) {
+  auto c = load_what_if_cluster(R"({"apiVersion": "v1", "kind": "List", "items": [
+    {"kind": "Node", "metadata": {"name": "k-1", "labels": {"karpenter.sh/nodepool": "default",
+       "node.kubernetes.io/instance-type": "m5.xlarge"}},
+     "status": {"allocatable": {"cpu": "4", "memory": "16Gi", "pods": "110"}}}]})",
+                                "", "");
+  ASSERT_TRUE(c) << c.error().what();
+  const auto answer = json::parse(place_text(*c, R"({"pod": {"spec": {"containers": [
+    {"name": "w", "resources": {"requests": {"cpu": "3"}}}]}}, "replicas": 2})"))
+                          .as_object();
+  ASSERT_FALSE(answer.contains("error")) << answer;
+  const auto& grown = answer.at("scaleUp").at("pools").as_array();
+  ASSERT_EQ(grown.size(), 1u) << answer;
+  EXPECT_EQ(grown[0].at("managedBy"), "karpenter");
+  const auto& notes = answer.at("scaleUp").at("notes").as_array();
+  EXPECT_TRUE(std::any_of(notes.begin(), notes.end(), [](const json::value& n) {
+    return n.as_string().starts_with("Karpenter manages default (karpenter.sh/nodepool)");
+  })) << answer.at("scaleUp").at("notes");
+  EXPECT_EQ(json::parse(summary_text(*c)).at("pools").at(0).at("managedBy"), "karpenter");
+}
+
 // One pod's outlook, the words the spawn page and a waiting pod's event give:
 // a returning user's GPU notebook cannot start (her disk's zone has a GPU pool
 // at max size 0, the other zone's pool cannot reach her disk); a new user's

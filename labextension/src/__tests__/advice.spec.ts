@@ -85,7 +85,7 @@ describe('the fixes are the engine’s, worded', () => {
     );
     // Workers that fill the node are not worth a word.
     const full = advise({
-      ...settingsOf(template.pod, 4),
+      ...settingsOf(template.pod, 8),
       cores: '3850m',
       memory: '16Gi'
     });
@@ -154,6 +154,45 @@ test('a cluster without pools has nothing to tile or grow: no advice, and no err
 });
 
 describe('warnings', () => {
+  test('a Karpenter pool’s growth is said to be cluster-autoscaler’s model', () => {
+    const karpenterNode = (name: string) => ({
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: {
+        name,
+        labels: {
+          'karpenter.sh/nodepool': 'default',
+          'node.kubernetes.io/instance-type': 'm5.xlarge'
+        }
+      },
+      status: { allocatable: { cpu: '4', memory: '16Gi', pods: '110' } }
+    });
+    const cluster = ok(
+      d.engine.loadCluster({
+        apiVersion: 'v1',
+        kind: 'List',
+        items: [karpenterNode('k-1')]
+      })
+    );
+    const pod = workerPod(template.pod, {
+      ...settingsOf(template.pod, 8),
+      tolerations: []
+    });
+    const placement = ok(cluster.place({ pod, replicas: 8 }));
+    cluster.dispose();
+    expect(placement.scaleUp!.pools.map(g => g.managedBy)).toEqual([
+      'karpenter'
+    ]);
+    const said = warnings(placement).filter(w => w.kind === 'karpenter');
+    expect(said.map(w => w.text)).toEqual([
+      'Karpenter manages pool default: the nodes shown are what cluster-autoscaler would add, and Karpenter may add others.'
+    ]);
+    // The demo's GKE pools are cluster-autoscaler's: nothing is said.
+    const demoPlaced = place(d.cluster, settingsOf(template.pod, 60)).placement;
+    expect(demoPlaced.scaleUp!.pools.length).toBeGreaterThan(0);
+    expect(warnings(demoPlaced).some(w => w.kind === 'karpenter')).toBe(false);
+  });
+
   test('a pool at its max size is a warning', () => {
     const s = { ...settingsOf(template.pod, 400), cores: '4', memory: '16Gi' };
     const { pod, placement } = place(d.cluster, s);

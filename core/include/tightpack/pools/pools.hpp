@@ -29,14 +29,27 @@ namespace tightpack::pools {
 // GKE's node-pool label: a cluster whose nodes carry it is taken for GKE.
 inline constexpr std::string_view kGkeNodePoolLabel = "cloud.google.com/gke-nodepool";
 
+// Karpenter's NodePool label (v1beta1 and later): a node that carries it is
+// Karpenter's to launch and consolidate.
+inline constexpr std::string_view kKarpenterNodePoolLabel = "karpenter.sh/nodepool";
+
 // The labels that name a node's pool, in the order they are looked for.
 inline constexpr std::string_view kPoolLabels[] = {
     kGkeNodePoolLabel,                 // GKE
     "eks.amazonaws.com/nodegroup",     // EKS managed node groups
     "kubernetes.azure.com/agentpool",  // AKS
-    "karpenter.sh/nodepool",           // Karpenter (v1beta1 and later)
+    kKarpenterNodePoolLabel,           // Karpenter
     "node.kubernetes.io/instance-type",
 };
+
+// Who adds and removes a pool's nodes, as far as the input tells. tightpack
+// models cluster-autoscaler; a Karpenter pool's answers are still
+// cluster-autoscaler's, and every answer that involves one says so.
+enum class PoolAutoscaler : uint8_t {
+  kClusterAutoscaler,
+  kKarpenter,  // its nodes carry karpenter.sh/nodepool, or its nodeLabels name it
+};
+std::string_view autoscaler_name(PoolAutoscaler a);
 
 // Until a node of a pool is ready. Cloud providers publish no figure; these
 // are typical of GKE (a CPU node in ~3 minutes, a GPU node with its driver
@@ -71,6 +84,7 @@ struct NodePool {
   // Spot/preemptible capacity; for inferred pools, read from the clouds'
   // spot labels (cloud.google.com/gke-preemptible, eks.amazonaws.com/capacityType, …).
   bool preemptible = false;
+  PoolAutoscaler autoscaler = PoolAutoscaler::kClusterAutoscaler;  // set by resolve_pools
   std::vector<std::string> nodes;  // existing nodes, by name, after resolve_pools
 };
 

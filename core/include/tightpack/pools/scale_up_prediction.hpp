@@ -61,6 +61,7 @@ struct PoolGrowth {
   std::optional<double> price_per_hour;        // of one node
   std::optional<double> added_price_per_hour;  // nodes_added × price_per_hour
   bool preemptible = false;
+  PoolAutoscaler autoscaler = PoolAutoscaler::kClusterAutoscaler;  // the pool's
   // Pools the expanders could not tell from this one in some loop: the
   // lowest name was chosen (cluster-autoscaler picks at random).
   std::vector<std::string> tied;
