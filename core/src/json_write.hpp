@@ -2,6 +2,7 @@
 #pragma once
 
 #include <boost/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,12 @@ inline boost::json::array string_array(const std::vector<std::string>& items) {
   a.reserve(items.size());
   for (const auto& s : items) a.emplace_back(s);
   return a;
+}
+
+// The value, or null when there is none.
+template <class T>
+boost::json::value nullable(const std::optional<T>& v) {
+  return v ? boost::json::value(*v) : boost::json::value(nullptr);
 }
 
 inline std::string joined(const std::vector<std::string>& items, const char* separator) {

@@ -203,7 +203,11 @@ export class AnswerView {
     this.warned.hidden = items.length === 0;
   }
 
-  private headline(a: IAnswer, view: IAnswerView): HTMLElement[] {
+  private headline(
+    a: IAnswer,
+    view: IAnswerView,
+    claims: IClaim[]
+  ): HTMLElement[] {
     const p = a.placement;
     const noun = this.noun(a);
     const notebook = this.notebook(a);
@@ -242,12 +246,8 @@ export class AnswerView {
     // A disk in the wrong zone is what keeps these: said first, in full.
     for (const u of p.scaleUp?.unplaced ?? [])
       if (u.blockedByVolumes?.length)
-        out.push(el('p', 'tp-volume', volumeFix(u, this.claims(a))));
+        out.push(el('p', 'tp-volume', volumeFix(u, claims)));
     return out;
-  }
-
-  private claims(a: IAnswer): IClaim[] {
-    return claimsOf(a.placement.claims, a.claims);
   }
 
   /** Why copies never run, folded: kube-scheduler's message, the pools' reasons, the facts. */
@@ -294,13 +294,14 @@ export class AnswerView {
   private elements(a: IAnswer): HTMLElement[] {
     const { summary, placement: p } = a;
     const view = answerView(summary, p);
+    // What the engine says of each claim, with whose it is.
+    const claims = claimsOf(p.claims, a.claims);
     const verdict = el('div', 'tp-verdict');
-    verdict.append(...this.headline(a, view), this.advice);
+    verdict.append(...this.headline(a, view, claims), this.advice);
     const children: HTMLElement[] = [verdict, this.warned];
     const never = p.scaleUp ? view.never : p.replicas - p.placed;
     const why = this.why(a, never);
     if (why) children.push(why);
-    const claims = this.claims(a);
     if (claims.length) {
       const ul = el('ul', 'tp-claims');
       for (const c of claims) ul.append(el('li', '', claimNote(c, a.source)));

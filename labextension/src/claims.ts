@@ -35,10 +35,6 @@ export function zonesText(zones: string[]): string {
   return zones.join(' or ');
 }
 
-function capitalised(s: string): string {
-  return s.charAt(0).toUpperCase() + s.slice(1);
-}
-
 /**
  * One sentence per claim: "Your home claim claim-alice is on a disk in us-central1-b: the
  * notebook can run only on a node in that zone."
@@ -48,15 +44,15 @@ export function claimNote(
   source?: IWorkerTemplate['source']
 ): string {
   const notebook = source === 'profile';
-  const who = c.own ? `your home claim ${c.name}` : `claim ${c.name}`;
+  const who = c.own ? `Your home claim ${c.name}` : `Claim ${c.name}`;
   if (!c.listed)
-    return `${capitalised(who)} is not in the cluster: kube-scheduler leaves ${notebook ? 'the notebook' : 'every pod that mounts it'} Pending until it is.`;
+    return `${who} is not in the cluster: kube-scheduler leaves ${notebook ? 'the notebook' : 'every pod that mounts it'} Pending until it is.`;
   if (c.bound) {
     if (c.zones.length)
-      return `${capitalised(who)} is on a disk in ${zonesText(c.zones)}: ${notebook ? 'the notebook can run only on a node' : 'its pods can run only on nodes'} in that zone.`;
+      return `${who} is on a disk in ${zonesText(c.zones)}: ${notebook ? 'the notebook can run only on a node' : 'its pods can run only on nodes'} in that zone.`;
     if (c.mountableNodes !== null)
-      return `${capitalised(who)} is on volume ${c.volume}, which ${c.mountableNodes === 1 ? 'one node' : `${c.mountableNodes} nodes`} of the cluster can mount (its node affinity).`;
-    return `${capitalised(who)} is on volume ${c.volume}, which any node can mount.`;
+      return `${who} is on volume ${c.volume}, which ${c.mountableNodes === 1 ? 'one node' : `${c.mountableNodes} nodes`} of the cluster can mount (its node affinity).`;
+    return `${who} is on volume ${c.volume}, which any node can mount.`;
   }
   const cls = c.storageClass;
   const what = cls
@@ -75,7 +71,7 @@ export function claimNote(
     const known = c.homeKnown
       ? 'you have none yet'
       : 'no claim of yours is known';
-    return `${capitalised(who)} is the one your first spawn creates (${known}), with ${what}: ${where}.`;
+    return `${who} is the one your first spawn creates (${known}), with ${what}: ${where}.`;
   }
-  return `${capitalised(who)} is not bound to a disk yet, with ${what}: ${where}.`;
+  return `${who} is not bound to a disk yet, with ${what}: ${where}.`;
 }

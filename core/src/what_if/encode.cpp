@@ -10,15 +10,9 @@
 
 namespace tightpack {
 using json_write::joined;
+using json_write::nullable;
 using json_write::string_array;
 namespace json = boost::json;
-namespace {
-
-json::value optional_string(const std::optional<std::string>& s) {
-  return s ? json::value(*s) : json::value(nullptr);
-}
-
-}  // namespace
 
 json::object encode_scale_up(const ScaleUpAnswer& a) {
   const pools::ScaleUpPrediction& p = a.prediction;
@@ -93,7 +87,7 @@ json::object encode_unschedulable_facts(const UnschedulableFacts& f) {
                                     {"requested", s.requested},
                                     {"largestFree", s.largest_free},
                                     {"node", s.node},
-                                    {"pool", optional_string(s.pool)}});
+                                    {"pool", nullable(s.pool)}});
   }
   return json::object{{"untoleratedTaints", std::move(taints)},
                       {"insufficient", std::move(short_of)},
@@ -112,7 +106,7 @@ json::object encode_placement(const Placement& p, const std::vector<AdmissionCha
   for (const LandedNode& n : p.nodes) {
     nodes.push_back(json::object{
         {"node", n.node},
-        {"pool", optional_string(n.pool)},
+        {"pool", nullable(n.pool)},
         {"replicas", n.replicas},
         {"cpu", json::object{{"allocatable", format_milli(n.cpu_allocatable)},
                              {"requestedBefore", format_milli(n.cpu_before)},
@@ -129,8 +123,8 @@ json::object encode_placement(const Placement& p, const std::vector<AdmissionCha
   o["nodes"] = std::move(nodes);
   json::array placements;
   for (const Placement::Copy& c : p.copies) {
-    placements.push_back(json::object{
-        {"pod", c.pod}, {"node", optional_string(c.node)}, {"tiedNodes", c.tied_nodes}});
+    placements.push_back(
+        json::object{{"pod", c.pod}, {"node", nullable(c.node)}, {"tiedNodes", c.tied_nodes}});
   }
   o["placements"] = std::move(placements);
   if (p.placed < p.replicas) {

@@ -63,11 +63,11 @@ MountedClaim mounted(const Cluster& cluster, const Pod& pod, const PodVolume& v)
   return m;
 }
 
-json::value optional_string(const std::optional<std::string>& s) {
-  return s ? json::value(*s) : json::value(nullptr);
-}
-
 }  // namespace
+
+const char* binding_mode_name(bool wait_for_first_consumer) {
+  return wait_for_first_consumer ? "WaitForFirstConsumer" : "Immediate";
+}
 
 std::vector<MountedClaim> mounted_claims(const Cluster& cluster, const Pod& pod) {
   std::vector<MountedClaim> out;
@@ -81,20 +81,17 @@ json::array encode_mounted_claims(const std::vector<MountedClaim>& claims) {
   json::array out;
   for (const MountedClaim& c : claims) {
     json::value mode = nullptr;
-    if (c.wait_for_first_consumer)
-      mode = *c.wait_for_first_consumer ? "WaitForFirstConsumer" : "Immediate";
-    out.push_back(
-        json::object{{"namespace", c.ns},
-                     {"name", c.name},
-                     {"listed", c.listed},
-                     {"storageClass", optional_string(c.storage_class)},
-                     {"defaultClass", c.default_class},
-                     {"bindingMode", mode},
-                     {"volume", optional_string(c.volume)},
-                     {"bound", c.bound},
-                     {"zones", json_write::string_array(c.zones)},
-                     {"mountableNodes",
-                      c.mountable_nodes ? json::value(*c.mountable_nodes) : json::value(nullptr)}});
+    if (c.wait_for_first_consumer) mode = binding_mode_name(*c.wait_for_first_consumer);
+    out.push_back(json::object{{"namespace", c.ns},
+                               {"name", c.name},
+                               {"listed", c.listed},
+                               {"storageClass", json_write::nullable(c.storage_class)},
+                               {"defaultClass", c.default_class},
+                               {"bindingMode", mode},
+                               {"volume", json_write::nullable(c.volume)},
+                               {"bound", c.bound},
+                               {"zones", json_write::string_array(c.zones)},
+                               {"mountableNodes", json_write::nullable(c.mountable_nodes)}});
   }
   return out;
 }

@@ -136,11 +136,10 @@ void print_claims(std::ostream& out, const std::vector<MountedClaim>& claims) {
       continue;
     }
     out << "class " << *c.storage_class << (c.default_class ? " (the default)" : "");
-    if (!c.wait_for_first_consumer) {
-      out << ", not in the cluster\n";
-    } else {
-      out << (*c.wait_for_first_consumer ? ", WaitForFirstConsumer\n" : ", Immediate\n");
-    }
+    out << ", "
+        << (c.wait_for_first_consumer ? binding_mode_name(*c.wait_for_first_consumer)
+                                      : "not in the cluster")
+        << "\n";
   }
   if (!claims.empty()) out << "\n";
 }

@@ -44,6 +44,9 @@ struct MountedClaim {
   bool operator==(const MountedClaim&) const = default;
 };
 
+// A StorageClass' volumeBindingMode as the API spells it.
+const char* binding_mode_name(bool wait_for_first_consumer);
+
 // One per persistentVolumeClaim volume of `pod`, in the pod's order (a
 // generic ephemeral volume's claim is made with the pod: not listed here).
 std::vector<MountedClaim> mounted_claims(const Cluster& cluster, const Pod& pod);
