@@ -7,6 +7,7 @@
 #include "tightpack/labels.hpp"
 #include "tightpack/quantity.hpp"
 #include "tightpack/timestamp.hpp"
+#include "tightpack/what_if/mounted_claims.hpp"
 #include "tightpack/what_if/what_if.hpp"
 
 namespace tightpack {
@@ -125,6 +126,7 @@ std::string place_text(WhatIfCluster& cluster, std::string_view request_json) {
   auto placement = cluster.place(request->pod, request->replicas, *profile);
   if (!placement) return error_text(placement.error().what());
   placement->drain = request->drain;
+  placement->claims = mounted_claims(cluster.cluster(), request->pod);
   return json::serialize(encode_placement(*placement, request->admitted));
 }
 

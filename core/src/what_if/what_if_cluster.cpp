@@ -167,7 +167,6 @@ Result<Placement> WhatIfCluster::place(const Pod& pod, int64_t replicas, const P
   }
 
   if (pools_) p.tolerated_pool_taints = tolerated_pool_taints(pod);
-  p.claims = mounted_claims(cluster_, pod);
 
   std::optional<Error> scale_up_error;
   if (pools_) {

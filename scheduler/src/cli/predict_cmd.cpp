@@ -9,6 +9,7 @@
 #include "cli/scale_up_table.hpp"
 #include "cli/what_if_question.hpp"
 #include "tightpack/decode.hpp"
+#include "tightpack/what_if/mounted_claims.hpp"
 #include "tightpack/what_if/outlook.hpp"
 #include "tightpack/what_if/what_if.hpp"
 
@@ -176,6 +177,7 @@ int predict(const std::vector<std::string>& argv, std::istream& in, std::ostream
     return kInputError;
   }
   result->drain = question->drain;
+  result->claims = mounted_claims(cluster.cluster(), pod);
   const Placement& placement = *result;
   if (output == "json") {
     out << json::serialize(encode_placement(placement, question->admitted)) << "\n";

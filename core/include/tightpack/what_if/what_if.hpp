@@ -70,7 +70,9 @@ struct Placement {
   // when the question gave the pod as the API would hold it (decode_admitted_pod).
   std::optional<autoscaler::PodDrain> drain;
   // The claims the pod mounts, as the cluster has them (class, binding mode,
-  // volume and its zones).
+  // volume and its zones): set, as `drain` is, by the callers that encode the
+  // placement (mounted_claims), not by the advice's and the spawn page's
+  // many placements that never show them.
   std::vector<MountedClaim> claims;
 };
 
